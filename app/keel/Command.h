@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QStringList>
+
+#include <memory>
+
+class QCommandLineParser;
+
+namespace keel::cli {
+
+// Exit codes of every keel command (documented in `keel --help` and README).
+enum ExitCode : int {
+    ExitOk = 0,
+    ExitFailed = 1,      // the operation was attempted and failed
+    ExitUsage = 2,       // bad command line or malformed input
+    ExitConnection = 3,  // the database could not be reached or refused the login
+    ExitEnvironment = 4, // a program, directory or permission on this machine is missing
+    ExitSchema = 5,      // the database schema is newer, tampered with, or not migrated
+};
+
+int exitCodeFor(const Error &error);
+
+// One subcommand of the keel CLI.
+class Command {
+public:
+    virtual ~Command() = default;
+    virtual QString name() const = 0;
+    virtual QString summary() const = 0;
+    virtual void addOptions(QCommandLineParser &parser) const = 0;
+    virtual int run(const QCommandLineParser &parser) = 0;
+};
+
+std::unique_ptr<Command> makeMigrateCommand();
+std::unique_ptr<Command> makeDevCommand();
+
+// Prints "keel <command>: <message>" on stderr and returns the exit code.
+int fail(const QString &command, const Error &error);
+// Writes a line to stdout and flushes it (other programs wait for these lines).
+void printLine(const QString &line);
+// Writes a progress/info line to stderr.
+void note(const QString &line);
+
+// The --db option shared by commands that talk to the database.
+void addDatabaseOption(QCommandLineParser &parser);
+QString databaseOption(const QCommandLineParser &parser);
+
+} // namespace keel::cli

@@ -1,0 +1,167 @@
+#include "core/db/Database.h"
+
+#include "core/db/ConnectionSettings.h"
+
+#include <QCryptographicHash>
+#include <QSqlDriver>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QStringList>
+#include <QThread>
+
+#include <libpq-fe.h>
+
+namespace keel {
+namespace {
+
+// Connections opened by this thread, removed when the thread exits.
+struct ThreadConnections {
+    QStringList names;
+    ~ThreadConnections()
+    {
+        for (const QString &name : std::as_const(names))
+            QSqlDatabase::removeDatabase(name);
+    }
+};
+thread_local ThreadConnections t_connections;
+
+QString connectionName(const ConnectionSettings &settings, const QString &applicationName)
+{
+    const QByteArray key = (settings.conninfo() + u'|' + applicationName).toUtf8();
+    const QByteArray digest = QCryptographicHash::hash(key, QCryptographicHash::Sha256).toHex();
+    return QStringLiteral("keel-%1-%2")
+        .arg(QString::fromLatin1(digest.left(16)))
+        .arg(reinterpret_cast<quintptr>(QThread::currentThread()), 0, 16);
+}
+
+QString oneLine(QString text)
+{
+    text.replace(u'\n', u' ');
+    text.replace(u'\t', u' ');
+    return text.simplified();
+}
+
+PGconn *pgConnection(QSqlDatabase &db)
+{
+    const QVariant handle = db.driver()->handle();
+    // The driver registers the type under either spelling, depending on how
+    // it was built.
+    if (!handle.isValid() ||
+        (qstrcmp(handle.typeName(), "PGconn*") != 0 && qstrcmp(handle.typeName(), "pg_conn*") != 0))
+        return nullptr;
+    return *static_cast<PGconn *const *>(handle.constData());
+}
+
+} // namespace
+
+Result<QSqlDatabase> Database::connect(const ConnectionSettings &settings,
+                                       const QString &applicationName)
+{
+    const QString name = connectionName(settings, applicationName);
+    if (QSqlDatabase::contains(name)) {
+        QSqlDatabase db = QSqlDatabase::database(name, false);
+        if (db.isOpen())
+            return db;
+        if (db.open())
+            return db;
+        return makeError(ErrorKind::Connection, describeConnectError(settings, db.lastError()));
+    }
+
+    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QPSQL")))
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("Qt's PostgreSQL driver (QPSQL) is not installed; install "
+                                        "the Debian package libqt6sql6-psql"));
+
+    ConnectionSettings effective = settings;
+    if (!effective.has(QStringLiteral("application_name")))
+        effective.set(QStringLiteral("application_name"), applicationName);
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
+    t_connections.names << name;
+    db.setNumericalPrecisionPolicy(QSql::HighPrecision);
+    if (Status applied = effective.applyTo(db); !applied)
+        return applied.error();
+    if (!db.open())
+        return makeError(ErrorKind::Connection, describeConnectError(settings, db.lastError()));
+
+    QSqlQuery setup(db);
+    if (!setup.exec(QStringLiteral("SET search_path TO keel, public")) ||
+        !setup.exec(QStringLiteral("SET client_min_messages TO warning")))
+        return makeError(ErrorKind::Connection,
+                         QStringLiteral("connected, but could not set search_path: %1")
+                             .arg(oneLine(setup.lastError().databaseText())));
+    return db;
+}
+
+void Database::closeThreadConnections()
+{
+    for (const QString &name : std::as_const(t_connections.names))
+        QSqlDatabase::removeDatabase(name);
+    t_connections.names.clear();
+}
+
+QString Database::describeConnectError(const ConnectionSettings &settings, const QSqlError &error)
+{
+    const QString reason =
+        oneLine(error.databaseText().isEmpty() ? error.text() : error.databaseText());
+    QString hint;
+    if (reason.contains(QLatin1String("password authentication failed")) ||
+        reason.contains(QLatin1String("no password supplied")))
+        hint = QStringLiteral("check the user and password (keychain, ~/.pgpass or PGPASSWORD)");
+    else if (reason.contains(QLatin1String("does not exist")))
+        hint = QStringLiteral("check the database and user names, or create them");
+    else if (reason.contains(QLatin1String("Is the server running")))
+        hint = QStringLiteral("start it, or check host and port");
+    else if (reason.contains(QLatin1String("No such file")) ||
+             reason.contains(QLatin1String("Connection refused")) ||
+             reason.contains(QLatin1String("could not translate host name")) ||
+             reason.contains(QLatin1String("timeout")))
+        hint = QStringLiteral("is the server running, and are host and port right?");
+    else if (reason.contains(QLatin1String("SSL")) || reason.contains(QLatin1String("certificate")))
+        hint = QStringLiteral("check sslmode and sslrootcert");
+    else
+        hint = QStringLiteral("check the connection string");
+    return QStringLiteral("cannot connect to PostgreSQL (%1): %2; %3")
+        .arg(settings.redacted(), reason, hint);
+}
+
+QString Database::sqlState(const QSqlError &error)
+{
+    return error.nativeErrorCode();
+}
+
+Status Database::execScript(QSqlDatabase &db, const QByteArray &sql)
+{
+    PGconn *conn = pgConnection(db);
+    if (!conn)
+        return makeError(ErrorKind::Failed, QStringLiteral("not a PostgreSQL connection"));
+    PGresult *result = PQexec(conn, sql.constData());
+    const ExecStatusType status = PQresultStatus(result);
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+        PQclear(result);
+        return {};
+    }
+    QString message = oneLine(QString::fromUtf8(PQresultErrorMessage(result)));
+    if (const char *position = PQresultErrorField(result, PG_DIAG_STATEMENT_POSITION)) {
+        const int offset = QByteArray(position).toInt();
+        const int line = sql.left(offset).count('\n') + 1;
+        message += QStringLiteral(" (at line %1)").arg(line);
+    }
+    PQclear(result);
+    return makeError(ErrorKind::Failed, message);
+}
+
+Status Database::exec(QSqlQuery &query, const QString &sql)
+{
+    if (query.exec(sql))
+        return {};
+    return makeError(ErrorKind::Failed, oneLine(query.lastError().databaseText()));
+}
+
+Status Database::exec(QSqlQuery &query)
+{
+    if (query.exec())
+        return {};
+    return makeError(ErrorKind::Failed, oneLine(query.lastError().databaseText()));
+}
+
+} // namespace keel

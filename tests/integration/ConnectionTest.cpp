@@ -1,0 +1,106 @@
+#include "DatabaseTest.h"
+
+#include "core/db/Database.h"
+#include "core/db/PgSession.h"
+
+#include <QSqlDriver>
+#include <QSqlQuery>
+#include <QThread>
+#include <QVariant>
+
+using namespace keel;
+using keel::test::DatabaseTest;
+using keel::test::TestCluster;
+
+class ConnectionTest : public DatabaseTest {
+protected:
+    // The same server over TCP on loopback, where passwords are checked.
+    ConnectionSettings overTcp(const QString &user, const QString &password) const
+    {
+        ConnectionSettings tcp = settings();
+        tcp.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
+        tcp.set(QStringLiteral("user"), user);
+        tcp.set(QStringLiteral("password"), password);
+        return tcp;
+    }
+};
+
+TEST_F(ConnectionTest, NumericNeverPassesThroughADouble)
+{
+    QSqlQuery query(db());
+    ASSERT_TRUE(query.exec(
+        QStringLiteral("SELECT 12345678901234567.89::numeric, 9007199254740993::bigint")));
+    ASSERT_TRUE(query.next());
+    // 12345678901234567.89 has no exact double; 2^53 + 1 neither.
+    EXPECT_EQ(query.value(0).typeId(), QMetaType::QString);
+    EXPECT_EQ(query.value(0).toString(), QStringLiteral("12345678901234567.89"));
+    EXPECT_EQ(query.value(1).toLongLong(), 9007199254740993LL);
+    EXPECT_NE(query.value(1).typeId(), QMetaType::Double);
+}
+
+TEST_F(ConnectionTest, EachThreadGetsItsOwnConnection)
+{
+    QSqlDatabase mine = db();
+    QString otherName;
+    QString otherPid;
+    QThread *worker = QThread::create([&] {
+        auto theirs = Database::connect(settings(), QStringLiteral("keel-test"));
+        ASSERT_TRUE(theirs.ok());
+        otherName = theirs->connectionName();
+        QSqlQuery query(*theirs);
+        query.exec(QStringLiteral("SELECT pg_backend_pid()"));
+        query.next();
+        otherPid = query.value(0).toString();
+    });
+    worker->start();
+    worker->wait();
+    delete worker;
+    QSqlQuery query(mine);
+    ASSERT_TRUE(query.exec(QStringLiteral("SELECT pg_backend_pid()")));
+    query.next();
+    EXPECT_NE(otherName, mine.connectionName());
+    EXPECT_NE(otherPid, query.value(0).toString());
+    // The worker's connection went away with its thread.
+    EXPECT_FALSE(QSqlDatabase::contains(otherName));
+}
+
+TEST_F(ConnectionTest, PasswordWithQuotesAndSpacesReachesLibpqIntact)
+{
+    const QString role = QStringLiteral("t_pw_%1").arg(test::uniqueSuffix());
+    const QString password = QStringLiteral("it's a \\secret pass");
+    ASSERT_TRUE(TestCluster::instance().createLoginRole(role, {}, password).ok());
+    m_roles << role;
+    auto connected = Database::connect(overTcp(role, password), QStringLiteral("keel-test-pw"));
+    ASSERT_TRUE(connected.ok()) << qPrintable(connected.error().message);
+    QSqlQuery query(*connected);
+    ASSERT_TRUE(query.exec(QStringLiteral("SELECT current_user")));
+    query.next();
+    EXPECT_EQ(query.value(0).toString(), role);
+}
+
+TEST_F(ConnectionTest, WrongPasswordIsAConnectionErrorThatNeverEchoesThePassword)
+{
+    const QString role = QStringLiteral("t_pw_%1").arg(test::uniqueSuffix());
+    ASSERT_TRUE(
+        TestCluster::instance().createLoginRole(role, {}, QStringLiteral("right-one")).ok());
+    m_roles << role;
+    auto connected = Database::connect(overTcp(role, QStringLiteral("wrong-one")),
+                                       QStringLiteral("keel-test-pw"));
+    ASSERT_FALSE(connected.ok());
+    EXPECT_EQ(connected.error().kind, ErrorKind::Connection);
+    EXPECT_TRUE(connected.error().message.contains(QLatin1String("password authentication failed")))
+        << qPrintable(connected.error().message);
+    EXPECT_FALSE(connected.error().message.contains(QLatin1String("wrong-one")));
+}
+
+TEST_F(ConnectionTest, ConnectsThroughAUriWithSocketDirectory)
+{
+    auto parsed = ConnectionSettings::parse(settings().uri());
+    ASSERT_TRUE(parsed.ok()) << qPrintable(settings().uri());
+    auto connected = Database::connect(*parsed, QStringLiteral("keel-test-uri"));
+    ASSERT_TRUE(connected.ok()) << qPrintable(connected.error().message);
+    QSqlQuery query(*connected);
+    ASSERT_TRUE(query.exec(QStringLiteral("SELECT current_database()")));
+    query.next();
+    EXPECT_EQ(query.value(0).toString(), m_database);
+}

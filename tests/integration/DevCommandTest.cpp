@@ -1,0 +1,229 @@
+#include "KeelProcess.h"
+
+#include "core/db/ConnectionSettings.h"
+#include "core/db/MigrationSource.h"
+#include "core/db/PgSession.h"
+
+#include <gtest/gtest.h>
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QThread>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace keel;
+using keel::test::keelBinary;
+using keel::test::runKeel;
+
+namespace {
+
+// A `keel dev` run in the background; killed (and waited for) on destruction.
+class DevServer {
+public:
+    explicit DevServer(const QString &dir, QStringList extra = {})
+    {
+        m_process.start(keelBinary(),
+                        QStringList{QStringLiteral("dev"), QStringLiteral("--dir"), dir} + extra);
+    }
+    ~DevServer()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.kill();
+            m_process.waitForFinished(30000);
+        }
+    }
+    // The KEEL_DB line, or empty if the process ended or timed out first.
+    QString waitForDsn(int timeoutMs = 90000)
+    {
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < timeoutMs) {
+            if (m_process.canReadLine()) {
+                const QString line = QString::fromLocal8Bit(m_process.readLine()).trimmed();
+                if (line.startsWith(QLatin1String("KEEL_DB=")))
+                    return line.mid(8);
+                continue;
+            }
+            if (m_process.state() == QProcess::NotRunning)
+                return {};
+            m_process.waitForReadyRead(200);
+        }
+        return {};
+    }
+    int terminate(int signal = SIGTERM)
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return -1;
+        ::kill(pid_t(m_process.processId()), signal);
+        if (!m_process.waitForFinished(60000))
+            return -1;
+        return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -signal;
+    }
+    int waitForExit(int timeoutMs = 30000)
+    {
+        if (!m_process.waitForFinished(timeoutMs))
+            return -1;
+        return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
+    }
+    QString errors() { return QString::fromLocal8Bit(m_process.readAllStandardError()); }
+
+private:
+    QProcess m_process;
+};
+
+QString scalarAt(const QString &dsn, const QByteArray &sql)
+{
+    auto settings = ConnectionSettings::parse(dsn);
+    if (!settings)
+        return QStringLiteral("bad dsn");
+    auto session = PgSession::open(*settings);
+    if (!session)
+        return session.error().message;
+    auto value = session->scalar(sql);
+    return value ? *value : value.error().message;
+}
+
+qint64 postmasterPid(const QString &dir)
+{
+    QFile file(QDir(dir).filePath(QStringLiteral("postmaster.pid")));
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    return file.readLine().trimmed().toLongLong();
+}
+
+bool waitUntilGone(qint64 pid, int timeoutMs = 30000)
+{
+    for (int waited = 0; waited < timeoutMs; waited += 100) {
+        if (::kill(pid_t(pid), 0) != 0)
+            return true;
+        QThread::msleep(100);
+    }
+    return false;
+}
+
+QString shortTempDir()
+{
+    QByteArray pattern = "/tmp/keel-devtest-XXXXXX";
+    if (!::mkdtemp(pattern.data()))
+        return {};
+    // Under root the server runs as another account, which must reach the data dir.
+    ::chmod(pattern.constData(), 0755);
+    return QString::fromLocal8Bit(pattern) + QStringLiteral("/data");
+}
+
+void removeTempDir(const QString &dataDir)
+{
+    QDir(QFileInfo(dataDir).absolutePath()).removeRecursively();
+}
+
+} // namespace
+
+TEST(DevCommand, StartConnectStopRestart)
+{
+    const QString dir = shortTempDir();
+    ASSERT_FALSE(dir.isEmpty());
+    {
+        DevServer first(dir);
+        const QString dsn = first.waitForDsn();
+        ASSERT_FALSE(dsn.isEmpty()) << qPrintable(first.errors());
+        EXPECT_TRUE(dsn.startsWith(QLatin1String("postgresql://")));
+        EXPECT_EQ(scalarAt(dsn, "SELECT count(*) FROM keel.schema_migrations"),
+                  QString::number(MigrationSource::load()->size()));
+        ASSERT_TRUE(
+            PgSession::open(*ConnectionSettings::parse(dsn))
+                ->exec(
+                    "INSERT INTO keel.merchants (name, api_key_hash) VALUES ('kept', sha256('k'))")
+                .ok());
+        EXPECT_EQ(first.terminate(SIGTERM), 0) << qPrintable(first.errors());
+    }
+    EXPECT_EQ(postmasterPid(dir), 0) << "server left running after a clean stop";
+
+    DevServer second(dir);
+    QElapsedTimer restart;
+    restart.start();
+    const QString dsn = second.waitForDsn();
+    ASSERT_FALSE(dsn.isEmpty()) << qPrintable(second.errors());
+    RecordProperty("restart_ms", int(restart.elapsed()));
+    EXPECT_EQ(scalarAt(dsn, "SELECT name FROM keel.merchants"), QStringLiteral("kept"));
+    EXPECT_EQ(second.terminate(SIGINT), 0);
+    removeTempDir(dir);
+}
+
+TEST(DevCommand, KilledKeelTakesItsServerDownAndARestartRecovers)
+{
+    const QString dir = shortTempDir();
+    {
+        DevServer first(dir);
+        ASSERT_FALSE(first.waitForDsn().isEmpty()) << qPrintable(first.errors());
+        const qint64 pid = postmasterPid(dir);
+        ASSERT_GT(pid, 0);
+        first.terminate(SIGKILL);
+        EXPECT_TRUE(waitUntilGone(pid)) << "postgres outlived a killed keel dev";
+    }
+    DevServer second(dir);
+    const QString dsn = second.waitForDsn();
+    ASSERT_FALSE(dsn.isEmpty()) << qPrintable(second.errors());
+    EXPECT_EQ(scalarAt(dsn, "SELECT count(*) > 0 FROM keel.schema_migrations"),
+              QStringLiteral("t"));
+    EXPECT_EQ(second.terminate(SIGTERM), 0);
+    removeTempDir(dir);
+}
+
+TEST(DevCommand, StalePostmasterPidFromAKilledServerIsCleared)
+{
+    const QString dir = shortTempDir();
+    {
+        DevServer first(dir);
+        ASSERT_FALSE(first.waitForDsn().isEmpty()) << qPrintable(first.errors());
+        const qint64 pid = postmasterPid(dir);
+        ASSERT_GT(pid, 0);
+        ::kill(pid_t(pid), SIGKILL); // the postmaster dies without removing its pid file
+        // keel dev notices, says so, and exits non-zero on its own.
+        EXPECT_EQ(first.waitForExit(), 1);
+        EXPECT_TRUE(first.errors().contains(QLatin1String("stopped unexpectedly")));
+        ASSERT_TRUE(waitUntilGone(pid));
+    }
+    ASSERT_TRUE(QFile::exists(QDir(dir).filePath(QStringLiteral("postmaster.pid"))));
+    DevServer second(dir);
+    const QString dsn = second.waitForDsn();
+    ASSERT_FALSE(dsn.isEmpty()) << qPrintable(second.errors());
+    EXPECT_EQ(scalarAt(dsn, "SELECT 1"), QStringLiteral("1"));
+    EXPECT_EQ(second.terminate(SIGTERM), 0);
+    removeTempDir(dir);
+}
+
+TEST(DevCommand, MissingServerProgramsAreAnEnvironmentError)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("KEEL_PG_BINDIR"), QStringLiteral("/nonexistent/bin"));
+    const QString dir = shortTempDir();
+    auto result = runKeel({QStringLiteral("dev"), QStringLiteral("--dir"), dir}, environment);
+    EXPECT_EQ(result.exitCode, 4);
+    EXPECT_TRUE(result.err.contains(QLatin1String("KEEL_PG_BINDIR"))) << qPrintable(result.err);
+    EXPECT_FALSE(QDir(dir).exists()) << "nothing may be created before the check";
+    removeTempDir(dir);
+}
+
+TEST(DevCommand, DirectoryOwnedBySomeoneElseIsRefused)
+{
+    // "/" is owned by root and is never the account the server runs as, be it
+    // a normal user or, under root, the postgres account.
+    auto result = runKeel({QStringLiteral("dev"), QStringLiteral("--dir"), QStringLiteral("/")});
+    EXPECT_EQ(result.exitCode, 4);
+    EXPECT_TRUE(result.err.contains(QLatin1String("owned by"))) << qPrintable(result.err);
+}
+
+TEST(DevCommand, BadPortIsAUsageError)
+{
+    auto result =
+        runKeel({QStringLiteral("dev"), QStringLiteral("--port"), QStringLiteral("seventy")});
+    EXPECT_EQ(result.exitCode, 2);
+    EXPECT_TRUE(result.err.contains(QLatin1String("--port")));
+}

@@ -1,0 +1,146 @@
+#include "DatabaseTest.h"
+
+#include "core/db/Database.h"
+#include "core/db/PgSession.h"
+
+#include <QSqlQuery>
+#include <QVariant>
+
+using namespace keel;
+using keel::test::DatabaseTest;
+
+namespace {
+
+constexpr char InsufficientPrivilege[] = "42501";
+
+QStringList keelTables(QSqlDatabase db)
+{
+    QSqlQuery query(db);
+    EXPECT_TRUE(query.exec(QStringLiteral(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'keel' ORDER BY tablename")));
+    QStringList tables;
+    while (query.next())
+        tables << query.value(0).toString();
+    return tables;
+}
+
+QString firstColumn(QSqlDatabase db, const QString &table)
+{
+    QSqlQuery query(db);
+    query.prepare(QStringLiteral("SELECT column_name FROM information_schema.columns WHERE "
+                                 "table_schema = 'keel' AND table_name = ? AND is_identity = 'NO' "
+                                 "ORDER BY ordinal_position "
+                                 "LIMIT 1"));
+    query.addBindValue(table);
+    EXPECT_TRUE(query.exec() && query.next());
+    return query.value(0).toString();
+}
+
+} // namespace
+
+class RolesTest : public DatabaseTest {
+protected:
+    void SetUp() override
+    {
+        DatabaseTest::SetUp();
+        migrate();
+        m_tables = keelTables(db());
+        ASSERT_GE(m_tables.size(), 20);
+    }
+    QStringList m_tables;
+};
+
+TEST_F(RolesTest, AuditorCannotWriteAnyTable)
+{
+    auto auditor = PgSession::open(loginAs(QStringLiteral("keel_auditor")));
+    ASSERT_TRUE(auditor.ok()) << qPrintable(auditor.error().message);
+    for (const QString &table : std::as_const(m_tables)) {
+        const QByteArray name = "keel." + table.toLatin1();
+        // Any column will do for UPDATE: the privilege check comes before any row.
+        const QByteArray column = firstColumn(db(), table).toLatin1();
+        const QByteArrayList statements{
+            QByteArray("INSERT INTO " + name + " DEFAULT VALUES"),
+            QByteArray("UPDATE " + name + " SET " + column + " = " + column),
+            QByteArray("DELETE FROM " + name), QByteArray("TRUNCATE " + name)};
+        for (const QByteArray &statement : statements) {
+            Status result = auditor->exec(statement);
+            EXPECT_FALSE(result.ok()) << statement.constData();
+            EXPECT_EQ(auditor->lastSqlState(), QLatin1String(InsufficientPrivilege))
+                << statement.constData() << ": "
+                << qPrintable(result.ok() ? QString() : result.error().message);
+        }
+    }
+}
+
+TEST_F(RolesTest, AuditorReadsEveryTableButSigningSecrets)
+{
+    auto auditor = PgSession::open(loginAs(QStringLiteral("keel_auditor")));
+    ASSERT_TRUE(auditor.ok());
+    for (const QString &table : std::as_const(m_tables)) {
+        auto read = auditor->scalar("SELECT count(*) FROM keel." + table.toLatin1());
+        if (table == QLatin1String("merchant_secrets")) {
+            EXPECT_FALSE(read.ok());
+            EXPECT_EQ(auditor->lastSqlState(), QLatin1String(InsufficientPrivilege));
+        } else {
+            EXPECT_TRUE(read.ok()) << qPrintable(table) << ": "
+                                   << qPrintable(read.ok() ? QString() : read.error().message);
+        }
+    }
+}
+
+TEST_F(RolesTest, SreCannotMoveMoneyOrReadMerchants)
+{
+    auto sre = PgSession::open(loginAs(QStringLiteral("keel_sre")));
+    ASSERT_TRUE(sre.ok());
+    EXPECT_FALSE(
+        sre->exec("INSERT INTO keel.ledger_transactions (kind) VALUES ('adjustment')").ok());
+    EXPECT_EQ(sre->lastSqlState(), QLatin1String(InsufficientPrivilege));
+    EXPECT_FALSE(sre->scalar("SELECT count(*) FROM keel.merchants").ok());
+    EXPECT_TRUE(sre->scalar("SELECT count(*) FROM keel.sagas").ok());
+}
+
+TEST_F(RolesTest, GatewayCannotProposeOrApproveOperatorActions)
+{
+    auto gateway = PgSession::open(loginAs(QStringLiteral("keel_gateway")));
+    ASSERT_TRUE(gateway.ok());
+    EXPECT_FALSE(gateway
+                     ->exec("INSERT INTO keel.operator_actions (kind, target_type, target_id, "
+                            "reason) VALUES ('refund', 'charge', '1', 'because')")
+                     .ok());
+    EXPECT_EQ(gateway->lastSqlState(), QLatin1String(InsufficientPrivilege));
+    EXPECT_FALSE(gateway->scalar("SELECT count(*) FROM keel.approvals").ok());
+}
+
+TEST_F(RolesTest, ApproverCannotApproveTheirOwnProposal)
+{
+    // One person holding both roles is exactly the case maker-checker exists for.
+    const ConnectionSettings both = loginAs(QStringLiteral("keel_operator"));
+    auto admin = PgSession::open(settings());
+    ASSERT_TRUE(admin.ok());
+    ASSERT_TRUE(
+        admin->exec("GRANT keel_approver TO " + both.value(QStringLiteral("user")).toLatin1())
+            .ok());
+
+    auto maker = PgSession::open(both);
+    ASSERT_TRUE(maker.ok());
+    auto proposal = maker->scalar(
+        "INSERT INTO keel.operator_actions (kind, target_type, target_id, reason, proposed_by) "
+        "VALUES ('manual_refund', 'charge', '42', 'customer refund, ticket 881', 'someone_else') "
+        "RETURNING id::text || ' ' || proposed_by");
+    ASSERT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
+    const QString id = proposal->section(u' ', 0, 0);
+    // The client's claimed identity was replaced by the session user.
+    EXPECT_EQ(proposal->section(u' ', 1), both.value(QStringLiteral("user")));
+
+    Status own = maker->exec("INSERT INTO keel.approvals (action_id, decision) VALUES (" +
+                             id.toLatin1() + ", 'approve')");
+    ASSERT_FALSE(own.ok());
+    EXPECT_EQ(maker->lastSqlState(), QLatin1String(InsufficientPrivilege));
+    EXPECT_TRUE(own.error().message.contains(QLatin1String("maker-checker")));
+
+    auto checker = PgSession::open(loginAs(QStringLiteral("keel_approver")));
+    ASSERT_TRUE(checker.ok());
+    Status other = checker->exec("INSERT INTO keel.approvals (action_id, decision) VALUES (" +
+                                 id.toLatin1() + ", 'approve')");
+    EXPECT_TRUE(other.ok()) << qPrintable(other.ok() ? QString() : other.error().message);
+}

@@ -1,0 +1,80 @@
+// keel-test-cluster start|stop STATEFILE
+// ctest's setup and cleanup fixtures: one throwaway PostgreSQL for a whole
+// test run. STATEFILE receives the data directory and port.
+#include "core/db/EmbeddedCluster.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+
+#include <cstdio>
+#include <cstdlib>
+
+using keel::ClusterOptions;
+using keel::EmbeddedCluster;
+
+namespace {
+
+int failWith(const QString &message)
+{
+    std::fprintf(stderr, "keel-test-cluster: %s\n", qPrintable(message));
+    return 1;
+}
+
+int start(const QString &stateFile)
+{
+    QByteArray pattern = "/tmp/keel-test-XXXXXX";
+    if (!::mkdtemp(pattern.data()))
+        return failWith(QStringLiteral("mkdtemp failed"));
+    const QString directory = QString::fromLocal8Bit(pattern);
+    auto created = EmbeddedCluster::create(ClusterOptions{directory, 0, false});
+    if (!created)
+        return failWith(created.error().message);
+    EmbeddedCluster &cluster = **created;
+    if (auto initialized = cluster.initialize(); !initialized)
+        return failWith(initialized.error().message);
+    if (auto started = cluster.startDetached(); !started)
+        return failWith(started.error().message);
+    QFile out(stateFile);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return failWith(QStringLiteral("cannot write %1").arg(stateFile));
+    out.write(directory.toUtf8() + '\n' + QByteArray::number(cluster.port()) + '\n');
+    std::printf("throwaway PostgreSQL in %s on port %d\n", qPrintable(directory), cluster.port());
+    return 0;
+}
+
+int stop(const QString &stateFile)
+{
+    QFile in(stateFile);
+    if (!in.open(QIODevice::ReadOnly))
+        return 0; // nothing was started
+    const QString directory = QString::fromUtf8(in.readLine()).trimmed();
+    in.close();
+    auto created = EmbeddedCluster::create(ClusterOptions{directory, 0, false});
+    if (!created)
+        return failWith(created.error().message);
+    // pg_ctl stop needs no port; a detached cluster is stopped through its directory.
+    EmbeddedCluster &cluster = **created;
+    const auto stopped = cluster.stopDirectory();
+    QDir(directory).removeRecursively();
+    QFile::remove(stateFile);
+    if (!stopped)
+        return failWith(stopped.error().message);
+    std::printf("stopped and removed %s\n", qPrintable(directory));
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const QStringList arguments = QCoreApplication::arguments();
+    if (arguments.size() != 3)
+        return failWith(QStringLiteral("usage: keel-test-cluster start|stop STATEFILE"));
+    if (arguments.at(1) == QLatin1String("start"))
+        return start(arguments.at(2));
+    if (arguments.at(1) == QLatin1String("stop"))
+        return stop(arguments.at(2));
+    return failWith(QStringLiteral("unknown action %1").arg(arguments.at(1)));
+}
