@@ -21,11 +21,19 @@ enum class ErrorKind {
 struct Error {
     ErrorKind kind = ErrorKind::Failed;
     QString message; // one line: what is wrong and what to do about it
+    QString field;   // the input field at fault, when there is one
+    QString code;    // a stable machine-readable code ("parameter_missing"), optional
 };
 
 inline Error makeError(ErrorKind kind, QString message)
 {
-    return Error{kind, std::move(message)};
+    return Error{kind, std::move(message), {}, {}};
+}
+
+// Bad input in a named field: what the API reports as a 400 naming `field`.
+inline Error fieldError(QString field, QString code, QString message)
+{
+    return Error{ErrorKind::Usage, std::move(message), std::move(field), std::move(code)};
 }
 
 // A value or an error. Errors are values in keel: core never shows a dialog or

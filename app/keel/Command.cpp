@@ -49,6 +49,52 @@ void addDatabaseOption(QCommandLineParser &parser)
                       QStringLiteral("DSN")});
 }
 
+Result<std::pair<QString, int>> parseListen(const QString &text)
+{
+    const qsizetype colon = text.lastIndexOf(u':');
+    bool ok = false;
+    const int port = colon > 0 ? text.mid(colon + 1).toInt(&ok) : 0;
+    if (colon <= 0 || !ok || port < 0 || port > 65535)
+        return makeError(
+            ErrorKind::Usage,
+            QStringLiteral("--listen must be HOST:PORT, such as 127.0.0.1:8080; got \"%1\"")
+                .arg(text));
+    QString host = text.left(colon);
+    if (host.startsWith(u'[') && host.endsWith(u']'))
+        host = host.mid(1, host.size() - 2);
+    return std::pair<QString, int>{host, port};
+}
+
+Result<int> intOption(const QCommandLineParser &parser, const QString &name, int fallback, int min,
+                      int max)
+{
+    if (!parser.isSet(name))
+        return fallback;
+    bool ok = false;
+    const int value = parser.value(name).toInt(&ok);
+    if (!ok || value < min || value > max)
+        return makeError(ErrorKind::Usage,
+                         QStringLiteral("--%1 must be a whole number from %2 to %3; got \"%4\"")
+                             .arg(name)
+                             .arg(min)
+                             .arg(max)
+                             .arg(parser.value(name)));
+    return value;
+}
+
+Result<double> rateOption(const QCommandLineParser &parser, const QString &name)
+{
+    if (!parser.isSet(name))
+        return 0.0;
+    bool ok = false;
+    const double value = parser.value(name).toDouble(&ok);
+    if (!ok || value < 0 || value > 1)
+        return makeError(ErrorKind::Usage,
+                         QStringLiteral("--%1 must be a fraction from 0 to 1; got \"%2\"")
+                             .arg(name, parser.value(name)));
+    return value;
+}
+
 QString databaseOption(const QCommandLineParser &parser)
 {
     if (parser.isSet(QStringLiteral("db")))

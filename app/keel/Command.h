@@ -29,11 +29,24 @@ public:
     virtual QString name() const = 0;
     virtual QString summary() const = 0;
     virtual void addOptions(QCommandLineParser &parser) const = 0;
+    // The actions a command takes as its one positional argument
+    // ("keel merchant create"); empty for commands without one.
+    virtual QStringList actions() const { return {}; }
     virtual int run(const QCommandLineParser &parser) = 0;
 };
 
 std::unique_ptr<Command> makeMigrateCommand();
 std::unique_ptr<Command> makeDevCommand();
+std::unique_ptr<Command> makeGatewayCommand();
+std::unique_ptr<Command> makeMerchantCommand();
+std::unique_ptr<Command> makeAuditCommand();
+
+// Parses "HOST:PORT" (port 0 = any free one).
+Result<std::pair<QString, int>> parseListen(const QString &text);
+// Parses an integer option within [min, max], naming the option on error.
+Result<int> intOption(const QCommandLineParser &parser, const QString &name, int fallback, int min,
+                      int max);
+Result<double> rateOption(const QCommandLineParser &parser, const QString &name);
 
 // Prints "keel <command>: <message>" on stderr and returns the exit code.
 int fail(const QString &command, const Error &error);

@@ -1,17 +1,21 @@
 #include "Command.h"
+#include "GatewayOptionsParser.h"
+#include "ShutdownSignals.h"
 
 #include "core/db/ConnectionSettings.h"
 #include "core/db/Database.h"
 #include "core/db/EmbeddedCluster.h"
 #include "core/db/Migrator.h"
+#include "core/db/PgSession.h"
+#include "core/http/GatewayRuntime.h"
+#include "core/merchant/MerchantStore.h"
 
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QStandardPaths>
 
-#include <csignal>
-#include <ctime>
 #include <unistd.h>
 
 namespace keel::cli {
@@ -25,29 +29,6 @@ QString defaultDataDirectory()
     return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
            QStringLiteral("/keel/dev");
 }
-
-// Blocks SIGINT/SIGTERM and waits for one, waking up to check the server.
-class ShutdownSignals final {
-public:
-    ShutdownSignals()
-    {
-        sigemptyset(&m_set);
-        sigaddset(&m_set, SIGINT);
-        sigaddset(&m_set, SIGTERM);
-        sigaddset(&m_set, SIGHUP);
-        pthread_sigmask(SIG_BLOCK, &m_set, nullptr);
-    }
-    // The signal received, or 0 after the timeout.
-    int wait(int timeoutMs)
-    {
-        timespec timeout{timeoutMs / 1000, long(timeoutMs % 1000) * 1000000L};
-        const int signal = sigtimedwait(&m_set, nullptr, &timeout);
-        return signal > 0 ? signal : 0;
-    }
-
-private:
-    sigset_t m_set;
-};
 
 class DevCommand final : public Command {
 public:
@@ -65,9 +46,13 @@ public:
                               .arg(defaultDataDirectory()),
                           QStringLiteral("DIR")});
         parser.addOption({QStringLiteral("port"),
-                          QStringLiteral("Loopback TCP port. Default: the one used last time in "
-                                         "DIR, else a free one."),
+                          QStringLiteral("PostgreSQL's loopback TCP port. Default: the one used "
+                                         "last time in DIR, else a free one."),
                           QStringLiteral("N")});
+        parser.addOption({QStringLiteral("http-port"),
+                          QStringLiteral("The gateway's port on 127.0.0.1 (default: a free one)."),
+                          QStringLiteral("N")});
+        addGatewayOptions(parser);
     }
 
     int run(const QCommandLineParser &parser) override
@@ -110,12 +95,35 @@ public:
         if (Status migrated = migrate(settings); !migrated)
             return fail(name(), migrated.error());
 
+        Result<GatewayOptions> gateway = gatewayOptions(parser);
+        if (!gateway)
+            return fail(name(), gateway.error());
+        Result<int> httpPort = intOption(parser, QStringLiteral("http-port"), 0, 0, 65535);
+        if (!httpPort)
+            return fail(name(), httpPort.error());
+        gateway->settings = settings;
+        gateway->http.port = *httpPort;
+        Result<QString> apiKey = demoMerchantKey(cluster, settings);
+        if (!apiKey)
+            return fail(name(), apiKey.error());
+        Result<std::unique_ptr<GatewayRuntime>> runtime = GatewayRuntime::start(*gateway);
+        if (!runtime)
+            return fail(name(), runtime.error());
+
         note(QStringLiteral("ready in %1 ms (server log: %2); Ctrl-C stops it")
                  .arg(timer.elapsed())
                  .arg(cluster.logFile()));
         printLine(QStringLiteral("KEEL_DB=%1").arg(settings.uri()));
+        printLine(QStringLiteral("KEEL_HTTP=%1").arg((*runtime)->url()));
+        printLine(QStringLiteral("KEEL_API_KEY=%1").arg(*apiKey));
 
+        QElapsedTimer sinceMaintenance;
+        sinceMaintenance.start();
         while (true) {
+            if (sinceMaintenance.elapsed() >= 5000) {
+                (*runtime)->maintain();
+                sinceMaintenance.restart();
+            }
             if (const int signal = signals.wait(500); signal != 0) {
                 note(QStringLiteral("stopping (%1)").arg(QString::fromLatin1(strsignal(signal))));
                 break;
@@ -126,6 +134,7 @@ public:
                                                              "%1")
                                                   .arg(cluster.logFile())));
         }
+        (*runtime)->stop();
         if (Status stopped = cluster.stop(); !stopped)
             return fail(name(), stopped.error());
         note(QStringLiteral("stopped"));
@@ -133,6 +142,34 @@ public:
     }
 
 private:
+    // The demo merchant's API key: issued on first run, kept in the data
+    // directory (mode 0600) since only its hash is in the database.
+    static Result<QString> demoMerchantKey(const EmbeddedCluster &cluster,
+                                           const ConnectionSettings &settings)
+    {
+        const QString path =
+            QDir(cluster.dataDirectory()).filePath(QStringLiteral("keel-demo.apikey"));
+        QFile file(path);
+        if (file.open(QIODevice::ReadOnly)) {
+            const QString key = QString::fromLatin1(file.readAll()).trimmed();
+            if (!key.isEmpty())
+                return key;
+        }
+        Result<PgSession> session = PgSession::open(settings);
+        if (!session)
+            return session.error();
+        Result<IssuedMerchant> issued =
+            MerchantStore(*session).create(QStringLiteral("Demo Merchant"), {});
+        if (!issued)
+            return issued.error();
+        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            return makeError(ErrorKind::Environment,
+                             QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+        file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        file.write(issued->apiKey.toLatin1() + '\n');
+        return issued->apiKey;
+    }
+
     static Status migrate(const ConnectionSettings &settings)
     {
         Result<QList<Migration>> migrations = MigrationSource::load();

@@ -15,6 +15,9 @@ std::vector<std::unique_ptr<Command>> allCommands()
     std::vector<std::unique_ptr<Command>> commands;
     commands.push_back(makeMigrateCommand());
     commands.push_back(makeDevCommand());
+    commands.push_back(makeGatewayCommand());
+    commands.push_back(makeMerchantCommand());
+    commands.push_back(makeAuditCommand());
     return commands;
 }
 
@@ -78,11 +81,20 @@ int main(int argc, char *argv[])
                         qPrintable(parser.helpText().section(u'\n', 2)), ExitCodeHelp);
             return ExitOk;
         }
-        if (!parser.positionalArguments().isEmpty())
+        const QStringList positional = parser.positionalArguments();
+        const QStringList actions = command->actions();
+        if (actions.isEmpty() && !positional.isEmpty())
+            return fail(
+                command->name(),
+                keel::makeError(
+                    keel::ErrorKind::Usage,
+                    QStringLiteral("unexpected argument \"%1\"").arg(positional.constFirst())));
+        if (!actions.isEmpty() &&
+            (positional.size() != 1 || !actions.contains(positional.constFirst())))
             return fail(command->name(),
                         keel::makeError(keel::ErrorKind::Usage,
-                                        QStringLiteral("unexpected argument \"%1\"")
-                                            .arg(parser.positionalArguments().constFirst())));
+                                        QStringLiteral("expected one action: %1")
+                                            .arg(actions.join(QStringLiteral(", ")))));
         return command->run(parser);
     }
     std::fprintf(stderr, "keel: unknown command \"%s\"; run \"keel --help\" for the list\n",

@@ -106,20 +106,33 @@ QString ConnectionSettings::conninfo() const
 
 QString ConnectionSettings::uri() const
 {
+    // User, host, port and database go in the authority and path (a socket
+    // directory percent-encoded, as libpq allows), so that the common case has
+    // no '&' or '?' to trip a shell; anything else follows as query parameters.
     const auto encode = [](const QString &text) {
         return QString::fromLatin1(QUrl::toPercentEncoding(text));
     };
-    QString path;
+    const QString host = value(QStringLiteral("host"));
+    const QString port = value(QStringLiteral("port"));
+    const bool plainHost = !host.contains(u',') && !port.contains(u',');
+    QString authority;
+    if (has(QStringLiteral("user")))
+        authority = encode(value(QStringLiteral("user"))) + u'@';
+    if (plainHost && !host.isEmpty())
+        authority +=
+            host.contains(u':') && !host.contains(u'/') ? u'[' + host + u']' : encode(host);
+    if (plainHost && !port.isEmpty())
+        authority += u':' + port;
     QStringList query;
     for (const auto &[key, val] : m_parameters) {
-        if (key == QLatin1String("password"))
+        if (key == QLatin1String("password") || key == QLatin1String("user") ||
+            key == QLatin1String("dbname") ||
+            (plainHost && (key == QLatin1String("host") || key == QLatin1String("port"))))
             continue;
-        if (key == QLatin1String("dbname"))
-            path = encode(val);
-        else
-            query << key + u'=' + encode(val);
+        query << key + u'=' + encode(val);
     }
-    QString text = QStringLiteral("postgresql:///") + path;
+    QString text = QStringLiteral("postgresql://") + authority + u'/' +
+                   encode(value(QStringLiteral("dbname")));
     if (!query.isEmpty())
         text += u'?' + query.join(u'&');
     return text;

@@ -3,38 +3,88 @@
 #include "core/Result.h"
 
 #include <QByteArray>
+#include <QByteArrayList>
+#include <QHash>
 #include <QString>
 
 #include <memory>
 
 struct pg_conn;
+struct pg_result;
 
 namespace keel {
 
 class ConnectionSettings;
 
-// A plain libpq connection for administrative work that needs no Qt SQL
-// connection: creating databases, readiness checks, test set-up.
+// The rows of a finished statement (text format).
+class PgRows final {
+public:
+    PgRows() = default;
+    int size() const;
+    int columns() const;
+    bool isNull(int row, int column) const;
+    QByteArray value(int row, int column) const;
+    QString text(int row, int column) const { return QString::fromUtf8(value(row, column)); }
+    qint64 toInt64(int row, int column) const { return value(row, column).toLongLong(); }
+    // bytea in PostgreSQL's hex output form, decoded.
+    QByteArray bytea(int row, int column) const;
+    // Affected rows of INSERT/UPDATE/DELETE.
+    int affected() const;
+
+private:
+    friend class PgSession;
+    std::shared_ptr<pg_result> m_result;
+};
+
+// A plain libpq connection. The gateway's hot path uses one per worker thread:
+// statements are prepared once per connection and then cost one round trip.
+// Also used for administrative work (creating databases, readiness checks).
 class PgSession final {
 public:
     static Result<PgSession> open(const ConnectionSettings &settings);
 
-    // Runs one or more statements; the error carries the SQLSTATE in front.
+    // Runs one or more statements with the simple protocol.
     Status exec(const QByteArray &sql);
     // The first column of the first row, or an empty string.
     Result<QString> scalar(const QByteArray &sql);
-    // SQLSTATE of the last failed statement.
+    // One statement with parameters ($1, $2, ...), prepared on first use.
+    // A null QByteArray is SQL NULL.
+    Result<PgRows> query(const QByteArray &sql, const QByteArrayList &params = {});
+
+    // SQLSTATE of the last failed statement ("23505"), empty after success.
     QString lastSqlState() const { return m_lastSqlState; }
+    // Whether the connection is usable; reset() reconnects.
+    bool healthy() const;
+    Status reset();
+
+    // Which server and database this session talks to, for per-database caches.
+    const QString &identity() const { return m_identity; }
+
+    // Quotes bytes as a bytea parameter.
+    static QByteArray byteaParam(const QByteArray &bytes) { return "\\x" + bytes.toHex(); }
 
 private:
     struct Closer {
         void operator()(pg_conn *conn) const;
     };
+    Error failure(pg_result *result);
+
     std::unique_ptr<pg_conn, Closer> m_conn;
+    QHash<QByteArray, QByteArray> m_prepared; // sql -> statement name
     QString m_lastSqlState;
+    QString m_identity;
 };
 
 // Whether a server answers at the settings' address (libpq's PQping).
 bool serverAccepting(const ConnectionSettings &settings);
+
+// SQLSTATE classes keel reacts to.
+namespace SqlState {
+inline constexpr char UniqueViolation[] = "23505";
+inline constexpr char CheckViolation[] = "23514";
+inline constexpr char ForeignKeyViolation[] = "23503";
+inline constexpr char InsufficientPrivilege[] = "42501";
+inline constexpr char SerializationFailure[] = "40001";
+} // namespace SqlState
 
 } // namespace keel

@@ -1,0 +1,84 @@
+#include "Command.h"
+#include "GatewayOptionsParser.h"
+#include "ShutdownSignals.h"
+
+#include "core/db/ConnectionSettings.h"
+#include "core/http/GatewayRuntime.h"
+
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+
+#include <cstring>
+
+namespace keel::cli {
+namespace {
+
+class GatewayCommand final : public Command {
+public:
+    QString name() const override { return QStringLiteral("gateway"); }
+    QString summary() const override
+    {
+        return QStringLiteral("Serve the Stripe-compatible payment API (charges, refunds) over "
+                              "HTTP; prints KEEL_HTTP=<url> when ready.");
+    }
+
+    void addOptions(QCommandLineParser &parser) const override
+    {
+        addDatabaseOption(parser);
+        parser.addOption(
+            {QStringLiteral("listen"),
+             QStringLiteral("Address to serve on (default 127.0.0.1:8080; port 0 picks "
+                            "a free one)."),
+             QStringLiteral("HOST:PORT")});
+        addGatewayOptions(parser);
+    }
+
+    int run(const QCommandLineParser &parser) override
+    {
+        Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
+        if (!settings)
+            return fail(name(), settings.error());
+        Result<GatewayOptions> options = gatewayOptions(parser);
+        if (!options)
+            return fail(name(), options.error());
+        Result<std::pair<QString, int>> listen = parseListen(
+            parser.isSet(QStringLiteral("listen")) ? parser.value(QStringLiteral("listen"))
+                                                   : QStringLiteral("127.0.0.1:8080"));
+        if (!listen)
+            return fail(name(), listen.error());
+        options->settings = *settings;
+        options->http.host = listen->first;
+        options->http.port = listen->second;
+
+        ShutdownSignals signals;
+        Result<std::unique_ptr<GatewayRuntime>> runtime = GatewayRuntime::start(*options);
+        if (!runtime)
+            return fail(name(), runtime.error());
+        note(QStringLiteral("serving with %1 threads; Ctrl-C stops").arg(options->http.threads));
+        printLine(QStringLiteral("KEEL_HTTP=%1").arg((*runtime)->url()));
+
+        QElapsedTimer sinceMaintenance;
+        sinceMaintenance.start();
+        while (true) {
+            if (const int signal = signals.wait(500); signal != 0) {
+                note(QStringLiteral("stopping (%1)").arg(QString::fromLatin1(strsignal(signal))));
+                break;
+            }
+            if (sinceMaintenance.elapsed() >= 5000) {
+                (*runtime)->maintain();
+                sinceMaintenance.restart();
+            }
+        }
+        (*runtime)->stop();
+        return ExitOk;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeGatewayCommand()
+{
+    return std::make_unique<GatewayCommand>();
+}
+
+} // namespace keel::cli

@@ -1,0 +1,74 @@
+#include "GatewayOptionsParser.h"
+
+#include "Command.h"
+
+#include <QCommandLineParser>
+#include <QThread>
+
+namespace keel::cli {
+
+void addGatewayOptions(QCommandLineParser &parser)
+{
+    parser.addOption({QStringLiteral("threads"),
+                      QStringLiteral("HTTP worker threads, each with its own database connection "
+                                     "(default 8)."),
+                      QStringLiteral("N")});
+    parser.addOption({QStringLiteral("idempotency-ttl"),
+                      QStringLiteral("Seconds an Idempotency-Key is remembered (default 86400, at "
+                                     "most 604800 = 7 days)."),
+                      QStringLiteral("SECONDS")});
+    parser.addOption({QStringLiteral("lock-timeout"),
+                      QStringLiteral("Milliseconds after which a request holding a key is presumed "
+                                     "dead and the key may be taken over (default 30000)."),
+                      QStringLiteral("MS")});
+    parser.addOption(
+        {QStringLiteral("reconcile-after"),
+         QStringLiteral("Seconds a payment may sit in Authorizing/Capturing before the "
+                        "channel is asked what happened (default 30)."),
+         QStringLiteral("SECONDS")});
+    parser.addOption({QStringLiteral("sim-latency"),
+                      QStringLiteral("Simulated channel: milliseconds per call (default 0)."),
+                      QStringLiteral("MS")});
+    parser.addOption({QStringLiteral("sim-decline-rate"),
+                      QStringLiteral("Simulated channel: share of authorizations declined (0-1)."),
+                      QStringLiteral("R")});
+    parser.addOption(
+        {QStringLiteral("sim-error-rate"),
+         QStringLiteral("Simulated channel: share of calls refused unprocessed (0-1)."),
+         QStringLiteral("R")});
+    parser.addOption(
+        {QStringLiteral("sim-ambiguous-rate"),
+         QStringLiteral("Simulated channel: share processed whose answer is lost (0-1)."),
+         QStringLiteral("R")});
+}
+
+Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser)
+{
+    GatewayOptions options;
+    Result<int> threads = intOption(parser, QStringLiteral("threads"), 8, 1, 256);
+    Result<int> ttl = intOption(parser, QStringLiteral("idempotency-ttl"), 86400, 1, 604800);
+    Result<int> lock = intOption(parser, QStringLiteral("lock-timeout"), 30000, 100, 3600000);
+    Result<int> reconcile = intOption(parser, QStringLiteral("reconcile-after"), 30, 0, 86400);
+    Result<int> latency = intOption(parser, QStringLiteral("sim-latency"), 0, 0, 60000);
+    Result<double> decline = rateOption(parser, QStringLiteral("sim-decline-rate"));
+    Result<double> error = rateOption(parser, QStringLiteral("sim-error-rate"));
+    Result<double> ambiguous = rateOption(parser, QStringLiteral("sim-ambiguous-rate"));
+    for (const Error *failed :
+         {threads ? nullptr : &threads.error(), ttl ? nullptr : &ttl.error(),
+          lock ? nullptr : &lock.error(), reconcile ? nullptr : &reconcile.error(),
+          latency ? nullptr : &latency.error(), decline ? nullptr : &decline.error(),
+          error ? nullptr : &error.error(), ambiguous ? nullptr : &ambiguous.error()})
+        if (failed)
+            return *failed;
+    options.http.threads = *threads;
+    options.idempotency.ttlSeconds = *ttl;
+    options.idempotency.lockTimeoutMs = *lock;
+    options.reconcileGraceSeconds = *reconcile;
+    options.channel.latencyMs = *latency;
+    options.channel.declineRate = *decline;
+    options.channel.errorRate = *error;
+    options.channel.ambiguousRate = *ambiguous;
+    return options;
+}
+
+} // namespace keel::cli

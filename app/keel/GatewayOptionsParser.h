@@ -1,0 +1,15 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/http/GatewayRuntime.h"
+
+class QCommandLineParser;
+
+namespace keel::cli {
+
+// The options `keel gateway` and `keel dev` share: HTTP, idempotency and the
+// simulated channel's behaviour.
+void addGatewayOptions(QCommandLineParser &parser);
+Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser);
+
+} // namespace keel::cli

@@ -1,0 +1,145 @@
+#include "core/ledger/Ledger.h"
+
+#include "core/db/PgSession.h"
+
+#include <QHash>
+#include <QMutex>
+
+namespace keel {
+namespace {
+
+// Account ids never change once created, so every thread may share them.
+QMutex s_accountsLock;
+QHash<QString, qint64> s_accounts;
+
+} // namespace
+
+Result<qint64> Ledger::accountId(const QString &code, const QString &kind, const QString &currency,
+                                 qint64 merchantId)
+{
+    const QString cacheKey = m_session.identity() + u'|' + code;
+    {
+        QMutexLocker locker(&s_accountsLock);
+        if (auto it = s_accounts.constFind(cacheKey); it != s_accounts.constEnd())
+            return *it;
+    }
+    Result<PgRows> rows = m_session.query(
+        "WITH made AS (INSERT INTO keel.ledger_accounts (code, kind, currency, merchant_id) "
+        "  VALUES ($1, $2, $3, $4) ON CONFLICT (code) DO NOTHING RETURNING id) "
+        "SELECT id FROM made UNION ALL SELECT id FROM keel.ledger_accounts WHERE code = $1 LIMIT 1",
+        {code.toUtf8(), kind.toUtf8(), currency.toUtf8(),
+         merchantId > 0 ? QByteArray::number(merchantId) : QByteArray()});
+    if (!rows)
+        return rows.error();
+    if (rows->size() == 0)
+        return makeError(ErrorKind::Failed,
+                         QStringLiteral("ledger account %1 not found").arg(code));
+    const qint64 id = rows->toInt64(0, 0);
+    QMutexLocker locker(&s_accountsLock);
+    s_accounts.insert(cacheKey, id);
+    return id;
+}
+
+Status Ledger::post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,
+                    qint64 creditAccount, const QString &currency, qint64 amount)
+{
+    Result<PgRows> rows = m_session.query(
+        "WITH t AS (INSERT INTO keel.ledger_transactions (kind, charge_id, refund_id) "
+        "  VALUES ($1, $2, $3) RETURNING id) "
+        "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
+        "SELECT t.id, $4::bigint, $6::char(3), $7::bigint FROM t UNION ALL "
+        "SELECT t.id, $5::bigint, $6::char(3), -$7::bigint FROM t",
+        {kind.toUtf8(), QByteArray::number(chargeId),
+         refundId > 0 ? QByteArray::number(refundId) : QByteArray(),
+         QByteArray::number(debitAccount), QByteArray::number(creditAccount), currency.toUtf8(),
+         QByteArray::number(amount)});
+    if (!rows)
+        return rows.error();
+    return {};
+}
+
+Status Ledger::postCapture(qint64 chargeId, qint64 merchantId, const QString &currency,
+                           qint64 amount)
+{
+    Result<qint64> clearing = accountId(QStringLiteral("channel_clearing:") + currency,
+                                        QStringLiteral("asset"), currency, 0);
+    if (!clearing)
+        return clearing.error();
+    Result<qint64> payable =
+        accountId(QStringLiteral("merchant_payable:%1:%2").arg(merchantId).arg(currency),
+                  QStringLiteral("liability"), currency, merchantId);
+    if (!payable)
+        return payable.error();
+    return post(QStringLiteral("capture"), chargeId, 0, *clearing, *payable, currency, amount);
+}
+
+Status Ledger::postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId,
+                          const QString &currency, qint64 amount)
+{
+    Result<qint64> clearing = accountId(QStringLiteral("channel_clearing:") + currency,
+                                        QStringLiteral("asset"), currency, 0);
+    if (!clearing)
+        return clearing.error();
+    Result<qint64> payable =
+        accountId(QStringLiteral("merchant_payable:%1:%2").arg(merchantId).arg(currency),
+                  QStringLiteral("liability"), currency, merchantId);
+    if (!payable)
+        return payable.error();
+    return post(QStringLiteral("refund"), chargeId, refundId, *payable, *clearing, currency,
+                amount);
+}
+
+Result<Ledger::AuditReport> Ledger::audit(PgSession &session)
+{
+    AuditReport report;
+    Result<PgRows> counts = session.query("SELECT (SELECT count(*) FROM keel.ledger_transactions), "
+                                          "       (SELECT count(*) FROM keel.ledger_entries)");
+    if (!counts)
+        return counts.error();
+    report.transactions = counts->toInt64(0, 0);
+    report.entries = counts->toInt64(0, 1);
+
+    struct Check {
+        const char *sql;
+        const char *message;
+    };
+    static const Check checks[] = {
+        {"SELECT transaction_id::text, currency, sum(amount)::text FROM keel.ledger_entries "
+         "GROUP BY transaction_id, currency HAVING sum(amount) <> 0 ORDER BY transaction_id LIMIT "
+         "1",
+         "ledger transaction %1 does not balance in %2: %3 left over"},
+        {"SELECT currency, sum(amount)::text, '' FROM keel.ledger_entries GROUP BY currency "
+         "HAVING sum(amount) <> 0 ORDER BY currency LIMIT 1",
+         "the books do not sum to zero in %1: %2 (%3)"},
+        {"SELECT e.id::text, e.currency, a.currency FROM keel.ledger_entries e "
+         "JOIN keel.ledger_accounts a ON a.id = e.account_id WHERE a.currency <> e.currency "
+         "ORDER BY e.id LIMIT 1",
+         "ledger entry %1 is in %2 but its account is in %3"},
+        {"SELECT c.public_id, c.amount_captured::text, coalesce(p.posted, 0)::text "
+         "FROM keel.charges c LEFT JOIN (SELECT t.charge_id, sum(e.amount) AS posted "
+         "  FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+         "  WHERE t.kind = 'capture' AND e.amount > 0 GROUP BY t.charge_id) p ON p.charge_id = "
+         "c.id "
+         "WHERE c.amount_captured <> coalesce(p.posted, 0) ORDER BY c.id LIMIT 1",
+         "charge %1 records %2 captured but the ledger has %3 posted for it"},
+        {"SELECT c.public_id, c.amount_refunded::text, coalesce(p.posted, 0)::text "
+         "FROM keel.charges c LEFT JOIN (SELECT t.charge_id, sum(e.amount) AS posted "
+         "  FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+         "  WHERE t.kind = 'refund' AND e.amount > 0 GROUP BY t.charge_id) p ON p.charge_id = c.id "
+         "WHERE c.amount_refunded <> coalesce(p.posted, 0) ORDER BY c.id LIMIT 1",
+         "charge %1 records %2 refunded but the ledger has %3 posted for it"},
+    };
+    for (const Check &check : checks) {
+        Result<PgRows> rows = session.query(check.sql);
+        if (!rows)
+            return rows.error();
+        if (rows->size() > 0) {
+            report.firstViolation = QString::fromLatin1(check.message)
+                                        .arg(rows->text(0, 0), rows->text(0, 1), rows->text(0, 2));
+            break;
+        }
+    }
+    return report;
+}
+
+} // namespace keel

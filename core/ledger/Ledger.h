@@ -1,0 +1,44 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QString>
+
+namespace keel {
+
+class PgSession;
+
+// Double-entry postings for money that moved. Amounts are signed minor units:
+// debit > 0, credit < 0; each posting sums to zero in its currency (the
+// database refuses anything else at commit). Callers own the transaction.
+class Ledger final {
+public:
+    explicit Ledger(PgSession &session) : m_session(session) {}
+
+    // Money captured from the card network is owed to the merchant:
+    // debit channel clearing, credit the merchant's payable account.
+    Status postCapture(qint64 chargeId, qint64 merchantId, const QString &currency, qint64 amount);
+    // The reverse, for a refund.
+    Status postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId, const QString &currency,
+                      qint64 amount);
+
+    struct AuditReport {
+        qint64 transactions = 0;
+        qint64 entries = 0;
+        QString firstViolation; // empty when the ledger balances
+    };
+    // Checks the whole ledger: every transaction balances per currency, the
+    // books sum to zero per currency, and every charge's captured and refunded
+    // amounts match what was posted for it.
+    static Result<AuditReport> audit(PgSession &session);
+
+private:
+    Result<qint64> accountId(const QString &code, const QString &kind, const QString &currency,
+                             qint64 merchantId);
+    Status post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,
+                qint64 creditAccount, const QString &currency, qint64 amount);
+
+    PgSession &m_session;
+};
+
+} // namespace keel

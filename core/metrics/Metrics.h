@@ -1,0 +1,59 @@
+#pragma once
+
+#include "core/payment/PaymentState.h"
+
+#include <QByteArray>
+
+#include <array>
+#include <atomic>
+
+namespace keel {
+
+// In-process counters and latency histograms of one keel process, exposed in
+// Prometheus text format. Replays create no rows, so only the processes know
+// these numbers. Labels are fixed sets: never merchant or charge ids.
+class Metrics final {
+public:
+    enum class Idempotency { New, Replayed, InFlight, Mismatch, Recovered, Count };
+    enum class Endpoint {
+        ChargesCreate,
+        ChargesGet,
+        ChargesCapture,
+        RefundsCreate,
+        RefundsGet,
+        Health,
+        Metrics,
+        Other,
+        Count
+    };
+    enum class Posting { Capture, Refund, Count };
+
+    static Metrics &instance();
+
+    void countIdempotency(Idempotency outcome);
+    void observeRequest(Endpoint endpoint, int status, qint64 micros);
+    void countTransition(PaymentState from, PaymentState to);
+    void countPosting(Posting kind);
+
+    QByteArray prometheusText() const;
+
+    quint64 idempotencyCount(Idempotency outcome) const;
+
+private:
+    Metrics() = default;
+    static constexpr std::array<qint64, 12> BucketMicros{
+        1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 5000000};
+    static constexpr int Endpoints = int(Endpoint::Count);
+    static constexpr int States = 10;
+
+    std::array<std::atomic<quint64>, int(Idempotency::Count)> m_idempotency{};
+    std::array<std::array<std::atomic<quint64>, 3>, Endpoints>
+        m_statusClasses{}; // 2xx/3xx, 4xx, 5xx
+    std::array<std::array<std::atomic<quint64>, BucketMicros.size()>, Endpoints> m_buckets{};
+    std::array<std::atomic<quint64>, Endpoints> m_count{};
+    std::array<std::atomic<quint64>, Endpoints> m_sumMicros{};
+    std::array<std::array<std::atomic<quint64>, States>, States> m_transitions{};
+    std::array<std::atomic<quint64>, int(Posting::Count)> m_postings{};
+};
+
+} // namespace keel

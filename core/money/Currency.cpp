@@ -1,0 +1,72 @@
+#include "core/money/Currency.h"
+
+#include "core/db/PgSession.h"
+
+#include <limits>
+
+namespace keel {
+
+Result<CurrencyTable> CurrencyTable::load(PgSession &session)
+{
+    Result<PgRows> rows = session.query("SELECT code, exponent, max_amount FROM keel.currencies");
+    if (!rows)
+        return rows.error();
+    CurrencyTable table;
+    for (int i = 0; i < rows->size(); ++i)
+        table.m_currencies.insert(
+            rows->text(i, 0),
+            Currency{rows->text(i, 0), int(rows->toInt64(i, 1)), rows->toInt64(i, 2)});
+    return table;
+}
+
+std::optional<Currency> CurrencyTable::find(const QString &code) const
+{
+    const bool upper = code == code.toUpper();
+    const bool lower = code == code.toLower();
+    if (code.size() != 3 || !(upper || lower))
+        return std::nullopt;
+    const auto it = m_currencies.constFind(code.toUpper());
+    if (it == m_currencies.constEnd())
+        return std::nullopt;
+    return *it;
+}
+
+Result<qint64> parseMinorUnits(const QString &text, const Currency &currency, qint64 limit,
+                               const QString &field)
+{
+    const auto invalid = [&](const QString &why, const char *code = "parameter_invalid_integer") {
+        return fieldError(field, QString::fromLatin1(code),
+                          QStringLiteral("%1 %2").arg(field, why));
+    };
+    if (text.isEmpty())
+        return invalid(QStringLiteral("is required"));
+    qint64 value = 0;
+    for (const QChar c : text) {
+        if (c == u'.' || c == u',')
+            return invalid(QStringLiteral("must be a whole number of minor units (%1 has %2 "
+                                          "decimal places, so 1 means %3 %1); got \"%4\"")
+                               .arg(currency.code)
+                               .arg(currency.exponent)
+                               .arg(currency.exponent == 0 ? QStringLiteral("1")
+                                                           : QStringLiteral("0.%1").arg(
+                                                                 QStringLiteral("1").rightJustified(
+                                                                     currency.exponent, u'0')))
+                               .arg(text));
+        if (c < u'0' || c > u'9')
+            return invalid(
+                QStringLiteral("must contain only the ASCII digits 0-9; got \"%1\"").arg(text));
+        const int digit = c.unicode() - u'0';
+        if (value > (std::numeric_limits<qint64>::max() - digit) / 10)
+            return invalid(QStringLiteral("is too large"), "amount_too_large");
+        value = value * 10 + digit;
+    }
+    if (value == 0)
+        return invalid(QStringLiteral("must be greater than zero"));
+    const qint64 ceiling = limit > 0 ? std::min(limit, currency.maxAmount) : currency.maxAmount;
+    if (value > ceiling)
+        return invalid(QStringLiteral("must be at most %1 for %2").arg(ceiling).arg(currency.code),
+                       "amount_too_large");
+    return value;
+}
+
+} // namespace keel

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QHash>
+#include <QString>
+
+#include <optional>
+
+namespace keel {
+
+class PgSession;
+
+struct Currency {
+    QString code;     // ISO 4217, upper case
+    int exponent = 2; // minor units per major unit = 10^exponent
+    qint64 maxAmount = 0;
+};
+
+// The currencies keel accepts (the currencies table), loaded once per process:
+// rows there change only through migrations.
+class CurrencyTable final {
+public:
+    static Result<CurrencyTable> load(PgSession &session);
+
+    // Accepts the upper-case code or, as Stripe clients send it, the
+    // all-lower-case one; mixed case and unknown codes are not found.
+    std::optional<Currency> find(const QString &code) const;
+    int size() const { return int(m_currencies.size()); }
+
+private:
+    QHash<QString, Currency> m_currencies;
+};
+
+// Parses an amount in minor units: ASCII digits only (no sign, spaces,
+// separators, decimal point or non-ASCII digits), positive, within int64 and
+// at most `limit`. The error message names `field` and says what is allowed.
+Result<qint64> parseMinorUnits(const QString &text, const Currency &currency, qint64 limit,
+                               const QString &field = QStringLiteral("amount"));
+
+} // namespace keel

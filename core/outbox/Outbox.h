@@ -1,0 +1,25 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QByteArray>
+#include <QString>
+
+namespace keel {
+
+class PgSession;
+
+// Writes an event for other systems into the outbox, inside the caller's
+// transaction, so it exists exactly when the business change does. The relay
+// publishes it later.
+class Outbox final {
+public:
+    explicit Outbox(PgSession &session) : m_session(session) {}
+    Status enqueue(const QString &aggregateType, const QString &aggregateId,
+                   const QString &eventType, const QByteArray &payloadJson);
+
+private:
+    PgSession &m_session;
+};
+
+} // namespace keel

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <QString>
+
+namespace keel {
+
+enum class ChannelOutcome {
+    Approved,
+    Declined, // the network said no; final
+    Failed,   // definitely not processed (unavailable, rejected before processing)
+    Unknown,  // the answer was lost: it may or may not have been processed
+    NotFound, // query only: the network never received this operation
+};
+
+struct ChannelRequest {
+    QString reference; // keel's id for the operation's object (ch_..., re_...)
+    QString operation; // authorize, capture, refund, void
+    qint64 amount = 0;
+    QString currency;
+    QString source;
+    bool capture = true; // authorize only: authorize and capture in one message (a sale)
+};
+
+struct ChannelResult {
+    ChannelOutcome outcome = ChannelOutcome::Unknown;
+    QString declineCode;
+    QString message;
+};
+
+// A card network or acquirer behind an adapter. Implementations must be safe
+// to call from several threads, and idempotent per (reference, operation): a
+// repeated request returns the first answer instead of acting twice.
+class Channel {
+public:
+    virtual ~Channel() = default;
+    virtual QString name() const = 0;
+    virtual ChannelResult execute(const ChannelRequest &request) = 0;
+    // What the network knows of an earlier operation (补单).
+    virtual ChannelResult query(const QString &reference, const QString &operation) = 0;
+};
+
+} // namespace keel

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "core/db/ConnectionSettings.h"
+#include "core/idempotency/IdempotencyStore.h"
+#include "core/money/Currency.h"
+
+#include <QString>
+
+#include <memory>
+
+namespace keel {
+
+class Channel;
+
+// What every request handler of one gateway process shares. Immutable after
+// start-up, so handler threads read it without locks.
+struct GatewayContext {
+    ConnectionSettings settings;
+    std::shared_ptr<Channel> channel;
+    CurrencyTable currencies;
+    IdempotencyPolicy idempotency;
+    QString instance;              // names this process as a key's holder
+    int expectedDurationMs = 2000; // how long a charge usually takes, for Retry-After
+};
+
+struct Merchant {
+    qint64 id = 0;
+    QString name;
+    qint64 maxChargeAmount = 0; // 0: the currency's maximum applies
+};
+
+} // namespace keel

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/payment/ChargeRecord.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace keel {
+
+class PgSession;
+struct ChargeRequest;
+
+// The SQL behind charges, their state and their events. Callers own the
+// transaction; every state change is an optimistic UPDATE guarded by the
+// expected state and version, with its events, in one statement.
+class PaymentRepository final {
+public:
+    explicit PaymentRepository(PgSession &session) : m_session(session) {}
+
+    // Inserts the charge and its state (Authorizing, after a Created -> submit
+    // event). Empty if the merchant already has this order number.
+    Result<std::optional<ChargeRecord>>
+    insertCharge(qint64 merchantId, const ChargeRequest &request, const QString &outTradeNo);
+    Result<std::optional<ChargeRecord>> findByOrder(qint64 merchantId, const QString &outTradeNo);
+    Result<std::optional<ChargeRecord>> findByPublicId(qint64 merchantId, const QString &publicId);
+
+    // Moves the charge from its recorded state along `events` (each one
+    // whitelisted), writing one event row per step. Fails with SQLSTATE KL409
+    // if someone else moved it first. Updates `charge` on success.
+    Status transition(ChargeRecord &charge, const QStringList &events,
+                      const QByteArray &payloadJson, const QString &upstreamEventId = {});
+
+    Status addCaptured(ChargeRecord &charge, qint64 amount);
+    Status addRefunded(ChargeRecord &charge, qint64 amount);
+
+    static QString newPublicId(const QString &prefix);
+
+private:
+    Result<std::optional<ChargeRecord>> findWhere(const QByteArray &condition,
+                                                  const QByteArrayList &params);
+    PgSession &m_session;
+};
+
+} // namespace keel

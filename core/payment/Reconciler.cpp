@@ -1,0 +1,46 @@
+#include "core/payment/Reconciler.h"
+
+#include "core/db/PgSession.h"
+#include "core/payment/ChargeService.h"
+#include "core/payment/PaymentRepository.h"
+
+namespace keel {
+
+Reconciler::Reconciler(const GatewayContext &context, PgSession &session)
+    : m_context(context), m_session(session)
+{}
+
+Result<Reconciler::Report> Reconciler::runOnce(int graceSeconds, int batch)
+{
+    Report report;
+    Result<PgRows> due =
+        m_session.query("SELECT c.merchant_id, c.public_id FROM keel.payment_state s "
+                        "JOIN keel.charges c ON c.id = s.charge_id "
+                        "WHERE s.state IN ('Authorizing', 'Capturing') "
+                        "  AND s.updated_at < now() - make_interval(secs => $1) "
+                        "ORDER BY s.updated_at LIMIT $2",
+                        {QByteArray::number(graceSeconds), QByteArray::number(batch)});
+    if (!due)
+        return due.error();
+    PaymentRepository repository(m_session);
+    ChargeService service(m_context, m_session);
+    for (int i = 0; i < due->size(); ++i) {
+        ++report.examined;
+        Result<std::optional<ChargeRecord>> charge =
+            repository.findByPublicId(due->toInt64(i, 0), due->text(i, 1));
+        if (!charge || !charge->has_value()) {
+            ++report.failed;
+            continue;
+        }
+        ChargeRecord record = **charge;
+        // A concurrent resolver that got there first makes this one fail its
+        // optimistic transition, which is fine: the payment is settled.
+        if (service.resolveInFlight(record))
+            ++report.resolved;
+        else
+            ++report.failed;
+    }
+    return report;
+}
+
+} // namespace keel
