@@ -10,6 +10,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QThread>
@@ -40,6 +41,7 @@ public:
         }
     }
     // The KEEL_DB line, or empty if the process ended or timed out first.
+    // keel dev prints KEEL_DB, KEEL_HTTP and KEEL_API_KEY once ready; all are kept.
     QString waitForDsn(int timeoutMs = 90000)
     {
         QElapsedTimer timer;
@@ -47,8 +49,11 @@ public:
         while (timer.elapsed() < timeoutMs) {
             if (m_process.canReadLine()) {
                 const QString line = QString::fromLocal8Bit(m_process.readLine()).trimmed();
-                if (line.startsWith(QLatin1String("KEEL_DB=")))
-                    return line.mid(8);
+                const qsizetype equals = line.indexOf(u'=');
+                if (line.startsWith(QLatin1String("KEEL_")) && equals > 0)
+                    m_lines.insert(line.left(equals), line.mid(equals + 1));
+                if (line.startsWith(QLatin1String("KEEL_API_KEY=")))
+                    return m_lines.value(QStringLiteral("KEEL_DB"));
                 continue;
             }
             if (m_process.state() == QProcess::NotRunning)
@@ -73,9 +78,11 @@ public:
         return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
     }
     QString errors() { return QString::fromLocal8Bit(m_process.readAllStandardError()); }
+    QString line(const QString &name) const { return m_lines.value(name); }
 
 private:
     QProcess m_process;
+    QHash<QString, QString> m_lines;
 };
 
 QString scalarAt(const QString &dsn, const QByteArray &sql)
@@ -129,6 +136,7 @@ TEST(DevCommand, StartConnectStopRestart)
 {
     const QString dir = shortTempDir();
     ASSERT_FALSE(dir.isEmpty());
+    QString demoKey;
     {
         DevServer first(dir);
         const QString dsn = first.waitForDsn();
@@ -141,6 +149,11 @@ TEST(DevCommand, StartConnectStopRestart)
                 ->exec(
                     "INSERT INTO keel.merchants (name, api_key_hash) VALUES ('kept', sha256('k'))")
                 .ok());
+        EXPECT_TRUE(
+            first.line(QStringLiteral("KEEL_HTTP")).startsWith(QLatin1String("http://127.0.0.1:")));
+        EXPECT_TRUE(
+            first.line(QStringLiteral("KEEL_API_KEY")).startsWith(QLatin1String("sk_test_")));
+        demoKey = first.line(QStringLiteral("KEEL_API_KEY"));
         EXPECT_EQ(first.terminate(SIGTERM), 0) << qPrintable(first.errors());
     }
     EXPECT_EQ(postmasterPid(dir), 0) << "server left running after a clean stop";
@@ -151,7 +164,12 @@ TEST(DevCommand, StartConnectStopRestart)
     const QString dsn = second.waitForDsn();
     ASSERT_FALSE(dsn.isEmpty()) << qPrintable(second.errors());
     RecordProperty("restart_ms", int(restart.elapsed()));
-    EXPECT_EQ(scalarAt(dsn, "SELECT name FROM keel.merchants"), QStringLiteral("kept"));
+    EXPECT_EQ(scalarAt(dsn, "SELECT count(*) FROM keel.merchants WHERE name = 'kept'"),
+              QStringLiteral("1"));
+    // The demo merchant is made once; its key survives restarts.
+    EXPECT_EQ(second.line(QStringLiteral("KEEL_API_KEY")), demoKey);
+    EXPECT_EQ(scalarAt(dsn, "SELECT count(*) FROM keel.merchants WHERE name = 'Demo Merchant'"),
+              QStringLiteral("1"));
     EXPECT_EQ(second.terminate(SIGINT), 0);
     removeTempDir(dir);
 }
