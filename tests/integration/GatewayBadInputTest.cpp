@@ -1,0 +1,148 @@
+#include "GatewayTest.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using namespace keel;
+using keel::test::GatewayTest;
+
+namespace {
+
+struct BadCase {
+    const char *name;
+    QByteArray contentType;
+    QByteArray body;
+    QByteArray key; // "-" sends none
+    int status;
+    const char *param; // the field the error must name ("" when none applies)
+};
+
+QJsonObject errorOf(const HttpReply &reply)
+{
+    return QJsonDocument::fromJson(reply.body).object().value(QStringLiteral("error")).toObject();
+}
+
+} // namespace
+
+class GatewayBadInputTest : public GatewayTest {
+protected:
+    void SetUp() override
+    {
+        GatewayTest::SetUp();
+        if (!HasFatalFailure())
+            startGateway();
+    }
+    void expectNothingWritten()
+    {
+        EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QStringLiteral("0"));
+        EXPECT_EQ(scalar("SELECT count(*) FROM keel.idempotency_keys"), QStringLiteral("0"));
+        EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+        EXPECT_EQ(scalar("SELECT count(*) FROM keel.outbox"), QStringLiteral("0"));
+    }
+};
+
+TEST_F(GatewayBadInputTest, EachBadRequestGets4xxNamingTheFieldAndWritesNothing)
+{
+    const QByteArray form = "application/x-www-form-urlencoded";
+    const QByteArray json = "application/json";
+    const QByteArray ok = "currency=usd&source=tok_visa&amount=";
+    const BadCase cases[] = {
+        {"malformed JSON", json, R"({"amount": 100, "currency": })", "k1", 400, ""},
+        {"truncated JSON", json, R"({"amount": 100, "currency": "usd")", "k2", 400, ""},
+        {"duplicate JSON keys", json,
+         R"({"amount": 100, "amount": 200, "currency": "usd", "source": "tok_visa"})", "k3", 400,
+         ""},
+        {"trailing data after JSON", json, R"({"amount": 100} {"x": 1})", "k4", 400, ""},
+        {"JSON array body", json, R"([1, 2])", "k5", 400, ""},
+        {"duplicate form keys", form, "amount=100&amount=200&currency=usd&source=tok_visa", "k6",
+         400, ""},
+        {"unknown field", form, ok + "100&colour=blue", "k7", 400, "colour"},
+        {"full-width digits", form, ok + "%EF%BC%91%EF%BC%90%EF%BC%90", "k8", 400, "amount"},
+        {"arabic-indic digits", form, ok + "%D9%A1%D9%A0%D9%A0", "k9", 400, "amount"},
+        {"zero amount", form, ok + "0", "k10", 400, "amount"},
+        {"negative amount", form, ok + "-100", "k11", 400, "amount"},
+        {"amount with a plus sign", form, ok + "%2B100", "k12", 400, "amount"},
+        {"int64 overflow", form, ok + "9223372036854775808", "k13", 400, "amount"},
+        {"above the currency maximum", form, ok + "999999999999999", "k14", 400, "amount"},
+        {"amount as a float in JSON", json,
+         R"({"amount": 100.5, "currency": "usd", "source": "tok_visa"})", "k15", 400, "amount"},
+        {"amount in exponent form", json,
+         R"({"amount": 1e3, "currency": "usd", "source": "tok_visa"})", "k16", 400, "amount"},
+        {"decimal amount for JPY", form, "currency=jpy&source=tok_visa&amount=100.5", "k17", 400,
+         "amount"},
+        {"missing amount", form, "currency=usd&source=tok_visa", "k18", 400, "amount"},
+        {"unknown currency", form, "currency=xyz&source=tok_visa&amount=100", "k19", 400,
+         "currency"},
+        {"mixed-case currency", form, "currency=Usd&source=tok_visa&amount=100", "k20", 400,
+         "currency"},
+        {"missing source", form, "currency=usd&amount=100", "k21", 400, "source"},
+        {"capture not a boolean", form, ok + "100&capture=yes", "k22", 400, "capture"},
+        {"out_trade_no with spaces", form, ok + "100&out_trade_no=a%20b", "k23", 400,
+         "out_trade_no"},
+        {"Idempotency-Key missing", form, ok + "100", "-", 400, "Idempotency-Key"},
+        {"Idempotency-Key empty", form, ok + "100", "", 400, "Idempotency-Key"},
+        {"Idempotency-Key of 256 characters", form, ok + "100", QByteArray(256, 'k'), 400,
+         "Idempotency-Key"},
+        {"Idempotency-Key quoted but unterminated", form, ok + "100", "\"abc", 400,
+         "Idempotency-Key"},
+        {"invalid UTF-8 in the form", form, ok + "100&description=%FF%FE", "k24", 400, ""},
+        {"unsupported content type", "text/plain", ok + "100", "k25", 400, ""},
+    };
+    for (const BadCase &bad : cases) {
+        SCOPED_TRACE(bad.name);
+        HttpClient::Headers headers = auth();
+        headers.append(std::pair<QByteArray, QByteArray>("Content-Type", bad.contentType));
+        if (bad.key != "-")
+            headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", bad.key));
+        const HttpReply reply = m_client->request("POST", "/v1/charges", headers, bad.body);
+        EXPECT_EQ(reply.status, bad.status) << reply.body.constData();
+        const QJsonObject error = errorOf(reply);
+        EXPECT_EQ(error.value(QStringLiteral("type")).toString(),
+                  QStringLiteral("invalid_request_error"))
+            << reply.body.constData();
+        EXPECT_FALSE(error.value(QStringLiteral("message")).toString().isEmpty());
+        if (*bad.param)
+            EXPECT_EQ(error.value(QStringLiteral("param")).toString(),
+                      QString::fromLatin1(bad.param))
+                << reply.body.constData();
+    }
+    expectNothingWritten();
+}
+
+TEST_F(GatewayBadInputTest, WrongOrMissingApiKeyIs401)
+{
+    const QByteArray body = "amount=100&currency=usd&source=tok_visa";
+    const HttpReply missing =
+        m_client->request("POST", "/v1/charges", {{"Idempotency-Key", "a"}}, body);
+    EXPECT_EQ(missing.status, 401);
+    const HttpReply wrong = m_client->request(
+        "POST", "/v1/charges",
+        {{"Authorization", "Bearer sk_test_wrong"}, {"Idempotency-Key", "a"}}, body);
+    EXPECT_EQ(wrong.status, 401);
+    EXPECT_EQ(errorOf(wrong).value(QStringLiteral("code")).toString(),
+              QStringLiteral("api_key_invalid"));
+    expectNothingWritten();
+}
+
+TEST_F(GatewayBadInputTest, OversizedBodyIs413AndOversizedHeadersAre431)
+{
+    const QByteArray big =
+        "amount=100&currency=usd&source=tok_visa&description=" + QByteArray(70000, 'x');
+    const HttpReply tooBig = post("/v1/charges", big, "big");
+    EXPECT_EQ(tooBig.status, 413);
+    HttpClient fresh(QStringLiteral("127.0.0.1"), m_gateway->port());
+    const HttpReply headers = fresh.request(
+        "POST", "/v1/charges", auth() + HttpClient::Headers{{"X-Padding", QByteArray(20000, 'p')}},
+        "amount=100&currency=usd&source=tok_visa");
+    EXPECT_EQ(headers.status, 431);
+    HttpClient garbage(QStringLiteral("127.0.0.1"), m_gateway->port());
+    EXPECT_EQ(garbage.raw("THIS IS NOT HTTP\r\n\r\n").status, 400);
+    expectNothingWritten();
+}
+
+TEST_F(GatewayBadInputTest, WrongMethodAndUnknownPath)
+{
+    EXPECT_EQ(m_client->request("DELETE", "/v1/charges", auth()).status, 405);
+    EXPECT_EQ(m_client->request("GET", "/v1/nothing", auth()).status, 404);
+    EXPECT_EQ(m_client->request("GET", "/v1/charges/ch_doesnotexist", auth()).status, 404);
+}

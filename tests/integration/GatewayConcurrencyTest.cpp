@@ -1,0 +1,161 @@
+#include "GatewayTest.h"
+
+#include "core/db/PgSession.h"
+#include "core/ledger/Ledger.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QThread>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace keel;
+using keel::test::GatewayTest;
+
+namespace {
+
+const QByteArray Charge = "amount=2500&currency=eur&source=tok_visa";
+
+QJsonObject json(const QByteArray &body)
+{
+    return QJsonDocument::fromJson(body).object();
+}
+
+} // namespace
+
+class GatewayConcurrencyTest : public GatewayTest {};
+
+TEST_F(GatewayConcurrencyTest, SixtyFourRequestsWithOneKeyAcrossTwoGatewaysMakeOneCharge)
+{
+    // The channel takes 300 ms, so most duplicates arrive while the first is in flight.
+    QString urlA, urlB;
+    auto a = spawnGateway({QStringLiteral("--sim-latency"), QStringLiteral("300")}, &urlA);
+    auto b = spawnGateway({QStringLiteral("--sim-latency"), QStringLiteral("300")}, &urlB);
+    ASSERT_FALSE(urlA.isEmpty());
+    ASSERT_FALSE(urlB.isEmpty());
+
+    struct Answer {
+        int status;
+        QByteArray body;
+        QByteArray retryAfter;
+        QByteArray replayed;
+    };
+    std::vector<Answer> answers(64);
+    std::vector<std::thread> clients;
+    std::atomic<int> ready{0};
+    for (int i = 0; i < 64; ++i) {
+        clients.emplace_back([&, i] {
+            QString host;
+            int port = 0;
+            HttpClient::parseUrl(i % 2 ? urlA : urlB, &host, &port);
+            HttpClient client(host, port);
+            ++ready;
+            while (ready.load() < 64)
+                std::this_thread::yield();
+            const HttpReply reply = post("/v1/charges", Charge, "one-key-64", {}, &client);
+            answers[size_t(i)] = {reply.status, reply.body, reply.header("retry-after"),
+                                  reply.header("idempotent-replayed")};
+        });
+    }
+    for (std::thread &client : clients)
+        client.join();
+
+    // Whatever the interleaving: one charge, one posting, and each answer is
+    // either the stored response or a 409 asking to retry later.
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QStringLiteral("1"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions"), QStringLiteral("1"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations"), QStringLiteral("1"));
+    const QByteArray stored =
+        scalar("SELECT convert_from(response_body, 'UTF8') FROM keel.idempotency_keys").toUtf8();
+    ASSERT_TRUE(
+        json(stored).value(QStringLiteral("id")).toString().startsWith(QLatin1String("ch_")));
+    int successes = 0, conflicts = 0;
+    for (const Answer &answer : answers) {
+        if (answer.status == 200) {
+            EXPECT_EQ(answer.body, stored);
+            ++successes;
+        } else {
+            EXPECT_EQ(answer.status, 409) << answer.body.constData();
+            EXPECT_GE(answer.retryAfter.toInt(), 1);
+            ++conflicts;
+        }
+    }
+    EXPECT_GE(successes, 1);
+    EXPECT_GE(conflicts, 1) << "the test did not manage to overlap requests";
+    RecordProperty("successes", successes);
+    RecordProperty("conflicts", conflicts);
+
+    // Once the first has finished, every retry is a replay.
+    const HttpReply later = post(
+        "/v1/charges", Charge, "one-key-64", {},
+        std::make_unique<HttpClient>(QStringLiteral("127.0.0.1"), urlA.section(u':', -1).toInt())
+            .get());
+    EXPECT_EQ(later.status, 200);
+    EXPECT_EQ(later.body, stored);
+    EXPECT_EQ(later.header("idempotent-replayed"), QByteArray("true"));
+    a->kill();
+    b->kill();
+    a->waitForFinished();
+    b->waitForFinished();
+}
+
+class GatewayRecoveryTest : public GatewayTest,
+                            public ::testing::WithParamInterface<const char *> {};
+
+// A gateway that dies holding a key does not block it: after the lock timeout
+// another gateway takes the key over, asks the channel what happened, and
+// finishes the payment exactly once.
+TEST_P(GatewayRecoveryTest, CrashBetweenReserveAndCompleteIsRecovered)
+{
+    QProcessEnvironment crashing = QProcessEnvironment::systemEnvironment();
+    crashing.insert(QStringLiteral("KEEL_CHAOS_EXIT_AT"), QString::fromLatin1(GetParam()));
+    QString doomedUrl;
+    auto doomed = spawnGateway({QStringLiteral("--lock-timeout"), QStringLiteral("500")},
+                               &doomedUrl, crashing);
+    ASSERT_FALSE(doomedUrl.isEmpty());
+    QString host;
+    int port = 0;
+    HttpClient::parseUrl(doomedUrl, &host, &port);
+    HttpClient toDoomed(host, port, 10000);
+    const HttpReply lost = post("/v1/charges", Charge, "crash-key", {}, &toDoomed);
+    EXPECT_EQ(lost.status, 0) << "the gateway should have died mid-request";
+    ASSERT_TRUE(doomed->waitForFinished(10000));
+    EXPECT_EQ(doomed->exitCode(), 86);
+    EXPECT_EQ(scalar("SELECT status FROM keel.idempotency_keys"), QStringLiteral("processing"));
+    EXPECT_EQ(scalar("SELECT state FROM keel.payment_state"), QStringLiteral("Authorizing"));
+
+    QString survivorUrl;
+    auto survivor =
+        spawnGateway({QStringLiteral("--lock-timeout"), QStringLiteral("500")}, &survivorUrl);
+    HttpClient::parseUrl(survivorUrl, &host, &port);
+    HttpClient toSurvivor(host, port);
+    // Before the lock times out the key is still in flight...
+    QThread::msleep(600);
+    // ...after it, the retry settles the payment.
+    const HttpReply recovered = post("/v1/charges", Charge, "crash-key", {}, &toSurvivor);
+    ASSERT_EQ(recovered.status, 200) << recovered.body.constData();
+    EXPECT_EQ(json(recovered.body).value(QStringLiteral("status")).toString(),
+              QStringLiteral("succeeded"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QStringLiteral("1"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations"), QStringLiteral("1"));
+    EXPECT_EQ(scalar("SELECT status || '/' || recovered_count FROM keel.idempotency_keys"),
+              QStringLiteral("done/1"));
+    auto session = PgSession::open(settings());
+    auto audit = Ledger::audit(*session);
+    ASSERT_TRUE(audit.ok());
+    EXPECT_EQ(audit->transactions, 1);
+    EXPECT_TRUE(audit->firstViolation.isEmpty()) << qPrintable(audit->firstViolation);
+
+    const HttpReply replay = post("/v1/charges", Charge, "crash-key", {}, &toSurvivor);
+    EXPECT_EQ(replay.body, recovered.body);
+    survivor->kill();
+    survivor->waitForFinished();
+}
+
+// Before the channel was called (it never saw the charge), and after it
+// answered but before the answer was recorded.
+INSTANTIATE_TEST_SUITE_P(CrashPoints, GatewayRecoveryTest,
+                         ::testing::Values("charge_reserved", "charge_channel_answered"));

@@ -1,0 +1,101 @@
+#include "GatewayTest.h"
+
+#include "KeelProcess.h"
+
+#include "core/db/PgSession.h"
+
+#include <QElapsedTimer>
+
+namespace keel::test {
+
+void GatewayTest::SetUp()
+{
+    DatabaseTest::SetUp();
+    migrate();
+    auto session = PgSession::open(settings());
+    ASSERT_TRUE(session.ok());
+    auto issued = MerchantStore(*session).create(QStringLiteral("Test Merchant"), {});
+    ASSERT_TRUE(issued.ok()) << qPrintable(issued.error().message);
+    m_merchant = *issued;
+    m_options.settings = settings();
+    m_options.http.port = 0;
+    m_options.http.threads = 4;
+}
+
+void GatewayTest::TearDown()
+{
+    m_client.reset();
+    if (m_gateway)
+        m_gateway->stop();
+    m_gateway.reset();
+    DatabaseTest::TearDown();
+}
+
+void GatewayTest::startGateway()
+{
+    auto runtime = GatewayRuntime::start(m_options);
+    ASSERT_TRUE(runtime.ok()) << qPrintable(runtime.error().message);
+    m_gateway = std::move(runtime).value();
+    m_client = std::make_unique<HttpClient>(QStringLiteral("127.0.0.1"), m_gateway->port());
+}
+
+HttpClient::Headers GatewayTest::auth() const
+{
+    return {{"Authorization", "Bearer " + m_merchant.apiKey.toLatin1()}};
+}
+
+HttpReply GatewayTest::post(const QByteArray &path, const QByteArray &form, const QByteArray &key,
+                            HttpClient::Headers extra, HttpClient *client)
+{
+    HttpClient::Headers headers = auth();
+    headers.append(
+        std::pair<QByteArray, QByteArray>("Content-Type", "application/x-www-form-urlencoded"));
+    if (!key.isEmpty())
+        headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
+    headers += extra;
+    return (client ? client : m_client.get())->request("POST", path, headers, form);
+}
+
+HttpReply GatewayTest::get(const QByteArray &path)
+{
+    return m_client->request("GET", path, auth());
+}
+
+QString GatewayTest::scalar(const QByteArray &sql)
+{
+    auto session = PgSession::open(settings());
+    if (!session)
+        return session.error().message;
+    auto value = session->scalar(sql);
+    return value ? *value : value.error().message;
+}
+
+std::unique_ptr<QProcess> GatewayTest::spawnGateway(const QStringList &extraArguments, QString *url,
+                                                    const QProcessEnvironment &environment)
+{
+    auto process = std::make_unique<QProcess>();
+    process->setProcessEnvironment(environment);
+    process->start(keelBinary(), QStringList{QStringLiteral("gateway"), QStringLiteral("--db"),
+                                             settings().conninfo(), QStringLiteral("--listen"),
+                                             QStringLiteral("127.0.0.1:0")} +
+                                     extraArguments);
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < 30000) {
+        if (process->canReadLine()) {
+            const QString line = QString::fromLocal8Bit(process->readLine()).trimmed();
+            if (line.startsWith(QLatin1String("KEEL_HTTP="))) {
+                *url = line.mid(10);
+                return process;
+            }
+            continue;
+        }
+        if (process->state() == QProcess::NotRunning)
+            break;
+        process->waitForReadyRead(100);
+    }
+    ADD_FAILURE() << "keel gateway did not start: " << process->readAllStandardError().constData();
+    return process;
+}
+
+} // namespace keel::test

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "DatabaseTest.h"
+
+#include "core/http/GatewayRuntime.h"
+#include "core/http/HttpClient.h"
+#include "core/merchant/MerchantStore.h"
+
+#include <QProcess>
+
+#include <memory>
+
+namespace keel::test {
+
+// A fresh migrated database with one merchant, and the gateway serving it.
+class GatewayTest : public DatabaseTest {
+protected:
+    void SetUp() override;
+    void TearDown() override;
+
+    // Starts the in-process gateway (tests may adjust m_options first).
+    void startGateway();
+
+    // POST with a form body; `key` empty sends no Idempotency-Key.
+    HttpReply post(const QByteArray &path, const QByteArray &form, const QByteArray &key,
+                   HttpClient::Headers extra = {}, HttpClient *client = nullptr);
+    HttpReply get(const QByteArray &path);
+    HttpClient::Headers auth() const;
+
+    // A value from the test database.
+    QString scalar(const QByteArray &sql);
+
+    // A `keel gateway` process on this database; its URL is returned once ready.
+    std::unique_ptr<QProcess>
+    spawnGateway(const QStringList &extraArguments, QString *url,
+                 const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
+
+    GatewayOptions m_options;
+    IssuedMerchant m_merchant;
+    std::unique_ptr<GatewayRuntime> m_gateway;
+    std::unique_ptr<HttpClient> m_client;
+};
+
+} // namespace keel::test
