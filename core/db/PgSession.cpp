@@ -4,6 +4,7 @@
 
 #include <libpq-fe.h>
 
+#include <optional>
 #include <vector>
 
 namespace keel {
@@ -107,16 +108,95 @@ Result<QString> PgSession::scalar(const QByteArray &sql)
     return QString();
 }
 
-Result<PgRows> PgSession::query(const QByteArray &sql, const QByteArrayList &params)
+Result<QByteArray> PgSession::prepared(const QByteArray &sql, int parameters)
 {
     QByteArray name = m_prepared.value(sql);
-    if (name.isEmpty()) {
-        name = "keel_" + QByteArray::number(m_prepared.size() + 1);
-        auto prepared = own(PQprepare(m_conn.get(), name.constData(), sql.constData(),
-                                      int(params.size()), nullptr));
-        if (PQresultStatus(prepared.get()) != PGRES_COMMAND_OK)
-            return failure(prepared.get());
-        m_prepared.insert(sql, name);
+    if (!name.isEmpty())
+        return name;
+    name = "keel_" + QByteArray::number(m_prepared.size() + 1);
+    auto result =
+        own(PQprepare(m_conn.get(), name.constData(), sql.constData(), parameters, nullptr));
+    if (PQresultStatus(result.get()) != PGRES_COMMAND_OK)
+        return failure(result.get());
+    m_prepared.insert(sql, name);
+    return name;
+}
+
+void PgSession::beginPipelined()
+{
+    m_queue.clear();
+    m_pipelining = true;
+}
+
+void PgSession::discardPipelined()
+{
+    m_queue.clear();
+    m_pipelining = false;
+}
+
+Status PgSession::commitPipelined()
+{
+    const QList<Queued> queue = std::move(m_queue);
+    discardPipelined();
+    PGconn *conn = m_conn.get();
+    if (PQenterPipelineMode(conn) != 1)
+        return failure(nullptr);
+    bool sent = PQsendQueryParams(conn, "BEGIN", 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+    for (const Queued &statement : queue) {
+        std::vector<const char *> values;
+        for (const QByteArray &param : statement.params)
+            values.push_back(param.isNull() ? nullptr : param.constData());
+        sent = sent &&
+               PQsendQueryPrepared(conn, statement.name.constData(), int(statement.params.size()),
+                                   values.data(), nullptr, nullptr, 0) == 1;
+    }
+    sent = sent && PQsendQueryParams(conn, "COMMIT", 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+    sent = sent && PQpipelineSync(conn) == 1;
+    std::optional<Error> firstError;
+    if (!sent)
+        firstError = failure(nullptr);
+    // One result (then a null) per command, then the sync marker.
+    const qsizetype commands = sent ? queue.size() + 2 : 0;
+    for (qsizetype i = 0; i < commands; ++i) {
+        auto result = own(PQgetResult(conn));
+        if (!result) {
+            firstError = firstError.value_or(failure(nullptr));
+            break;
+        }
+        const ExecStatusType status = PQresultStatus(result.get());
+        if (status == PGRES_FATAL_ERROR && !firstError)
+            firstError = failure(result.get());
+        while (PGresult *extra = PQgetResult(conn))
+            PQclear(extra);
+    }
+    if (sent) {
+        while (PGresult *tail = PQgetResult(conn)) {
+            const bool synced = PQresultStatus(tail) == PGRES_PIPELINE_SYNC;
+            PQclear(tail);
+            if (synced)
+                break;
+        }
+    }
+    PQexitPipelineMode(conn);
+    if (firstError) {
+        // A failure before COMMIT leaves the transaction open and aborted.
+        if (PQtransactionStatus(conn) != PQTRANS_IDLE)
+            (void)exec("ROLLBACK");
+        return *firstError;
+    }
+    m_lastSqlState.clear();
+    return {};
+}
+
+Result<PgRows> PgSession::query(const QByteArray &sql, const QByteArrayList &params)
+{
+    Result<QByteArray> statement = prepared(sql, int(params.size()));
+    if (!statement)
+        return statement.error();
+    const QByteArray &name = *statement;
+    if (m_pipelining) {
+        m_queue.append({name, params});
+        return PgRows();
     }
     std::vector<const char *> values;
     values.reserve(size_t(params.size()));
@@ -135,8 +215,13 @@ Result<PgRows> PgSession::query(const QByteArray &sql, const QByteArrayList &par
 
 bool PgSession::healthy() const
 {
-    return m_conn && PQstatus(m_conn.get()) == CONNECTION_OK &&
+    return m_conn && !m_pipelining && PQstatus(m_conn.get()) == CONNECTION_OK &&
            PQtransactionStatus(m_conn.get()) == PQTRANS_IDLE;
+}
+
+bool PgSession::inTransaction() const
+{
+    return m_pipelining || PQtransactionStatus(m_conn.get()) != PQTRANS_IDLE;
 }
 
 Status PgSession::reset()

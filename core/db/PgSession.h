@@ -51,10 +51,21 @@ public:
     // A null QByteArray is SQL NULL.
     Result<PgRows> query(const QByteArray &sql, const QByteArrayList &params = {});
 
+    // Pipelined transactions: after beginPipelined(), query() only queues its
+    // statement (preparing it if needed) and returns no rows; commitPipelined()
+    // sends BEGIN, the statements and COMMIT in one round trip and reports the
+    // first error (after which nothing was committed). For transactions whose
+    // statements need no results: guards raise instead of returning counts.
+    void beginPipelined();
+    bool pipelining() const { return m_pipelining; }
+    Status commitPipelined();
+    void discardPipelined();
+
     // SQLSTATE of the last failed statement ("23505"), empty after success.
     QString lastSqlState() const { return m_lastSqlState; }
     // Whether the connection is usable; reset() reconnects.
     bool healthy() const;
+    bool inTransaction() const;
     Status reset();
 
     // Which server and database this session talks to, for per-database caches.
@@ -70,7 +81,15 @@ private:
     Error failure(pg_result *result);
 
     std::unique_ptr<pg_conn, Closer> m_conn;
+    Result<QByteArray> prepared(const QByteArray &sql, int parameters);
+
     QHash<QByteArray, QByteArray> m_prepared; // sql -> statement name
+    struct Queued {
+        QByteArray name;
+        QByteArrayList params;
+    };
+    QList<Queued> m_queue;
+    bool m_pipelining = false;
     QString m_lastSqlState;
     QString m_identity;
 };

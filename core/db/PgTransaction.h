@@ -5,17 +5,25 @@
 
 namespace keel {
 
-// BEGIN on construction (check begun()), ROLLBACK on destruction unless committed.
+// BEGIN on construction (check begun()), ROLLBACK on destruction unless
+// committed. A Pipelined transaction sends nothing until commit(), then all of
+// it in one round trip; its statements return no rows (see PgSession).
 class PgTransaction final {
 public:
-    explicit PgTransaction(PgSession &session) : m_session(session)
+    enum Mode { Interactive, Pipelined };
+
+    explicit PgTransaction(PgSession &session, Mode mode = Interactive)
+        : m_session(session), m_mode(mode)
     {
-        m_status = m_session.exec("BEGIN");
+        if (m_mode == Pipelined)
+            m_session.beginPipelined();
+        else
+            m_status = m_session.exec("BEGIN");
     }
     ~PgTransaction()
     {
         if (!m_done)
-            (void)m_session.exec("ROLLBACK");
+            (void)rollback();
     }
     Q_DISABLE_COPY_MOVE(PgTransaction)
 
@@ -23,16 +31,21 @@ public:
     Status rollback()
     {
         m_done = true;
+        if (m_mode == Pipelined) {
+            m_session.discardPipelined();
+            return {};
+        }
         return m_session.exec("ROLLBACK");
     }
     Status commit()
     {
         m_done = true;
-        return m_session.exec("COMMIT");
+        return m_mode == Pipelined ? m_session.commitPipelined() : m_session.exec("COMMIT");
     }
 
 private:
     PgSession &m_session;
+    Mode m_mode;
     Status m_status;
     bool m_done = false;
 };

@@ -14,25 +14,52 @@ IdempotencyStore::IdempotencyStore(PgSession &session, IdempotencyPolicy policy,
     : m_session(session), m_policy(policy), m_owner(std::move(owner))
 {}
 
+namespace {
+
+constexpr char ReserveCte[] =
+    "reserved AS (INSERT INTO keel.idempotency_keys AS k (key_hash, merchant_id, endpoint, "
+    "  request_hash, expected_duration_ms, locked_at, locked_by, expires_at) "
+    "VALUES ($1, $2, $3, $4, $5, now(), $6, now() + make_interval(secs => $7)) "
+    "ON CONFLICT (key_hash) DO UPDATE SET merchant_id = EXCLUDED.merchant_id, "
+    "  endpoint = EXCLUDED.endpoint, request_hash = EXCLUDED.request_hash, "
+    "  status = 'processing', response_status = NULL, response_headers = NULL, "
+    "  response_body = NULL, expected_duration_ms = EXCLUDED.expected_duration_ms, "
+    "  locked_at = now(), locked_by = EXCLUDED.locked_by, recovered_count = 0, "
+    "  created_at = now(), completed_at = NULL, expires_at = EXCLUDED.expires_at "
+    // An expired key is a new request; a live one stays untouched.
+    "WHERE k.expires_at < now() "
+    "RETURNING 1 AS ok)";
+
+} // namespace
+
+Result<PgRows> IdempotencyStore::reserveWith(const QByteArray &keyHash, qint64 merchantId,
+                                             const QString &endpoint, const QByteArray &requestHash,
+                                             int expectedDurationMs,
+                                             const QByteArray &dependentCtes,
+                                             const QByteArray &finalSelect,
+                                             const QByteArrayList &moreParams)
+{
+    QByteArray sql = QByteArray("WITH ") + ReserveCte;
+    if (!dependentCtes.isEmpty())
+        sql += ", " + dependentCtes;
+    sql += ' ' + finalSelect;
+    QByteArrayList params{PgSession::byteaParam(keyHash),
+                          QByteArray::number(merchantId),
+                          endpoint.toUtf8(),
+                          PgSession::byteaParam(requestHash),
+                          QByteArray::number(expectedDurationMs),
+                          m_owner.toUtf8(),
+                          QByteArray::number(m_policy.ttlSeconds)};
+    params += moreParams;
+    return m_session.query(sql, params);
+}
+
 Result<bool> IdempotencyStore::reserve(const QByteArray &keyHash, qint64 merchantId,
                                        const QString &endpoint, const QByteArray &requestHash,
                                        int expectedDurationMs)
 {
-    Result<PgRows> rows = m_session.query(
-        "INSERT INTO keel.idempotency_keys AS k (key_hash, merchant_id, endpoint, request_hash, "
-        "  expected_duration_ms, locked_at, locked_by, expires_at) "
-        "VALUES ($1, $2, $3, $4, $5, now(), $6, now() + make_interval(secs => $7)) "
-        "ON CONFLICT (key_hash) DO UPDATE SET merchant_id = EXCLUDED.merchant_id, "
-        "  endpoint = EXCLUDED.endpoint, request_hash = EXCLUDED.request_hash, "
-        "  status = 'processing', response_status = NULL, response_headers = NULL, "
-        "  response_body = NULL, expected_duration_ms = EXCLUDED.expected_duration_ms, "
-        "  locked_at = now(), locked_by = EXCLUDED.locked_by, recovered_count = 0, "
-        "  created_at = now(), completed_at = NULL, expires_at = EXCLUDED.expires_at "
-        "WHERE k.expires_at < now() "
-        "RETURNING 1",
-        {PgSession::byteaParam(keyHash), QByteArray::number(merchantId), endpoint.toUtf8(),
-         PgSession::byteaParam(requestHash), QByteArray::number(expectedDurationMs),
-         m_owner.toUtf8(), QByteArray::number(m_policy.ttlSeconds)});
+    Result<PgRows> rows = reserveWith(keyHash, merchantId, endpoint, requestHash,
+                                      expectedDurationMs, {}, "SELECT ok FROM reserved", {});
     if (!rows)
         return rows.error();
     return rows->size() == 1;

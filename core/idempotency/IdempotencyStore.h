@@ -3,6 +3,7 @@
 #include "core/Result.h"
 
 #include <QByteArray>
+#include <QByteArrayList>
 #include <QList>
 #include <QString>
 
@@ -11,6 +12,7 @@
 
 namespace keel {
 
+class PgRows;
 class PgSession;
 
 // A response as it was first sent: replayed byte for byte.
@@ -44,6 +46,14 @@ public:
     // False if a live record exists (read it with find()).
     Result<bool> reserve(const QByteArray &keyHash, qint64 merchantId, const QString &endpoint,
                          const QByteArray &requestHash, int expectedDurationMs);
+    // The same reservation as the CTE "reserved" (one row if it succeeded),
+    // followed by `dependentCtes` (which may read "reserved", and use
+    // parameters from $8 on) and `finalSelect`: one atomic statement, so the
+    // first business write costs no extra round trip.
+    Result<PgRows> reserveWith(const QByteArray &keyHash, qint64 merchantId,
+                               const QString &endpoint, const QByteArray &requestHash,
+                               int expectedDurationMs, const QByteArray &dependentCtes,
+                               const QByteArray &finalSelect, const QByteArrayList &moreParams);
     Result<std::optional<IdempotencyRecord>> find(const QByteArray &keyHash);
     // Claims a processing record whose holder went silent past the lock timeout.
     Result<bool> takeOver(const QByteArray &keyHash);

@@ -23,21 +23,65 @@ Result<qint64> Ledger::accountId(const QString &code, const QString &kind, const
         if (auto it = s_accounts.constFind(cacheKey); it != s_accounts.constEnd())
             return *it;
     }
-    Result<PgRows> rows = m_session.query(
-        "WITH made AS (INSERT INTO keel.ledger_accounts (code, kind, currency, merchant_id) "
-        "  VALUES ($1, $2, $3, $4) ON CONFLICT (code) DO NOTHING RETURNING id) "
-        "SELECT id FROM made UNION ALL SELECT id FROM keel.ledger_accounts WHERE code = $1 LIMIT 1",
-        {code.toUtf8(), kind.toUtf8(), currency.toUtf8(),
-         merchantId > 0 ? QByteArray::number(merchantId) : QByteArray()});
-    if (!rows)
-        return rows.error();
-    if (rows->size() == 0)
-        return makeError(ErrorKind::Failed,
-                         QStringLiteral("ledger account %1 not found").arg(code));
-    const qint64 id = rows->toInt64(0, 0);
-    QMutexLocker locker(&s_accountsLock);
-    s_accounts.insert(cacheKey, id);
-    return id;
+    if (m_session.pipelining())
+        return makeError(
+            ErrorKind::Failed,
+            QStringLiteral("ledger account %1 was not prepared before the transaction").arg(code));
+    // Only an id that is committed may be shared: one created inside a
+    // transaction that later rolls back would poison every later posting.
+    const bool committedAtOnce = !m_session.inTransaction();
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        Result<PgRows> found =
+            m_session.query("SELECT id FROM keel.ledger_accounts WHERE code = $1", {code.toUtf8()});
+        if (!found)
+            return found.error();
+        qint64 id = found->size() == 1 ? found->toInt64(0, 0) : 0;
+        if (id == 0) {
+            // A concurrent creator makes this return nothing; the retry's new
+            // statement then sees its committed row.
+            Result<PgRows> made = m_session.query(
+                "INSERT INTO keel.ledger_accounts (code, kind, currency, merchant_id) "
+                "VALUES ($1, $2, $3, $4) ON CONFLICT (code) DO NOTHING RETURNING id",
+                {code.toUtf8(), kind.toUtf8(), currency.toUtf8(),
+                 merchantId > 0 ? QByteArray::number(merchantId) : QByteArray()});
+            if (!made)
+                return made.error();
+            if (made->size() == 1)
+                id = made->toInt64(0, 0);
+            else
+                continue;
+        }
+        if (committedAtOnce || found->size() == 1) {
+            QMutexLocker locker(&s_accountsLock);
+            s_accounts.insert(cacheKey, id);
+        }
+        return id;
+    }
+    return makeError(ErrorKind::Failed,
+                     QStringLiteral("ledger account %1 could not be found or created").arg(code));
+}
+
+Result<std::pair<qint64, qint64>> Ledger::clearingAndPayable(qint64 merchantId,
+                                                             const QString &currency)
+{
+    Result<qint64> clearing = accountId(QStringLiteral("channel_clearing:") + currency,
+                                        QStringLiteral("asset"), currency, 0);
+    if (!clearing)
+        return clearing.error();
+    Result<qint64> payable =
+        accountId(QStringLiteral("merchant_payable:%1:%2").arg(merchantId).arg(currency),
+                  QStringLiteral("liability"), currency, merchantId);
+    if (!payable)
+        return payable.error();
+    return std::pair<qint64, qint64>{*clearing, *payable};
+}
+
+Status Ledger::prepareAccounts(qint64 merchantId, const QString &currency)
+{
+    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
+    if (!accounts)
+        return accounts.error();
+    return {};
 }
 
 Status Ledger::post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,
@@ -61,32 +105,21 @@ Status Ledger::post(const QString &kind, qint64 chargeId, qint64 refundId, qint6
 Status Ledger::postCapture(qint64 chargeId, qint64 merchantId, const QString &currency,
                            qint64 amount)
 {
-    Result<qint64> clearing = accountId(QStringLiteral("channel_clearing:") + currency,
-                                        QStringLiteral("asset"), currency, 0);
-    if (!clearing)
-        return clearing.error();
-    Result<qint64> payable =
-        accountId(QStringLiteral("merchant_payable:%1:%2").arg(merchantId).arg(currency),
-                  QStringLiteral("liability"), currency, merchantId);
-    if (!payable)
-        return payable.error();
-    return post(QStringLiteral("capture"), chargeId, 0, *clearing, *payable, currency, amount);
+    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
+    if (!accounts)
+        return accounts.error();
+    return post(QStringLiteral("capture"), chargeId, 0, accounts->first, accounts->second, currency,
+                amount);
 }
 
 Status Ledger::postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId,
                           const QString &currency, qint64 amount)
 {
-    Result<qint64> clearing = accountId(QStringLiteral("channel_clearing:") + currency,
-                                        QStringLiteral("asset"), currency, 0);
-    if (!clearing)
-        return clearing.error();
-    Result<qint64> payable =
-        accountId(QStringLiteral("merchant_payable:%1:%2").arg(merchantId).arg(currency),
-                  QStringLiteral("liability"), currency, merchantId);
-    if (!payable)
-        return payable.error();
-    return post(QStringLiteral("refund"), chargeId, refundId, *payable, *clearing, currency,
-                amount);
+    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
+    if (!accounts)
+        return accounts.error();
+    return post(QStringLiteral("refund"), chargeId, refundId, accounts->second, accounts->first,
+                currency, amount);
 }
 
 Result<Ledger::AuditReport> Ledger::audit(PgSession &session)

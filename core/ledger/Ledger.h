@@ -4,6 +4,8 @@
 
 #include <QString>
 
+#include <utility>
+
 namespace keel {
 
 class PgSession;
@@ -14,6 +16,11 @@ class PgSession;
 class Ledger final {
 public:
     explicit Ledger(PgSession &session) : m_session(session) {}
+
+    // Finds or creates, committed at once, the accounts that postings for this
+    // merchant and currency use. Call it outside any transaction before
+    // posting in a pipelined one, which cannot wait for an account's id.
+    Status prepareAccounts(qint64 merchantId, const QString &currency);
 
     // Money captured from the card network is owed to the merchant:
     // debit channel clearing, credit the merchant's payable account.
@@ -35,6 +42,8 @@ public:
 private:
     Result<qint64> accountId(const QString &code, const QString &kind, const QString &currency,
                              qint64 merchantId);
+    Result<std::pair<qint64, qint64>> clearingAndPayable(qint64 merchantId,
+                                                         const QString &currency);
     Status post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,
                 qint64 creditAccount, const QString &currency, qint64 amount);
 

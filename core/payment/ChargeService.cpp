@@ -137,77 +137,51 @@ ApiResponse ChargeService::create(const Merchant &merchant, const RequestParams 
     const QString outTradeNo = request->outTradeNo.value_or(derivedOrderNumber(keyHash));
     IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
 
+    PaymentRepository repository(m_session);
     for (int attempt = 0; attempt < 3; ++attempt) {
-        std::optional<ChargeRecord> charge;
-        {
-            PgTransaction tx(m_session);
-            if (!tx.begun())
-                return failure(tx.begun().error());
-            Result<bool> reserved =
-                store.reserve(keyHash, merchant.id, QString::fromLatin1(ChargesEndpoint),
-                              request->fingerprint, m_context.expectedDurationMs);
-            if (!reserved)
-                return failure(reserved.error());
-            if (!*reserved) {
-                (void)tx.rollback();
-                Result<GateVerdict> verdict = inspectTakenKey(store, keyHash, request->fingerprint);
-                if (!verdict)
-                    return failure(verdict.error());
-                if (verdict->kind == GateVerdict::Vanished)
-                    continue;
-                if (verdict->kind == GateVerdict::Resume) {
-                    Metrics::instance().countIdempotency(Metrics::Idempotency::Recovered);
-                    return resumeCreate(merchant, outTradeNo, keyHash);
-                }
-                return verdictResponse(*verdict);
+        // One statement: the key reserved and, only then, the order's first write.
+        Result<PaymentRepository::Intake> intake = repository.reserveAndInsertCharge(
+            store, keyHash, m_context.expectedDurationMs, merchant.id, *request, outTradeNo);
+        if (!intake)
+            return failure(intake.error());
+        if (!intake->reserved) {
+            Result<GateVerdict> verdict = inspectTakenKey(store, keyHash, request->fingerprint);
+            if (!verdict)
+                return failure(verdict.error());
+            if (verdict->kind == GateVerdict::Vanished)
+                continue;
+            if (verdict->kind == GateVerdict::Resume) {
+                Metrics::instance().countIdempotency(Metrics::Idempotency::Recovered);
+                return resumeCreate(merchant, outTradeNo, keyHash);
             }
-            Metrics::instance().countIdempotency(Metrics::Idempotency::New);
-
-            PaymentRepository repository(m_session);
-            Result<std::optional<ChargeRecord>> inserted =
-                repository.insertCharge(merchant.id, *request, outTradeNo);
-            if (!inserted)
-                return failure(inserted.error());
-            if (!inserted->has_value()) {
-                // Business uniqueness behind the key: the same order number.
-                Result<std::optional<ChargeRecord>> existing =
-                    repository.findByOrder(merchant.id, outTradeNo);
-                if (!existing || !existing->has_value())
-                    return failure(
-                        existing ? makeError(ErrorKind::Failed, QStringLiteral("order vanished"))
-                                 : existing.error());
-                ApiResponse response;
-                if ((*existing)->terms == request->terms) {
-                    response = chargeResponse(**existing);
-                } else {
-                    ApiError conflict;
-                    conflict.status = 400;
-                    conflict.code = QStringLiteral("out_trade_no_conflict");
-                    conflict.param = QStringLiteral("out_trade_no");
-                    conflict.chargeId = (*existing)->publicId;
-                    conflict.message =
-                        QStringLiteral(
-                            "out_trade_no %1 already belongs to charge %2 with different "
-                            "terms (amount, currency, source or capture); use a new "
-                            "order number or the original terms")
-                            .arg(outTradeNo, (*existing)->publicId);
-                    response = conflict.response();
-                }
-                if (Status done =
-                        store.complete(keyHash, {response.status, response.headers, response.body});
-                    !done)
-                    return failure(done.error());
-                if (Status committed = tx.commit(); !committed)
-                    return failure(committed.error());
-                return response;
-            }
-            if (Status committed = tx.commit(); !committed)
-                return failure(committed.error());
-            charge = **inserted;
+            return verdictResponse(*verdict);
+        }
+        Metrics::instance().countIdempotency(Metrics::Idempotency::New);
+        if (!intake->charge) {
+            // Business uniqueness behind the key: the same order number.
+            Result<std::optional<ChargeRecord>> existing =
+                repository.findByOrder(merchant.id, outTradeNo);
+            if (!existing)
+                return failure(existing.error());
+            if (!existing->has_value())
+                return failure(makeError(ErrorKind::Failed, QStringLiteral("order vanished")));
+            if ((*existing)->terms == request->terms)
+                return completeWith(keyHash, chargeResponse(**existing));
+            ApiError conflict;
+            conflict.status = 400;
+            conflict.code = QStringLiteral("out_trade_no_conflict");
+            conflict.param = QStringLiteral("out_trade_no");
+            conflict.chargeId = (*existing)->publicId;
+            conflict.message =
+                QStringLiteral("out_trade_no %1 already belongs to charge %2 with "
+                               "different terms (amount, currency, source or "
+                               "capture); use a new order number or the original terms")
+                    .arg(outTradeNo, (*existing)->publicId);
+            return completeWith(keyHash, conflict.response());
         }
         Metrics::instance().countTransition(PaymentState::Created, PaymentState::Authorizing);
         chaosPoint("charge_reserved");
-        return authorize(*charge, keyHash, false);
+        return authorize(*intake->charge, keyHash, false);
     }
     return failure(makeError(ErrorKind::Failed, QStringLiteral("idempotency key kept expiring")));
 }
@@ -231,9 +205,7 @@ ApiResponse ChargeService::resumeCreate(const Merchant &merchant, const QString 
 ApiResponse ChargeService::completeWith(const QByteArray &keyHash, ApiResponse response)
 {
     IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
-    PgTransaction tx(m_session);
-    if (!tx.begun())
-        return failure(tx.begun().error());
+    PgTransaction tx(m_session, PgTransaction::Pipelined);
     if (Status done = store.complete(keyHash, {response.status, response.headers, response.body});
         !done)
         return failure(done.error());
@@ -333,9 +305,13 @@ Result<ApiResponse> ChargeService::applyAuthorization(ChargeRecord &charge,
 ApiResponse ChargeService::finishAuthorization(ChargeRecord &charge, const ChannelResult &result,
                                                const QByteArray &keyHash)
 {
-    PgTransaction tx(m_session);
-    if (!tx.begun())
-        return failure(tx.begun().error());
+    if (result.outcome == ChannelOutcome::Approved && charge.capture)
+        if (Status prepared = Ledger(m_session).prepareAccounts(charge.merchantId, charge.currency);
+            !prepared)
+            return failure(prepared.error());
+    // The outcome, its postings, the outbox event and the stored response:
+    // one transaction, sent in one round trip.
+    PgTransaction tx(m_session, PgTransaction::Pipelined);
     Result<ApiResponse> response = applyAuthorization(charge, result);
     if (!response)
         return failure(response.error());
@@ -510,9 +486,11 @@ Result<ApiResponse> ChargeService::applyCapture(ChargeRecord &charge, const Chan
 ApiResponse ChargeService::finishCapture(ChargeRecord &charge, const ChannelResult &result,
                                          const QByteArray &keyHash)
 {
-    PgTransaction tx(m_session);
-    if (!tx.begun())
-        return failure(tx.begun().error());
+    if (result.outcome == ChannelOutcome::Approved)
+        if (Status prepared = Ledger(m_session).prepareAccounts(charge.merchantId, charge.currency);
+            !prepared)
+            return failure(prepared.error());
+    PgTransaction tx(m_session, PgTransaction::Pipelined);
     Result<ApiResponse> response = applyCapture(charge, result);
     if (!response)
         return failure(response.error());
@@ -542,9 +520,11 @@ Status ChargeService::resolveInFlight(ChargeRecord &charge)
         result = {
             ChannelOutcome::Failed, {}, QStringLiteral("authorization never reached the network")};
     }
-    PgTransaction tx(m_session);
-    if (!tx.begun())
-        return tx.begun();
+    if (result.outcome == ChannelOutcome::Approved)
+        if (Status prepared = Ledger(m_session).prepareAccounts(charge.merchantId, charge.currency);
+            !prepared)
+            return prepared;
+    PgTransaction tx(m_session, PgTransaction::Pipelined);
     Result<ApiResponse> applied =
         capturing ? applyCapture(charge, result) : applyAuthorization(charge, result);
     if (!applied)

@@ -2,6 +2,7 @@
 
 #include "core/db/PgSession.h"
 #include "core/http/JsonWriter.h"
+#include "core/idempotency/IdempotencyStore.h"
 #include "core/payment/ChargeRequest.h"
 
 #include <QRandomGenerator>
@@ -63,9 +64,10 @@ QString PaymentRepository::newPublicId(const QString &prefix)
     return id;
 }
 
-Result<std::optional<ChargeRecord>> PaymentRepository::insertCharge(qint64 merchantId,
-                                                                    const ChargeRequest &request,
-                                                                    const QString &outTradeNo)
+Result<PaymentRepository::Intake>
+PaymentRepository::reserveAndInsertCharge(IdempotencyStore &store, const QByteArray &keyHash,
+                                          int expectedDurationMs, qint64 merchantId,
+                                          const ChargeRequest &request, const QString &outTradeNo)
 {
     ChargeRecord charge;
     charge.publicId = newPublicId(QStringLiteral("ch_"));
@@ -78,33 +80,35 @@ Result<std::optional<ChargeRecord>> PaymentRepository::insertCharge(qint64 merch
     charge.metadataJson = metadataJson(request.metadata);
     charge.capture = request.capture;
     charge.terms = request.terms;
-    // One round trip: the charge, its state, and the submit event, or nothing
-    // if the order number is taken.
-    Result<PgRows> rows = m_session.query(
-        "WITH c AS (INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, "
-        "    currency, source, description, metadata, capture, request_hash) "
-        "  VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10) "
+    Result<PgRows> rows = store.reserveWith(
+        keyHash, merchantId, QStringLiteral("POST /v1/charges"), request.fingerprint,
+        expectedDurationMs,
+        "c AS (INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, currency, "
+        "    source, description, metadata, capture, request_hash) "
+        "  SELECT $8, $2, $9, $10, $11, $12, $13, $14::jsonb, $15, $16 FROM reserved "
         "  ON CONFLICT (merchant_id, out_trade_no) DO NOTHING "
         "  RETURNING id, extract(epoch FROM created_at)::bigint AS created), "
         "s AS (INSERT INTO keel.payment_state (charge_id, state, version) "
         "  SELECT id, 'Authorizing', 1 FROM c RETURNING charge_id), "
         "e AS (INSERT INTO keel.payment_events (charge_id, from_state, to_state, event_type) "
-        "  SELECT charge_id, 'Created', 'Authorizing', 'submit' FROM s) "
-        "SELECT id, created FROM c",
-        {charge.publicId.toUtf8(), QByteArray::number(merchantId), outTradeNo.toUtf8(),
-         QByteArray::number(request.amount), request.currency.code.toUtf8(),
-         request.source.toUtf8(),
+        "  SELECT charge_id, 'Created', 'Authorizing', 'submit' FROM s)",
+        "SELECT (SELECT count(*) FROM reserved), (SELECT id FROM c), (SELECT created FROM c)",
+        {charge.publicId.toUtf8(), outTradeNo.toUtf8(), QByteArray::number(request.amount),
+         request.currency.code.toUtf8(), request.source.toUtf8(),
          request.description ? request.description->toUtf8() : QByteArray(), charge.metadataJson,
          request.capture ? "true" : "false", PgSession::byteaParam(request.terms)});
     if (!rows)
         return rows.error();
-    if (rows->size() == 0)
-        return std::optional<ChargeRecord>();
-    charge.id = rows->toInt64(0, 0);
-    charge.createdEpoch = rows->toInt64(0, 1);
-    charge.state = PaymentState::Authorizing;
-    charge.version = 1;
-    return std::optional<ChargeRecord>(charge);
+    Intake intake;
+    intake.reserved = rows->toInt64(0, 0) == 1;
+    if (!rows->isNull(0, 1)) {
+        charge.id = rows->toInt64(0, 1);
+        charge.createdEpoch = rows->toInt64(0, 2);
+        charge.state = PaymentState::Authorizing;
+        charge.version = 1;
+        intake.charge = charge;
+    }
+    return intake;
 }
 
 Result<std::optional<ChargeRecord>> PaymentRepository::findWhere(const QByteArray &condition,

@@ -11,6 +11,7 @@
 
 namespace keel {
 
+class IdempotencyStore;
 class PgSession;
 struct ChargeRequest;
 
@@ -21,10 +22,17 @@ class PaymentRepository final {
 public:
     explicit PaymentRepository(PgSession &session) : m_session(session) {}
 
-    // Inserts the charge and its state (Authorizing, after a Created -> submit
-    // event). Empty if the merchant already has this order number.
-    Result<std::optional<ChargeRecord>>
-    insertCharge(qint64 merchantId, const ChargeRequest &request, const QString &outTradeNo);
+    // Reserves the Idempotency-Key and, only if that succeeded, inserts the
+    // charge and its state (Authorizing, after a Created -> submit event), in
+    // one statement. `charge` is empty if the key was taken or the merchant
+    // already has this order number.
+    struct Intake {
+        bool reserved = false;
+        std::optional<ChargeRecord> charge;
+    };
+    Result<Intake> reserveAndInsertCharge(IdempotencyStore &store, const QByteArray &keyHash,
+                                          int expectedDurationMs, qint64 merchantId,
+                                          const ChargeRequest &request, const QString &outTradeNo);
     Result<std::optional<ChargeRecord>> findByOrder(qint64 merchantId, const QString &outTradeNo);
     Result<std::optional<ChargeRecord>> findByPublicId(qint64 merchantId, const QString &publicId);
 

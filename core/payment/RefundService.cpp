@@ -261,7 +261,7 @@ ApiResponse RefundService::resume(const Merchant &merchant, const QString &charg
         (*charge)->state == PaymentState::Refunding)
         return execute(**refund, **charge, keyHash, true);
     IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
-    PgTransaction tx(m_session);
+    PgTransaction tx(m_session, PgTransaction::Pipelined);
     const ApiResponse response = refundResponse(**refund);
     if (Status done = store.complete(keyHash, {response.status, response.headers, response.body});
         !done)
@@ -281,9 +281,11 @@ ApiResponse RefundService::execute(RefundRecord &refund, ChargeRecord &charge,
         result = m_context.channel->execute({refund.publicId, QStringLiteral("refund"),
                                              refund.amount, refund.currency, charge.source, true});
 
-    PgTransaction tx(m_session);
-    if (!tx.begun())
-        return failure(tx.begun().error());
+    if (result.outcome == ChannelOutcome::Approved)
+        if (Status prepared = Ledger(m_session).prepareAccounts(charge.merchantId, charge.currency);
+            !prepared)
+            return failure(prepared.error());
+    PgTransaction tx(m_session, PgTransaction::Pipelined);
     PaymentRepository repository(m_session);
     if (result.outcome == ChannelOutcome::Approved) {
         const bool full = charge.amountRefunded + refund.amount >= charge.amountCaptured;
