@@ -1,0 +1,80 @@
+#include "GatewayTest.h"
+#include "KeelProcess.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using namespace keel;
+using keel::test::GatewayTest;
+using keel::test::runKeel;
+
+class AuditCommandTest : public GatewayTest {
+protected:
+    void SetUp() override
+    {
+        GatewayTest::SetUp();
+        if (!HasFatalFailure())
+            startGateway();
+    }
+};
+
+TEST_F(AuditCommandTest, BalancedLedgerPassesAndAMismatchIsNamed)
+{
+    const HttpReply charge =
+        post("/v1/charges", "amount=1000&currency=usd&source=tok_visa", "audit-1");
+    ASSERT_EQ(charge.status, 200);
+    const QString id =
+        QJsonDocument::fromJson(charge.body).object().value(QStringLiteral("id")).toString();
+    auto clean = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"), QStringLiteral("--db"),
+                          settings().conninfo()});
+    EXPECT_EQ(clean.exitCode, 0) << qPrintable(clean.err);
+    EXPECT_TRUE(clean.out.contains(QLatin1String("ledger balances: 1 transactions, 2 entries")))
+        << qPrintable(clean.out);
+
+    // The database refuses unbalanced postings outright, so the audit's job is
+    // what no constraint can see: a charge whose records disagree with the ledger.
+    ASSERT_EQ(scalar("UPDATE keel.charges SET amount_captured = 900 RETURNING 1"),
+              QStringLiteral("1"));
+    auto broken = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
+                           QStringLiteral("--db"), settings().conninfo()});
+    EXPECT_EQ(broken.exitCode, 1);
+    EXPECT_TRUE(broken.err.contains(id)) << qPrintable(broken.err);
+    EXPECT_TRUE(broken.err.contains(QLatin1String("900")));
+}
+
+TEST_F(AuditCommandTest, MerchantCreatePrintsKeysOnceAndStoresOnlyTheirHash)
+{
+    auto made =
+        runKeel({QStringLiteral("merchant"), QStringLiteral("create"), QStringLiteral("--db"),
+                 settings().conninfo(), QStringLiteral("--name"), QStringLiteral("Noodle Bar"),
+                 QStringLiteral("--notify-url"), QStringLiteral("https://noodle.example/notify")});
+    ASSERT_EQ(made.exitCode, 0) << qPrintable(made.err);
+    const QStringList fields = made.out.trimmed().split(u' ');
+    ASSERT_EQ(fields.size(), 3) << qPrintable(made.out);
+    EXPECT_TRUE(fields.at(0).startsWith(QLatin1String("merchant_id=")));
+    const QString apiKey = fields.at(1).section(u'=', 1);
+    EXPECT_TRUE(apiKey.startsWith(QLatin1String("sk_")));
+    EXPECT_TRUE(fields.at(2).startsWith(QLatin1String("webhook_secret=whsec_")));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.merchants WHERE api_key_hash = sha256('" +
+                     apiKey.toLatin1() + "'::bytea)"),
+              QStringLiteral("1"));
+    EXPECT_EQ(
+        scalar("SELECT count(*) FROM keel.merchants WHERE name = '" + apiKey.toLatin1() + "'"),
+        QStringLiteral("0"));
+    // The new key works against the gateway.
+    const HttpReply charge = m_client->request(
+        "POST", "/v1/charges",
+        {{"Authorization", "Bearer " + apiKey.toLatin1()}, {"Idempotency-Key", "n1"}},
+        "amount=500&currency=cny&source=tok_visa");
+    EXPECT_EQ(charge.status, 200) << charge.body.constData();
+
+    auto missingName = runKeel({QStringLiteral("merchant"), QStringLiteral("create"),
+                                QStringLiteral("--db"), settings().conninfo()});
+    EXPECT_EQ(missingName.exitCode, 2);
+    auto badUrl =
+        runKeel({QStringLiteral("merchant"), QStringLiteral("create"), QStringLiteral("--db"),
+                 settings().conninfo(), QStringLiteral("--name"), QStringLiteral("x"),
+                 QStringLiteral("--notify-url"), QStringLiteral("ftp://nope")});
+    EXPECT_EQ(badUrl.exitCode, 2);
+    EXPECT_TRUE(badUrl.err.contains(QLatin1String("--notify-url")));
+}
