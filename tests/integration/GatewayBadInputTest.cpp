@@ -101,10 +101,11 @@ TEST_F(GatewayBadInputTest, EachBadRequestGets4xxNamingTheFieldAndWritesNothing)
                   QStringLiteral("invalid_request_error"))
             << reply.body.constData();
         EXPECT_FALSE(error.value(QStringLiteral("message")).toString().isEmpty());
-        if (*bad.param)
+        if (*bad.param) {
             EXPECT_EQ(error.value(QStringLiteral("param")).toString(),
                       QString::fromLatin1(bad.param))
                 << reply.body.constData();
+        }
     }
     expectNothingWritten();
 }
