@@ -15,6 +15,7 @@
 #include "core/payment/ChargeRequest.h"
 #include "core/payment/ChargeView.h"
 #include "core/payment/PaymentRepository.h"
+#include "core/payment/ServiceFailure.h"
 
 namespace keel {
 namespace {
@@ -59,11 +60,6 @@ void countSteps(PaymentState from, const QStringList &events)
     }
 }
 
-bool lostRace(const Error &error)
-{
-    return error.message.contains(QLatin1String("expected 1 row"));
-}
-
 } // namespace
 
 ChargeService::ChargeService(const GatewayContext &context, PgSession &session)
@@ -72,26 +68,7 @@ ChargeService::ChargeService(const GatewayContext &context, PgSession &session)
 
 ApiResponse ChargeService::failure(const Error &error)
 {
-    ApiError api;
-    if (lostRace(error)) {
-        // Another request moved this payment or took over its key first.
-        api.status = 409;
-        api.type = QStringLiteral("idempotency_error");
-        api.code = QStringLiteral("request_in_progress");
-        api.message = QStringLiteral("another request is working on this payment; retry shortly");
-        api.shouldRetry = true;
-        api.retryAfterSeconds = 1;
-        return api.response();
-    }
-    // The client gets a retryable 503; the operator gets the reason.
-    qWarning("keel gateway: request failed: %s", qPrintable(error.message));
-    api.status = 503;
-    api.type = QStringLiteral("api_error");
-    api.code = QStringLiteral("database_unavailable");
-    api.message = QStringLiteral("keel could not reach its database; retry with the same "
-                                 "Idempotency-Key");
-    api.shouldRetry = true;
-    return api.response();
+    return serviceFailure(error);
 }
 
 ApiResponse ChargeService::chargeResponse(const ChargeRecord &charge, int status)
@@ -305,26 +282,34 @@ Result<ApiResponse> ChargeService::applyAuthorization(ChargeRecord &charge,
 ApiResponse ChargeService::finishAuthorization(ChargeRecord &charge, const ChannelResult &result,
                                                const QByteArray &keyHash)
 {
-    if (result.outcome == ChannelOutcome::Approved && charge.capture)
+    Result<ApiResponse> response = settle(charge, result, keyHash, false);
+    return response ? *response : failure(response.error());
+}
+
+Result<ApiResponse> ChargeService::settle(ChargeRecord &charge, const ChannelResult &result,
+                                          const QByteArray &keyHash, bool capturing)
+{
+    if (result.outcome == ChannelOutcome::Approved && (capturing || charge.capture))
         if (Status prepared = Ledger(m_session).prepareAccounts(charge.merchantId, charge.currency);
             !prepared)
-            return failure(prepared.error());
+            return prepared.error();
     // The outcome, its postings, the outbox event and the stored response:
     // one transaction, sent in one round trip.
     PgTransaction tx(m_session, PgTransaction::Pipelined);
-    Result<ApiResponse> response = applyAuthorization(charge, result);
+    Result<ApiResponse> response =
+        capturing ? applyCapture(charge, result) : applyAuthorization(charge, result);
     if (!response)
-        return failure(response.error());
+        return response.error();
     if (!keyHash.isEmpty()) {
         IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
         if (Status done =
                 store.complete(keyHash, {response->status, response->headers, response->body});
             !done)
-            return failure(done.error());
+            return done.error();
     }
     if (Status committed = tx.commit(); !committed)
-        return failure(committed.error());
-    return *response;
+        return committed.error();
+    return response;
 }
 
 ApiResponse ChargeService::retrieve(const Merchant &merchant, const QString &chargeId)
@@ -486,24 +471,8 @@ Result<ApiResponse> ChargeService::applyCapture(ChargeRecord &charge, const Chan
 ApiResponse ChargeService::finishCapture(ChargeRecord &charge, const ChannelResult &result,
                                          const QByteArray &keyHash)
 {
-    if (result.outcome == ChannelOutcome::Approved)
-        if (Status prepared = Ledger(m_session).prepareAccounts(charge.merchantId, charge.currency);
-            !prepared)
-            return failure(prepared.error());
-    PgTransaction tx(m_session, PgTransaction::Pipelined);
-    Result<ApiResponse> response = applyCapture(charge, result);
-    if (!response)
-        return failure(response.error());
-    if (!keyHash.isEmpty()) {
-        IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
-        if (Status done =
-                store.complete(keyHash, {response->status, response->headers, response->body});
-            !done)
-            return failure(done.error());
-    }
-    if (Status committed = tx.commit(); !committed)
-        return failure(committed.error());
-    return *response;
+    Result<ApiResponse> response = settle(charge, result, keyHash, true);
+    return response ? *response : failure(response.error());
 }
 
 Status ChargeService::resolveInFlight(ChargeRecord &charge)
@@ -520,16 +489,10 @@ Status ChargeService::resolveInFlight(ChargeRecord &charge)
         result = {
             ChannelOutcome::Failed, {}, QStringLiteral("authorization never reached the network")};
     }
-    if (result.outcome == ChannelOutcome::Approved)
-        if (Status prepared = Ledger(m_session).prepareAccounts(charge.merchantId, charge.currency);
-            !prepared)
-            return prepared;
-    PgTransaction tx(m_session, PgTransaction::Pipelined);
-    Result<ApiResponse> applied =
-        capturing ? applyCapture(charge, result) : applyAuthorization(charge, result);
-    if (!applied)
-        return applied.error();
-    return tx.commit();
+    Result<ApiResponse> settled = settle(charge, result, {}, capturing);
+    if (!settled)
+        return settled.error();
+    return {};
 }
 
 } // namespace keel

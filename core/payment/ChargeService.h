@@ -50,6 +50,10 @@ private:
     ApiResponse finishCapture(ChargeRecord &charge, const ChannelResult &result,
                               const QByteArray &keyHash);
     ApiResponse completeWith(const QByteArray &keyHash, ApiResponse response);
+    // Applies a channel outcome and, if a key is given, stores the response,
+    // in one pipelined transaction.
+    Result<ApiResponse> settle(ChargeRecord &charge, const ChannelResult &result,
+                               const QByteArray &keyHash, bool capturing);
 
     // Applies a channel outcome inside an open transaction; returns the
     // response to store and send.

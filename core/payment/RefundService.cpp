@@ -15,6 +15,7 @@
 #include "core/payment/ChargeRequest.h"
 #include "core/payment/PaymentRepository.h"
 #include "core/payment/RefundRecord.h"
+#include "core/payment/ServiceFailure.h"
 
 namespace keel {
 namespace {
@@ -59,19 +60,7 @@ RefundService::RefundService(const GatewayContext &context, PgSession &session)
 
 ApiResponse RefundService::failure(const Error &error)
 {
-    if (error.message.contains(QLatin1String("expected 1 row")))
-        return problem(409, QStringLiteral("request_in_progress"), {},
-                       QStringLiteral("another request is working on this charge; retry shortly"));
-    ApiError api;
-    // The client gets a retryable 503; the operator gets the reason.
-    qWarning("keel gateway: request failed: %s", qPrintable(error.message));
-    api.status = 503;
-    api.type = QStringLiteral("api_error");
-    api.code = QStringLiteral("database_unavailable");
-    api.message =
-        QStringLiteral("keel could not reach its database; retry with the same Idempotency-Key");
-    api.shouldRetry = true;
-    return api.response();
+    return serviceFailure(error);
 }
 
 ApiResponse RefundService::create(const Merchant &merchant, const RequestParams &params,
