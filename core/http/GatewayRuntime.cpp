@@ -4,6 +4,7 @@
 #include "core/db/Migrator.h"
 #include "core/db/PgSession.h"
 #include "core/http/GatewayApi.h"
+#include "core/metrics/RollupBuffer.h"
 #include "core/payment/Reconciler.h"
 
 #include <QCoreApplication>
@@ -88,6 +89,8 @@ void GatewayRuntime::maintain()
 {
     if (!m_housekeeping->healthy() && !m_housekeeping->reset())
         return;
+    (void)flushMetrics();
+    (void)RollupBuffer::sweep(*m_housekeeping, 8, 1000);
     (void)Reconciler(m_api->context(), *m_housekeeping).runOnce(m_options.reconcileGraceSeconds);
     IdempotencyStore store(*m_housekeeping, m_options.idempotency, m_api->context().instance);
     for (int round = 0; round < 20; ++round) {
@@ -97,10 +100,20 @@ void GatewayRuntime::maintain()
     }
 }
 
+Status GatewayRuntime::flushMetrics()
+{
+    if (!m_housekeeping->healthy() && !m_housekeeping->reset())
+        return makeError(ErrorKind::Connection, QStringLiteral("no database connection"));
+    return RollupBuffer::instance().flush(*m_housekeeping, m_api->context().instance);
+}
+
 void GatewayRuntime::stop()
 {
-    if (m_server)
+    if (m_server) {
         m_server->stop();
+        m_server.reset();
+        (void)flushMetrics(); // what the last requests counted
+    }
 }
 
 } // namespace keel

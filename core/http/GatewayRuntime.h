@@ -33,6 +33,9 @@ public:
     int port() const;
     QString url() const;
     void maintain();
+    // Adds this process's per-minute counts to metrics_minute now (maintain()
+    // does it every call).
+    Status flushMetrics();
     void stop();
 
 private:

@@ -1,5 +1,9 @@
 #include "core/metrics/Metrics.h"
 
+#include "core/metrics/RollupBuffer.h"
+
+#include <limits>
+
 namespace keel {
 namespace {
 
@@ -27,6 +31,8 @@ Metrics &Metrics::instance()
 void Metrics::countIdempotency(Idempotency outcome)
 {
     m_idempotency[size_t(outcome)].fetch_add(1, std::memory_order_relaxed);
+    RollupBuffer::instance().add(QStringLiteral("idempotency.") +
+                                 QLatin1String(IdempotencyNames[size_t(outcome)]));
 }
 
 quint64 Metrics::idempotencyCount(Idempotency outcome) const
@@ -46,16 +52,44 @@ void Metrics::observeRequest(Endpoint endpoint, int status, qint64 micros)
             m_buckets[e][b].fetch_add(1, std::memory_order_relaxed);
     m_count[e].fetch_add(1, std::memory_order_relaxed);
     m_sumMicros[e].fetch_add(quint64(std::max<qint64>(0, micros)), std::memory_order_relaxed);
+
+    RollupBuffer &rollups = RollupBuffer::instance();
+    const QString name = QLatin1String(EndpointNames[e]);
+    rollups.add(QStringLiteral("http.") + name + u'.' +
+                QLatin1String(ClassNames[status >= 500   ? 2
+                                         : status >= 400 ? 1
+                                                         : 0]));
+    // Per-minute histograms keep the bucket a request fell in (not cumulative).
+    qint64 bound = 0;
+    for (const qint64 candidate : BucketMicros) {
+        if (micros <= candidate) {
+            bound = candidate;
+            break;
+        }
+    }
+    rollups.add(QStringLiteral("latency.") + name, 1, std::max<qint64>(0, micros),
+                bound == 0 ? std::numeric_limits<qint64>::max() : bound);
 }
 
 void Metrics::countTransition(PaymentState from, PaymentState to)
 {
     m_transitions[size_t(from)][size_t(to)].fetch_add(1, std::memory_order_relaxed);
+    RollupBuffer::instance().add(QStringLiteral("transition.") + stateName(from) + u'.' +
+                                 stateName(to));
 }
 
 void Metrics::countPosting(Posting kind)
 {
     m_postings[size_t(kind)].fetch_add(1, std::memory_order_relaxed);
+    RollupBuffer::instance().add(QStringLiteral("posting.") +
+                                 QLatin1String(PostingNames[size_t(kind)]));
+}
+
+void Metrics::countVolume(Posting kind, const QString &currency, qint64 minorUnits)
+{
+    RollupBuffer::instance().add(QStringLiteral("volume.") +
+                                     QLatin1String(PostingNames[size_t(kind)]) + u'.' + currency,
+                                 1, minorUnits);
 }
 
 QByteArray Metrics::prometheusText() const

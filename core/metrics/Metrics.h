@@ -3,6 +3,7 @@
 #include "core/payment/PaymentState.h"
 
 #include <QByteArray>
+#include <QString>
 
 #include <array>
 #include <atomic>
@@ -34,8 +35,14 @@ public:
     void observeRequest(Endpoint endpoint, int status, qint64 micros);
     void countTransition(PaymentState from, PaymentState to);
     void countPosting(Posting kind);
+    // Money moved, per currency, for the dashboards' volume charts.
+    void countVolume(Posting kind, const QString &currency, qint64 minorUnits);
 
     QByteArray prometheusText() const;
+
+    // Every count also goes to the per-minute rollups (RollupBuffer) that the
+    // console reads; names are "<family>.<label>..." such as
+    // "idempotency.replayed" or "latency.charges_create".
 
     quint64 idempotencyCount(Idempotency outcome) const;
 

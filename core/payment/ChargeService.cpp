@@ -241,6 +241,7 @@ Result<ApiResponse> ChargeService::applyAuthorization(ChargeRecord &charge,
         countSteps(before, steps);
         if (charge.capture)
             Metrics::instance().countPosting(Metrics::Posting::Capture);
+        Metrics::instance().countVolume(Metrics::Posting::Capture, charge.currency, charge.amount);
         return chargeResponse(charge);
     }
     case ChannelOutcome::Declined:
@@ -465,6 +466,7 @@ Result<ApiResponse> ChargeService::applyCapture(ChargeRecord &charge, const Chan
         return queued.error();
     countSteps(PaymentState::Capturing, {QStringLiteral("capture_ok")});
     Metrics::instance().countPosting(Metrics::Posting::Capture);
+    Metrics::instance().countVolume(Metrics::Posting::Capture, charge.currency, charge.amount);
     return chargeResponse(charge);
 }
 

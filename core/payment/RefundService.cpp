@@ -301,6 +301,7 @@ ApiResponse RefundService::execute(RefundRecord &refund, ChargeRecord &charge,
             return failure(queued.error());
         Metrics::instance().countTransition(before, charge.state);
         Metrics::instance().countPosting(Metrics::Posting::Refund);
+        Metrics::instance().countVolume(Metrics::Posting::Refund, refund.currency, refund.amount);
     } else if (result.outcome != ChannelOutcome::Unknown) {
         if (Status moved = repository.transition(charge, {QStringLiteral("refund_fail")}, {});
             !moved)

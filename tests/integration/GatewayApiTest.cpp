@@ -312,3 +312,31 @@ TEST_F(GatewayApiTest, HealthzAnswersWithoutAnApiKey)
     EXPECT_EQ(health.status, 200);
     EXPECT_EQ(json(health).value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
 }
+
+TEST_F(GatewayApiTest, MinuteRollupsRecordWhatOnlyTheProcessSees)
+{
+    ASSERT_EQ(post("/v1/charges", Charge, "r1").status, 200);
+    ASSERT_EQ(post("/v1/charges", Charge, "r1").status, 200);
+    ASSERT_EQ(post("/v1/charges", "amount=3&currency=usd&source=tok_visa", "r1").status, 422);
+    ASSERT_EQ(post("/v1/charges", "amount=zero&currency=usd&source=tok_visa", "r2").status, 400);
+    ASSERT_TRUE(m_gateway->flushMetrics().ok());
+    const auto count = [this](const char *metric) {
+        return scalar(
+            QByteArray("SELECT coalesce(sum(count), 0) FROM keel.metrics_minute WHERE metric = '") +
+            metric + "'");
+    };
+    EXPECT_EQ(count("idempotency.new"), QStringLiteral("1"));
+    EXPECT_EQ(count("idempotency.replayed"), QStringLiteral("1"));
+    EXPECT_EQ(count("idempotency.fingerprint_mismatch"), QStringLiteral("1"));
+    EXPECT_EQ(count("http.charges_create.4xx"), QStringLiteral("2"));
+    EXPECT_EQ(count("latency.charges_create"), QStringLiteral("4"));
+    EXPECT_EQ(scalar("SELECT total FROM keel.metrics_minute WHERE metric = 'volume.capture.USD'"),
+              QStringLiteral("1000"));
+    EXPECT_EQ(scalar("SELECT count(DISTINCT source) FROM keel.metrics_minute"),
+              QStringLiteral("1"));
+    // A second flush adds only what happened since the first.
+    ASSERT_EQ(post("/v1/charges", Charge, "r1").status, 200);
+    ASSERT_TRUE(m_gateway->flushMetrics().ok());
+    EXPECT_EQ(count("idempotency.replayed"), QStringLiteral("2"));
+    EXPECT_EQ(count("idempotency.new"), QStringLiteral("1"));
+}
