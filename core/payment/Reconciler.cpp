@@ -3,6 +3,7 @@
 #include "core/db/PgSession.h"
 #include "core/payment/ChargeService.h"
 #include "core/payment/PaymentRepository.h"
+#include "core/payment/RefundService.h"
 
 namespace keel {
 
@@ -36,6 +37,24 @@ Result<Reconciler::Report> Reconciler::runOnce(int graceSeconds, int batch)
         // A concurrent resolver that got there first makes this one fail its
         // optimistic transition, which is fine: the payment is settled.
         if (service.resolveInFlight(record))
+            ++report.resolved;
+        else
+            ++report.failed;
+    }
+    // Refunds whose answer was lost leave their charge in Refunding.
+    Result<PgRows> refunds = m_session.query(
+        "SELECT c.merchant_id, r.public_id FROM keel.refunds r "
+        "JOIN keel.charges c ON c.id = r.charge_id JOIN keel.payment_state s ON s.charge_id = c.id "
+        "WHERE s.state = 'Refunding' AND r.status = 'pending' "
+        "  AND s.updated_at < now() - make_interval(secs => $1) "
+        "ORDER BY s.updated_at LIMIT $2",
+        {QByteArray::number(graceSeconds), QByteArray::number(batch)});
+    if (!refunds)
+        return refunds.error();
+    RefundService refundService(m_context, m_session);
+    for (int i = 0; i < refunds->size(); ++i) {
+        ++report.examined;
+        if (refundService.resolveInFlight(refunds->toInt64(i, 0), refunds->text(i, 1)))
             ++report.resolved;
         else
             ++report.failed;

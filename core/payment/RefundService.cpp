@@ -316,13 +316,37 @@ ApiResponse RefundService::execute(RefundRecord &refund, ChargeRecord &charge,
         Metrics::instance().countTransition(PaymentState::Refunding, PaymentState::Captured);
     }
     const ApiResponse response = refundResponse(refund);
-    IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
-    if (Status done = store.complete(keyHash, {response.status, response.headers, response.body});
-        !done)
-        return failure(done.error());
+    if (!keyHash.isEmpty()) {
+        IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
+        if (Status done =
+                store.complete(keyHash, {response.status, response.headers, response.body});
+            !done)
+            return failure(done.error());
+    }
     if (Status committed = tx.commit(); !committed)
         return failure(committed.error());
     return response;
+}
+
+Status RefundService::resolveInFlight(qint64 merchantId, const QString &refundId)
+{
+    Result<std::optional<RefundRecord>> refund =
+        RefundRecord::find(m_session, merchantId, "r.public_id = $2", {refundId.toUtf8()});
+    if (!refund || !refund->has_value())
+        return refund ? makeError(ErrorKind::Failed, QStringLiteral("refund vanished"))
+                      : refund.error();
+    Result<std::optional<ChargeRecord>> charge =
+        PaymentRepository(m_session).findByPublicId(merchantId, (*refund)->chargePublicId);
+    if (!charge || !charge->has_value())
+        return charge ? makeError(ErrorKind::Failed, QStringLiteral("charge vanished"))
+                      : charge.error();
+    if ((*refund)->status != QLatin1String("pending") ||
+        (*charge)->state != PaymentState::Refunding)
+        return {};
+    const ApiResponse response = execute(**refund, **charge, {}, true);
+    if (response.status >= 500 || response.status == 409)
+        return makeError(ErrorKind::Failed, QStringLiteral("refund %1 not settled").arg(refundId));
+    return {};
 }
 
 ApiResponse RefundService::retrieve(const Merchant &merchant, const QString &refundId)

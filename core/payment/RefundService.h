@@ -28,6 +28,10 @@ public:
                        const std::optional<QByteArray> &idempotencyKey);
     ApiResponse retrieve(const Merchant &merchant, const QString &refundId);
 
+    // Settles a refund left pending by a lost channel answer, asking the
+    // channel first; used by the reconciler.
+    Status resolveInFlight(qint64 merchantId, const QString &refundId);
+
 private:
     ApiResponse execute(RefundRecord &refund, ChargeRecord &charge, const QByteArray &keyHash,
                         bool askFirst);

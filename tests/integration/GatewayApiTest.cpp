@@ -340,3 +340,34 @@ TEST_F(GatewayApiTest, MinuteRollupsRecordWhatOnlyTheProcessSees)
     EXPECT_EQ(count("idempotency.replayed"), QStringLiteral("2"));
     EXPECT_EQ(count("idempotency.new"), QStringLiteral("1"));
 }
+
+TEST_F(GatewayApiTest, RefundWithALostAnswerIsSettledByTheReconciler)
+{
+    const HttpReply charge = post("/v1/charges", Charge, "to-refund");
+    ASSERT_EQ(charge.status, 200);
+    const QByteArray id = json(charge).value(QStringLiteral("id")).toString().toLatin1();
+    m_gateway->stop();
+    m_options.channel.ambiguousRate = 1.0;
+    startGateway();
+    const HttpReply pending = post("/v1/refunds", "charge=" + id, "refund-lost");
+    ASSERT_EQ(pending.status, 200) << pending.body.constData();
+    EXPECT_EQ(json(pending).value(QStringLiteral("status")).toString(), QStringLiteral("pending"));
+    EXPECT_EQ(scalar("SELECT state FROM keel.payment_state"), QStringLiteral("Refunding"));
+
+    GatewayContext context;
+    context.settings = settings();
+    context.channel = std::make_shared<SimulatedChannel>(settings(), SimulatedChannelConfig{});
+    auto session = PgSession::open(settings());
+    context.currencies = *CurrencyTable::load(*session);
+    auto report = Reconciler(context, *session).runOnce(0);
+    ASSERT_TRUE(report.ok());
+    EXPECT_EQ(report->examined, 1);
+    EXPECT_EQ(report->failed, 0);
+    EXPECT_EQ(report->resolved, 1);
+    EXPECT_EQ(scalar("SELECT status FROM keel.refunds"), QStringLiteral("succeeded"));
+    EXPECT_EQ(scalar("SELECT state FROM keel.payment_state"), QStringLiteral("Refunded"));
+    auto audit = Ledger::audit(*session);
+    ASSERT_TRUE(audit.ok());
+    EXPECT_TRUE(audit->firstViolation.isEmpty()) << qPrintable(audit->firstViolation);
+    EXPECT_EQ(audit->transactions, 2);
+}

@@ -1,0 +1,158 @@
+#include "core/sim/TrafficSimulator.h"
+
+#include "core/http/HttpClient.h"
+
+#include <QDeadlineTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QThread>
+
+#include <thread>
+#include <vector>
+
+namespace keel {
+namespace {
+
+struct Order {
+    QByteArray currency;
+    qint64 amount;
+};
+
+Order randomOrder(QRandomGenerator &random)
+{
+    // Amounts in each currency's minor units, roughly 5 to 500 of its major unit.
+    static const Order shapes[] = {{"usd", 100}, {"cny", 100}, {"eur", 100}, {"jpy", 1}};
+    const Order shape = shapes[random.bounded(4)];
+    return {shape.currency, shape.amount * (5 + random.bounded(495))};
+}
+
+QByteArray chargeBody(const Order &order, const QByteArray &source, const QByteArray &extra = {})
+{
+    return "amount=" + QByteArray::number(order.amount) + "&currency=" + order.currency +
+           "&source=" + source + extra;
+}
+
+QString idOf(const HttpReply &reply)
+{
+    return QJsonDocument::fromJson(reply.body).object().value(QStringLiteral("id")).toString();
+}
+
+} // namespace
+
+TrafficSimulator::TrafficSimulator(SimulationOptions options) : m_options(std::move(options)) {}
+
+Status TrafficSimulator::run()
+{
+    QString host;
+    int port = 0;
+    if (!HttpClient::parseUrl(m_options.url, &host, &port))
+        return fieldError(
+            QStringLiteral("http"), QStringLiteral("parameter_invalid"),
+            QStringLiteral("--http must be a URL such as http://127.0.0.1:8080; got \"%1\"")
+                .arg(m_options.url));
+    std::vector<std::thread> clients;
+    for (int i = 0; i < std::max(1, m_options.clients); ++i)
+        clients.emplace_back([this, i] { client(i); });
+    for (std::thread &thread : clients)
+        thread.join();
+    return {};
+}
+
+void TrafficSimulator::client(int index)
+{
+    QString host;
+    int port = 0;
+    HttpClient::parseUrl(m_options.url, &host, &port);
+    HttpClient http(host, port, 15000);
+    QRandomGenerator random(QRandomGenerator::system()->generate());
+    const HttpClient::Headers auth{{"Authorization", "Bearer " + m_options.apiKey.toLatin1()},
+                                   {"Content-Type", "application/x-www-form-urlencoded"}};
+    const auto post = [&](const QByteArray &path, const QByteArray &body, const QByteArray &key) {
+        HttpClient::Headers headers = auth;
+        if (!key.isEmpty())
+            headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
+        const HttpReply reply = http.request("POST", path, headers, body);
+        ++m_tally.requests;
+        if (reply.status == 0 || reply.status >= 500)
+            ++m_tally.failed;
+        else if (reply.header("idempotent-replayed") == "true")
+            ++m_tally.replayed;
+        else if (reply.status == 409)
+            ++m_tally.inFlight;
+        else if (reply.status == 422)
+            ++m_tally.mismatched;
+        else if (reply.status == 402)
+            ++m_tally.declined;
+        return reply;
+    };
+    const auto newKey = [&]() -> QByteArray {
+        return "sim-" + QByteArray::number(index) + '-' +
+               QByteArray::number(random.generate64(), 36);
+    };
+
+    const double perClient =
+        std::max(0.1, m_options.ratePerSecond / std::max(1, m_options.clients));
+    const QDeadlineTimer end = m_options.seconds > 0
+                                   ? QDeadlineTimer(qint64(m_options.seconds) * 1000)
+                                   : QDeadlineTimer(QDeadlineTimer::Forever);
+    QList<QString> captured;
+    while (!m_stopping && !end.hasExpired()) {
+        QDeadlineTimer pace(qint64(1000.0 / perClient));
+        const int roll = random.bounded(100);
+        const Order order = randomOrder(random);
+        const QByteArray key = newKey();
+        if (roll < 55) { // a plain new charge
+            const HttpReply reply = post("/v1/charges", chargeBody(order, "tok_visa"), key);
+            if (reply.status == 200) {
+                ++m_tally.created;
+                captured << idOf(reply);
+            }
+        } else if (roll < 67) { // the client timed out and retries with the same key
+            post("/v1/charges", chargeBody(order, "tok_visa"), key);
+            post("/v1/charges", chargeBody(order, "tok_visa"), key);
+        } else if (roll < 72) { // two copies at once (a double click, a proxy retry)
+            HttpClient twin(host, port, 15000);
+            std::thread other([&] {
+                HttpClient::Headers headers = auth;
+                headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
+                const HttpReply reply =
+                    twin.request("POST", "/v1/charges", headers, chargeBody(order, "tok_visa"));
+                if (reply.status == 409)
+                    ++m_tally.inFlight;
+                ++m_tally.requests;
+            });
+            post("/v1/charges", chargeBody(order, "tok_visa"), key);
+            other.join();
+        } else if (roll < 77) { // the same order number again under a fresh key
+            const QByteArray orderNo =
+                "&out_trade_no=SIM" + QByteArray::number(random.generate64(), 36);
+            post("/v1/charges", chargeBody(order, "tok_visa", orderNo), key);
+            post("/v1/charges", chargeBody(order, "tok_visa", orderNo), newKey());
+        } else if (roll < 80) { // a buggy client reuses a key for a different order
+            post("/v1/charges", chargeBody(order, "tok_visa"), key);
+            post("/v1/charges", chargeBody(randomOrder(random), "tok_visa"), key);
+        } else if (roll < 87) { // a declined card
+            const QByteArray source =
+                random.bounded(2) ? "tok_chargeDeclined" : "tok_chargeDeclinedInsufficientFunds";
+            post("/v1/charges", chargeBody(order, source), key);
+        } else if (roll < 93) { // authorize now, capture later
+            const HttpReply reply =
+                post("/v1/charges", chargeBody(order, "tok_visa", "&capture=false"), key);
+            if (reply.status == 200)
+                post("/v1/charges/" + idOf(reply).toLatin1() + "/capture", {}, newKey());
+        } else if (!captured.isEmpty()) { // a refund, sometimes partial
+            const QString charge = captured.takeAt(random.bounded(int(captured.size())));
+            const QByteArray amount = random.bounded(2) ? "&amount=1" : QByteArray();
+            if (post("/v1/refunds", "charge=" + charge.toLatin1() + amount, key).status == 200)
+                ++m_tally.refunded;
+        }
+        if (captured.size() > 200)
+            captured.removeFirst();
+        const qint64 wait = pace.remainingTime();
+        if (wait > 0)
+            QThread::msleep(ulong(wait));
+    }
+}
+
+} // namespace keel
