@@ -1,0 +1,124 @@
+#include "core/dev/DevStack.h"
+
+#include "core/db/Database.h"
+#include "core/db/Migrator.h"
+#include "core/db/PgSession.h"
+#include "core/merchant/MerchantStore.h"
+
+#include <QDir>
+#include <QFile>
+#include <QStandardPaths>
+
+#include <unistd.h>
+
+namespace keel {
+namespace {
+
+Status migrate(const ConnectionSettings &settings, const DevStack::Progress &progress)
+{
+    Result<QList<Migration>> migrations = MigrationSource::load();
+    if (!migrations)
+        return migrations.error();
+    Status result;
+    {
+        Result<QSqlDatabase> db = Database::connect(settings, QStringLiteral("keel-dev"));
+        if (!db)
+            return db.error();
+        Result<int> applied =
+            Migrator(*db, *migrations).migrate([&](const Migration &migration, qint64 ms) {
+                if (progress)
+                    progress(QStringLiteral("applied %1 (%2 ms)").arg(migration.label()).arg(ms));
+            });
+        if (!applied)
+            result = applied.error();
+    }
+    Database::closeThreadConnections();
+    return result;
+}
+
+} // namespace
+
+QString DevStack::defaultDirectory()
+{
+    // root's home is closed to the unprivileged account the server runs as.
+    if (::geteuid() == 0)
+        return QStringLiteral("/var/lib/keel/dev");
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+           QStringLiteral("/keel/dev");
+}
+
+Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progress &progress)
+{
+    std::unique_ptr<DevStack> stack(new DevStack);
+    Result<std::unique_ptr<EmbeddedCluster>> cluster = EmbeddedCluster::create(options.cluster);
+    if (!cluster)
+        return cluster.error();
+    stack->m_cluster = std::move(cluster).value();
+    Result<bool> initialized = stack->m_cluster->initialize();
+    if (!initialized)
+        return initialized.error();
+    if (progress)
+        progress(*initialized ? QStringLiteral("created a new cluster in %1")
+                                    .arg(stack->m_cluster->dataDirectory())
+                              : QStringLiteral("reusing the cluster in %1")
+                                    .arg(stack->m_cluster->dataDirectory()));
+    if (Status started = stack->m_cluster->start(); !started)
+        return started.error();
+    if (Status made = stack->m_cluster->ensureDatabase(QStringLiteral("keel")); !made)
+        return made.error();
+    if (Status migrated = migrate(stack->database(), progress); !migrated)
+        return migrated.error();
+    Result<QString> apiKey = stack->demoMerchantKey();
+    if (!apiKey)
+        return apiKey.error();
+    stack->m_apiKey = *apiKey;
+    options.gateway.settings = stack->database();
+    Result<std::unique_ptr<GatewayRuntime>> gateway = GatewayRuntime::start(options.gateway);
+    if (!gateway)
+        return gateway.error();
+    stack->m_gateway = std::move(gateway).value();
+    return stack;
+}
+
+DevStack::~DevStack()
+{
+    (void)stop();
+}
+
+Status DevStack::stop()
+{
+    if (m_gateway) {
+        m_gateway->stop();
+        m_gateway.reset();
+    }
+    return m_cluster ? m_cluster->stop() : Status();
+}
+
+// The demo merchant's API key: issued on first run, kept in the data directory
+// (mode 0600) since only its hash is in the database.
+Result<QString> DevStack::demoMerchantKey()
+{
+    const QString path =
+        QDir(m_cluster->dataDirectory()).filePath(QStringLiteral("keel-demo.apikey"));
+    QFile file(path);
+    if (file.open(QIODevice::ReadOnly)) {
+        const QString key = QString::fromLatin1(file.readAll()).trimmed();
+        if (!key.isEmpty())
+            return key;
+    }
+    Result<PgSession> session = PgSession::open(database());
+    if (!session)
+        return session.error();
+    Result<IssuedMerchant> issued =
+        MerchantStore(*session).create(QStringLiteral("Demo Merchant"), {});
+    if (!issued)
+        return issued.error();
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(issued->apiKey.toLatin1() + '\n');
+    return issued->apiKey;
+}
+
+} // namespace keel

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/db/ConnectionSettings.h"
+#include "core/db/EmbeddedCluster.h"
+#include "core/http/GatewayRuntime.h"
+
+#include <functional>
+#include <memory>
+
+namespace keel {
+
+// The embedded default: a private PostgreSQL with keel's schema, a demo
+// merchant and the gateway, in this process. `keel dev` and
+// `keel-console --demo` both run it.
+class DevStack final {
+public:
+    struct Options {
+        ClusterOptions cluster;
+        GatewayOptions gateway; // settings are filled in by start()
+    };
+    using Progress = std::function<void(const QString &)>;
+
+    static Result<std::unique_ptr<DevStack>> start(Options options, const Progress &progress = {});
+    ~DevStack();
+    Q_DISABLE_COPY_MOVE(DevStack)
+
+    ConnectionSettings database() const { return m_cluster->settings(QStringLiteral("keel")); }
+    QString gatewayUrl() const { return m_gateway->url(); }
+    QString apiKey() const { return m_apiKey; }
+    EmbeddedCluster &cluster() { return *m_cluster; }
+    GatewayRuntime &gateway() { return *m_gateway; }
+
+    // Stops the gateway, then the server.
+    Status stop();
+
+    static QString defaultDirectory();
+
+private:
+    DevStack() = default;
+    Result<QString> demoMerchantKey();
+
+    std::unique_ptr<EmbeddedCluster> m_cluster;
+    std::unique_ptr<GatewayRuntime> m_gateway;
+    QString m_apiKey;
+};
+
+} // namespace keel
