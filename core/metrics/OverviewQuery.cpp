@@ -1,0 +1,164 @@
+#include "core/metrics/OverviewQuery.h"
+
+#include "core/db/Database.h"
+
+#include <QSqlQuery>
+#include <QVariant>
+
+#include <algorithm>
+#include <map>
+
+namespace keel {
+namespace {
+
+const char *const KeyedOutcomes[] = {"idempotency.new", "idempotency.replayed",
+                                     "idempotency.in_flight_conflict",
+                                     "idempotency.fingerprint_mismatch", "idempotency.recovered"};
+
+qint64 percentile(const std::map<qint64, qint64> &buckets, double share)
+{
+    qint64 total = 0;
+    for (const auto &[bound, count] : buckets)
+        total += count;
+    if (total == 0)
+        return 0;
+    const double wanted = share * double(total);
+    qint64 seen = 0;
+    for (const auto &[bound, count] : buckets) {
+        seen += count;
+        if (double(seen) >= wanted)
+            return bound;
+    }
+    return buckets.rbegin()->first;
+}
+
+} // namespace
+
+QList<qint64> OverviewData::series(const QString &metric) const
+{
+    return counts.value(metric, QList<qint64>(times.size(), 0));
+}
+
+QList<double> OverviewData::hitRate() const
+{
+    QList<double> rates;
+    for (qsizetype i = 0; i < times.size(); ++i) {
+        qint64 all = 0;
+        for (const char *outcome : KeyedOutcomes)
+            all += series(QLatin1String(outcome)).at(i);
+        rates << (all == 0
+                      ? -1.0
+                      : double(series(QStringLiteral("idempotency.replayed")).at(i)) / double(all));
+    }
+    return rates;
+}
+
+QList<double> OverviewData::conflictRate() const
+{
+    QList<double> rates;
+    for (qsizetype i = 0; i < times.size(); ++i) {
+        qint64 all = 0;
+        for (const char *outcome : KeyedOutcomes)
+            all += series(QLatin1String(outcome)).at(i);
+        const qint64 conflicts = series(QStringLiteral("idempotency.in_flight_conflict")).at(i) +
+                                 series(QStringLiteral("idempotency.fingerprint_mismatch")).at(i);
+        rates << (all == 0 ? -1.0 : double(conflicts) / double(all));
+    }
+    return rates;
+}
+
+qint64 OverviewQuery::stepFor(qint64 rangeSeconds)
+{
+    const qint64 step = (rangeSeconds + 239) / 240;
+    return std::max<qint64>(60, (step + 59) / 60 * 60);
+}
+
+Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch)
+{
+    OverviewData data;
+    data.stepSeconds = stepFor(rangeSeconds);
+    data.toEpoch = (nowEpoch / data.stepSeconds + 1) * data.stepSeconds;
+    data.fromEpoch =
+        data.toEpoch - (rangeSeconds + data.stepSeconds - 1) / data.stepSeconds * data.stepSeconds;
+    for (qint64 t = data.fromEpoch; t < data.toEpoch; t += data.stepSeconds)
+        data.times << t;
+    const auto slot = [&](qint64 t) {
+        return qsizetype((t - data.fromEpoch) / data.stepSeconds);
+    };
+
+    QSqlQuery query(db);
+    query.setForwardOnly(true);
+    // Reads the range through metrics_minute_by_minute; rows are already rolled up per minute.
+    query.prepare(
+        QStringLiteral("SELECT (extract(epoch FROM minute)::bigint / ?) * ?, metric, le_micros, "
+                       "  sum(count)::bigint, sum(total)::bigint "
+                       "FROM keel.metrics_minute "
+                       "WHERE minute >= to_timestamp(?) AND minute < to_timestamp(?) "
+                       "  AND (metric LIKE 'idempotency.%' OR metric LIKE 'http.charges_create.%' "
+                       "       OR metric = 'latency.charges_create' OR metric LIKE 'volume.%' "
+                       "       OR metric LIKE 'transition.%') "
+                       "GROUP BY 1, 2, 3"));
+    query.addBindValue(data.stepSeconds);
+    query.addBindValue(data.stepSeconds);
+    query.addBindValue(data.fromEpoch);
+    query.addBindValue(data.toEpoch);
+    if (Status status = Database::exec(query); !status)
+        return status.error();
+    QList<std::map<qint64, qint64>> latency(data.times.size());
+    while (query.next()) {
+        const qsizetype i = slot(query.value(0).toLongLong());
+        if (i < 0 || i >= data.times.size())
+            continue;
+        const QString metric = query.value(1).toString();
+        const qint64 count = query.value(3).toLongLong();
+        const qint64 total = query.value(4).toLongLong();
+        if (metric == QLatin1String("latency.charges_create")) {
+            latency[i][query.value(2).toLongLong()] += count;
+        } else if (metric.startsWith(QLatin1String("volume."))) {
+            auto &perCurrency =
+                metric.startsWith(QLatin1String("volume.capture.")) ? data.captured : data.refunded;
+            QList<qint64> &values = perCurrency[metric.section(u'.', 2)];
+            values.resize(data.times.size(), 0);
+            values[i] += total;
+        } else {
+            QList<qint64> &values = data.counts[metric];
+            values.resize(data.times.size(), 0);
+            values[i] += count;
+        }
+    }
+    for (const auto &buckets : std::as_const(latency)) {
+        data.p50Micros << percentile(buckets, 0.50);
+        data.p95Micros << percentile(buckets, 0.95);
+        data.p99Micros << percentile(buckets, 0.99);
+    }
+
+    // "Now" figures: one index-backed read each.
+    if (Status status = Database::exec(
+            query,
+            QStringLiteral(
+                "SELECT a.currency, coalesce(sum(e.amount), 0)::bigint FROM keel.ledger_accounts a "
+                "LEFT JOIN keel.ledger_entries e ON e.account_id = a.id "
+                "WHERE a.kind = 'suspense' GROUP BY a.currency "
+                "HAVING coalesce(sum(e.amount), 0) <> 0 ORDER BY a.currency"));
+        !status)
+        return status.error();
+    while (query.next())
+        data.suspenseBalances.append({query.value(0).toString(), query.value(1).toLongLong()});
+    if (Status status =
+            Database::exec(query, QStringLiteral("SELECT state, count(*) FROM keel.payment_state "
+                                                 "WHERE state IN ('Authorizing', 'Capturing', "
+                                                 "'Refunding') GROUP BY state ORDER BY state"));
+        !status)
+        return status.error();
+    while (query.next())
+        data.inFlight.append({query.value(0).toString(), query.value(1).toLongLong()});
+    if (Status status =
+            Database::exec(query, QStringLiteral("SELECT code, exponent FROM keel.currencies"));
+        !status)
+        return status.error();
+    while (query.next())
+        data.exponents.insert(query.value(0).toString(), query.value(1).toInt());
+    return data;
+}
+
+} // namespace keel

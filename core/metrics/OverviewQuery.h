@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QHash>
+#include <QList>
+#include <QSqlDatabase>
+#include <QString>
+
+#include <utility>
+
+namespace keel {
+
+// What the console's Overview shows for a time range: per-bucket series from
+// the rollups, plus a few "now" figures read through small indexes.
+struct OverviewData {
+    qint64 fromEpoch = 0;
+    qint64 toEpoch = 0;
+    qint64 stepSeconds = 60;
+    QList<qint64> times; // bucket starts, seconds since the epoch
+
+    // metric -> per-bucket count (aligned with times): idempotency.*, http.charges_create.*,
+    // transition.*
+    QHash<QString, QList<qint64>> counts;
+    // currency -> per-bucket minor units captured / refunded
+    QHash<QString, QList<qint64>> captured;
+    QHash<QString, QList<qint64>> refunded;
+    // POST /v1/charges latency per bucket, in microseconds (0 where no requests)
+    QList<qint64> p50Micros, p95Micros, p99Micros;
+
+    QList<std::pair<QString, qint64>> suspenseBalances; // currency -> minor units
+    QList<std::pair<QString, qint64>> inFlight; // Authorizing/Capturing/Refunding -> payments
+    QHash<QString, int> exponents;              // currency -> minor-unit exponent
+
+    QList<qint64> series(const QString &metric) const;
+    // Share of keyed requests answered by replay, and by 409/422, per bucket
+    // (negative where there were none).
+    QList<double> hitRate() const;
+    QList<double> conflictRate() const;
+};
+
+class OverviewQuery final {
+public:
+    // Buckets sized so that any range has at most about 240 points.
+    static qint64 stepFor(qint64 rangeSeconds);
+    static Result<OverviewData> load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch);
+};
+
+} // namespace keel

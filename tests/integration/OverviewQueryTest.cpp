@@ -1,0 +1,129 @@
+#include "DatabaseTest.h"
+
+#include "core/db/Database.h"
+#include "core/db/MigrationSource.h"
+#include "core/db/PgSession.h"
+#include "core/db/SessionInfo.h"
+#include "core/metrics/OverviewQuery.h"
+
+#include <QDateTime>
+
+using namespace keel;
+using keel::test::DatabaseTest;
+
+class OverviewQueryTest : public DatabaseTest {
+protected:
+    void SetUp() override
+    {
+        DatabaseTest::SetUp();
+        migrate();
+    }
+    void exec(const QByteArray &sql)
+    {
+        auto session = PgSession::open(settings());
+        ASSERT_TRUE(session.ok());
+        Status done = session->exec(sql);
+        ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);
+    }
+};
+
+TEST_F(OverviewQueryTest, SessionInfoNamesTheUserAndTheKeelRolesTheyHold)
+{
+    auto admin = SessionInfo::load(db());
+    ASSERT_TRUE(admin.ok()) << qPrintable(admin.error().message);
+    EXPECT_TRUE(admin->superuser);
+    EXPECT_EQ(admin->schemaVersion, int(MigrationSource::load()->size()));
+
+    auto auditorDb = Database::connect(loginAs(QStringLiteral("keel_auditor")),
+                                       QStringLiteral("keel-test-auditor"));
+    ASSERT_TRUE(auditorDb.ok()) << qPrintable(auditorDb.error().message);
+    auto auditor = SessionInfo::load(*auditorDb);
+    ASSERT_TRUE(auditor.ok()) << qPrintable(auditor.error().message);
+    EXPECT_FALSE(auditor->superuser);
+    EXPECT_EQ(auditor->keelRoles, QStringList{QStringLiteral("keel_auditor")});
+    EXPECT_TRUE(auditor->holds(QStringLiteral("keel_auditor")));
+    EXPECT_FALSE(auditor->holds(QStringLiteral("keel_operator")));
+}
+
+TEST_F(OverviewQueryTest, RatesPercentilesAndVolumesComeFromTheRollups)
+{
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    const qint64 minute = (now / 60 - 5) * 60;
+    const QByteArray at = "to_timestamp(" + QByteArray::number(minute) + ")";
+    // Two processes counted the same minute; their rows add up.
+    exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, count, total) VALUES "
+         "('idempotency.new', 0, " +
+         at + ", 'a', 5, 0), ('idempotency.new', 0, " + at +
+         ", 'b', 3, 0),"
+         "('idempotency.replayed', 0, " +
+         at +
+         ", 'a', 2, 0),"
+         "('idempotency.in_flight_conflict', 0, " +
+         at +
+         ", 'b', 1, 0),"
+         "('latency.charges_create', 1000, " +
+         at +
+         ", 'a', 50, 0),"
+         "('latency.charges_create', 5000, " +
+         at +
+         ", 'a', 45, 0),"
+         "('latency.charges_create', 100000, " +
+         at +
+         ", 'b', 5, 0),"
+         "('volume.capture.USD', 0, " +
+         at +
+         ", 'a', 2, 12345),"
+         "('volume.refund.USD', 0, " +
+         at + ", 'b', 1, 345)");
+    auto data = OverviewQuery::load(db(), 15 * 60, now);
+    ASSERT_TRUE(data.ok()) << qPrintable(data.error().message);
+    EXPECT_EQ(data->stepSeconds, 60);
+    const qsizetype i = data->times.indexOf(minute);
+    ASSERT_GE(i, 0);
+    EXPECT_EQ(data->series(QStringLiteral("idempotency.new")).at(i), 8);
+    EXPECT_DOUBLE_EQ(data->hitRate().at(i), 2.0 / 11.0);
+    EXPECT_DOUBLE_EQ(data->conflictRate().at(i), 1.0 / 11.0);
+    EXPECT_LT(data->hitRate().at(i == 0 ? 1 : 0), 0) << "an empty minute has no rate, not zero";
+    EXPECT_EQ(data->p50Micros.at(i), 1000);
+    EXPECT_EQ(data->p95Micros.at(i), 5000);
+    EXPECT_EQ(data->p99Micros.at(i), 100000);
+    EXPECT_EQ(data->captured.value(QStringLiteral("USD")).at(i), 12345);
+    EXPECT_EQ(data->refunded.value(QStringLiteral("USD")).at(i), 345);
+    EXPECT_EQ(data->exponents.value(QStringLiteral("JPY")), 0);
+    EXPECT_TRUE(data->suspenseBalances.isEmpty());
+}
+
+TEST_F(OverviewQueryTest, LongRangesKeepAboutTwoHundredFortyPoints)
+{
+    for (const qint64 range : {15 * 60LL, 3600LL, 6 * 3600LL, 24 * 3600LL, 7 * 24 * 3600LL}) {
+        auto data = OverviewQuery::load(db(), range, QDateTime::currentSecsSinceEpoch());
+        ASSERT_TRUE(data.ok());
+        EXPECT_LE(data->times.size(), 241) << range;
+        EXPECT_GE(data->times.last() + data->stepSeconds - data->times.first(), range) << range;
+    }
+}
+
+TEST_F(OverviewQueryTest, SuspenseBalanceAndPaymentsInFlightAreReported)
+{
+    exec("BEGIN;"
+         "WITH t AS (INSERT INTO keel.ledger_transactions (kind) VALUES ('suspense_in') RETURNING "
+         "id) "
+         "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
+         "SELECT t.id, a.id, 'CNY', CASE a.kind WHEN 'suspense' THEN 700 ELSE -700 END FROM t, "
+         "keel.ledger_accounts a WHERE a.currency = 'CNY' AND a.kind IN ('suspense', 'asset');"
+         "COMMIT;");
+    exec(
+        "INSERT INTO keel.merchants (name, api_key_hash) VALUES ('m', sha256('k'));"
+        "INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, currency, source, "
+        "request_hash) SELECT 'ch_overview0001', id, 'o1', 5, 'CNY', 'tok', sha256('r') FROM "
+        "keel.merchants;"
+        "INSERT INTO keel.payment_state (charge_id, state) SELECT id, 'Authorizing' FROM "
+        "keel.charges;");
+    auto data = OverviewQuery::load(db(), 3600, QDateTime::currentSecsSinceEpoch());
+    ASSERT_TRUE(data.ok()) << qPrintable(data.error().message);
+    ASSERT_EQ(data->suspenseBalances.size(), 1);
+    EXPECT_EQ(data->suspenseBalances.at(0).first, QStringLiteral("CNY"));
+    EXPECT_EQ(data->suspenseBalances.at(0).second, 700);
+    ASSERT_EQ(data->inFlight.size(), 1);
+    EXPECT_EQ(data->inFlight.at(0), std::make_pair(QStringLiteral("Authorizing"), qint64(1)));
+}
