@@ -1,0 +1,158 @@
+// keel-console: the desktop console. Thin: it parses options, starts the
+// embedded default for --demo, and shows the main window.
+#include "core/db/ConnectionSettings.h"
+#include "core/dev/DevStack.h"
+#include "core/sim/TrafficSimulator.h"
+#include "ui/ConsoleSettings.h"
+#include "ui/MainWindow.h"
+#include "ui/OverviewView.h"
+#include "ui/QueryWorker.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QStyleFactory>
+#include <QTimer>
+
+#include <atomic>
+#include <cstdio>
+#include <thread>
+
+using namespace keel;
+
+namespace {
+
+int failWith(const QString &message, int code)
+{
+    std::fprintf(stderr, "keel-console: %s\n", qPrintable(message));
+    return code;
+}
+
+// The demo's moving parts besides the window: traffic, and the gateway's
+// housekeeping (which writes the rollups the dashboards read), off the GUI thread.
+class DemoTraffic final {
+public:
+    explicit DemoTraffic(DevStack &stack)
+        : m_simulator({stack.gatewayUrl(), stack.apiKey(), 12.0, 0, 3}),
+          m_traffic([this] { (void)m_simulator.run(); }), m_housekeeping([this, &stack] {
+              while (!m_stopping) {
+                  stack.gateway().maintain();
+                  for (int i = 0; i < 20 && !m_stopping; ++i)
+                      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+              }
+          })
+    {}
+    ~DemoTraffic()
+    {
+        m_stopping = true;
+        m_simulator.stop();
+        m_traffic.join();
+        m_housekeeping.join();
+    }
+
+private:
+    std::atomic<bool> m_stopping{false};
+    TrafficSimulator m_simulator;
+    std::thread m_traffic;
+    std::thread m_housekeeping;
+};
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("keel-console"));
+    QApplication::setOrganizationName(QStringLiteral("keel"));
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("keel's desktop console"));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("db"),
+                      QStringLiteral("Connect to this PostgreSQL (libpq URI or key=value)."),
+                      QStringLiteral("DSN")});
+    parser.addOption({QStringLiteral("demo"),
+                      QStringLiteral("Start the embedded default: private PostgreSQL, gateway and "
+                                     "simulated traffic.")});
+    parser.addOption({QStringLiteral("dir"), QStringLiteral("Data directory for --demo."),
+                      QStringLiteral("DIR")});
+    parser.addOption(
+        {QStringLiteral("screenshot"),
+         QStringLiteral("Render the view to FILE (PNG) once its data has loaded, then exit."),
+         QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("view"), QStringLiteral("View to show: overview."),
+                      QStringLiteral("NAME")});
+    parser.process(app);
+    if (parser.isSet(QStringLiteral("view")) &&
+        parser.value(QStringLiteral("view")) != QLatin1String("overview"))
+        return failWith(QStringLiteral("--view must be overview (the only view so far)"), 2);
+
+    std::unique_ptr<DevStack> stack;
+    std::unique_ptr<DemoTraffic> traffic;
+    ConnectionSettings settings;
+    if (parser.isSet(QStringLiteral("demo"))) {
+        DevStack::Options options;
+        options.cluster.dataDirectory =
+            parser.isSet(QStringLiteral("dir"))
+                ? parser.value(QStringLiteral("dir"))
+                : DevStack::defaultDirectory() + QStringLiteral("-demo");
+        // Realistic trouble for the dashboards to show.
+        options.gateway.channel = {15, 0.03, 0.01, 0.02};
+        options.gateway.reconcileGraceSeconds = 10;
+        options.gateway.http.threads = 4;
+        Result<std::unique_ptr<DevStack>> started = DevStack::start(options);
+        if (!started)
+            return failWith(started.error().message, 4);
+        stack = std::move(started).value();
+        settings = stack->database();
+        traffic = std::make_unique<DemoTraffic>(*stack);
+    } else {
+        const QString dsn = parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db"))
+                                                               : qEnvironmentVariable("KEEL_DB");
+        Result<ConnectionSettings> parsed = ConnectionSettings::parse(dsn);
+        if (!parsed)
+            return failWith(parsed.error().message, 2);
+        settings = *parsed;
+    }
+
+    QueryWorker worker(settings);
+    worker.start();
+    ConsoleSettings consoleSettings;
+    MainWindow window(&worker, &consoleSettings);
+    window.show();
+
+    if (parser.isSet(QStringLiteral("screenshot"))) {
+        const QString file = parser.value(QStringLiteral("screenshot"));
+        // In the demo, wait for the first rollups to reach the charts.
+        const bool wantTraffic = stack != nullptr;
+        QElapsedTimer waited;
+        waited.start();
+        QObject::connect(window.overview(), &OverviewView::refreshed, &window, [&] {
+            const OverviewData &data = window.overview()->data();
+            bool hasTraffic = false;
+            for (const qint64 value : data.series(QStringLiteral("idempotency.new")))
+                hasTraffic = hasTraffic || value > 0;
+            if (wantTraffic && !hasTraffic && waited.elapsed() < 40000) {
+                QTimer::singleShot(1500, window.overview(), &OverviewView::refresh);
+                return;
+            }
+            QTimer::singleShot(300, &window, [&] {
+                if (!window.grab().save(file))
+                    std::fprintf(stderr, "keel-console: cannot write %s\n", qPrintable(file));
+                QApplication::exit(0);
+            });
+        });
+        QObject::connect(window.overview(), &OverviewView::refreshFailed, &window,
+                         [](const QString &message) {
+                             std::fprintf(stderr, "keel-console: %s\n", qPrintable(message));
+                             QApplication::exit(3);
+                         });
+    }
+    const int code = QApplication::exec();
+    worker.stop();
+    traffic.reset();
+    if (stack)
+        (void)stack->stop();
+    return code;
+}

@@ -1,0 +1,113 @@
+#include "DatabaseTest.h"
+
+#include "core/db/PgSession.h"
+#include "ui/ChartPanel.h"
+#include "ui/ConsoleSettings.h"
+#include "ui/MainWindow.h"
+#include "ui/MessageBanner.h"
+#include "ui/OverviewView.h"
+#include "ui/QCustomPlotInclude.h"
+#include "ui/QueryWorker.h"
+
+#include <QDateTime>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTemporaryDir>
+
+using namespace keel;
+using keel::test::DatabaseTest;
+
+class OverviewViewTest : public DatabaseTest {
+protected:
+    void SetUp() override
+    {
+        DatabaseTest::SetUp();
+        migrate();
+        // Settings go to a throwaway place, not the user's.
+        qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
+    }
+    void exec(const QByteArray &sql)
+    {
+        auto session = PgSession::open(settings());
+        ASSERT_TRUE(session.ok());
+        Status done = session->exec(sql);
+        ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);
+    }
+    QTemporaryDir m_config;
+};
+
+TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
+{
+    const qint64 minute = (QDateTime::currentSecsSinceEpoch() / 60 - 3) * 60;
+    const QByteArray at = "to_timestamp(" + QByteArray::number(minute) + ")";
+    exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, count, total) VALUES "
+         "('idempotency.new', 0, " +
+         at + ", 'a', 9, 0), ('idempotency.replayed', 0, " + at +
+         ", 'a', 3, 0),"
+         "('latency.charges_create', 5000, " +
+         at +
+         ", 'a', 12, 0),"
+         "('volume.capture.JPY', 0, " +
+         at + ", 'a', 2, 4200)");
+    QueryWorker worker(settings());
+    worker.start();
+    OverviewView view(&worker);
+    view.resize(1000, 700);
+    view.show();
+    QSignalSpy refreshed(&view, &OverviewView::refreshed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(15000));
+
+    const qsizetype i = view.data().times.indexOf(minute);
+    ASSERT_GE(i, 0);
+    const QList<ChartPanel *> charts = view.charts();
+    ASSERT_EQ(charts.size(), 4);
+    // Hit rate 3 / 12, drawn in percent.
+    QCPGraph *hits = charts[0]->plot()->graph(0);
+    ASSERT_EQ(hits->dataCount(), int(view.data().times.size()));
+    EXPECT_DOUBLE_EQ(hits->data()->at(int(i))->value, 25.0);
+    // p50 of twelve requests in the 5 ms bucket.
+    EXPECT_DOUBLE_EQ(charts[2]->plot()->graph(0)->data()->at(int(i))->value, 5.0);
+    // JPY has no minor unit: 4200 minor units are 4200 yen.
+    QCPGraph *yen = charts[3]->plot()->graph(0);
+    EXPECT_EQ(yen->name(), QStringLiteral("JPY captured"));
+    EXPECT_DOUBLE_EQ(yen->data()->at(int(i))->value, 4200.0);
+    worker.stop();
+}
+
+TEST_F(OverviewViewTest, StatusBarNamesTheAuditorAndTheirRole)
+{
+    QueryWorker worker(loginAs(QStringLiteral("keel_auditor")));
+    worker.start();
+    ConsoleSettings settings;
+    MainWindow window(&worker, &settings);
+    window.show();
+    QSignalSpy loaded(&window, &MainWindow::sessionLoaded);
+    ASSERT_TRUE(loaded.wait(15000));
+    EXPECT_EQ(window.session().keelRoles, QStringList{QStringLiteral("keel_auditor")});
+    EXPECT_FALSE(window.session().holds(QStringLiteral("keel_operator")));
+    bool shown = false;
+    for (QLabel *label : window.statusBar()->findChildren<QLabel *>())
+        shown = shown || label->text().contains(QLatin1String("keel_auditor"));
+    EXPECT_TRUE(shown);
+    worker.stop();
+}
+
+TEST_F(OverviewViewTest, ADroppedConnectionRecoversOnTheNextRefresh)
+{
+    QueryWorker worker(settings());
+    worker.start();
+    OverviewView view(&worker);
+    QSignalSpy refreshed(&view, &OverviewView::refreshed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(15000));
+    // Kill the console's backend, as a failover or an idle timeout would.
+    exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+         "WHERE application_name = 'keel-console' AND datname = current_database()");
+    QSignalSpy failed(&view, &OverviewView::refreshFailed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(15000)) << "the next refresh should reconnect";
+    EXPECT_EQ(failed.count(), 0);
+    worker.stop();
+}

@@ -1,0 +1,95 @@
+#include "ui/ChartPanel.h"
+
+#include <QFileDialog>
+#include <QLabel>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "ui/QCustomPlotInclude.h"
+
+#include <cmath>
+
+namespace keel {
+
+ChartPanel::ChartPanel(const QString &title, const QString &unit, QWidget *parent)
+    : QWidget(parent), m_title(new QLabel(title, this)), m_plot(new QCustomPlot(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *header = new QHBoxLayout;
+    QFont bold = m_title->font();
+    bold.setBold(true);
+    m_title->setFont(bold);
+    auto *save = new QToolButton(this);
+    save->setText(tr("Export…"));
+    save->setAccessibleName(tr("Export the chart \"%1\" to PNG or PDF").arg(title));
+    save->setAutoRaise(true);
+    header->addWidget(m_title, 1);
+    header->addWidget(save);
+    layout->addLayout(header);
+    layout->addWidget(m_plot, 1);
+    connect(save, &QToolButton::clicked, this, &ChartPanel::exportInteractively);
+
+    QSharedPointer<QCPAxisTickerDateTime> ticker(new QCPAxisTickerDateTime);
+    ticker->setDateTimeFormat(QStringLiteral("HH:mm"));
+    ticker->setDateTimeSpec(Qt::LocalTime);
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->yAxis->setLabel(unit);
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setFont(QFont(font().family(), 8));
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    m_plot->setMinimumHeight(180);
+    m_plot->setAccessibleName(title);
+}
+
+QString ChartPanel::title() const
+{
+    return m_title->text();
+}
+
+void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, qint64 rangeSeconds)
+{
+    m_plot->clearGraphs();
+    QVector<double> keys;
+    keys.reserve(times.size());
+    for (const qint64 time : times)
+        keys << double(time);
+    double top = 0;
+    for (const Line &line : lines) {
+        QCPGraph *graph = m_plot->addGraph();
+        graph->setName(line.name);
+        graph->setPen(QPen(line.colour, 1.6));
+        // A marker per point, so a lone minute between gaps is still visible.
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+        graph->setData(keys, QVector<double>(line.values.cbegin(), line.values.cend()), true);
+        for (const double value : line.values)
+            if (!std::isnan(value))
+                top = std::max(top, value);
+    }
+    auto ticker = m_plot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>();
+    if (ticker)
+        ticker->setDateTimeFormat(rangeSeconds > 24 * 3600 ? QStringLiteral("MM-dd HH:mm")
+                                                           : QStringLiteral("HH:mm"));
+    if (!times.isEmpty())
+        m_plot->xAxis->setRange(double(times.first()), double(times.last()));
+    m_plot->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
+    m_plot->replot();
+}
+
+bool ChartPanel::exportTo(const QString &fileName)
+{
+    if (fileName.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
+        return m_plot->savePdf(fileName, 900, 420);
+    return m_plot->savePng(fileName, 900, 420);
+}
+
+void ChartPanel::exportInteractively()
+{
+    const QString fileName = QFileDialog::getSaveFileName(
+        this, tr("Export chart"), m_title->text() + QStringLiteral(".png"),
+        tr("PNG image (*.png);;PDF document (*.pdf)"));
+    if (!fileName.isEmpty())
+        exportTo(fileName);
+}
+
+} // namespace keel

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QColor>
+#include <QList>
+#include <QWidget>
+
+class QCustomPlot;
+class QLabel;
+
+namespace keel {
+
+// One titled time-series chart of the Overview, exportable to PNG and PDF.
+class ChartPanel final : public QWidget {
+    Q_OBJECT
+
+public:
+    ChartPanel(const QString &title, const QString &unit, QWidget *parent = nullptr);
+
+    struct Line {
+        QString name;
+        QColor colour;
+        QList<double> values; // NaN leaves a gap
+    };
+    // `times` are seconds since the epoch, one per value.
+    void setLines(const QList<qint64> &times, const QList<Line> &lines, qint64 rangeSeconds);
+
+    bool exportTo(const QString &fileName);
+    QCustomPlot *plot() const { return m_plot; }
+    QString title() const;
+
+private:
+    void exportInteractively();
+
+    QLabel *m_title;
+    QCustomPlot *m_plot;
+};
+
+} // namespace keel

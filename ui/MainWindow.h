@@ -1,0 +1,51 @@
+#pragma once
+
+#include "core/db/SessionInfo.h"
+
+#include <QMainWindow>
+
+class QLabel;
+class QListWidget;
+class QStackedWidget;
+
+namespace keel {
+
+class ConsoleSettings;
+class MessageBanner;
+class OverviewView;
+class QueryWorker;
+
+// The console's frame: navigation on the left, the current view, an inline
+// message banner, and who the console is connected as. Views plug into the
+// stack; each reads through keel_core on the query worker.
+class MainWindow final : public QMainWindow {
+    Q_OBJECT
+
+public:
+    MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *parent = nullptr);
+
+    OverviewView *overview() const { return m_overview; }
+    MessageBanner *banner() const { return m_banner; }
+    const SessionInfo &session() const { return m_session; }
+
+Q_SIGNALS:
+    void sessionLoaded();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void loadSession();
+    void showSession();
+
+    QueryWorker *m_worker;
+    ConsoleSettings *m_settings;
+    MessageBanner *m_banner;
+    QListWidget *m_navigation;
+    QStackedWidget *m_views;
+    OverviewView *m_overview;
+    QLabel *m_identity;
+    SessionInfo m_session;
+};
+
+} // namespace keel

@@ -1,0 +1,180 @@
+#include "ui/OverviewView.h"
+
+#include "ui/ChartPanel.h"
+#include "ui/QueryWorker.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QGridLayout>
+#include <QLabel>
+#include <QTimer>
+
+#include <cmath>
+#include <limits>
+
+namespace keel {
+namespace {
+
+constexpr double Gap = std::numeric_limits<double>::quiet_NaN();
+
+QList<double> asDoubles(const QList<qint64> &values, double scale = 1.0)
+{
+    QList<double> out;
+    out.reserve(values.size());
+    for (const qint64 value : values)
+        out << double(value) * scale;
+    return out;
+}
+
+QList<double> percent(const QList<double> &rates)
+{
+    QList<double> out;
+    for (const double rate : rates)
+        out << (rate < 0 ? Gap : rate * 100.0);
+    return out;
+}
+
+// Money is integer minor units everywhere; only the chart's axis is scaled.
+QString money(qint64 minorUnits, int exponent, const QString &currency)
+{
+    const qint64 scale = qint64(std::pow(10, exponent));
+    const qint64 whole = minorUnits / scale;
+    const qint64 fraction = std::abs(minorUnits % scale);
+    return exponent == 0 ? QStringLiteral("%1 %2").arg(whole).arg(currency)
+                         : QStringLiteral("%1.%2 %3")
+                               .arg(whole)
+                               .arg(fraction, exponent, 10, QLatin1Char('0'))
+                               .arg(currency);
+}
+
+const QColor Palette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
+                          QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
+                          QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b)};
+
+} // namespace
+
+OverviewView::OverviewView(QueryWorker *worker, QWidget *parent)
+    : QWidget(parent), m_worker(worker), m_range(new QComboBox(this)), m_summary(new QLabel(this)),
+      m_timer(new QTimer(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    auto *bar = new QHBoxLayout;
+    auto *rangeLabel = new QLabel(tr("&Range:"), this);
+    rangeLabel->setBuddy(m_range);
+    const std::pair<QString, qint64> ranges[] = {{tr("15 minutes"), 15 * 60},
+                                                 {tr("1 hour"), 3600},
+                                                 {tr("6 hours"), 6 * 3600},
+                                                 {tr("24 hours"), 24 * 3600},
+                                                 {tr("7 days"), 7 * 24 * 3600}};
+    for (const auto &[label, seconds] : ranges)
+        m_range->addItem(label, seconds);
+    m_range->setAccessibleName(tr("Time range"));
+    bar->addWidget(rangeLabel);
+    bar->addWidget(m_range);
+    bar->addSpacing(16);
+    bar->addWidget(m_summary, 1);
+    layout->addLayout(bar);
+
+    auto *grid = new QGridLayout;
+    m_charts = {
+        new ChartPanel(tr("Idempotency hit and conflict rate"), tr("% of keyed requests"), this),
+        new ChartPanel(tr("Charge requests by outcome"), tr("requests"), this),
+        new ChartPanel(tr("Charge latency"), tr("ms"), this),
+        new ChartPanel(tr("Money captured and refunded"), tr("major units"), this)};
+    for (int i = 0; i < m_charts.size(); ++i)
+        grid->addWidget(m_charts.at(i), i / 2, i % 2);
+    layout->addLayout(grid, 1);
+
+    connect(m_range, &QComboBox::currentIndexChanged, this, [this] {
+        Q_EMIT rangeChanged(rangeSeconds());
+        refresh();
+    });
+    connect(m_timer, &QTimer::timeout, this, &OverviewView::refresh);
+    m_timer->start(5000);
+}
+
+qint64 OverviewView::rangeSeconds() const
+{
+    return m_range->currentData().toLongLong();
+}
+
+void OverviewView::setRangeSeconds(qint64 seconds)
+{
+    const int index = m_range->findData(seconds);
+    if (index >= 0)
+        m_range->setCurrentIndex(index);
+}
+
+void OverviewView::refresh()
+{
+    if (m_inFlight)
+        return; // the previous refresh is still running; the timer will come back
+    m_inFlight = true;
+    const qint64 range = rangeSeconds();
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    m_worker->submit<OverviewData>(
+        this, [range, now](QSqlDatabase db) { return OverviewQuery::load(db, range, now); },
+        [this](const Result<OverviewData> &result) {
+            m_inFlight = false;
+            if (!result) {
+                Q_EMIT refreshFailed(result.error().message);
+                return;
+            }
+            display(*result);
+            Q_EMIT refreshed();
+        });
+}
+
+void OverviewView::display(const OverviewData &data)
+{
+    m_data = data;
+    const qint64 range = rangeSeconds();
+    m_charts[0]->setLines(data.times,
+                          {{tr("hit rate (replays)"), Palette[0], percent(data.hitRate())},
+                           {tr("conflicts (409 + 422)"), Palette[3], percent(data.conflictRate())}},
+                          range);
+    m_charts[1]->setLines(
+        data.times,
+        {{tr("new"), Palette[0], asDoubles(data.series(QStringLiteral("idempotency.new")))},
+         {tr("replayed"), Palette[2],
+          asDoubles(data.series(QStringLiteral("idempotency.replayed")))},
+         {tr("in flight 409"), Palette[1],
+          asDoubles(data.series(QStringLiteral("idempotency.in_flight_conflict")))},
+         {tr("mismatch 422"), Palette[3],
+          asDoubles(data.series(QStringLiteral("idempotency.fingerprint_mismatch")))},
+         {tr("other 4xx"), Palette[4],
+          asDoubles(data.series(QStringLiteral("http.charges_create.4xx")))}},
+        range);
+    const auto ms = [](const QList<qint64> &micros) {
+        QList<double> out;
+        for (const qint64 value : micros)
+            out << (value == 0 ? Gap : double(value) / 1000.0);
+        return out;
+    };
+    m_charts[2]->setLines(data.times,
+                          {{QStringLiteral("p50"), Palette[2], ms(data.p50Micros)},
+                           {QStringLiteral("p95"), Palette[1], ms(data.p95Micros)},
+                           {QStringLiteral("p99"), Palette[3], ms(data.p99Micros)}},
+                          range);
+    QList<ChartPanel::Line> volumes;
+    int colour = 0;
+    QStringList currencies = data.captured.keys();
+    currencies.sort();
+    for (const QString &currency : std::as_const(currencies)) {
+        const double scale = 1.0 / std::pow(10, data.exponents.value(currency, 2));
+        volumes.append({tr("%1 captured").arg(currency), Palette[colour++ % 6],
+                        asDoubles(data.captured.value(currency), scale)});
+    }
+    m_charts[3]->setLines(data.times, volumes, range);
+
+    QStringList summary;
+    for (const auto &[state, count] : data.inFlight)
+        summary << tr("%1 in %2").arg(count).arg(state);
+    for (const auto &[currency, balance] : data.suspenseBalances)
+        summary << tr("suspense %1")
+                       .arg(keel::money(balance, data.exponents.value(currency, 2), currency));
+    m_summary->setText(summary.isEmpty() ? tr("No payments in flight; suspense accounts are empty.")
+                                         : summary.join(QStringLiteral(" · ")));
+}
+
+} // namespace keel

@@ -1,0 +1,80 @@
+#include "ui/QueryWorker.h"
+
+#include "core/db/Database.h"
+
+#include <QSqlError>
+#include <QSqlQuery>
+
+namespace keel {
+
+QueryWorker::QueryWorker(ConnectionSettings settings, QObject *parent)
+    : QThread(parent), m_settings(std::move(settings))
+{
+    setObjectName(QStringLiteral("keel-console-db"));
+}
+
+QueryWorker::~QueryWorker()
+{
+    stop();
+}
+
+void QueryWorker::stop()
+{
+    requestInterruption();
+    m_wake.wakeAll();
+    wait();
+}
+
+void QueryWorker::enqueue(std::function<void()> job)
+{
+    QMutexLocker locker(&m_lock);
+    m_jobs.push_back(std::move(job));
+    m_wake.wakeOne();
+}
+
+void QueryWorker::run()
+{
+    while (!isInterruptionRequested()) {
+        std::function<void()> job;
+        {
+            QMutexLocker locker(&m_lock);
+            while (m_jobs.empty() && !isInterruptionRequested())
+                m_wake.wait(&m_lock, 1000);
+            if (isInterruptionRequested())
+                break;
+            job = std::move(m_jobs.front());
+            m_jobs.pop_front();
+        }
+        job();
+    }
+    Database::closeThreadConnections();
+}
+
+Result<QSqlDatabase> QueryWorker::connection()
+{
+    Result<QSqlDatabase> db = Database::connect(m_settings, QStringLiteral("keel-console"));
+    if (db) {
+        // A connection that dropped since the last job reconnects here.
+        QSqlQuery ping(*db);
+        if (!ping.exec(QStringLiteral("SELECT 1"))) {
+            db->close();
+            if (!db->open())
+                db = Result<QSqlDatabase>(
+                    makeError(ErrorKind::Connection,
+                              Database::describeConnectError(m_settings, db->lastError())));
+        }
+    }
+    const bool connected = db.ok();
+    if (connected != m_connected) {
+        m_connected = connected;
+        Q_EMIT connectionChanged(connected, connected ? QString() : db.error().message);
+    }
+    return db;
+}
+
+void QueryWorker::dropConnection()
+{
+    Database::closeThreadConnections();
+}
+
+} // namespace keel

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/db/ConnectionSettings.h"
+
+#include <QMutex>
+#include <QObject>
+#include <QSqlDatabase>
+#include <QThread>
+#include <QWaitCondition>
+
+#include <deque>
+#include <functional>
+
+namespace keel {
+
+// The console's database thread: owns its own connection (Qt's rule: one per
+// thread), takes jobs from a queue, and hands each result back to the object
+// that asked, on that object's thread. If the object is gone by then, the
+// result is dropped rather than delivered to a dead widget.
+class QueryWorker final : public QThread {
+    Q_OBJECT
+
+public:
+    explicit QueryWorker(ConnectionSettings settings, QObject *parent = nullptr);
+    ~QueryWorker() override;
+
+    template <typename T>
+    void submit(QObject *receiver, std::function<Result<T>(QSqlDatabase)> job,
+                std::function<void(const Result<T> &)> done)
+    {
+        enqueue([this, receiver, job = std::move(job), done = std::move(done)]() {
+            Result<T> result = withConnection<T>(job);
+            QMetaObject::invokeMethod(
+                receiver, [done, result]() { done(result); }, Qt::QueuedConnection);
+        });
+    }
+
+    void stop();
+
+Q_SIGNALS:
+    // The connection failed or came back; the UI shows it inline.
+    void connectionChanged(bool connected, const QString &message);
+
+protected:
+    void run() override;
+
+private:
+    template <typename T>
+    Result<T> withConnection(const std::function<Result<T>(QSqlDatabase)> &job)
+    {
+        Result<QSqlDatabase> db = connection();
+        if (!db)
+            return db.error();
+        Result<T> result = job(*db);
+        if (!result && result.error().kind == ErrorKind::Connection)
+            dropConnection();
+        return result;
+    }
+    Result<QSqlDatabase> connection();
+    void dropConnection();
+    void enqueue(std::function<void()> job);
+
+    ConnectionSettings m_settings;
+    QMutex m_lock;
+    QWaitCondition m_wake;
+    std::deque<std::function<void()>> m_jobs;
+    bool m_connected = false;
+};
+
+} // namespace keel
