@@ -1,0 +1,19 @@
+# `cpack` (in a build tree, e.g. the release preset) makes a .deb with keel,
+# keel-console, the desktop entry and the icon. Library dependencies come from
+# dpkg-shlibdeps; what is loaded at run time (the Qt PostgreSQL driver, the
+# server programs for the embedded default) is listed by hand.
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/keel-console.desktop DESTINATION share/applications)
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/keel-console.svg
+        DESTINATION share/icons/hicolor/scalable/apps)
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME keel)
+set(CPACK_PACKAGE_VENDOR "keel")
+set(CPACK_PACKAGE_CONTACT "keel engineers <eng@keel.invalid>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "Payment-gateway consistency core and its ops console")
+set(CPACK_DEBIAN_PACKAGE_SECTION misc)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6sql6-psql, postgresql-15")
+include(CPack)

@@ -83,6 +83,9 @@ int main(int argc, char *argv[])
          QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("view"), QStringLiteral("View to show: overview."),
                       QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("wait"),
+                      QStringLiteral("With --screenshot: wait at least this long first (seconds)."),
+                      QStringLiteral("S")});
     parser.process(app);
     if (parser.isSet(QStringLiteral("view")) &&
         parser.value(QStringLiteral("view")) != QLatin1String("overview"))
@@ -126,6 +129,7 @@ int main(int argc, char *argv[])
         const QString file = parser.value(QStringLiteral("screenshot"));
         // In the demo, wait for the first rollups to reach the charts.
         const bool wantTraffic = stack != nullptr;
+        const qint64 minimumWaitMs = parser.value(QStringLiteral("wait")).toLongLong() * 1000;
         QElapsedTimer waited;
         waited.start();
         QObject::connect(window.overview(), &OverviewView::refreshed, &window, [&] {
@@ -133,7 +137,8 @@ int main(int argc, char *argv[])
             bool hasTraffic = false;
             for (const qint64 value : data.series(QStringLiteral("idempotency.new")))
                 hasTraffic = hasTraffic || value > 0;
-            if (wantTraffic && !hasTraffic && waited.elapsed() < 40000) {
+            if ((wantTraffic && !hasTraffic && waited.elapsed() < 40000) ||
+                waited.elapsed() < minimumWaitMs) {
                 QTimer::singleShot(1500, window.overview(), &OverviewView::refresh);
                 return;
             }

@@ -3,6 +3,7 @@
 #include "core/payment/PaymentState.h"
 
 #include <QByteArray>
+#include <QList>
 #include <QString>
 
 #include <array>
@@ -45,6 +46,8 @@ public:
     // "idempotency.replayed" or "latency.charges_create".
 
     quint64 idempotencyCount(Idempotency outcome) const;
+    // The latency histogram's bucket upper bounds, in microseconds.
+    static QList<qint64> bucketBounds() { return {BucketMicros.cbegin(), BucketMicros.cend()}; }
 
 private:
     Metrics() = default;

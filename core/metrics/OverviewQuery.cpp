@@ -1,11 +1,13 @@
 #include "core/metrics/OverviewQuery.h"
 
 #include "core/db/Database.h"
+#include "core/metrics/Metrics.h"
 
 #include <QSqlQuery>
 #include <QVariant>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace keel {
@@ -15,6 +17,21 @@ const char *const KeyedOutcomes[] = {"idempotency.new", "idempotency.replayed",
                                      "idempotency.in_flight_conflict",
                                      "idempotency.fingerprint_mismatch", "idempotency.recovered"};
 
+// The bucket bound below `bound` in the histogram's fixed layout (0 for the first).
+qint64 lowerBound(qint64 bound)
+{
+    qint64 lower = 0;
+    for (const qint64 candidate : Metrics::bucketBounds()) {
+        if (candidate >= bound)
+            break;
+        lower = candidate;
+    }
+    return lower;
+}
+
+// Like Prometheus' histogram_quantile: find the bucket holding the wanted
+// rank and interpolate linearly inside it; the open top bucket yields its
+// lower bound.
 qint64 percentile(const std::map<qint64, qint64> &buckets, double share)
 {
     qint64 total = 0;
@@ -25,9 +42,14 @@ qint64 percentile(const std::map<qint64, qint64> &buckets, double share)
     const double wanted = share * double(total);
     qint64 seen = 0;
     for (const auto &[bound, count] : buckets) {
+        if (double(seen + count) >= wanted) {
+            const qint64 lower = lowerBound(bound);
+            if (bound == std::numeric_limits<qint64>::max())
+                return lower;
+            const double within = count > 0 ? (wanted - double(seen)) / double(count) : 1.0;
+            return lower + qint64(within * double(bound - lower));
+        }
         seen += count;
-        if (double(seen) >= wanted)
-            return bound;
     }
     return buckets.rbegin()->first;
 }

@@ -67,8 +67,8 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     QCPGraph *hits = charts[0]->plot()->graph(0);
     ASSERT_EQ(hits->dataCount(), int(view.data().times.size()));
     EXPECT_DOUBLE_EQ(hits->data()->at(int(i))->value, 25.0);
-    // p50 of twelve requests in the 5 ms bucket.
-    EXPECT_DOUBLE_EQ(charts[2]->plot()->graph(0)->data()->at(int(i))->value, 5.0);
+    // p50 of twelve requests in the (2.5, 5] ms bucket: halfway in, 3.75 ms.
+    EXPECT_DOUBLE_EQ(charts[2]->plot()->graph(0)->data()->at(int(i))->value, 3.75);
     // JPY has no minor unit: 4200 minor units are 4200 yen.
     QCPGraph *yen = charts[3]->plot()->graph(0);
     EXPECT_EQ(yen->name(), QStringLiteral("JPY captured"));
