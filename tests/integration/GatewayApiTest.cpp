@@ -371,3 +371,37 @@ TEST_F(GatewayApiTest, RefundWithALostAnswerIsSettledByTheReconciler)
     EXPECT_TRUE(audit->firstViolation.isEmpty()) << qPrintable(audit->firstViolation);
     EXPECT_EQ(audit->transactions, 2);
 }
+
+// Every other test runs the gateway as superuser, which would hide a missing
+// grant; production runs it as a member of keel_gateway.
+TEST_F(GatewayApiTest, RunsWithNothingButTheGatewayRolesGrants)
+{
+    m_gateway->stop();
+    m_options.settings = loginAs(QStringLiteral("keel_gateway"));
+    startGateway();
+    const HttpReply charge = post("/v1/charges", Charge + "&out_trade_no=G-1", "as-gateway");
+    ASSERT_EQ(charge.status, 200) << charge.body.constData();
+    const QByteArray id = json(charge).value(QStringLiteral("id")).toString().toLatin1();
+    EXPECT_EQ(post("/v1/charges", Charge + "&out_trade_no=G-1", "as-gateway").status, 200);
+    EXPECT_EQ(post("/v1/charges", Charge + "&out_trade_no=G-1", "other-key").status, 200);
+    EXPECT_EQ(post("/v1/refunds", "charge=" + id + "&amount=100", "refund-as-gateway").status, 200);
+    const HttpReply auth = post(
+        "/v1/charges", "amount=900&currency=jpy&source=tok_visa&capture=false", "auth-as-gateway");
+    ASSERT_EQ(auth.status, 200) << auth.body.constData();
+    EXPECT_EQ(post("/v1/charges/" + json(auth).value(QStringLiteral("id")).toString().toLatin1() +
+                       "/capture",
+                   {}, "cap")
+                  .status,
+              200);
+    EXPECT_EQ(post("/v1/charges", "amount=5&currency=usd&source=tok_chargeDeclined",
+                   "declined-as-gateway")
+                  .status,
+              402);
+    EXPECT_EQ(get("/v1/charges/" + id).status, 200);
+    EXPECT_EQ(m_client->request("GET", "/healthz").status, 200);
+    ASSERT_TRUE(m_gateway->flushMetrics().ok());
+    m_gateway->maintain(); // reconciler and sweeps, with the same grants
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.metrics_minute WHERE metric = 'idempotency.new'"),
+              QStringLiteral("1"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions"), QStringLiteral("3"));
+}

@@ -203,3 +203,16 @@ TEST_F(MigratorTest, NoLoginRoleOwnsAnything)
                                   "AND rolcanlogin")),
               0);
 }
+
+TEST_F(MigratorTest, EveryKeelFunctionPinsItsSearchPath)
+{
+    migrate();
+    EXPECT_EQ(
+        scalarInt(
+            db(),
+            QStringLiteral(
+                "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE n.nspname = 'keel' AND NOT coalesce(p.proconfig::text LIKE "
+                "'%search_path=keel%', false)")),
+        0);
+}
