@@ -109,7 +109,8 @@ Result<bool> IdempotencyStore::takeOver(const QByteArray &keyHash)
     return rows->size() == 1;
 }
 
-Status IdempotencyStore::complete(const QByteArray &keyHash, const StoredResponse &response)
+Status IdempotencyStore::complete(const QByteArray &keyHash, const StoredResponse &response,
+                                  const QString &resourceId)
 {
     JsonWriter headers;
     headers.beginArray();
@@ -124,6 +125,7 @@ Status IdempotencyStore::complete(const QByteArray &keyHash, const StoredRespons
     Result<PgRows> rows = m_session.query(
         "WITH done AS (UPDATE keel.idempotency_keys SET status = $2, response_status = $3, "
         "  response_headers = $4::jsonb, response_body = $5, completed_at = now(), "
+        "  resource_id = coalesce($7, resource_id), "
         "  locked_at = NULL, locked_by = NULL "
         "  WHERE key_hash = $1 AND status = 'processing' AND locked_by = $6 RETURNING 1) "
         "SELECT keel.require_rows(count(*), 1, 'idempotency key no longer held by this request') "
@@ -131,7 +133,7 @@ Status IdempotencyStore::complete(const QByteArray &keyHash, const StoredRespons
         {PgSession::byteaParam(keyHash),
          response.status >= 500 ? QByteArray("failed") : QByteArray("done"),
          QByteArray::number(response.status), headers.data(), PgSession::byteaParam(response.body),
-         m_owner.toUtf8()});
+         m_owner.toUtf8(), resourceId.isEmpty() ? QByteArray() : resourceId.toUtf8()});
     if (!rows)
         return rows.error();
     return {};

@@ -59,7 +59,8 @@ public:
     Result<bool> takeOver(const QByteArray &keyHash);
     // Stores the final response; aborts the transaction if this process no
     // longer holds the key (someone took it over).
-    Status complete(const QByteArray &keyHash, const StoredResponse &response);
+    Status complete(const QByteArray &keyHash, const StoredResponse &response,
+                    const QString &resourceId = {});
     // Deletes up to `batch` expired records; returns how many.
     Result<int> sweepExpired(int batch);
 

@@ -143,7 +143,7 @@ ApiResponse ChargeService::create(const Merchant &merchant, const RequestParams 
             if (!existing->has_value())
                 return failure(makeError(ErrorKind::Failed, QStringLiteral("order vanished")));
             if ((*existing)->terms == request->terms)
-                return completeWith(keyHash, chargeResponse(**existing));
+                return completeWith(keyHash, chargeResponse(**existing), (*existing)->publicId);
             ApiError conflict;
             conflict.status = 400;
             conflict.code = QStringLiteral("out_trade_no_conflict");
@@ -176,14 +176,16 @@ ApiResponse ChargeService::resumeCreate(const Merchant &merchant, const QString 
     ChargeRecord charge = **found;
     if (charge.state == PaymentState::Authorizing)
         return authorize(charge, keyHash, true);
-    return completeWith(keyHash, chargeResponse(charge));
+    return completeWith(keyHash, chargeResponse(charge), charge.publicId);
 }
 
-ApiResponse ChargeService::completeWith(const QByteArray &keyHash, ApiResponse response)
+ApiResponse ChargeService::completeWith(const QByteArray &keyHash, ApiResponse response,
+                                        const QString &resourceId)
 {
     IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
     PgTransaction tx(m_session, PgTransaction::Pipelined);
-    if (Status done = store.complete(keyHash, {response.status, response.headers, response.body});
+    if (Status done =
+            store.complete(keyHash, {response.status, response.headers, response.body}, resourceId);
         !done)
         return failure(done.error());
     if (Status committed = tx.commit(); !committed)
@@ -303,8 +305,8 @@ Result<ApiResponse> ChargeService::settle(ChargeRecord &charge, const ChannelRes
         return response.error();
     if (!keyHash.isEmpty()) {
         IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
-        if (Status done =
-                store.complete(keyHash, {response->status, response->headers, response->body});
+        if (Status done = store.complete(
+                keyHash, {response->status, response->headers, response->body}, charge.publicId);
             !done)
             return done.error();
     }
@@ -373,7 +375,7 @@ ApiResponse ChargeService::capture(const Merchant &merchant, const QString &char
                 charge = **found;
                 if (charge.state == PaymentState::Capturing)
                     return runCapture(charge, keyHash, true);
-                return completeWith(keyHash, chargeResponse(charge));
+                return completeWith(keyHash, chargeResponse(charge), charge.publicId);
             }
             Metrics::instance().countIdempotency(Metrics::Idempotency::New);
         }
@@ -395,7 +397,8 @@ ApiResponse ChargeService::capture(const Merchant &merchant, const QString &char
             ApiResponse response = error.response();
             if (!keyHash.isEmpty()) {
                 if (Status done =
-                        store.complete(keyHash, {response.status, response.headers, response.body});
+                        store.complete(keyHash, {response.status, response.headers, response.body},
+                                       charge.publicId);
                     !done)
                     return failure(done.error());
                 if (Status committed = tx.commit(); !committed)

@@ -49,7 +49,8 @@ private:
     ApiResponse runCapture(ChargeRecord &charge, const QByteArray &keyHash, bool askFirst);
     ApiResponse finishCapture(ChargeRecord &charge, const ChannelResult &result,
                               const QByteArray &keyHash);
-    ApiResponse completeWith(const QByteArray &keyHash, ApiResponse response);
+    ApiResponse completeWith(const QByteArray &keyHash, ApiResponse response,
+                             const QString &resourceId = {});
     // Applies a channel outcome and, if a key is given, stores the response,
     // in one pipelined transaction.
     Result<ApiResponse> settle(ChargeRecord &charge, const ChannelResult &result,

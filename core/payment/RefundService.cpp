@@ -252,7 +252,8 @@ ApiResponse RefundService::resume(const Merchant &merchant, const QString &charg
     IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
     PgTransaction tx(m_session, PgTransaction::Pipelined);
     const ApiResponse response = refundResponse(**refund);
-    if (Status done = store.complete(keyHash, {response.status, response.headers, response.body});
+    if (Status done = store.complete(keyHash, {response.status, response.headers, response.body},
+                                     (*refund)->publicId);
         !done)
         return failure(done.error());
     if (Status committed = tx.commit(); !committed)
@@ -318,8 +319,8 @@ ApiResponse RefundService::execute(RefundRecord &refund, ChargeRecord &charge,
     const ApiResponse response = refundResponse(refund);
     if (!keyHash.isEmpty()) {
         IdempotencyStore store(m_session, m_context.idempotency, m_context.instance);
-        if (Status done =
-                store.complete(keyHash, {response.status, response.headers, response.body});
+        if (Status done = store.complete(
+                keyHash, {response.status, response.headers, response.body}, refund.publicId);
             !done)
             return failure(done.error());
     }
