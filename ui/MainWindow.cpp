@@ -1,6 +1,7 @@
 #include "ui/MainWindow.h"
 
 #include "ui/ConsoleSettings.h"
+#include "ui/HistoryView.h"
 #include "ui/MessageBanner.h"
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
@@ -8,6 +9,7 @@
 #include <QCloseEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QShortcut>
 #include <QStackedWidget>
@@ -19,7 +21,7 @@ MainWindow::MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *
     : QMainWindow(parent), m_worker(worker), m_settings(settings),
       m_banner(new MessageBanner(this)), m_navigation(new QListWidget(this)),
       m_views(new QStackedWidget(this)), m_overview(new OverviewView(worker, this)),
-      m_identity(new QLabel(this))
+      m_history(new HistoryView(worker, this)), m_identity(new QLabel(this))
 {
     setWindowTitle(tr("keel console"));
     auto *central = new QWidget(this);
@@ -29,7 +31,9 @@ MainWindow::MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *
     m_navigation->setAccessibleName(tr("Views"));
     m_navigation->setMaximumWidth(170);
     m_navigation->addItem(tr("Overview"));
+    m_navigation->addItem(tr("Payment history"));
     m_views->addWidget(m_overview);
+    m_views->addWidget(m_history);
     body->addWidget(m_navigation);
     body->addWidget(m_views, 1);
     outer->addLayout(body, 1);
@@ -42,6 +46,17 @@ MainWindow::MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *
     // Ctrl+1.. move between views, F5 refreshes the current one.
     auto *toOverview = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_1), this);
     connect(toOverview, &QShortcut::activated, this, [this] { m_navigation->setCurrentRow(0); });
+    auto *toHistory = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_2), this);
+    connect(toHistory, &QShortcut::activated, this, [this] { m_navigation->setCurrentRow(1); });
+    // Ctrl+F jumps to the history search.
+    auto *find = new QShortcut(QKeySequence::Find, this);
+    connect(find, &QShortcut::activated, this, [this] {
+        m_navigation->setCurrentRow(1);
+        m_history->searchField()->setFocus();
+    });
+    connect(m_history, &HistoryView::failed, this, [this](const QString &message) {
+        m_banner->showMessage(tr("Payment history: %1").arg(message), MessageBanner::Kind::Error);
+    });
     auto *refresh = new QShortcut(QKeySequence::Refresh, this);
     connect(refresh, &QShortcut::activated, m_overview, &OverviewView::refresh);
 

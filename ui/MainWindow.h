@@ -11,6 +11,7 @@ class QStackedWidget;
 namespace keel {
 
 class ConsoleSettings;
+class HistoryView;
 class MessageBanner;
 class OverviewView;
 class QueryWorker;
@@ -25,6 +26,7 @@ public:
     MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *parent = nullptr);
 
     OverviewView *overview() const { return m_overview; }
+    HistoryView *history() const { return m_history; }
     MessageBanner *banner() const { return m_banner; }
     const SessionInfo &session() const { return m_session; }
 
@@ -44,6 +46,7 @@ private:
     QListWidget *m_navigation;
     QStackedWidget *m_views;
     OverviewView *m_overview;
+    HistoryView *m_history;
     QLabel *m_identity;
     SessionInfo m_session;
 };

@@ -2,6 +2,7 @@
 
 #include "core/db/Database.h"
 
+#include <QIODevice>
 #include <QSqlQuery>
 #include <QVariant>
 
@@ -140,6 +141,33 @@ Result<QList<TimelineEntry>> HistoryQuery::timeline(QSqlDatabase db, const QStri
         entries.append(
             {query.value(0).toDateTime(), query.value(1).toString(), query.value(2).toString()});
     return entries;
+}
+
+Result<qint64> HistoryQuery::exportCsv(QSqlDatabase db, const HistoryFilter &filter, QIODevice &out,
+                                       const std::function<bool(qint64)> &progress)
+{
+    qint64 written = 0;
+    if (out.write((csvHeader() + u'\n').toUtf8()) < 0)
+        return makeError(ErrorKind::Failed,
+                         QStringLiteral("cannot write the file: %1").arg(out.errorString()));
+    std::optional<HistoryCursor> cursor;
+    do {
+        Result<HistoryPage> next = page(db, filter, cursor, 1000);
+        if (!next)
+            return next.error();
+        QByteArray chunk;
+        for (const HistoryRow &row : std::as_const(next->rows))
+            chunk += (csvLine(row) + u'\n').toUtf8();
+        if (out.write(chunk) < 0)
+            return makeError(ErrorKind::Failed,
+                             QStringLiteral("cannot write the file: %1").arg(out.errorString()));
+        written += next->rows.size();
+        cursor = next->next;
+        if (progress && !progress(written))
+            return makeError(ErrorKind::Failed,
+                             QStringLiteral("export canceled after %1 rows").arg(written));
+    } while (cursor);
+    return written;
 }
 
 QString HistoryQuery::csvHeader()

@@ -7,7 +7,10 @@
 #include <QSqlDatabase>
 #include <QString>
 
+#include <functional>
 #include <optional>
+
+class QIODevice;
 
 namespace keel {
 
@@ -63,6 +66,10 @@ public:
                                     const std::optional<HistoryCursor> &after, int limit);
     // Everything that touched one charge, oldest first.
     static Result<QList<TimelineEntry>> timeline(QSqlDatabase db, const QString &chargeId);
+    // Writes every matching payment as CSV, page by page. `progress` gets the
+    // rows written so far and returns false to cancel; returns the rows written.
+    static Result<qint64> exportCsv(QSqlDatabase db, const HistoryFilter &filter, QIODevice &out,
+                                    const std::function<bool(qint64)> &progress);
     // One CSV line (RFC 4180 quoting), amounts in major units with the currency's exponent.
     static QString csvHeader();
     static QString csvLine(const HistoryRow &row);

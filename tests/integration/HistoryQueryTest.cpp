@@ -3,6 +3,7 @@
 #include "core/db/Database.h"
 #include "core/payment/HistoryQuery.h"
 
+#include <QBuffer>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
@@ -121,4 +122,29 @@ TEST(HistoryCsv, AmountsUseTheCurrencyExponentAndFieldsAreQuoted)
         HistoryQuery::csvLine(row).contains(QLatin1String("\"Noodles, \"\"Best\"\" Ltd\"")));
     // The header's separators, plus the one comma quoted inside the merchant's name.
     EXPECT_EQ(HistoryQuery::csvLine(row).count(u','), HistoryQuery::csvHeader().count(u',') + 1);
+}
+
+TEST_F(HistoryQueryTest, CsvExportWritesEveryRowAndCanBeCanceled)
+{
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QList<qint64> reports;
+    auto written = HistoryQuery::exportCsv(db(), {}, buffer, [&](qint64 rows) {
+        reports << rows;
+        return true;
+    });
+    ASSERT_TRUE(written.ok()) << qPrintable(written.error().message);
+    EXPECT_EQ(*written, 25);
+    const QList<QByteArray> lines = buffer.data().trimmed().split('\n');
+    ASSERT_EQ(lines.size(), 26);
+    EXPECT_EQ(lines.at(0), HistoryQuery::csvHeader().toUtf8());
+    EXPECT_TRUE(lines.at(1).startsWith(m_ids.last().toUtf8()));
+    EXPECT_TRUE(lines.at(1).contains(",USD,25.00,25.00,0.00,Captured"));
+    EXPECT_EQ(reports.last(), 25);
+
+    QBuffer canceled;
+    canceled.open(QIODevice::WriteOnly);
+    auto stopped = HistoryQuery::exportCsv(db(), {}, canceled, [](qint64) { return false; });
+    ASSERT_FALSE(stopped.ok());
+    EXPECT_TRUE(stopped.error().message.contains(QLatin1String("canceled")));
 }

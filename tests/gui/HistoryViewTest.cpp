@@ -1,0 +1,111 @@
+#include "DatabaseTest.h"
+
+#include "core/db/PgSession.h"
+#include "ui/HistoryModel.h"
+#include "ui/HistoryView.h"
+#include "ui/QueryWorker.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+
+using namespace keel;
+using keel::test::DatabaseTest;
+
+class HistoryViewTest : public DatabaseTest {
+protected:
+    void SetUp() override
+    {
+        DatabaseTest::SetUp();
+        migrate();
+        // 450 payments, one a second apart, so pages and order are known.
+        auto session = PgSession::open(settings());
+        ASSERT_TRUE(session.ok());
+        Status seeded = session->exec(
+            "INSERT INTO keel.merchants (name, api_key_hash) VALUES ('Tea House', sha256('k'));"
+            "INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, currency, "
+            "source, "
+            "  request_hash, created_at) "
+            "SELECT 'ch_hist' || lpad(g::text, 6, '0'), m.id, 'T' || g, g * 10, 'CNY', 'tok_visa', "
+            "  sha256('r'), now() - make_interval(secs => 1000 - g) "
+            "FROM generate_series(1, 450) g, keel.merchants m;"
+            "INSERT INTO keel.payment_state (charge_id, state) SELECT id, 'Captured' FROM "
+            "keel.charges;"
+            "INSERT INTO keel.payment_events (charge_id, from_state, to_state, event_type) "
+            "SELECT id, 'Created', 'Authorizing', 'submit' FROM keel.charges;");
+        ASSERT_TRUE(seeded.ok()) << qPrintable(seeded.error().message);
+        m_worker = std::make_unique<QueryWorker>(settings());
+        m_worker->start();
+    }
+    void TearDown() override
+    {
+        if (m_worker)
+            m_worker->stop();
+        DatabaseTest::TearDown();
+    }
+    std::unique_ptr<QueryWorker> m_worker;
+};
+
+TEST_F(HistoryViewTest, ModelPagesThroughEveryPaymentAndPassesTheModelTester)
+{
+    HistoryModel model(m_worker.get());
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QSignalSpy pages(&model, &HistoryModel::pageLoaded);
+    model.search({});
+    ASSERT_TRUE(pages.wait(10000));
+    EXPECT_EQ(model.rowCount(), HistoryModel::PageSize);
+    EXPECT_EQ(model.index(0, HistoryModel::Charge).data().toString(),
+              QStringLiteral("ch_hist000450"));
+    EXPECT_EQ(model.index(0, HistoryModel::Amount).data().toString(), QStringLiteral("45.00 CNY"));
+    // The tester calls fetchMore() too, so a page may already be on its way.
+    while (model.rowCount() < 450) {
+        if (model.canFetchMore({}))
+            model.fetchMore({});
+        ASSERT_TRUE(pages.wait(10000)) << model.rowCount();
+    }
+    EXPECT_FALSE(model.canFetchMore({}));
+    ASSERT_EQ(model.rowCount(), 450);
+    EXPECT_EQ(model.index(449, HistoryModel::Charge).data().toString(),
+              QStringLiteral("ch_hist000001"));
+}
+
+TEST_F(HistoryViewTest, SearchTimelineAndExport)
+{
+    HistoryView view(m_worker.get());
+    view.resize(1000, 700);
+    view.show();
+    QSignalSpy pages(view.model(), &HistoryModel::pageLoaded);
+    view.searchField()->setText(QStringLiteral("T123"));
+    view.search();
+    ASSERT_TRUE(pages.wait(10000));
+    ASSERT_EQ(view.model()->rowCount(), 1);
+    EXPECT_EQ(view.model()->rowAt(0).publicId, QStringLiteral("ch_hist000123"));
+
+    // Selecting the payment loads its trail.
+    QSignalSpy timeline(&view, &HistoryView::timelineLoaded);
+    auto *table = view.findChild<QTableView *>();
+    ASSERT_NE(table, nullptr);
+    table->selectRow(0);
+    ASSERT_TRUE(timeline.wait(10000));
+    ASSERT_EQ(view.timeline()->topLevelItemCount(), 1);
+    EXPECT_TRUE(view.timeline()->topLevelItem(0)->text(2).contains(
+        QLatin1String("Created -> Authorizing")));
+
+    // Export everything the (cleared) search finds.
+    view.searchField()->clear();
+    view.search();
+    ASSERT_TRUE(pages.wait(10000));
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("payments.csv"));
+    QSignalSpy exported(&view, &HistoryView::exportFinished);
+    view.exportTo(file);
+    ASSERT_TRUE(exported.wait(20000));
+    EXPECT_EQ(exported.at(0).at(0).toLongLong(), 450);
+    QFile csv(file);
+    ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
+    EXPECT_EQ(csv.readAll().count('\n'), 451);
+}

@@ -1,0 +1,121 @@
+#include "ui/HistoryModel.h"
+
+#include "ui/QueryWorker.h"
+
+#include <QLocale>
+
+namespace keel {
+
+HistoryModel::HistoryModel(QueryWorker *worker, QObject *parent)
+    : QAbstractTableModel(parent), m_worker(worker)
+{}
+
+void HistoryModel::search(const HistoryFilter &filter)
+{
+    beginResetModel();
+    m_filter = filter;
+    m_rows.clear();
+    m_next.reset();
+    m_exhausted = false;
+    m_loading = false;
+    ++m_generation;
+    endResetModel();
+    fetchMore({});
+}
+
+int HistoryModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int HistoryModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant HistoryModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const HistoryRow &row = m_rows.at(index.row());
+    if (role == Qt::TextAlignmentRole)
+        return index.column() >= Amount && index.column() <= Refunded
+                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                   : QVariant();
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    switch (Column(index.column())) {
+    case Charge:
+        return row.publicId;
+    case Created:
+        return QLocale().toString(row.created.toLocalTime(), QLocale::ShortFormat);
+    case Merchant:
+        return QStringLiteral("%1 (%2)").arg(row.merchantName).arg(row.merchantId);
+    case OrderNo:
+        return row.outTradeNo;
+    case Amount:
+        return QString(HistoryQuery::formatAmount(row.amount, row.exponent) + u' ' + row.currency);
+    case Captured:
+        return HistoryQuery::formatAmount(row.amountCaptured, row.exponent);
+    case Refunded:
+        return HistoryQuery::formatAmount(row.amountRefunded, row.exponent);
+    case State:
+        return row.state;
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    static const char *const titles[] = {QT_TR_NOOP("Charge"),   QT_TR_NOOP("Created"),
+                                         QT_TR_NOOP("Merchant"), QT_TR_NOOP("Order no."),
+                                         QT_TR_NOOP("Amount"),   QT_TR_NOOP("Captured"),
+                                         QT_TR_NOOP("Refunded"), QT_TR_NOOP("State")};
+    return section >= 0 && section < ColumnCount ? tr(titles[section]) : QVariant();
+}
+
+bool HistoryModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && !m_exhausted && !m_loading;
+}
+
+void HistoryModel::fetchMore(const QModelIndex &parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    m_loading = true;
+    const HistoryFilter filter = m_filter;
+    const std::optional<HistoryCursor> after = m_next;
+    const int generation = m_generation;
+    m_worker->submit<HistoryPage>(
+        this,
+        [filter, after](QSqlDatabase db) {
+            return HistoryQuery::page(db, filter, after, PageSize);
+        },
+        [this, generation](const Result<HistoryPage> &page) {
+            if (generation != m_generation)
+                return;
+            m_loading = false;
+            if (!page) {
+                m_exhausted = true;
+                Q_EMIT loadFailed(page.error().message);
+                return;
+            }
+            // The cursor moves before rows are announced: a view reacting to
+            // the insertion may ask for the next page at once.
+            m_next = page->next;
+            m_exhausted = !page->next.has_value();
+            if (!page->rows.isEmpty()) {
+                beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + page->rows.size()) - 1);
+                m_rows += page->rows;
+                endInsertRows();
+            }
+            Q_EMIT pageLoaded(int(page->rows.size()));
+        });
+}
+
+} // namespace keel

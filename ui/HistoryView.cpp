@@ -1,0 +1,199 @@
+#include "ui/HistoryView.h"
+
+#include "ui/HistoryModel.h"
+#include "ui/QueryWorker.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPointer>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace keel {
+namespace {
+
+// "12.50" in a currency-less field means nothing exact; amounts are searched
+// in minor units, as they are stored.
+std::optional<qint64> minorUnits(const QLineEdit *field)
+{
+    bool ok = false;
+    const qint64 value = field->text().trimmed().toLongLong(&ok);
+    return ok ? std::optional<qint64>(value) : std::nullopt;
+}
+
+} // namespace
+
+HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
+    : QWidget(parent), m_worker(worker), m_model(new HistoryModel(worker, this)),
+      m_text(new QLineEdit(this)), m_merchant(new QLineEdit(this)),
+      m_minAmount(new QLineEdit(this)), m_maxAmount(new QLineEdit(this)),
+      m_state(new QComboBox(this)), m_table(new QTableView(this)),
+      m_timeline(new QTreeWidget(this)), m_status(new QLabel(this)),
+      m_export(new QPushButton(tr("Export CSV…"), this))
+{
+    m_text->setPlaceholderText(tr("charge id (ch_…) or order number"));
+    m_text->setAccessibleName(tr("Charge id or order number"));
+    m_merchant->setPlaceholderText(tr("merchant id"));
+    m_minAmount->setPlaceholderText(tr("min, minor units"));
+    m_maxAmount->setPlaceholderText(tr("max, minor units"));
+    m_state->addItem(tr("any state"), QString());
+    for (const char *state : {"Authorizing", "Authorized", "Capturing", "Captured", "Refunding",
+                              "Refunded", "Failed", "Reversed", "Canceled"})
+        m_state->addItem(QLatin1String(state), QLatin1String(state));
+    m_state->setAccessibleName(tr("Payment state"));
+    auto *find = new QPushButton(tr("&Search"), this);
+    find->setDefault(true);
+
+    auto *filters = new QHBoxLayout;
+    filters->addWidget(m_text, 3);
+    filters->addWidget(m_merchant, 1);
+    filters->addWidget(m_minAmount, 1);
+    filters->addWidget(m_maxAmount, 1);
+    filters->addWidget(m_state, 1);
+    filters->addWidget(find);
+    filters->addWidget(m_export);
+
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->verticalHeader()->hide();
+    m_table->setAccessibleName(tr("Payments"));
+    m_timeline->setHeaderLabels({tr("When"), tr("Where"), tr("What")});
+    m_timeline->setRootIsDecorated(false);
+    m_timeline->setAccessibleName(tr("Timeline of the selected payment"));
+
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_table);
+    split->addWidget(m_timeline);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(filters);
+    layout->addWidget(split, 1);
+    layout->addWidget(m_status);
+
+    connect(find, &QPushButton::clicked, this, &HistoryView::search);
+    connect(m_text, &QLineEdit::returnPressed, this, &HistoryView::search);
+    connect(m_export, &QPushButton::clicked, this, &HistoryView::exportInteractively);
+    connect(m_model, &HistoryModel::pageLoaded, this, [this] {
+        m_status->setText(tr("%n payment(s) loaded", nullptr, m_model->rowCount()) +
+                          (m_model->canFetchMore({}) ? tr("; scroll for more") : QString()));
+    });
+    connect(m_model, &HistoryModel::loadFailed, this, &HistoryView::failed);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid())
+                    showTimeline(m_model->rowAt(current.row()).publicId);
+            });
+}
+
+HistoryFilter HistoryView::currentFilter() const
+{
+    HistoryFilter filter;
+    const QString text = m_text->text().trimmed();
+    if (text.startsWith(QLatin1String("ch_")))
+        filter.chargeId = text;
+    else
+        filter.outTradeNo = text;
+    filter.merchantId = m_merchant->text().trimmed().toLongLong();
+    filter.minAmount = minorUnits(m_minAmount);
+    filter.maxAmount = minorUnits(m_maxAmount);
+    filter.state = m_state->currentData().toString();
+    return filter;
+}
+
+void HistoryView::search()
+{
+    m_timeline->clear();
+    m_status->setText(tr("Searching…"));
+    m_model->search(currentFilter());
+}
+
+void HistoryView::showTimeline(const QString &chargeId)
+{
+    m_worker->submit<QList<TimelineEntry>>(
+        this, [chargeId](QSqlDatabase db) { return HistoryQuery::timeline(db, chargeId); },
+        [this](const Result<QList<TimelineEntry>> &entries) {
+            m_timeline->clear();
+            if (!entries) {
+                Q_EMIT failed(entries.error().message);
+                return;
+            }
+            for (const TimelineEntry &entry : *entries)
+                m_timeline->addTopLevelItem(new QTreeWidgetItem(
+                    {QLocale().toString(entry.at.toLocalTime(),
+                                        QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")),
+                     entry.source, entry.summary}));
+            m_timeline->resizeColumnToContents(0);
+            m_timeline->resizeColumnToContents(1);
+            Q_EMIT timelineLoaded(int(entries->size()));
+        });
+}
+
+void HistoryView::exportTo(const QString &fileName)
+{
+    const HistoryFilter filter = m_model->filter();
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    m_cancelExport = cancel;
+    QPointer<QLabel> status = m_status;
+    m_worker->submit<qint64>(
+        this,
+        [filter, fileName, cancel, status](QSqlDatabase db) -> Result<qint64> {
+            QFile file(fileName);
+            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+                return makeError(
+                    ErrorKind::Environment,
+                    QObject::tr("cannot write %1: %2").arg(fileName, file.errorString()));
+            return HistoryQuery::exportCsv(db, filter, file, [cancel, status](qint64 rows) {
+                if (status)
+                    QMetaObject::invokeMethod(
+                        status,
+                        [status, rows] {
+                            if (status)
+                                status->setText(QObject::tr("Exported %1 rows…").arg(rows));
+                        },
+                        Qt::QueuedConnection);
+                return !cancel->load();
+            });
+        },
+        [this](const Result<qint64> &rows) {
+            m_export->setEnabled(true);
+            if (rows)
+                m_status->setText(tr("Exported %n payment(s).", nullptr, int(*rows)));
+            else
+                m_status->setText(rows.error().message);
+            Q_EMIT exportFinished(rows ? *rows : -1, rows ? QString() : rows.error().message);
+        });
+    m_export->setEnabled(false);
+}
+
+void HistoryView::exportInteractively()
+{
+    const QString fileName = QFileDialog::getSaveFileName(
+        this, tr("Export payments"), QStringLiteral("payments.csv"), tr("CSV (*.csv)"));
+    if (fileName.isEmpty())
+        return;
+    auto *progress = new QProgressDialog(tr("Exporting payments…"), tr("Cancel"), 0, 0, this);
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setAttribute(Qt::WA_DeleteOnClose);
+    connect(progress, &QProgressDialog::canceled, this, [this] {
+        if (m_cancelExport)
+            m_cancelExport->store(true);
+    });
+    connect(this, &HistoryView::exportFinished, progress, &QProgressDialog::close);
+    progress->show();
+    exportTo(fileName);
+}
+
+} // namespace keel
