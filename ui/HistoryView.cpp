@@ -68,6 +68,8 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->hide();
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
     m_table->setAccessibleName(tr("Payments"));
     m_timeline->setHeaderLabels({tr("When"), tr("Where"), tr("What")});
     m_timeline->setRootIsDecorated(false);
@@ -87,6 +89,11 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
     connect(m_text, &QLineEdit::returnPressed, this, &HistoryView::search);
     connect(m_export, &QPushButton::clicked, this, &HistoryView::exportInteractively);
     connect(m_model, &HistoryModel::pageLoaded, this, [this] {
+        if (m_model->rowCount() <= HistoryModel::PageSize) {
+            m_table->resizeColumnsToContents(); // sized once per search, to the first page
+            for (int column = 0; column < HistoryModel::ColumnCount; ++column)
+                m_table->setColumnWidth(column, std::min(m_table->columnWidth(column), 220));
+        }
         m_status->setText(tr("%n payment(s) loaded", nullptr, m_model->rowCount()) +
                           (m_model->canFetchMore({}) ? tr("; scroll for more") : QString()));
     });
@@ -111,6 +118,12 @@ HistoryFilter HistoryView::currentFilter() const
     filter.maxAmount = minorUnits(m_maxAmount);
     filter.state = m_state->currentData().toString();
     return filter;
+}
+
+void HistoryView::selectRow(int row)
+{
+    m_table->selectRow(row);
+    m_table->scrollTo(m_model->index(row, 0));
 }
 
 void HistoryView::search()

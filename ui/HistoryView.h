@@ -30,6 +30,7 @@ public:
     HistoryModel *model() const { return m_model; }
     QTreeWidget *timeline() const { return m_timeline; }
     QLineEdit *searchField() const { return m_text; }
+    void selectRow(int row);
 
     // Exports the current search to `fileName` (the dialog-free path that
     // tests and scripts use); exportFinished reports the outcome.

@@ -90,6 +90,16 @@ MainWindow::MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *
     m_overview->refresh();
 }
 
+bool MainWindow::showView(const QString &name)
+{
+    const QStringList names{QStringLiteral("overview"), QStringLiteral("history")};
+    const int row = int(names.indexOf(name));
+    if (row < 0)
+        return false;
+    m_navigation->setCurrentRow(row);
+    return true;
+}
+
 void MainWindow::loadSession()
 {
     m_worker->submit<SessionInfo>(

@@ -27,6 +27,8 @@ public:
 
     OverviewView *overview() const { return m_overview; }
     HistoryView *history() const { return m_history; }
+    // Shows a view by name (overview, history); false if there is no such view.
+    bool showView(const QString &name);
     MessageBanner *banner() const { return m_banner; }
     const SessionInfo &session() const { return m_session; }
 

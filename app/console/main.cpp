@@ -4,6 +4,8 @@
 #include "core/dev/DevStack.h"
 #include "core/sim/TrafficSimulator.h"
 #include "ui/ConsoleSettings.h"
+#include "ui/HistoryModel.h"
+#include "ui/HistoryView.h"
 #include "ui/MainWindow.h"
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
@@ -81,15 +83,17 @@ int main(int argc, char *argv[])
         {QStringLiteral("screenshot"),
          QStringLiteral("Render the view to FILE (PNG) once its data has loaded, then exit."),
          QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("view"), QStringLiteral("View to show: overview."),
+    parser.addOption({QStringLiteral("view"), QStringLiteral("View to show: overview or history."),
                       QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("wait"),
                       QStringLiteral("With --screenshot: wait at least this long first (seconds)."),
                       QStringLiteral("S")});
     parser.process(app);
-    if (parser.isSet(QStringLiteral("view")) &&
-        parser.value(QStringLiteral("view")) != QLatin1String("overview"))
-        return failWith(QStringLiteral("--view must be overview (the only view so far)"), 2);
+    const QString view = parser.isSet(QStringLiteral("view")) ? parser.value(QStringLiteral("view"))
+                                                              : QStringLiteral("overview");
+    if (view != QLatin1String("overview") && view != QLatin1String("history"))
+        return failWith(QStringLiteral("--view must be overview or history; got \"%1\"").arg(view),
+                        2);
 
     std::unique_ptr<DevStack> stack;
     std::unique_ptr<DemoTraffic> traffic;
@@ -123,6 +127,7 @@ int main(int argc, char *argv[])
     worker.start();
     ConsoleSettings consoleSettings;
     MainWindow window(&worker, &consoleSettings);
+    window.showView(view);
     window.show();
 
     if (parser.isSet(QStringLiteral("screenshot"))) {
@@ -142,11 +147,38 @@ int main(int argc, char *argv[])
                 QTimer::singleShot(1500, window.overview(), &OverviewView::refresh);
                 return;
             }
-            QTimer::singleShot(300, &window, [&] {
-                if (!window.grab().save(file))
-                    std::fprintf(stderr, "keel-console: cannot write %s\n", qPrintable(file));
-                QApplication::exit(0);
-            });
+            const auto shoot = [&] {
+                QTimer::singleShot(300, &window, [&] {
+                    if (!window.grab().save(file))
+                        std::fprintf(stderr, "keel-console: cannot write %s\n", qPrintable(file));
+                    QApplication::exit(0);
+                });
+            };
+            if (view == QLatin1String("overview")) {
+                shoot();
+                return;
+            }
+            // History: search, open the newest payment's timeline, then render.
+            QObject::disconnect(window.overview(), &OverviewView::refreshed, &window, nullptr);
+            QObject::connect(
+                window.history()->model(), &HistoryModel::pageLoaded, &window,
+                [&] {
+                    // A settled payment has the fuller trail to show.
+                    const HistoryModel *model = window.history()->model();
+                    int row = 0;
+                    for (int i = 0; i < model->rowCount(); ++i) {
+                        if (model->rowAt(i).state == QLatin1String("Refunded") ||
+                            (row == 0 && model->rowAt(i).state == QLatin1String("Captured")))
+                            row = i;
+                        if (model->rowAt(i).state == QLatin1String("Refunded"))
+                            break;
+                    }
+                    window.history()->selectRow(row);
+                },
+                Qt::SingleShotConnection);
+            QObject::connect(window.history(), &HistoryView::timelineLoaded, &window, shoot,
+                             Qt::SingleShotConnection);
+            window.history()->search();
         });
         QObject::connect(window.overview(), &OverviewView::refreshFailed, &window,
                          [](const QString &message) {

@@ -110,29 +110,33 @@ Result<QList<TimelineEntry>> HistoryQuery::timeline(QSqlDatabase db, const QStri
     // Each branch reads through an index on the charge (or its refunds).
     query.prepare(QStringLiteral(
         "WITH c AS (SELECT id, public_id FROM keel.charges WHERE public_id = ?) "
+        // Rows written in one transaction share a timestamp; rank and id keep
+        // them in the order they happened.
         "SELECT k.created_at, 'idempotency', 'key ' || k.status || ' for ' || k.endpoint "
         "  || coalesce(', answered ' || k.response_status, '') "
         "  || CASE WHEN k.recovered_count > 0 THEN ', taken over ' || k.recovered_count || ' "
-        "time(s)' ELSE '' END "
+        "time(s)' ELSE '' END, "
+        "  0 AS rank, 0::bigint AS seq "
         "  FROM keel.idempotency_keys k, c WHERE k.resource_id = c.public_id "
+        "UNION ALL SELECT r.created_at, 'refund', r.public_id || ' ' || r.amount || ' ' || "
+        "r.currency || ' ' || r.status, "
+        "  1, r.id FROM keel.refunds r, c WHERE r.charge_id = c.id "
         "UNION ALL SELECT e.created_at, 'state', e.from_state || ' -> ' || e.to_state || ' (' || "
         "e.event_type || ')' "
-        "  || coalesce(', upstream ' || e.upstream_event_id, '') "
+        "  || coalesce(', upstream ' || e.upstream_event_id, ''), 2, e.id "
         "  FROM keel.payment_events e, c WHERE e.charge_id = c.id "
         "UNION ALL SELECT t.created_at, 'ledger', t.kind || ': ' || string_agg(a.code || ' ' || "
         "  CASE WHEN le.amount > 0 THEN 'debit ' ELSE 'credit ' END || abs(le.amount) || ' ' || "
-        "le.currency, '; ' ORDER BY le.id) "
+        "le.currency, '; ' ORDER BY le.id), "
+        "  3, t.id "
         "  FROM keel.ledger_transactions t JOIN keel.ledger_entries le ON le.transaction_id = t.id "
         "  JOIN keel.ledger_accounts a ON a.id = le.account_id, c WHERE t.charge_id = c.id "
         "  GROUP BY t.id, t.created_at, t.kind "
         "UNION ALL SELECT o.created_at, 'outbox', o.event_type || CASE WHEN o.published_at IS NULL "
-        "  THEN ' (not yet published)' ELSE ' (published)' END "
+        "  THEN ' (not yet published)' ELSE ' (published)' END, 4, o.id "
         "  FROM keel.outbox o, c WHERE o.aggregate_type = 'charge' AND o.aggregate_id = "
         "c.public_id "
-        "UNION ALL SELECT r.created_at, 'refund', r.public_id || ' ' || r.amount || ' ' || "
-        "r.currency || ' ' || r.status "
-        "  FROM keel.refunds r, c WHERE r.charge_id = c.id "
-        "ORDER BY 1"));
+        "ORDER BY 1, 4, 5"));
     query.addBindValue(chargeId);
     if (Status status = Database::exec(query); !status)
         return status.error();
