@@ -234,6 +234,17 @@ Status PgSession::reset()
     return {};
 }
 
+QByteArray PgSession::arrayParam(const QStringList &items)
+{
+    QStringList quoted;
+    for (QString item : items) {
+        item.replace(u'\\', QStringLiteral("\\\\"));
+        item.replace(u'"', QStringLiteral("\\\""));
+        quoted << u'"' + item + u'"';
+    }
+    return QString(u'{' + quoted.join(u',') + u'}').toUtf8();
+}
+
 bool serverAccepting(const ConnectionSettings &settings)
 {
     return PQping(settings.conninfo().toUtf8().constData()) == PQPING_OK;

@@ -6,6 +6,7 @@
 #include <QByteArrayList>
 #include <QHash>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 
@@ -71,6 +72,8 @@ public:
     // Which server and database this session talks to, for per-database caches.
     const QString &identity() const { return m_identity; }
 
+    // A text[] parameter, each element double-quoted and escaped.
+    static QByteArray arrayParam(const QStringList &items);
     // Quotes bytes as a bytea parameter.
     static QByteArray byteaParam(const QByteArray &bytes) { return "\\x" + bytes.toHex(); }
 

@@ -33,15 +33,11 @@ Status RollupBuffer::flush(PgSession &session, const QString &source)
     QStringList minutes, metrics, bounds, counts, totals;
     for (auto it = taken.cbegin(); it != taken.cend(); ++it) {
         minutes << QString::number(it.key().minute);
-        // Metric names are keel's own identifiers; quoted for the array literal anyway.
-        metrics << u'"' + it.key().metric + u'"';
+        metrics << it.key().metric;
         bounds << QString::number(it.key().le);
         counts << QString::number(it->count);
         totals << QString::number(it->total);
     }
-    const auto array = [](const QStringList &items) {
-        return QString(u'{' + items.join(u',') + u'}').toUtf8();
-    };
     Result<PgRows> written = session.query(
         "INSERT INTO keel.metrics_minute AS m (minute, source, metric, le_micros, count, total) "
         "SELECT to_timestamp(u.minute), $1, u.metric, u.le, u.count, u.total "
@@ -49,8 +45,9 @@ Status RollupBuffer::flush(PgSession &session, const QString &source)
         "  AS u(minute, metric, le, count, total) "
         "ON CONFLICT (metric, le_micros, minute, source) DO UPDATE "
         "SET count = m.count + EXCLUDED.count, total = m.total + EXCLUDED.total",
-        {source.toUtf8(), array(minutes), array(metrics), array(bounds), array(counts),
-         array(totals)});
+        {source.toUtf8(), PgSession::arrayParam(minutes), PgSession::arrayParam(metrics),
+         PgSession::arrayParam(bounds), PgSession::arrayParam(counts),
+         PgSession::arrayParam(totals)});
     if (!written) {
         // Kept for the next flush rather than lost.
         QMutexLocker locker(&m_lock);

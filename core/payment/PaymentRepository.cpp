@@ -151,9 +151,6 @@ Status PaymentRepository::transition(ChargeRecord &charge, const QStringList &ev
         tos << stateName(step->to);
         state = step->to;
     }
-    const auto array = [](const QStringList &items) {
-        return QString(u'{' + items.join(u',') + u'}').toUtf8();
-    };
     Result<PgRows> rows = m_session.query(
         "WITH moved AS (UPDATE keel.payment_state SET state = $3, version = version + 1, "
         "    updated_at = now() "
@@ -168,7 +165,8 @@ Status PaymentRepository::transition(ChargeRecord &charge, const QStringList &ev
         "SELECT keel.require_rows((SELECT count(*) FROM moved), 1, "
         "  'payment state changed concurrently'), (SELECT count(*) FROM ev)",
         {QByteArray::number(charge.id), stateName(charge.state).toUtf8(), stateName(state).toUtf8(),
-         QByteArray::number(charge.version), array(froms), array(tos), array(events),
+         QByteArray::number(charge.version), PgSession::arrayParam(froms),
+         PgSession::arrayParam(tos), PgSession::arrayParam(events),
          upstreamEventId.isEmpty() ? QByteArray() : upstreamEventId.toUtf8(),
          payloadJson.isEmpty() ? QByteArray("{}") : payloadJson});
     if (!rows)
