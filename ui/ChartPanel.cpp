@@ -39,6 +39,20 @@ ChartPanel::ChartPanel(const QString &title, const QString &unit, QWidget *paren
     m_plot->legend->setFont(QFont(font().family(), 8));
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     m_plot->setMinimumHeight(180);
+    // The chart follows the application's palette (light or dark).
+    const QPalette colours = palette();
+    m_plot->setBackground(colours.color(QPalette::Base));
+    m_plot->legend->setBrush(colours.color(QPalette::Base));
+    m_plot->legend->setTextColor(colours.color(QPalette::Text));
+    m_plot->legend->setBorderPen(QPen(colours.color(QPalette::Mid)));
+    for (QCPAxis *axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setBasePen(QPen(colours.color(QPalette::Text)));
+        axis->setTickPen(QPen(colours.color(QPalette::Text)));
+        axis->setSubTickPen(QPen(colours.color(QPalette::Text)));
+        axis->setTickLabelColor(colours.color(QPalette::Text));
+        axis->setLabelColor(colours.color(QPalette::Text));
+        axis->grid()->setPen(QPen(colours.color(QPalette::Mid), 0, Qt::DotLine));
+    }
     m_plot->setAccessibleName(title);
 }
 

@@ -15,6 +15,10 @@ public:
 
     qint64 overviewRangeSeconds() const;
     void setOverviewRangeSeconds(qint64 seconds);
+    QString language() const; // "zh_CN", "en", or empty for the system's
+    void setLanguage(const QString &language);
+    QString theme() const; // "light" or "dark"
+    void setTheme(const QString &theme);
     QByteArray windowGeometry() const;
     void setWindowGeometry(const QByteArray &geometry);
 

@@ -61,12 +61,14 @@ MainWindow::MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *
     connect(refresh, &QShortcut::activated, m_overview, &OverviewView::refresh);
 
     connect(m_overview, &OverviewView::refreshFailed, this, [this](const QString &message) {
+        m_refreshFailureShown = true;
         m_banner->showMessage(tr("The dashboard could not be refreshed: %1").arg(message),
                               MessageBanner::Kind::Error);
     });
     connect(m_overview, &OverviewView::refreshed, this, [this] {
-        if (m_banner->text().startsWith(tr("The dashboard could not")))
+        if (m_refreshFailureShown)
             m_banner->hide();
+        m_refreshFailureShown = false;
     });
     connect(m_overview, &OverviewView::rangeChanged, this,
             [this](qint64 seconds) { m_settings->setOverviewRangeSeconds(seconds); });

@@ -51,6 +51,7 @@ private:
     HistoryView *m_history;
     QLabel *m_identity;
     SessionInfo m_session;
+    bool m_refreshFailureShown = false;
 };
 
 } // namespace keel

@@ -3,6 +3,7 @@
 #include "core/db/ConnectionSettings.h"
 #include "core/dev/DevStack.h"
 #include "core/sim/TrafficSimulator.h"
+#include "ui/Appearance.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/HistoryModel.h"
 #include "ui/HistoryView.h"
@@ -66,7 +67,6 @@ int main(int argc, char *argv[])
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("keel-console"));
     QApplication::setOrganizationName(QStringLiteral("keel"));
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("keel's desktop console"));
@@ -88,7 +88,30 @@ int main(int argc, char *argv[])
     parser.addOption({QStringLiteral("wait"),
                       QStringLiteral("With --screenshot: wait at least this long first (seconds)."),
                       QStringLiteral("S")});
+    parser.addOption({QStringLiteral("lang"),
+                      QStringLiteral("Language: zh_CN or en (remembered; default: the system's)."),
+                      QStringLiteral("LANG")});
+    parser.addOption({QStringLiteral("theme"),
+                      QStringLiteral("Colours: light or dark (remembered)."),
+                      QStringLiteral("THEME")});
     parser.process(app);
+    ConsoleSettings consoleSettings;
+    if (parser.isSet(QStringLiteral("lang"))) {
+        const QString language = parser.value(QStringLiteral("lang"));
+        if (language != QLatin1String("zh_CN") && language != QLatin1String("en"))
+            return failWith(QStringLiteral("--lang must be zh_CN or en; got \"%1\"").arg(language),
+                            2);
+        consoleSettings.setLanguage(language);
+    }
+    if (parser.isSet(QStringLiteral("theme"))) {
+        const QString theme = parser.value(QStringLiteral("theme"));
+        if (theme != QLatin1String("light") && theme != QLatin1String("dark"))
+            return failWith(QStringLiteral("--theme must be light or dark; got \"%1\"").arg(theme),
+                            2);
+        consoleSettings.setTheme(theme);
+    }
+    Appearance::applyTheme(app, consoleSettings.theme());
+    Appearance::applyLanguage(app, consoleSettings.language());
     const QString view = parser.isSet(QStringLiteral("view")) ? parser.value(QStringLiteral("view"))
                                                               : QStringLiteral("overview");
     if (view != QLatin1String("overview") && view != QLatin1String("history"))
@@ -125,7 +148,6 @@ int main(int argc, char *argv[])
 
     QueryWorker worker(settings);
     worker.start();
-    ConsoleSettings consoleSettings;
     MainWindow window(&worker, &consoleSettings);
     window.showView(view);
     window.show();
