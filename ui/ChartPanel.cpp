@@ -39,6 +39,9 @@ ChartPanel::ChartPanel(const QString &title, const QString &unit, QWidget *paren
     m_plot->legend->setFont(QFont(font().family(), 8));
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     m_plot->setMinimumHeight(180);
+    // One polyline per series instead of a segment at a time: repaints on a
+    // range change stay short enough not to be felt.
+    m_plot->setPlottingHint(QCP::phFastPolylines, true);
     // The chart follows the application's palette (light or dark).
     const QPalette colours = palette();
     m_plot->setBackground(colours.color(QPalette::Base));
@@ -73,8 +76,10 @@ void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, 
         QCPGraph *graph = m_plot->addGraph();
         graph->setName(line.name);
         graph->setPen(QPen(line.colour, 1.6));
-        // A marker per point, so a lone minute between gaps is still visible.
-        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+        // A marker per point, so a lone minute between gaps is still visible;
+        // on dense series they cost paint time and show nothing more.
+        if (keys.size() <= 90)
+            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
         graph->setData(keys, QVector<double>(line.values.cbegin(), line.values.cend()), true);
         for (const double value : line.values)
             if (!std::isnan(value))
@@ -87,7 +92,9 @@ void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, 
     if (!times.isEmpty())
         m_plot->xAxis->setRange(double(times.first()), double(times.last()));
     m_plot->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
-    m_plot->replot();
+    // Queued: the charts of one refresh repaint in separate events rather than
+    // holding the GUI thread for all of them at once.
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 bool ChartPanel::exportTo(const QString &fileName)

@@ -41,6 +41,7 @@ std::unique_ptr<Command> makeGatewayCommand();
 std::unique_ptr<Command> makeMerchantCommand();
 std::unique_ptr<Command> makeAuditCommand();
 std::unique_ptr<Command> makeSimulateCommand();
+std::unique_ptr<Command> makeSeedCommand();
 
 // Parses "HOST:PORT" (port 0 = any free one).
 Result<std::pair<QString, int>> parseListen(const QString &text);

@@ -19,6 +19,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(makeMerchantCommand());
     commands.push_back(makeAuditCommand());
     commands.push_back(makeSimulateCommand());
+    commands.push_back(makeSeedCommand());
     return commands;
 }
 

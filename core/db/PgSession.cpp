@@ -213,6 +213,25 @@ Result<PgRows> PgSession::query(const QByteArray &sql, const QByteArrayList &par
     return rows;
 }
 
+Status PgSession::copyIn(const QByteArray &copySql, const QByteArray &data)
+{
+    auto started = own(PQexec(m_conn.get(), copySql.constData()));
+    if (PQresultStatus(started.get()) != PGRES_COPY_IN)
+        return failure(started.get());
+    if (PQputCopyData(m_conn.get(), data.constData(), int(data.size())) != 1 ||
+        PQputCopyEnd(m_conn.get(), nullptr) != 1)
+        return failure(nullptr);
+    std::optional<Error> error;
+    while (PGresult *result = PQgetResult(m_conn.get())) {
+        if (PQresultStatus(result) != PGRES_COMMAND_OK && !error)
+            error = failure(result);
+        PQclear(result);
+    }
+    if (error)
+        return *error;
+    return {};
+}
+
 bool PgSession::healthy() const
 {
     return m_conn && !m_pipelining && PQstatus(m_conn.get()) == CONNECTION_OK &&

@@ -52,6 +52,9 @@ public:
     // A null QByteArray is SQL NULL.
     Result<PgRows> query(const QByteArray &sql, const QByteArrayList &params = {});
 
+    // COPY ... FROM STDIN with `data` (text format rows).
+    Status copyIn(const QByteArray &copySql, const QByteArray &data);
+
     // Pipelined transactions: after beginPipelined(), query() only queues its
     // statement (preparing it if needed) and returns no rows; commitPipelined()
     // sends BEGIN, the statements and COMMIT in one round trip and reports the

@@ -89,6 +89,35 @@ QList<double> OverviewData::conflictRate() const
     return rates;
 }
 
+const char *OverviewQuery::rangeSql()
+{
+    // Reads the range through metrics_minute_by_minute; rows are already rolled up per minute.
+    return "SELECT (extract(epoch FROM minute)::bigint / ?) * ?, metric, le_micros, "
+           "  sum(count)::bigint, sum(total)::bigint "
+           "FROM keel.metrics_minute "
+           "WHERE minute >= to_timestamp(?) AND minute < to_timestamp(?) "
+           "  AND (metric LIKE 'idempotency.%' OR metric LIKE 'http.charges_create.%' "
+           "       OR metric = 'latency.charges_create' OR metric LIKE 'volume.%' "
+           "       OR metric LIKE 'transition.%') "
+           "GROUP BY 1, 2, 3";
+}
+
+const char *OverviewQuery::suspenseSql()
+{
+    // Summed per suspense account through ledger_entries_account, so the cost
+    // follows the suspense account's entries, not the whole ledger's.
+    return "SELECT a.currency, s.balance FROM keel.ledger_accounts a CROSS JOIN LATERAL ("
+           "  SELECT coalesce(sum(e.amount), 0)::bigint AS balance FROM keel.ledger_entries e "
+           "  WHERE e.account_id = a.id) s "
+           "WHERE a.kind = 'suspense' AND s.balance <> 0 ORDER BY a.currency";
+}
+
+const char *OverviewQuery::inFlightSql()
+{
+    return "SELECT state, count(*) FROM keel.payment_state "
+           "WHERE state IN ('Authorizing', 'Capturing', 'Refunding') GROUP BY state ORDER BY state";
+}
+
 qint64 OverviewQuery::stepFor(qint64 rangeSeconds)
 {
     const qint64 step = (rangeSeconds + 239) / 240;
@@ -111,15 +140,7 @@ Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, q
     QSqlQuery query(db);
     query.setForwardOnly(true);
     // Reads the range through metrics_minute_by_minute; rows are already rolled up per minute.
-    query.prepare(
-        QStringLiteral("SELECT (extract(epoch FROM minute)::bigint / ?) * ?, metric, le_micros, "
-                       "  sum(count)::bigint, sum(total)::bigint "
-                       "FROM keel.metrics_minute "
-                       "WHERE minute >= to_timestamp(?) AND minute < to_timestamp(?) "
-                       "  AND (metric LIKE 'idempotency.%' OR metric LIKE 'http.charges_create.%' "
-                       "       OR metric = 'latency.charges_create' OR metric LIKE 'volume.%' "
-                       "       OR metric LIKE 'transition.%') "
-                       "GROUP BY 1, 2, 3"));
+    query.prepare(QString::fromLatin1(rangeSql()));
     query.addBindValue(data.stepSeconds);
     query.addBindValue(data.stepSeconds);
     query.addBindValue(data.fromEpoch);
@@ -155,14 +176,7 @@ Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, q
     }
 
     // "Now" figures: one index-backed read each.
-    if (Status status = Database::exec(
-            query,
-            QStringLiteral(
-                "SELECT a.currency, coalesce(sum(e.amount), 0)::bigint FROM keel.ledger_accounts a "
-                "LEFT JOIN keel.ledger_entries e ON e.account_id = a.id "
-                "WHERE a.kind = 'suspense' GROUP BY a.currency "
-                "HAVING coalesce(sum(e.amount), 0) <> 0 ORDER BY a.currency"));
-        !status)
+    if (Status status = Database::exec(query, QString::fromLatin1(suspenseSql())); !status)
         return status.error();
     while (query.next())
         data.suspenseBalances.append({query.value(0).toString(), query.value(1).toLongLong()});

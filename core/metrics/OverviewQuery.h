@@ -44,6 +44,10 @@ public:
     // Buckets sized so that any range has at most about 240 points.
     static qint64 stepFor(qint64 rangeSeconds);
     static Result<OverviewData> load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch);
+    // The statements, for plan checks.
+    static const char *rangeSql(); // binds: step, step, from epoch, to epoch
+    static const char *suspenseSql();
+    static const char *inFlightSql();
 };
 
 } // namespace keel

@@ -30,14 +30,13 @@ QString HistoryQuery::formatAmount(qint64 minorUnits, int exponent)
            digits.left(digits.size() - exponent) + u'.' + digits.right(exponent);
 }
 
-Result<HistoryPage> HistoryQuery::page(QSqlDatabase db, const HistoryFilter &filter,
-                                       const std::optional<HistoryCursor> &after, int limit)
+QString HistoryQuery::pageSql(const HistoryFilter &filter,
+                              const std::optional<HistoryCursor> &after, QVariantList *binds)
 {
     QStringList where;
-    QVariantList binds;
     const auto add = [&](const QString &condition, const QVariant &value) {
         where << condition;
-        binds << value;
+        *binds << value;
     };
     if (!filter.chargeId.isEmpty())
         add(QStringLiteral("c.public_id = ?"), filter.chargeId);
@@ -59,20 +58,27 @@ Result<HistoryPage> HistoryQuery::page(QSqlDatabase db, const HistoryFilter &fil
         add(QStringLiteral("c.created_at < ?"), filter.to.toUTC());
     if (after) {
         where << QStringLiteral("(c.created_at, c.id) < (?::timestamptz, ?)");
-        binds << after->createdAt << after->id;
+        *binds << after->createdAt << after->id;
     }
+    return QStringLiteral(
+               "SELECT c.id, c.public_id, c.merchant_id, m.name, c.out_trade_no, c.amount, "
+               "  c.amount_captured, c.amount_refunded, c.currency, cur.exponent, s.state, "
+               "  c.created_at, c.created_at::text "
+               "FROM keel.charges c JOIN keel.payment_state s ON s.charge_id = c.id "
+               "JOIN keel.merchants m ON m.id = c.merchant_id "
+               "JOIN keel.currencies cur ON cur.code = c.currency ") +
+           (where.isEmpty() ? QString()
+                            : QStringLiteral("WHERE ") + where.join(QStringLiteral(" AND "))) +
+           QStringLiteral(" ORDER BY c.created_at DESC, c.id DESC LIMIT ?");
+}
+
+Result<HistoryPage> HistoryQuery::page(QSqlDatabase db, const HistoryFilter &filter,
+                                       const std::optional<HistoryCursor> &after, int limit)
+{
+    QVariantList binds;
     QSqlQuery query(db);
     query.setForwardOnly(true);
-    query.prepare(
-        QStringLiteral("SELECT c.id, c.public_id, c.merchant_id, m.name, c.out_trade_no, c.amount, "
-                       "  c.amount_captured, c.amount_refunded, c.currency, cur.exponent, s.state, "
-                       "  c.created_at, c.created_at::text "
-                       "FROM keel.charges c JOIN keel.payment_state s ON s.charge_id = c.id "
-                       "JOIN keel.merchants m ON m.id = c.merchant_id "
-                       "JOIN keel.currencies cur ON cur.code = c.currency ") +
-        (where.isEmpty() ? QString()
-                         : QStringLiteral("WHERE ") + where.join(QStringLiteral(" AND "))) +
-        QStringLiteral(" ORDER BY c.created_at DESC, c.id DESC LIMIT ?"));
+    query.prepare(pageSql(filter, after, &binds));
     for (const QVariant &value : std::as_const(binds))
         query.addBindValue(value);
     query.addBindValue(limit + 1); // one more tells whether another page exists

@@ -6,6 +6,7 @@
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+#include <QVariantList>
 
 #include <functional>
 #include <optional>
@@ -64,6 +65,10 @@ class HistoryQuery final {
 public:
     static Result<HistoryPage> page(QSqlDatabase db, const HistoryFilter &filter,
                                     const std::optional<HistoryCursor> &after, int limit);
+    // The page statement with ? placeholders; `binds` receives their values
+    // (the LIMIT comes last). For plan checks and for page().
+    static QString pageSql(const HistoryFilter &filter, const std::optional<HistoryCursor> &after,
+                           QVariantList *binds);
     // Everything that touched one charge, oldest first.
     static Result<QList<TimelineEntry>> timeline(QSqlDatabase db, const QString &chargeId);
     // Writes every matching payment as CSV, page by page. `progress` gets the

@@ -78,3 +78,25 @@ TEST_F(AuditCommandTest, MerchantCreatePrintsKeysOnceAndStoresOnlyTheirHash)
     EXPECT_EQ(badUrl.exitCode, 2);
     EXPECT_TRUE(badUrl.err.contains(QLatin1String("--notify-url")));
 }
+
+TEST_F(AuditCommandTest, SeededHistoryIsConsistentAndPassesTheLedgerAudit)
+{
+    auto seeded = runKeel({QStringLiteral("seed"), QStringLiteral("--db"), settings().conninfo(),
+                           QStringLiteral("--charges"), QStringLiteral("1200"),
+                           QStringLiteral("--merchants"), QStringLiteral("3")});
+    ASSERT_EQ(seeded.exitCode, 0) << qPrintable(seeded.err);
+    EXPECT_TRUE(seeded.out.contains(QLatin1String("seeded 1200 charges")));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QStringLiteral("1200"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.payment_state"), QStringLiteral("1200"));
+    // Every charge's events lead to its state.
+    EXPECT_EQ(
+        scalar("SELECT count(*) FROM keel.payment_state s WHERE s.state <> (SELECT e.to_state "
+               "FROM keel.payment_events e WHERE e.charge_id = s.charge_id ORDER BY e.id DESC "
+               "LIMIT 1)"),
+        QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT count(DISTINCT state) >= 3 FROM keel.payment_state"),
+              QStringLiteral("t"));
+    auto audit = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"), QStringLiteral("--db"),
+                          settings().conninfo()});
+    EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err);
+}
