@@ -27,10 +27,7 @@ public:
 
     int run(const QCommandLineParser &parser) override
     {
-        Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
-        if (!settings)
-            return fail(name(), settings.error());
-        Result<PgSession> session = PgSession::open(*settings);
+        Result<PgSession> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
         Result<Ledger::AuditReport> report = Ledger::audit(*session);

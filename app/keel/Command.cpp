@@ -1,5 +1,7 @@
 #include "Command.h"
 
+#include "core/db/ConnectionSettings.h"
+
 #include <QCommandLineParser>
 
 #include <cstdio>
@@ -93,6 +95,14 @@ Result<double> rateOption(const QCommandLineParser &parser, const QString &name)
                          QStringLiteral("--%1 must be a fraction from 0 to 1; got \"%2\"")
                              .arg(name, parser.value(name)));
     return value;
+}
+
+Result<PgSession> openDatabase(const QCommandLineParser &parser)
+{
+    Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
+    if (!settings)
+        return settings.error();
+    return PgSession::open(*settings);
 }
 
 QString databaseOption(const QCommandLineParser &parser)

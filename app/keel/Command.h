@@ -1,12 +1,17 @@
 #pragma once
 
 #include "core/Result.h"
+#include "core/db/PgSession.h"
 
 #include <QStringList>
 
 #include <memory>
 
 class QCommandLineParser;
+
+namespace keel {
+class PgSession;
+}
 
 namespace keel::cli {
 
@@ -60,5 +65,7 @@ void note(const QString &line);
 // The --db option shared by commands that talk to the database.
 void addDatabaseOption(QCommandLineParser &parser);
 QString databaseOption(const QCommandLineParser &parser);
+// A libpq session to the --db database (parsed, opened, errors as one line).
+Result<PgSession> openDatabase(const QCommandLineParser &parser);
 
 } // namespace keel::cli

@@ -35,10 +35,7 @@ public:
     {
         if (!parser.isSet(QStringLiteral("name")))
             return fail(name(), makeError(ErrorKind::Usage, QStringLiteral("--name is required")));
-        Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
-        if (!settings)
-            return fail(name(), settings.error());
-        Result<PgSession> session = PgSession::open(*settings);
+        Result<PgSession> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
         Result<IssuedMerchant> issued = MerchantStore(*session).create(

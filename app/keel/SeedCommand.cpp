@@ -43,10 +43,7 @@ public:
         for (const auto *option : {&charges, &merchants, &days})
             if (!*option)
                 return fail(name(), option->error());
-        Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
-        if (!settings)
-            return fail(name(), settings.error());
-        Result<PgSession> session = PgSession::open(*settings);
+        Result<PgSession> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
         QElapsedTimer timer;
