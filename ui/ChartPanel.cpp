@@ -37,6 +37,9 @@ ChartPanel::ChartPanel(const QString &title, const QString &unit, QWidget *paren
     m_plot->yAxis->setLabel(unit);
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(QFont(font().family(), 8));
+    // Two entries a row: captured and refunded of a currency side by side.
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(2);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     m_plot->setMinimumHeight(180);
     // One polyline per series instead of a segment at a time: repaints on a
@@ -75,7 +78,7 @@ void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, 
     for (const Line &line : lines) {
         QCPGraph *graph = m_plot->addGraph();
         graph->setName(line.name);
-        graph->setPen(QPen(line.colour, 1.6));
+        graph->setPen(QPen(line.colour, 1.6, line.style));
         // A marker per point, so a lone minute between gaps is still visible;
         // on dense series they cost paint time and show nothing more.
         if (keys.size() <= 90)

@@ -20,6 +20,7 @@ public:
         QString name;
         QColor colour;
         QList<double> values; // NaN leaves a gap
+        Qt::PenStyle style = Qt::SolidLine;
     };
     // `times` are seconds since the epoch, one per value.
     void setLines(const QList<qint64> &times, const QList<Line> &lines, qint64 rangeSeconds);

@@ -80,9 +80,11 @@ OverviewView::OverviewView(QueryWorker *worker, QWidget *parent)
         new ChartPanel(tr("Idempotency hit and conflict rate"), tr("% of keyed requests"), this),
         new ChartPanel(tr("Charge requests by outcome"), tr("requests"), this),
         new ChartPanel(tr("Charge latency"), tr("ms"), this),
-        new ChartPanel(tr("Money captured and refunded"), tr("major units"), this)};
-    for (int i = 0; i < m_charts.size(); ++i)
+        new ChartPanel(tr("Money captured and refunded"), tr("major units"), this),
+        new ChartPanel(tr("Payment state transitions"), tr("payments"), this)};
+    for (int i = 0; i < 4; ++i)
         grid->addWidget(m_charts.at(i), i / 2, i % 2);
+    grid->addWidget(m_charts.at(4), 2, 0, 1, 2);
     layout->addLayout(grid, 1);
 
     connect(m_range, &QComboBox::currentIndexChanged, this, [this] {
@@ -162,10 +164,25 @@ void OverviewView::display(const OverviewData &data)
     currencies.sort();
     for (const QString &currency : std::as_const(currencies)) {
         const double scale = 1.0 / std::pow(10, data.exponents.value(currency, 2));
-        volumes.append({tr("%1 captured").arg(currency), Palette[colour++ % 6],
+        const QColor hue = Palette[colour++ % 6];
+        volumes.append({tr("%1 captured").arg(currency), hue,
                         asDoubles(data.captured.value(currency), scale)});
+        if (data.refunded.contains(currency))
+            volumes.append({tr("%1 refunded").arg(currency), hue,
+                            asDoubles(data.refunded.value(currency), scale), Qt::DashLine});
     }
     m_charts[3]->setLines(data.times, volumes, range);
+    m_charts[4]->setLines(
+        data.times,
+        {{tr("authorized"), Palette[0],
+          asDoubles(data.series(QStringLiteral("transition.Authorizing.Authorized")))},
+         {tr("declined or failed"), Palette[3],
+          asDoubles(data.series(QStringLiteral("transition.Authorizing.Failed")))},
+         {tr("captured"), Palette[2],
+          asDoubles(data.series(QStringLiteral("transition.Capturing.Captured")))},
+         {tr("refunded"), Palette[4],
+          asDoubles(data.series(QStringLiteral("transition.Refunding.Refunded")))}},
+        range);
 
     QStringList summary;
     for (const auto &[state, count] : data.inFlight)

@@ -27,12 +27,12 @@
         <translation>将图表“%1”导出为 PNG 或 PDF</translation>
     </message>
     <message>
-        <location filename="../../ui/ChartPanel.cpp" line="103"/>
+        <location filename="../../ui/ChartPanel.cpp" line="110"/>
         <source>Export chart</source>
         <translation>导出图表</translation>
     </message>
     <message>
-        <location filename="../../ui/ChartPanel.cpp" line="104"/>
+        <location filename="../../ui/ChartPanel.cpp" line="111"/>
         <source>PNG image (*.png);;PDF document (*.pdf)</source>
         <translation>PNG 图片 (*.png);;PDF 文档 (*.pdf)</translation>
     </message>
@@ -155,7 +155,9 @@
     <message numerus="yes">
         <location filename="../../ui/HistoryView.cpp" line="97"/>
         <source>%n payment(s) loaded</source>
-        <translation><numerusform>已加载 %n 笔支付</numerusform></translation>
+        <translation>
+            <numerusform>已加载 %n 笔支付</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../../ui/HistoryView.cpp" line="98"/>
@@ -170,7 +172,9 @@
     <message numerus="yes">
         <location filename="../../ui/HistoryView.cpp" line="186"/>
         <source>Exported %n payment(s).</source>
-        <translation><numerusform>已导出 %n 笔支付。</numerusform></translation>
+        <translation>
+            <numerusform>已导出 %n 笔支付。</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../../ui/HistoryView.cpp" line="197"/>
@@ -342,57 +346,92 @@
         <translation>主币单位</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="133"/>
+        <location filename="../../ui/OverviewView.cpp" line="84"/>
+        <source>Payment state transitions</source>
+        <translation>支付状态流转</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="84"/>
+        <source>payments</source>
+        <translation>笔数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="135"/>
         <source>hit rate (replays)</source>
         <translation>命中率（重放）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="134"/>
+        <location filename="../../ui/OverviewView.cpp" line="136"/>
         <source>conflicts (409 + 422)</source>
         <translation>冲突 (409 + 422)</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="138"/>
+        <location filename="../../ui/OverviewView.cpp" line="140"/>
         <source>new</source>
         <translation>新请求</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="139"/>
+        <location filename="../../ui/OverviewView.cpp" line="141"/>
         <source>replayed</source>
         <translation>重放</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="141"/>
+        <location filename="../../ui/OverviewView.cpp" line="143"/>
         <source>in flight 409</source>
         <translation>处理中 409</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="143"/>
+        <location filename="../../ui/OverviewView.cpp" line="145"/>
         <source>mismatch 422</source>
         <translation>参数不一致 422</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="145"/>
+        <location filename="../../ui/OverviewView.cpp" line="147"/>
         <source>other 4xx</source>
         <translation>其他 4xx</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="165"/>
+        <location filename="../../ui/OverviewView.cpp" line="168"/>
         <source>%1 captured</source>
         <translation>%1 已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="172"/>
+        <location filename="../../ui/OverviewView.cpp" line="170"/>
+        <source>%1 refunded</source>
+        <translation>%1 已退款</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="176"/>
+        <source>authorized</source>
+        <translation>已授权</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="177"/>
+        <source>declined or failed</source>
+        <translation>拒绝或失败</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="178"/>
+        <source>captured</source>
+        <translation>已请款</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="179"/>
+        <source>refunded</source>
+        <translation>已退款</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="184"/>
         <source>%1 in %2</source>
         <translation>%1 笔处于 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="174"/>
+        <location filename="../../ui/OverviewView.cpp" line="186"/>
         <source>suspense %1</source>
         <translation>差错户 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="176"/>
+        <location filename="../../ui/OverviewView.cpp" line="188"/>
         <source>No payments in flight; suspense accounts are empty.</source>
         <translation>没有处理中的支付；差错户余额为零。</translation>
     </message>

@@ -49,7 +49,13 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
          at +
          ", 'a', 12, 0),"
          "('volume.capture.JPY', 0, " +
-         at + ", 'a', 2, 4200)");
+         at +
+         ", 'a', 2, 4200),"
+         "('volume.refund.JPY', 0, " +
+         at +
+         ", 'a', 1, 700),"
+         "('transition.Capturing.Captured', 0, " +
+         at + ", 'a', 7, 0)");
     QueryWorker worker(settings());
     worker.start();
     OverviewView view(&worker);
@@ -62,7 +68,7 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     const qsizetype i = view.data().times.indexOf(minute);
     ASSERT_GE(i, 0);
     const QList<ChartPanel *> charts = view.charts();
-    ASSERT_EQ(charts.size(), 4);
+    ASSERT_EQ(charts.size(), 5);
     // Hit rate 3 / 12, drawn in percent.
     QCPGraph *hits = charts[0]->plot()->graph(0);
     ASSERT_EQ(hits->dataCount(), int(view.data().times.size()));
@@ -73,6 +79,11 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     QCPGraph *yen = charts[3]->plot()->graph(0);
     EXPECT_EQ(yen->name(), QStringLiteral("JPY captured"));
     EXPECT_DOUBLE_EQ(yen->data()->at(int(i))->value, 4200.0);
+    QCPGraph *yenRefunded = charts[3]->plot()->graph(1);
+    EXPECT_EQ(yenRefunded->name(), QStringLiteral("JPY refunded"));
+    EXPECT_DOUBLE_EQ(yenRefunded->data()->at(int(i))->value, 700.0);
+    // Seven payments reached Captured in that minute.
+    EXPECT_DOUBLE_EQ(charts[4]->plot()->graph(2)->data()->at(int(i))->value, 7.0);
     worker.stop();
 }
 
