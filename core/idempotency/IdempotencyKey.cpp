@@ -6,8 +6,12 @@ namespace keel {
 
 Result<IdempotencyKey> IdempotencyKey::parse(const QByteArray &header, bool present)
 {
-    const auto invalid = [](const QString &why) {
-        return makeError(ErrorKind::Usage, QStringLiteral("Idempotency-Key %1").arg(why));
+    // The error names the header, so every endpoint reports it the same way.
+    const auto invalid = [present](const QString &why) {
+        return fieldError(QStringLiteral("Idempotency-Key"),
+                          present ? QStringLiteral("idempotency_key_invalid")
+                                  : QStringLiteral("idempotency_key_missing"),
+                          QStringLiteral("Idempotency-Key %1").arg(why));
     };
     if (!present)
         return invalid(QStringLiteral("header is required for this request; send a unique value "

@@ -98,13 +98,8 @@ ApiResponse ChargeService::create(const Merchant &merchant, const RequestParams 
 {
     Result<IdempotencyKey> key =
         IdempotencyKey::parse(idempotencyKey.value_or(QByteArray()), idempotencyKey.has_value());
-    if (!key) {
-        Error error = key.error();
-        error.field = QStringLiteral("Idempotency-Key");
-        error.code = idempotencyKey ? QStringLiteral("idempotency_key_invalid")
-                                    : QStringLiteral("idempotency_key_missing");
-        return invalidRequest(error).response();
-    }
+    if (!key)
+        return invalidRequest(key.error()).response();
     Result<ChargeRequest> request =
         ChargeRequest::parse(params, m_context.currencies, merchant.maxChargeAmount);
     if (!request)
@@ -336,12 +331,8 @@ ApiResponse ChargeService::capture(const Merchant &merchant, const QString &char
     QByteArray fingerprint;
     if (idempotencyKey) {
         Result<IdempotencyKey> key = IdempotencyKey::parse(*idempotencyKey, true);
-        if (!key) {
-            Error error = key.error();
-            error.field = QStringLiteral("Idempotency-Key");
-            error.code = QStringLiteral("idempotency_key_invalid");
-            return invalidRequest(error).response();
-        }
+        if (!key)
+            return invalidRequest(key.error()).response();
         keyHash = key->scopedHash(merchant.id);
         fingerprint = Fingerprint(QStringLiteral("POST /v1/charges/{id}/capture"))
                           .add(QStringLiteral("charge"), chargeId)

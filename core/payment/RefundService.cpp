@@ -68,13 +68,8 @@ ApiResponse RefundService::create(const Merchant &merchant, const RequestParams 
 {
     Result<IdempotencyKey> key =
         IdempotencyKey::parse(idempotencyKey.value_or(QByteArray()), idempotencyKey.has_value());
-    if (!key) {
-        Error error = key.error();
-        error.field = QStringLiteral("Idempotency-Key");
-        error.code = idempotencyKey ? QStringLiteral("idempotency_key_invalid")
-                                    : QStringLiteral("idempotency_key_missing");
-        return invalidRequest(error).response();
-    }
+    if (!key)
+        return invalidRequest(key.error()).response();
     if (Status known = validate::knownParameters(
             params, {QStringLiteral("charge"), QStringLiteral("amount"), QStringLiteral("reason"),
                      QStringLiteral("metadata["), QStringLiteral("out_refund_no")});
