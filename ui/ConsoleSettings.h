@@ -1,6 +1,9 @@
 #pragma once
 
+#include "core/db/ConnectionProfile.h"
+
 #include <QByteArray>
+#include <QList>
 #include <QSettings>
 #include <QString>
 
@@ -21,6 +24,17 @@ public:
     void setTheme(const QString &theme);
     QByteArray windowGeometry() const;
     void setWindowGeometry(const QByteArray &geometry);
+
+    // Saved connection profiles (no passwords in them, by construction).
+    QList<ConnectionProfile> profiles() const;
+    // Adds the profile, or replaces the one with its name (or `previousName`).
+    void saveProfile(const ConnectionProfile &profile, const QString &previousName = {});
+    void removeProfile(const QString &name);
+    QString lastProfile() const;
+    void setLastProfile(const QString &name);
+
+    // Where the settings live, for tests and support questions.
+    QString fileName() const { return m_settings.fileName(); }
 
 private:
     QSettings m_settings;

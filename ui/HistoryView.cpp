@@ -4,6 +4,7 @@
 #include "ui/QueryWorker.h"
 
 #include <QComboBox>
+#include <QDateTimeEdit>
 #include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -24,12 +25,20 @@ namespace {
 
 // "12.50" in a currency-less field means nothing exact; amounts are searched
 // in minor units, as they are stored.
-std::optional<qint64> minorUnits(const QLineEdit *field)
+Result<std::optional<qint64>> wholeNumber(const QLineEdit *field, const QString &name)
 {
+    const QString text = field->text().trimmed();
+    if (text.isEmpty())
+        return std::optional<qint64>();
     bool ok = false;
-    const qint64 value = field->text().trimmed().toLongLong(&ok);
-    return ok ? std::optional<qint64>(value) : std::nullopt;
+    const qint64 value = text.toLongLong(&ok);
+    if (!ok || value < 0)
+        return fieldError(name, QStringLiteral("invalid_filter"),
+                          QObject::tr("%1 must be a whole number ≥ 0; got \"%2\"").arg(name, text));
+    return std::optional<qint64>(value);
 }
+
+enum CreatedChoice { AnyTime, LastHour, LastDay, LastWeek, LastMonth, Between };
 
 } // namespace
 
@@ -37,9 +46,11 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
     : QWidget(parent), m_worker(worker), m_model(new HistoryModel(worker, this)),
       m_text(new QLineEdit(this)), m_merchant(new QLineEdit(this)),
       m_minAmount(new QLineEdit(this)), m_maxAmount(new QLineEdit(this)),
-      m_state(new QComboBox(this)), m_table(new QTableView(this)),
+      m_state(new QComboBox(this)), m_created(new QComboBox(this)), m_from(new QDateTimeEdit(this)),
+      m_to(new QDateTimeEdit(this)), m_table(new QTableView(this)),
       m_timeline(new QTreeWidget(this)), m_status(new QLabel(this)),
-      m_export(new QPushButton(tr("Export CSV…"), this))
+      m_timelineNote(new QLabel(this)), m_export(new QPushButton(tr("Export CSV…"), this)),
+      m_timelineSources(HistoryQuery::timelineSources())
 {
     m_text->setPlaceholderText(tr("charge id (ch_…) or order number"));
     m_text->setAccessibleName(tr("Charge id or order number"));
@@ -51,6 +62,25 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
                               "Refunded", "Failed", "Reversed", "Canceled"})
         m_state->addItem(QLatin1String(state), QLatin1String(state));
     m_state->setAccessibleName(tr("Payment state"));
+    m_created->addItem(tr("any time"), AnyTime);
+    m_created->addItem(tr("last hour"), LastHour);
+    m_created->addItem(tr("last 24 hours"), LastDay);
+    m_created->addItem(tr("last 7 days"), LastWeek);
+    m_created->addItem(tr("last 30 days"), LastMonth);
+    m_created->addItem(tr("between…"), Between);
+    m_created->setAccessibleName(tr("Created"));
+    const QDateTime now = QDateTime::currentDateTime();
+    for (QDateTimeEdit *edge : {m_from, m_to}) {
+        edge->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm"));
+        edge->setCalendarPopup(true);
+        edge->setVisible(false);
+    }
+    m_from->setDateTime(now.addDays(-1));
+    m_to->setDateTime(now.addSecs(3600));
+    m_from->setAccessibleName(tr("Created from"));
+    m_to->setAccessibleName(tr("Created before"));
+    m_timelineNote->setVisible(false);
+    m_timelineNote->setWordWrap(true);
     auto *find = new QPushButton(tr("&Search"), this);
     find->setDefault(true);
 
@@ -60,6 +90,9 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
     filters->addWidget(m_minAmount, 1);
     filters->addWidget(m_maxAmount, 1);
     filters->addWidget(m_state, 1);
+    filters->addWidget(m_created, 1);
+    filters->addWidget(m_from, 1);
+    filters->addWidget(m_to, 1);
     filters->addWidget(find);
     filters->addWidget(m_export);
 
@@ -77,7 +110,12 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
 
     auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_table);
-    split->addWidget(m_timeline);
+    auto *trail = new QWidget(this);
+    auto *trailLayout = new QVBoxLayout(trail);
+    trailLayout->setContentsMargins(0, 0, 0, 0);
+    trailLayout->addWidget(m_timeline, 1);
+    trailLayout->addWidget(m_timelineNote);
+    split->addWidget(trail);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     auto *layout = new QVBoxLayout(this);
@@ -86,6 +124,7 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
     layout->addWidget(m_status);
 
     connect(find, &QPushButton::clicked, this, &HistoryView::search);
+    connect(m_created, &QComboBox::currentIndexChanged, this, &HistoryView::showCreatedRange);
     connect(m_text, &QLineEdit::returnPressed, this, &HistoryView::search);
     connect(m_export, &QPushButton::clicked, this, &HistoryView::exportInteractively);
     connect(m_model, &HistoryModel::pageLoaded, this, [this] {
@@ -105,7 +144,7 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
             });
 }
 
-HistoryFilter HistoryView::currentFilter() const
+Result<HistoryFilter> HistoryView::currentFilter() const
 {
     HistoryFilter filter;
     const QString text = m_text->text().trimmed();
@@ -113,11 +152,73 @@ HistoryFilter HistoryView::currentFilter() const
         filter.chargeId = text;
     else
         filter.outTradeNo = text;
-    filter.merchantId = m_merchant->text().trimmed().toLongLong();
-    filter.minAmount = minorUnits(m_minAmount);
-    filter.maxAmount = minorUnits(m_maxAmount);
+    const Result<std::optional<qint64>> merchant = wholeNumber(m_merchant, tr("merchant id"));
+    if (!merchant)
+        return merchant.error();
+    filter.merchantId = merchant->value_or(0);
+    const Result<std::optional<qint64>> minAmount = wholeNumber(m_minAmount, tr("min amount"));
+    if (!minAmount)
+        return minAmount.error();
+    const Result<std::optional<qint64>> maxAmount = wholeNumber(m_maxAmount, tr("max amount"));
+    if (!maxAmount)
+        return maxAmount.error();
+    filter.minAmount = *minAmount;
+    filter.maxAmount = *maxAmount;
+    if (filter.minAmount && filter.maxAmount && *filter.minAmount > *filter.maxAmount)
+        return fieldError(tr("min amount"), QStringLiteral("invalid_filter"),
+                          tr("min amount is above max amount"));
     filter.state = m_state->currentData().toString();
+    const QDateTime now = QDateTime::currentDateTime();
+    switch (m_created->currentData().toInt()) {
+    case LastHour:
+        filter.from = now.addSecs(-3600);
+        break;
+    case LastDay:
+        filter.from = now.addDays(-1);
+        break;
+    case LastWeek:
+        filter.from = now.addDays(-7);
+        break;
+    case LastMonth:
+        filter.from = now.addDays(-30);
+        break;
+    case Between:
+        filter.from = m_from->dateTime();
+        filter.to = m_to->dateTime();
+        if (filter.from >= filter.to)
+            return fieldError(tr("created"), QStringLiteral("invalid_filter"),
+                              tr("the start of the time range must be before its end"));
+        break;
+    default:
+        break;
+    }
     return filter;
+}
+
+void HistoryView::showCreatedRange(int choice)
+{
+    const bool between = m_created->itemData(choice).toInt() == Between;
+    m_from->setVisible(between);
+    m_to->setVisible(between);
+}
+
+void HistoryView::setCreatedRange(const QDateTime &from, const QDateTime &to)
+{
+    m_created->setCurrentIndex(m_created->findData(Between));
+    m_from->setDateTime(from);
+    m_to->setDateTime(to);
+}
+
+void HistoryView::setTimelineSources(const QStringList &sources)
+{
+    m_timelineSources = sources;
+    QStringList hidden;
+    for (const QString &source : HistoryQuery::timelineSources())
+        if (!sources.contains(source))
+            hidden << source;
+    m_timelineNote->setVisible(!hidden.isEmpty());
+    m_timelineNote->setText(tr("Not shown, because this connection may not read them: %1.")
+                                .arg(hidden.join(QStringLiteral(", "))));
 }
 
 void HistoryView::selectRow(int row)
@@ -128,15 +229,24 @@ void HistoryView::selectRow(int row)
 
 void HistoryView::search()
 {
+    const Result<HistoryFilter> filter = currentFilter();
+    if (!filter) {
+        m_status->setText(filter.error().message);
+        Q_EMIT failed(filter.error().message);
+        return;
+    }
     m_timeline->clear();
     m_status->setText(tr("Searching…"));
-    m_model->search(currentFilter());
+    m_model->search(*filter);
 }
 
 void HistoryView::showTimeline(const QString &chargeId)
 {
     m_worker->submit<QList<TimelineEntry>>(
-        this, [chargeId](QSqlDatabase db) { return HistoryQuery::timeline(db, chargeId); },
+        this,
+        [chargeId, sources = m_timelineSources](QSqlDatabase db) {
+            return HistoryQuery::timeline(db, chargeId, sources);
+        },
         [this](const Result<QList<TimelineEntry>> &entries) {
             m_timeline->clear();
             if (!entries) {

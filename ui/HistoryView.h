@@ -1,11 +1,15 @@
 #pragma once
 
+#include "core/Result.h"
+
+#include <QStringList>
 #include <QWidget>
 
 #include <atomic>
 #include <memory>
 
 class QComboBox;
+class QDateTime;
 class QDateTimeEdit;
 class QLabel;
 class QLineEdit;
@@ -31,6 +35,10 @@ public:
     QTreeWidget *timeline() const { return m_timeline; }
     QLineEdit *searchField() const { return m_text; }
     void selectRow(int row);
+    // Which parts of a payment's trail to read: what the session's grants allow.
+    void setTimelineSources(const QStringList &sources);
+    // Limits searches to payments created in [from, to); invalid times leave that end open.
+    void setCreatedRange(const QDateTime &from, const QDateTime &to);
 
     // Exports the current search to `fileName` (the dialog-free path that
     // tests and scripts use); exportFinished reports the outcome.
@@ -45,7 +53,9 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
-    HistoryFilter currentFilter() const;
+    // The filter the fields describe, or an error naming the field at fault.
+    Result<HistoryFilter> currentFilter() const;
+    void showCreatedRange(int choice);
     void showTimeline(const QString &chargeId);
     void exportInteractively();
 
@@ -56,10 +66,15 @@ private:
     QLineEdit *m_minAmount;
     QLineEdit *m_maxAmount;
     QComboBox *m_state;
+    QComboBox *m_created;
+    QDateTimeEdit *m_from;
+    QDateTimeEdit *m_to;
     QTableView *m_table;
     QTreeWidget *m_timeline;
     QLabel *m_status;
+    QLabel *m_timelineNote;
     QPushButton *m_export;
+    QStringList m_timelineSources;
     std::shared_ptr<std::atomic<bool>> m_cancelExport;
 };
 

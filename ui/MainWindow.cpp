@@ -1,7 +1,9 @@
 #include "ui/MainWindow.h"
 
+#include "core/payment/HistoryQuery.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/HistoryView.h"
+#include "ui/LiveFeed.h"
 #include "ui/MessageBanner.h"
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
@@ -17,11 +19,22 @@
 
 namespace keel {
 
-MainWindow::MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *parent)
-    : QMainWindow(parent), m_worker(worker), m_settings(settings),
+namespace {
+
+const QStringList &viewNames()
+{
+    static const QStringList names{QStringLiteral("overview"), QStringLiteral("history")};
+    return names;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings *settings,
+                       LiveFeed *live, QWidget *parent)
+    : QMainWindow(parent), m_worker(primary), m_settings(settings),
       m_banner(new MessageBanner(this)), m_navigation(new QListWidget(this)),
-      m_views(new QStackedWidget(this)), m_overview(new OverviewView(worker, this)),
-      m_history(new HistoryView(worker, this)), m_identity(new QLabel(this))
+      m_views(new QStackedWidget(this)), m_overview(new OverviewView(reads, this)),
+      m_history(new HistoryView(reads, this)), m_identity(new QLabel(this))
 {
     setWindowTitle(tr("keel console"));
     auto *central = new QWidget(this);
@@ -45,14 +58,16 @@ MainWindow::MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *
 
     // Ctrl+1.. move between views, F5 refreshes the current one.
     auto *toOverview = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_1), this);
-    connect(toOverview, &QShortcut::activated, this, [this] { m_navigation->setCurrentRow(0); });
+    connect(toOverview, &QShortcut::activated, this,
+            [this] { showView(QStringLiteral("overview")); });
     auto *toHistory = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_2), this);
-    connect(toHistory, &QShortcut::activated, this, [this] { m_navigation->setCurrentRow(1); });
+    connect(toHistory, &QShortcut::activated, this,
+            [this] { showView(QStringLiteral("history")); });
     // Ctrl+F jumps to the history search.
     auto *find = new QShortcut(QKeySequence::Find, this);
     connect(find, &QShortcut::activated, this, [this] {
-        m_navigation->setCurrentRow(1);
-        m_history->searchField()->setFocus();
+        if (showView(QStringLiteral("history")))
+            m_history->searchField()->setFocus();
     });
     connect(m_history, &HistoryView::failed, this, [this](const QString &message) {
         m_banner->showMessage(tr("Payment history: %1").arg(message), MessageBanner::Kind::Error);
@@ -72,6 +87,23 @@ MainWindow::MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *
     });
     connect(m_overview, &OverviewView::rangeChanged, this,
             [this](qint64 seconds) { m_settings->setOverviewRangeSeconds(seconds); });
+    if (live) {
+        connect(live, &LiveFeed::metricsChanged, m_overview, &OverviewView::refreshSoon);
+        connect(live, &LiveFeed::listeningChanged, m_overview, &OverviewView::setLiveUpdates);
+        m_overview->setLiveUpdates(live->listening());
+    }
+    if (reads != primary) {
+        connect(reads, &QueryWorker::connectionChanged, this,
+                [this](bool connected, const QString &message) {
+                    if (connected)
+                        m_banner->hide();
+                    else
+                        m_banner->showMessage(
+                            tr("The read replica is unreachable: %1. keel keeps retrying.")
+                                .arg(message),
+                            MessageBanner::Kind::Error);
+                });
+    }
     connect(m_worker, &QueryWorker::connectionChanged, this,
             [this](bool connected, const QString &message) {
                 if (connected) {
@@ -88,18 +120,61 @@ MainWindow::MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *
     m_overview->setRangeSeconds(m_settings->overviewRangeSeconds());
     if (!restoreGeometry(m_settings->windowGeometry()))
         resize(1200, 760);
+    // Views start once the session's grants are known.
     loadSession();
-    m_overview->refresh();
 }
 
 bool MainWindow::showView(const QString &name)
 {
-    const QStringList names{QStringLiteral("overview"), QStringLiteral("history")};
-    const int row = int(names.indexOf(name));
+    const int row = int(viewNames().indexOf(name));
     if (row < 0)
+        return false;
+    m_wantedView = name;
+    if (!viewEnabled(name))
         return false;
     m_navigation->setCurrentRow(row);
     return true;
+}
+
+bool MainWindow::viewEnabled(const QString &name) const
+{
+    const int row = int(viewNames().indexOf(name));
+    return row >= 0 && (m_navigation->item(row)->flags() & Qt::ItemIsEnabled);
+}
+
+void MainWindow::applyAccess()
+{
+    const std::pair<bool, QString> access[] = {
+        {m_session.canSeeDashboards(), tr("Needs read access to keel.metrics_minute (any keel "
+                                          "role but the gateway's).")},
+        {m_session.canSeeHistory(), tr("Needs read access to keel.charges: keel_auditor, "
+                                       "keel_operator or keel_approver.")}};
+    for (int row = 0; row < m_navigation->count(); ++row) {
+        QListWidgetItem *item = m_navigation->item(row);
+        const auto &[allowed, why] = access[row];
+        item->setFlags(allowed ? item->flags() | Qt::ItemIsEnabled
+                               : item->flags() & ~Qt::ItemIsEnabled);
+        item->setToolTip(allowed ? QString() : why);
+    }
+    m_overview->setScope({m_session.canSeeSuspense(), m_session.canSeeInFlight()});
+    m_history->setTimelineSources(HistoryQuery::timelineSourcesFor(m_session));
+    if (!m_accessApplied && m_session.canSeeDashboards()) {
+        m_overview->refresh();
+        m_overview->startPolling();
+    }
+    m_accessApplied = true;
+    // Stay on (or move to) a view this session may see.
+    const QString wanted =
+        m_wantedView.isEmpty() ? viewNames().at(m_navigation->currentRow()) : m_wantedView;
+    if (viewEnabled(wanted)) {
+        m_navigation->setCurrentRow(int(viewNames().indexOf(wanted)));
+        return;
+    }
+    for (const QString &name : viewNames())
+        if (viewEnabled(name)) {
+            m_navigation->setCurrentRow(int(viewNames().indexOf(name)));
+            return;
+        }
 }
 
 void MainWindow::loadSession()
@@ -113,6 +188,7 @@ void MainWindow::loadSession()
             }
             m_session = *result;
             showSession();
+            applyAccess();
             Q_EMIT sessionLoaded();
         });
 }

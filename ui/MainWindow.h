@@ -12,6 +12,7 @@ namespace keel {
 
 class ConsoleSettings;
 class HistoryView;
+class LiveFeed;
 class MessageBanner;
 class OverviewView;
 class QueryWorker;
@@ -23,12 +24,21 @@ class MainWindow final : public QMainWindow {
     Q_OBJECT
 
 public:
-    MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *parent = nullptr);
+    // `reads` serves the dashboards and history (a read replica, or the primary
+    // again); `primary` answers who the console is. `live` (optional) brings
+    // change notifications.
+    MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings *settings,
+               LiveFeed *live = nullptr, QWidget *parent = nullptr);
+    MainWindow(QueryWorker *worker, ConsoleSettings *settings, QWidget *parent = nullptr)
+        : MainWindow(worker, worker, settings, nullptr, parent)
+    {}
 
     OverviewView *overview() const { return m_overview; }
     HistoryView *history() const { return m_history; }
-    // Shows a view by name (overview, history); false if there is no such view.
+    // Shows a view by name (overview, history); false if there is no such
+    // view or this connection may not see it.
     bool showView(const QString &name);
+    bool viewEnabled(const QString &name) const;
     MessageBanner *banner() const { return m_banner; }
     const SessionInfo &session() const { return m_session; }
 
@@ -41,6 +51,8 @@ protected:
 private:
     void loadSession();
     void showSession();
+    // Enables what the session's grants allow; the database enforces it anyway.
+    void applyAccess();
 
     QueryWorker *m_worker;
     ConsoleSettings *m_settings;
@@ -51,7 +63,9 @@ private:
     HistoryView *m_history;
     QLabel *m_identity;
     SessionInfo m_session;
+    QString m_wantedView;
     bool m_refreshFailureShown = false;
+    bool m_accessApplied = false;
 };
 
 } // namespace keel

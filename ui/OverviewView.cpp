@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace keel {
 namespace {
@@ -55,7 +56,7 @@ const QColor Palette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
 
 OverviewView::OverviewView(QueryWorker *worker, QWidget *parent)
     : QWidget(parent), m_worker(worker), m_range(new QComboBox(this)), m_summary(new QLabel(this)),
-      m_timer(new QTimer(this))
+      m_timer(new QTimer(this)), m_soon(new QTimer(this))
 {
     auto *layout = new QVBoxLayout(this);
     auto *bar = new QHBoxLayout;
@@ -92,7 +93,34 @@ OverviewView::OverviewView(QueryWorker *worker, QWidget *parent)
         refresh();
     });
     connect(m_timer, &QTimer::timeout, this, &OverviewView::refresh);
-    m_timer->start(5000);
+    m_soon->setSingleShot(true);
+    m_soon->setInterval(300);
+    connect(m_soon, &QTimer::timeout, this, &OverviewView::refresh);
+}
+
+namespace {
+constexpr int PollMs = 5000;
+constexpr int LivePollMs = 30000;
+} // namespace
+
+void OverviewView::startPolling()
+{
+    m_timer->start(m_live ? LivePollMs : PollMs);
+}
+
+void OverviewView::setLiveUpdates(bool live)
+{
+    m_live = live;
+    if (m_timer->isActive())
+        m_timer->start(m_live ? LivePollMs : PollMs);
+}
+
+void OverviewView::refreshSoon()
+{
+    if (m_inFlight)
+        m_again = true;
+    else if (!m_soon->isActive())
+        m_soon->start();
 }
 
 qint64 OverviewView::rangeSeconds() const
@@ -115,9 +143,14 @@ void OverviewView::refresh()
     const qint64 range = rangeSeconds();
     const qint64 now = QDateTime::currentSecsSinceEpoch();
     m_worker->submit<OverviewData>(
-        this, [range, now](QSqlDatabase db) { return OverviewQuery::load(db, range, now); },
+        this,
+        [range, now, scope = m_scope](QSqlDatabase db) {
+            return OverviewQuery::load(db, range, now, scope);
+        },
         [this](const Result<OverviewData> &result) {
             m_inFlight = false;
+            if (std::exchange(m_again, false))
+                refreshSoon();
             if (!result) {
                 Q_EMIT refreshFailed(result.error().message);
                 return;
@@ -190,6 +223,8 @@ void OverviewView::display(const OverviewData &data)
     for (const auto &[currency, balance] : data.suspenseBalances)
         summary << tr("suspense %1")
                        .arg(keel::money(balance, data.exponents.value(currency, 2), currency));
+    if (!data.suspenseShown)
+        summary << tr("suspense balances need ledger access");
     m_summary->setText(summary.isEmpty() ? tr("No payments in flight; suspense accounts are empty.")
                                          : summary.join(QStringLiteral(" · ")));
 }

@@ -26,9 +26,18 @@ public:
     qint64 rangeSeconds() const;
     const OverviewData &data() const { return m_data; }
     QList<ChartPanel *> charts() const { return m_charts; }
+    // What to read besides the rollups, from the session's grants.
+    void setScope(OverviewScope scope) { m_scope = scope; }
+    // Polls every few seconds; with live updates on, notifications drive the
+    // refreshes and polling only catches what they might miss.
+    void startPolling();
+    void setLiveUpdates(bool live);
+    bool liveUpdates() const { return m_live; }
 
 public Q_SLOTS:
     void refresh();
+    // A change was announced: refresh soon, coalescing bursts.
+    void refreshSoon();
 
 Q_SIGNALS:
     void refreshed(); // new data is on screen
@@ -44,7 +53,11 @@ private:
     QTimer *m_timer;
     QList<ChartPanel *> m_charts;
     OverviewData m_data;
+    QTimer *m_soon;
+    OverviewScope m_scope;
     bool m_inFlight = false;
+    bool m_again = false; // a change arrived while a refresh was running
+    bool m_live = false;
 };
 
 } // namespace keel

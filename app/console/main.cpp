@@ -4,11 +4,14 @@
 #include "core/dev/DevStack.h"
 #include "core/sim/TrafficSimulator.h"
 #include "ui/Appearance.h"
+#include "ui/ConnectDialog.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/HistoryModel.h"
 #include "ui/HistoryView.h"
+#include "ui/LiveFeed.h"
 #include "ui/MainWindow.h"
 #include "ui/OverviewView.h"
+#include "ui/PasswordVault.h"
 #include "ui/QueryWorker.h"
 
 #include <QApplication>
@@ -19,6 +22,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 using namespace keel;
@@ -74,6 +78,10 @@ int main(int argc, char *argv[])
     parser.addOption({QStringLiteral("db"),
                       QStringLiteral("Connect to this PostgreSQL (libpq URI or key=value)."),
                       QStringLiteral("DSN")});
+    parser.addOption({QStringLiteral("replica"),
+                      QStringLiteral("With --db: read dashboards and history from this server "
+                                     "(a streaming replica)."),
+                      QStringLiteral("DSN")});
     parser.addOption({QStringLiteral("demo"),
                       QStringLiteral("Start the embedded default: private PostgreSQL, gateway and "
                                      "simulated traffic.")});
@@ -121,6 +129,8 @@ int main(int argc, char *argv[])
     std::unique_ptr<DevStack> stack;
     std::unique_ptr<DemoTraffic> traffic;
     ConnectionSettings settings;
+    std::optional<ConnectionSettings> replica;
+    PasswordVault vault;
     if (parser.isSet(QStringLiteral("demo"))) {
         DevStack::Options options;
         options.cluster.dataDirectory =
@@ -137,18 +147,40 @@ int main(int argc, char *argv[])
         stack = std::move(started).value();
         settings = stack->database();
         traffic = std::make_unique<DemoTraffic>(*stack);
-    } else {
+    } else if (parser.isSet(QStringLiteral("db")) || !qEnvironmentVariableIsEmpty("KEEL_DB")) {
         const QString dsn = parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db"))
                                                                : qEnvironmentVariable("KEEL_DB");
         Result<ConnectionSettings> parsed = ConnectionSettings::parse(dsn);
         if (!parsed)
             return failWith(parsed.error().message, 2);
         settings = *parsed;
+        if (parser.isSet(QStringLiteral("replica"))) {
+            Result<ConnectionSettings> replicaParsed =
+                ConnectionSettings::parse(parser.value(QStringLiteral("replica")));
+            if (!replicaParsed)
+                return failWith(QStringLiteral("--replica: %1").arg(replicaParsed.error().message),
+                                2);
+            replica = *replicaParsed;
+        }
+    } else {
+        // Nothing on the command line: the connection dialog and its saved profiles.
+        ConnectDialog dialog(&consoleSettings, &vault);
+        if (dialog.exec() != QDialog::Accepted)
+            return 0;
+        settings = dialog.primary();
+        replica = dialog.replica();
     }
 
     QueryWorker worker(settings);
     worker.start();
-    MainWindow window(&worker, &consoleSettings);
+    std::unique_ptr<QueryWorker> replicaWorker;
+    if (replica) {
+        replicaWorker = std::make_unique<QueryWorker>(*replica);
+        replicaWorker->start();
+    }
+    LiveFeed live(settings);
+    MainWindow window(&worker, replicaWorker ? replicaWorker.get() : &worker, &consoleSettings,
+                      &live);
     window.showView(view);
     window.show();
 
@@ -210,6 +242,8 @@ int main(int argc, char *argv[])
     }
     const int code = QApplication::exec();
     worker.stop();
+    if (replicaWorker)
+        replicaWorker->stop();
     traffic.reset();
     if (stack)
         (void)stack->stop();

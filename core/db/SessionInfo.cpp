@@ -20,9 +20,16 @@ Result<SessionInfo> SessionInfo::load(QSqlDatabase db)
                 "    WHERE rolname IN ('keel_gateway', 'keel_operator', 'keel_approver', "
                 "                      'keel_auditor', 'keel_sre') "
                 "      AND pg_has_role(current_user, oid, 'MEMBER')), "
-                "  CASE WHEN to_regclass('keel.schema_migrations') IS NOT NULL "
-                "    THEN (SELECT coalesce(max(version), 0) FROM keel.schema_migrations) ELSE 0 "
-                "END"));
+                "  (SELECT string_agg(c.relname, ',' ORDER BY c.relname) FROM pg_class c "
+                "    JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "    WHERE n.nspname = 'keel' AND c.relkind IN ('r', 'p', 'v') "
+                "      AND has_schema_privilege(n.oid, 'USAGE') "
+                "      AND has_table_privilege(c.oid, 'SELECT')), "
+                "  (SELECT string_agg(c.relname, ',' ORDER BY c.relname) FROM pg_class c "
+                "    JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "    WHERE n.nspname = 'keel' AND c.relkind IN ('r', 'p') "
+                "      AND has_schema_privilege(n.oid, 'USAGE') "
+                "      AND has_table_privilege(c.oid, 'INSERT'))"));
         !status)
         return status.error();
     if (!query.next())
@@ -34,7 +41,21 @@ Result<SessionInfo> SessionInfo::load(QSqlDatabase db)
     info.superuser = query.value(3).toBool();
     const QString roles = query.value(4).toString();
     info.keelRoles = roles.isEmpty() ? QStringList() : roles.split(u',');
-    info.schemaVersion = query.value(5).toInt();
+    const auto list = [](const QString &joined) {
+        return joined.isEmpty() ? QStringList() : joined.split(u',');
+    };
+    info.readable = list(query.value(5).toString());
+    info.insertable = list(query.value(6).toString());
+    // A role with no keel grants may not even look inside the schema.
+    if (info.canRead(QStringLiteral("schema_migrations"))) {
+        if (Status status = Database::exec(
+                query,
+                QStringLiteral("SELECT coalesce(max(version), 0) FROM keel.schema_migrations"));
+            !status)
+            return status.error();
+        if (query.next())
+            info.schemaVersion = query.value(0).toInt();
+    }
     return info;
 }
 

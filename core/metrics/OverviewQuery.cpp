@@ -124,7 +124,8 @@ qint64 OverviewQuery::stepFor(qint64 rangeSeconds)
     return std::max<qint64>(60, (step + 59) / 60 * 60);
 }
 
-Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch)
+Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch,
+                                         OverviewScope scope)
 {
     OverviewData data;
     data.stepSeconds = stepFor(rangeSeconds);
@@ -176,18 +177,20 @@ Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, q
     }
 
     // "Now" figures: one index-backed read each.
-    if (Status status = Database::exec(query, QString::fromLatin1(suspenseSql())); !status)
-        return status.error();
-    while (query.next())
-        data.suspenseBalances.append({query.value(0).toString(), query.value(1).toLongLong()});
-    if (Status status =
-            Database::exec(query, QStringLiteral("SELECT state, count(*) FROM keel.payment_state "
-                                                 "WHERE state IN ('Authorizing', 'Capturing', "
-                                                 "'Refunding') GROUP BY state ORDER BY state"));
-        !status)
-        return status.error();
-    while (query.next())
-        data.inFlight.append({query.value(0).toString(), query.value(1).toLongLong()});
+    data.suspenseShown = scope.suspense;
+    if (scope.suspense) {
+        if (Status status = Database::exec(query, QString::fromLatin1(suspenseSql())); !status)
+            return status.error();
+        while (query.next())
+            data.suspenseBalances.append({query.value(0).toString(), query.value(1).toLongLong()});
+    }
+    data.inFlightShown = scope.inFlight;
+    if (scope.inFlight) {
+        if (Status status = Database::exec(query, QString::fromLatin1(inFlightSql())); !status)
+            return status.error();
+        while (query.next())
+            data.inFlight.append({query.value(0).toString(), query.value(1).toLongLong()});
+    }
     if (Status status =
             Database::exec(query, QStringLiteral("SELECT code, exponent FROM keel.currencies"));
         !status)

@@ -28,6 +28,8 @@ struct OverviewData {
     // POST /v1/charges latency per bucket, in microseconds (0 where no requests)
     QList<qint64> p50Micros, p95Micros, p99Micros;
 
+    bool suspenseShown = false; // false when the session may not read the ledger
+    bool inFlightShown = false;
     QList<std::pair<QString, qint64>> suspenseBalances; // currency -> minor units
     QList<std::pair<QString, qint64>> inFlight; // Authorizing/Capturing/Refunding -> payments
     QHash<QString, int> exponents;              // currency -> minor-unit exponent
@@ -39,11 +41,19 @@ struct OverviewData {
     QList<double> conflictRate() const;
 };
 
+// Which "now" figures to read: a role without the grants (keel_sre has no
+// ledger access) gets the rest of the Overview instead of an error.
+struct OverviewScope {
+    bool suspense = true;
+    bool inFlight = true;
+};
+
 class OverviewQuery final {
 public:
     // Buckets sized so that any range has at most about 240 points.
     static qint64 stepFor(qint64 rangeSeconds);
-    static Result<OverviewData> load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch);
+    static Result<OverviewData> load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch,
+                                     OverviewScope scope = {});
     // The statements, for plan checks.
     static const char *rangeSql(); // binds: step, step, from epoch, to epoch
     static const char *suspenseSql();

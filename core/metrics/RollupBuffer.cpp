@@ -58,6 +58,11 @@ Status RollupBuffer::flush(PgSession &session, const QString &source)
         }
         return written.error();
     }
+    // Consoles listening on this channel refresh now rather than at their next poll.
+    Result<PgRows> notified =
+        session.query("SELECT pg_notify('keel_metrics', $1)", {source.toUtf8()});
+    if (!notified)
+        return notified.error();
     return {};
 }
 

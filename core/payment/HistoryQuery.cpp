@@ -1,6 +1,7 @@
 #include "core/payment/HistoryQuery.h"
 
 #include "core/db/Database.h"
+#include "core/db/SessionInfo.h"
 
 #include <QIODevice>
 #include <QSqlQuery>
@@ -109,40 +110,96 @@ Result<HistoryPage> HistoryQuery::page(QSqlDatabase db, const HistoryFilter &fil
     return page;
 }
 
-Result<QList<TimelineEntry>> HistoryQuery::timeline(QSqlDatabase db, const QString &chargeId)
+namespace {
+
+struct TimelineBranch {
+    const char *source;
+    QStringList tables; // what the session must be able to read
+    const char *sql;
+};
+
+// Each branch reads through an index on the charge (or its refunds). Rows
+// written in one transaction share a timestamp; rank and id keep them in the
+// order they happened.
+const QList<TimelineBranch> &timelineBranches()
 {
+    static const QList<TimelineBranch> branches{
+        {"idempotency",
+         {QStringLiteral("idempotency_keys")},
+         "SELECT k.created_at, 'idempotency', 'key ' || k.status || ' for ' || k.endpoint "
+         "  || coalesce(', answered ' || k.response_status, '') "
+         "  || CASE WHEN k.recovered_count > 0 THEN ', taken over ' || k.recovered_count || ' "
+         "time(s)' ELSE '' END, "
+         "  0 AS rank, 0::bigint AS seq "
+         "  FROM keel.idempotency_keys k, c WHERE k.resource_id = c.public_id "},
+        {"refund",
+         {QStringLiteral("refunds")},
+         "SELECT r.created_at, 'refund', r.public_id || ' ' || r.amount || ' ' || "
+         "r.currency || ' ' || r.status, "
+         "  1, r.id FROM keel.refunds r, c WHERE r.charge_id = c.id "},
+        {"state",
+         {QStringLiteral("payment_events")},
+         "SELECT e.created_at, 'state', e.from_state || ' -> ' || e.to_state || ' (' || "
+         "e.event_type || ')' "
+         "  || coalesce(', upstream ' || e.upstream_event_id, ''), 2, e.id "
+         "  FROM keel.payment_events e, c WHERE e.charge_id = c.id "},
+        {"ledger",
+         {QStringLiteral("ledger_transactions"), QStringLiteral("ledger_entries"),
+          QStringLiteral("ledger_accounts")},
+         "SELECT t.created_at, 'ledger', t.kind || ': ' || string_agg(a.code || ' ' || "
+         "  CASE WHEN le.amount > 0 THEN 'debit ' ELSE 'credit ' END || abs(le.amount) || ' ' || "
+         "le.currency, '; ' ORDER BY le.id), "
+         "  3, t.id "
+         "  FROM keel.ledger_transactions t JOIN keel.ledger_entries le ON le.transaction_id = "
+         "t.id "
+         "  JOIN keel.ledger_accounts a ON a.id = le.account_id, c WHERE t.charge_id = c.id "
+         "  GROUP BY t.id, t.created_at, t.kind "},
+        {"outbox",
+         {QStringLiteral("outbox")},
+         "SELECT o.created_at, 'outbox', o.event_type || CASE WHEN o.published_at IS NULL "
+         "  THEN ' (not yet published)' ELSE ' (published)' END, 4, o.id "
+         "  FROM keel.outbox o, c WHERE o.aggregate_type = 'charge' AND o.aggregate_id = "
+         "c.public_id "}};
+    return branches;
+}
+
+} // namespace
+
+QStringList HistoryQuery::timelineSources()
+{
+    QStringList sources;
+    for (const TimelineBranch &branch : timelineBranches())
+        sources << QString::fromLatin1(branch.source);
+    return sources;
+}
+
+QStringList HistoryQuery::timelineSourcesFor(const SessionInfo &session)
+{
+    QStringList sources;
+    for (const TimelineBranch &branch : timelineBranches()) {
+        bool readable = true;
+        for (const QString &table : branch.tables)
+            readable = readable && session.canRead(table);
+        if (readable)
+            sources << QString::fromLatin1(branch.source);
+    }
+    return sources;
+}
+
+Result<QList<TimelineEntry>> HistoryQuery::timeline(QSqlDatabase db, const QString &chargeId,
+                                                    const QStringList &sources)
+{
+    QStringList branches;
+    for (const TimelineBranch &branch : timelineBranches())
+        if (sources.contains(QString::fromLatin1(branch.source)))
+            branches << QString::fromLatin1(branch.sql);
+    if (branches.isEmpty())
+        return QList<TimelineEntry>();
     QSqlQuery query(db);
     query.setForwardOnly(true);
-    // Each branch reads through an index on the charge (or its refunds).
-    query.prepare(QStringLiteral(
-        "WITH c AS (SELECT id, public_id FROM keel.charges WHERE public_id = ?) "
-        // Rows written in one transaction share a timestamp; rank and id keep
-        // them in the order they happened.
-        "SELECT k.created_at, 'idempotency', 'key ' || k.status || ' for ' || k.endpoint "
-        "  || coalesce(', answered ' || k.response_status, '') "
-        "  || CASE WHEN k.recovered_count > 0 THEN ', taken over ' || k.recovered_count || ' "
-        "time(s)' ELSE '' END, "
-        "  0 AS rank, 0::bigint AS seq "
-        "  FROM keel.idempotency_keys k, c WHERE k.resource_id = c.public_id "
-        "UNION ALL SELECT r.created_at, 'refund', r.public_id || ' ' || r.amount || ' ' || "
-        "r.currency || ' ' || r.status, "
-        "  1, r.id FROM keel.refunds r, c WHERE r.charge_id = c.id "
-        "UNION ALL SELECT e.created_at, 'state', e.from_state || ' -> ' || e.to_state || ' (' || "
-        "e.event_type || ')' "
-        "  || coalesce(', upstream ' || e.upstream_event_id, ''), 2, e.id "
-        "  FROM keel.payment_events e, c WHERE e.charge_id = c.id "
-        "UNION ALL SELECT t.created_at, 'ledger', t.kind || ': ' || string_agg(a.code || ' ' || "
-        "  CASE WHEN le.amount > 0 THEN 'debit ' ELSE 'credit ' END || abs(le.amount) || ' ' || "
-        "le.currency, '; ' ORDER BY le.id), "
-        "  3, t.id "
-        "  FROM keel.ledger_transactions t JOIN keel.ledger_entries le ON le.transaction_id = t.id "
-        "  JOIN keel.ledger_accounts a ON a.id = le.account_id, c WHERE t.charge_id = c.id "
-        "  GROUP BY t.id, t.created_at, t.kind "
-        "UNION ALL SELECT o.created_at, 'outbox', o.event_type || CASE WHEN o.published_at IS NULL "
-        "  THEN ' (not yet published)' ELSE ' (published)' END, 4, o.id "
-        "  FROM keel.outbox o, c WHERE o.aggregate_type = 'charge' AND o.aggregate_id = "
-        "c.public_id "
-        "ORDER BY 1, 4, 5"));
+    query.prepare(QStringLiteral("WITH c AS (SELECT id, public_id FROM keel.charges WHERE "
+                                 "public_id = ?) ") +
+                  branches.join(QStringLiteral("UNION ALL ")) + QStringLiteral("ORDER BY 1, 4, 5"));
     query.addBindValue(chargeId);
     if (Status status = Database::exec(query); !status)
         return status.error();

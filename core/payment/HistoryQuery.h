@@ -6,6 +6,7 @@
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+#include <QStringList>
 #include <QVariantList>
 
 #include <functional>
@@ -14,6 +15,8 @@
 class QIODevice;
 
 namespace keel {
+
+struct SessionInfo;
 
 // What an auditor searches payments by. Empty fields do not filter.
 struct HistoryFilter {
@@ -69,8 +72,13 @@ public:
     // (the LIMIT comes last). For plan checks and for page().
     static QString pageSql(const HistoryFilter &filter, const std::optional<HistoryCursor> &after,
                            QVariantList *binds);
-    // Everything that touched one charge, oldest first.
-    static Result<QList<TimelineEntry>> timeline(QSqlDatabase db, const QString &chargeId);
+    // Everything that touched one charge, oldest first, from the given sources
+    // (idempotency, refund, state, ledger, outbox).
+    static Result<QList<TimelineEntry>> timeline(QSqlDatabase db, const QString &chargeId,
+                                                 const QStringList &sources = timelineSources());
+    static QStringList timelineSources();
+    // The sources whose tables this session may read.
+    static QStringList timelineSourcesFor(const SessionInfo &session);
     // Writes every matching payment as CSV, page by page. `progress` gets the
     // rows written so far and returns false to cancel; returns the rows written.
     static Result<qint64> exportCsv(QSqlDatabase db, const HistoryFilter &filter, QIODevice &out,

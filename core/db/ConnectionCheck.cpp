@@ -1,0 +1,37 @@
+#include "core/db/ConnectionCheck.h"
+
+#include "core/db/ConnectionSettings.h"
+
+#include <libpq-fe.h>
+
+#include <memory>
+
+namespace keel {
+
+ConnectionCheck ConnectionCheck::run(const ConnectionSettings &settings)
+{
+    ConnectionSettings bounded = settings;
+    // A dialog should not hang on an unreachable host for libpq's unbounded default.
+    if (!bounded.has(QStringLiteral("connect_timeout")))
+        bounded.set(QStringLiteral("connect_timeout"), QStringLiteral("10"));
+    const std::unique_ptr<PGconn, decltype(&PQfinish)> conn(
+        PQconnectdb(bounded.conninfo().toUtf8().constData()), &PQfinish);
+    ConnectionCheck check;
+    if (!conn) {
+        check.message = QStringLiteral("out of memory");
+        return check;
+    }
+    if (PQstatus(conn.get()) == CONNECTION_OK) {
+        check.outcome = Outcome::Connected;
+        check.usedPassword = PQconnectionUsedPassword(conn.get()) != 0;
+        return check;
+    }
+    check.message = QString::fromUtf8(PQerrorMessage(conn.get())).trimmed();
+    // Only the first line: libpq appends one per host it tried.
+    check.message = check.message.section(u'\n', 0, 0);
+    check.outcome =
+        PQconnectionNeedsPassword(conn.get()) ? Outcome::NeedsPassword : Outcome::Failed;
+    return check;
+}
+
+} // namespace keel
