@@ -10,37 +10,25 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QStackedWidget>
 #include <QThread>
 #include <QVBoxLayout>
 
 #include <memory>
 
 namespace keel {
-namespace {
-
-QWidget *page(QFormLayout *&form, QWidget *parent)
-{
-    auto *widget = new QWidget(parent);
-    form = new QFormLayout(widget);
-    form->setContentsMargins(0, 0, 0, 0);
-    return widget;
-}
-
-} // namespace
-
 ConnectDialog::ConnectDialog(ConsoleSettings *settings, PasswordVault *vault, QWidget *parent)
     : QDialog(parent), m_settings(settings), m_vault(vault), m_banner(new MessageBanner(this)),
       m_profiles(new QListWidget(this)), m_name(new QLineEdit(this)), m_kind(new QComboBox(this)),
-      m_kindPages(new QStackedWidget(this)), m_host(new QLineEdit(this)),
-      m_port(new QSpinBox(this)), m_database(new QLineEdit(this)), m_user(new QLineEdit(this)),
-      m_service(new QLineEdit(this)), m_uri(new QLineEdit(this)), m_sslMode(new QComboBox(this)),
-      m_sslRootCert(new QLineEdit(this)), m_replica(new QLineEdit(this)),
-      m_password(new QLineEdit(this)), m_remember(new QCheckBox(this)),
+      m_host(new QLineEdit(this)), m_port(new QSpinBox(this)), m_database(new QLineEdit(this)),
+      m_user(new QLineEdit(this)), m_service(new QLineEdit(this)), m_uri(new QLineEdit(this)),
+      m_sslMode(new QComboBox(this)), m_sslRootCert(new QLineEdit(this)),
+      m_replica(new QLineEdit(this)), m_password(new QLineEdit(this)),
+      m_remember(new QCheckBox(this)),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Cancel, this))
 {
     setWindowTitle(tr("Connect to keel"));
@@ -60,24 +48,12 @@ ConnectDialog::ConnectDialog(ConsoleSettings *settings, PasswordVault *vault, QW
     m_kind->addItem(tr("Host and port"), int(ConnectionProfile::Kind::Fields));
     m_kind->addItem(tr("Service name (pg_service.conf)"), int(ConnectionProfile::Kind::Service));
     m_kind->addItem(tr("Connection URI"), int(ConnectionProfile::Kind::Uri));
-    QFormLayout *fields = nullptr;
-    m_kindPages->addWidget(page(fields, this));
     m_host->setPlaceholderText(tr("the local socket"));
     m_port->setRange(0, 65535);
     m_port->setSpecialValueText(tr("default (5432)"));
     m_database->setPlaceholderText(tr("same as the user name"));
     m_user->setPlaceholderText(tr("your login name"));
-    fields->addRow(tr("&Host:"), m_host);
-    fields->addRow(tr("&Port:"), m_port);
-    fields->addRow(tr("&Database:"), m_database);
-    fields->addRow(tr("&User:"), m_user);
-    QFormLayout *serviceForm = nullptr;
-    m_kindPages->addWidget(page(serviceForm, this));
-    serviceForm->addRow(tr("&Service:"), m_service);
-    QFormLayout *uriForm = nullptr;
-    m_kindPages->addWidget(page(uriForm, this));
     m_uri->setPlaceholderText(QStringLiteral("postgresql://alice@db.example/keel"));
-    uriForm->addRow(tr("U&RI:"), m_uri);
 
     m_sslMode->addItem(tr("libpq's default (prefer)"), QString());
     for (const QString &mode : ConnectionProfile::sslModes())
@@ -97,24 +73,44 @@ ConnectDialog::ConnectDialog(ConsoleSettings *settings, PasswordVault *vault, QW
     auto *form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("Connect &with:"), m_kind);
-    form->addRow(m_kindPages);
+    form->addRow(tr("&Host:"), m_host);
+    form->addRow(tr("&Port:"), m_port);
+    form->addRow(tr("&Database:"), m_database);
+    form->addRow(tr("&User:"), m_user);
+    form->addRow(tr("&Service:"), m_service);
+    form->addRow(tr("U&RI:"), m_uri);
     form->addRow(tr("&TLS:"), m_sslMode);
-    form->addRow(tr("Root &certificate:"), rootCert);
+    auto *rootCertLabel = new QLabel(tr("Root &certificate:"), this);
+    rootCertLabel->setBuddy(m_sslRootCert);
+    form->addRow(rootCertLabel, rootCert);
     form->addRow(tr("Read &replica:"), m_replica);
     form->addRow(tr("Pass&word:"), m_password);
     form->addRow(QString(), m_remember);
 
     auto *connectButton = m_buttons->addButton(tr("&Connect"), QDialogButtonBox::AcceptRole);
     connectButton->setDefault(true);
+    auto *right = new QVBoxLayout;
+    right->addLayout(form);
+    right->addStretch(1);
     auto *body = new QHBoxLayout;
     body->addLayout(left);
-    body->addLayout(form, 1);
+    body->addLayout(right, 1);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_banner);
     layout->addLayout(body, 1);
     layout->addWidget(m_buttons);
 
-    connect(m_kind, &QComboBox::currentIndexChanged, m_kindPages, &QStackedWidget::setCurrentIndex);
+    // Only the rows of the chosen way of connecting are shown.
+    const auto showKind = [this, form] {
+        const auto kind = ConnectionProfile::Kind(m_kind->currentData().toInt());
+        for (QWidget *row : {static_cast<QWidget *>(m_host), static_cast<QWidget *>(m_port),
+                             static_cast<QWidget *>(m_database), static_cast<QWidget *>(m_user)})
+            form->setRowVisible(row, kind == ConnectionProfile::Kind::Fields);
+        form->setRowVisible(m_service, kind == ConnectionProfile::Kind::Service);
+        form->setRowVisible(m_uri, kind == ConnectionProfile::Kind::Uri);
+    };
+    connect(m_kind, &QComboBox::currentIndexChanged, this, showKind);
+    showKind();
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString file =
             QFileDialog::getOpenFileName(this, tr("Root certificate"), QString(),
@@ -256,6 +252,8 @@ void ConnectDialog::showFieldError(const Error &error)
 void ConnectDialog::connectToServer()
 {
     const ConnectionProfile profile = profileFromFields();
+    // Read before the profile list reloads, which shows the profile afresh.
+    const QString typed = m_password->text();
     Result<ConnectionSettings> primarySettings = profile.primary();
     if (!primarySettings) {
         showFieldError(primarySettings.error());
@@ -277,7 +275,6 @@ void ConnectDialog::connectToServer()
     }
     m_editing = profile.name;
 
-    const QString typed = m_password->text();
     if (!typed.isEmpty()) {
         attempt(*primarySettings, *replicaSettings, typed, false);
         return;

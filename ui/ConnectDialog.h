@@ -14,7 +14,6 @@ class QDialogButtonBox;
 class QLineEdit;
 class QListWidget;
 class QSpinBox;
-class QStackedWidget;
 
 namespace keel {
 
@@ -68,7 +67,6 @@ private:
     QListWidget *m_profiles;
     QLineEdit *m_name;
     QComboBox *m_kind;
-    QStackedWidget *m_kindPages;
     QLineEdit *m_host;
     QSpinBox *m_port;
     QLineEdit *m_database;

@@ -11,10 +11,12 @@ bool backendMissing(QKeychain::Error error)
            error == QKeychain::AccessDenied || error == QKeychain::OtherError;
 }
 
+// Jobs have no parent: one started just before its dialog closes still
+// finishes (it deletes itself); only the callbacks die with the vault.
 template <typename Job>
-Job *prepare(const QString &profile, QObject *parent)
+Job *prepare(const QString &profile)
 {
-    auto *job = new Job(PasswordVault::serviceName(), parent);
+    auto *job = new Job(PasswordVault::serviceName());
     job->setAutoDelete(true);
     job->setInsecureFallback(false);
     job->setKey(profile);
@@ -37,7 +39,7 @@ void PasswordVault::read(
     const QString &profile,
     std::function<void(Lookup lookup, const QString &password, const QString &problem)> done)
 {
-    auto *job = prepare<QKeychain::ReadPasswordJob>(profile, this);
+    auto *job = prepare<QKeychain::ReadPasswordJob>(profile);
     connect(job, &QKeychain::Job::finished, this, [this, job, done](QKeychain::Job *) {
         if (job->error() == QKeychain::NoError) {
             noteAvailability(true);
@@ -56,7 +58,7 @@ void PasswordVault::read(
 void PasswordVault::write(const QString &profile, const QString &password,
                           std::function<void(Status)> done)
 {
-    auto *job = prepare<QKeychain::WritePasswordJob>(profile, this);
+    auto *job = prepare<QKeychain::WritePasswordJob>(profile);
     job->setTextData(password);
     connect(job, &QKeychain::Job::finished, this, [this, job, done](QKeychain::Job *) {
         if (job->error() == QKeychain::NoError) {
@@ -73,7 +75,7 @@ void PasswordVault::write(const QString &profile, const QString &password,
 
 void PasswordVault::remove(const QString &profile, std::function<void(Status)> done)
 {
-    auto *job = prepare<QKeychain::DeletePasswordJob>(profile, this);
+    auto *job = prepare<QKeychain::DeletePasswordJob>(profile);
     connect(job, &QKeychain::Job::finished, this, [job, done](QKeychain::Job *) {
         if (!done)
             return;

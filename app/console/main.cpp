@@ -91,7 +91,9 @@ int main(int argc, char *argv[])
         {QStringLiteral("screenshot"),
          QStringLiteral("Render the view to FILE (PNG) once its data has loaded, then exit."),
          QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("view"), QStringLiteral("View to show: overview or history."),
+    parser.addOption({QStringLiteral("view"),
+                      QStringLiteral("View to show: overview, history, or connect (the "
+                                     "connection dialog)."),
                       QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("wait"),
                       QStringLiteral("With --screenshot: wait at least this long first (seconds)."),
@@ -122,9 +124,25 @@ int main(int argc, char *argv[])
     Appearance::applyLanguage(app, consoleSettings.language());
     const QString view = parser.isSet(QStringLiteral("view")) ? parser.value(QStringLiteral("view"))
                                                               : QStringLiteral("overview");
-    if (view != QLatin1String("overview") && view != QLatin1String("history"))
-        return failWith(QStringLiteral("--view must be overview or history; got \"%1\"").arg(view),
-                        2);
+    if (view != QLatin1String("overview") && view != QLatin1String("history") &&
+        view != QLatin1String("connect"))
+        return failWith(
+            QStringLiteral("--view must be overview, history or connect; got \"%1\"").arg(view), 2);
+    if (view == QLatin1String("connect")) {
+        // The connection dialog alone, as a first start shows it.
+        PasswordVault vault;
+        ConnectDialog dialog(&consoleSettings, &vault);
+        if (!parser.isSet(QStringLiteral("screenshot")))
+            return dialog.exec() == QDialog::Accepted ? 0 : 1;
+        dialog.show();
+        QTimer::singleShot(500, &dialog, [&] {
+            const QString file = parser.value(QStringLiteral("screenshot"));
+            if (!dialog.grab().save(file))
+                std::fprintf(stderr, "keel-console: cannot write %s\n", qPrintable(file));
+            QApplication::exit(0);
+        });
+        return QApplication::exec();
+    }
 
     std::unique_ptr<DevStack> stack;
     std::unique_ptr<DemoTraffic> traffic;

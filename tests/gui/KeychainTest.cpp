@@ -1,0 +1,139 @@
+// The connection dialog with a real Secret Service (gnome-keyring in a private
+// D-Bus session: ctest runs this binary through tests/support/with-keyring).
+#include "DatabaseTest.h"
+
+#include "ui/ConnectDialog.h"
+#include "ui/ConsoleSettings.h"
+#include "ui/MessageBanner.h"
+#include "ui/PasswordVault.h"
+
+#include <QCheckBox>
+#include <QDateTime>
+#include <QFile>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace keel;
+using keel::test::DatabaseTest;
+using keel::test::TestCluster;
+
+namespace {
+
+class KeychainTest : public DatabaseTest {
+protected:
+    void SetUp() override
+    {
+        ASSERT_FALSE(qEnvironmentVariableIsEmpty("DBUS_SESSION_BUS_ADDRESS"))
+            << "run through tests/support/with-keyring";
+        DatabaseTest::SetUp();
+        migrate();
+        ASSERT_TRUE(m_config.isValid());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_config.path());
+        qunsetenv("PGPASSWORD");
+    }
+
+    QString createPasswordLogin(const QString &password)
+    {
+        const QString role = QStringLiteral("t_kc_%1").arg(QDateTime::currentMSecsSinceEpoch());
+        EXPECT_TRUE(TestCluster::instance()
+                        .createLoginRole(role, QStringLiteral("keel_auditor"), password)
+                        .ok());
+        m_roles << role;
+        return role;
+    }
+
+    void fill(ConnectDialog &dialog, const QString &name, const QString &user)
+    {
+        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("name")))->setText(name);
+        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("host")))
+            ->setText(QStringLiteral("127.0.0.1"));
+        qobject_cast<QSpinBox *>(dialog.field(QStringLiteral("port")))
+            ->setValue(settings().value(QStringLiteral("port")).toInt());
+        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("database")))->setText(m_database);
+        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("user")))->setText(user);
+    }
+
+    // What the keychain holds for a profile, read the way the console reads it.
+    std::pair<PasswordVault::Lookup, QString> stored(const QString &profile)
+    {
+        PasswordVault vault;
+        std::pair<PasswordVault::Lookup, QString> found{PasswordVault::Lookup::Unavailable, {}};
+        bool done = false;
+        vault.read(profile,
+                   [&](PasswordVault::Lookup lookup, const QString &password, const QString &) {
+                       found = {lookup, password};
+                       done = true;
+                   });
+        EXPECT_TRUE(QTest::qWaitFor([&] { return done; }, 10000));
+        return found;
+    }
+
+    QTemporaryDir m_config;
+};
+
+} // namespace
+
+TEST_F(KeychainTest, ARememberedPasswordConnectsNextTimeAndLeavesWithItsProfile)
+{
+    const QString password = QStringLiteral("kept in the keyring");
+    const QString user = createPasswordLogin(password);
+    ConsoleSettings consoleSettings;
+    {
+        PasswordVault vault;
+        ConnectDialog dialog(&consoleSettings, &vault);
+        dialog.show();
+        fill(dialog, QStringLiteral("keyring"), user);
+        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("password")))->setText(password);
+        EXPECT_TRUE(
+            qobject_cast<QCheckBox *>(dialog.field(QStringLiteral("remember")))->isChecked());
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.connectToServer();
+        ASSERT_TRUE(accepted.wait(15000)) << qPrintable(dialog.banner()->text());
+        EXPECT_TRUE(vault.available());
+    }
+    const auto [lookup, kept] = stored(QStringLiteral("keyring"));
+    ASSERT_EQ(lookup, PasswordVault::Lookup::Found);
+    EXPECT_EQ(kept, password);
+
+    // Next start: nothing typed, the keychain answers.
+    {
+        PasswordVault vault;
+        ConnectDialog dialog(&consoleSettings, &vault);
+        dialog.show();
+        EXPECT_EQ(dialog.profileName(), QStringLiteral("keyring"));
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.connectToServer();
+        ASSERT_TRUE(accepted.wait(15000)) << qPrintable(dialog.banner()->text());
+        EXPECT_EQ(dialog.primary().value(QStringLiteral("password")), password);
+
+        // Deleting the profile deletes its password too.
+        dialog.deleteProfile();
+    }
+    EXPECT_TRUE(QTest::qWaitFor(
+        [&] { return stored(QStringLiteral("keyring")).first == PasswordVault::Lookup::NotFound; },
+        10000));
+    QFile file(QSettings(QStringLiteral("keel"), QStringLiteral("keel-console")).fileName());
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    EXPECT_FALSE(file.readAll().contains("kept in the keyring"));
+}
+
+TEST_F(KeychainTest, AnUncheckedBoxStoresNothing)
+{
+    const QString password = QStringLiteral("not to be kept");
+    const QString user = createPasswordLogin(password);
+    ConsoleSettings consoleSettings;
+    PasswordVault vault;
+    ConnectDialog dialog(&consoleSettings, &vault);
+    dialog.show();
+    fill(dialog, QStringLiteral("forgetful"), user);
+    qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("password")))->setText(password);
+    qobject_cast<QCheckBox *>(dialog.field(QStringLiteral("remember")))->setChecked(false);
+    QSignalSpy accepted(&dialog, &QDialog::accepted);
+    dialog.connectToServer();
+    ASSERT_TRUE(accepted.wait(15000)) << qPrintable(dialog.banner()->text());
+    EXPECT_EQ(stored(QStringLiteral("forgetful")).first, PasswordVault::Lookup::NotFound);
+}
