@@ -16,13 +16,24 @@ QString Appearance::applyLanguage(QApplication &app, const QString &language)
                                                      ? QStringLiteral("zh_CN")
                                                      : QStringLiteral("en"))
                                               : language;
-    if (chosen == QLatin1String("en"))
+    // A switch at run time replaces what an earlier call installed.
+    const QString installed = QStringLiteral("keel-translation");
+    for (QTranslator *old :
+         app.findChildren<QTranslator *>(installed, Qt::FindDirectChildrenOnly)) {
+        QApplication::removeTranslator(old);
+        delete old;
+    }
+    if (chosen == QLatin1String("en")) {
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
         return chosen;
+    }
     auto *keel = new QTranslator(&app);
+    keel->setObjectName(installed);
     if (keel->load(QStringLiteral(":/keel/i18n/keel_%1.qm").arg(chosen)))
         QApplication::installTranslator(keel);
     // Qt's own dialogs and buttons (Cancel, Save, ...).
     auto *qt = new QTranslator(&app);
+    qt->setObjectName(installed);
     if (qt->load(QStringLiteral("qtbase_%1").arg(chosen),
                  QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         QApplication::installTranslator(qt);

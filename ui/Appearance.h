@@ -6,7 +6,8 @@ class QApplication;
 
 namespace keel {
 
-// Language and colours of the console, applied once at start-up.
+// Language and colours of the console, at start-up and when the user picks
+// others (ConsoleShell then rebuilds the window).
 class Appearance final {
 public:
     // Installs keel's and Qt's translations for `language` ("zh_CN", "en";

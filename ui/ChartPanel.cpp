@@ -8,6 +8,7 @@
 #include "ui/QCustomPlotInclude.h"
 
 #include <cmath>
+#include <limits>
 
 namespace keel {
 
@@ -67,6 +68,16 @@ QString ChartPanel::title() const
     return m_title->text();
 }
 
+void ChartPanel::setLogarithmic(bool logarithmic)
+{
+    m_logarithmic = logarithmic;
+    m_plot->yAxis->setScaleType(logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (logarithmic)
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    else
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+}
+
 void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, qint64 rangeSeconds)
 {
     m_plot->clearGraphs();
@@ -83,8 +94,13 @@ void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, 
         // on dense series they cost paint time and show nothing more.
         if (keys.size() <= 90)
             graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
-        graph->setData(keys, QVector<double>(line.values.cbegin(), line.values.cend()), true);
-        for (const double value : line.values)
+        QVector<double> values(line.values.cbegin(), line.values.cend());
+        if (m_logarithmic)
+            for (double &value : values)
+                if (value < 1)
+                    value = std::numeric_limits<double>::quiet_NaN();
+        graph->setData(keys, values, true);
+        for (const double value : std::as_const(values))
             if (!std::isnan(value))
                 top = std::max(top, value);
     }
@@ -94,7 +110,10 @@ void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, 
                                                            : QStringLiteral("HH:mm"));
     if (!times.isEmpty())
         m_plot->xAxis->setRange(double(times.first()), double(times.last()));
-    m_plot->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
+    if (m_logarithmic)
+        m_plot->yAxis->setRange(0.8, top > 1 ? top * 2.5 : 10);
+    else
+        m_plot->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
     // Queued: the charts of one refresh repaint in separate events rather than
     // holding the GUI thread for all of them at once.
     m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -25,6 +25,10 @@ public:
     // `times` are seconds since the epoch, one per value.
     void setLines(const QList<qint64> &times, const QList<Line> &lines, qint64 rangeSeconds);
 
+    // A logarithmic value axis, for series that differ by orders of magnitude;
+    // values below 1 are left out.
+    void setLogarithmic(bool logarithmic);
+
     bool exportTo(const QString &fileName);
     QCustomPlot *plot() const { return m_plot; }
     QString title() const;
@@ -34,6 +38,7 @@ private:
 
     QLabel *m_title;
     QCustomPlot *m_plot;
+    bool m_logarithmic = false;
 };
 
 } // namespace keel

@@ -8,12 +8,14 @@
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
 
+#include <QActionGroup>
 #include <QCloseEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QShortcut>
+#include <QMenu>
+#include <QMenuBar>
 #include <QStackedWidget>
 #include <QStatusBar>
 
@@ -56,24 +58,10 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     connect(m_navigation, &QListWidget::currentRowChanged, m_views,
             &QStackedWidget::setCurrentIndex);
 
-    // Ctrl+1.. move between views, F5 refreshes the current one.
-    auto *toOverview = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_1), this);
-    connect(toOverview, &QShortcut::activated, this,
-            [this] { showView(QStringLiteral("overview")); });
-    auto *toHistory = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_2), this);
-    connect(toHistory, &QShortcut::activated, this,
-            [this] { showView(QStringLiteral("history")); });
-    // Ctrl+F jumps to the history search.
-    auto *find = new QShortcut(QKeySequence::Find, this);
-    connect(find, &QShortcut::activated, this, [this] {
-        if (showView(QStringLiteral("history")))
-            m_history->searchField()->setFocus();
-    });
     connect(m_history, &HistoryView::failed, this, [this](const QString &message) {
         m_banner->showMessage(tr("Payment history: %1").arg(message), MessageBanner::Kind::Error);
     });
-    auto *refresh = new QShortcut(QKeySequence::Refresh, this);
-    connect(refresh, &QShortcut::activated, m_overview, &OverviewView::refresh);
+    buildMenus();
 
     connect(m_overview, &OverviewView::refreshFailed, this, [this](const QString &message) {
         m_refreshFailureShown = true;
@@ -124,6 +112,60 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     loadSession();
 }
 
+void MainWindow::buildMenus()
+{
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    // Ctrl+1.. move between views, Ctrl+F jumps to the history search, F5 refreshes.
+    QAction *toOverview =
+        view->addAction(tr("&Overview"), this, [this] { showView(QStringLiteral("overview")); });
+    toOverview->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    QAction *toHistory = view->addAction(tr("Payment &history"), this,
+                                         [this] { showView(QStringLiteral("history")); });
+    toHistory->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    QAction *find = view->addAction(tr("&Find a payment"), this, [this] {
+        if (showView(QStringLiteral("history")))
+            m_history->searchField()->setFocus();
+    });
+    find->setShortcut(QKeySequence::Find);
+    QAction *refresh = view->addAction(tr("&Refresh"), m_overview, &OverviewView::refresh);
+    refresh->setShortcut(QKeySequence::Refresh);
+    view->addSeparator();
+
+    // Languages are named in themselves, so anyone can find their own.
+    QMenu *language = view->addMenu(tr("&Language"));
+    auto *languages = new QActionGroup(this);
+    const std::pair<QString, QString> choices[] = {
+        {tr("System default"), QString()},
+        {QStringLiteral("English"), QStringLiteral("en")},
+        {QString::fromUtf8("简体中文"), QStringLiteral("zh_CN")}};
+    for (const auto &[label, code] : choices) {
+        QAction *action = language->addAction(label);
+        action->setCheckable(true);
+        action->setChecked(m_settings->language() == code);
+        action->setData(code);
+        languages->addAction(action);
+        connect(action, &QAction::triggered, this,
+                [this, code] { Q_EMIT appearanceRequested(code, m_settings->theme()); });
+    }
+    QMenu *theme = view->addMenu(tr("&Theme"));
+    auto *themes = new QActionGroup(this);
+    const std::pair<QString, QString> palettes[] = {{tr("Light"), QStringLiteral("light")},
+                                                    {tr("Dark"), QStringLiteral("dark")}};
+    for (const auto &[label, code] : palettes) {
+        QAction *action = theme->addAction(label);
+        action->setCheckable(true);
+        action->setChecked(m_settings->theme() == code);
+        themes->addAction(action);
+        connect(action, &QAction::triggered, this,
+                [this, code] { Q_EMIT appearanceRequested(m_settings->language(), code); });
+    }
+}
+
+QString MainWindow::currentView() const
+{
+    return viewNames().value(m_navigation->currentRow());
+}
+
 bool MainWindow::showView(const QString &name)
 {
     const int row = int(viewNames().indexOf(name));
@@ -156,7 +198,8 @@ void MainWindow::applyAccess()
                                : item->flags() & ~Qt::ItemIsEnabled);
         item->setToolTip(allowed ? QString() : why);
     }
-    m_overview->setScope({m_session.canSeeSuspense(), m_session.canSeeInFlight()});
+    m_overview->setScope({m_session.canSeeSuspense(), m_session.canSeeInFlight(),
+                          m_session.canRead(QStringLiteral("payment_state_minute"))});
     m_history->setTimelineSources(HistoryQuery::timelineSourcesFor(m_session));
     if (!m_accessApplied && m_session.canSeeDashboards()) {
         m_overview->refresh();

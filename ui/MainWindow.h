@@ -39,16 +39,20 @@ public:
     // view or this connection may not see it.
     bool showView(const QString &name);
     bool viewEnabled(const QString &name) const;
+    QString currentView() const;
     MessageBanner *banner() const { return m_banner; }
     const SessionInfo &session() const { return m_session; }
 
 Q_SIGNALS:
     void sessionLoaded();
+    // The user picked a language or theme from the View menu.
+    void appearanceRequested(const QString &language, const QString &theme);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void buildMenus();
     void loadSession();
     void showSession();
     // Enables what the session's grants allow; the database enforces it anyway.

@@ -82,10 +82,11 @@ OverviewView::OverviewView(QueryWorker *worker, QWidget *parent)
         new ChartPanel(tr("Charge requests by outcome"), tr("requests"), this),
         new ChartPanel(tr("Charge latency"), tr("ms"), this),
         new ChartPanel(tr("Money captured and refunded"), tr("major units"), this),
-        new ChartPanel(tr("Payment state transitions"), tr("payments"), this)};
-    for (int i = 0; i < 4; ++i)
+        new ChartPanel(tr("Payment state transitions"), tr("payments"), this),
+        new ChartPanel(tr("Payments by state"), tr("payments (log scale)"), this)};
+    m_charts.at(5)->setLogarithmic(true);
+    for (int i = 0; i < m_charts.size(); ++i)
         grid->addWidget(m_charts.at(i), i / 2, i % 2);
-    grid->addWidget(m_charts.at(4), 2, 0, 1, 2);
     layout->addLayout(grid, 1);
 
     connect(m_range, &QComboBox::currentIndexChanged, this, [this] {
@@ -216,6 +217,21 @@ void OverviewView::display(const OverviewData &data)
          {tr("refunded"), Palette[4],
           asDoubles(data.series(QStringLiteral("transition.Refunding.Refunded")))}},
         range);
+
+    QList<ChartPanel::Line> states;
+    int hue = 0;
+    for (const char *state : {"Authorizing", "Authorized", "Capturing", "Captured", "Refunding",
+                              "Refunded", "Failed", "Reversed", "Canceled"}) {
+        const QString name = QLatin1String(state);
+        if (!data.stateLevels.contains(name))
+            continue;
+        QList<double> levels;
+        for (const qint64 level : data.stateLevels.value(name))
+            levels << (level < 0 ? Gap : double(level));
+        states.append({name, Palette[hue % 6], levels, hue < 6 ? Qt::SolidLine : Qt::DashLine});
+        ++hue;
+    }
+    m_charts[5]->setLines(data.times, states, range);
 
     QStringList summary;
     for (const auto &[state, count] : data.inFlight)

@@ -6,6 +6,7 @@
 #include "ui/Appearance.h"
 #include "ui/ConnectDialog.h"
 #include "ui/ConsoleSettings.h"
+#include "ui/ConsoleShell.h"
 #include "ui/HistoryModel.h"
 #include "ui/HistoryView.h"
 #include "ui/LiveFeed.h"
@@ -196,9 +197,11 @@ int main(int argc, char *argv[])
         replicaWorker = std::make_unique<QueryWorker>(*replica);
         replicaWorker->start();
     }
-    LiveFeed live(settings);
-    MainWindow window(&worker, replicaWorker ? replicaWorker.get() : &worker, &consoleSettings,
-                      &live);
+    auto live = std::make_unique<LiveFeed>(settings);
+    ConsoleShell shell(&worker, replicaWorker ? replicaWorker.get() : &worker, &consoleSettings,
+                       live.get());
+    // The screenshot path below never changes the appearance, so its window stays.
+    MainWindow &window = *shell.window();
     window.showView(view);
     window.show();
 
@@ -259,6 +262,7 @@ int main(int argc, char *argv[])
                          });
     }
     const int code = QApplication::exec();
+    live.reset();
     worker.stop();
     if (replicaWorker)
         replicaWorker->stop();

@@ -65,6 +65,9 @@ void ChangeListener::run()
         const std::unique_ptr<PGconn, decltype(&PQfinish)> conn(
             PQconnectdb(settings.conninfo().toUtf8().constData()), &PQfinish);
         QString problem;
+        // The server's goodbye on shutdown is reported through stateChanged, not stderr.
+        PQsetNoticeProcessor(
+            conn.get(), [](void *, const char *) {}, nullptr);
         if (PQstatus(conn.get()) == CONNECTION_OK) {
             QByteArray listen;
             for (const QString &channel : std::as_const(m_channels)) {

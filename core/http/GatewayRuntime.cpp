@@ -4,6 +4,7 @@
 #include "core/db/Migrator.h"
 #include "core/db/PgSession.h"
 #include "core/http/GatewayApi.h"
+#include "core/metrics/PaymentStateFold.h"
 #include "core/metrics/RollupBuffer.h"
 #include "core/payment/Reconciler.h"
 
@@ -91,6 +92,7 @@ void GatewayRuntime::maintain()
         return;
     (void)flushMetrics();
     (void)RollupBuffer::sweep(*m_housekeeping, 8, 1000);
+    (void)PaymentStateFold::run(*m_housekeeping);
     (void)Reconciler(m_api->context(), *m_housekeeping).runOnce(m_options.reconcileGraceSeconds);
     IdempotencyStore store(*m_housekeeping, m_options.idempotency, m_api->context().instance);
     for (int round = 0; round < 20; ++round) {

@@ -112,6 +112,19 @@ const char *OverviewQuery::suspenseSql()
            "WHERE a.kind = 'suspense' AND s.balance <> 0 ORDER BY a.currency";
 }
 
+const char *OverviewQuery::stateLevelsSql()
+{
+    // The totals as they stood at the last minute of each bucket, and the
+    // newest recorded minute for the bucket still running: a few hundred key
+    // lookups, however long the range.
+    return "SELECT extract(epoch FROM minute)::bigint, state, payments "
+           "FROM keel.payment_state_minute "
+           "WHERE minute = ANY(ARRAY(SELECT generate_series(to_timestamp(?), to_timestamp(?), "
+           "                                                make_interval(secs => ?))) "
+           "  || (SELECT max(minute) FROM keel.payment_state_minute "
+           "      WHERE minute >= to_timestamp(?)))";
+}
+
 const char *OverviewQuery::inFlightSql()
 {
     return "SELECT state, count(*) FROM keel.payment_state "
@@ -183,6 +196,22 @@ Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, q
             return status.error();
         while (query.next())
             data.suspenseBalances.append({query.value(0).toString(), query.value(1).toLongLong()});
+    }
+    if (scope.stateLevels) {
+        query.prepare(QString::fromLatin1(stateLevelsSql()));
+        for (const qint64 bind : {data.fromEpoch + data.stepSeconds - 60, data.toEpoch - 60,
+                                  data.stepSeconds, data.fromEpoch})
+            query.addBindValue(bind);
+        if (Status status = Database::exec(query); !status)
+            return status.error();
+        while (query.next()) {
+            const qsizetype i = slot(query.value(0).toLongLong());
+            if (i < 0 || i >= data.times.size())
+                continue;
+            QList<qint64> &levels = data.stateLevels[query.value(1).toString()];
+            levels.resize(data.times.size(), -1);
+            levels[i] = query.value(2).toLongLong();
+        }
     }
     data.inFlightShown = scope.inFlight;
     if (scope.inFlight) {

@@ -25,6 +25,9 @@ struct OverviewData {
     // currency -> per-bucket minor units captured / refunded
     QHash<QString, QList<qint64>> captured;
     QHash<QString, QList<qint64>> refunded;
+    // state -> payments in that state at the end of each bucket (-1: no figure),
+    // from the folded totals (keel.payment_state_minute)
+    QHash<QString, QList<qint64>> stateLevels;
     // POST /v1/charges latency per bucket, in microseconds (0 where no requests)
     QList<qint64> p50Micros, p95Micros, p99Micros;
 
@@ -46,6 +49,7 @@ struct OverviewData {
 struct OverviewScope {
     bool suspense = true;
     bool inFlight = true;
+    bool stateLevels = true;
 };
 
 class OverviewQuery final {
@@ -58,6 +62,7 @@ public:
     static const char *rangeSql(); // binds: step, step, from epoch, to epoch
     static const char *suspenseSql();
     static const char *inFlightSql();
+    static const char *stateLevelsSql(); // binds: first bucket end, last bucket end, step, from
 };
 
 } // namespace keel

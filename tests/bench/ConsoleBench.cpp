@@ -23,12 +23,17 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QProcessEnvironment>
 #include <QScrollBar>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <algorithm>
 #include <cstdio>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <vector>
 
 using namespace keel;
@@ -65,6 +70,36 @@ QString peakRss()
         if (line.startsWith("VmHWM:"))
             return QString::fromLatin1(line.mid(6).simplified());
     return QStringLiteral("?");
+}
+
+// Runs keel-console as its own process and returns its peak RSS in KiB (or -1):
+// the figure a user's machine sees, without the seeder and the benchmark.
+long consolePeakRssKb(const QStringList &arguments, const QString &configHome)
+{
+    QList<QByteArray> storage{QByteArrayLiteral(KEEL_CONSOLE_BINARY)};
+    for (const QString &argument : arguments)
+        storage << argument.toUtf8();
+    std::vector<char *> argv;
+    for (QByteArray &item : storage)
+        argv.push_back(item.data());
+    argv.push_back(nullptr);
+    QList<QByteArray> environment;
+    for (const QString &entry : QProcessEnvironment::systemEnvironment().toStringList())
+        if (!entry.startsWith(QLatin1String("XDG_CONFIG_HOME=")))
+            environment << entry.toUtf8();
+    environment << "XDG_CONFIG_HOME=" + configHome.toUtf8() << "QT_QPA_PLATFORM=offscreen";
+    std::vector<char *> envp;
+    for (QByteArray &item : environment)
+        envp.push_back(item.data());
+    envp.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data()) != 0)
+        return -1;
+    int status = 0;
+    rusage usage{};
+    if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    return usage.ru_maxrss;
 }
 
 } // namespace
@@ -127,6 +162,12 @@ int main(int argc, char **argv)
             "  ('latency.charges_create', 10000), ('latency.charges_create', 50000), "
             "('volume.capture.USD', 0), "
             "  ('volume.capture.CNY', 0), ('transition.Capturing.Captured', 0)) m(metric, le);"
+            // and the folded state totals, one row per state and minute
+            "INSERT INTO keel.payment_state_minute (minute, state, payments) "
+            "SELECT t, s, 1000 + (random() * 100000)::int FROM generate_series(date_trunc("
+            "'minute', now()) - interval '7 days', now(), interval '1 minute') t, "
+            "unnest(ARRAY['Authorizing', 'Authorized', 'Capturing', 'Captured', "
+            "'Refunding', 'Refunded', 'Failed']) s ON CONFLICT DO NOTHING;"
             "ANALYZE");
         !rolled)
         die(rolled.error().message);
@@ -224,7 +265,36 @@ int main(int argc, char **argv)
                 "scrolling to %d rows "
                 "(during step %d: 1-5 ranges, 6 history search, 7+ scrolling)\n",
                 double(longestStallUs) / 1000.0, window.history()->model()->rowCount(), stallStep);
-    std::printf("console peak RSS   %s (whole benchmark process)\n", qPrintable(peakRss()));
+    std::printf("bench peak RSS     %s (benchmark process: seeder, window and worker)\n",
+                qPrintable(peakRss()));
+    // The console on its own: the Overview over 7 days, then a history search
+    // with a payment's timeline, each rendered to a file by keel-console itself.
+    {
+        QTemporaryDir config;
+        QDir(config.path()).mkpath(QStringLiteral("keel"));
+        QFile conf(config.filePath(QStringLiteral("keel/keel-console.conf")));
+        if (conf.open(QIODevice::WriteOnly))
+            conf.write("[overview]\nrangeSeconds=604800\n");
+        conf.close();
+        long peak = -1;
+        for (const char *view : {"overview", "history"}) {
+            const long kb = consolePeakRssKb(
+                {QStringLiteral("--db"), db.conninfo(), QStringLiteral("--view"),
+                 QString::fromLatin1(view), QStringLiteral("--screenshot"),
+                 config.filePath(QString::fromLatin1(view) + QStringLiteral(".png"))},
+                config.path());
+            if (kb < 0) {
+                std::printf("console peak RSS   keel-console --view %s failed\n", view);
+                peak = -1;
+                break;
+            }
+            peak = std::max(peak, kb);
+        }
+        if (peak >= 0)
+            std::printf("console peak RSS   %.1f MB (keel-console process: 7-day Overview, then "
+                        "history search and timeline)\n",
+                        double(peak) / 1024.0);
+    }
     (void)(*cluster)->stop();
     QDir(dir).removeRecursively();
     return 0;

@@ -1,10 +1,19 @@
 #include "ui/Appearance.h"
+#include "core/db/ConnectionSettings.h"
 #include "ui/ChartPanel.h"
+#include "ui/ConsoleSettings.h"
+#include "ui/ConsoleShell.h"
+#include "ui/MainWindow.h"
 #include "ui/MessageBanner.h"
+#include "ui/QueryWorker.h"
 
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QListWidget>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QToolButton>
 
 using namespace keel;
@@ -32,4 +41,48 @@ TEST(Appearance, DarkThemeDarkensTheBase)
     EXPECT_LT(QApplication::palette().color(QPalette::Base).lightness(), 60);
     Appearance::applyTheme(*app, QStringLiteral("light"));
     EXPECT_GT(QApplication::palette().color(QPalette::Base).lightness(), 200);
+}
+
+// Picking a language or theme in the View menu applies at once: the shell
+// builds the window again, in the same place and on the same view.
+TEST(Appearance, LanguageAndThemeSwitchWithoutARestart)
+{
+    QTemporaryDir config;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, config.path());
+    ConsoleSettings settings;
+    settings.setLanguage(QStringLiteral("en"));
+    settings.setTheme(QStringLiteral("light"));
+    auto *app = qobject_cast<QApplication *>(QCoreApplication::instance());
+    Appearance::applyLanguage(*app, QStringLiteral("en"));
+    Appearance::applyTheme(*app, QStringLiteral("light"));
+    // Nothing listens there: the window shows that inline and carries on.
+    QueryWorker worker(*ConnectionSettings::parse(
+        QStringLiteral("host=/nonexistent-keel-socket-dir connect_timeout=1")));
+    worker.start();
+    {
+        ConsoleShell shell(&worker, &worker, &settings);
+        shell.window()->show();
+        shell.window()->showView(QStringLiteral("history"));
+        auto *navigation = shell.window()->findChild<QListWidget *>();
+        ASSERT_NE(navigation, nullptr);
+        EXPECT_EQ(navigation->item(0)->text(), QStringLiteral("Overview"));
+
+        QSignalSpy replaced(&shell, &ConsoleShell::windowReplaced);
+        Q_EMIT shell.window()->appearanceRequested(QStringLiteral("zh_CN"), QStringLiteral("dark"));
+        ASSERT_TRUE(replaced.wait(5000));
+        navigation = shell.window()->findChild<QListWidget *>();
+        EXPECT_EQ(navigation->item(0)->text(), QString::fromUtf8("总览"));
+        EXPECT_TRUE(shell.window()->isVisible());
+        EXPECT_LT(QApplication::palette().color(QPalette::Base).lightness(), 60);
+        EXPECT_EQ(settings.language(), QStringLiteral("zh_CN"));
+        EXPECT_EQ(settings.theme(), QStringLiteral("dark"));
+
+        // And back: the Chinese catalogue is removed, not stacked.
+        Q_EMIT shell.window()->appearanceRequested(QStringLiteral("en"), QStringLiteral("light"));
+        ASSERT_TRUE(replaced.wait(5000));
+        navigation = shell.window()->findChild<QListWidget *>();
+        EXPECT_EQ(navigation->item(0)->text(), QStringLiteral("Overview"));
+        EXPECT_GT(QApplication::palette().color(QPalette::Base).lightness(), 200);
+    }
+    worker.stop();
 }

@@ -56,6 +56,8 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
          ", 'a', 1, 700),"
          "('transition.Capturing.Captured', 0, " +
          at + ", 'a', 7, 0)");
+    exec("INSERT INTO keel.payment_state_minute (minute, state, payments) VALUES (" + at +
+         ", 'Captured', 1234), (" + at + ", 'Failed', 56)");
     QueryWorker worker(settings());
     worker.start();
     OverviewView view(&worker);
@@ -68,7 +70,7 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     const qsizetype i = view.data().times.indexOf(minute);
     ASSERT_GE(i, 0);
     const QList<ChartPanel *> charts = view.charts();
-    ASSERT_EQ(charts.size(), 5);
+    ASSERT_EQ(charts.size(), 6);
     // Hit rate 3 / 12, drawn in percent.
     QCPGraph *hits = charts[0]->plot()->graph(0);
     ASSERT_EQ(hits->dataCount(), int(view.data().times.size()));
@@ -84,6 +86,13 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     EXPECT_DOUBLE_EQ(yenRefunded->data()->at(int(i))->value, 700.0);
     // Seven payments reached Captured in that minute.
     EXPECT_DOUBLE_EQ(charts[4]->plot()->graph(2)->data()->at(int(i))->value, 7.0);
+    // Payments by state, as the fold recorded them for that minute.
+    QCustomPlot *states = charts[5]->plot();
+    ASSERT_EQ(states->graphCount(), 2);
+    EXPECT_EQ(states->graph(0)->name(), QStringLiteral("Captured"));
+    EXPECT_DOUBLE_EQ(states->graph(0)->data()->at(int(i))->value, 1234.0);
+    EXPECT_DOUBLE_EQ(states->graph(1)->data()->at(int(i))->value, 56.0);
+    EXPECT_EQ(states->yAxis->scaleType(), QCPAxis::stLogarithmic);
     worker.stop();
 }
 

@@ -3,6 +3,7 @@
 #include "core/db/PgSession.h"
 #include "core/idempotency/IdempotencyStore.h"
 #include "core/ledger/Ledger.h"
+#include "core/metrics/PaymentStateFold.h"
 #include "core/payment/Reconciler.h"
 
 #include <QJsonDocument>
@@ -10,6 +11,7 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryFile>
+#include <QThread>
 
 using namespace keel;
 using keel::test::GatewayTest;
@@ -404,4 +406,42 @@ TEST_F(GatewayApiTest, RunsWithNothingButTheGatewayRolesGrants)
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.metrics_minute WHERE metric = 'idempotency.new'"),
               QStringLiteral("1"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions"), QStringLiteral("3"));
+}
+
+TEST_F(GatewayApiTest, StateTotalsFoldedFromEventsMatchTheGatewaysPayments)
+{
+    // Every way a payment moves: captured, declined, authorized only,
+    // captured later, refunded in part and in full.
+    ASSERT_EQ(post("/v1/charges", Charge, "t-captured").status, 200);
+    ASSERT_EQ(post("/v1/charges", "amount=900&currency=usd&source=tok_chargeDeclined", "t-declined")
+                  .status,
+              402);
+    ASSERT_EQ(
+        post("/v1/charges", "amount=700&currency=usd&source=tok_visa&capture=false", "t-authorized")
+            .status,
+        200);
+    const HttpReply later =
+        post("/v1/charges", "amount=800&currency=usd&source=tok_visa&capture=false", "t-later");
+    const QByteArray laterId = json(later).value(QStringLiteral("id")).toString().toLatin1();
+    ASSERT_EQ(post("/v1/charges/" + laterId + "/capture", {}, {}).status, 200);
+    ASSERT_EQ(post("/v1/refunds", "charge=" + laterId + "&amount=100", "t-part").status, 200);
+    const HttpReply refunded = post("/v1/charges", Charge, "t-refunded");
+    ASSERT_EQ(post("/v1/refunds",
+                   "charge=" + json(refunded).value(QStringLiteral("id")).toString().toLatin1(),
+                   "t-full")
+                  .status,
+              200);
+
+    auto session = PgSession::open(settings());
+    ASSERT_TRUE(session.ok());
+    ASSERT_TRUE(PaymentStateFold::run(*session).ok());
+    QThread::msleep(1100);
+    ASSERT_TRUE(PaymentStateFold::run(*session).ok());
+    const QByteArray totals = "SELECT string_agg(state || '=' || payments, ',' ORDER BY state) "
+                              "FROM keel.payment_state_totals WHERE payments <> 0";
+    const QByteArray counted = "SELECT string_agg(state || '=' || n, ',' ORDER BY state) FROM "
+                               "(SELECT state, count(*) AS n FROM keel.payment_state GROUP BY "
+                               "state) s";
+    EXPECT_EQ(scalar(totals), scalar(counted));
+    EXPECT_EQ(scalar(counted), QStringLiteral("Authorized=1,Captured=2,Failed=1,Refunded=1"));
 }

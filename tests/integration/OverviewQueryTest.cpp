@@ -129,3 +129,27 @@ TEST_F(OverviewQueryTest, SuspenseBalanceAndPaymentsInFlightAreReported)
     ASSERT_EQ(data->inFlight.size(), 1);
     EXPECT_EQ(data->inFlight.at(0), std::make_pair(QStringLiteral("Authorizing"), qint64(1)));
 }
+
+TEST_F(OverviewQueryTest, PaymentsByStateAreTheTotalsAtEachBucketsEnd)
+{
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    const qint64 step = OverviewQuery::stepFor(24 * 3600); // 6 minutes
+    ASSERT_EQ(step, 360);
+    auto probe = OverviewQuery::load(db(), 24 * 3600, now, {false, false, true});
+    ASSERT_TRUE(probe.ok());
+    const qint64 bucket = probe->times.at(probe->times.size() - 3);
+    const auto at = [](qint64 epoch) -> QByteArray {
+        return "to_timestamp(" + QByteArray::number(epoch) + ")";
+    };
+    // Two minutes inside one bucket: its last minute is the one shown.
+    exec("INSERT INTO keel.payment_state_minute (minute, state, payments) VALUES (" +
+         at(bucket + 60) + ", 'Captured', 10), (" + at(bucket + step - 60) +
+         ", 'Captured', 12), (" + at(bucket + step - 60) + ", 'Failed', 3)");
+    auto data = OverviewQuery::load(db(), 24 * 3600, now, {false, false, true});
+    ASSERT_TRUE(data.ok()) << qPrintable(data.error().message);
+    const qsizetype i = data->times.indexOf(bucket);
+    ASSERT_GE(i, 0);
+    EXPECT_EQ(data->stateLevels.value(QStringLiteral("Captured")).value(i), 12);
+    EXPECT_EQ(data->stateLevels.value(QStringLiteral("Failed")).value(i), 3);
+    EXPECT_EQ(data->stateLevels.value(QStringLiteral("Captured")).value(i - 1), -1); // no figure
+}

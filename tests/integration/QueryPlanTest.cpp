@@ -38,7 +38,12 @@ protected:
                                "now(), interval '1 minute') t, unnest(ARRAY['idempotency.new', "
                                "'idempotency.replayed', "
                                "'latency.charges_create', 'volume.capture.USD', "
-                               "'posting.capture']) m; ANALYZE")
+                               "'posting.capture']) m; "
+                               "INSERT INTO keel.payment_state_minute (minute, state, payments) "
+                               "SELECT t, s, 100 FROM generate_series(date_trunc('minute', "
+                               "now()) - interval '7 days', now(), interval '1 minute') t, "
+                               "unnest(ARRAY['Authorizing', 'Authorized', 'Capturing', "
+                               "'Captured', 'Refunding', 'Refunded', 'Failed']) s; ANALYZE")
                         .ok());
     }
 
@@ -85,8 +90,9 @@ protected:
 
     void expectNoFullScan(const QString &what, const QStringList &scanned)
     {
-        for (const char *table : {"charges", "payment_state", "payment_events", "ledger_entries",
-                                  "ledger_transactions", "metrics_minute", "refunds", "outbox"})
+        for (const char *table :
+             {"charges", "payment_state", "payment_events", "ledger_entries", "ledger_transactions",
+              "metrics_minute", "refunds", "outbox", "payment_state_minute"})
             EXPECT_FALSE(scanned.contains(QLatin1String(table)))
                 << qPrintable(what) << " reads all of " << table;
     }
@@ -100,6 +106,13 @@ TEST_F(QueryPlanTest, OverviewReadsThroughIndexes)
                                          {60, 60, now - 900, now}));
     expectNoFullScan(QStringLiteral("suspense"),
                      sequentiallyScanned(QString::fromLatin1(OverviewQuery::suspenseSql()), {}));
+    expectNoFullScan(QStringLiteral("payments by state, 1 hour"),
+                     sequentiallyScanned(QString::fromLatin1(OverviewQuery::stateLevelsSql()),
+                                         {now - 3600, now - 60, 60, now - 3600}));
+    expectNoFullScan(
+        QStringLiteral("payments by state, 7 days"),
+        sequentiallyScanned(QString::fromLatin1(OverviewQuery::stateLevelsSql()),
+                            {now - 7 * 86400 + 2520 - 60, now - 60, 2520, now - 7 * 86400}));
     expectNoFullScan(QStringLiteral("in flight"),
                      sequentiallyScanned(QString::fromLatin1(OverviewQuery::inFlightSql()), {}));
 }

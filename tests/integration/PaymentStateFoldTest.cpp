@@ -1,0 +1,147 @@
+// "Payments by state" comes from totals folded out of payment_events; they must
+// equal a full count, including when transactions commit out of id order.
+#include "DatabaseTest.h"
+
+#include "core/db/PgSession.h"
+#include "core/dev/HistorySeeder.h"
+#include "core/metrics/PaymentStateFold.h"
+
+#include <QElapsedTimer>
+#include <QMap>
+#include <QThread>
+
+using namespace keel;
+using keel::test::DatabaseTest;
+
+namespace {
+
+class PaymentStateFoldTest : public DatabaseTest {
+protected:
+    void SetUp() override
+    {
+        DatabaseTest::SetUp();
+        migrate();
+        auto opened = PgSession::open(settings());
+        ASSERT_TRUE(opened.ok());
+        m_session = std::make_unique<PgSession>(std::move(*opened));
+    }
+
+    QMap<QString, qint64> rows(const QByteArray &sql)
+    {
+        QMap<QString, qint64> result;
+        auto found = m_session->query(sql);
+        EXPECT_TRUE(found.ok()) << qPrintable(found.error().message);
+        for (int i = 0; found.ok() && i < found->size(); ++i)
+            result.insert(found->text(i, 0), found->toInt64(i, 1));
+        return result;
+    }
+    QMap<QString, qint64> counted()
+    {
+        return rows("SELECT state, count(*) FROM keel.payment_state GROUP BY state");
+    }
+    QMap<QString, qint64> folded()
+    {
+        return rows("SELECT state, payments FROM keel.payment_state_totals WHERE payments <> 0");
+    }
+    // A horizon is folded on a pass at least a second after it was noted.
+    void foldTwice()
+    {
+        ASSERT_TRUE(PaymentStateFold::run(*m_session).ok());
+        QThread::msleep(1100);
+        auto second = PaymentStateFold::run(*m_session);
+        ASSERT_TRUE(second.ok()) << qPrintable(second.error().message);
+    }
+    // Moves one payment from Captured to Refunding the way keel does: its
+    // state row and an event, in the caller's transaction.
+    static QByteArray moveToRefunding(const QByteArray &chargeId)
+    {
+        return "UPDATE keel.payment_state SET state = 'Refunding', version = version + 1 "
+               "WHERE charge_id = " +
+               chargeId +
+               "; INSERT INTO keel.payment_events (charge_id, from_state, to_state, event_type) "
+               "VALUES (" +
+               chargeId + ", 'Captured', 'Refunding', 'refund')";
+    }
+    QList<QByteArray> capturedCharges(int count)
+    {
+        auto found = m_session->query("SELECT charge_id FROM keel.payment_state WHERE state = "
+                                      "'Captured' ORDER BY charge_id LIMIT " +
+                                      QByteArray::number(count));
+        EXPECT_TRUE(found.ok());
+        QList<QByteArray> ids;
+        for (int i = 0; found.ok() && i < found->size(); ++i)
+            ids << found->value(i, 0);
+        return ids;
+    }
+
+    std::unique_ptr<PgSession> m_session;
+};
+
+} // namespace
+
+TEST_F(PaymentStateFoldTest, TotalsMatchAFullCountAfterBulkHistory)
+{
+    ASSERT_TRUE(HistorySeeder::seed(*m_session, {3000, 5, 2}).ok());
+    foldTwice();
+    const QMap<QString, qint64> expected = counted();
+    ASSERT_FALSE(expected.isEmpty());
+    EXPECT_EQ(folded(), expected);
+    // The minute's copy holds the same totals for the Overview.
+    const QMap<QString, qint64> minute = rows(
+        "SELECT state, payments FROM keel.payment_state_minute WHERE payments <> 0 AND minute = "
+        "(SELECT max(minute) FROM keel.payment_state_minute)");
+    EXPECT_EQ(minute, expected);
+}
+
+TEST_F(PaymentStateFoldTest, SmallBatchesStillAddUp)
+{
+    ASSERT_TRUE(HistorySeeder::seed(*m_session, {500, 3, 1}).ok());
+    ASSERT_TRUE(PaymentStateFold::run(*m_session, 100, 1).ok()); // notes the horizon
+    QThread::msleep(1100);
+    auto first = PaymentStateFold::run(*m_session, 100, 3);
+    ASSERT_TRUE(first.ok());
+    EXPECT_EQ(*first, 300); // three batches of 100 ids, not yet caught up
+    auto rest = PaymentStateFold::run(*m_session, 100, 1000);
+    ASSERT_TRUE(rest.ok());
+    EXPECT_EQ(folded(), counted());
+}
+
+TEST_F(PaymentStateFoldTest, AnOpenTransactionHoldsTheFoldBackUntilItCommits)
+{
+    ASSERT_TRUE(HistorySeeder::seed(*m_session, {200, 2, 1}).ok());
+    foldTwice();
+    ASSERT_EQ(folded(), counted());
+    const QList<QByteArray> charges = capturedCharges(2);
+    ASSERT_EQ(charges.size(), 2);
+
+    // A takes the smaller event id but commits last.
+    auto slow = PgSession::open(settings());
+    ASSERT_TRUE(slow.ok());
+    ASSERT_TRUE(slow->exec("BEGIN; " + moveToRefunding(charges.at(0))).ok());
+    ASSERT_TRUE(m_session->exec("BEGIN; " + moveToRefunding(charges.at(1)) + "; COMMIT").ok());
+    foldTwice();
+    foldTwice();
+    // Nothing past A's event may be folded while A is open.
+    EXPECT_EQ(folded().value(QStringLiteral("Refunding")),
+              counted().value(QStringLiteral("Refunding")) - 1);
+
+    ASSERT_TRUE(slow->exec("COMMIT").ok());
+    foldTwice();
+    foldTwice();
+    EXPECT_EQ(folded(), counted());
+}
+
+TEST_F(PaymentStateFoldTest, OnlyOneProcessFoldsAtATime)
+{
+    ASSERT_TRUE(HistorySeeder::seed(*m_session, {100, 2, 1}).ok());
+    auto other = PgSession::open(settings());
+    ASSERT_TRUE(other.ok());
+    ASSERT_TRUE(other->exec("BEGIN; SELECT * FROM keel.payment_state_fold FOR UPDATE").ok());
+    QElapsedTimer waited;
+    waited.start();
+    auto skipped = PaymentStateFold::run(*m_session);
+    ASSERT_TRUE(skipped.ok());
+    EXPECT_EQ(*skipped, 0);
+    EXPECT_LT(waited.elapsed(), 2000); // it did not queue behind the other
+    ASSERT_TRUE(other->exec("ROLLBACK").ok());
+}
