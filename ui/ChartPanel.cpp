@@ -104,6 +104,7 @@ void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, 
             if (!std::isnan(value))
                 top = std::max(top, value);
     }
+    m_plot->legend->setVisible(!lines.isEmpty()); // an empty legend is a stray box
     auto ticker = m_plot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>();
     if (ticker)
         ticker->setDateTimeFormat(rangeSeconds > 24 * 3600 ? QStringLiteral("MM-dd HH:mm")

@@ -270,7 +270,7 @@ void ConnectDialog::connectToServer()
     m_settings->setLastProfile(profile.name);
     if (previous != profile.name) {
         if (!previous.isEmpty())
-            m_vault->remove(previous);
+            movePassword(previous, profile.name);
         reloadProfiles(profile.name);
     }
     m_editing = profile.name;
@@ -280,13 +280,30 @@ void ConnectDialog::connectToServer()
         return;
     }
     setBusy(true);
+    // Just renamed: the password is still filed under the old name while it moves.
+    const QString filedUnder = previous.isEmpty() ? profile.name : previous;
     m_vault->read(
-        profile.name, [this, primary = *primarySettings, replica = *replicaSettings](
-                          PasswordVault::Lookup lookup, const QString &password, const QString &) {
+        filedUnder, [this, primary = *primarySettings, replica = *replicaSettings](
+                        PasswordVault::Lookup lookup, const QString &password, const QString &) {
             // Nothing stored: libpq still tries .pgpass and PGPASSWORD.
             attempt(primary, replica, lookup == PasswordVault::Lookup::Found ? password : QString(),
                     lookup == PasswordVault::Lookup::Found);
         });
+}
+
+void ConnectDialog::movePassword(const QString &from, const QString &to)
+{
+    // The vault outlives the dialog (main owns it), so the move completes.
+    PasswordVault *vault = m_vault;
+    vault->read(from, [vault, from, to](PasswordVault::Lookup lookup, const QString &password,
+                                        const QString &) {
+        if (lookup != PasswordVault::Lookup::Found)
+            return;
+        vault->write(to, password, [vault, from](const Status &written) {
+            if (written)
+                vault->remove(from);
+        });
+    });
 }
 
 void ConnectDialog::setBusy(bool busy)

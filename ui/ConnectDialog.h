@@ -60,6 +60,8 @@ private:
                  const QString &password, bool fromKeychain);
     void handleCheck(const ConnectionCheck &check, const QString &password, bool fromKeychain);
     void setBusy(bool busy);
+    // A renamed profile keeps its password in the keychain.
+    void movePassword(const QString &from, const QString &to);
 
     ConsoleSettings *m_settings;
     PasswordVault *m_vault;

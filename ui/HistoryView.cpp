@@ -84,17 +84,22 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
     auto *find = new QPushButton(tr("&Search"), this);
     find->setDefault(true);
 
-    auto *filters = new QHBoxLayout;
-    filters->addWidget(m_text, 3);
-    filters->addWidget(m_merchant, 1);
-    filters->addWidget(m_minAmount, 1);
-    filters->addWidget(m_maxAmount, 1);
-    filters->addWidget(m_state, 1);
-    filters->addWidget(m_created, 1);
-    filters->addWidget(m_from, 1);
-    filters->addWidget(m_to, 1);
-    filters->addWidget(find);
-    filters->addWidget(m_export);
+    // What to look for on the first line, how to narrow it on the second.
+    auto *searchLine = new QHBoxLayout;
+    searchLine->addWidget(m_text, 1);
+    searchLine->addWidget(find);
+    searchLine->addWidget(m_export);
+    auto *narrowLine = new QHBoxLayout;
+    narrowLine->addWidget(m_merchant, 1);
+    narrowLine->addWidget(m_minAmount, 1);
+    narrowLine->addWidget(m_maxAmount, 1);
+    narrowLine->addWidget(m_state, 1);
+    narrowLine->addWidget(m_created, 1);
+    narrowLine->addWidget(m_from, 1);
+    narrowLine->addWidget(m_to, 1);
+    auto *filters = new QVBoxLayout;
+    filters->addLayout(searchLine);
+    filters->addLayout(narrowLine);
 
     m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);

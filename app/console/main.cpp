@@ -217,6 +217,8 @@ int main(int argc, char *argv[])
             bool hasTraffic = false;
             for (const qint64 value : data.series(QStringLiteral("idempotency.new")))
                 hasTraffic = hasTraffic || value > 0;
+            // Payments by state appear once housekeeping has folded the first events.
+            hasTraffic = hasTraffic && !data.stateLevels.isEmpty();
             if ((wantTraffic && !hasTraffic && waited.elapsed() < 40000) ||
                 waited.elapsed() < minimumWaitMs) {
                 QTimer::singleShot(1500, window.overview(), &OverviewView::refresh);

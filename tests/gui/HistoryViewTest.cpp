@@ -6,6 +6,7 @@
 #include "ui/QueryWorker.h"
 
 #include <QAbstractItemModelTester>
+#include <QDateTime>
 #include <QFile>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -108,4 +109,43 @@ TEST_F(HistoryViewTest, SearchTimelineAndExport)
     QFile csv(file);
     ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
     EXPECT_EQ(csv.readAll().count('\n'), 451);
+}
+
+TEST_F(HistoryViewTest, BadFiltersAreNamedAndNothingIsSearched)
+{
+    HistoryView view(m_worker.get());
+    view.show();
+    QSignalSpy failed(&view, &HistoryView::failed);
+    QSignalSpy pages(view.model(), &HistoryModel::pageLoaded);
+    const QList<QLineEdit *> fields = view.findChildren<QLineEdit *>();
+    QLineEdit *minAmount = nullptr;
+    for (QLineEdit *field : fields)
+        if (field->placeholderText().startsWith(QLatin1String("min")))
+            minAmount = field;
+    ASSERT_NE(minAmount, nullptr);
+    minAmount->setText(QStringLiteral("12.50"));
+    view.search();
+    ASSERT_EQ(failed.size(), 1);
+    EXPECT_TRUE(failed.first().first().toString().contains(QLatin1String("min amount")));
+    EXPECT_FALSE(pages.wait(500)); // nothing was asked of the database
+    EXPECT_EQ(view.model()->rowCount(), 0);
+}
+
+TEST_F(HistoryViewTest, ATimeRangeNarrowsTheSearch)
+{
+    HistoryView view(m_worker.get());
+    QSignalSpy pages(view.model(), &HistoryModel::pageLoaded);
+    // Payment g was created 1000 - g seconds ago, so ages 550-559 s are g = 441-450.
+    const QDateTime now = QDateTime::currentDateTime();
+    view.setCreatedRange(now.addSecs(-559 - 1), now.addSecs(-550 + 1));
+    view.search();
+    ASSERT_TRUE(pages.wait(10000));
+    // Ages 550-560 s (±1 s for the time the test took): ten or eleven payments.
+    EXPECT_GE(view.model()->rowCount(), 10);
+    EXPECT_LE(view.model()->rowCount(), 12);
+    for (int row = 0; row < view.model()->rowCount(); ++row) {
+        const qint64 age = view.model()->rowAt(row).created.secsTo(now);
+        EXPECT_GE(age, 548);
+        EXPECT_LE(age, 562);
+    }
 }

@@ -109,12 +109,34 @@ TEST_F(KeychainTest, ARememberedPasswordConnectsNextTimeAndLeavesWithItsProfile)
         dialog.connectToServer();
         ASSERT_TRUE(accepted.wait(15000)) << qPrintable(dialog.banner()->text());
         EXPECT_EQ(dialog.primary().value(QStringLiteral("password")), password);
+    }
+    // Renamed, the profile keeps its password.
+    {
+        PasswordVault vault;
+        ConnectDialog dialog(&consoleSettings, &vault);
+        dialog.show();
+        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("name")))
+            ->setText(QStringLiteral("keyring renamed"));
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.connectToServer();
+        ASSERT_TRUE(accepted.wait(15000)) << qPrintable(dialog.banner()->text());
+        EXPECT_EQ(dialog.primary().value(QStringLiteral("password")), password);
+        EXPECT_TRUE(QTest::qWaitFor(
+            [&] {
+                return stored(QStringLiteral("keyring renamed")).first ==
+                           PasswordVault::Lookup::Found &&
+                       stored(QStringLiteral("keyring")).first == PasswordVault::Lookup::NotFound;
+            },
+            10000));
 
         // Deleting the profile deletes its password too.
         dialog.deleteProfile();
     }
     EXPECT_TRUE(QTest::qWaitFor(
-        [&] { return stored(QStringLiteral("keyring")).first == PasswordVault::Lookup::NotFound; },
+        [&] {
+            return stored(QStringLiteral("keyring renamed")).first ==
+                   PasswordVault::Lookup::NotFound;
+        },
         10000));
     QFile file(QSettings(QStringLiteral("keel"), QStringLiteral("keel-console")).fileName());
     ASSERT_TRUE(file.open(QIODevice::ReadOnly));
