@@ -7,8 +7,55 @@
 
 #include "ui/QCustomPlotInclude.h"
 
+#include <QApplication>
+#include <QPointer>
+#include <QTimer>
+
 #include <cmath>
 #include <limits>
+
+namespace keel {
+namespace {
+
+// Charts repaint one per pass of the event loop, so a refresh that changes all
+// of them never holds the GUI thread for the sum of their paints (QCustomPlot's
+// own queued replot runs every waiting chart in the same pass).
+class ReplotQueue final : public QObject {
+public:
+    static void add(QCustomPlot *plot)
+    {
+        static QPointer<ReplotQueue> queue;
+        if (!queue)
+            queue = new ReplotQueue(qApp); // goes with the application
+        if (!queue->m_pending.contains(plot))
+            queue->m_pending.append(plot);
+        if (!queue->m_timer.isActive())
+            queue->m_timer.start(0);
+    }
+
+private:
+    explicit ReplotQueue(QObject *parent) : QObject(parent)
+    {
+        m_timer.setSingleShot(true);
+        connect(&m_timer, &QTimer::timeout, this, [this] {
+            while (!m_pending.isEmpty()) {
+                const QPointer<QCustomPlot> next = m_pending.takeFirst();
+                if (next) {
+                    next->replot();
+                    break;
+                }
+            }
+            if (!m_pending.isEmpty())
+                m_timer.start(0);
+        });
+    }
+
+    QList<QPointer<QCustomPlot>> m_pending;
+    QTimer m_timer;
+};
+
+} // namespace
+} // namespace keel
 
 namespace keel {
 
@@ -78,22 +125,41 @@ void ChartPanel::setLogarithmic(bool logarithmic)
         m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
 }
 
+void ChartPanel::setEmptyText(const QString &text)
+{
+    if (!m_emptyText) {
+        m_emptyText = new QCPItemText(m_plot);
+        m_emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
+        m_emptyText->position->setCoords(0.5, 0.5);
+        m_emptyText->setColor(palette().color(QPalette::PlaceholderText));
+    }
+    m_emptyText->setText(text);
+}
+
 void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, qint64 rangeSeconds)
 {
-    m_plot->clearGraphs();
+    // Refreshes usually bring the same lines again: keep their graphs (and
+    // legend items, whose layout is the costly part) and swap the data only.
+    bool sameLines = m_plot->graphCount() == lines.size();
+    for (int i = 0; sameLines && i < lines.size(); ++i)
+        sameLines = m_plot->graph(i)->name() == lines.at(i).name;
+    if (!sameLines)
+        m_plot->clearGraphs();
     QVector<double> keys;
     keys.reserve(times.size());
     for (const qint64 time : times)
         keys << double(time);
     double top = 0;
-    for (const Line &line : lines) {
-        QCPGraph *graph = m_plot->addGraph();
+    double bottom = 0; // below zero only for series that go there (a credit balance)
+    for (int i = 0; i < lines.size(); ++i) {
+        const Line &line = lines.at(i);
+        QCPGraph *graph = sameLines ? m_plot->graph(i) : m_plot->addGraph();
         graph->setName(line.name);
         graph->setPen(QPen(line.colour, 1.6, line.style));
         // A marker per point, so a lone minute between gaps is still visible;
         // on dense series they cost paint time and show nothing more.
-        if (keys.size() <= 90)
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+        graph->setScatterStyle(keys.size() <= 90 ? QCPScatterStyle(QCPScatterStyle::ssDisc, 4)
+                                                 : QCPScatterStyle(QCPScatterStyle::ssNone));
         QVector<double> values(line.values.cbegin(), line.values.cend());
         if (m_logarithmic)
             for (double &value : values)
@@ -101,10 +167,14 @@ void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, 
                     value = std::numeric_limits<double>::quiet_NaN();
         graph->setData(keys, values, true);
         for (const double value : std::as_const(values))
-            if (!std::isnan(value))
+            if (!std::isnan(value)) {
                 top = std::max(top, value);
+                bottom = std::min(bottom, value);
+            }
     }
     m_plot->legend->setVisible(!lines.isEmpty()); // an empty legend is a stray box
+    if (m_emptyText)
+        m_emptyText->setVisible(lines.isEmpty());
     auto ticker = m_plot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>();
     if (ticker)
         ticker->setDateTimeFormat(rangeSeconds > 24 * 3600 ? QStringLiteral("MM-dd HH:mm")
@@ -114,10 +184,8 @@ void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, 
     if (m_logarithmic)
         m_plot->yAxis->setRange(0.8, top > 1 ? top * 2.5 : 10);
     else
-        m_plot->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
-    // Queued: the charts of one refresh repaint in separate events rather than
-    // holding the GUI thread for all of them at once.
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+        m_plot->yAxis->setRange(bottom * 1.15, top > 0 || bottom < 0 ? top * 1.15 : 1);
+    ReplotQueue::add(m_plot);
 }
 
 bool ChartPanel::exportTo(const QString &fileName)

@@ -4,6 +4,7 @@
 #include <QList>
 #include <QWidget>
 
+class QCPItemText;
 class QCustomPlot;
 class QLabel;
 
@@ -28,6 +29,8 @@ public:
     // A logarithmic value axis, for series that differ by orders of magnitude;
     // values below 1 are left out.
     void setLogarithmic(bool logarithmic);
+    // Said in the middle of the chart when there is no line to draw.
+    void setEmptyText(const QString &text);
 
     bool exportTo(const QString &fileName);
     QCustomPlot *plot() const { return m_plot; }
@@ -39,6 +42,7 @@ private:
     QLabel *m_title;
     QCustomPlot *m_plot;
     bool m_logarithmic = false;
+    QCPItemText *m_emptyText = nullptr;
 };
 
 } // namespace keel

@@ -368,12 +368,16 @@ void ConnectDialog::handleCheck(const ConnectionCheck &check, const QString &pas
     case ConnectionCheck::Outcome::NeedsPassword:
         m_password->clear();
         m_password->setFocus();
+        m_banner->showMessage(tr("The server asks for a password, and none was found in the "
+                                 "keychain, .pgpass or PGPASSWORD. Enter it below."),
+                              MessageBanner::Kind::Warning);
+        return;
+    case ConnectionCheck::Outcome::PasswordRefused:
+        m_password->clear();
+        m_password->setFocus();
         m_banner->showMessage(
             fromKeychain
                 ? tr("The server refused the password kept in the keychain; enter it again.")
-            : password.isEmpty()
-                ? tr("The server asks for a password, and none was found in the keychain, "
-                     ".pgpass or PGPASSWORD. Enter it below.")
                 : tr("The server refused the password: %1").arg(check.message),
             MessageBanner::Kind::Warning);
         return;

@@ -25,6 +25,8 @@ MainWindow *ConsoleShell::build()
     auto *window = new MainWindow(m_primary, m_reads, m_settings, m_live);
     connect(window, &MainWindow::appearanceRequested, this, &ConsoleShell::applyAppearance,
             Qt::QueuedConnection); // the old window's menu is still on the stack
+    connect(window, &MainWindow::connectRequested, this, &ConsoleShell::connectRequested,
+            Qt::QueuedConnection);
     return window;
 }
 

@@ -28,6 +28,7 @@ public:
 
 Q_SIGNALS:
     void windowReplaced(); // window() is the new one
+    void connectRequested();
 
 private:
     MainWindow *build();

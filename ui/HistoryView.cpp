@@ -274,24 +274,26 @@ void HistoryView::exportTo(const QString &fileName)
     const HistoryFilter filter = m_model->filter();
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     m_cancelExport = cancel;
+    // Progress goes through the worker object, which lives on this thread and
+    // outlives the job; the label is only looked at here, never from the job.
     QPointer<QLabel> status = m_status;
+    QueryWorker *worker = m_worker;
     m_worker->submit<qint64>(
         this,
-        [filter, fileName, cancel, status](QSqlDatabase db) -> Result<qint64> {
+        [filter, fileName, cancel, status, worker](QSqlDatabase db) -> Result<qint64> {
             QFile file(fileName);
             if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
                 return makeError(
                     ErrorKind::Environment,
                     QObject::tr("cannot write %1: %2").arg(fileName, file.errorString()));
-            return HistoryQuery::exportCsv(db, filter, file, [cancel, status](qint64 rows) {
-                if (status)
-                    QMetaObject::invokeMethod(
-                        status,
-                        [status, rows] {
-                            if (status)
-                                status->setText(QObject::tr("Exported %1 rows…").arg(rows));
-                        },
-                        Qt::QueuedConnection);
+            return HistoryQuery::exportCsv(db, filter, file, [cancel, status, worker](qint64 rows) {
+                QMetaObject::invokeMethod(
+                    worker,
+                    [status, rows] {
+                        if (status)
+                            status->setText(QObject::tr("Exported %1 rows…").arg(rows));
+                    },
+                    Qt::QueuedConnection);
                 return !cancel->load();
             });
         },

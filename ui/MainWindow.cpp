@@ -16,6 +16,7 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScreen>
 #include <QStackedWidget>
 #include <QStatusBar>
 
@@ -106,14 +107,24 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
             });
 
     m_overview->setRangeSeconds(m_settings->overviewRangeSeconds());
-    if (!restoreGeometry(m_settings->windowGeometry()))
-        resize(1200, 760);
+    if (!restoreGeometry(m_settings->windowGeometry())) {
+        // Room for every Overview chart where the screen allows it.
+        const QSize room = screen() ? screen()->availableSize() * 0.92 : QSize(1280, 1000);
+        resize(std::min(1280, room.width()), std::min(1000, room.height()));
+    }
     // Views start once the session's grants are known.
     loadSession();
 }
 
 void MainWindow::buildMenus()
 {
+    QMenu *connection = menuBar()->addMenu(tr("&Connection"));
+    QAction *reconnect =
+        connection->addAction(tr("&Connect to…"), this, &MainWindow::connectRequested);
+    reconnect->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    connection->addSeparator();
+    QAction *quit = connection->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
     QMenu *view = menuBar()->addMenu(tr("&View"));
     // Ctrl+1.. move between views, Ctrl+F jumps to the history search, F5 refreshes.
     QAction *toOverview =

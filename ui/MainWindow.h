@@ -47,6 +47,8 @@ Q_SIGNALS:
     void sessionLoaded();
     // The user picked a language or theme from the View menu.
     void appearanceRequested(const QString &language, const QString &theme);
+    // The user wants to connect to another database (the connection dialog).
+    void connectRequested();
 
 protected:
     void closeEvent(QCloseEvent *event) override;

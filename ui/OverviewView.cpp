@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QGridLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QTimer>
 
 #include <cmath>
@@ -76,18 +77,29 @@ OverviewView::OverviewView(QueryWorker *worker, QWidget *parent)
     bar->addWidget(m_summary, 1);
     layout->addLayout(bar);
 
-    auto *grid = new QGridLayout;
+    // Two charts a row; a window too short for all of them scrolls.
+    auto *board = new QWidget(this);
+    auto *grid = new QGridLayout(board);
+    grid->setContentsMargins(0, 0, 0, 0);
     m_charts = {
         new ChartPanel(tr("Idempotency hit and conflict rate"), tr("% of keyed requests"), this),
         new ChartPanel(tr("Charge requests by outcome"), tr("requests"), this),
         new ChartPanel(tr("Charge latency"), tr("ms"), this),
         new ChartPanel(tr("Money captured and refunded"), tr("major units"), this),
         new ChartPanel(tr("Payment state transitions"), tr("payments"), this),
-        new ChartPanel(tr("Payments by state"), tr("payments (log scale)"), this)};
+        new ChartPanel(tr("Payments by state"), tr("payments (log scale)"), this),
+        new ChartPanel(tr("Suspense account balance"), tr("major units"), this)};
     m_charts.at(5)->setLogarithmic(true);
-    for (int i = 0; i < m_charts.size(); ++i)
+    m_charts.at(6)->setEmptyText(tr("Nothing parked in a suspense account in this range"));
+    for (int i = 0; i < m_charts.size(); ++i) {
+        m_charts.at(i)->setMinimumHeight(210);
         grid->addWidget(m_charts.at(i), i / 2, i % 2);
-    layout->addLayout(grid, 1);
+    }
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(board);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    layout->addWidget(scroll, 1);
 
     connect(m_range, &QComboBox::currentIndexChanged, this, [this] {
         Q_EMIT rangeChanged(rangeSeconds());
@@ -232,6 +244,16 @@ void OverviewView::display(const OverviewData &data)
         ++hue;
     }
     m_charts[5]->setLines(data.times, states, range);
+
+    QList<ChartPanel::Line> suspense;
+    QStringList suspenseCurrencies = data.suspenseLevels.keys();
+    suspenseCurrencies.sort();
+    hue = 0;
+    for (const QString &currency : std::as_const(suspenseCurrencies))
+        suspense.append({currency, Palette[hue++ % 6],
+                         asDoubles(data.suspenseLevels.value(currency),
+                                   1.0 / std::pow(10, data.exponents.value(currency, 2)))});
+    m_charts[6]->setLines(data.times, suspense, range);
 
     QStringList summary;
     for (const auto &[state, count] : data.inFlight)

@@ -5,6 +5,7 @@
 
 #include <QMutex>
 #include <QObject>
+#include <QPointer>
 #include <QSqlDatabase>
 #include <QThread>
 #include <QWaitCondition>
@@ -29,10 +30,19 @@ public:
     void submit(QObject *receiver, std::function<Result<T>(QSqlDatabase)> job,
                 std::function<void(const Result<T> &)> done)
     {
-        enqueue([this, receiver, job = std::move(job), done = std::move(done)]() {
+        // The guard is made here, on the receiver's thread, and only read there:
+        // the result travels through this worker object (which lives on that
+        // thread and outlives its jobs) and is dropped if the receiver is gone.
+        enqueue([this, guard = QPointer<QObject>(receiver), job = std::move(job),
+                 done = std::move(done)]() {
             Result<T> result = withConnection<T>(job);
             QMetaObject::invokeMethod(
-                receiver, [done, result]() { done(result); }, Qt::QueuedConnection);
+                this,
+                [guard, done, result]() {
+                    if (guard)
+                        done(result);
+                },
+                Qt::QueuedConnection);
         });
     }
 

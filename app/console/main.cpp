@@ -5,15 +5,13 @@
 #include "core/sim/TrafficSimulator.h"
 #include "ui/Appearance.h"
 #include "ui/ConnectDialog.h"
+#include "ui/ConsoleSession.h"
 #include "ui/ConsoleSettings.h"
-#include "ui/ConsoleShell.h"
 #include "ui/HistoryModel.h"
 #include "ui/HistoryView.h"
-#include "ui/LiveFeed.h"
 #include "ui/MainWindow.h"
 #include "ui/OverviewView.h"
 #include "ui/PasswordVault.h"
-#include "ui/QueryWorker.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -23,6 +21,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <thread>
 
@@ -190,18 +189,29 @@ int main(int argc, char *argv[])
         replica = dialog.replica();
     }
 
-    QueryWorker worker(settings);
-    worker.start();
-    std::unique_ptr<QueryWorker> replicaWorker;
-    if (replica) {
-        replicaWorker = std::make_unique<QueryWorker>(*replica);
-        replicaWorker->start();
-    }
-    auto live = std::make_unique<LiveFeed>(settings);
-    ConsoleShell shell(&worker, replicaWorker ? replicaWorker.get() : &worker, &consoleSettings,
-                       live.get());
-    // The screenshot path below never changes the appearance, so its window stays.
-    MainWindow &window = *shell.window();
+    auto session = std::make_unique<ConsoleSession>(settings, replica, &consoleSettings);
+    // Connecting elsewhere replaces the session once the dialog is accepted;
+    // the old one goes after its window's signal has returned.
+    const std::function<void()> connectElsewhere = [&] {
+        ConnectDialog dialog(&consoleSettings, &vault, session->window());
+        if (dialog.exec() != QDialog::Accepted)
+            return;
+        consoleSettings.setWindowGeometry(session->window()->saveGeometry());
+        const QString shown = session->window()->currentView();
+        auto next =
+            std::make_unique<ConsoleSession>(dialog.primary(), dialog.replica(), &consoleSettings);
+        QObject::connect(next.get(), &ConsoleSession::connectRequested, next.get(),
+                         connectElsewhere);
+        next->window()->showView(shown);
+        next->window()->show();
+        session->window()->hide();
+        std::swap(session, next);
+        next.release()->deleteLater();
+    };
+    QObject::connect(session.get(), &ConsoleSession::connectRequested, session.get(),
+                     connectElsewhere);
+    // The screenshot path below never switches connections, so its window stays.
+    MainWindow &window = *session->window();
     window.showView(view);
     window.show();
 
@@ -264,10 +274,7 @@ int main(int argc, char *argv[])
                          });
     }
     const int code = QApplication::exec();
-    live.reset();
-    worker.stop();
-    if (replicaWorker)
-        replicaWorker->stop();
+    session.reset();
     traffic.reset();
     if (stack)
         (void)stack->stop();

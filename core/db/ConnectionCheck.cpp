@@ -29,8 +29,12 @@ ConnectionCheck ConnectionCheck::run(const ConnectionSettings &settings)
     check.message = QString::fromUtf8(PQerrorMessage(conn.get())).trimmed();
     // Only the first line: libpq appends one per host it tried.
     check.message = check.message.section(u'\n', 0, 0);
-    check.outcome =
-        PQconnectionNeedsPassword(conn.get()) ? Outcome::NeedsPassword : Outcome::Failed;
+    if (PQconnectionNeedsPassword(conn.get()))
+        check.outcome = Outcome::NeedsPassword;
+    else if (PQconnectionUsedPassword(conn.get()))
+        check.outcome = Outcome::PasswordRefused;
+    else
+        check.outcome = Outcome::Failed;
     return check;
 }
 

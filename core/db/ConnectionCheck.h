@@ -10,7 +10,8 @@ class ConnectionSettings;
 // connect, ask for a password (libpq says whether the server wanted one), or
 // show why it failed. The message never contains the password.
 struct ConnectionCheck {
-    enum class Outcome { Connected, NeedsPassword, Failed };
+    // PasswordRefused: the server asked for a password and refused the one given.
+    enum class Outcome { Connected, NeedsPassword, PasswordRefused, Failed };
 
     Outcome outcome = Outcome::Failed;
     QString message;

@@ -8,13 +8,16 @@
 #include <QSqlQuery>
 #include <QStringList>
 #include <QThread>
+#include <QThreadStorage>
 
 #include <libpq-fe.h>
 
 namespace keel {
 namespace {
 
-// Connections opened by this thread, removed when the thread exits.
+// Connections opened by this thread, removed when the thread exits. Held in
+// QThreadStorage rather than thread_local: Qt destroys it before
+// QThread::wait() returns, where a thread_local destructor may run later.
 struct ThreadConnections {
     QStringList names;
     ~ThreadConnections()
@@ -23,7 +26,14 @@ struct ThreadConnections {
             QSqlDatabase::removeDatabase(name);
     }
 };
-thread_local ThreadConnections t_connections;
+QThreadStorage<ThreadConnections *> t_connections;
+
+QStringList &threadConnectionNames()
+{
+    if (!t_connections.hasLocalData())
+        t_connections.setLocalData(new ThreadConnections);
+    return t_connections.localData()->names;
+}
 
 QString connectionName(const ConnectionSettings &settings, const QString &applicationName)
 {
@@ -76,7 +86,7 @@ Result<QSqlDatabase> Database::connect(const ConnectionSettings &settings,
     if (!effective.has(QStringLiteral("application_name")))
         effective.set(QStringLiteral("application_name"), applicationName);
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
-    t_connections.names << name;
+    threadConnectionNames() << name;
     db.setNumericalPrecisionPolicy(QSql::HighPrecision);
     if (Status applied = effective.applyTo(db); !applied)
         return applied.error();
@@ -94,9 +104,10 @@ Result<QSqlDatabase> Database::connect(const ConnectionSettings &settings,
 
 void Database::closeThreadConnections()
 {
-    for (const QString &name : std::as_const(t_connections.names))
+    QStringList &names = threadConnectionNames();
+    for (const QString &name : std::as_const(names))
         QSqlDatabase::removeDatabase(name);
-    t_connections.names.clear();
+    names.clear();
 }
 
 QString Database::describeConnectError(const ConnectionSettings &settings, const QSqlError &error)

@@ -33,7 +33,10 @@ struct OverviewData {
 
     bool suspenseShown = false; // false when the session may not read the ledger
     bool inFlightShown = false;
-    QList<std::pair<QString, qint64>> suspenseBalances; // currency -> minor units
+    QList<std::pair<QString, qint64>> suspenseBalances; // currency -> minor units, non-zero now
+    // currency -> suspense balance at the end of each bucket (minor units), for
+    // currencies with a balance now or suspense postings in the range
+    QHash<QString, QList<qint64>> suspenseLevels;
     QList<std::pair<QString, qint64>> inFlight; // Authorizing/Capturing/Refunding -> payments
     QHash<QString, int> exponents;              // currency -> minor-unit exponent
 
@@ -61,6 +64,7 @@ public:
     // The statements, for plan checks.
     static const char *rangeSql(); // binds: step, step, from epoch, to epoch
     static const char *suspenseSql();
+    static const char *suspenseMovesSql(); // binds: step, step, from epoch
     static const char *inFlightSql();
     static const char *stateLevelsSql(); // binds: first bucket end, last bucket end, step, from
 };

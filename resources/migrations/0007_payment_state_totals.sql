@@ -11,8 +11,10 @@ CREATE TABLE payment_state_totals (
 -- How far the fold has come. Events are folded only once every transaction
 -- that could still commit an event with a smaller id has ended: a horizon
 -- (the highest visible id, and the snapshot it was read under) is noted on
--- one pass and folded on a later one, when the oldest running transaction is
--- younger than that snapshot. Identity ids are handed out in order (no cache).
+-- one pass and folded on a later one, once every transaction that was running
+-- under that snapshot has ended (later ones draw larger ids: identity ids are
+-- handed out in order, no cache). Only those transactions are waited for, so
+-- a long writer that started afterwards does not hold the totals back.
 CREATE TABLE payment_state_fold (
     only_row         boolean PRIMARY KEY DEFAULT true CHECK (only_row),
     folded_through   bigint NOT NULL,
@@ -53,7 +55,8 @@ BEGIN
     END IF;
     upto := fold.folded_through;
     IF fold.pending_through IS NOT NULL
-       AND pg_snapshot_xmin(pg_current_snapshot()) >= pg_snapshot_xmax(fold.pending_snapshot)
+       AND NOT EXISTS (SELECT 1 FROM pg_snapshot_xip(fold.pending_snapshot) AS x
+                       WHERE pg_xact_status(x) = 'in progress')
        AND fold.pending_since <= now() - interval '1 second' THEN
         upto := least(fold.pending_through, fold.folded_through + batch);
         INSERT INTO payment_state_totals AS t (state, payments)

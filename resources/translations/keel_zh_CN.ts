@@ -9,17 +9,17 @@
         <translation>%1 必须是 ≥ 0 的整数；收到的是“%2”</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="280"/>
+        <location filename="../../ui/HistoryView.cpp" line="285"/>
         <source>cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="287"/>
+        <location filename="../../ui/HistoryView.cpp" line="292"/>
         <source>Exported %1 rows…</source>
         <translation>已导出 %1 行…</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="319"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="336"/>
         <source>the read replica: %1</source>
         <translation>只读副本：%1</translation>
     </message>
@@ -27,22 +27,22 @@
 <context>
     <name>keel::ChartPanel</name>
     <message>
-        <location filename="../../ui/ChartPanel.cpp" line="25"/>
+        <location filename="../../ui/ChartPanel.cpp" line="72"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../ui/ChartPanel.cpp" line="26"/>
+        <location filename="../../ui/ChartPanel.cpp" line="73"/>
         <source>Export the chart &quot;%1&quot; to PNG or PDF</source>
         <translation>将图表“%1”导出为 PNG 或 PDF</translation>
     </message>
     <message>
-        <location filename="../../ui/ChartPanel.cpp" line="132"/>
+        <location filename="../../ui/ChartPanel.cpp" line="202"/>
         <source>Export chart</source>
         <translation>导出图表</translation>
     </message>
     <message>
-        <location filename="../../ui/ChartPanel.cpp" line="133"/>
+        <location filename="../../ui/ChartPanel.cpp" line="203"/>
         <source>PNG image (*.png);;PDF document (*.pdf)</source>
         <translation>PNG 图片 (*.png);;PDF 文档 (*.pdf)</translation>
     </message>
@@ -230,27 +230,27 @@
         <translation>新连接 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="309"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="326"/>
         <source>Connecting to %1…</source>
         <translation>正在连接 %1…</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="356"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="380"/>
         <source>The server refused the password kept in the keychain; enter it again.</source>
         <translation>服务器拒绝了钥匙串中保存的密码，请重新输入。</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="358"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="371"/>
         <source>The server asks for a password, and none was found in the keychain, .pgpass or PGPASSWORD. Enter it below.</source>
         <translation>服务器要求密码，但在钥匙串、.pgpass 或 PGPASSWORD 中都没有找到。请在下方输入。</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="360"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="381"/>
         <source>The server refused the password: %1</source>
         <translation>服务器拒绝了该密码：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="364"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="385"/>
         <source>Could not connect: %1</source>
         <translation>无法连接：%1</translation>
     </message>
@@ -317,7 +317,7 @@
     </message>
     <message>
         <location filename="../../ui/HistoryView.cpp" line="57"/>
-        <location filename="../../ui/HistoryView.cpp" line="155"/>
+        <location filename="../../ui/HistoryView.cpp" line="160"/>
         <source>merchant id</source>
         <translation>商户 ID</translation>
     </message>
@@ -392,102 +392,102 @@
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="106"/>
+        <location filename="../../ui/HistoryView.cpp" line="111"/>
         <source>Payments</source>
         <translation>支付记录</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="107"/>
+        <location filename="../../ui/HistoryView.cpp" line="112"/>
         <source>When</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="107"/>
+        <location filename="../../ui/HistoryView.cpp" line="112"/>
         <source>Where</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="107"/>
+        <location filename="../../ui/HistoryView.cpp" line="112"/>
         <source>What</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="109"/>
+        <location filename="../../ui/HistoryView.cpp" line="114"/>
         <source>Timeline of the selected payment</source>
         <translation>所选支付的时间线</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/HistoryView.cpp" line="136"/>
+        <location filename="../../ui/HistoryView.cpp" line="141"/>
         <source>%n payment(s) loaded</source>
         <translation>
             <numerusform>已加载 %n 笔支付</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="137"/>
+        <location filename="../../ui/HistoryView.cpp" line="142"/>
         <source>; scroll for more</source>
         <translation>；向下滚动加载更多</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="159"/>
-        <location filename="../../ui/HistoryView.cpp" line="168"/>
+        <location filename="../../ui/HistoryView.cpp" line="164"/>
+        <location filename="../../ui/HistoryView.cpp" line="173"/>
         <source>min amount</source>
         <translation>最小金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="162"/>
+        <location filename="../../ui/HistoryView.cpp" line="167"/>
         <source>max amount</source>
         <translation>最大金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="169"/>
+        <location filename="../../ui/HistoryView.cpp" line="174"/>
         <source>min amount is above max amount</source>
         <translation>最小金额大于最大金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="189"/>
+        <location filename="../../ui/HistoryView.cpp" line="194"/>
         <source>created</source>
         <translation>创建时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="190"/>
+        <location filename="../../ui/HistoryView.cpp" line="195"/>
         <source>the start of the time range must be before its end</source>
         <translation>时间范围的开始必须早于结束</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="220"/>
+        <location filename="../../ui/HistoryView.cpp" line="225"/>
         <source>Not shown, because this connection may not read them: %1.</source>
         <translation>未显示（当前连接无权读取）：%1。</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="239"/>
+        <location filename="../../ui/HistoryView.cpp" line="244"/>
         <source>Searching…</source>
         <translation>正在搜索…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/HistoryView.cpp" line="296"/>
+        <location filename="../../ui/HistoryView.cpp" line="301"/>
         <source>Exported %n payment(s).</source>
         <translation>
             <numerusform>已导出 %n 笔支付。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="307"/>
+        <location filename="../../ui/HistoryView.cpp" line="312"/>
         <source>Export payments</source>
         <translation>导出支付记录</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="307"/>
+        <location filename="../../ui/HistoryView.cpp" line="312"/>
         <source>CSV (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="310"/>
+        <location filename="../../ui/HistoryView.cpp" line="315"/>
         <source>Exporting payments…</source>
         <translation>正在导出支付记录…</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="310"/>
+        <location filename="../../ui/HistoryView.cpp" line="315"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -495,127 +495,142 @@
 <context>
     <name>keel::MainWindow</name>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="41"/>
+        <location filename="../../ui/MainWindow.cpp" line="42"/>
         <source>keel console</source>
         <translation>keel 运维控制台</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="46"/>
+        <location filename="../../ui/MainWindow.cpp" line="47"/>
         <source>Views</source>
         <translation>视图</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="48"/>
+        <location filename="../../ui/MainWindow.cpp" line="49"/>
         <source>Overview</source>
         <translation>总览</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="49"/>
+        <location filename="../../ui/MainWindow.cpp" line="50"/>
         <source>Payment history</source>
         <translation>支付历史</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="62"/>
+        <location filename="../../ui/MainWindow.cpp" line="63"/>
         <source>Payment history: %1</source>
         <translation>支付历史：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="68"/>
+        <location filename="../../ui/MainWindow.cpp" line="69"/>
         <source>The dashboard could not be refreshed: %1</source>
         <translation>仪表盘刷新失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="90"/>
+        <location filename="../../ui/MainWindow.cpp" line="91"/>
         <source>The read replica is unreachable: %1. keel keeps retrying.</source>
         <translation>只读副本不可达：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="102"/>
+        <location filename="../../ui/MainWindow.cpp" line="103"/>
         <source>Connection lost: %1. keel keeps retrying.</source>
         <translation>连接中断：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="104"/>
+        <location filename="../../ui/MainWindow.cpp" line="105"/>
         <source>not connected</source>
         <translation>未连接</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="117"/>
+        <location filename="../../ui/MainWindow.cpp" line="121"/>
+        <source>&amp;Connection</source>
+        <translation>连接(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="122"/>
+        <source>&amp;Connect to…</source>
+        <translation>连接到(&amp;C)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="126"/>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="128"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="120"/>
+        <location filename="../../ui/MainWindow.cpp" line="131"/>
         <source>&amp;Overview</source>
         <translation>总览(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="122"/>
+        <location filename="../../ui/MainWindow.cpp" line="133"/>
         <source>Payment &amp;history</source>
         <translation>支付历史(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="125"/>
+        <location filename="../../ui/MainWindow.cpp" line="136"/>
         <source>&amp;Find a payment</source>
         <translation>查找支付(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="130"/>
+        <location filename="../../ui/MainWindow.cpp" line="141"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="135"/>
+        <location filename="../../ui/MainWindow.cpp" line="146"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="138"/>
+        <location filename="../../ui/MainWindow.cpp" line="149"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="150"/>
+        <location filename="../../ui/MainWindow.cpp" line="161"/>
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="152"/>
+        <location filename="../../ui/MainWindow.cpp" line="163"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="153"/>
+        <location filename="../../ui/MainWindow.cpp" line="164"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="190"/>
+        <location filename="../../ui/MainWindow.cpp" line="201"/>
         <source>Needs read access to keel.metrics_minute (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.metrics_minute 的读权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="192"/>
+        <location filename="../../ui/MainWindow.cpp" line="203"/>
         <source>Needs read access to keel.charges: keel_auditor, keel_operator or keel_approver.</source>
         <translation>需要 keel.charges 的读权限：keel_auditor、keel_operator 或 keel_approver。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="241"/>
+        <location filename="../../ui/MainWindow.cpp" line="252"/>
         <source>superuser</source>
         <translation>超级用户</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="243"/>
+        <location filename="../../ui/MainWindow.cpp" line="254"/>
         <source>no keel role</source>
         <translation>无 keel 角色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="245"/>
+        <location filename="../../ui/MainWindow.cpp" line="256"/>
         <source>%1 on %2 · %3 · schema v%4</source>
         <translation>%1 @ %2 · %3 · 架构 v%4</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="249"/>
+        <location filename="../../ui/MainWindow.cpp" line="260"/>
         <source>%1 holds no keel role, so most of keel is hidden from it; ask an administrator to grant keel_auditor, keel_operator or keel_sre.</source>
         <translation>%1 没有任何 keel 角色，因此大部分内容不可见；请联系管理员授予 keel_auditor、keel_operator 或 keel_sre。</translation>
     </message>
@@ -631,182 +646,193 @@
 <context>
     <name>keel::OverviewView</name>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="63"/>
+        <location filename="../../ui/OverviewView.cpp" line="64"/>
         <source>&amp;Range:</source>
         <translation>时间范围(&amp;R)：</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="65"/>
+        <location filename="../../ui/OverviewView.cpp" line="66"/>
         <source>15 minutes</source>
         <translation>15 分钟</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="66"/>
+        <location filename="../../ui/OverviewView.cpp" line="67"/>
         <source>1 hour</source>
         <translation>1 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="67"/>
+        <location filename="../../ui/OverviewView.cpp" line="68"/>
         <source>6 hours</source>
         <translation>6 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="68"/>
+        <location filename="../../ui/OverviewView.cpp" line="69"/>
         <source>24 hours</source>
         <translation>24 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="69"/>
+        <location filename="../../ui/OverviewView.cpp" line="70"/>
         <source>7 days</source>
         <translation>7 天</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="72"/>
+        <location filename="../../ui/OverviewView.cpp" line="73"/>
         <source>Time range</source>
         <translation>时间范围</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="81"/>
+        <location filename="../../ui/OverviewView.cpp" line="85"/>
         <source>Idempotency hit and conflict rate</source>
         <translation>幂等命中率与冲突率</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="81"/>
+        <location filename="../../ui/OverviewView.cpp" line="85"/>
         <source>% of keyed requests</source>
         <translation>占带幂等键请求的百分比</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="82"/>
+        <location filename="../../ui/OverviewView.cpp" line="86"/>
         <source>Charge requests by outcome</source>
         <translation>下单请求（按结果）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="82"/>
+        <location filename="../../ui/OverviewView.cpp" line="86"/>
         <source>requests</source>
         <translation>请求数</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="83"/>
+        <location filename="../../ui/OverviewView.cpp" line="87"/>
         <source>Charge latency</source>
         <translation>下单延迟</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="83"/>
+        <location filename="../../ui/OverviewView.cpp" line="87"/>
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="84"/>
+        <location filename="../../ui/OverviewView.cpp" line="88"/>
         <source>Money captured and refunded</source>
         <translation>请款与退款金额</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="84"/>
+        <location filename="../../ui/OverviewView.cpp" line="88"/>
+        <location filename="../../ui/OverviewView.cpp" line="91"/>
         <source>major units</source>
         <translation>主币单位</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="85"/>
+        <location filename="../../ui/OverviewView.cpp" line="89"/>
         <source>Payment state transitions</source>
         <translation>支付状态流转</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="85"/>
+        <location filename="../../ui/OverviewView.cpp" line="89"/>
         <source>payments</source>
         <translation>笔数</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="86"/>
+        <location filename="../../ui/OverviewView.cpp" line="90"/>
         <source>Payments by state</source>
         <translation>各状态支付笔数</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="86"/>
+        <location filename="../../ui/OverviewView.cpp" line="90"/>
         <source>payments (log scale)</source>
         <translation>笔数（对数刻度）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="169"/>
+        <location filename="../../ui/OverviewView.cpp" line="91"/>
+        <source>Suspense account balance</source>
+        <translation>差错户余额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="93"/>
+        <source>Nothing parked in a suspense account in this range</source>
+        <translation>此时间范围内没有资金进入差错户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="181"/>
         <source>hit rate (replays)</source>
         <translation>命中率（重放）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="170"/>
+        <location filename="../../ui/OverviewView.cpp" line="182"/>
         <source>conflicts (409 + 422)</source>
         <translation>冲突 (409 + 422)</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="174"/>
+        <location filename="../../ui/OverviewView.cpp" line="186"/>
         <source>new</source>
         <translation>新请求</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="175"/>
+        <location filename="../../ui/OverviewView.cpp" line="187"/>
         <source>replayed</source>
         <translation>重放</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="177"/>
+        <location filename="../../ui/OverviewView.cpp" line="189"/>
         <source>in flight 409</source>
         <translation>处理中 409</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="179"/>
+        <location filename="../../ui/OverviewView.cpp" line="191"/>
         <source>mismatch 422</source>
         <translation>参数不一致 422</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="181"/>
+        <location filename="../../ui/OverviewView.cpp" line="193"/>
         <source>other 4xx</source>
         <translation>其他 4xx</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="202"/>
+        <location filename="../../ui/OverviewView.cpp" line="214"/>
         <source>%1 captured</source>
         <translation>%1 已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="205"/>
+        <location filename="../../ui/OverviewView.cpp" line="217"/>
         <source>%1 refunded</source>
         <translation>%1 已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="211"/>
+        <location filename="../../ui/OverviewView.cpp" line="223"/>
         <source>authorized</source>
         <translation>已授权</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="213"/>
+        <location filename="../../ui/OverviewView.cpp" line="225"/>
         <source>declined or failed</source>
         <translation>拒绝或失败</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="215"/>
+        <location filename="../../ui/OverviewView.cpp" line="227"/>
         <source>captured</source>
         <translation>已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="217"/>
+        <location filename="../../ui/OverviewView.cpp" line="229"/>
         <source>refunded</source>
         <translation>已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="238"/>
+        <location filename="../../ui/OverviewView.cpp" line="260"/>
         <source>%1 in %2</source>
         <translation>%1 笔处于 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="240"/>
+        <location filename="../../ui/OverviewView.cpp" line="262"/>
         <source>suspense %1</source>
         <translation>差错户 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="243"/>
+        <location filename="../../ui/OverviewView.cpp" line="265"/>
         <source>suspense balances need ledger access</source>
         <translation>差错户余额需要账本读权限</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="244"/>
+        <location filename="../../ui/OverviewView.cpp" line="266"/>
         <source>No payments in flight; suspense accounts are empty.</source>
         <translation>没有处理中的支付；差错户余额为零。</translation>
     </message>

@@ -7,6 +7,7 @@
 #include "core/db/Migrator.h"
 #include "core/db/PgSession.h"
 #include "ui/ConnectDialog.h"
+#include "ui/ConsoleSession.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/HistoryView.h"
 #include "ui/LiveFeed.h"
@@ -16,6 +17,7 @@
 #include "ui/PasswordVault.h"
 #include "ui/QueryWorker.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -327,4 +329,49 @@ TEST_F(ConsoleConnectionTest, DashboardsAndHistoryReadFromTheReplica)
     replicaWorker.stop();
     Database::closeThreadConnections();
     TestCluster::instance().dropDatabase(*replicaName);
+}
+
+TEST_F(ConsoleConnectionTest, AWrongPasswordIsRefusedRatherThanAskedFor)
+{
+    const QString user = createPasswordLogin(QStringLiteral("the right one"));
+    ConsoleSettings consoleSettings;
+    PasswordVault vault;
+    ConnectDialog dialog(&consoleSettings, &vault);
+    dialog.show();
+    fillHostFields(dialog, QStringLiteral("typo"), user);
+    qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("password")))
+        ->setText(QStringLiteral("the wrong one"));
+    QSignalSpy attempted(&dialog, &ConnectDialog::attempted);
+    dialog.connectToServer();
+    ASSERT_TRUE(attempted.wait(15000));
+    EXPECT_EQ(attempted.last().at(0).value<ConnectionCheck::Outcome>(),
+              ConnectionCheck::Outcome::PasswordRefused);
+    EXPECT_TRUE(dialog.banner()->text().contains(QLatin1String("refused")))
+        << qPrintable(dialog.banner()->text());
+    EXPECT_FALSE(dialog.banner()->text().contains(QLatin1String("the wrong one")));
+    EXPECT_TRUE(
+        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("password")))->text().isEmpty());
+}
+
+TEST_F(ConsoleConnectionTest, ConnectingElsewhereIsAskedForFromTheWindowAndSessionsComeAndGo)
+{
+    ConsoleSettings consoleSettings;
+    auto first = std::make_unique<ConsoleSession>(settings(), std::nullopt, &consoleSettings);
+    QSignalSpy loaded(first->window(), &MainWindow::sessionLoaded);
+    ASSERT_TRUE(loaded.wait(15000));
+    QSignalSpy asked(first.get(), &ConsoleSession::connectRequested);
+    QAction *connectTo = nullptr;
+    for (QAction *action : first->window()->findChildren<QAction *>())
+        if (action->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O))
+            connectTo = action;
+    ASSERT_NE(connectTo, nullptr);
+    connectTo->trigger();
+    ASSERT_TRUE(asked.wait(5000));
+
+    // The old session stops its threads; a new one on another login works.
+    first.reset();
+    ConsoleSession second(loginAs(QStringLiteral("keel_auditor")), std::nullopt, &consoleSettings);
+    QSignalSpy secondLoaded(second.window(), &MainWindow::sessionLoaded);
+    ASSERT_TRUE(secondLoaded.wait(15000));
+    EXPECT_TRUE(second.window()->session().keelRoles.contains(QStringLiteral("keel_auditor")));
 }

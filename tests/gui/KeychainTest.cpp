@@ -159,3 +159,24 @@ TEST_F(KeychainTest, AnUncheckedBoxStoresNothing)
     ASSERT_TRUE(accepted.wait(15000)) << qPrintable(dialog.banner()->text());
     EXPECT_EQ(stored(QStringLiteral("forgetful")).first, PasswordVault::Lookup::NotFound);
 }
+
+TEST_F(KeychainTest, APasswordTheServerNoLongerTakesIsRecognisedAsTheKeychains)
+{
+    const QString user = createPasswordLogin(QStringLiteral("current"));
+    ConsoleSettings consoleSettings;
+    PasswordVault vault;
+    ConnectDialog dialog(&consoleSettings, &vault);
+    dialog.show();
+    fill(dialog, QStringLiteral("stale"), user);
+    bool written = false;
+    vault.write(QStringLiteral("stale"), QStringLiteral("old"),
+                [&](const Status &) { written = true; });
+    ASSERT_TRUE(QTest::qWaitFor([&] { return written; }, 10000));
+    QSignalSpy attempted(&dialog, &ConnectDialog::attempted);
+    dialog.connectToServer();
+    ASSERT_TRUE(attempted.wait(15000));
+    EXPECT_EQ(attempted.last().at(0).value<ConnectionCheck::Outcome>(),
+              ConnectionCheck::Outcome::PasswordRefused);
+    EXPECT_TRUE(dialog.banner()->text().contains(QLatin1String("keychain")))
+        << qPrintable(dialog.banner()->text());
+}

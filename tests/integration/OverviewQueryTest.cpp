@@ -130,6 +130,38 @@ TEST_F(OverviewQueryTest, SuspenseBalanceAndPaymentsInFlightAreReported)
     EXPECT_EQ(data->inFlight.at(0), std::make_pair(QStringLiteral("Authorizing"), qint64(1)));
 }
 
+TEST_F(OverviewQueryTest, SuspenseBalanceOverTimeIsTodaysLessWhatCameLater)
+{
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    // 700 parked 30 minutes ago, 200 of it released 10 minutes ago.
+    const auto post = [&](qint64 ago, qint64 amount) {
+        exec("BEGIN;"
+             "WITH t AS (INSERT INTO keel.ledger_transactions (kind, created_at) VALUES "
+             "('suspense_in', to_timestamp(" +
+             QByteArray::number(now - ago) +
+             ")) RETURNING id) "
+             "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount, "
+             "created_at) SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN " +
+             QByteArray::number(amount) + " ELSE " + QByteArray::number(-amount) +
+             " END, to_timestamp(" + QByteArray::number(now - ago) +
+             ") FROM t, keel.ledger_accounts a WHERE a.currency = 'USD' "
+             "AND a.kind IN ('suspense', 'asset');"
+             "COMMIT;");
+    };
+    post(1800, 700);
+    post(600, -200);
+    auto data = OverviewQuery::load(db(), 3600, now);
+    ASSERT_TRUE(data.ok()) << qPrintable(data.error().message);
+    const QList<qint64> usd = data->suspenseLevels.value(QStringLiteral("USD"));
+    ASSERT_EQ(usd.size(), data->times.size());
+    const auto at = [&](qint64 ago) {
+        return usd.at((now - ago - data->fromEpoch) / data->stepSeconds);
+    };
+    EXPECT_EQ(at(2400), 0);     // before anything was parked
+    EXPECT_EQ(at(1200), 700);   // parked
+    EXPECT_EQ(usd.last(), 500); // partly released: today's balance
+}
+
 TEST_F(OverviewQueryTest, PaymentsByStateAreTheTotalsAtEachBucketsEnd)
 {
     const qint64 now = QDateTime::currentSecsSinceEpoch();

@@ -51,6 +51,22 @@ protected:
         auto second = PaymentStateFold::run(*m_session);
         ASSERT_TRUE(second.ok()) << qPrintable(second.error().message);
     }
+    // Folds until the totals match a full count. Transactions of other tests
+    // on the same server (xids are server-wide) may hold a horizon back for a
+    // while; a fold that lost an event never catches up and times out.
+    bool foldUntilExact(int seconds = 20)
+    {
+        QElapsedTimer waited;
+        waited.start();
+        while (waited.elapsed() < seconds * 1000) {
+            if (!PaymentStateFold::run(*m_session).ok())
+                return false;
+            if (folded() == counted())
+                return true;
+            QThread::msleep(300);
+        }
+        return false;
+    }
     // Moves one payment from Captured to Refunding the way keel does: its
     // state row and an event, in the caller's transaction.
     static QByteArray moveToRefunding(const QByteArray &chargeId)
@@ -82,10 +98,9 @@ protected:
 TEST_F(PaymentStateFoldTest, TotalsMatchAFullCountAfterBulkHistory)
 {
     ASSERT_TRUE(HistorySeeder::seed(*m_session, {3000, 5, 2}).ok());
-    foldTwice();
     const QMap<QString, qint64> expected = counted();
     ASSERT_FALSE(expected.isEmpty());
-    EXPECT_EQ(folded(), expected);
+    ASSERT_TRUE(foldUntilExact()) << "folded " << folded().size() << " states";
     // The minute's copy holds the same totals for the Overview.
     const QMap<QString, qint64> minute = rows(
         "SELECT state, payments FROM keel.payment_state_minute WHERE payments <> 0 AND minute = "
@@ -97,20 +112,25 @@ TEST_F(PaymentStateFoldTest, SmallBatchesStillAddUp)
 {
     ASSERT_TRUE(HistorySeeder::seed(*m_session, {500, 3, 1}).ok());
     ASSERT_TRUE(PaymentStateFold::run(*m_session, 100, 1).ok()); // notes the horizon
-    QThread::msleep(1100);
-    auto first = PaymentStateFold::run(*m_session, 100, 3);
-    ASSERT_TRUE(first.ok());
-    EXPECT_EQ(*first, 300); // three batches of 100 ids, not yet caught up
-    auto rest = PaymentStateFold::run(*m_session, 100, 1000);
-    ASSERT_TRUE(rest.ok());
-    EXPECT_EQ(folded(), counted());
+    // The first pass that may fold takes three batches of 100 ids and stops
+    // there, far from caught up (the seed wrote about 2,000 events).
+    qint64 first = 0;
+    QElapsedTimer waited;
+    waited.start();
+    while (first == 0 && waited.elapsed() < 20000) {
+        QThread::msleep(300);
+        auto folded = PaymentStateFold::run(*m_session, 100, 3);
+        ASSERT_TRUE(folded.ok());
+        first = *folded;
+    }
+    EXPECT_EQ(first, 300);
+    EXPECT_TRUE(foldUntilExact());
 }
 
 TEST_F(PaymentStateFoldTest, AnOpenTransactionHoldsTheFoldBackUntilItCommits)
 {
     ASSERT_TRUE(HistorySeeder::seed(*m_session, {200, 2, 1}).ok());
-    foldTwice();
-    ASSERT_EQ(folded(), counted());
+    ASSERT_TRUE(foldUntilExact());
     const QList<QByteArray> charges = capturedCharges(2);
     ASSERT_EQ(charges.size(), 2);
 
@@ -121,14 +141,14 @@ TEST_F(PaymentStateFoldTest, AnOpenTransactionHoldsTheFoldBackUntilItCommits)
     ASSERT_TRUE(m_session->exec("BEGIN; " + moveToRefunding(charges.at(1)) + "; COMMIT").ok());
     foldTwice();
     foldTwice();
-    // Nothing past A's event may be folded while A is open.
-    EXPECT_EQ(folded().value(QStringLiteral("Refunding")),
+    // A's event cannot be counted while A is open (B's may or may not be yet).
+    EXPECT_LE(folded().value(QStringLiteral("Refunding")),
               counted().value(QStringLiteral("Refunding")) - 1);
 
+    // Once A commits, both are counted: folding past A's id while it was open
+    // would have lost its event for good, and this would time out.
     ASSERT_TRUE(slow->exec("COMMIT").ok());
-    foldTwice();
-    foldTwice();
-    EXPECT_EQ(folded(), counted());
+    EXPECT_TRUE(foldUntilExact());
 }
 
 TEST_F(PaymentStateFoldTest, OnlyOneProcessFoldsAtATime)

@@ -113,6 +113,9 @@ TEST_F(QueryPlanTest, OverviewReadsThroughIndexes)
         QStringLiteral("payments by state, 7 days"),
         sequentiallyScanned(QString::fromLatin1(OverviewQuery::stateLevelsSql()),
                             {now - 7 * 86400 + 2520 - 60, now - 60, 2520, now - 7 * 86400}));
+    expectNoFullScan(QStringLiteral("suspense over 7 days"),
+                     sequentiallyScanned(QString::fromLatin1(OverviewQuery::suspenseMovesSql()),
+                                         {2520, 2520, now - 7 * 86400}));
     expectNoFullScan(QStringLiteral("in flight"),
                      sequentiallyScanned(QString::fromLatin1(OverviewQuery::inFlightSql()), {}));
 }
