@@ -1,6 +1,6 @@
 // Connecting: the dialog, its saved profiles and password handling; what a
 // connection's grants enable; live updates; reads from a replica.
-#include "DatabaseTest.h"
+#include "ConnectDialogTest.h"
 
 #include "core/db/Database.h"
 #include "core/db/MigrationSource.h"
@@ -38,11 +38,11 @@ using keel::test::TestCluster;
 
 namespace {
 
-class ConsoleConnectionTest : public DatabaseTest {
+class ConsoleConnectionTest : public keel::test::ConnectDialogTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
+        ConnectDialogTest::SetUp();
         migrate();
         ASSERT_TRUE(m_home.isValid());
         // Settings, .pgpass and keychain are this test's own: no session bus
@@ -60,29 +60,7 @@ protected:
             qputenv("PGPASSWORD", m_saved[1]);
         if (!m_saved[2].isEmpty())
             qputenv("DBUS_SESSION_BUS_ADDRESS", m_saved[2]);
-        DatabaseTest::TearDown();
-    }
-
-    // A login that must give a password: TCP on loopback is scram-sha-256.
-    QString createPasswordLogin(const QString &password)
-    {
-        const QString role = QStringLiteral("t_pw_%1").arg(QDateTime::currentMSecsSinceEpoch());
-        EXPECT_TRUE(TestCluster::instance()
-                        .createLoginRole(role, QStringLiteral("keel_auditor"), password)
-                        .ok());
-        m_roles << role;
-        return role;
-    }
-
-    void fillHostFields(ConnectDialog &dialog, const QString &name, const QString &user)
-    {
-        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("name")))->setText(name);
-        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("host")))
-            ->setText(QStringLiteral("127.0.0.1"));
-        qobject_cast<QSpinBox *>(dialog.field(QStringLiteral("port")))
-            ->setValue(settings().value(QStringLiteral("port")).toInt());
-        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("database")))->setText(m_database);
-        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("user")))->setText(user);
+        ConnectDialogTest::TearDown();
     }
 
     void exec(const ConnectionSettings &where, const QByteArray &sql)

@@ -1,6 +1,6 @@
 // The connection dialog with a real Secret Service (gnome-keyring in a private
 // D-Bus session: ctest runs this binary through tests/support/with-keyring).
-#include "DatabaseTest.h"
+#include "ConnectDialogTest.h"
 
 #include "ui/ConnectDialog.h"
 #include "ui/ConsoleSettings.h"
@@ -23,38 +23,17 @@ using keel::test::TestCluster;
 
 namespace {
 
-class KeychainTest : public DatabaseTest {
+class KeychainTest : public keel::test::ConnectDialogTest {
 protected:
     void SetUp() override
     {
         ASSERT_FALSE(qEnvironmentVariableIsEmpty("DBUS_SESSION_BUS_ADDRESS"))
             << "run through tests/support/with-keyring";
-        DatabaseTest::SetUp();
+        ConnectDialogTest::SetUp();
         migrate();
         ASSERT_TRUE(m_config.isValid());
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_config.path());
         qunsetenv("PGPASSWORD");
-    }
-
-    QString createPasswordLogin(const QString &password)
-    {
-        const QString role = QStringLiteral("t_kc_%1").arg(QDateTime::currentMSecsSinceEpoch());
-        EXPECT_TRUE(TestCluster::instance()
-                        .createLoginRole(role, QStringLiteral("keel_auditor"), password)
-                        .ok());
-        m_roles << role;
-        return role;
-    }
-
-    void fill(ConnectDialog &dialog, const QString &name, const QString &user)
-    {
-        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("name")))->setText(name);
-        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("host")))
-            ->setText(QStringLiteral("127.0.0.1"));
-        qobject_cast<QSpinBox *>(dialog.field(QStringLiteral("port")))
-            ->setValue(settings().value(QStringLiteral("port")).toInt());
-        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("database")))->setText(m_database);
-        qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("user")))->setText(user);
     }
 
     // What the keychain holds for a profile, read the way the console reads it.
@@ -86,7 +65,7 @@ TEST_F(KeychainTest, ARememberedPasswordConnectsNextTimeAndLeavesWithItsProfile)
         PasswordVault vault;
         ConnectDialog dialog(&consoleSettings, &vault);
         dialog.show();
-        fill(dialog, QStringLiteral("keyring"), user);
+        fillHostFields(dialog, QStringLiteral("keyring"), user);
         qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("password")))->setText(password);
         EXPECT_TRUE(
             qobject_cast<QCheckBox *>(dialog.field(QStringLiteral("remember")))->isChecked());
@@ -151,7 +130,7 @@ TEST_F(KeychainTest, AnUncheckedBoxStoresNothing)
     PasswordVault vault;
     ConnectDialog dialog(&consoleSettings, &vault);
     dialog.show();
-    fill(dialog, QStringLiteral("forgetful"), user);
+    fillHostFields(dialog, QStringLiteral("forgetful"), user);
     qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("password")))->setText(password);
     qobject_cast<QCheckBox *>(dialog.field(QStringLiteral("remember")))->setChecked(false);
     QSignalSpy accepted(&dialog, &QDialog::accepted);
@@ -167,7 +146,7 @@ TEST_F(KeychainTest, APasswordTheServerNoLongerTakesIsRecognisedAsTheKeychains)
     PasswordVault vault;
     ConnectDialog dialog(&consoleSettings, &vault);
     dialog.show();
-    fill(dialog, QStringLiteral("stale"), user);
+    fillHostFields(dialog, QStringLiteral("stale"), user);
     bool written = false;
     vault.write(QStringLiteral("stale"), QStringLiteral("old"),
                 [&](const Status &) { written = true; });
