@@ -19,6 +19,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstring>
+
 namespace keel {
 namespace {
 
@@ -334,6 +336,16 @@ Status EmbeddedCluster::setLoopbackPassword()
             QStringLiteral("cannot write %1: %2").arg(passwordFile, file.errorString()));
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     file.write(password + '\n');
+    file.close();
+    // Owned like the rest of the directory: a root caller would otherwise leave
+    // a file the server cannot read, and pg_basebackup of this cluster fails.
+    const QFileInfo directory(m_options.dataDirectory);
+    if (::chown(QFile::encodeName(passwordFile).constData(), directory.ownerId(),
+                directory.groupId()) != 0 &&
+        errno != EPERM)
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("cannot hand %1 to the server's account: %2")
+                             .arg(passwordFile, QString::fromLocal8Bit(std::strerror(errno))));
     return {};
 }
 
