@@ -25,6 +25,7 @@
 #include <QFile>
 #include <QProcessEnvironment>
 #include <QScrollBar>
+#include <QSettings>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -109,6 +110,10 @@ int main(int argc, char **argv)
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    // The window starts from default settings, not whatever range or size the
+    // person running the benchmark last chose in their own console.
+    QTemporaryDir settingsHome;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsHome.path());
     QCommandLineParser parser;
     parser.addHelpOption();
     parser.addOption({QStringLiteral("charges"),
