@@ -7,55 +7,8 @@
 
 #include "ui/QCustomPlotInclude.h"
 
-#include <QApplication>
-#include <QPointer>
-#include <QTimer>
-
 #include <cmath>
 #include <limits>
-
-namespace keel {
-namespace {
-
-// Charts repaint one per pass of the event loop, so a refresh that changes all
-// of them never holds the GUI thread for the sum of their paints (QCustomPlot's
-// own queued replot runs every waiting chart in the same pass).
-class ReplotQueue final : public QObject {
-public:
-    static void add(QCustomPlot *plot)
-    {
-        static QPointer<ReplotQueue> queue;
-        if (!queue)
-            queue = new ReplotQueue(qApp); // goes with the application
-        if (!queue->m_pending.contains(plot))
-            queue->m_pending.append(plot);
-        if (!queue->m_timer.isActive())
-            queue->m_timer.start(0);
-    }
-
-private:
-    explicit ReplotQueue(QObject *parent) : QObject(parent)
-    {
-        m_timer.setSingleShot(true);
-        connect(&m_timer, &QTimer::timeout, this, [this] {
-            while (!m_pending.isEmpty()) {
-                const QPointer<QCustomPlot> next = m_pending.takeFirst();
-                if (next) {
-                    next->replot();
-                    break;
-                }
-            }
-            if (!m_pending.isEmpty())
-                m_timer.start(0);
-        });
-    }
-
-    QList<QPointer<QCustomPlot>> m_pending;
-    QTimer m_timer;
-};
-
-} // namespace
-} // namespace keel
 
 namespace keel {
 
@@ -185,7 +138,9 @@ void ChartPanel::setLines(const QList<qint64> &times, const QList<Line> &lines, 
         m_plot->yAxis->setRange(0.8, top > 1 ? top * 2.5 : 10);
     else
         m_plot->yAxis->setRange(bottom * 1.15, top > 0 || bottom < 0 ? top * 1.15 : 1);
-    ReplotQueue::add(m_plot);
+    // Queued: the charts of one refresh repaint in separate events rather than
+    // holding the GUI thread for all of them at once.
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 bool ChartPanel::exportTo(const QString &fileName)

@@ -59,8 +59,7 @@ void ChangeListener::run()
     int backoffMs = 500;
     while (!m_stopping) {
         ConnectionSettings settings = m_settings;
-        if (!settings.has(QStringLiteral("connect_timeout")))
-            settings.set(QStringLiteral("connect_timeout"), QStringLiteral("10"));
+        settings.setDefault(QStringLiteral("connect_timeout"), QStringLiteral("10"));
         settings.set(QStringLiteral("application_name"), QStringLiteral("keel-console-listen"));
         const std::unique_ptr<PGconn, decltype(&PQfinish)> conn(
             PQconnectdb(settings.conninfo().toUtf8().constData()), &PQfinish);

@@ -12,8 +12,7 @@ ConnectionCheck ConnectionCheck::run(const ConnectionSettings &settings)
 {
     ConnectionSettings bounded = settings;
     // A dialog should not hang on an unreachable host for libpq's unbounded default.
-    if (!bounded.has(QStringLiteral("connect_timeout")))
-        bounded.set(QStringLiteral("connect_timeout"), QStringLiteral("10"));
+    bounded.setDefault(QStringLiteral("connect_timeout"), QStringLiteral("10"));
     const std::unique_ptr<PGconn, decltype(&PQfinish)> conn(
         PQconnectdb(bounded.conninfo().toUtf8().constData()), &PQfinish);
     ConnectionCheck check;

@@ -74,6 +74,12 @@ bool ConnectionSettings::has(const QString &keyword) const
     return false;
 }
 
+void ConnectionSettings::setDefault(const QString &keyword, const QString &value)
+{
+    if (!has(keyword))
+        set(keyword, value);
+}
+
 void ConnectionSettings::set(const QString &keyword, const QString &value)
 {
     for (auto &parameter : m_parameters) {

@@ -27,6 +27,8 @@ public:
     QString value(const QString &keyword) const;
     bool has(const QString &keyword) const;
     void set(const QString &keyword, const QString &value);
+    // Sets the keyword only where the string left it out.
+    void setDefault(const QString &keyword, const QString &value);
 
     // For messages and logs: every keyword except the password, as key=value.
     QString redacted() const;

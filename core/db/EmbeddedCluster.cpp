@@ -65,17 +65,6 @@ bool processAlive(qint64 pid)
     return ::kill(pid_t(pid), 0) == 0 || errno == EPERM;
 }
 
-// PostgreSQL reads PG* variables too; a stray PGDATA or PGPORT must not steer it.
-QProcessEnvironment cleanEnvironment()
-{
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    for (const QString &key : environment.keys())
-        if (key.startsWith(QLatin1String("PG")))
-            environment.remove(key);
-    environment.insert(QStringLiteral("LC_ALL"), QStringLiteral("C"));
-    return environment;
-}
-
 QString shellQuoted(const QString &text)
 {
     QString escaped = text;
@@ -84,6 +73,16 @@ QString shellQuoted(const QString &text)
 }
 
 } // namespace
+
+QProcessEnvironment EmbeddedCluster::programEnvironment()
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const QString &key : environment.keys())
+        if (key.startsWith(QLatin1String("PG")))
+            environment.remove(key);
+    environment.insert(QStringLiteral("LC_ALL"), QStringLiteral("C"));
+    return environment;
+}
 
 Result<std::unique_ptr<EmbeddedCluster>> EmbeddedCluster::create(ClusterOptions options)
 {
@@ -162,7 +161,7 @@ Result<bool> EmbeddedCluster::initialize()
     initdb.setProgram(m_binaries.program(QStringLiteral("initdb")));
     initdb.setArguments(arguments);
     initdb.setWorkingDirectory(m_options.dataDirectory);
-    initdb.setProcessEnvironment(cleanEnvironment());
+    initdb.setProcessEnvironment(programEnvironment());
     const ServiceAccount account = m_account;
     initdb.setChildProcessModifier([account] { account.enterInChild(0); });
     initdb.start();
@@ -250,7 +249,7 @@ Status EmbeddedCluster::start()
     m_server->setProgram(m_binaries.program(QStringLiteral("postgres")));
     m_server->setArguments(serverOptions());
     m_server->setWorkingDirectory(m_options.dataDirectory);
-    m_server->setProcessEnvironment(cleanEnvironment());
+    m_server->setProcessEnvironment(programEnvironment());
     m_server->setStandardOutputFile(logFile(), QIODevice::Append);
     m_server->setStandardErrorFile(logFile(), QIODevice::Append);
     const ServiceAccount account = m_account;
@@ -281,7 +280,7 @@ Status EmbeddedCluster::startDetached()
                         QStringLiteral("-t"), QString::number(StartTimeoutMs / 1000),
                         QStringLiteral("start")});
     pgCtl.setWorkingDirectory(m_options.dataDirectory);
-    pgCtl.setProcessEnvironment(cleanEnvironment());
+    pgCtl.setProcessEnvironment(programEnvironment());
     const ServiceAccount account = m_account;
     pgCtl.setChildProcessModifier([account] { account.enterInChild(0); });
     pgCtl.start();
@@ -377,7 +376,7 @@ Status EmbeddedCluster::stopDirectory()
     pgCtl.setArguments({QStringLiteral("-D"), m_options.dataDirectory, QStringLiteral("-m"),
                         QStringLiteral("fast"), QStringLiteral("-w"), QStringLiteral("stop")});
     pgCtl.setWorkingDirectory(m_options.dataDirectory);
-    pgCtl.setProcessEnvironment(cleanEnvironment());
+    pgCtl.setProcessEnvironment(programEnvironment());
     const ServiceAccount account = m_account;
     pgCtl.setChildProcessModifier([account] { account.enterInChild(0); });
     pgCtl.start();

@@ -9,6 +9,7 @@
 #include <memory>
 
 class QProcess;
+class QProcessEnvironment;
 
 namespace keel {
 
@@ -56,6 +57,9 @@ public:
     ServiceAccount account() const { return m_account; }
 
     static QString superuser() { return QStringLiteral("keel"); }
+    // The environment PostgreSQL's programs run in: PostgreSQL reads PG*
+    // variables too, and a stray PGDATA or PGPORT must not steer it.
+    static QProcessEnvironment programEnvironment();
 
 private:
     EmbeddedCluster(ClusterOptions options, ServerBinaries binaries, ServiceAccount account);

@@ -53,11 +53,7 @@ protected:
         ConnectionSettings source = settings();
         source.set(QStringLiteral("dbname"), QStringLiteral("postgres"));
         QProcess backup;
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        for (const QString &key : environment.keys())
-            if (key.startsWith(QLatin1String("PG")))
-                environment.remove(key);
-        backup.setProcessEnvironment(environment);
+        backup.setProcessEnvironment(EmbeddedCluster::programEnvironment());
         backup.setChildProcessModifier([account] { account.enterInChild(0); });
         backup.setWorkingDirectory(standbyDir);
         backup.start(binaries->program(QStringLiteral("pg_basebackup")),
