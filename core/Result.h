@@ -18,16 +18,46 @@ enum class ErrorKind {
     Failed,      // the operation was attempted and failed
 };
 
+// An error's machine-readable code is what behaviour is decided by, never its
+// message. Database errors carry their SQLSTATE ("40001"); keel's own codes are
+// below, and input errors carry the API's parameter codes ("parameter_missing").
 struct Error {
     ErrorKind kind = ErrorKind::Failed;
     QString message; // one line: what is wrong and what to do about it
     QString field;   // the input field at fault, when there is one
-    QString code;    // a stable machine-readable code ("parameter_missing"), optional
+    QString code;    // a stable machine-readable code, optional
+
+    bool is(const char *otherCode) const { return code == QLatin1String(otherCode); }
 };
+
+namespace ErrorCode {
+// SQLSTATEs keel reacts to.
+inline constexpr char UniqueViolation[] = "23505";
+inline constexpr char CheckViolation[] = "23514";
+inline constexpr char ForeignKeyViolation[] = "23503";
+inline constexpr char InsufficientPrivilege[] = "42501";
+inline constexpr char SerializationFailure[] = "40001";
+inline constexpr char DeadlockDetected[] = "40P01";
+inline constexpr char DuplicateDatabase[] = "42P04";
+// Raised by keel.require_rows(): a guarded statement found other rows than it
+// expected, because a concurrent transaction moved them first.
+inline constexpr char RowsMoved[] = "KL409";
+// libpq reports no SQLSTATE when the connection itself is gone; keel uses the
+// class 08 code for it.
+inline constexpr char ConnectionLost[] = "08006";
+// keel's own.
+inline constexpr char ChannelUnreachable[] = "keel_channel_unreachable";
+inline constexpr char RecordVanished[] = "keel_record_vanished";
+} // namespace ErrorCode
 
 inline Error makeError(ErrorKind kind, QString message)
 {
     return Error{kind, std::move(message), {}, {}};
+}
+
+inline Error codedError(ErrorKind kind, QString code, QString message)
+{
+    return Error{kind, std::move(message), {}, std::move(code)};
 }
 
 // Bad input in a named field: what the API reports as a 400 naming `field`.
@@ -75,5 +105,12 @@ public:
 private:
     std::optional<Error> m_error;
 };
+
+// Whether a result succeeded, without its value.
+template <typename T>
+Status statusOf(const Result<T> &result)
+{
+    return result ? Status() : Status(result.error());
+}
 
 } // namespace keel

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/payment/HistoryQuery.h"
+#include "core/read/HistoryQuery.h"
 
 #include <QAbstractTableModel>
 

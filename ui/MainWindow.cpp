@@ -1,6 +1,6 @@
 #include "ui/MainWindow.h"
 
-#include "core/payment/HistoryQuery.h"
+#include "core/read/HistoryQuery.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/HistoryView.h"
 #include "ui/LiveFeed.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/metrics/OverviewQuery.h"
+#include "core/read/OverviewQuery.h"
 
 #include <QWidget>
 

@@ -1,5 +1,6 @@
 // keel-console: the desktop console. Thin: it parses options, starts the
 // embedded default for --demo, and shows the main window.
+#include "core/channel/SimulatedChannel.h"
 #include "core/db/ConnectionSettings.h"
 #include "core/dev/DevStack.h"
 #include "core/sim/TrafficSimulator.h"
@@ -156,7 +157,7 @@ int main(int argc, char *argv[])
                 ? parser.value(QStringLiteral("dir"))
                 : DevStack::defaultDirectory() + QStringLiteral("-demo");
         // Realistic trouble for the dashboards to show.
-        options.gateway.channel = {15, 0.03, 0.01, 0.02};
+        options.gateway.channel = simulatedChannel({15, 0.03, 0.01, 0.02});
         options.gateway.reconcileGraceSeconds = 10;
         options.gateway.http.threads = 4;
         Result<std::unique_ptr<DevStack>> started = DevStack::start(options);

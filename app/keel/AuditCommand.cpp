@@ -1,7 +1,7 @@
 #include "Command.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/ledger/Ledger.h"
 
 #include <QCommandLineParser>
@@ -27,7 +27,7 @@ public:
 
     int run(const QCommandLineParser &parser) override
     {
-        Result<PgSession> session = openDatabase(parser);
+        Result<PgConnection> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
         Result<Ledger::AuditReport> report = Ledger::audit(*session);

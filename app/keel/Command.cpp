@@ -97,12 +97,12 @@ Result<double> rateOption(const QCommandLineParser &parser, const QString &name)
     return value;
 }
 
-Result<PgSession> openDatabase(const QCommandLineParser &parser)
+Result<PgConnection> openDatabase(const QCommandLineParser &parser)
 {
     Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
     if (!settings)
         return settings.error();
-    return PgSession::open(*settings);
+    return PgConnection::open(*settings);
 }
 
 QString databaseOption(const QCommandLineParser &parser)

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 
 #include <QStringList>
 
@@ -10,7 +10,7 @@
 class QCommandLineParser;
 
 namespace keel {
-class PgSession;
+class PgConnection;
 }
 
 namespace keel::cli {
@@ -66,6 +66,6 @@ void note(const QString &line);
 void addDatabaseOption(QCommandLineParser &parser);
 QString databaseOption(const QCommandLineParser &parser);
 // A libpq session to the --db database (parsed, opened, errors as one line).
-Result<PgSession> openDatabase(const QCommandLineParser &parser);
+Result<PgConnection> openDatabase(const QCommandLineParser &parser);
 
 } // namespace keel::cli

@@ -3,7 +3,7 @@
 #include "ShutdownSignals.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/http/GatewayRuntime.h"
+#include "core/runtime/GatewayRuntime.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>

@@ -1,5 +1,7 @@
 #include "GatewayOptionsParser.h"
 
+#include "core/channel/SimulatedChannel.h"
+
 #include "Command.h"
 
 #include <QCommandLineParser>
@@ -64,10 +66,7 @@ Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser)
     options.idempotency.ttlSeconds = *ttl;
     options.idempotency.lockTimeoutMs = *lock;
     options.reconcileGraceSeconds = *reconcile;
-    options.channel.latencyMs = *latency;
-    options.channel.declineRate = *decline;
-    options.channel.errorRate = *error;
-    options.channel.ambiguousRate = *ambiguous;
+    options.channel = simulatedChannel({*latency, *decline, *error, *ambiguous});
     return options;
 }
 

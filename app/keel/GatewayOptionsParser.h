@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
-#include "core/http/GatewayRuntime.h"
+#include "core/runtime/GatewayRuntime.h"
 
 class QCommandLineParser;
 

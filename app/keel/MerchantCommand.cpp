@@ -1,7 +1,7 @@
 #include "Command.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/merchant/MerchantStore.h"
 
 #include <QCommandLineParser>
@@ -35,7 +35,7 @@ public:
     {
         if (!parser.isSet(QStringLiteral("name")))
             return fail(name(), makeError(ErrorKind::Usage, QStringLiteral("--name is required")));
-        Result<PgSession> session = openDatabase(parser);
+        Result<PgConnection> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
         Result<IssuedMerchant> issued = MerchantStore(*session).create(

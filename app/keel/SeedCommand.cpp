@@ -1,7 +1,7 @@
 #include "Command.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/dev/HistorySeeder.h"
 
 #include <QCommandLineParser>
@@ -43,7 +43,7 @@ public:
         for (const auto *option : {&charges, &merchants, &days})
             if (!*option)
                 return fail(name(), option->error());
-        Result<PgSession> session = openDatabase(parser);
+        Result<PgConnection> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
         QElapsedTimer timer;

@@ -151,6 +151,8 @@ Status Database::execScript(QSqlDatabase &db, const QByteArray &sql)
         PQclear(result);
         return {};
     }
+    const char *state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+    const QString code = QString::fromLatin1(state ? state : "");
     QString message = oneLine(QString::fromUtf8(PQresultErrorMessage(result)));
     if (const char *position = PQresultErrorField(result, PG_DIAG_STATEMENT_POSITION)) {
         const int offset = QByteArray(position).toInt();
@@ -158,21 +160,23 @@ Status Database::execScript(QSqlDatabase &db, const QByteArray &sql)
         message += QStringLiteral(" (at line %1)").arg(line);
     }
     PQclear(result);
-    return makeError(ErrorKind::Failed, message);
+    return codedError(ErrorKind::Failed, code, message);
 }
 
 Status Database::exec(QSqlQuery &query, const QString &sql)
 {
     if (query.exec(sql))
         return {};
-    return makeError(ErrorKind::Failed, oneLine(query.lastError().databaseText()));
+    return codedError(ErrorKind::Failed, sqlState(query.lastError()),
+                      oneLine(query.lastError().databaseText()));
 }
 
 Status Database::exec(QSqlQuery &query)
 {
     if (query.exec())
         return {};
-    return makeError(ErrorKind::Failed, oneLine(query.lastError().databaseText()));
+    return codedError(ErrorKind::Failed, sqlState(query.lastError()),
+                      oneLine(query.lastError().databaseText()));
 }
 
 } // namespace keel

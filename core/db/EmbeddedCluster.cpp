@@ -1,7 +1,7 @@
 #include "core/db/EmbeddedCluster.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 
 #include <QDir>
 #include <QFile>
@@ -323,7 +323,7 @@ Status EmbeddedCluster::setLoopbackPassword()
     QByteArray password;
     for (int i = 0; i < 24; ++i)
         password += alphabet[QRandomGenerator::system()->bounded(int(sizeof alphabet) - 1)];
-    Result<PgSession> session = PgSession::open(settings(QStringLiteral("postgres")));
+    Result<PgConnection> session = PgConnection::open(settings(QStringLiteral("postgres")));
     if (!session)
         return session.error();
     if (Status status = session->exec("ALTER ROLE keel PASSWORD '" + password + "'"); !status)
@@ -416,18 +416,18 @@ Status EmbeddedCluster::ensureDatabase(const QString &name)
         return makeError(
             ErrorKind::Usage,
             QStringLiteral("database name %1 must be lowercase letters, digits and _").arg(name));
-    Result<PgSession> session = PgSession::open(settings(QStringLiteral("postgres")));
+    Result<PgConnection> session = PgConnection::open(settings(QStringLiteral("postgres")));
     if (!session)
         return session.error();
     Status created = session->exec("CREATE DATABASE " + name.toLatin1());
-    if (!created && session->lastSqlState() != QLatin1String("42P04")) // duplicate_database
+    if (!created && !created.error().is(ErrorCode::DuplicateDatabase))
         return created;
     return {};
 }
 
 Status EmbeddedCluster::dropDatabase(const QString &name)
 {
-    Result<PgSession> session = PgSession::open(settings(QStringLiteral("postgres")));
+    Result<PgConnection> session = PgConnection::open(settings(QStringLiteral("postgres")));
     if (!session)
         return session.error();
     return session->exec("DROP DATABASE IF EXISTS " + name.toLatin1() + " WITH (FORCE)");

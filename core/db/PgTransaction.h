@@ -1,18 +1,18 @@
 #pragma once
 
 #include "core/Result.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 
 namespace keel {
 
 // BEGIN on construction (check begun()), ROLLBACK on destruction unless
 // committed. A Pipelined transaction sends nothing until commit(), then all of
-// it in one round trip; its statements return no rows (see PgSession).
+// it in one round trip; its statements return no rows (see PgConnection).
 class PgTransaction final {
 public:
     enum Mode { Interactive, Pipelined };
 
-    explicit PgTransaction(PgSession &session, Mode mode = Interactive)
+    explicit PgTransaction(PgConnection &session, Mode mode = Interactive)
         : m_session(session), m_mode(mode)
     {
         if (m_mode == Pipelined)
@@ -44,7 +44,7 @@ public:
     }
 
 private:
-    PgSession &m_session;
+    PgConnection &m_session;
     Mode m_mode;
     Status m_status;
     bool m_done = false;

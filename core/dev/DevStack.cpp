@@ -1,8 +1,10 @@
 #include "core/dev/DevStack.h"
 
+#include "core/channel/SimulatedChannel.h"
+
 #include "core/db/Database.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/merchant/MerchantStore.h"
 
 #include <QDir>
@@ -73,6 +75,8 @@ Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progres
         return apiKey.error();
     stack->m_apiKey = *apiKey;
     options.gateway.settings = stack->database();
+    if (!options.gateway.channel)
+        options.gateway.channel = simulatedChannel();
     Result<std::unique_ptr<GatewayRuntime>> gateway = GatewayRuntime::start(options.gateway);
     if (!gateway)
         return gateway.error();
@@ -106,7 +110,7 @@ Result<QString> DevStack::demoMerchantKey()
         if (!key.isEmpty())
             return key;
     }
-    Result<PgSession> session = PgSession::open(database());
+    Result<PgConnection> session = PgConnection::open(database());
     if (!session)
         return session.error();
     Result<IssuedMerchant> issued =

@@ -3,7 +3,7 @@
 #include "core/Result.h"
 #include "core/db/ConnectionSettings.h"
 #include "core/db/EmbeddedCluster.h"
-#include "core/http/GatewayRuntime.h"
+#include "core/runtime/GatewayRuntime.h"
 
 #include <functional>
 #include <memory>

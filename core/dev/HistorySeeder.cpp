@@ -1,6 +1,6 @@
 #include "core/dev/HistorySeeder.h"
 
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/ledger/Ledger.h"
 #include "core/merchant/MerchantStore.h"
 
@@ -15,7 +15,7 @@ const char *const Currencies[] = {"USD", "CNY", "EUR", "JPY"};
 
 } // namespace
 
-Result<qint64> HistorySeeder::seed(PgSession &session, const SeedOptions &options,
+Result<qint64> HistorySeeder::seed(PgConnection &session, const SeedOptions &options,
                                    const std::function<void(qint64)> &progress)
 {
     // Merchants (and their ledger accounts, committed before any posting).

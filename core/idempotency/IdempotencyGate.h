@@ -5,8 +5,6 @@
 
 namespace keel {
 
-struct ApiResponse;
-
 // What a request must do when its Idempotency-Key is already taken.
 struct GateVerdict {
     enum Kind {
@@ -22,8 +20,5 @@ struct GateVerdict {
 
 Result<GateVerdict> inspectTakenKey(IdempotencyStore &store, const QByteArray &keyHash,
                                     const QByteArray &requestHash);
-
-// The response for Replay, Mismatch and InFlight verdicts; counts the outcome.
-ApiResponse verdictResponse(const GateVerdict &verdict);
 
 } // namespace keel

@@ -1,7 +1,7 @@
 #include "core/idempotency/IdempotencyStore.h"
 
-#include "core/db/PgSession.h"
-#include "core/http/JsonWriter.h"
+#include "core/db/PgConnection.h"
+#include "core/json/JsonWriter.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -10,7 +10,7 @@
 
 namespace keel {
 
-IdempotencyStore::IdempotencyStore(PgSession &session, IdempotencyPolicy policy, QString owner)
+IdempotencyStore::IdempotencyStore(PgConnection &session, IdempotencyPolicy policy, QString owner)
     : m_session(session), m_policy(policy), m_owner(std::move(owner))
 {}
 
@@ -43,10 +43,10 @@ Result<PgRows> IdempotencyStore::reserveWith(const QByteArray &keyHash, qint64 m
     if (!dependentCtes.isEmpty())
         sql += ", " + dependentCtes;
     sql += ' ' + finalSelect;
-    QByteArrayList params{PgSession::byteaParam(keyHash),
+    QByteArrayList params{PgConnection::byteaParam(keyHash),
                           QByteArray::number(merchantId),
                           endpoint.toUtf8(),
-                          PgSession::byteaParam(requestHash),
+                          PgConnection::byteaParam(requestHash),
                           QByteArray::number(expectedDurationMs),
                           m_owner.toUtf8(),
                           QByteArray::number(m_policy.ttlSeconds)};
@@ -72,7 +72,7 @@ Result<std::optional<IdempotencyRecord>> IdempotencyStore::find(const QByteArray
         "  expected_duration_ms, "
         "  (extract(epoch FROM now() - coalesce(locked_at, created_at)) * 1000)::bigint "
         "FROM keel.idempotency_keys WHERE key_hash = $1 AND expires_at >= now()",
-        {PgSession::byteaParam(keyHash)});
+        {PgConnection::byteaParam(keyHash)});
     if (!rows)
         return rows.error();
     if (rows->size() == 0)
@@ -102,7 +102,7 @@ Result<bool> IdempotencyStore::takeOver(const QByteArray &keyHash)
         "WHERE key_hash = $1 AND status = 'processing' "
         "  AND locked_at < now() - make_interval(secs => $3::double precision / 1000) "
         "RETURNING 1",
-        {PgSession::byteaParam(keyHash), m_owner.toUtf8(),
+        {PgConnection::byteaParam(keyHash), m_owner.toUtf8(),
          QByteArray::number(m_policy.lockTimeoutMs)});
     if (!rows)
         return rows.error();
@@ -130,10 +130,11 @@ Status IdempotencyStore::complete(const QByteArray &keyHash, const StoredRespons
         "  WHERE key_hash = $1 AND status = 'processing' AND locked_by = $6 RETURNING 1) "
         "SELECT keel.require_rows(count(*), 1, 'idempotency key no longer held by this request') "
         "FROM done",
-        {PgSession::byteaParam(keyHash),
+        {PgConnection::byteaParam(keyHash),
          response.status >= 500 ? QByteArray("failed") : QByteArray("done"),
-         QByteArray::number(response.status), headers.data(), PgSession::byteaParam(response.body),
-         m_owner.toUtf8(), resourceId.isEmpty() ? QByteArray() : resourceId.toUtf8()});
+         QByteArray::number(response.status), headers.data(),
+         PgConnection::byteaParam(response.body), m_owner.toUtf8(),
+         resourceId.isEmpty() ? QByteArray() : resourceId.toUtf8()});
     if (!rows)
         return rows.error();
     return {};

@@ -13,7 +13,7 @@
 namespace keel {
 
 class PgRows;
-class PgSession;
+class PgConnection;
 
 // A response as it was first sent: replayed byte for byte.
 struct StoredResponse {
@@ -40,7 +40,7 @@ struct IdempotencyPolicy {
 // and completes together with its final state), everything else on its own.
 class IdempotencyStore final {
 public:
-    IdempotencyStore(PgSession &session, IdempotencyPolicy policy, QString owner);
+    IdempotencyStore(PgConnection &session, IdempotencyPolicy policy, QString owner);
 
     // Inserts a processing record, or replaces one whose TTL has passed.
     // False if a live record exists (read it with find()).
@@ -70,7 +70,7 @@ public:
     const IdempotencyPolicy &policy() const { return m_policy; }
 
 private:
-    PgSession &m_session;
+    PgConnection &m_session;
     IdempotencyPolicy m_policy;
     QString m_owner;
 };

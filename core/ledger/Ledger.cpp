@@ -1,6 +1,6 @@
 #include "core/ledger/Ledger.h"
 
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 
 #include <QHash>
 #include <QMutex>
@@ -122,7 +122,7 @@ Status Ledger::postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId,
                 currency, amount);
 }
 
-Result<Ledger::AuditReport> Ledger::audit(PgSession &session)
+Result<Ledger::AuditReport> Ledger::audit(PgConnection &session)
 {
     AuditReport report;
     Result<PgRows> counts = session.query("SELECT (SELECT count(*) FROM keel.ledger_transactions), "

@@ -8,14 +8,14 @@
 
 namespace keel {
 
-class PgSession;
+class PgConnection;
 
 // Double-entry postings for money that moved. Amounts are signed minor units:
 // debit > 0, credit < 0; each posting sums to zero in its currency (the
 // database refuses anything else at commit). Callers own the transaction.
 class Ledger final {
 public:
-    explicit Ledger(PgSession &session) : m_session(session) {}
+    explicit Ledger(PgConnection &session) : m_session(session) {}
 
     // Finds or creates, committed at once, the accounts that postings for this
     // merchant and currency use. Call it outside any transaction before
@@ -37,7 +37,7 @@ public:
     // Checks the whole ledger: every transaction balances per currency, the
     // books sum to zero per currency, and every charge's captured and refunded
     // amounts match what was posted for it.
-    static Result<AuditReport> audit(PgSession &session);
+    static Result<AuditReport> audit(PgConnection &session);
 
 private:
     Result<qint64> accountId(const QString &code, const QString &kind, const QString &currency,
@@ -47,7 +47,7 @@ private:
     Status post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,
                 qint64 creditAccount, const QString &currency, qint64 amount);
 
-    PgSession &m_session;
+    PgConnection &m_session;
 };
 
 } // namespace keel

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
-#include "core/payment/GatewayContext.h"
+#include "core/merchant/Merchant.h"
 
 #include <QString>
 
@@ -9,7 +9,7 @@
 
 namespace keel {
 
-class PgSession;
+class PgConnection;
 
 struct IssuedMerchant {
     Merchant merchant;
@@ -19,7 +19,7 @@ struct IssuedMerchant {
 
 class MerchantStore final {
 public:
-    explicit MerchantStore(PgSession &session) : m_session(session) {}
+    explicit MerchantStore(PgConnection &session) : m_session(session) {}
 
     Result<IssuedMerchant> create(const QString &name, const QString &notifyUrl);
     // The merchant an API key belongs to; cached for a few seconds per process
@@ -27,7 +27,7 @@ public:
     Result<std::optional<Merchant>> authenticate(const QString &apiKey);
 
 private:
-    PgSession &m_session;
+    PgConnection &m_session;
 };
 
 } // namespace keel

@@ -71,11 +71,56 @@ void Metrics::observeRequest(Endpoint endpoint, int status, qint64 micros)
                 bound == 0 ? std::numeric_limits<qint64>::max() : bound);
 }
 
-void Metrics::countTransition(PaymentState from, PaymentState to)
+namespace {
+
+QByteArray transitionLabels(const QString &from, const QString &to)
 {
-    m_transitions[size_t(from)][size_t(to)].fetch_add(1, std::memory_order_relaxed);
-    RollupBuffer::instance().add(QStringLiteral("transition.") + stateName(from) + u'.' +
-                                 stateName(to));
+    return "from=\"" + from.toLatin1() + "\",to=\"" + to.toLatin1() + '"';
+}
+
+} // namespace
+
+void Metrics::LabelledCounters::add(const QByteArray &labels, quint64 delta)
+{
+    const QMutexLocker lock(&mutex);
+    counts[labels] += delta;
+}
+
+quint64 Metrics::LabelledCounters::value(const QByteArray &labels) const
+{
+    const QMutexLocker lock(&mutex);
+    return counts.value(labels);
+}
+
+QByteArray Metrics::LabelledCounters::render(const char *name) const
+{
+    const QMutexLocker lock(&mutex);
+    QByteArray out;
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+        out += QByteArray(name) + '{' + it.key() + "} " + QByteArray::number(it.value()) + '\n';
+    return out;
+}
+
+void Metrics::countTransition(const QString &from, const QString &to)
+{
+    m_transitions.add(transitionLabels(from, to), 1);
+    RollupBuffer::instance().add(QStringLiteral("transition.") + from + u'.' + to);
+}
+
+void Metrics::declareTransition(const QString &from, const QString &to)
+{
+    m_transitions.add(transitionLabels(from, to), 0);
+}
+
+void Metrics::countHousekeepingFailure(const QString &task)
+{
+    m_housekeepingFailures.add("task=\"" + task.toLatin1() + '"', 1);
+    RollupBuffer::instance().add(QStringLiteral("housekeeping_failure.") + task);
+}
+
+quint64 Metrics::housekeepingFailures(const QString &task) const
+{
+    return m_housekeepingFailures.value("task=\"" + task.toLatin1() + '"');
 }
 
 void Metrics::countPosting(Posting kind)
@@ -129,19 +174,17 @@ QByteArray Metrics::prometheusText() const
     out +=
         "# HELP keel_payment_transitions_total Payment state transitions, by from and to state.\n"
         "# TYPE keel_payment_transitions_total counter\n";
-    for (int from = 0; from < States; ++from)
-        for (int to = 0; to < States; ++to)
-            if (transitionAllowed(PaymentState(from), PaymentState(to)))
-                out += "keel_payment_transitions_total{from=\"" +
-                       stateName(PaymentState(from)).toLatin1() + "\",to=\"" +
-                       stateName(PaymentState(to)).toLatin1() + "\"} " +
-                       QByteArray::number(m_transitions[size_t(from)][size_t(to)].load()) + '\n';
+    out += m_transitions.render("keel_payment_transitions_total");
 
     out += "# HELP keel_ledger_postings_total Balanced ledger postings written, by kind.\n"
            "# TYPE keel_ledger_postings_total counter\n";
     for (size_t k = 0; k < PostingNames.size(); ++k)
         out += QByteArray("keel_ledger_postings_total{kind=\"") + PostingNames[k] + "\"} " +
                QByteArray::number(m_postings[k].load()) + '\n';
+
+    out += "# HELP keel_housekeeping_failures_total Housekeeping passes that failed, by task.\n"
+           "# TYPE keel_housekeeping_failures_total counter\n";
+    out += m_housekeepingFailures.render("keel_housekeeping_failures_total");
     return out;
 }
 

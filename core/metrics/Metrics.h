@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/payment/PaymentState.h"
-
 #include <QByteArray>
 #include <QList>
+#include <QMap>
+#include <QMutex>
 #include <QString>
 
 #include <array>
@@ -34,7 +34,13 @@ public:
 
     void countIdempotency(Idempotency outcome);
     void observeRequest(Endpoint endpoint, int status, qint64 micros);
-    void countTransition(PaymentState from, PaymentState to);
+    // A state change of a payment, by the states' names. declareTransition
+    // makes a whitelisted pair show in /metrics before it first happens.
+    void countTransition(const QString &from, const QString &to);
+    void declareTransition(const QString &from, const QString &to);
+    // A housekeeping task (sweep, fold, reconcile, flush) that failed, by task.
+    void countHousekeepingFailure(const QString &task);
+    quint64 housekeepingFailures(const QString &task) const;
     void countPosting(Posting kind);
     // Money moved, per currency, for the dashboards' volume charts.
     void countVolume(Posting kind, const QString &currency, qint64 minorUnits);
@@ -54,7 +60,14 @@ private:
     static constexpr std::array<qint64, 12> BucketMicros{
         1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 5000000};
     static constexpr int Endpoints = int(Endpoint::Count);
-    static constexpr int States = 10;
+    // Counters with a label set only known at run time ("from=..,to=..").
+    struct LabelledCounters {
+        mutable QMutex mutex;
+        QMap<QByteArray, quint64> counts; // rendered labels -> count
+        void add(const QByteArray &labels, quint64 delta);
+        quint64 value(const QByteArray &labels) const;
+        QByteArray render(const char *name) const;
+    };
 
     std::array<std::atomic<quint64>, int(Idempotency::Count)> m_idempotency{};
     std::array<std::array<std::atomic<quint64>, 3>, Endpoints>
@@ -62,7 +75,8 @@ private:
     std::array<std::array<std::atomic<quint64>, BucketMicros.size()>, Endpoints> m_buckets{};
     std::array<std::atomic<quint64>, Endpoints> m_count{};
     std::array<std::atomic<quint64>, Endpoints> m_sumMicros{};
-    std::array<std::array<std::atomic<quint64>, States>, States> m_transitions{};
+    LabelledCounters m_transitions;
+    LabelledCounters m_housekeepingFailures;
     std::array<std::atomic<quint64>, int(Posting::Count)> m_postings{};
 };
 

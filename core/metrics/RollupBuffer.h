@@ -9,7 +9,7 @@
 
 namespace keel {
 
-class PgSession;
+class PgConnection;
 
 struct RollupRow {
     qint64 minuteEpoch = 0; // start of the minute, seconds since the epoch (UTC)
@@ -27,9 +27,9 @@ public:
     static RollupBuffer &instance();
 
     void add(const QString &metric, qint64 count = 1, qint64 total = 0, qint64 leMicros = 0);
-    Status flush(PgSession &session, const QString &source);
+    Status flush(PgConnection &session, const QString &source);
     // Deletes rows older than `days`, at most `batch` at a time.
-    static Result<int> sweep(PgSession &session, int days, int batch);
+    static Result<int> sweep(PgConnection &session, int days, int batch);
 
 private:
     RollupBuffer() = default;

@@ -1,12 +1,12 @@
 #include "core/money/Currency.h"
 
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 
 #include <limits>
 
 namespace keel {
 
-Result<CurrencyTable> CurrencyTable::load(PgSession &session)
+Result<CurrencyTable> CurrencyTable::load(PgConnection &session)
 {
     Result<PgRows> rows = session.query("SELECT code, exponent, max_amount FROM keel.currencies");
     if (!rows)

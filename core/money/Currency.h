@@ -9,7 +9,7 @@
 
 namespace keel {
 
-class PgSession;
+class PgConnection;
 
 struct Currency {
     QString code;     // ISO 4217, upper case
@@ -21,7 +21,7 @@ struct Currency {
 // rows there change only through migrations.
 class CurrencyTable final {
 public:
-    static Result<CurrencyTable> load(PgSession &session);
+    static Result<CurrencyTable> load(PgConnection &session);
 
     // Accepts the upper-case code or, as Stripe clients send it, the
     // all-lower-case one; mixed case and unknown codes are not found.

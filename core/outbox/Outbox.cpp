@@ -1,6 +1,6 @@
 #include "core/outbox/Outbox.h"
 
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 
 namespace keel {
 

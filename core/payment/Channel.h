@@ -2,7 +2,12 @@
 
 #include <QString>
 
+#include <functional>
+#include <memory>
+
 namespace keel {
+
+class ConnectionSettings;
 
 enum class ChannelOutcome {
     Approved,
@@ -38,5 +43,9 @@ public:
     // What the network knows of an earlier operation (补单).
     virtual ChannelResult query(const QString &reference, const QString &operation) = 0;
 };
+
+// Makes the channel a process uses, given the process's database settings. The
+// composition root (a command's main, keel dev, the console's demo) chooses it.
+using ChannelFactory = std::function<std::shared_ptr<Channel>(const ConnectionSettings &)>;
 
 } // namespace keel

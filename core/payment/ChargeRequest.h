@@ -1,6 +1,5 @@
 #pragma once
 
-#include "core/Result.h"
 #include "core/money/Currency.h"
 
 #include <QByteArray>
@@ -12,9 +11,7 @@
 
 namespace keel {
 
-class RequestParams;
-
-// A validated POST /v1/charges.
+// A charge as the merchant asked for it, validated at the edge.
 struct ChargeRequest {
     qint64 amount = 0;
     Currency currency;
@@ -26,20 +23,6 @@ struct ChargeRequest {
 
     QByteArray fingerprint; // of the whole request, for Idempotency-Key reuse checks
     QByteArray terms;       // of what makes the order itself: amount, currency, source, capture
-
-    static Result<ChargeRequest> parse(const RequestParams &params, const CurrencyTable &currencies,
-                                       qint64 merchantLimit);
 };
-
-// Checks shared by the endpoints' validators.
-namespace validate {
-Status knownParameters(const RequestParams &params, const QStringList &allowed);
-Result<bool> flag(const RequestParams &params, const QString &name, bool fallback);
-Result<std::optional<QString>> text(const RequestParams &params, const QString &name,
-                                    int maxLength);
-Result<QList<std::pair<QString, QString>>> metadata(const RequestParams &params);
-// Business reference numbers (out_trade_no, out_refund_no): 1-64 of [A-Za-z0-9_-.:].
-Result<std::optional<QString>> reference(const RequestParams &params, const QString &name);
-} // namespace validate
 
 } // namespace keel

@@ -1,8 +1,6 @@
 #pragma once
 
-#include "core/http/ApiResponse.h"
-#include "core/payment/ChargeRecord.h"
-#include "core/payment/GatewayContext.h"
+#include "core/payment/PaymentOutcome.h"
 
 #include <QByteArray>
 #include <QString>
@@ -11,63 +9,63 @@
 
 namespace keel {
 
-class PgSession;
-class RequestParams;
+class IdempotencyKey;
+class IdempotentOperation;
+class PgConnection;
+class ReplyRenderer;
 struct ChannelResult;
 struct ChargeRequest;
-struct Error;
+struct Merchant;
+struct PaymentContext;
 
-// POST /v1/charges, GET /v1/charges/{id}, POST /v1/charges/{id}/capture.
+// Charges: create, retrieve, capture, and settling one left in flight.
 //
 // A new charge costs two commits: (1) the Idempotency-Key reservation, the
 // charge, its state (Authorizing) and the submit event; then the channel call
 // outside any transaction; then (2) the outcome's transitions, ledger postings,
-// outbox event and the stored response, together, so the stored response
-// always matches what was committed.
+// outbox event and the stored reply, together, so the stored reply always
+// matches what was committed.
 class ChargeService final {
 public:
-    ChargeService(const GatewayContext &context, PgSession &session);
+    ChargeService(const PaymentContext &context, PgConnection &connection,
+                  const ReplyRenderer &replies);
 
-    // `idempotencyKey` is the raw header value, or nullopt if it was absent.
-    ApiResponse create(const Merchant &merchant, const RequestParams &params,
-                       const std::optional<QByteArray> &idempotencyKey);
-    ApiResponse capture(const Merchant &merchant, const QString &chargeId,
-                        const RequestParams &params,
-                        const std::optional<QByteArray> &idempotencyKey);
-    ApiResponse retrieve(const Merchant &merchant, const QString &chargeId);
+    PaymentOutcome create(const Merchant &merchant, const ChargeRequest &request,
+                          const IdempotencyKey &key);
+    PaymentOutcome capture(const Merchant &merchant, const QString &chargeId,
+                           const std::optional<IdempotencyKey> &key);
+    PaymentOutcome retrieve(const Merchant &merchant, const QString &chargeId);
 
     // Drives a charge left in Authorizing or Capturing by a lost answer to a
     // final state by asking the channel; used by the reconciler.
-    Status resolveInFlight(ChargeRecord &charge);
+    PaymentOutcome resolveInFlight(ChargeRecord &charge);
 
-private:
-    ApiResponse resumeCreate(const Merchant &merchant, const QString &outTradeNo,
-                             const QByteArray &keyHash);
-    ApiResponse authorize(ChargeRecord &charge, const QByteArray &keyHash, bool askFirst);
-    ApiResponse finishAuthorization(ChargeRecord &charge, const ChannelResult &result,
-                                    const QByteArray &keyHash);
-    ApiResponse runCapture(ChargeRecord &charge, const QByteArray &keyHash, bool askFirst);
-    ApiResponse finishCapture(ChargeRecord &charge, const ChannelResult &result,
-                              const QByteArray &keyHash);
-    ApiResponse completeWith(const QByteArray &keyHash, ApiResponse response,
-                             const QString &resourceId = {});
-    // Applies a channel outcome and, if a key is given, stores the response,
-    // in one pipelined transaction.
-    Result<ApiResponse> settle(ChargeRecord &charge, const ChannelResult &result,
-                               const QByteArray &keyHash, bool capturing);
-
-    // Applies a channel outcome inside an open transaction; returns the
-    // response to store and send.
-    Result<ApiResponse> applyAuthorization(ChargeRecord &charge, const ChannelResult &result);
-    Result<ApiResponse> applyCapture(ChargeRecord &charge, const ChannelResult &result);
-
-    ApiResponse failure(const Error &error);
-    static ApiResponse chargeResponse(const ChargeRecord &charge, int status = 200);
-    static ApiResponse notFound(const QString &chargeId);
+    // Without an out_trade_no the key itself names the order, so a takeover
+    // of the key finds the charge its first holder created.
     static QString derivedOrderNumber(const QByteArray &keyHash);
 
-    const GatewayContext &m_context;
-    PgSession &m_session;
+private:
+    PaymentOutcome answerExistingOrder(IdempotentOperation &operation, qint64 merchantId,
+                                       const ChargeRequest &request, const QString &outTradeNo);
+    PaymentOutcome resumeCreate(IdempotentOperation &operation, qint64 merchantId,
+                                const QString &outTradeNo);
+    PaymentOutcome authorize(IdempotentOperation &operation, ChargeRecord &charge, bool askFirst);
+    PaymentOutcome startCapture(IdempotentOperation &operation, const Merchant &merchant,
+                                const QString &chargeId);
+    PaymentOutcome resumeCapture(IdempotentOperation &operation, const Merchant &merchant,
+                                 const QString &chargeId);
+    PaymentOutcome runCapture(IdempotentOperation &operation, ChargeRecord &charge, bool askFirst);
+    // Applies a channel outcome and stores the reply, in one pipelined transaction.
+    PaymentOutcome settle(IdempotentOperation &operation, ChargeRecord &charge,
+                          const ChannelResult &result, bool capturing);
+    // Applies a channel outcome inside an open transaction.
+    Result<PaymentOutcome> applyAuthorization(ChargeRecord &charge, const ChannelResult &result);
+    Result<PaymentOutcome> applyCapture(ChargeRecord &charge, const ChannelResult &result);
+    Status postCapture(ChargeRecord &charge, const QString &eventType);
+
+    const PaymentContext &m_context;
+    PgConnection &m_connection;
+    const ReplyRenderer &m_replies;
 };
 
 } // namespace keel

@@ -1,8 +1,8 @@
 #include "core/payment/PaymentRepository.h"
 
-#include "core/db/PgSession.h"
-#include "core/http/JsonWriter.h"
+#include "core/db/PgConnection.h"
 #include "core/idempotency/IdempotencyStore.h"
+#include "core/json/JsonWriter.h"
 #include "core/payment/ChargeRequest.h"
 
 #include <QRandomGenerator>
@@ -96,7 +96,7 @@ PaymentRepository::reserveAndInsertCharge(IdempotencyStore &store, const QByteAr
         {charge.publicId.toUtf8(), outTradeNo.toUtf8(), QByteArray::number(request.amount),
          request.currency.code.toUtf8(), request.source.toUtf8(),
          request.description ? request.description->toUtf8() : QByteArray(), charge.metadataJson,
-         request.capture ? "true" : "false", PgSession::byteaParam(request.terms)});
+         request.capture ? "true" : "false", PgConnection::byteaParam(request.terms)});
     if (!rows)
         return rows.error();
     Intake intake;
@@ -165,8 +165,8 @@ Status PaymentRepository::transition(ChargeRecord &charge, const QStringList &ev
         "SELECT keel.require_rows((SELECT count(*) FROM moved), 1, "
         "  'payment state changed concurrently'), (SELECT count(*) FROM ev)",
         {QByteArray::number(charge.id), stateName(charge.state).toUtf8(), stateName(state).toUtf8(),
-         QByteArray::number(charge.version), PgSession::arrayParam(froms),
-         PgSession::arrayParam(tos), PgSession::arrayParam(events),
+         QByteArray::number(charge.version), PgConnection::arrayParam(froms),
+         PgConnection::arrayParam(tos), PgConnection::arrayParam(events),
          upstreamEventId.isEmpty() ? QByteArray() : upstreamEventId.toUtf8(),
          payloadJson.isEmpty() ? QByteArray("{}") : payloadJson});
     if (!rows)

@@ -12,7 +12,7 @@
 namespace keel {
 
 class IdempotencyStore;
-class PgSession;
+class PgConnection;
 struct ChargeRequest;
 
 // The SQL behind charges, their state and their events. Callers own the
@@ -20,7 +20,7 @@ struct ChargeRequest;
 // expected state and version, with its events, in one statement.
 class PaymentRepository final {
 public:
-    explicit PaymentRepository(PgSession &session) : m_session(session) {}
+    explicit PaymentRepository(PgConnection &session) : m_session(session) {}
 
     // Reserves the Idempotency-Key and, only if that succeeded, inserts the
     // charge and its state (Authorizing, after a Created -> submit event), in
@@ -50,7 +50,7 @@ public:
 private:
     Result<std::optional<ChargeRecord>> findWhere(const QByteArray &condition,
                                                   const QByteArrayList &params);
-    PgSession &m_session;
+    PgConnection &m_session;
 };
 
 } // namespace keel

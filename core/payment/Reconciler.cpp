@@ -1,30 +1,31 @@
 #include "core/payment/Reconciler.h"
 
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/payment/ChargeService.h"
 #include "core/payment/PaymentRepository.h"
 #include "core/payment/RefundService.h"
 
 namespace keel {
 
-Reconciler::Reconciler(const GatewayContext &context, PgSession &session)
-    : m_context(context), m_session(session)
+Reconciler::Reconciler(const PaymentContext &context, PgConnection &connection,
+                       const ReplyRenderer &replies)
+    : m_context(context), m_connection(connection), m_replies(replies)
 {}
 
 Result<Reconciler::Report> Reconciler::runOnce(int graceSeconds, int batch)
 {
     Report report;
     Result<PgRows> due =
-        m_session.query("SELECT c.merchant_id, c.public_id FROM keel.payment_state s "
-                        "JOIN keel.charges c ON c.id = s.charge_id "
-                        "WHERE s.state IN ('Authorizing', 'Capturing') "
-                        "  AND s.updated_at < now() - make_interval(secs => $1) "
-                        "ORDER BY s.updated_at LIMIT $2",
-                        {QByteArray::number(graceSeconds), QByteArray::number(batch)});
+        m_connection.query("SELECT c.merchant_id, c.public_id FROM keel.payment_state s "
+                           "JOIN keel.charges c ON c.id = s.charge_id "
+                           "WHERE s.state IN ('Authorizing', 'Capturing') "
+                           "  AND s.updated_at < now() - make_interval(secs => $1) "
+                           "ORDER BY s.updated_at LIMIT $2",
+                           {QByteArray::number(graceSeconds), QByteArray::number(batch)});
     if (!due)
         return due.error();
-    PaymentRepository repository(m_session);
-    ChargeService service(m_context, m_session);
+    PaymentRepository repository(m_connection);
+    ChargeService service(m_context, m_connection, m_replies);
     for (int i = 0; i < due->size(); ++i) {
         ++report.examined;
         Result<std::optional<ChargeRecord>> charge =
@@ -36,13 +37,13 @@ Result<Reconciler::Report> Reconciler::runOnce(int graceSeconds, int batch)
         ChargeRecord record = **charge;
         // A concurrent resolver that got there first makes this one fail its
         // optimistic transition, which is fine: the payment is settled.
-        if (service.resolveInFlight(record))
+        if (service.resolveInFlight(record).final())
             ++report.resolved;
         else
             ++report.failed;
     }
     // Refunds whose answer was lost leave their charge in Refunding.
-    Result<PgRows> refunds = m_session.query(
+    Result<PgRows> refunds = m_connection.query(
         "SELECT c.merchant_id, r.public_id FROM keel.refunds r "
         "JOIN keel.charges c ON c.id = r.charge_id JOIN keel.payment_state s ON s.charge_id = c.id "
         "WHERE s.state = 'Refunding' AND r.status = 'pending' "
@@ -51,10 +52,10 @@ Result<Reconciler::Report> Reconciler::runOnce(int graceSeconds, int batch)
         {QByteArray::number(graceSeconds), QByteArray::number(batch)});
     if (!refunds)
         return refunds.error();
-    RefundService refundService(m_context, m_session);
+    RefundService refundService(m_context, m_connection, m_replies);
     for (int i = 0; i < refunds->size(); ++i) {
         ++report.examined;
-        if (refundService.resolveInFlight(refunds->toInt64(i, 0), refunds->text(i, 1)))
+        if (refundService.resolveInFlight(refunds->toInt64(i, 0), refunds->text(i, 1)).final())
             ++report.resolved;
         else
             ++report.failed;

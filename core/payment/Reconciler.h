@@ -4,8 +4,9 @@
 
 namespace keel {
 
-class PgSession;
-struct GatewayContext;
+class PgConnection;
+class ReplyRenderer;
+struct PaymentContext;
 
 // Finds payments left in Authorizing or Capturing by a lost channel answer (or
 // a crashed gateway) and settles each by asking the channel what happened
@@ -13,7 +14,8 @@ struct GatewayContext;
 // SKIP LOCKED, and each change is an optimistic transition.
 class Reconciler final {
 public:
-    Reconciler(const GatewayContext &context, PgSession &session);
+    Reconciler(const PaymentContext &context, PgConnection &connection,
+               const ReplyRenderer &replies);
 
     struct Report {
         int examined = 0;
@@ -24,8 +26,9 @@ public:
     Result<Report> runOnce(int graceSeconds, int batch = 50);
 
 private:
-    const GatewayContext &m_context;
-    PgSession &m_session;
+    const PaymentContext &m_context;
+    PgConnection &m_connection;
+    const ReplyRenderer &m_replies;
 };
 
 } // namespace keel

@@ -1,17 +1,13 @@
 #pragma once
 
-#include "core/Result.h"
-
 #include <QByteArray>
-#include <QByteArrayList>
 #include <QString>
 
 #include <optional>
 
 namespace keel {
 
-class PgSession;
-
+// A refund as keel stores it.
 struct RefundRecord {
     qint64 id = 0;
     QString publicId;
@@ -25,15 +21,6 @@ struct RefundRecord {
     QByteArray metadataJson = "{}";
     QByteArray terms;
     qint64 createdEpoch = 0;
-
-    QByteArray render() const; // Stripe's refund object
-
-    static Result<std::optional<RefundRecord>> find(PgSession &session, qint64 merchantId,
-                                                    const QByteArray &condition,
-                                                    const QByteArrayList &params);
-    // Inserts a pending refund; empty if (charge, out_refund_no) exists.
-    Result<std::optional<RefundRecord>> insert(PgSession &session);
-    Status setStatus(PgSession &session, const QString &status);
 };
 
 } // namespace keel

@@ -1,46 +1,53 @@
 #pragma once
 
-#include "core/http/ApiResponse.h"
-#include "core/payment/GatewayContext.h"
+#include "core/payment/PaymentOutcome.h"
 
-#include <QByteArray>
 #include <QString>
-
-#include <optional>
 
 namespace keel {
 
-class PgSession;
-class RequestParams;
+class IdempotencyKey;
+class IdempotentOperation;
+class PgConnection;
+class PgTransaction;
+class ReplyRenderer;
 struct ChannelResult;
-struct ChargeRecord;
-struct Error;
-struct RefundRecord;
+struct Merchant;
+struct PaymentContext;
+struct RefundRequest;
 
-// POST /v1/refunds and GET /v1/refunds/{id}. Same two-commit shape as a
-// charge: (1) key, refund (pending) and the charge's move to Refunding; the
-// channel call; (2) the outcome, ledger reversal, outbox and stored response.
+// Refunds: create, retrieve, and settling one left pending. Same two-commit
+// shape as a charge: (1) key, refund (pending) and the charge's move to
+// Refunding; the channel call; (2) the outcome, ledger reversal, outbox and
+// stored reply.
 class RefundService final {
 public:
-    RefundService(const GatewayContext &context, PgSession &session);
+    RefundService(const PaymentContext &context, PgConnection &connection,
+                  const ReplyRenderer &replies);
 
-    ApiResponse create(const Merchant &merchant, const RequestParams &params,
-                       const std::optional<QByteArray> &idempotencyKey);
-    ApiResponse retrieve(const Merchant &merchant, const QString &refundId);
+    PaymentOutcome create(const Merchant &merchant, const RefundRequest &request,
+                          const IdempotencyKey &key);
+    PaymentOutcome retrieve(const Merchant &merchant, const QString &refundId);
 
     // Settles a refund left pending by a lost channel answer, asking the
     // channel first; used by the reconciler.
-    Status resolveInFlight(qint64 merchantId, const QString &refundId);
+    PaymentOutcome resolveInFlight(qint64 merchantId, const QString &refundId);
 
 private:
-    ApiResponse execute(RefundRecord &refund, ChargeRecord &charge, const QByteArray &keyHash,
-                        bool askFirst);
-    ApiResponse resume(const Merchant &merchant, const QString &chargeId,
-                       const QString &outRefundNo, const QByteArray &keyHash);
-    ApiResponse failure(const Error &error);
+    // Inside the reserving transaction: the refund as asked, checked against
+    // the charge, inserted with the charge's move to Refunding.
+    PaymentOutcome begin(IdempotentOperation &operation, PgTransaction &tx, ChargeRecord &charge,
+                         RefundRecord &refund);
+    PaymentOutcome resume(IdempotentOperation &operation, const Merchant &merchant,
+                          const QString &chargeId, const QString &outRefundNo);
+    PaymentOutcome execute(IdempotentOperation &operation, RefundRecord &refund,
+                           ChargeRecord &charge, bool askFirst);
+    Status applySuccess(RefundRecord &refund, ChargeRecord &charge);
+    Status applyFailure(RefundRecord &refund, ChargeRecord &charge);
 
-    const GatewayContext &m_context;
-    PgSession &m_session;
+    const PaymentContext &m_context;
+    PgConnection &m_connection;
+    const ReplyRenderer &m_replies;
 };
 
 } // namespace keel

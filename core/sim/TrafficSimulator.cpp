@@ -1,6 +1,6 @@
 #include "core/sim/TrafficSimulator.h"
 
-#include "core/http/HttpClient.h"
+#include "core/net/HttpClient.h"
 
 #include <QDeadlineTimer>
 #include <QJsonDocument>

@@ -6,10 +6,10 @@
 #include "core/db/Database.h"
 #include "core/db/EmbeddedCluster.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/dev/HistorySeeder.h"
-#include "core/metrics/OverviewQuery.h"
-#include "core/payment/HistoryQuery.h"
+#include "core/read/HistoryQuery.h"
+#include "core/read/OverviewQuery.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/HistoryModel.h"
 #include "ui/HistoryView.h"
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
         if (!connection || !Migrator(*connection, *MigrationSource::load()).migrate())
             die(QStringLiteral("migration failed"));
     }
-    auto session = PgSession::open(db);
+    auto session = PgConnection::open(db);
     if (!session)
         die(session.error().message);
     QElapsedTimer seeding;

@@ -7,10 +7,10 @@
 #include "core/db/Database.h"
 #include "core/db/EmbeddedCluster.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/db/ServerBinaries.h"
-#include "core/http/HttpClient.h"
 #include "core/merchant/MerchantStore.h"
+#include "core/net/HttpClient.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
             die(applied.error().message);
     }
     Database::closeThreadConnections();
-    auto session = PgSession::open(db);
+    auto session = PgConnection::open(db);
     if (!session)
         die(session.error().message);
     auto merchant = MerchantStore(*session).create(QStringLiteral("Bench"), {});

@@ -5,7 +5,7 @@
 #include "core/db/Database.h"
 #include "core/db/MigrationSource.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "ui/ConnectDialog.h"
 #include "ui/ConsoleSession.h"
 #include "ui/ConsoleSettings.h"
@@ -65,7 +65,7 @@ protected:
 
     void exec(const ConnectionSettings &where, const QByteArray &sql)
     {
-        auto session = PgSession::open(where);
+        auto session = PgConnection::open(where);
         ASSERT_TRUE(session.ok());
         Status done = session->exec(sql);
         ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);

@@ -1,6 +1,6 @@
 #include "DatabaseTest.h"
 
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "ui/HistoryModel.h"
 #include "ui/HistoryView.h"
 #include "ui/QueryWorker.h"
@@ -24,7 +24,7 @@ protected:
         DatabaseTest::SetUp();
         migrate();
         // 450 payments, one a second apart, so pages and order are known.
-        auto session = PgSession::open(settings());
+        auto session = PgConnection::open(settings());
         ASSERT_TRUE(session.ok());
         Status seeded = session->exec(
             "INSERT INTO keel.merchants (name, api_key_hash) VALUES ('Tea House', sha256('k'));"

@@ -1,6 +1,6 @@
 #include "DatabaseTest.h"
 
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "ui/ChartPanel.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/MainWindow.h"
@@ -29,7 +29,7 @@ protected:
     }
     void exec(const QByteArray &sql)
     {
-        auto session = PgSession::open(settings());
+        auto session = PgConnection::open(settings());
         ASSERT_TRUE(session.ok());
         Status done = session->exec(sql);
         ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);

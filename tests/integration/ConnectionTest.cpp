@@ -1,7 +1,7 @@
 #include "DatabaseTest.h"
 
 #include "core/db/Database.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 
 #include <QSqlDriver>
 #include <QSqlQuery>

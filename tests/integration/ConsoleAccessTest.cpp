@@ -5,12 +5,12 @@
 
 #include "core/db/ChangeListener.h"
 #include "core/db/Database.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/db/SessionInfo.h"
 #include "core/dev/HistorySeeder.h"
-#include "core/metrics/OverviewQuery.h"
 #include "core/metrics/RollupBuffer.h"
-#include "core/payment/HistoryQuery.h"
+#include "core/read/HistoryQuery.h"
+#include "core/read/OverviewQuery.h"
 
 #include <QDateTime>
 #include <QSqlQuery>
@@ -50,7 +50,7 @@ protected:
 
     QString seedOneCharge()
     {
-        auto session = PgSession::open(settings());
+        auto session = PgConnection::open(settings());
         EXPECT_TRUE(session.ok());
         auto seeded = HistorySeeder::seed(*session, {50, 2, 1});
         EXPECT_TRUE(seeded.ok()) << qPrintable(seeded.error().message);
@@ -175,7 +175,7 @@ TEST_F(ConsoleAccessTest, RollupFlushesNotifyListenersWhoReconnectAfterADrop)
     listener.start();
     ASSERT_TRUE(inbox.waitFor([&] { return inbox.states.contains(true); }));
 
-    auto writer = PgSession::open(settings());
+    auto writer = PgConnection::open(settings());
     ASSERT_TRUE(writer.ok());
     RollupBuffer::instance().add(QStringLiteral("idempotency.new"));
     ASSERT_TRUE(RollupBuffer::instance().flush(*writer, QStringLiteral("test-a")).ok());

@@ -2,7 +2,7 @@
 
 #include "core/db/ConnectionSettings.h"
 #include "core/db/MigrationSource.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 
 #include <gtest/gtest.h>
 
@@ -90,7 +90,7 @@ QString scalarAt(const QString &dsn, const QByteArray &sql)
     auto settings = ConnectionSettings::parse(dsn);
     if (!settings)
         return QStringLiteral("bad dsn");
-    auto session = PgSession::open(*settings);
+    auto session = PgConnection::open(*settings);
     if (!session)
         return session.error().message;
     auto value = session->scalar(sql);
@@ -145,7 +145,7 @@ TEST(DevCommand, StartConnectStopRestart)
         EXPECT_EQ(scalarAt(dsn, "SELECT count(*) FROM keel.schema_migrations"),
                   QString::number(MigrationSource::load()->size()));
         ASSERT_TRUE(
-            PgSession::open(*ConnectionSettings::parse(dsn))
+            PgConnection::open(*ConnectionSettings::parse(dsn))
                 ->exec(
                     "INSERT INTO keel.merchants (name, api_key_hash) VALUES ('kept', sha256('k'))")
                 .ok());

@@ -1,9 +1,11 @@
 #include "GatewayTest.h"
 
-#include "core/db/PgSession.h"
+#include "core/api/StripeReplies.h"
+#include "core/db/PgConnection.h"
 #include "core/idempotency/IdempotencyStore.h"
 #include "core/ledger/Ledger.h"
 #include "core/metrics/PaymentStateFold.h"
+#include "core/payment/PaymentContext.h"
 #include "core/payment/Reconciler.h"
 
 #include <QElapsedTimer>
@@ -153,7 +155,7 @@ TEST_F(GatewayApiTest, SameKeyWithDifferentParametersIs422)
 TEST_F(GatewayApiTest, KeysAreScopedToTheMerchant)
 {
     ASSERT_EQ(post("/v1/charges", Charge, "shared-key").status, 200);
-    auto session = PgSession::open(settings());
+    auto session = PgConnection::open(settings());
     auto other = MerchantStore(*session).create(QStringLiteral("Other"), {});
     ASSERT_TRUE(other.ok());
     const HttpReply theirs =
@@ -217,7 +219,7 @@ TEST_F(GatewayApiTest, AuthorizeThenCaptureThenRefundInParts)
         get("/v1/refunds/" + json(part).value(QStringLiteral("id")).toString().toLatin1());
     EXPECT_EQ(refund.status, 200);
 
-    auto session = PgSession::open(settings());
+    auto session = PgConnection::open(settings());
     auto audit = Ledger::audit(*session);
     ASSERT_TRUE(audit.ok());
     EXPECT_TRUE(audit->firstViolation.isEmpty()) << qPrintable(audit->firstViolation);
@@ -238,7 +240,7 @@ TEST_F(GatewayApiTest, RefundedChargeCannotGoBackToCaptured)
 TEST_F(GatewayApiTest, AmbiguousAnswerStaysPendingUntilTheChannelIsAsked)
 {
     m_gateway->stop();
-    m_options.channel.ambiguousRate = 1.0;
+    m_channel.ambiguousRate = 1.0;
     startGateway();
     const HttpReply pending = post("/v1/charges", Charge, "lost-answer");
     ASSERT_EQ(pending.status, 200) << pending.body.constData();
@@ -247,13 +249,14 @@ TEST_F(GatewayApiTest, AmbiguousAnswerStaysPendingUntilTheChannelIsAsked)
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
 
     // The reconciler asks the channel (补单), which did process it.
-    GatewayContext context;
+    PaymentContext context;
     context.settings = settings();
     context.channel = std::make_shared<SimulatedChannel>(settings(), SimulatedChannelConfig{});
-    auto session = PgSession::open(settings());
+    auto session = PgConnection::open(settings());
     auto currencies = CurrencyTable::load(*session);
     context.currencies = *currencies;
-    auto report = Reconciler(context, *session).runOnce(0);
+    StripeReplies replies;
+    auto report = Reconciler(context, *session, replies).runOnce(0);
     ASSERT_TRUE(report.ok());
     EXPECT_EQ(report->resolved, 1);
     EXPECT_EQ(scalar("SELECT state FROM keel.payment_state"), QStringLiteral("Captured"));
@@ -270,7 +273,7 @@ TEST_F(GatewayApiTest, ExpiredKeysAreSweptInBatches)
     ASSERT_EQ(
         scalar("UPDATE keel.idempotency_keys SET expires_at = now() - interval '1 s' RETURNING 1"),
         QStringLiteral("1"));
-    auto session = PgSession::open(settings());
+    auto session = PgConnection::open(settings());
     IdempotencyStore store(*session, {}, QStringLiteral("test"));
     auto first = store.sweepExpired(2);
     ASSERT_TRUE(first.ok());
@@ -350,19 +353,20 @@ TEST_F(GatewayApiTest, RefundWithALostAnswerIsSettledByTheReconciler)
     ASSERT_EQ(charge.status, 200);
     const QByteArray id = json(charge).value(QStringLiteral("id")).toString().toLatin1();
     m_gateway->stop();
-    m_options.channel.ambiguousRate = 1.0;
+    m_channel.ambiguousRate = 1.0;
     startGateway();
     const HttpReply pending = post("/v1/refunds", "charge=" + id, "refund-lost");
     ASSERT_EQ(pending.status, 200) << pending.body.constData();
     EXPECT_EQ(json(pending).value(QStringLiteral("status")).toString(), QStringLiteral("pending"));
     EXPECT_EQ(scalar("SELECT state FROM keel.payment_state"), QStringLiteral("Refunding"));
 
-    GatewayContext context;
+    PaymentContext context;
     context.settings = settings();
     context.channel = std::make_shared<SimulatedChannel>(settings(), SimulatedChannelConfig{});
-    auto session = PgSession::open(settings());
+    auto session = PgConnection::open(settings());
     context.currencies = *CurrencyTable::load(*session);
-    auto report = Reconciler(context, *session).runOnce(0);
+    StripeReplies replies;
+    auto report = Reconciler(context, *session, replies).runOnce(0);
     ASSERT_TRUE(report.ok());
     EXPECT_EQ(report->examined, 1);
     EXPECT_EQ(report->failed, 0);
@@ -433,7 +437,7 @@ TEST_F(GatewayApiTest, StateTotalsFoldedFromEventsMatchTheGatewaysPayments)
                   .status,
               200);
 
-    auto session = PgSession::open(settings());
+    auto session = PgConnection::open(settings());
     ASSERT_TRUE(session.ok());
     const QByteArray totals = "SELECT string_agg(state || '=' || payments, ',' ORDER BY state) "
                               "FROM keel.payment_state_totals WHERE payments <> 0";

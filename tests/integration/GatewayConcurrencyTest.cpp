@@ -1,6 +1,6 @@
 #include "GatewayTest.h"
 
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/ledger/Ledger.h"
 
 #include <QJsonDocument>
@@ -143,7 +143,7 @@ TEST_P(GatewayRecoveryTest, CrashBetweenReserveAndCompleteIsRecovered)
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations"), QStringLiteral("1"));
     EXPECT_EQ(scalar("SELECT status || '/' || recovered_count FROM keel.idempotency_keys"),
               QStringLiteral("done/1"));
-    auto session = PgSession::open(settings());
+    auto session = PgConnection::open(settings());
     auto audit = Ledger::audit(*session);
     ASSERT_TRUE(audit.ok());
     EXPECT_EQ(audit->transactions, 1);

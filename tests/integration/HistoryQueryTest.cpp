@@ -1,7 +1,7 @@
 #include "GatewayTest.h"
 
 #include "core/db/Database.h"
-#include "core/payment/HistoryQuery.h"
+#include "core/read/HistoryQuery.h"
 
 #include <QBuffer>
 #include <QJsonDocument>

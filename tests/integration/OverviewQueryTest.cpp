@@ -2,9 +2,9 @@
 
 #include "core/db/Database.h"
 #include "core/db/MigrationSource.h"
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/db/SessionInfo.h"
-#include "core/metrics/OverviewQuery.h"
+#include "core/read/OverviewQuery.h"
 
 #include <QDateTime>
 
@@ -20,7 +20,7 @@ protected:
     }
     void exec(const QByteArray &sql)
     {
-        auto session = PgSession::open(settings());
+        auto session = PgConnection::open(settings());
         ASSERT_TRUE(session.ok());
         Status done = session->exec(sql);
         ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);

@@ -2,7 +2,7 @@
 // equal a full count, including when transactions commit out of id order.
 #include "DatabaseTest.h"
 
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/dev/HistorySeeder.h"
 #include "core/metrics/PaymentStateFold.h"
 
@@ -21,9 +21,9 @@ protected:
     {
         DatabaseTest::SetUp();
         migrate();
-        auto opened = PgSession::open(settings());
+        auto opened = PgConnection::open(settings());
         ASSERT_TRUE(opened.ok());
-        m_session = std::make_unique<PgSession>(std::move(*opened));
+        m_session = std::make_unique<PgConnection>(std::move(*opened));
     }
 
     QMap<QString, qint64> rows(const QByteArray &sql)
@@ -90,7 +90,7 @@ protected:
         return ids;
     }
 
-    std::unique_ptr<PgSession> m_session;
+    std::unique_ptr<PgConnection> m_session;
 };
 
 } // namespace
@@ -135,7 +135,7 @@ TEST_F(PaymentStateFoldTest, AnOpenTransactionHoldsTheFoldBackUntilItCommits)
     ASSERT_EQ(charges.size(), 2);
 
     // A takes the smaller event id but commits last.
-    auto slow = PgSession::open(settings());
+    auto slow = PgConnection::open(settings());
     ASSERT_TRUE(slow.ok());
     ASSERT_TRUE(slow->exec("BEGIN; " + moveToRefunding(charges.at(0))).ok());
     ASSERT_TRUE(m_session->exec("BEGIN; " + moveToRefunding(charges.at(1)) + "; COMMIT").ok());
@@ -154,7 +154,7 @@ TEST_F(PaymentStateFoldTest, AnOpenTransactionHoldsTheFoldBackUntilItCommits)
 TEST_F(PaymentStateFoldTest, OnlyOneProcessFoldsAtATime)
 {
     ASSERT_TRUE(HistorySeeder::seed(*m_session, {100, 2, 1}).ok());
-    auto other = PgSession::open(settings());
+    auto other = PgConnection::open(settings());
     ASSERT_TRUE(other.ok());
     ASSERT_TRUE(other->exec("BEGIN; SELECT * FROM keel.payment_state_fold FOR UPDATE").ok());
     QElapsedTimer waited;

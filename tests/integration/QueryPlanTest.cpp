@@ -1,9 +1,9 @@
 #include "DatabaseTest.h"
 
-#include "core/db/PgSession.h"
+#include "core/db/PgConnection.h"
 #include "core/dev/HistorySeeder.h"
-#include "core/metrics/OverviewQuery.h"
-#include "core/payment/HistoryQuery.h"
+#include "core/read/HistoryQuery.h"
+#include "core/read/OverviewQuery.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -27,7 +27,7 @@ protected:
     {
         DatabaseTest::SetUp();
         migrate();
-        auto session = PgSession::open(settings());
+        auto session = PgConnection::open(settings());
         ASSERT_TRUE(session.ok());
         auto seeded = HistorySeeder::seed(*session, {20000, 10, 30});
         ASSERT_TRUE(seeded.ok()) << qPrintable(seeded.error().message);
@@ -61,7 +61,7 @@ protected:
                               ? u'\'' + value.toString().replace(u'\'', QStringLiteral("''")) +
                                     u'\''
                               : value.toString());
-        auto session = PgSession::open(settings());
+        auto session = PgConnection::open(settings());
         EXPECT_TRUE(session.ok());
         Status prepared =
             session->exec(QString(QStringLiteral("PREPARE probe AS ") + numbered).toUtf8());

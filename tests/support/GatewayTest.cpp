@@ -2,7 +2,8 @@
 
 #include "KeelProcess.h"
 
-#include "core/db/PgSession.h"
+#include "core/channel/SimulatedChannel.h"
+#include "core/db/PgConnection.h"
 
 #include <QElapsedTimer>
 
@@ -12,7 +13,7 @@ void GatewayTest::SetUp()
 {
     DatabaseTest::SetUp();
     migrate();
-    auto session = PgSession::open(settings());
+    auto session = PgConnection::open(settings());
     ASSERT_TRUE(session.ok());
     auto issued = MerchantStore(*session).create(QStringLiteral("Test Merchant"), {});
     ASSERT_TRUE(issued.ok()) << qPrintable(issued.error().message);
@@ -33,6 +34,7 @@ void GatewayTest::TearDown()
 
 void GatewayTest::startGateway()
 {
+    m_options.channel = simulatedChannel(m_channel);
     auto runtime = GatewayRuntime::start(m_options);
     ASSERT_TRUE(runtime.ok()) << qPrintable(runtime.error().message);
     m_gateway = std::move(runtime).value();
@@ -63,7 +65,7 @@ HttpReply GatewayTest::get(const QByteArray &path)
 
 QString GatewayTest::scalar(const QByteArray &sql)
 {
-    auto session = PgSession::open(settings());
+    auto session = PgConnection::open(settings());
     if (!session)
         return session.error().message;
     auto value = session->scalar(sql);

@@ -2,9 +2,10 @@
 
 #include "DatabaseTest.h"
 
-#include "core/http/GatewayRuntime.h"
-#include "core/http/HttpClient.h"
+#include "core/channel/SimulatedChannel.h"
 #include "core/merchant/MerchantStore.h"
+#include "core/net/HttpClient.h"
+#include "core/runtime/GatewayRuntime.h"
 
 #include <QProcess>
 
@@ -36,6 +37,7 @@ protected:
                  const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
 
     GatewayOptions m_options;
+    SimulatedChannelConfig m_channel; // the simulated channel startGateway() uses
     IssuedMerchant m_merchant;
     std::unique_ptr<GatewayRuntime> m_gateway;
     std::unique_ptr<HttpClient> m_client;

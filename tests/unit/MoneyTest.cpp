@@ -1,5 +1,5 @@
 #include "QtPrinters.h"
-#include "core/http/JsonWriter.h"
+#include "core/json/JsonWriter.h"
 #include "core/money/Currency.h"
 #include "core/payment/PaymentState.h"
 

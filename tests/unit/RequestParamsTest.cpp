@@ -1,4 +1,4 @@
-#include "core/http/RequestParams.h"
+#include "core/api/RequestParams.h"
 #include "QtPrinters.h"
 
 #include <gtest/gtest.h>

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "core/api/StripeReplies.h"
+#include "core/net/HttpServer.h"
+#include "core/payment/PaymentContext.h"
+
+#include <optional>
+
+namespace keel {
+
+class PgConnection;
+class RequestParams;
+struct HttpRequest;
+
+// The gateway's HTTP API, wire-compatible with Stripe's for charges and
+// refunds: routing, API-key authentication, body parsing, and rendering what
+// the payment services say. Called on the server's worker threads; each uses
+// its own database connection.
+class GatewayApi final : public HttpHandler {
+public:
+    explicit GatewayApi(PaymentContext context);
+
+    HttpResponse handle(const HttpRequest &request) override;
+    HttpResponse refuse(HttpRefusal refusal) override;
+
+    const PaymentContext &context() const { return m_context; }
+    const StripeReplies &replies() const { return m_replies; }
+
+private:
+    enum class Target { None, Charges, Charge, Capture, Refunds, Refund };
+    struct Route {
+        Target target = Target::None;
+        QString id; // ch_... or re_... for the routes that name one
+    };
+    static Route match(const QByteArray &path);
+
+    HttpResponse route(const HttpRequest &request, int &endpoint);
+    HttpResponse health();
+    HttpResponse serve(const Route &route, const HttpRequest &request);
+    HttpResponse dispatch(const Route &route, PgConnection &connection, const Merchant &merchant,
+                          const RequestParams &params, const std::optional<QByteArray> &key);
+
+    PaymentContext m_context;
+    StripeReplies m_replies;
+};
+
+} // namespace keel

@@ -1,0 +1,201 @@
+#include "core/api/StripeReplies.h"
+
+#include "core/api/ApiError.h"
+#include "core/api/StripeJson.h"
+#include "core/payment/PaymentOutcome.h"
+
+namespace keel {
+namespace {
+
+using Kind = PaymentOutcome::Kind;
+
+ApiError cardError(const PaymentOutcome &outcome, const QString &code, const QString &message)
+{
+    ApiError error;
+    error.status = 402;
+    error.type = QStringLiteral("card_error");
+    error.code = code;
+    error.message = message;
+    error.chargeId = outcome.charge->publicId;
+    return error;
+}
+
+ApiError invalid(const QString &code, const QString &param, const QString &message)
+{
+    ApiError error;
+    error.code = code;
+    error.param = param;
+    error.message = message;
+    return error;
+}
+
+ApiError retryable(int status, const QString &type, const QString &code, const QString &message,
+                   int retryAfterSeconds)
+{
+    ApiError error;
+    error.status = status;
+    error.type = type;
+    error.code = code;
+    error.message = message;
+    error.shouldRetry = true;
+    error.retryAfterSeconds = retryAfterSeconds;
+    return error;
+}
+
+// The refusals: what the request asked for cannot be done as asked.
+ApiError refusal(const PaymentOutcome &outcome)
+{
+    const ChargeRecord *charge = outcome.charge ? &*outcome.charge : nullptr;
+    switch (outcome.kind) {
+    case Kind::ChargeNotCapturable:
+        return invalid(charge->state == PaymentState::Captured
+                           ? QStringLiteral("charge_already_captured")
+                           : QStringLiteral("charge_not_capturable"),
+                       QStringLiteral("id"),
+                       QStringLiteral("charge %1 is %2 and cannot be captured")
+                           .arg(charge->publicId, stateName(charge->state)));
+    case Kind::ChargeNotRefundable:
+        return invalid(QStringLiteral("charge_not_refundable"), QStringLiteral("charge"),
+                       QStringLiteral("charge %1 is %2; only captured charges can be refunded")
+                           .arg(charge->publicId, stateName(charge->state)));
+    case Kind::RefundExceedsBalance:
+        return invalid(QStringLiteral("amount_too_large"), QStringLiteral("amount"),
+                       QStringLiteral("amount %1 exceeds the %2 still refundable on charge %3")
+                           .arg(outcome.amount)
+                           .arg(outcome.refundable)
+                           .arg(charge->publicId));
+    case Kind::OrderNumberTaken: {
+        ApiError error = invalid(
+            QStringLiteral("out_trade_no_conflict"), QStringLiteral("out_trade_no"),
+            QStringLiteral("out_trade_no %1 already belongs to charge %2 with different terms "
+                           "(amount, currency, source or capture); use a new order number or "
+                           "the original terms")
+                .arg(outcome.reference, charge->publicId));
+        error.chargeId = charge->publicId;
+        return error;
+    }
+    case Kind::RefundNumberTaken:
+        return invalid(
+            QStringLiteral("out_refund_no_conflict"), QStringLiteral("out_refund_no"),
+            QStringLiteral("out_refund_no %1 already belongs to refund %2 with a different amount")
+                .arg(outcome.reference, outcome.refund->publicId));
+    case Kind::ChargeNotFound:
+    case Kind::RefundNotFound: {
+        ApiError error =
+            invalid(QStringLiteral("resource_missing"), outcome.error.field,
+                    QStringLiteral("no such %1: %2")
+                        .arg(outcome.is(Kind::ChargeNotFound) ? QStringLiteral("charge")
+                                                              : QStringLiteral("refund"),
+                             outcome.reference));
+        error.status = 404;
+        return error;
+    }
+    default:
+        return invalidRequest(outcome.error);
+    }
+}
+
+// The answers that say "not now": the same request may succeed later.
+ApiError notNow(const PaymentOutcome &outcome)
+{
+    switch (outcome.kind) {
+    case Kind::KeyInFlight:
+        return retryable(409, QStringLiteral("idempotency_error"),
+                         QStringLiteral("request_in_progress"),
+                         QStringLiteral("a request with this Idempotency-Key is still being "
+                                        "processed; retry after the Retry-After delay"),
+                         outcome.retryAfterSeconds);
+    case Kind::RefundInProgress: {
+        ApiError error = retryable(
+            409, QStringLiteral("invalid_request_error"), QStringLiteral("refund_in_progress"),
+            QStringLiteral("charge %1 has a refund in progress; retry shortly")
+                .arg(outcome.charge->publicId),
+            1);
+        error.param = QStringLiteral("charge");
+        return error;
+    }
+    case Kind::Contended:
+        return retryable(409, QStringLiteral("idempotency_error"),
+                         QStringLiteral("request_in_progress"),
+                         QStringLiteral("another request is working on this payment; retry "
+                                        "shortly"),
+                         outcome.retryAfterSeconds);
+    case Kind::ChannelUnavailable:
+        return retryable(502, QStringLiteral("api_connection_error"),
+                         QStringLiteral("channel_unavailable"),
+                         QStringLiteral("the payment network did not answer; retry with the same "
+                                        "Idempotency-Key"),
+                         outcome.retryAfterSeconds);
+    default:
+        return retryable(503, QStringLiteral("api_error"), QStringLiteral("database_unavailable"),
+                         QStringLiteral("keel could not reach its database; retry with the same "
+                                        "Idempotency-Key"),
+                         outcome.retryAfterSeconds);
+    }
+}
+
+HttpResponse rendered(const PaymentOutcome &outcome)
+{
+    switch (outcome.kind) {
+    case Kind::Charge:
+        return jsonResponse(200, renderCharge(*outcome.charge));
+    case Kind::Refund:
+        return jsonResponse(200, renderRefund(*outcome.refund));
+    case Kind::CardDeclined: {
+        ApiError error = cardError(outcome, QStringLiteral("card_declined"),
+                                   QStringLiteral("Your card was declined."));
+        error.declineCode = outcome.declineCode;
+        return error.response();
+    }
+    case Kind::AuthorizationFailed:
+        return cardError(outcome, QStringLiteral("processing_error"),
+                         QStringLiteral("The card network could not process this charge; try "
+                                        "again with a new charge."))
+            .response();
+    case Kind::CaptureNotProcessed: {
+        ApiError error =
+            cardError(outcome, QStringLiteral("processing_error"),
+                      QStringLiteral("the capture was not processed; the charge stays authorized"));
+        error.shouldRetry = true;
+        return error.response();
+    }
+    case Kind::KeyReusedDifferently: {
+        ApiError error =
+            invalid(QStringLiteral("idempotency_key_in_use"), QStringLiteral("Idempotency-Key"),
+                    QStringLiteral("this Idempotency-Key was already used with "
+                                   "different parameters; use a new key for a new "
+                                   "request"));
+        error.status = 422;
+        error.type = QStringLiteral("idempotency_error");
+        return error.response();
+    }
+    case Kind::Replayed:
+        break;
+    default:
+        return outcome.final() ? refusal(outcome).response() : notNow(outcome).response();
+    }
+    HttpResponse replay;
+    replay.status = outcome.stored.status;
+    replay.headers = outcome.stored.headers;
+    replay.body = outcome.stored.body;
+    replay.setHeader("Idempotent-Replayed", "true");
+    return replay;
+}
+
+} // namespace
+
+StoredResponse StripeReplies::render(const PaymentOutcome &outcome) const
+{
+    const HttpResponse response = rendered(outcome);
+    return {response.status, response.headers, response.body};
+}
+
+HttpResponse StripeReplies::respond(const PaymentOutcome &outcome) const
+{
+    if (outcome.is(Kind::StoreUnavailable) || outcome.is(Kind::ChannelUnavailable))
+        qWarning("keel gateway: request failed (%s): %s", qPrintable(outcome.error.code),
+                 qPrintable(outcome.error.message));
+    return rendered(outcome);
+}
+
+} // namespace keel

@@ -1,0 +1,18 @@
+#pragma once
+
+#include "core/net/HttpResponse.h"
+#include "core/payment/ReplyRenderer.h"
+
+namespace keel {
+
+// How a client is told what a payment operation came to, in Stripe's wire
+// format: the charge or refund object, or Stripe's error object with the
+// status code and retry headers its libraries act on.
+class StripeReplies final : public ReplyRenderer {
+public:
+    StoredResponse render(const PaymentOutcome &outcome) const override;
+    // What to send: the rendered outcome, or a stored reply marked as replayed.
+    HttpResponse respond(const PaymentOutcome &outcome) const;
+};
+
+} // namespace keel

@@ -1,0 +1,135 @@
+#include "core/channel/SimulatedChannel.h"
+
+#include "core/db/PgConnection.h"
+#include "core/db/ThreadConnections.h"
+
+#include <QRandomGenerator>
+#include <QThread>
+
+namespace keel {
+namespace {
+
+QString outcomeName(ChannelOutcome outcome)
+{
+    switch (outcome) {
+    case ChannelOutcome::Approved:
+        return QStringLiteral("approved");
+    case ChannelOutcome::Declined:
+        return QStringLiteral("declined");
+    default:
+        return QStringLiteral("failed");
+    }
+}
+
+ChannelOutcome outcomeFromName(const QByteArray &name)
+{
+    if (name == "approved")
+        return ChannelOutcome::Approved;
+    if (name == "declined")
+        return ChannelOutcome::Declined;
+    return ChannelOutcome::Failed;
+}
+
+// Stripe's test tokens that ask for a decline, and the decline code they give.
+QString declineCodeForSource(const QString &source)
+{
+    if (!source.startsWith(QLatin1String("tok_chargeDeclined")))
+        return {};
+    if (source == QLatin1String("tok_chargeDeclinedInsufficientFunds"))
+        return QStringLiteral("insufficient_funds");
+    if (source == QLatin1String("tok_chargeDeclinedExpiredCard"))
+        return QStringLiteral("expired_card");
+    if (source == QLatin1String("tok_chargeDeclinedFraudulent"))
+        return QStringLiteral("fraudulent");
+    return QStringLiteral("generic_decline");
+}
+
+bool chance(double rate)
+{
+    return rate > 0 && QRandomGenerator::global()->generateDouble() < rate;
+}
+
+ChannelResult unavailable()
+{
+    return {ChannelOutcome::Failed, {}, QStringLiteral("simulated channel unavailable")};
+}
+
+} // namespace
+
+SimulatedChannel::SimulatedChannel(ConnectionSettings settings, SimulatedChannelConfig config)
+    : m_settings(std::move(settings)), m_config(config)
+{}
+
+ChannelResult SimulatedChannel::execute(const ChannelRequest &request)
+{
+    if (m_config.latencyMs > 0)
+        QThread::msleep(ulong(m_config.latencyMs));
+    if (chance(m_config.errorRate))
+        return unavailable();
+
+    ChannelResult decided{ChannelOutcome::Approved, {}, {}};
+    if (request.operation == QLatin1String("authorize")) {
+        QString decline = declineCodeForSource(request.source);
+        if (decline.isEmpty() && chance(m_config.declineRate))
+            decline = QStringLiteral("generic_decline");
+        if (!decline.isEmpty())
+            decided = {ChannelOutcome::Declined, decline,
+                       QStringLiteral("Your card was declined.")};
+    }
+    ChannelResult result = record(request, decided);
+    if (result.outcome != ChannelOutcome::Failed && chance(m_config.ambiguousRate))
+        return {ChannelOutcome::Unknown, {}, QStringLiteral("simulated timeout: answer lost")};
+    return result;
+}
+
+ChannelResult SimulatedChannel::record(const ChannelRequest &request, const ChannelResult &decided)
+{
+    Result<PgConnection *> session = ThreadConnections::get(m_settings);
+    if (!session)
+        return unavailable();
+    // Processing is idempotent per (reference, operation): a repeat returns
+    // what the first request got.
+    Result<PgRows> rows = (*session)->query(
+        "WITH inserted AS (INSERT INTO keel.sim_channel_operations "
+        "  (reference, operation, outcome, amount, decline_code) VALUES ($1, $2, $3, $4, $5) "
+        "  ON CONFLICT (reference, operation) DO NOTHING RETURNING outcome, decline_code) "
+        "SELECT outcome, decline_code FROM inserted UNION ALL "
+        "SELECT outcome, decline_code FROM keel.sim_channel_operations "
+        "WHERE reference = $1 AND operation = $2 LIMIT 1",
+        {request.reference.toUtf8(), request.operation.toUtf8(),
+         outcomeName(decided.outcome).toUtf8(), QByteArray::number(request.amount),
+         decided.declineCode.isEmpty() ? QByteArray() : decided.declineCode.toUtf8()});
+    if (!rows || rows->size() == 0)
+        return unavailable();
+    ChannelResult result{outcomeFromName(rows->value(0, 0)), rows->text(0, 1), decided.message};
+    if (result.outcome == ChannelOutcome::Declined && result.message.isEmpty())
+        result.message = QStringLiteral("Your card was declined.");
+    return result;
+}
+
+ChannelResult SimulatedChannel::query(const QString &reference, const QString &operation)
+{
+    Result<PgConnection *> session = ThreadConnections::get(m_settings);
+    if (!session)
+        return {ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel unreachable")};
+    Result<PgRows> rows =
+        (*session)->query("SELECT outcome, decline_code FROM keel.sim_channel_operations "
+                          "WHERE reference = $1 AND operation = $2",
+                          {reference.toUtf8(), operation.toUtf8()});
+    if (!rows)
+        return {ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel unreachable")};
+    if (rows->size() == 0)
+        return {ChannelOutcome::NotFound, {}, QStringLiteral("no such operation")};
+    return {outcomeFromName(rows->value(0, 0)), rows->text(0, 1), {}};
+}
+
+ChannelFactory simulatedChannel(SimulatedChannelConfig config)
+{
+    return [config](const ConnectionSettings &processSettings) -> std::shared_ptr<Channel> {
+        ConnectionSettings settings = processSettings;
+        settings.set(QStringLiteral("application_name"), QStringLiteral("keel-sim-channel"));
+        return std::make_shared<SimulatedChannel>(settings, config);
+    };
+}
+
+} // namespace keel

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "core/db/ConnectionSettings.h"
+#include "core/payment/Channel.h"
+
+namespace keel {
+
+struct SimulatedChannelConfig {
+    int latencyMs = 0;
+    double declineRate = 0;   // share of approvals turned into declines
+    double errorRate = 0;     // share answered "unavailable" without processing
+    double ambiguousRate = 0; // share processed but whose answer is lost
+};
+
+// The channel keel ships for demos and tests. Out of the box it answers at
+// once and approves everything except Stripe-style test sources that ask to be
+// declined (tok_chargeDeclined, tok_chargeDeclinedInsufficientFunds, ...).
+// What it processed is kept in sim_channel_operations, so any gateway process
+// can later ask it about an operation whose answer was lost.
+class SimulatedChannel final : public Channel {
+public:
+    SimulatedChannel(ConnectionSettings settings, SimulatedChannelConfig config);
+
+    QString name() const override { return QStringLiteral("simulated"); }
+    ChannelResult execute(const ChannelRequest &request) override;
+    ChannelResult query(const QString &reference, const QString &operation) override;
+
+    const SimulatedChannelConfig &config() const { return m_config; }
+
+private:
+    ChannelResult record(const ChannelRequest &request, const ChannelResult &decided);
+
+    ConnectionSettings m_settings;
+    SimulatedChannelConfig m_config;
+};
+
+// A factory for the simulated channel. Its connections are its own: it stands
+// for a remote system and must never run inside one of the gateway's
+// transactions.
+ChannelFactory simulatedChannel(SimulatedChannelConfig config = {});
+
+} // namespace keel

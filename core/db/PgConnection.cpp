@@ -1,0 +1,274 @@
+#include "core/db/PgConnection.h"
+
+#include "core/db/ConnectionSettings.h"
+
+#include <libpq-fe.h>
+
+#include <optional>
+#include <vector>
+
+namespace keel {
+namespace {
+
+void ignoreNotice(void *, const char *) {}
+
+std::shared_ptr<pg_result> own(PGresult *result)
+{
+    return {result, &PQclear};
+}
+
+} // namespace
+
+int PgRows::size() const
+{
+    return m_result ? PQntuples(m_result.get()) : 0;
+}
+int PgRows::columns() const
+{
+    return m_result ? PQnfields(m_result.get()) : 0;
+}
+bool PgRows::isNull(int row, int column) const
+{
+    return PQgetisnull(m_result.get(), row, column);
+}
+
+QByteArray PgRows::value(int row, int column) const
+{
+    if (isNull(row, column))
+        return {};
+    return QByteArray(PQgetvalue(m_result.get(), row, column),
+                      PQgetlength(m_result.get(), row, column));
+}
+
+QByteArray PgRows::bytea(int row, int column) const
+{
+    const QByteArray raw = value(row, column);
+    return raw.startsWith("\\x") ? QByteArray::fromHex(raw.mid(2)) : raw;
+}
+
+int PgRows::affected() const
+{
+    return m_result ? QByteArray(PQcmdTuples(m_result.get())).toInt() : 0;
+}
+
+void PgConnection::Closer::operator()(pg_conn *conn) const
+{
+    PQfinish(conn);
+}
+
+Result<PgConnection> PgConnection::open(const ConnectionSettings &settings)
+{
+    PgConnection session;
+    session.m_conn.reset(PQconnectdb(settings.conninfo().toUtf8().constData()));
+    if (PQstatus(session.m_conn.get()) != CONNECTION_OK)
+        return makeError(
+            ErrorKind::Connection,
+            QStringLiteral("cannot connect to PostgreSQL (%1): %2")
+                .arg(settings.redacted(),
+                     QString::fromUtf8(PQerrorMessage(session.m_conn.get())).simplified()));
+    PQsetNoticeProcessor(session.m_conn.get(), &ignoreNotice, nullptr);
+    session.m_identity = QStringLiteral("%1:%2/%3")
+                             .arg(QString::fromUtf8(PQhost(session.m_conn.get())),
+                                  QString::fromUtf8(PQport(session.m_conn.get())),
+                                  QString::fromUtf8(PQdb(session.m_conn.get())));
+    return session;
+}
+
+Error PgConnection::failure(pg_result *result)
+{
+    const char *state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+    m_lastSqlState = QString::fromLatin1(state ? state : "");
+    const QString message = result ? QString::fromUtf8(PQresultErrorMessage(result)).simplified()
+                                   : QString::fromUtf8(PQerrorMessage(m_conn.get())).simplified();
+    const bool lost = PQstatus(m_conn.get()) != CONNECTION_OK;
+    if (lost && m_lastSqlState.isEmpty())
+        m_lastSqlState = QString::fromLatin1(ErrorCode::ConnectionLost);
+    return codedError(lost ? ErrorKind::Connection : ErrorKind::Failed, m_lastSqlState,
+                      message.isEmpty() ? QStringLiteral("connection lost") : message);
+}
+
+Status PgConnection::exec(const QByteArray &sql)
+{
+    auto result = own(PQexec(m_conn.get(), sql.constData()));
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+        m_lastSqlState.clear();
+        return {};
+    }
+    return failure(result.get());
+}
+
+Result<QString> PgConnection::scalar(const QByteArray &sql)
+{
+    auto result = own(PQexec(m_conn.get(), sql.constData()));
+    if (PQresultStatus(result.get()) != PGRES_TUPLES_OK)
+        return failure(result.get());
+    m_lastSqlState.clear();
+    if (PQntuples(result.get()) > 0 && PQnfields(result.get()) > 0 &&
+        !PQgetisnull(result.get(), 0, 0))
+        return QString::fromUtf8(PQgetvalue(result.get(), 0, 0));
+    return QString();
+}
+
+Result<QByteArray> PgConnection::prepared(const QByteArray &sql, int parameters)
+{
+    QByteArray name = m_prepared.value(sql);
+    if (!name.isEmpty())
+        return name;
+    name = "keel_" + QByteArray::number(m_prepared.size() + 1);
+    auto result =
+        own(PQprepare(m_conn.get(), name.constData(), sql.constData(), parameters, nullptr));
+    if (PQresultStatus(result.get()) != PGRES_COMMAND_OK)
+        return failure(result.get());
+    m_prepared.insert(sql, name);
+    return name;
+}
+
+void PgConnection::beginPipelined()
+{
+    m_queue.clear();
+    m_pipelining = true;
+}
+
+void PgConnection::discardPipelined()
+{
+    m_queue.clear();
+    m_pipelining = false;
+}
+
+Status PgConnection::commitPipelined()
+{
+    const QList<Queued> queue = std::move(m_queue);
+    discardPipelined();
+    PGconn *conn = m_conn.get();
+    if (PQenterPipelineMode(conn) != 1)
+        return failure(nullptr);
+    bool sent = PQsendQueryParams(conn, "BEGIN", 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+    for (const Queued &statement : queue) {
+        std::vector<const char *> values;
+        for (const QByteArray &param : statement.params)
+            values.push_back(param.isNull() ? nullptr : param.constData());
+        sent = sent &&
+               PQsendQueryPrepared(conn, statement.name.constData(), int(statement.params.size()),
+                                   values.data(), nullptr, nullptr, 0) == 1;
+    }
+    sent = sent && PQsendQueryParams(conn, "COMMIT", 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+    sent = sent && PQpipelineSync(conn) == 1;
+    std::optional<Error> firstError;
+    if (!sent)
+        firstError = failure(nullptr);
+    // One result (then a null) per command, then the sync marker.
+    const qsizetype commands = sent ? queue.size() + 2 : 0;
+    for (qsizetype i = 0; i < commands; ++i) {
+        auto result = own(PQgetResult(conn));
+        if (!result) {
+            firstError = firstError.value_or(failure(nullptr));
+            break;
+        }
+        const ExecStatusType status = PQresultStatus(result.get());
+        if (status == PGRES_FATAL_ERROR && !firstError)
+            firstError = failure(result.get());
+        while (PGresult *extra = PQgetResult(conn))
+            PQclear(extra);
+    }
+    if (sent) {
+        while (PGresult *tail = PQgetResult(conn)) {
+            const bool synced = PQresultStatus(tail) == PGRES_PIPELINE_SYNC;
+            PQclear(tail);
+            if (synced)
+                break;
+        }
+    }
+    PQexitPipelineMode(conn);
+    if (firstError) {
+        // A failure before COMMIT leaves the transaction open and aborted.
+        if (PQtransactionStatus(conn) != PQTRANS_IDLE)
+            (void)exec("ROLLBACK");
+        return *firstError;
+    }
+    m_lastSqlState.clear();
+    return {};
+}
+
+Result<PgRows> PgConnection::query(const QByteArray &sql, const QByteArrayList &params)
+{
+    Result<QByteArray> statement = prepared(sql, int(params.size()));
+    if (!statement)
+        return statement.error();
+    const QByteArray &name = *statement;
+    if (m_pipelining) {
+        m_queue.append({name, params});
+        return PgRows();
+    }
+    std::vector<const char *> values;
+    values.reserve(size_t(params.size()));
+    for (const QByteArray &param : params)
+        values.push_back(param.isNull() ? nullptr : param.constData());
+    auto result = own(PQexecPrepared(m_conn.get(), name.constData(), int(params.size()),
+                                     values.data(), nullptr, nullptr, 0));
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
+        return failure(result.get());
+    m_lastSqlState.clear();
+    PgRows rows;
+    rows.m_result = std::move(result);
+    return rows;
+}
+
+Status PgConnection::copyIn(const QByteArray &copySql, const QByteArray &data)
+{
+    auto started = own(PQexec(m_conn.get(), copySql.constData()));
+    if (PQresultStatus(started.get()) != PGRES_COPY_IN)
+        return failure(started.get());
+    if (PQputCopyData(m_conn.get(), data.constData(), int(data.size())) != 1 ||
+        PQputCopyEnd(m_conn.get(), nullptr) != 1)
+        return failure(nullptr);
+    std::optional<Error> error;
+    while (PGresult *result = PQgetResult(m_conn.get())) {
+        if (PQresultStatus(result) != PGRES_COMMAND_OK && !error)
+            error = failure(result);
+        PQclear(result);
+    }
+    if (error)
+        return *error;
+    return {};
+}
+
+bool PgConnection::healthy() const
+{
+    return m_conn && !m_pipelining && PQstatus(m_conn.get()) == CONNECTION_OK &&
+           PQtransactionStatus(m_conn.get()) == PQTRANS_IDLE;
+}
+
+bool PgConnection::inTransaction() const
+{
+    return m_pipelining || PQtransactionStatus(m_conn.get()) != PQTRANS_IDLE;
+}
+
+Status PgConnection::reset()
+{
+    PQreset(m_conn.get());
+    m_prepared.clear();
+    if (PQstatus(m_conn.get()) != CONNECTION_OK)
+        return makeError(ErrorKind::Connection,
+                         QString::fromUtf8(PQerrorMessage(m_conn.get())).simplified());
+    return {};
+}
+
+QByteArray PgConnection::arrayParam(const QStringList &items)
+{
+    QStringList quoted;
+    for (QString item : items) {
+        item.replace(u'\\', QStringLiteral("\\\\"));
+        item.replace(u'"', QStringLiteral("\\\""));
+        quoted << u'"' + item + u'"';
+    }
+    return QString(u'{' + quoted.join(u',') + u'}').toUtf8();
+}
+
+bool serverAccepting(const ConnectionSettings &settings)
+{
+    return PQping(settings.conninfo().toUtf8().constData()) == PQPING_OK;
+}
+
+} // namespace keel

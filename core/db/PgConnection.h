@@ -1,0 +1,106 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QByteArray>
+#include <QByteArrayList>
+#include <QHash>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+struct pg_conn;
+struct pg_result;
+
+namespace keel {
+
+class ConnectionSettings;
+
+// The rows of a finished statement (text format).
+class PgRows final {
+public:
+    PgRows() = default;
+    int size() const;
+    int columns() const;
+    bool isNull(int row, int column) const;
+    QByteArray value(int row, int column) const;
+    QString text(int row, int column) const { return QString::fromUtf8(value(row, column)); }
+    qint64 toInt64(int row, int column) const { return value(row, column).toLongLong(); }
+    // bytea in PostgreSQL's hex output form, decoded.
+    QByteArray bytea(int row, int column) const;
+    // Affected rows of INSERT/UPDATE/DELETE.
+    int affected() const;
+
+private:
+    friend class PgConnection;
+    std::shared_ptr<pg_result> m_result;
+};
+
+// A plain libpq connection. The gateway's hot path uses one per worker thread:
+// statements are prepared once per connection and then cost one round trip.
+// Also used for administrative work (creating databases, readiness checks).
+class PgConnection final {
+public:
+    static Result<PgConnection> open(const ConnectionSettings &settings);
+
+    // Runs one or more statements with the simple protocol.
+    Status exec(const QByteArray &sql);
+    // The first column of the first row, or an empty string.
+    Result<QString> scalar(const QByteArray &sql);
+    // One statement with parameters ($1, $2, ...), prepared on first use.
+    // A null QByteArray is SQL NULL.
+    Result<PgRows> query(const QByteArray &sql, const QByteArrayList &params = {});
+
+    // COPY ... FROM STDIN with `data` (text format rows).
+    Status copyIn(const QByteArray &copySql, const QByteArray &data);
+
+    // Pipelined transactions: after beginPipelined(), query() only queues its
+    // statement (preparing it if needed) and returns no rows; commitPipelined()
+    // sends BEGIN, the statements and COMMIT in one round trip and reports the
+    // first error (after which nothing was committed). For transactions whose
+    // statements need no results: guards raise instead of returning counts.
+    void beginPipelined();
+    bool pipelining() const { return m_pipelining; }
+    Status commitPipelined();
+    void discardPipelined();
+
+    // SQLSTATE of the last failed statement ("23505"), empty after success.
+    QString lastSqlState() const { return m_lastSqlState; }
+    // Whether the connection is usable; reset() reconnects.
+    bool healthy() const;
+    bool inTransaction() const;
+    Status reset();
+
+    // Which server and database this session talks to, for per-database caches.
+    const QString &identity() const { return m_identity; }
+
+    // A text[] parameter, each element double-quoted and escaped.
+    static QByteArray arrayParam(const QStringList &items);
+    // Quotes bytes as a bytea parameter.
+    static QByteArray byteaParam(const QByteArray &bytes) { return "\\x" + bytes.toHex(); }
+
+private:
+    struct Closer {
+        void operator()(pg_conn *conn) const;
+    };
+    Error failure(pg_result *result);
+
+    std::unique_ptr<pg_conn, Closer> m_conn;
+    Result<QByteArray> prepared(const QByteArray &sql, int parameters);
+
+    QHash<QByteArray, QByteArray> m_prepared; // sql -> statement name
+    struct Queued {
+        QByteArray name;
+        QByteArrayList params;
+    };
+    QList<Queued> m_queue;
+    bool m_pipelining = false;
+    QString m_lastSqlState;
+    QString m_identity;
+};
+
+// Whether a server answers at the settings' address (libpq's PQping).
+bool serverAccepting(const ConnectionSettings &settings);
+
+} // namespace keel

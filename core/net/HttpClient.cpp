@@ -1,0 +1,176 @@
+#include "core/net/HttpClient.h"
+
+#include <QUrl>
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <cstring>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace keel {
+
+QByteArray HttpReply::header(const QByteArray &lowerName) const
+{
+    for (const auto &[name, value] : headers)
+        if (name == lowerName)
+            return value;
+    return {};
+}
+
+HttpClient::HttpClient(QString host, int port, int timeoutMs)
+    : m_host(std::move(host)), m_port(port), m_timeoutMs(timeoutMs)
+{}
+
+HttpClient::~HttpClient()
+{
+    disconnect();
+}
+
+bool HttpClient::parseUrl(const QString &text, QString *host, int *port)
+{
+    const QUrl url(text);
+    if (!url.isValid() || url.scheme() != QLatin1String("http") || url.host().isEmpty())
+        return false;
+    *host = url.host();
+    *port = url.port(80);
+    return true;
+}
+
+void HttpClient::disconnect()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+    m_fd = -1;
+    m_buffer.clear();
+}
+
+bool HttpClient::connectIfNeeded(QString *error)
+{
+    if (m_fd >= 0)
+        return true;
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo *found = nullptr;
+    if (::getaddrinfo(m_host.toLatin1().constData(), QByteArray::number(m_port).constData(), &hints,
+                      &found) != 0 ||
+        !found) {
+        *error = QStringLiteral("cannot resolve %1").arg(m_host);
+        return false;
+    }
+    m_fd = ::socket(found->ai_family, found->ai_socktype, found->ai_protocol);
+    const int connected = m_fd >= 0 ? ::connect(m_fd, found->ai_addr, found->ai_addrlen) : -1;
+    ::freeaddrinfo(found);
+    if (connected != 0) {
+        *error = QStringLiteral("cannot connect to %1:%2: %3")
+                     .arg(m_host)
+                     .arg(m_port)
+                     .arg(QString::fromLocal8Bit(std::strerror(errno)));
+        disconnect();
+        return false;
+    }
+    const int one = 1;
+    ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return true;
+}
+
+bool HttpClient::fill(QString *error)
+{
+    pollfd waiting{m_fd, POLLIN, 0};
+    const int ready = ::poll(&waiting, 1, m_timeoutMs);
+    if (ready <= 0) {
+        *error = ready == 0 ? QStringLiteral("timed out") : QStringLiteral("poll failed");
+        return false;
+    }
+    char chunk[16384];
+    const ssize_t got = ::recv(m_fd, chunk, sizeof chunk, 0);
+    if (got <= 0) {
+        *error = QStringLiteral("connection closed");
+        return false;
+    }
+    m_buffer.append(chunk, qsizetype(got));
+    return true;
+}
+
+HttpReply HttpClient::readReply()
+{
+    HttpReply reply;
+    qsizetype end;
+    while ((end = m_buffer.indexOf("\r\n\r\n")) < 0)
+        if (!fill(&reply.error)) {
+            disconnect();
+            return reply;
+        }
+    const QList<QByteArray> lines = m_buffer.left(end).split('\n');
+    const QList<QByteArray> statusLine = lines.constFirst().trimmed().split(' ');
+    reply.status = statusLine.size() > 1 ? statusLine.at(1).toInt() : 0;
+    qsizetype length = 0;
+    bool close = false;
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const qsizetype colon = lines.at(i).indexOf(':');
+        if (colon <= 0)
+            continue;
+        const QByteArray name = lines.at(i).left(colon).trimmed().toLower();
+        const QByteArray value = lines.at(i).mid(colon + 1).trimmed();
+        reply.headers.append({name, value});
+        if (name == "content-length")
+            length = value.toLongLong();
+        if (name == "connection" && value.toLower() == "close")
+            close = true;
+    }
+    m_buffer.remove(0, end + 4);
+    while (m_buffer.size() < length)
+        if (!fill(&reply.error)) {
+            disconnect();
+            return reply;
+        }
+    reply.body = m_buffer.left(length);
+    m_buffer.remove(0, length);
+    if (close)
+        disconnect();
+    return reply;
+}
+
+HttpReply HttpClient::raw(const QByteArray &bytes)
+{
+    HttpReply reply;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (!connectIfNeeded(&reply.error))
+            return reply;
+        qsizetype sent = 0;
+        while (sent < bytes.size()) {
+            const ssize_t n =
+                ::send(m_fd, bytes.constData() + sent, size_t(bytes.size() - sent), MSG_NOSIGNAL);
+            if (n <= 0)
+                break;
+            sent += n;
+        }
+        if (sent == bytes.size()) {
+            reply = readReply();
+            if (reply.status != 0 || attempt == 1)
+                return reply;
+        }
+        // A keep-alive connection the server had closed: reconnect once.
+        disconnect();
+    }
+    return reply;
+}
+
+HttpReply HttpClient::request(const QByteArray &method, const QByteArray &path,
+                              const Headers &headers, const QByteArray &body)
+{
+    QByteArray message = method + ' ' + path + " HTTP/1.1\r\nHost: " + m_host.toLatin1() + "\r\n";
+    for (const auto &[name, value] : headers)
+        message += name + ": " + value + "\r\n";
+    if (!body.isEmpty() || method == "POST")
+        message += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
+    message += "\r\n" + body;
+    return raw(message);
+}
+
+} // namespace keel

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+
+#include <utility>
+
+namespace keel {
+
+// What a handler answers: a status, headers and a body. The server adds the
+// transport headers (length, connection) itself.
+struct HttpResponse {
+    int status = 200;
+    QList<std::pair<QByteArray, QByteArray>> headers;
+    QByteArray body;
+
+    void setHeader(const QByteArray &name, const QByteArray &value);
+    QByteArray header(const QByteArray &name) const;
+};
+
+HttpResponse jsonResponse(int status, QByteArray body);
+
+} // namespace keel

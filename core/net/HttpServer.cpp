@@ -1,0 +1,216 @@
+#include "core/net/HttpServer.h"
+
+#include "core/net/HttpRequest.h"
+#include "core/net/HttpResponse.h"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <chrono>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace keel {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+http::response<http::string_body> toBeast(const HttpResponse &response, unsigned version,
+                                          bool keepAlive)
+{
+    http::response<http::string_body> out{http::status(unsigned(response.status)), version};
+    out.set(http::field::server, "keel");
+    for (const auto &[name, value] : response.headers)
+        out.set(beast::string_view(name.constData(), size_t(name.size())),
+                beast::string_view(value.constData(), size_t(value.size())));
+    out.body().assign(response.body.constData(), size_t(response.body.size()));
+    out.keep_alive(keepAlive);
+    out.prepare_payload();
+    return out;
+}
+
+class Connection : public std::enable_shared_from_this<Connection> {
+public:
+    Connection(tcp::socket socket, const HttpServerOptions &options, HttpHandler &handler)
+        : m_stream(std::move(socket)), m_options(options), m_handler(handler)
+    {}
+
+    void start()
+    {
+        asio::dispatch(m_stream.get_executor(), [self = shared_from_this()] { self->read(true); });
+    }
+
+private:
+    void read(bool first)
+    {
+        m_parser.emplace();
+        m_parser->body_limit(std::uint64_t(m_options.maxBodyBytes));
+        m_parser->header_limit(std::uint32_t(m_options.maxHeaderBytes));
+        m_stream.expires_after(std::chrono::seconds(first ? m_options.readTimeoutSeconds
+                                                          : m_options.idleTimeoutSeconds));
+        http::async_read(
+            m_stream, m_buffer, *m_parser,
+            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
+    }
+
+    void onRead(beast::error_code ec)
+    {
+        if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+            ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
+            ec == asio::error::eof) {
+            close();
+            return;
+        }
+        if (ec == http::error::body_limit) {
+            reply(m_handler.refuse(HttpRefusal::BodyTooLarge), 11, false);
+            return;
+        }
+        if (ec == http::error::header_limit) {
+            reply(m_handler.refuse(HttpRefusal::HeadersTooLarge), 11, false);
+            return;
+        }
+        if (ec) {
+            reply(m_handler.refuse(HttpRefusal::Malformed), 11, false);
+            return;
+        }
+        const http::request<http::string_body> &in = m_parser->get();
+        HttpRequest request;
+        request.method =
+            QByteArray(in.method_string().data(), qsizetype(in.method_string().size()));
+        const QByteArray target(in.target().data(), qsizetype(in.target().size()));
+        const qsizetype question = target.indexOf('?');
+        request.path = question < 0 ? target : target.left(question);
+        request.query = question < 0 ? QByteArray() : target.mid(question + 1);
+        for (const auto &field : in) {
+            request.headers.append(
+                {QByteArray(field.name_string().data(), qsizetype(field.name_string().size()))
+                     .toLower(),
+                 QByteArray(field.value().data(), qsizetype(field.value().size()))});
+        }
+        request.body = QByteArray(in.body().data(), qsizetype(in.body().size()));
+        // No timeout while the handler works: it is bounded by the database.
+        m_stream.expires_never();
+        reply(m_handler.handle(request), in.version(), in.keep_alive());
+    }
+
+    void reply(const HttpResponse &response, unsigned version, bool keepAlive)
+    {
+        auto message = std::make_shared<http::response<http::string_body>>(
+            toBeast(response, version, keepAlive));
+        m_stream.expires_after(std::chrono::seconds(m_options.readTimeoutSeconds));
+        http::async_write(m_stream, *message,
+                          [self = shared_from_this(), message](beast::error_code ec, std::size_t) {
+                              if (ec || !message->keep_alive()) {
+                                  self->close();
+                                  return;
+                              }
+                              self->read(false);
+                          });
+    }
+
+    void close()
+    {
+        beast::error_code ignored;
+        m_stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    }
+
+    beast::tcp_stream m_stream;
+    beast::flat_buffer m_buffer;
+    std::optional<http::request_parser<http::string_body>> m_parser;
+    const HttpServerOptions &m_options;
+    HttpHandler &m_handler;
+};
+
+} // namespace
+
+struct HttpServer::Impl {
+    HttpServerOptions options;
+    explicit Impl(HttpHandler &h) : handler(h) {}
+    HttpHandler &handler;
+    asio::io_context io;
+    std::optional<tcp::acceptor> acceptor;
+    std::vector<std::thread> threads;
+    int port = 0;
+
+    void accept()
+    {
+        acceptor->async_accept(
+            asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
+                if (ec == asio::error::operation_aborted)
+                    return;
+                if (!ec) {
+                    socket.set_option(tcp::no_delay(true));
+                    std::make_shared<Connection>(std::move(socket), options, handler)->start();
+                }
+                accept();
+            });
+    }
+};
+
+HttpServer::HttpServer(HttpServerOptions options, HttpHandler &handler)
+    : m_impl(std::make_unique<Impl>(handler))
+{
+    m_impl->options = std::move(options);
+}
+
+HttpServer::~HttpServer()
+{
+    stop();
+}
+
+Status HttpServer::start()
+{
+    beast::error_code ec;
+    const auto address = asio::ip::make_address(m_impl->options.host.toStdString(), ec);
+    if (ec)
+        return fieldError(QStringLiteral("listen"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("%1 is not an IP address").arg(m_impl->options.host));
+    const tcp::endpoint endpoint(address, static_cast<unsigned short>(m_impl->options.port));
+    m_impl->acceptor.emplace(m_impl->io);
+    m_impl->acceptor->open(endpoint.protocol(), ec);
+    if (!ec)
+        m_impl->acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec)
+        m_impl->acceptor->bind(endpoint, ec);
+    if (!ec)
+        m_impl->acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec)
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("cannot listen on %1:%2: %3; choose another --listen")
+                             .arg(m_impl->options.host)
+                             .arg(m_impl->options.port)
+                             .arg(QString::fromStdString(ec.message())));
+    m_impl->port = m_impl->acceptor->local_endpoint().port();
+    m_impl->accept();
+    for (int i = 0; i < std::max(1, m_impl->options.threads); ++i)
+        m_impl->threads.emplace_back([this] { m_impl->io.run(); });
+    return {};
+}
+
+void HttpServer::stop()
+{
+    if (!m_impl || m_impl->threads.empty())
+        return;
+    asio::post(m_impl->io, [this] {
+        beast::error_code ignored;
+        m_impl->acceptor->close(ignored);
+    });
+    m_impl->io.stop();
+    for (std::thread &thread : m_impl->threads)
+        thread.join();
+    m_impl->threads.clear();
+}
+
+int HttpServer::port() const
+{
+    return m_impl->port;
+}
+
+} // namespace keel

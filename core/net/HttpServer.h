@@ -1,0 +1,56 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QString>
+
+#include <memory>
+
+namespace keel {
+
+struct HttpResponse;
+struct HttpRequest;
+
+// Why the server answered a request without handing it on.
+enum class HttpRefusal { BodyTooLarge, HeadersTooLarge, Malformed };
+
+// What a server serves: the application behind it renders every answer,
+// including the refusals the transport decides on, in its own wire format.
+class HttpHandler {
+public:
+    virtual ~HttpHandler() = default;
+    virtual HttpResponse handle(const HttpRequest &request) = 0;
+    virtual HttpResponse refuse(HttpRefusal refusal) = 0;
+};
+
+struct HttpServerOptions {
+    QString host = QStringLiteral("127.0.0.1");
+    int port = 0; // 0: any free port (see HttpServer::port())
+    int threads = 8;
+    int maxBodyBytes = 64 * 1024;
+    int maxHeaderBytes = 16 * 1024;
+    int readTimeoutSeconds = 10; // a request must arrive whole within this
+    int idleTimeoutSeconds = 60; // a keep-alive connection may sit idle this long
+};
+
+// HTTP/1.1 with keep-alive on Boost.Beast. The handler runs on one of the
+// worker threads and may block (database calls); oversized bodies get 413,
+// oversized headers 431, malformed requests 400, slow or idle clients are
+// disconnected.
+class HttpServer final {
+public:
+    // `handler` must outlive the server; it is called on the worker threads.
+    HttpServer(HttpServerOptions options, HttpHandler &handler);
+    ~HttpServer();
+    Q_DISABLE_COPY_MOVE(HttpServer)
+
+    Status start();
+    void stop();
+    int port() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace keel

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/idempotency/IdempotencyStore.h"
+#include "core/payment/ChargeRecord.h"
+#include "core/payment/RefundRecord.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace keel {
+
+// What a payment operation came to. The services say what happened in the
+// domain's words; the API layer decides how a client is told (status codes,
+// Stripe's objects), and renders the outcomes that an Idempotency-Key stores.
+struct PaymentOutcome {
+    enum class Kind {
+        Charge,              // the charge as it now stands: new, captured, or still in flight
+        Refund,              // the refund as it now stands
+        CardDeclined,        // the network declined the card; the charge failed
+        AuthorizationFailed, // the network could not process it; the charge failed
+        CaptureNotProcessed, // the capture did not happen; the charge stays authorized
+        Replayed,            // the key's first answer, to be sent again as it was
+        KeyReusedDifferently,
+        KeyInFlight,    // the key's first request is still running
+        InvalidRequest, // `error` names the field
+        ChargeNotFound, // `reference` is the id asked for
+        RefundNotFound,
+        ChargeNotCapturable, // `charge` is in a state that cannot be captured
+        ChargeNotRefundable, // `charge` is in a state that cannot be refunded
+        RefundInProgress,    // `charge` has another refund running; try again later
+        RefundExceedsBalance,
+        OrderNumberTaken,   // `charge` owns `reference` (out_trade_no) with other terms
+        RefundNumberTaken,  // `refund` owns `reference` (out_refund_no) with another amount
+        Contended,          // a concurrent request moved the payment first; try again
+        ChannelUnavailable, // the channel could not be asked; try again with the same key
+        StoreUnavailable,   // the database failed; try again with the same key
+    };
+
+    Kind kind = Kind::StoreUnavailable;
+    std::optional<ChargeRecord> charge;
+    std::optional<RefundRecord> refund;
+    StoredResponse stored; // Replayed
+    Error error; // InvalidRequest, *NotFound (field); the cause of the transient kinds, for logs
+    QString reference;
+    QString declineCode;
+    qint64 amount = 0;     // RefundExceedsBalance: asked for
+    qint64 refundable = 0; // RefundExceedsBalance: what is left
+    int retryAfterSeconds = 0;
+
+    static PaymentOutcome of(Kind kind);
+    static PaymentOutcome ofCharge(Kind kind, const ChargeRecord &charge);
+    static PaymentOutcome ofRefund(Kind kind, const RefundRecord &refund);
+    // `field` names the request field that held the missing id.
+    static PaymentOutcome notFound(Kind kind, const QString &reference,
+                                   const QString &field = QStringLiteral("id"));
+    static PaymentOutcome invalid(const Error &error);
+    // What a failure below the service comes to: a lost race, an unreachable
+    // channel, or an unavailable database, told apart by the error's code.
+    static PaymentOutcome failure(const Error &error);
+
+    bool is(Kind other) const { return kind == other; }
+    // Whether the operation reached an answer its key may keep (every kind
+    // but the transient ones).
+    bool final() const;
+};
+
+} // namespace keel

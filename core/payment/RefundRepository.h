@@ -1,0 +1,33 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/payment/RefundRecord.h"
+
+#include <QByteArrayList>
+
+#include <optional>
+
+namespace keel {
+
+class PgConnection;
+
+// The SQL behind refunds. Callers own the transaction.
+class RefundRepository final {
+public:
+    explicit RefundRepository(PgConnection &connection) : m_connection(connection) {}
+
+    Result<std::optional<RefundRecord>> findByPublicId(qint64 merchantId, const QString &refundId);
+    Result<std::optional<RefundRecord>> findByRefundNumber(qint64 merchantId, qint64 chargeId,
+                                                           const QString &outRefundNo);
+    // Inserts a pending refund and fills in its id; empty if (charge,
+    // out_refund_no) exists already.
+    Result<std::optional<RefundRecord>> insert(RefundRecord refund);
+    Status setStatus(RefundRecord &refund, const QString &status);
+
+private:
+    Result<std::optional<RefundRecord>> findWhere(qint64 merchantId, const QByteArray &condition,
+                                                  const QByteArrayList &params);
+    PgConnection &m_connection;
+};
+
+} // namespace keel

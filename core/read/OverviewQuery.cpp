@@ -1,0 +1,274 @@
+#include "core/read/OverviewQuery.h"
+
+#include "core/db/Database.h"
+#include "core/metrics/Metrics.h"
+
+#include <QSqlQuery>
+#include <QVariant>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace keel {
+namespace {
+
+const char *const KeyedOutcomes[] = {"idempotency.new", "idempotency.replayed",
+                                     "idempotency.in_flight_conflict",
+                                     "idempotency.fingerprint_mismatch", "idempotency.recovered"};
+
+// The bucket bound below `bound` in the histogram's fixed layout (0 for the first).
+qint64 lowerBound(qint64 bound)
+{
+    qint64 lower = 0;
+    for (const qint64 candidate : Metrics::bucketBounds()) {
+        if (candidate >= bound)
+            break;
+        lower = candidate;
+    }
+    return lower;
+}
+
+// Like Prometheus' histogram_quantile: find the bucket holding the wanted
+// rank and interpolate linearly inside it; the open top bucket yields its
+// lower bound.
+qint64 percentile(const std::map<qint64, qint64> &buckets, double share)
+{
+    qint64 total = 0;
+    for (const auto &[bound, count] : buckets)
+        total += count;
+    if (total == 0)
+        return 0;
+    const double wanted = share * double(total);
+    qint64 seen = 0;
+    for (const auto &[bound, count] : buckets) {
+        if (double(seen + count) >= wanted) {
+            const qint64 lower = lowerBound(bound);
+            if (bound == std::numeric_limits<qint64>::max())
+                return lower;
+            const double within = count > 0 ? (wanted - double(seen)) / double(count) : 1.0;
+            return lower + qint64(within * double(bound - lower));
+        }
+        seen += count;
+    }
+    return buckets.rbegin()->first;
+}
+
+} // namespace
+
+QList<qint64> OverviewData::series(const QString &metric) const
+{
+    return counts.value(metric, QList<qint64>(times.size(), 0));
+}
+
+QList<double> OverviewData::hitRate() const
+{
+    QList<double> rates;
+    for (qsizetype i = 0; i < times.size(); ++i) {
+        qint64 all = 0;
+        for (const char *outcome : KeyedOutcomes)
+            all += series(QLatin1String(outcome)).at(i);
+        rates << (all == 0
+                      ? -1.0
+                      : double(series(QStringLiteral("idempotency.replayed")).at(i)) / double(all));
+    }
+    return rates;
+}
+
+QList<double> OverviewData::conflictRate() const
+{
+    QList<double> rates;
+    for (qsizetype i = 0; i < times.size(); ++i) {
+        qint64 all = 0;
+        for (const char *outcome : KeyedOutcomes)
+            all += series(QLatin1String(outcome)).at(i);
+        const qint64 conflicts = series(QStringLiteral("idempotency.in_flight_conflict")).at(i) +
+                                 series(QStringLiteral("idempotency.fingerprint_mismatch")).at(i);
+        rates << (all == 0 ? -1.0 : double(conflicts) / double(all));
+    }
+    return rates;
+}
+
+const char *OverviewQuery::rangeSql()
+{
+    // Reads the range through metrics_minute_by_minute; rows are already rolled up per minute.
+    return "SELECT (extract(epoch FROM minute)::bigint / ?) * ?, metric, le_micros, "
+           "  sum(count)::bigint, sum(total)::bigint "
+           "FROM keel.metrics_minute "
+           "WHERE minute >= to_timestamp(?) AND minute < to_timestamp(?) "
+           "  AND (metric LIKE 'idempotency.%' OR metric LIKE 'http.charges_create.%' "
+           "       OR metric = 'latency.charges_create' OR metric LIKE 'volume.%' "
+           "       OR metric LIKE 'transition.%') "
+           "GROUP BY 1, 2, 3";
+}
+
+const char *OverviewQuery::suspenseSql()
+{
+    // Summed per suspense account through ledger_entries_account, so the cost
+    // follows the suspense account's entries, not the whole ledger's.
+    return "SELECT a.currency, s.balance FROM keel.ledger_accounts a CROSS JOIN LATERAL ("
+           "  SELECT coalesce(sum(e.amount), 0)::bigint AS balance FROM keel.ledger_entries e "
+           "  WHERE e.account_id = a.id) s "
+           "WHERE a.kind = 'suspense' AND s.balance <> 0 ORDER BY a.currency";
+}
+
+const char *OverviewQuery::stateLevelsSql()
+{
+    // The totals as they stood at the last minute of each bucket, and the
+    // newest recorded minute for the bucket still running: a few hundred key
+    // lookups, however long the range.
+    return "SELECT extract(epoch FROM minute)::bigint, state, payments "
+           "FROM keel.payment_state_minute "
+           "WHERE minute = ANY(ARRAY(SELECT generate_series(to_timestamp(?), to_timestamp(?), "
+           "                                                make_interval(secs => ?))) "
+           "  || (SELECT max(minute) FROM keel.payment_state_minute "
+           "      WHERE minute >= to_timestamp(?)))";
+}
+
+const char *OverviewQuery::suspenseMovesSql()
+{
+    // Suspense postings per bucket, through ledger_entries_account: suspense
+    // accounts move rarely, so this reads few rows whatever the ledger's size.
+    return "SELECT a.currency, m.b, m.total FROM keel.ledger_accounts a CROSS JOIN LATERAL ("
+           "  SELECT (extract(epoch FROM e.created_at)::bigint / ?) * ? AS b, "
+           "    sum(e.amount)::bigint AS total FROM keel.ledger_entries e "
+           "  WHERE e.account_id = a.id AND e.created_at >= to_timestamp(?) GROUP BY 1) m "
+           "WHERE a.kind = 'suspense'";
+}
+
+const char *OverviewQuery::inFlightSql()
+{
+    return "SELECT state, count(*) FROM keel.payment_state "
+           "WHERE state IN ('Authorizing', 'Capturing', 'Refunding') GROUP BY state ORDER BY state";
+}
+
+qint64 OverviewQuery::stepFor(qint64 rangeSeconds)
+{
+    const qint64 step = (rangeSeconds + 239) / 240;
+    return std::max<qint64>(60, (step + 59) / 60 * 60);
+}
+
+Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch,
+                                         OverviewScope scope)
+{
+    OverviewData data;
+    data.stepSeconds = stepFor(rangeSeconds);
+    data.toEpoch = (nowEpoch / data.stepSeconds + 1) * data.stepSeconds;
+    data.fromEpoch =
+        data.toEpoch - (rangeSeconds + data.stepSeconds - 1) / data.stepSeconds * data.stepSeconds;
+    for (qint64 t = data.fromEpoch; t < data.toEpoch; t += data.stepSeconds)
+        data.times << t;
+    const auto slot = [&](qint64 t) {
+        return qsizetype((t - data.fromEpoch) / data.stepSeconds);
+    };
+
+    QSqlQuery query(db);
+    query.setForwardOnly(true);
+    // Reads the range through metrics_minute_by_minute; rows are already rolled up per minute.
+    query.prepare(QString::fromLatin1(rangeSql()));
+    query.addBindValue(data.stepSeconds);
+    query.addBindValue(data.stepSeconds);
+    query.addBindValue(data.fromEpoch);
+    query.addBindValue(data.toEpoch);
+    if (Status status = Database::exec(query); !status)
+        return status.error();
+    QList<std::map<qint64, qint64>> latency(data.times.size());
+    while (query.next()) {
+        const qsizetype i = slot(query.value(0).toLongLong());
+        if (i < 0 || i >= data.times.size())
+            continue;
+        const QString metric = query.value(1).toString();
+        const qint64 count = query.value(3).toLongLong();
+        const qint64 total = query.value(4).toLongLong();
+        if (metric == QLatin1String("latency.charges_create")) {
+            latency[i][query.value(2).toLongLong()] += count;
+        } else if (metric.startsWith(QLatin1String("volume."))) {
+            auto &perCurrency =
+                metric.startsWith(QLatin1String("volume.capture.")) ? data.captured : data.refunded;
+            QList<qint64> &values = perCurrency[metric.section(u'.', 2)];
+            values.resize(data.times.size(), 0);
+            values[i] += total;
+        } else {
+            QList<qint64> &values = data.counts[metric];
+            values.resize(data.times.size(), 0);
+            values[i] += count;
+        }
+    }
+    for (const auto &buckets : std::as_const(latency)) {
+        data.p50Micros << percentile(buckets, 0.50);
+        data.p95Micros << percentile(buckets, 0.95);
+        data.p99Micros << percentile(buckets, 0.99);
+    }
+
+    // "Now" figures: one index-backed read each.
+    data.suspenseShown = scope.suspense;
+    if (scope.suspense) {
+        if (Status status = Database::exec(query, QString::fromLatin1(suspenseSql())); !status)
+            return status.error();
+        while (query.next())
+            data.suspenseBalances.append({query.value(0).toString(), query.value(1).toLongLong()});
+        // The balance at each bucket's end: today's, less what was posted after it.
+        query.prepare(QString::fromLatin1(suspenseMovesSql()));
+        for (const qint64 bind : {data.stepSeconds, data.stepSeconds, data.fromEpoch})
+            query.addBindValue(bind);
+        if (Status status = Database::exec(query); !status)
+            return status.error();
+        QHash<QString, QList<qint64>> moves;
+        while (query.next()) {
+            const qsizetype i = slot(query.value(1).toLongLong());
+            if (i < 0 || i >= data.times.size())
+                continue;
+            QList<qint64> &perBucket = moves[query.value(0).toString()];
+            perBucket.resize(data.times.size(), 0);
+            perBucket[i] += query.value(2).toLongLong();
+        }
+        QHash<QString, qint64> now;
+        for (const auto &[currency, balance] : std::as_const(data.suspenseBalances))
+            now.insert(currency, balance);
+        QStringList currencies = now.keys() + moves.keys();
+        currencies.removeDuplicates();
+        for (const QString &currency : std::as_const(currencies)) {
+            const QList<qint64> perBucket =
+                moves.value(currency, QList<qint64>(data.times.size(), 0));
+            QList<qint64> levels(data.times.size(), 0);
+            qint64 level = now.value(currency, 0);
+            for (qsizetype i = data.times.size() - 1; i >= 0; --i) {
+                levels[i] = level;
+                level -= perBucket.at(i);
+            }
+            data.suspenseLevels.insert(currency, levels);
+        }
+    }
+    if (scope.stateLevels) {
+        query.prepare(QString::fromLatin1(stateLevelsSql()));
+        for (const qint64 bind : {data.fromEpoch + data.stepSeconds - 60, data.toEpoch - 60,
+                                  data.stepSeconds, data.fromEpoch})
+            query.addBindValue(bind);
+        if (Status status = Database::exec(query); !status)
+            return status.error();
+        while (query.next()) {
+            const qsizetype i = slot(query.value(0).toLongLong());
+            if (i < 0 || i >= data.times.size())
+                continue;
+            QList<qint64> &levels = data.stateLevels[query.value(1).toString()];
+            levels.resize(data.times.size(), -1);
+            levels[i] = query.value(2).toLongLong();
+        }
+    }
+    data.inFlightShown = scope.inFlight;
+    if (scope.inFlight) {
+        if (Status status = Database::exec(query, QString::fromLatin1(inFlightSql())); !status)
+            return status.error();
+        while (query.next())
+            data.inFlight.append({query.value(0).toString(), query.value(1).toLongLong()});
+    }
+    if (Status status =
+            Database::exec(query, QStringLiteral("SELECT code, exponent FROM keel.currencies"));
+        !status)
+        return status.error();
+    while (query.next())
+        data.exponents.insert(query.value(0).toString(), query.value(1).toInt());
+    return data;
+}
+
+} // namespace keel

@@ -1,0 +1,134 @@
+#include "core/runtime/GatewayRuntime.h"
+
+#include "core/api/GatewayApi.h"
+#include "core/db/Database.h"
+#include "core/db/Migrator.h"
+#include "core/db/PgConnection.h"
+#include "core/metrics/PaymentStateFold.h"
+#include "core/metrics/RollupBuffer.h"
+#include "core/payment/Reconciler.h"
+#include "core/runtime/FailureLog.h"
+
+#include <QCoreApplication>
+#include <QSysInfo>
+
+namespace keel {
+namespace {
+
+Status checkSchema(const ConnectionSettings &settings)
+{
+    Result<QList<Migration>> migrations = MigrationSource::load();
+    if (!migrations)
+        return migrations.error();
+    Status result;
+    {
+        Result<QSqlDatabase> db = Database::connect(settings, QStringLiteral("keel-schema-check"));
+        if (!db)
+            return db.error();
+        result = Migrator(*db, *migrations).checkCurrent();
+    }
+    Database::closeThreadConnections();
+    return result;
+}
+
+} // namespace
+
+Result<std::unique_ptr<GatewayRuntime>> GatewayRuntime::start(GatewayOptions options)
+{
+    if (Status schema = checkSchema(options.settings); !schema)
+        return schema.error();
+    Result<PgConnection> session = PgConnection::open(options.settings);
+    if (!session)
+        return session.error();
+    Result<CurrencyTable> currencies = CurrencyTable::load(*session);
+    if (!currencies)
+        return currencies.error();
+
+    if (!options.channel)
+        return makeError(ErrorKind::Usage, QStringLiteral("no payment channel was chosen"));
+    std::unique_ptr<GatewayRuntime> runtime(new GatewayRuntime);
+    runtime->m_options = options;
+    runtime->m_failures = std::make_unique<FailureLog>();
+    runtime->m_housekeeping = std::make_unique<PgConnection>(std::move(session).value());
+
+    PaymentContext context;
+    context.settings = options.settings;
+    if (!context.settings.has(QStringLiteral("application_name")))
+        context.settings.set(QStringLiteral("application_name"), QStringLiteral("keel-gateway"));
+    context.channel = options.channel(options.settings);
+    context.currencies = *currencies;
+    context.idempotency = options.idempotency;
+    context.instance = QStringLiteral("%1:%2")
+                           .arg(QSysInfo::machineHostName())
+                           .arg(QCoreApplication::applicationPid());
+    runtime->m_api = std::make_unique<GatewayApi>(context);
+
+    runtime->m_server = std::make_unique<HttpServer>(options.http, *runtime->m_api);
+    if (Status started = runtime->m_server->start(); !started)
+        return started.error();
+    return runtime;
+}
+
+GatewayRuntime::~GatewayRuntime()
+{
+    stop();
+}
+
+int GatewayRuntime::port() const
+{
+    return m_server ? m_server->port() : 0;
+}
+
+QString GatewayRuntime::url() const
+{
+    return QStringLiteral("http://%1:%2").arg(m_options.http.host).arg(port());
+}
+
+void GatewayRuntime::note(const char *task, const Status &status)
+{
+    m_failures->note(QString::fromLatin1(task), status);
+}
+
+void GatewayRuntime::maintain()
+{
+    if (!m_housekeeping->healthy()) {
+        note("reconnect", m_housekeeping->reset());
+        if (!m_housekeeping->healthy())
+            return;
+    }
+    note("rollup_flush", flushMetrics());
+    note("rollup_sweep", statusOf(RollupBuffer::sweep(*m_housekeeping, 8, 1000)));
+    note("state_fold", statusOf(PaymentStateFold::run(*m_housekeeping)));
+    Result<Reconciler::Report> reconciled =
+        Reconciler(m_api->context(), *m_housekeeping, m_api->replies())
+            .runOnce(m_options.reconcileGraceSeconds);
+    note("reconcile", statusOf(reconciled));
+    IdempotencyStore store(*m_housekeeping, m_options.idempotency, m_api->context().instance);
+    Status swept;
+    for (int round = 0; round < 20; ++round) {
+        Result<int> batch = store.sweepExpired(500);
+        if (!batch)
+            swept = batch.error();
+        if (!batch || *batch < 500)
+            break;
+    }
+    note("idempotency_sweep", swept);
+}
+
+Status GatewayRuntime::flushMetrics()
+{
+    if (!m_housekeeping->healthy() && !m_housekeeping->reset())
+        return makeError(ErrorKind::Connection, QStringLiteral("no database connection"));
+    return RollupBuffer::instance().flush(*m_housekeeping, m_api->context().instance);
+}
+
+void GatewayRuntime::stop()
+{
+    if (m_server) {
+        m_server->stop();
+        m_server.reset();
+        (void)flushMetrics(); // what the last requests counted
+    }
+}
+
+} // namespace keel
