@@ -1,5 +1,7 @@
 #include "core/db/ChangeListener.h"
 
+#include "core/db/ConnectionFailure.h"
+
 #include <libpq-fe.h>
 
 #include <poll.h>
@@ -85,7 +87,7 @@ void ChangeListener::run()
                     return;
             }
         }
-        problem = QString::fromUtf8(PQerrorMessage(conn.get())).trimmed().section(u'\n', 0, 0);
+        problem = describeConnectionFailure(QString::fromUtf8(PQerrorMessage(conn.get())));
         if (m_callbacks.stateChanged)
             m_callbacks.stateChanged(false, problem);
         pause(backoffMs);

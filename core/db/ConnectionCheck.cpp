@@ -1,5 +1,6 @@
 #include "core/db/ConnectionCheck.h"
 
+#include "core/db/ConnectionFailure.h"
 #include "core/db/ConnectionSettings.h"
 
 #include <libpq-fe.h>
@@ -25,9 +26,7 @@ ConnectionCheck ConnectionCheck::run(const ConnectionSettings &settings)
         check.usedPassword = PQconnectionUsedPassword(conn.get()) != 0;
         return check;
     }
-    check.message = QString::fromUtf8(PQerrorMessage(conn.get())).trimmed();
-    // Only the first line: libpq appends one per host it tried.
-    check.message = check.message.section(u'\n', 0, 0);
+    check.message = describeConnectionFailure(QString::fromUtf8(PQerrorMessage(conn.get())));
     if (PQconnectionNeedsPassword(conn.get()))
         check.outcome = Outcome::NeedsPassword;
     else if (PQconnectionUsedPassword(conn.get()))

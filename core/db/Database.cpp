@@ -1,5 +1,7 @@
 #include "core/db/Database.h"
 
+#include "core/db/ConnectionFailure.h"
+
 #include "core/db/ConnectionSettings.h"
 
 #include <QCryptographicHash>
@@ -112,8 +114,8 @@ void Database::closeThreadConnections()
 
 QString Database::describeConnectError(const ConnectionSettings &settings, const QSqlError &error)
 {
-    const QString reason =
-        oneLine(error.databaseText().isEmpty() ? error.text() : error.databaseText());
+    const QString reason = describeConnectionFailure(
+        error.databaseText().isEmpty() ? error.text() : error.databaseText());
     QString hint;
     if (reason.contains(QLatin1String("password authentication failed")) ||
         reason.contains(QLatin1String("no password supplied")))

@@ -1,5 +1,6 @@
 #include "core/db/PgConnection.h"
 
+#include "core/db/ConnectionFailure.h"
 #include "core/db/ConnectionSettings.h"
 
 #include <libpq-fe.h>
@@ -61,11 +62,10 @@ Result<PgConnection> PgConnection::open(const ConnectionSettings &settings)
     PgConnection session;
     session.m_conn.reset(PQconnectdb(settings.conninfo().toUtf8().constData()));
     if (PQstatus(session.m_conn.get()) != CONNECTION_OK)
-        return makeError(
-            ErrorKind::Connection,
-            QStringLiteral("cannot connect to PostgreSQL (%1): %2")
-                .arg(settings.redacted(),
-                     QString::fromUtf8(PQerrorMessage(session.m_conn.get())).simplified()));
+        return makeError(ErrorKind::Connection,
+                         QStringLiteral("cannot connect to PostgreSQL (%1): %2")
+                             .arg(settings.redacted(), describeConnectionFailure(QString::fromUtf8(
+                                                           PQerrorMessage(session.m_conn.get())))));
     PQsetNoticeProcessor(session.m_conn.get(), &ignoreNotice, nullptr);
     session.m_identity = QStringLiteral("%1:%2/%3")
                              .arg(QString::fromUtf8(PQhost(session.m_conn.get())),

@@ -157,3 +157,30 @@ TEST_F(TlsConnectionTest, VerifyFullRefusesAServerSignedByAnotherAuthority)
     EXPECT_TRUE(refused.message.contains(QLatin1String("certificate verify failed")))
         << qPrintable(refused.message);
 }
+
+// Debian's /etc/hosts names localhost ::1 as well as 127.0.0.1, and this
+// server listens on 127.0.0.1 only: libpq tries ::1 first (refused), then
+// 127.0.0.1. The person connecting must be told what 127.0.0.1 said.
+// hostaddr pins both attempts, so the test does not depend on this machine's
+// own /etc/hosts.
+TEST_F(TlsConnectionTest, ANameWithARefusingAndAnAnsweringAddressReportsTheOneThatAnswered)
+{
+    ConnectionProfile twoAddresses = profile(QStringLiteral("localhost"));
+    auto settings = twoAddresses.primary();
+    ASSERT_TRUE(settings.ok()) << qPrintable(settings.error().message);
+    ConnectionSettings both = *settings;
+    both.set(QStringLiteral("host"), QStringLiteral("localhost,localhost"));
+    both.set(QStringLiteral("hostaddr"), QStringLiteral("::1,127.0.0.1"));
+    both.set(QStringLiteral("password"), m_password);
+    const ConnectionCheck connected = ConnectionCheck::run(both);
+    EXPECT_EQ(connected.outcome, ConnectionCheck::Outcome::Connected)
+        << qPrintable(connected.message);
+
+    both.set(QStringLiteral("sslrootcert"), m_work.filePath(QStringLiteral("pki/server.crt")));
+    const ConnectionCheck refused = ConnectionCheck::run(both);
+    EXPECT_EQ(refused.outcome, ConnectionCheck::Outcome::Failed);
+    EXPECT_TRUE(refused.message.startsWith(QLatin1String("SSL error: certificate verify failed")))
+        << qPrintable(refused.message);
+    EXPECT_TRUE(refused.message.contains(QLatin1String("also tried ::1")))
+        << qPrintable(refused.message);
+}
