@@ -1,0 +1,28 @@
+#include "DemoTraffic.h"
+
+#include "core/dev/DevStack.h"
+
+#include <chrono>
+
+namespace keel {
+
+DemoTraffic::DemoTraffic(DevStack &stack)
+    : m_simulator({stack.gatewayUrl(), stack.apiKey(), 12.0, 0, 3}),
+      m_traffic([this] { (void)m_simulator.run(); }), m_housekeeping([this, &stack] {
+          while (!m_stopping) {
+              stack.gateway().maintain();
+              for (int i = 0; i < 20 && !m_stopping; ++i)
+                  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          }
+      })
+{}
+
+DemoTraffic::~DemoTraffic()
+{
+    m_stopping = true;
+    m_simulator.stop();
+    m_traffic.join();
+    m_housekeeping.join();
+}
+
+} // namespace keel

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "core/sim/TrafficSimulator.h"
+
+#include <atomic>
+#include <thread>
+
+namespace keel {
+
+class DevStack;
+
+// The demo's moving parts besides the window: merchant traffic, and the
+// gateway's housekeeping (which writes the rollups the dashboards read), off
+// the GUI thread. Stops both when destroyed.
+class DemoTraffic final {
+public:
+    explicit DemoTraffic(DevStack &stack);
+    ~DemoTraffic();
+    DemoTraffic(const DemoTraffic &) = delete;
+    DemoTraffic &operator=(const DemoTraffic &) = delete;
+
+private:
+    std::atomic<bool> m_stopping{false};
+    TrafficSimulator m_simulator;
+    std::thread m_traffic;
+    std::thread m_housekeeping;
+};
+
+} // namespace keel

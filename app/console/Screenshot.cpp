@@ -1,0 +1,87 @@
+#include "Screenshot.h"
+
+#include "ui/HistoryModel.h"
+#include "ui/HistoryView.h"
+#include "ui/MainWindow.h"
+#include "ui/OverviewView.h"
+
+#include <QApplication>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace keel {
+
+Screenshot::Screenshot(MainWindow &window, QString view, QString file, bool awaitTraffic,
+                       qint64 minimumWaitMs)
+    : QObject(&window), m_window(window), m_view(std::move(view)), m_file(std::move(file)),
+      m_awaitTraffic(awaitTraffic), m_minimumWaitMs(minimumWaitMs)
+{
+    m_waited.start();
+    connect(window.overview(), &OverviewView::refreshed, this,
+            &Screenshot::handleOverviewRefreshed);
+    connect(window.overview(), &OverviewView::refreshFailed, this, [](const QString &message) {
+        std::fprintf(stderr, "keel-console: %s\n", qPrintable(message));
+        QApplication::exit(3);
+    });
+}
+
+bool Screenshot::overviewReady() const
+{
+    const OverviewData &data = m_window.overview()->data();
+    bool hasTraffic = false;
+    for (const qint64 value : data.series(QStringLiteral("idempotency.new")))
+        hasTraffic = hasTraffic || value > 0;
+    // Payments by state appear once housekeeping has folded the first events.
+    hasTraffic = hasTraffic && !data.stateLevels.isEmpty();
+    return (!m_awaitTraffic || hasTraffic || m_waited.elapsed() >= 40000) &&
+           m_waited.elapsed() >= m_minimumWaitMs;
+}
+
+void Screenshot::handleOverviewRefreshed()
+{
+    if (!overviewReady()) {
+        QTimer::singleShot(1500, m_window.overview(), &OverviewView::refresh);
+        return;
+    }
+    disconnect(m_window.overview(), &OverviewView::refreshed, this, nullptr);
+    if (m_view == QLatin1String("history"))
+        openHistoryThenShoot();
+    else
+        shoot();
+}
+
+void Screenshot::openHistoryThenShoot()
+{
+    HistoryView *history = m_window.history();
+    connect(
+        history->model(), &HistoryModel::pageLoaded, this,
+        [history] {
+            // A settled payment has the fuller trail to show.
+            const HistoryModel *model = history->model();
+            int row = 0;
+            for (int i = 0; i < model->rowCount(); ++i) {
+                if (model->rowAt(i).state == QLatin1String("Refunded") ||
+                    (row == 0 && model->rowAt(i).state == QLatin1String("Captured")))
+                    row = i;
+                if (model->rowAt(i).state == QLatin1String("Refunded"))
+                    break;
+            }
+            history->selectRow(row);
+        },
+        Qt::SingleShotConnection);
+    connect(history, &HistoryView::timelineLoaded, this, &Screenshot::shoot,
+            Qt::SingleShotConnection);
+    history->search();
+}
+
+void Screenshot::shoot()
+{
+    QTimer::singleShot(300, this, [this] {
+        if (!m_window.grab().save(m_file))
+            std::fprintf(stderr, "keel-console: cannot write %s\n", qPrintable(m_file));
+        QApplication::exit(0);
+    });
+}
+
+} // namespace keel
