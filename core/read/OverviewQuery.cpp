@@ -148,34 +148,37 @@ qint64 OverviewQuery::stepFor(qint64 rangeSeconds)
     return std::max<qint64>(60, (step + 59) / 60 * 60);
 }
 
-Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch,
-                                         OverviewScope scope)
+namespace {
+
+// The buckets of the range, and each bucket's index for a bucket start.
+void layOutBuckets(OverviewData &data, qint64 rangeSeconds, qint64 nowEpoch)
 {
-    OverviewData data;
-    data.stepSeconds = stepFor(rangeSeconds);
+    data.stepSeconds = OverviewQuery::stepFor(rangeSeconds);
     data.toEpoch = (nowEpoch / data.stepSeconds + 1) * data.stepSeconds;
     data.fromEpoch =
         data.toEpoch - (rangeSeconds + data.stepSeconds - 1) / data.stepSeconds * data.stepSeconds;
     for (qint64 t = data.fromEpoch; t < data.toEpoch; t += data.stepSeconds)
         data.times << t;
-    const auto slot = [&](qint64 t) {
-        return qsizetype((t - data.fromEpoch) / data.stepSeconds);
-    };
+}
 
-    QSqlQuery query(db);
-    query.setForwardOnly(true);
-    // Reads the range through metrics_minute_by_minute; rows are already rolled up per minute.
-    query.prepare(QString::fromLatin1(rangeSql()));
-    query.addBindValue(data.stepSeconds);
-    query.addBindValue(data.stepSeconds);
-    query.addBindValue(data.fromEpoch);
-    query.addBindValue(data.toEpoch);
+qsizetype slotOf(const OverviewData &data, qint64 bucketStart)
+{
+    const qsizetype i = qsizetype((bucketStart - data.fromEpoch) / data.stepSeconds);
+    return i < 0 || i >= data.times.size() ? -1 : i;
+}
+
+// Reads the range through metrics_minute_by_minute; rows are already rolled up per minute.
+Status loadRollups(QSqlQuery &query, OverviewData &data)
+{
+    query.prepare(QString::fromLatin1(OverviewQuery::rangeSql()));
+    for (const qint64 bind : {data.stepSeconds, data.stepSeconds, data.fromEpoch, data.toEpoch})
+        query.addBindValue(bind);
     if (Status status = Database::exec(query); !status)
-        return status.error();
+        return status;
     QList<std::map<qint64, qint64>> latency(data.times.size());
     while (query.next()) {
-        const qsizetype i = slot(query.value(0).toLongLong());
-        if (i < 0 || i >= data.times.size())
+        const qsizetype i = slotOf(data, query.value(0).toLongLong());
+        if (i < 0)
             continue;
         const QString metric = query.value(1).toString();
         const qint64 count = query.value(3).toLongLong();
@@ -199,75 +202,109 @@ Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, q
         data.p95Micros << percentile(buckets, 0.95);
         data.p99Micros << percentile(buckets, 0.99);
     }
+    return {};
+}
 
+// The suspense balance now, and at each bucket's end: today's, less what was
+// posted after it.
+Status loadSuspense(QSqlQuery &query, OverviewData &data)
+{
+    if (Status status = Database::exec(query, QString::fromLatin1(OverviewQuery::suspenseSql()));
+        !status)
+        return status;
+    while (query.next())
+        data.suspenseBalances.append({query.value(0).toString(), query.value(1).toLongLong()});
+    query.prepare(QString::fromLatin1(OverviewQuery::suspenseMovesSql()));
+    for (const qint64 bind : {data.stepSeconds, data.stepSeconds, data.fromEpoch})
+        query.addBindValue(bind);
+    if (Status status = Database::exec(query); !status)
+        return status;
+    QHash<QString, QList<qint64>> moves;
+    while (query.next()) {
+        const qsizetype i = slotOf(data, query.value(1).toLongLong());
+        if (i < 0)
+            continue;
+        QList<qint64> &perBucket = moves[query.value(0).toString()];
+        perBucket.resize(data.times.size(), 0);
+        perBucket[i] += query.value(2).toLongLong();
+    }
+    QHash<QString, qint64> now;
+    for (const auto &[currency, balance] : std::as_const(data.suspenseBalances))
+        now.insert(currency, balance);
+    QStringList currencies = now.keys() + moves.keys();
+    currencies.removeDuplicates();
+    for (const QString &currency : std::as_const(currencies)) {
+        const QList<qint64> perBucket = moves.value(currency, QList<qint64>(data.times.size(), 0));
+        QList<qint64> levels(data.times.size(), 0);
+        qint64 level = now.value(currency, 0);
+        for (qsizetype i = data.times.size() - 1; i >= 0; --i) {
+            levels[i] = level;
+            level -= perBucket.at(i);
+        }
+        data.suspenseLevels.insert(currency, levels);
+    }
+    return {};
+}
+
+Status loadStateLevels(QSqlQuery &query, OverviewData &data)
+{
+    query.prepare(QString::fromLatin1(OverviewQuery::stateLevelsSql()));
+    for (const qint64 bind : {data.fromEpoch + data.stepSeconds - 60, data.toEpoch - 60,
+                              data.stepSeconds, data.fromEpoch})
+        query.addBindValue(bind);
+    if (Status status = Database::exec(query); !status)
+        return status;
+    while (query.next()) {
+        const qsizetype i = slotOf(data, query.value(0).toLongLong());
+        if (i < 0)
+            continue;
+        QList<qint64> &levels = data.stateLevels[query.value(1).toString()];
+        levels.resize(data.times.size(), -1);
+        levels[i] = query.value(2).toLongLong();
+    }
+    return {};
+}
+
+Status loadPairs(QSqlQuery &query, const QString &sql, QList<std::pair<QString, qint64>> &into)
+{
+    if (Status status = Database::exec(query, sql); !status)
+        return status;
+    while (query.next())
+        into.append({query.value(0).toString(), query.value(1).toLongLong()});
+    return {};
+}
+
+} // namespace
+
+Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch,
+                                         OverviewScope scope)
+{
+    OverviewData data;
+    layOutBuckets(data, rangeSeconds, nowEpoch);
+    QSqlQuery query(db);
+    query.setForwardOnly(true);
+    if (Status status = loadRollups(query, data); !status)
+        return status.error();
     // "Now" figures: one index-backed read each.
     data.suspenseShown = scope.suspense;
-    if (scope.suspense) {
-        if (Status status = Database::exec(query, QString::fromLatin1(suspenseSql())); !status)
+    if (scope.suspense)
+        if (Status status = loadSuspense(query, data); !status)
             return status.error();
-        while (query.next())
-            data.suspenseBalances.append({query.value(0).toString(), query.value(1).toLongLong()});
-        // The balance at each bucket's end: today's, less what was posted after it.
-        query.prepare(QString::fromLatin1(suspenseMovesSql()));
-        for (const qint64 bind : {data.stepSeconds, data.stepSeconds, data.fromEpoch})
-            query.addBindValue(bind);
-        if (Status status = Database::exec(query); !status)
+    if (scope.stateLevels)
+        if (Status status = loadStateLevels(query, data); !status)
             return status.error();
-        QHash<QString, QList<qint64>> moves;
-        while (query.next()) {
-            const qsizetype i = slot(query.value(1).toLongLong());
-            if (i < 0 || i >= data.times.size())
-                continue;
-            QList<qint64> &perBucket = moves[query.value(0).toString()];
-            perBucket.resize(data.times.size(), 0);
-            perBucket[i] += query.value(2).toLongLong();
-        }
-        QHash<QString, qint64> now;
-        for (const auto &[currency, balance] : std::as_const(data.suspenseBalances))
-            now.insert(currency, balance);
-        QStringList currencies = now.keys() + moves.keys();
-        currencies.removeDuplicates();
-        for (const QString &currency : std::as_const(currencies)) {
-            const QList<qint64> perBucket =
-                moves.value(currency, QList<qint64>(data.times.size(), 0));
-            QList<qint64> levels(data.times.size(), 0);
-            qint64 level = now.value(currency, 0);
-            for (qsizetype i = data.times.size() - 1; i >= 0; --i) {
-                levels[i] = level;
-                level -= perBucket.at(i);
-            }
-            data.suspenseLevels.insert(currency, levels);
-        }
-    }
-    if (scope.stateLevels) {
-        query.prepare(QString::fromLatin1(stateLevelsSql()));
-        for (const qint64 bind : {data.fromEpoch + data.stepSeconds - 60, data.toEpoch - 60,
-                                  data.stepSeconds, data.fromEpoch})
-            query.addBindValue(bind);
-        if (Status status = Database::exec(query); !status)
-            return status.error();
-        while (query.next()) {
-            const qsizetype i = slot(query.value(0).toLongLong());
-            if (i < 0 || i >= data.times.size())
-                continue;
-            QList<qint64> &levels = data.stateLevels[query.value(1).toString()];
-            levels.resize(data.times.size(), -1);
-            levels[i] = query.value(2).toLongLong();
-        }
-    }
     data.inFlightShown = scope.inFlight;
-    if (scope.inFlight) {
-        if (Status status = Database::exec(query, QString::fromLatin1(inFlightSql())); !status)
+    if (scope.inFlight)
+        if (Status status = loadPairs(query, QString::fromLatin1(inFlightSql()), data.inFlight);
+            !status)
             return status.error();
-        while (query.next())
-            data.inFlight.append({query.value(0).toString(), query.value(1).toLongLong()});
-    }
-    if (Status status =
-            Database::exec(query, QStringLiteral("SELECT code, exponent FROM keel.currencies"));
+    QList<std::pair<QString, qint64>> exponents;
+    if (Status status = loadPairs(
+            query, QStringLiteral("SELECT code, exponent FROM keel.currencies"), exponents);
         !status)
         return status.error();
-    while (query.next())
-        data.exponents.insert(query.value(0).toString(), query.value(1).toInt());
+    for (const auto &[code, exponent] : std::as_const(exponents))
+        data.exponents.insert(code, int(exponent));
     return data;
 }
 
