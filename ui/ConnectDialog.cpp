@@ -33,18 +33,60 @@ ConnectDialog::ConnectDialog(ConsoleSettings *settings, PasswordVault *vault, QW
 {
     setWindowTitle(tr("Connect to keel"));
     m_banner->hide();
+    QPushButton *add = nullptr;
+    QPushButton *remove = nullptr;
+    QLayout *left = buildProfileList(add, remove);
+    m_form = buildForm();
+    auto *connectButton = m_buttons->addButton(tr("&Connect"), QDialogButtonBox::AcceptRole);
+    connectButton->setDefault(true);
+    auto *right = new QVBoxLayout;
+    right->addLayout(m_form);
+    right->addStretch(1);
+    auto *body = new QHBoxLayout;
+    body->addLayout(left);
+    body->addLayout(right, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_banner);
+    layout->addLayout(body, 1);
+    layout->addWidget(m_buttons);
 
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &ConnectDialog::showKindRows);
+    showKindRows();
+    connect(add, &QPushButton::clicked, this, &ConnectDialog::newProfile);
+    connect(remove, &QPushButton::clicked, this, &ConnectDialog::deleteProfile);
+    connect(m_profiles, &QListWidget::currentTextChanged, this, [this](const QString &name) {
+        for (const ConnectionProfile &profile : m_settings->profiles())
+            if (profile.name == name)
+                showProfile(profile);
+    });
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &ConnectDialog::connectToServer);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_vault, &PasswordVault::availabilityChanged, this,
+            &ConnectDialog::handleKeychainAvailability);
+
+    reloadProfiles(m_settings->lastProfile());
+    if (m_profiles->count() == 0)
+        newProfile();
+    resize(720, 420);
+}
+
+QLayout *ConnectDialog::buildProfileList(QPushButton *&add, QPushButton *&remove)
+{
     m_profiles->setAccessibleName(tr("Saved connections"));
     m_profiles->setMaximumWidth(200);
-    auto *add = new QPushButton(tr("&New"), this);
-    auto *remove = new QPushButton(tr("&Delete"), this);
+    add = new QPushButton(tr("&New"), this);
+    remove = new QPushButton(tr("&Delete"), this);
     auto *profileButtons = new QHBoxLayout;
     profileButtons->addWidget(add);
     profileButtons->addWidget(remove);
     auto *left = new QVBoxLayout;
     left->addWidget(m_profiles, 1);
     left->addLayout(profileButtons);
+    return left;
+}
 
+QFormLayout *ConnectDialog::buildForm()
+{
     m_kind->addItem(tr("Host and port"), int(ConnectionProfile::Kind::Fields));
     m_kind->addItem(tr("Service name (pg_service.conf)"), int(ConnectionProfile::Kind::Service));
     m_kind->addItem(tr("Connection URI"), int(ConnectionProfile::Kind::Uri));
@@ -54,12 +96,12 @@ ConnectDialog::ConnectDialog(ConsoleSettings *settings, PasswordVault *vault, QW
     m_database->setPlaceholderText(tr("same as the user name"));
     m_user->setPlaceholderText(tr("your login name"));
     m_uri->setPlaceholderText(QStringLiteral("postgresql://alice@db.example/keel"));
-
     m_sslMode->addItem(tr("libpq's default (prefer)"), QString());
     for (const QString &mode : ConnectionProfile::sslModes())
         m_sslMode->addItem(mode, mode);
     auto *browse = new QPushButton(tr("&Browse…"), this);
     browse->setAccessibleName(tr("Choose the root certificate"));
+    connect(browse, &QPushButton::clicked, this, &ConnectDialog::browseRootCertificate);
     auto *rootCert = new QHBoxLayout;
     rootCert->addWidget(m_sslRootCert, 1);
     rootCert->addWidget(browse);
@@ -86,60 +128,36 @@ ConnectDialog::ConnectDialog(ConsoleSettings *settings, PasswordVault *vault, QW
     form->addRow(tr("Read &replica:"), m_replica);
     form->addRow(tr("Pass&word:"), m_password);
     form->addRow(QString(), m_remember);
+    return form;
+}
 
-    auto *connectButton = m_buttons->addButton(tr("&Connect"), QDialogButtonBox::AcceptRole);
-    connectButton->setDefault(true);
-    auto *right = new QVBoxLayout;
-    right->addLayout(form);
-    right->addStretch(1);
-    auto *body = new QHBoxLayout;
-    body->addLayout(left);
-    body->addLayout(right, 1);
-    auto *layout = new QVBoxLayout(this);
-    layout->addWidget(m_banner);
-    layout->addLayout(body, 1);
-    layout->addWidget(m_buttons);
-
+void ConnectDialog::showKindRows()
+{
     // Only the rows of the chosen way of connecting are shown.
-    const auto showKind = [this, form] {
-        const auto kind = ConnectionProfile::Kind(m_kind->currentData().toInt());
-        for (QWidget *row : {static_cast<QWidget *>(m_host), static_cast<QWidget *>(m_port),
-                             static_cast<QWidget *>(m_database), static_cast<QWidget *>(m_user)})
-            form->setRowVisible(row, kind == ConnectionProfile::Kind::Fields);
-        form->setRowVisible(m_service, kind == ConnectionProfile::Kind::Service);
-        form->setRowVisible(m_uri, kind == ConnectionProfile::Kind::Uri);
-    };
-    connect(m_kind, &QComboBox::currentIndexChanged, this, showKind);
-    showKind();
-    connect(browse, &QPushButton::clicked, this, [this] {
-        const QString file =
-            QFileDialog::getOpenFileName(this, tr("Root certificate"), QString(),
-                                         tr("Certificates (*.crt *.pem);;All files (*)"));
-        if (!file.isEmpty())
-            m_sslRootCert->setText(file);
-    });
-    connect(add, &QPushButton::clicked, this, &ConnectDialog::newProfile);
-    connect(remove, &QPushButton::clicked, this, &ConnectDialog::deleteProfile);
-    connect(m_profiles, &QListWidget::currentTextChanged, this, [this](const QString &name) {
-        for (const ConnectionProfile &profile : m_settings->profiles())
-            if (profile.name == name)
-                showProfile(profile);
-    });
-    connect(m_buttons, &QDialogButtonBox::accepted, this, &ConnectDialog::connectToServer);
-    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(m_vault, &PasswordVault::availabilityChanged, this, [this](bool available) {
-        m_remember->setEnabled(available);
-        if (!available)
-            m_remember->setChecked(false);
-        m_remember->setToolTip(available ? QString()
-                                         : tr("No keychain is available, so the password is "
-                                              "asked for each time and never stored."));
-    });
+    const auto kind = ConnectionProfile::Kind(m_kind->currentData().toInt());
+    for (QWidget *row : {static_cast<QWidget *>(m_host), static_cast<QWidget *>(m_port),
+                         static_cast<QWidget *>(m_database), static_cast<QWidget *>(m_user)})
+        m_form->setRowVisible(row, kind == ConnectionProfile::Kind::Fields);
+    m_form->setRowVisible(m_service, kind == ConnectionProfile::Kind::Service);
+    m_form->setRowVisible(m_uri, kind == ConnectionProfile::Kind::Uri);
+}
 
-    reloadProfiles(m_settings->lastProfile());
-    if (m_profiles->count() == 0)
-        newProfile();
-    resize(720, 420);
+void ConnectDialog::browseRootCertificate()
+{
+    const QString file = QFileDialog::getOpenFileName(
+        this, tr("Root certificate"), QString(), tr("Certificates (*.crt *.pem);;All files (*)"));
+    if (!file.isEmpty())
+        m_sslRootCert->setText(file);
+}
+
+void ConnectDialog::handleKeychainAvailability(bool available)
+{
+    m_remember->setEnabled(available);
+    if (!available)
+        m_remember->setChecked(false);
+    m_remember->setToolTip(available ? QString()
+                                     : tr("No keychain is available, so the password is "
+                                          "asked for each time and never stored."));
 }
 
 QString ConnectDialog::profileName() const

@@ -11,8 +11,11 @@
 class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
+class QFormLayout;
+class QLayout;
 class QLineEdit;
 class QListWidget;
+class QPushButton;
 class QSpinBox;
 
 namespace keel {
@@ -53,6 +56,11 @@ Q_SIGNALS:
 
 private:
     ConnectionProfile profileFromFields() const;
+    QLayout *buildProfileList(QPushButton *&add, QPushButton *&remove);
+    QFormLayout *buildForm();
+    void showKindRows();
+    void browseRootCertificate();
+    void handleKeychainAvailability(bool available);
     void showProfile(const ConnectionProfile &profile);
     void reloadProfiles(const QString &select);
     void showFieldError(const Error &error);
@@ -81,6 +89,7 @@ private:
     QLineEdit *m_password;
     QCheckBox *m_remember;
     QDialogButtonBox *m_buttons;
+    QFormLayout *m_form = nullptr;
     QString m_editing; // the saved name of the profile on screen
     ConnectionSettings m_primary;
     std::optional<ConnectionSettings> m_replicaSettings;

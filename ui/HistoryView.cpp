@@ -52,6 +52,30 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
       m_timelineNote(new QLabel(this)), m_export(new QPushButton(tr("Export CSV…"), this)),
       m_timelineSources(HistoryQuery::timelineSources())
 {
+    setUpFilters();
+    setUpResults();
+    auto *find = new QPushButton(tr("&Search"), this);
+    find->setDefault(true);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(filterLines(find));
+    layout->addWidget(resultsAndTrail(), 1);
+    layout->addWidget(m_status);
+
+    connect(find, &QPushButton::clicked, this, &HistoryView::search);
+    connect(m_created, &QComboBox::currentIndexChanged, this, &HistoryView::showCreatedRange);
+    connect(m_text, &QLineEdit::returnPressed, this, &HistoryView::search);
+    connect(m_export, &QPushButton::clicked, this, &HistoryView::exportInteractively);
+    connect(m_model, &HistoryModel::pageLoaded, this, &HistoryView::handlePageLoaded);
+    connect(m_model, &HistoryModel::loadFailed, this, &HistoryView::failed);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid())
+                    showTimeline(m_model->rowAt(current.row()).publicId);
+            });
+}
+
+void HistoryView::setUpFilters()
+{
     m_text->setPlaceholderText(tr("charge id (ch_…) or order number"));
     m_text->setAccessibleName(tr("Charge id or order number"));
     m_merchant->setPlaceholderText(tr("merchant id"));
@@ -81,10 +105,11 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
     m_to->setAccessibleName(tr("Created before"));
     m_timelineNote->setVisible(false);
     m_timelineNote->setWordWrap(true);
-    auto *find = new QPushButton(tr("&Search"), this);
-    find->setDefault(true);
+}
 
-    // What to look for on the first line, how to narrow it on the second.
+// What to look for on the first line, how to narrow it on the second.
+QLayout *HistoryView::filterLines(QPushButton *find)
+{
     auto *searchLine = new QHBoxLayout;
     searchLine->addWidget(m_text, 1);
     searchLine->addWidget(find);
@@ -100,7 +125,11 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
     auto *filters = new QVBoxLayout;
     filters->addLayout(searchLine);
     filters->addLayout(narrowLine);
+    return filters;
+}
 
+void HistoryView::setUpResults()
+{
     m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -112,7 +141,10 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
     m_timeline->setHeaderLabels({tr("When"), tr("Where"), tr("What")});
     m_timeline->setRootIsDecorated(false);
     m_timeline->setAccessibleName(tr("Timeline of the selected payment"));
+}
 
+QWidget *HistoryView::resultsAndTrail()
+{
     auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_table);
     auto *trail = new QWidget(this);
@@ -123,30 +155,18 @@ HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
     split->addWidget(trail);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(filters);
-    layout->addWidget(split, 1);
-    layout->addWidget(m_status);
+    return split;
+}
 
-    connect(find, &QPushButton::clicked, this, &HistoryView::search);
-    connect(m_created, &QComboBox::currentIndexChanged, this, &HistoryView::showCreatedRange);
-    connect(m_text, &QLineEdit::returnPressed, this, &HistoryView::search);
-    connect(m_export, &QPushButton::clicked, this, &HistoryView::exportInteractively);
-    connect(m_model, &HistoryModel::pageLoaded, this, [this] {
-        if (m_model->rowCount() <= HistoryModel::PageSize) {
-            m_table->resizeColumnsToContents(); // sized once per search, to the first page
-            for (int column = 0; column < HistoryModel::ColumnCount; ++column)
-                m_table->setColumnWidth(column, std::min(m_table->columnWidth(column), 220));
-        }
-        m_status->setText(tr("%n payment(s) loaded", nullptr, m_model->rowCount()) +
-                          (m_model->canFetchMore({}) ? tr("; scroll for more") : QString()));
-    });
-    connect(m_model, &HistoryModel::loadFailed, this, &HistoryView::failed);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) {
-                if (current.isValid())
-                    showTimeline(m_model->rowAt(current.row()).publicId);
-            });
+void HistoryView::handlePageLoaded()
+{
+    if (m_model->rowCount() <= HistoryModel::PageSize) {
+        m_table->resizeColumnsToContents(); // sized once per search, to the first page
+        for (int column = 0; column < HistoryModel::ColumnCount; ++column)
+            m_table->setColumnWidth(column, std::min(m_table->columnWidth(column), 220));
+    }
+    m_status->setText(tr("%n payment(s) loaded", nullptr, m_model->rowCount()) +
+                      (m_model->canFetchMore({}) ? tr("; scroll for more") : QString()));
 }
 
 Result<HistoryFilter> HistoryView::currentFilter() const

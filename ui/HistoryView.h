@@ -12,6 +12,7 @@ class QComboBox;
 class QDateTime;
 class QDateTimeEdit;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QPushButton;
 class QTableView;
@@ -55,6 +56,11 @@ Q_SIGNALS:
 private:
     // The filter the fields describe, or an error naming the field at fault.
     Result<HistoryFilter> currentFilter() const;
+    void setUpFilters();
+    QLayout *filterLines(QPushButton *find);
+    void setUpResults();
+    QWidget *resultsAndTrail();
+    void handlePageLoaded();
     void showCreatedRange(int choice);
     void showTimeline(const QString &chargeId);
     void exportInteractively();

@@ -173,6 +173,76 @@ void OverviewView::refresh()
         });
 }
 
+namespace {
+
+// Money captured (solid) and refunded (dashed) per currency, in major units.
+QList<ChartPanel::Line> volumeLines(const OverviewData &data)
+{
+    QList<ChartPanel::Line> volumes;
+    int colour = 0;
+    QStringList currencies = data.captured.keys();
+    currencies.sort();
+    for (const QString &currency : std::as_const(currencies)) {
+        const double scale = 1.0 / std::pow(10, data.exponents.value(currency, 2));
+        const QColor hue = Palette[colour++ % 6];
+        volumes.append({OverviewView::tr("%1 captured").arg(currency), hue,
+                        asDoubles(data.captured.value(currency), scale)});
+        if (data.refunded.contains(currency))
+            volumes.append({OverviewView::tr("%1 refunded").arg(currency), hue,
+                            asDoubles(data.refunded.value(currency), scale), Qt::DashLine});
+    }
+    return volumes;
+}
+
+// Payments by state at each bucket's end; states past the palette are dashed.
+QList<ChartPanel::Line> stateLines(const OverviewData &data)
+{
+    QList<ChartPanel::Line> states;
+    int hue = 0;
+    for (const char *state : {"Authorizing", "Authorized", "Capturing", "Captured", "Refunding",
+                              "Refunded", "Failed", "Reversed", "Canceled"}) {
+        const QString name = QLatin1String(state);
+        if (!data.stateLevels.contains(name))
+            continue;
+        QList<double> levels;
+        for (const qint64 level : data.stateLevels.value(name))
+            levels << (level < 0 ? Gap : double(level));
+        states.append({name, Palette[hue % 6], levels, hue < 6 ? Qt::SolidLine : Qt::DashLine});
+        ++hue;
+    }
+    return states;
+}
+
+QList<ChartPanel::Line> suspenseLines(const OverviewData &data)
+{
+    QList<ChartPanel::Line> suspense;
+    QStringList suspenseCurrencies = data.suspenseLevels.keys();
+    suspenseCurrencies.sort();
+    int hue = 0;
+    for (const QString &currency : std::as_const(suspenseCurrencies))
+        suspense.append({currency, Palette[hue++ % 6],
+                         asDoubles(data.suspenseLevels.value(currency),
+                                   1.0 / std::pow(10, data.exponents.value(currency, 2)))});
+    return suspense;
+}
+
+QString summaryText(const OverviewData &data)
+{
+    QStringList summary;
+    for (const auto &[state, count] : data.inFlight)
+        summary << OverviewView::tr("%1 in %2").arg(count).arg(state);
+    for (const auto &[currency, balance] : data.suspenseBalances)
+        summary << OverviewView::tr("suspense %1")
+                       .arg(keel::money(balance, data.exponents.value(currency, 2), currency));
+    if (!data.suspenseShown)
+        summary << OverviewView::tr("suspense balances need ledger access");
+    return summary.isEmpty()
+               ? OverviewView::tr("No payments in flight; suspense accounts are empty.")
+               : summary.join(QStringLiteral(" · "));
+}
+
+} // namespace
+
 void OverviewView::display(const OverviewData &data)
 {
     m_data = data;
@@ -204,20 +274,7 @@ void OverviewView::display(const OverviewData &data)
                            {QStringLiteral("p95"), Palette[1], ms(data.p95Micros)},
                            {QStringLiteral("p99"), Palette[3], ms(data.p99Micros)}},
                           range);
-    QList<ChartPanel::Line> volumes;
-    int colour = 0;
-    QStringList currencies = data.captured.keys();
-    currencies.sort();
-    for (const QString &currency : std::as_const(currencies)) {
-        const double scale = 1.0 / std::pow(10, data.exponents.value(currency, 2));
-        const QColor hue = Palette[colour++ % 6];
-        volumes.append({tr("%1 captured").arg(currency), hue,
-                        asDoubles(data.captured.value(currency), scale)});
-        if (data.refunded.contains(currency))
-            volumes.append({tr("%1 refunded").arg(currency), hue,
-                            asDoubles(data.refunded.value(currency), scale), Qt::DashLine});
-    }
-    m_charts[3]->setLines(data.times, volumes, range);
+    m_charts[3]->setLines(data.times, volumeLines(data), range);
     m_charts[4]->setLines(
         data.times,
         {{tr("authorized"), Palette[0],
@@ -230,41 +287,11 @@ void OverviewView::display(const OverviewData &data)
           asDoubles(data.series(QStringLiteral("transition.Refunding.Refunded")))}},
         range);
 
-    QList<ChartPanel::Line> states;
-    int hue = 0;
-    for (const char *state : {"Authorizing", "Authorized", "Capturing", "Captured", "Refunding",
-                              "Refunded", "Failed", "Reversed", "Canceled"}) {
-        const QString name = QLatin1String(state);
-        if (!data.stateLevels.contains(name))
-            continue;
-        QList<double> levels;
-        for (const qint64 level : data.stateLevels.value(name))
-            levels << (level < 0 ? Gap : double(level));
-        states.append({name, Palette[hue % 6], levels, hue < 6 ? Qt::SolidLine : Qt::DashLine});
-        ++hue;
-    }
-    m_charts[5]->setLines(data.times, states, range);
+    m_charts[5]->setLines(data.times, stateLines(data), range);
 
-    QList<ChartPanel::Line> suspense;
-    QStringList suspenseCurrencies = data.suspenseLevels.keys();
-    suspenseCurrencies.sort();
-    hue = 0;
-    for (const QString &currency : std::as_const(suspenseCurrencies))
-        suspense.append({currency, Palette[hue++ % 6],
-                         asDoubles(data.suspenseLevels.value(currency),
-                                   1.0 / std::pow(10, data.exponents.value(currency, 2)))});
-    m_charts[6]->setLines(data.times, suspense, range);
+    m_charts[6]->setLines(data.times, suspenseLines(data), range);
 
-    QStringList summary;
-    for (const auto &[state, count] : data.inFlight)
-        summary << tr("%1 in %2").arg(count).arg(state);
-    for (const auto &[currency, balance] : data.suspenseBalances)
-        summary << tr("suspense %1")
-                       .arg(keel::money(balance, data.exponents.value(currency, 2), currency));
-    if (!data.suspenseShown)
-        summary << tr("suspense balances need ledger access");
-    m_summary->setText(summary.isEmpty() ? tr("No payments in flight; suspense accounts are empty.")
-                                         : summary.join(QStringLiteral(" · ")));
+    m_summary->setText(summaryText(data));
 }
 
 } // namespace keel

@@ -38,6 +38,119 @@ QString idOf(const HttpReply &reply)
     return QJsonDocument::fromJson(reply.body).object().value(QStringLiteral("id")).toString();
 }
 
+// One merchant system's connection to the gateway, and the charges it may
+// still refund.
+class MerchantClient {
+public:
+    MerchantClient(const QString &host, int port, const QString &apiKey, int index,
+                   SimulationTally &tally)
+        : m_host(host), m_port(port), m_http(host, port, 15000), m_index(index), m_tally(tally),
+          m_random(QRandomGenerator::system()->generate()),
+          m_auth{{"Authorization", "Bearer " + apiKey.toLatin1()},
+                 {"Content-Type", "application/x-www-form-urlencoded"}}
+    {}
+
+    // One thing a merchant's system does, chosen the way real traffic mixes them.
+    void act()
+    {
+        const int roll = m_random.bounded(100);
+        const Order order = randomOrder(m_random);
+        const QByteArray key = newKey();
+        if (roll < 55) { // a plain new charge
+            const HttpReply reply = post("/v1/charges", chargeBody(order, "tok_visa"), key);
+            if (reply.status == 200) {
+                ++m_tally.created;
+                m_captured << idOf(reply);
+            }
+        } else if (roll < 67) { // the client timed out and retries with the same key
+            post("/v1/charges", chargeBody(order, "tok_visa"), key);
+            post("/v1/charges", chargeBody(order, "tok_visa"), key);
+        } else if (roll < 72) { // two copies at once (a double click, a proxy retry)
+            sendTwice(chargeBody(order, "tok_visa"), key);
+        } else if (roll < 77) { // the same order number again under a fresh key
+            const QByteArray orderNo =
+                "&out_trade_no=SIM" + QByteArray::number(m_random.generate64(), 36);
+            post("/v1/charges", chargeBody(order, "tok_visa", orderNo), key);
+            post("/v1/charges", chargeBody(order, "tok_visa", orderNo), newKey());
+        } else if (roll < 80) { // a buggy client reuses a key for a different order
+            post("/v1/charges", chargeBody(order, "tok_visa"), key);
+            post("/v1/charges", chargeBody(randomOrder(m_random), "tok_visa"), key);
+        } else if (roll < 87) { // a declined card
+            const QByteArray source =
+                m_random.bounded(2) ? "tok_chargeDeclined" : "tok_chargeDeclinedInsufficientFunds";
+            post("/v1/charges", chargeBody(order, source), key);
+        } else if (roll < 93) { // authorize now, capture later
+            const HttpReply reply =
+                post("/v1/charges", chargeBody(order, "tok_visa", "&capture=false"), key);
+            if (reply.status == 200)
+                post("/v1/charges/" + idOf(reply).toLatin1() + "/capture", {}, newKey());
+        } else if (!m_captured.isEmpty()) { // a refund, sometimes partial
+            refundOne(key);
+        }
+        if (m_captured.size() > 200)
+            m_captured.removeFirst();
+    }
+
+private:
+    HttpReply post(const QByteArray &path, const QByteArray &body, const QByteArray &key)
+    {
+        HttpClient::Headers headers = m_auth;
+        if (!key.isEmpty())
+            headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
+        const HttpReply reply = m_http.request("POST", path, headers, body);
+        ++m_tally.requests;
+        if (reply.status == 0 || reply.status >= 500)
+            ++m_tally.failed;
+        else if (reply.header("idempotent-replayed") == "true")
+            ++m_tally.replayed;
+        else if (reply.status == 409)
+            ++m_tally.inFlight;
+        else if (reply.status == 422)
+            ++m_tally.mismatched;
+        else if (reply.status == 402)
+            ++m_tally.declined;
+        return reply;
+    }
+
+    void sendTwice(const QByteArray &body, const QByteArray &key)
+    {
+        HttpClient twin(m_host, m_port, 15000);
+        std::thread other([&] {
+            HttpClient::Headers headers = m_auth;
+            headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
+            const HttpReply reply = twin.request("POST", "/v1/charges", headers, body);
+            if (reply.status == 409)
+                ++m_tally.inFlight;
+            ++m_tally.requests;
+        });
+        post("/v1/charges", body, key);
+        other.join();
+    }
+
+    void refundOne(const QByteArray &key)
+    {
+        const QString charge = m_captured.takeAt(m_random.bounded(int(m_captured.size())));
+        const QByteArray amount = m_random.bounded(2) ? "&amount=1" : QByteArray();
+        if (post("/v1/refunds", "charge=" + charge.toLatin1() + amount, key).status == 200)
+            ++m_tally.refunded;
+    }
+
+    QByteArray newKey()
+    {
+        return "sim-" + QByteArray::number(m_index) + '-' +
+               QByteArray::number(m_random.generate64(), 36);
+    }
+
+    QString m_host;
+    int m_port;
+    HttpClient m_http;
+    int m_index;
+    SimulationTally &m_tally;
+    QRandomGenerator m_random;
+    HttpClient::Headers m_auth;
+    QList<QString> m_captured;
+};
+
 } // namespace
 
 TrafficSimulator::TrafficSimulator(SimulationOptions options) : m_options(std::move(options)) {}
@@ -64,91 +177,15 @@ void TrafficSimulator::client(int index)
     QString host;
     int port = 0;
     HttpClient::parseUrl(m_options.url, &host, &port);
-    HttpClient http(host, port, 15000);
-    QRandomGenerator random(QRandomGenerator::system()->generate());
-    const HttpClient::Headers auth{{"Authorization", "Bearer " + m_options.apiKey.toLatin1()},
-                                   {"Content-Type", "application/x-www-form-urlencoded"}};
-    const auto post = [&](const QByteArray &path, const QByteArray &body, const QByteArray &key) {
-        HttpClient::Headers headers = auth;
-        if (!key.isEmpty())
-            headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
-        const HttpReply reply = http.request("POST", path, headers, body);
-        ++m_tally.requests;
-        if (reply.status == 0 || reply.status >= 500)
-            ++m_tally.failed;
-        else if (reply.header("idempotent-replayed") == "true")
-            ++m_tally.replayed;
-        else if (reply.status == 409)
-            ++m_tally.inFlight;
-        else if (reply.status == 422)
-            ++m_tally.mismatched;
-        else if (reply.status == 402)
-            ++m_tally.declined;
-        return reply;
-    };
-    const auto newKey = [&]() -> QByteArray {
-        return "sim-" + QByteArray::number(index) + '-' +
-               QByteArray::number(random.generate64(), 36);
-    };
-
+    MerchantClient merchant(host, port, m_options.apiKey, index, m_tally);
     const double perClient =
         std::max(0.1, m_options.ratePerSecond / std::max(1, m_options.clients));
     const QDeadlineTimer end = m_options.seconds > 0
                                    ? QDeadlineTimer(qint64(m_options.seconds) * 1000)
                                    : QDeadlineTimer(QDeadlineTimer::Forever);
-    QList<QString> captured;
     while (!m_stopping && !end.hasExpired()) {
         QDeadlineTimer pace(qint64(1000.0 / perClient));
-        const int roll = random.bounded(100);
-        const Order order = randomOrder(random);
-        const QByteArray key = newKey();
-        if (roll < 55) { // a plain new charge
-            const HttpReply reply = post("/v1/charges", chargeBody(order, "tok_visa"), key);
-            if (reply.status == 200) {
-                ++m_tally.created;
-                captured << idOf(reply);
-            }
-        } else if (roll < 67) { // the client timed out and retries with the same key
-            post("/v1/charges", chargeBody(order, "tok_visa"), key);
-            post("/v1/charges", chargeBody(order, "tok_visa"), key);
-        } else if (roll < 72) { // two copies at once (a double click, a proxy retry)
-            HttpClient twin(host, port, 15000);
-            std::thread other([&] {
-                HttpClient::Headers headers = auth;
-                headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
-                const HttpReply reply =
-                    twin.request("POST", "/v1/charges", headers, chargeBody(order, "tok_visa"));
-                if (reply.status == 409)
-                    ++m_tally.inFlight;
-                ++m_tally.requests;
-            });
-            post("/v1/charges", chargeBody(order, "tok_visa"), key);
-            other.join();
-        } else if (roll < 77) { // the same order number again under a fresh key
-            const QByteArray orderNo =
-                "&out_trade_no=SIM" + QByteArray::number(random.generate64(), 36);
-            post("/v1/charges", chargeBody(order, "tok_visa", orderNo), key);
-            post("/v1/charges", chargeBody(order, "tok_visa", orderNo), newKey());
-        } else if (roll < 80) { // a buggy client reuses a key for a different order
-            post("/v1/charges", chargeBody(order, "tok_visa"), key);
-            post("/v1/charges", chargeBody(randomOrder(random), "tok_visa"), key);
-        } else if (roll < 87) { // a declined card
-            const QByteArray source =
-                random.bounded(2) ? "tok_chargeDeclined" : "tok_chargeDeclinedInsufficientFunds";
-            post("/v1/charges", chargeBody(order, source), key);
-        } else if (roll < 93) { // authorize now, capture later
-            const HttpReply reply =
-                post("/v1/charges", chargeBody(order, "tok_visa", "&capture=false"), key);
-            if (reply.status == 200)
-                post("/v1/charges/" + idOf(reply).toLatin1() + "/capture", {}, newKey());
-        } else if (!captured.isEmpty()) { // a refund, sometimes partial
-            const QString charge = captured.takeAt(random.bounded(int(captured.size())));
-            const QByteArray amount = random.bounded(2) ? "&amount=1" : QByteArray();
-            if (post("/v1/refunds", "charge=" + charge.toLatin1() + amount, key).status == 200)
-                ++m_tally.refunded;
-        }
-        if (captured.size() > 200)
-            captured.removeFirst();
+        merchant.act();
         const qint64 wait = pace.remainingTime();
         if (wait > 0)
             QThread::msleep(ulong(wait));
