@@ -33,8 +33,10 @@ public:
         Result<Ledger::AuditReport> report = Ledger::audit(*session);
         if (!report)
             return fail(name(), report.error());
-        if (!report->firstViolation.isEmpty())
-            return fail(name(), makeError(ErrorKind::Failed, report->firstViolation));
+        if (!report->violations.isEmpty())
+            return fail(name(), makeError(ErrorKind::Failed,
+                                          QStringLiteral("the ledger does not add up: %1")
+                                              .arg(report->violations.join(QStringLiteral("; ")))));
         printLine(QStringLiteral("ledger balances: %1 transactions, %2 entries checked")
                       .arg(report->transactions)
                       .arg(report->entries));

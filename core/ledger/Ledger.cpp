@@ -166,11 +166,9 @@ Result<Ledger::AuditReport> Ledger::audit(PgConnection &session)
         Result<PgRows> rows = session.query(check.sql);
         if (!rows)
             return rows.error();
-        if (rows->size() > 0) {
-            report.firstViolation = QString::fromLatin1(check.message)
-                                        .arg(rows->text(0, 0), rows->text(0, 1), rows->text(0, 2));
-            break;
-        }
+        if (rows->size() > 0)
+            report.violations << QString::fromLatin1(check.message)
+                                     .arg(rows->text(0, 0), rows->text(0, 1), rows->text(0, 2));
     }
     return report;
 }

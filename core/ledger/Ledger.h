@@ -3,6 +3,7 @@
 #include "core/Result.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <utility>
 
@@ -32,11 +33,15 @@ public:
     struct AuditReport {
         qint64 transactions = 0;
         qint64 entries = 0;
-        QString firstViolation; // empty when the ledger balances
+        // One line per check that failed, naming its first offender; empty when
+        // the ledger balances.
+        QStringList violations;
     };
     // Checks the whole ledger: every transaction balances per currency, the
-    // books sum to zero per currency, and every charge's captured and refunded
-    // amounts match what was posted for it.
+    // books sum to zero per currency, every entry is in its account's
+    // currency, and every charge's captured and refunded amounts match what
+    // was posted for it. Every check runs, so one bad row shows everything it
+    // breaks.
     static Result<AuditReport> audit(PgConnection &session);
 
 private:

@@ -42,6 +42,73 @@ TEST_F(AuditCommandTest, BalancedLedgerPassesAndAMismatchIsNamed)
     EXPECT_TRUE(broken.err.contains(QLatin1String("900")));
 }
 
+// The database refuses unbalanced postings, so these rows are written the way
+// an operator's hand-edit could: with triggers switched off for the session.
+class AuditLedgerChecksTest : public AuditCommandTest {
+protected:
+    void SetUp() override
+    {
+        AuditCommandTest::SetUp();
+        ASSERT_FALSE(HasFatalFailure());
+        const HttpReply charge =
+            post("/v1/charges", "amount=1000&currency=usd&source=tok_visa", "audit-checks");
+        ASSERT_EQ(charge.status, 200);
+        m_chargeId =
+            QJsonDocument::fromJson(charge.body).object().value(QStringLiteral("id")).toString();
+        ASSERT_EQ(audit().exitCode, 0) << "the ledger must balance before it is broken";
+    }
+    QString bypassingTriggers(const QByteArray &sql)
+    {
+        return scalar("SET session_replication_role = replica; " + sql);
+    }
+    keel::test::ProcessResult audit()
+    {
+        return runKeel({QStringLiteral("audit"), QStringLiteral("ledger"), QStringLiteral("--db"),
+                        settings().conninfo()});
+    }
+    QString m_chargeId;
+};
+
+TEST_F(AuditLedgerChecksTest, AnUnbalancedTransactionAndTheBooksItUnbalanceAreNamed)
+{
+    ASSERT_EQ(bypassingTriggers("INSERT INTO keel.ledger_entries (transaction_id, account_id, "
+                                "currency, amount) SELECT transaction_id, account_id, currency, 7 "
+                                "FROM keel.ledger_entries ORDER BY id LIMIT 1 RETURNING 1"),
+              QStringLiteral("1"));
+    const auto broken = audit();
+    EXPECT_EQ(broken.exitCode, 1);
+    EXPECT_TRUE(broken.err.contains(QLatin1String("does not balance in USD: 7 left over")))
+        << qPrintable(broken.err);
+    EXPECT_TRUE(broken.err.contains(QLatin1String("the books do not sum to zero in USD: 7")))
+        << qPrintable(broken.err);
+}
+
+TEST_F(AuditLedgerChecksTest, AnEntryInAnotherCurrencyThanItsAccountIsNamed)
+{
+    // Balanced in EUR, but on the charge's USD accounts.
+    ASSERT_EQ(bypassingTriggers("INSERT INTO keel.ledger_entries (transaction_id, account_id, "
+                                "currency, amount) SELECT transaction_id, account_id, 'EUR', "
+                                "-amount FROM keel.ledger_entries ORDER BY id LIMIT 2; "
+                                "SELECT count(*) FROM keel.ledger_entries WHERE currency = 'EUR'"),
+              QStringLiteral("2"));
+    const auto broken = audit();
+    EXPECT_EQ(broken.exitCode, 1);
+    EXPECT_TRUE(broken.err.contains(QLatin1String("is in EUR but its account is in USD")))
+        << qPrintable(broken.err);
+    EXPECT_FALSE(broken.err.contains(QLatin1String("does not balance"))) << qPrintable(broken.err);
+}
+
+TEST_F(AuditLedgerChecksTest, ARefundTheLedgerNeverPostedIsNamed)
+{
+    ASSERT_EQ(scalar("UPDATE keel.charges SET amount_refunded = 1 RETURNING 1"),
+              QStringLiteral("1"));
+    const auto broken = audit();
+    EXPECT_EQ(broken.exitCode, 1);
+    EXPECT_TRUE(broken.err.contains(
+        QStringLiteral("charge %1 records 1 refunded but the ledger has 0").arg(m_chargeId)))
+        << qPrintable(broken.err);
+}
+
 TEST_F(AuditCommandTest, MerchantCreatePrintsKeysOnceAndStoresOnlyTheirHash)
 {
     auto made =

@@ -222,7 +222,7 @@ TEST_F(GatewayApiTest, AuthorizeThenCaptureThenRefundInParts)
     auto session = PgConnection::open(settings());
     auto audit = Ledger::audit(*session);
     ASSERT_TRUE(audit.ok());
-    EXPECT_TRUE(audit->firstViolation.isEmpty()) << qPrintable(audit->firstViolation);
+    EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
     EXPECT_EQ(audit->transactions, 3);
 }
 
@@ -375,7 +375,7 @@ TEST_F(GatewayApiTest, RefundWithALostAnswerIsSettledByTheReconciler)
     EXPECT_EQ(scalar("SELECT state FROM keel.payment_state"), QStringLiteral("Refunded"));
     auto audit = Ledger::audit(*session);
     ASSERT_TRUE(audit.ok());
-    EXPECT_TRUE(audit->firstViolation.isEmpty()) << qPrintable(audit->firstViolation);
+    EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
     EXPECT_EQ(audit->transactions, 2);
 }
 

@@ -147,7 +147,7 @@ TEST_P(GatewayRecoveryTest, CrashBetweenReserveAndCompleteIsRecovered)
     auto audit = Ledger::audit(*session);
     ASSERT_TRUE(audit.ok());
     EXPECT_EQ(audit->transactions, 1);
-    EXPECT_TRUE(audit->firstViolation.isEmpty()) << qPrintable(audit->firstViolation);
+    EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
 
     const HttpReply replay = post("/v1/charges", Charge, "crash-key", {}, &toSurvivor);
     EXPECT_EQ(replay.body, recovered.body);

@@ -47,5 +47,5 @@ TEST_F(StripeClientTest, StripesNodeLibraryWorksAgainstKeelUnchanged)
     auto session = PgConnection::open(settings());
     auto audit = Ledger::audit(*session);
     ASSERT_TRUE(audit.ok());
-    EXPECT_TRUE(audit->firstViolation.isEmpty()) << qPrintable(audit->firstViolation);
+    EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
 }
