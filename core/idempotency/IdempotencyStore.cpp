@@ -145,7 +145,7 @@ Result<int> IdempotencyStore::sweepExpired(int batch)
     Result<PgRows> rows =
         m_session.query("DELETE FROM keel.idempotency_keys WHERE key_hash IN ("
                         "  SELECT key_hash FROM keel.idempotency_keys WHERE expires_at < now() "
-                        "  ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)",
+                        "  ORDER BY expires_at, key_hash LIMIT $1 FOR UPDATE SKIP LOCKED)",
                         {QByteArray::number(batch)});
     if (!rows)
         return rows.error();

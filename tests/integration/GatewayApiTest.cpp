@@ -266,25 +266,6 @@ TEST_F(GatewayApiTest, AmbiguousAnswerStaysPendingUntilTheChannelIsAsked)
     EXPECT_EQ(json(now).value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
 }
 
-TEST_F(GatewayApiTest, ExpiredKeysAreSweptInBatches)
-{
-    for (int i = 0; i < 5; ++i)
-        ASSERT_EQ(post("/v1/charges", Charge, "sweep-" + QByteArray::number(i)).status, 200);
-    ASSERT_EQ(
-        scalar("UPDATE keel.idempotency_keys SET expires_at = now() - interval '1 s' RETURNING 1"),
-        QStringLiteral("1"));
-    auto session = PgConnection::open(settings());
-    IdempotencyStore store(*session, {}, QStringLiteral("test"));
-    auto first = store.sweepExpired(2);
-    ASSERT_TRUE(first.ok());
-    EXPECT_EQ(*first, 2);
-    EXPECT_EQ(scalar("SELECT count(*) FROM keel.idempotency_keys"), QStringLiteral("3"));
-    // An expired key is a new request, not a replay.
-    const HttpReply reused = post("/v1/charges", Charge, "sweep-4");
-    EXPECT_EQ(reused.status, 200);
-    EXPECT_TRUE(reused.header("idempotent-replayed").isEmpty());
-}
-
 TEST_F(GatewayApiTest, MetricsAreValidPrometheusTextWithoutIds)
 {
     ASSERT_EQ(post("/v1/charges", Charge, "m1").status, 200);
