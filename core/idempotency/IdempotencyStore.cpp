@@ -18,14 +18,15 @@ namespace {
 
 constexpr char ReserveCte[] =
     "reserved AS (INSERT INTO keel.idempotency_keys AS k (key_hash, merchant_id, endpoint, "
-    "  request_hash, expected_duration_ms, locked_at, locked_by, expires_at) "
-    "VALUES ($1, $2, $3, $4, $5, now(), $6, now() + make_interval(secs => $7)) "
+    "  request_hash, expected_duration_ms, locked_at, locked_by, expires_at, resource_id) "
+    "VALUES ($1, $2, $3, $4, $5, now(), $6, now() + make_interval(secs => $7), $8) "
     "ON CONFLICT (key_hash) DO UPDATE SET merchant_id = EXCLUDED.merchant_id, "
     "  endpoint = EXCLUDED.endpoint, request_hash = EXCLUDED.request_hash, "
     "  status = 'processing', response_status = NULL, response_headers = NULL, "
     "  response_body = NULL, expected_duration_ms = EXCLUDED.expected_duration_ms, "
     "  locked_at = now(), locked_by = EXCLUDED.locked_by, recovered_count = 0, "
-    "  created_at = now(), completed_at = NULL, expires_at = EXCLUDED.expires_at "
+    "  created_at = now(), completed_at = NULL, expires_at = EXCLUDED.expires_at, "
+    "  resource_id = EXCLUDED.resource_id "
     // An expired key is a new request; a live one stays untouched.
     "WHERE k.expires_at < now() "
     "RETURNING 1 AS ok)";
@@ -34,7 +35,7 @@ constexpr char ReserveCte[] =
 
 Result<PgRows> IdempotencyStore::reserveWith(const QByteArray &keyHash, qint64 merchantId,
                                              const QString &endpoint, const QByteArray &requestHash,
-                                             int expectedDurationMs,
+                                             int expectedDurationMs, const QString &resourceId,
                                              const QByteArray &dependentCtes,
                                              const QByteArray &finalSelect,
                                              const QByteArrayList &moreParams)
@@ -49,17 +50,19 @@ Result<PgRows> IdempotencyStore::reserveWith(const QByteArray &keyHash, qint64 m
                           PgConnection::byteaParam(requestHash),
                           QByteArray::number(expectedDurationMs),
                           m_owner.toUtf8(),
-                          QByteArray::number(m_policy.ttlSeconds)};
+                          QByteArray::number(m_policy.ttlSeconds),
+                          resourceId.isEmpty() ? QByteArray() : resourceId.toUtf8()};
     params += moreParams;
     return m_session.query(sql, params);
 }
 
 Result<bool> IdempotencyStore::reserve(const QByteArray &keyHash, qint64 merchantId,
                                        const QString &endpoint, const QByteArray &requestHash,
-                                       int expectedDurationMs)
+                                       int expectedDurationMs, const QString &resourceId)
 {
-    Result<PgRows> rows = reserveWith(keyHash, merchantId, endpoint, requestHash,
-                                      expectedDurationMs, {}, "SELECT ok FROM reserved", {});
+    Result<PgRows> rows =
+        reserveWith(keyHash, merchantId, endpoint, requestHash, expectedDurationMs, resourceId, {},
+                    "SELECT ok FROM reserved", {});
     if (!rows)
         return rows.error();
     return rows->size() == 1;
@@ -138,6 +141,22 @@ Status IdempotencyStore::complete(const QByteArray &keyHash, const StoredRespons
     if (!rows)
         return rows.error();
     return {};
+}
+
+Result<QList<QByteArray>> IdempotencyStore::silentHolders(const QString &resourceId)
+{
+    Result<PgRows> rows = m_session.query(
+        "SELECT key_hash FROM keel.idempotency_keys "
+        "WHERE resource_id = $1 AND status = 'processing' "
+        "  AND locked_at < now() - make_interval(secs => $2::double precision / 1000) "
+        "ORDER BY key_hash",
+        {resourceId.toUtf8(), QByteArray::number(m_policy.lockTimeoutMs)});
+    if (!rows)
+        return rows.error();
+    QList<QByteArray> keys;
+    for (int i = 0; i < rows->size(); ++i)
+        keys << rows->bytea(i, 0);
+    return keys;
 }
 
 Result<int> IdempotencyStore::sweepExpired(int batch)

@@ -43,17 +43,21 @@ public:
     IdempotencyStore(PgConnection &session, IdempotencyPolicy policy, QString owner);
 
     // Inserts a processing record, or replaces one whose TTL has passed.
-    // False if a live record exists (read it with find()).
+    // False if a live record exists (read it with find()). `resourceId` names
+    // the payment the request works on, so a reconciler that settles the
+    // payment can also answer a key whose holder died.
     Result<bool> reserve(const QByteArray &keyHash, qint64 merchantId, const QString &endpoint,
-                         const QByteArray &requestHash, int expectedDurationMs);
+                         const QByteArray &requestHash, int expectedDurationMs,
+                         const QString &resourceId = {});
     // The same reservation as the CTE "reserved" (one row if it succeeded),
-    // followed by `dependentCtes` (which may read "reserved", and use
-    // parameters from $8 on) and `finalSelect`: one atomic statement, so the
-    // first business write costs no extra round trip.
+    // followed by `dependentCtes` (which may read "reserved", may use
+    // `resourceId` as $8, and parameters from $9 on) and `finalSelect`: one
+    // atomic statement, so the first business write costs no extra round trip.
     Result<PgRows> reserveWith(const QByteArray &keyHash, qint64 merchantId,
                                const QString &endpoint, const QByteArray &requestHash,
-                               int expectedDurationMs, const QByteArray &dependentCtes,
-                               const QByteArray &finalSelect, const QByteArrayList &moreParams);
+                               int expectedDurationMs, const QString &resourceId,
+                               const QByteArray &dependentCtes, const QByteArray &finalSelect,
+                               const QByteArrayList &moreParams);
     Result<std::optional<IdempotencyRecord>> find(const QByteArray &keyHash);
     // Claims a processing record whose holder went silent past the lock timeout.
     Result<bool> takeOver(const QByteArray &keyHash);
@@ -61,6 +65,9 @@ public:
     // longer holds the key (someone took it over).
     Status complete(const QByteArray &keyHash, const StoredResponse &response,
                     const QString &resourceId = {});
+    // Keys still processing for `resourceId` whose holder has been silent
+    // past the lock timeout.
+    Result<QList<QByteArray>> silentHolders(const QString &resourceId);
     // Deletes up to `batch` expired records; returns how many.
     Result<int> sweepExpired(int batch);
 

@@ -274,8 +274,8 @@ PaymentOutcome ChargeService::startCapture(IdempotentOperation &operation, const
         const QByteArray fingerprint = Fingerprint(QString::fromLatin1(CaptureEndpoint))
                                            .add(QStringLiteral("charge"), chargeId)
                                            .hash();
-        Result<bool> reserved =
-            operation.reserve(merchant.id, QString::fromLatin1(CaptureEndpoint), fingerprint);
+        Result<bool> reserved = operation.reserve(merchant.id, QString::fromLatin1(CaptureEndpoint),
+                                                  fingerprint, chargeId);
         if (reserved && !*reserved)
             (void)tx.rollback(); // a takeover must not be undone with the reservation
         const IdempotentOperation::Admitted admitted = operation.admit(reserved, fingerprint);
@@ -303,6 +303,7 @@ PaymentOutcome ChargeService::startCapture(IdempotentOperation &operation, const
     if (Status committed = tx.commit(); !committed)
         return PaymentOutcome::failure(committed.error());
     paymentMetrics::countSteps(PaymentState::Authorized, {QStringLiteral("capture")});
+    chaosPoint("capture_started");
     return runCapture(operation, charge, false);
 }
 
@@ -328,6 +329,7 @@ PaymentOutcome ChargeService::runCapture(IdempotentOperation &operation, ChargeR
         *m_context.channel, channelRequest(charge, QStringLiteral("capture")), askFirst);
     if (!result)
         return PaymentOutcome::failure(result.error());
+    chaosPoint("capture_channel_answered");
     return settle(operation, charge, *result, true);
 }
 

@@ -16,9 +16,10 @@ IdempotentOperation::IdempotentOperation(const PaymentContext &context, PgConnec
 {}
 
 Result<bool> IdempotentOperation::reserve(qint64 merchantId, const QString &endpoint,
-                                          const QByteArray &fingerprint)
+                                          const QByteArray &fingerprint, const QString &resourceId)
 {
-    return m_store.reserve(m_keyHash, merchantId, endpoint, fingerprint, m_expectedDurationMs);
+    return m_store.reserve(m_keyHash, merchantId, endpoint, fingerprint, m_expectedDurationMs,
+                           resourceId);
 }
 
 IdempotentOperation::Admitted IdempotentOperation::admit(const Result<bool> &reserved,
@@ -80,6 +81,34 @@ PaymentOutcome IdempotentOperation::finish(PaymentOutcome outcome, const QString
 {
     PgTransaction tx(m_connection, PgTransaction::Pipelined);
     return finish(tx, std::move(outcome), resourceId);
+}
+
+Result<int> IdempotentOperation::answerSilentHolders(const QString &paymentId,
+                                                     const PaymentOutcome &outcome,
+                                                     const QString &resourceId)
+{
+    if (!outcome.final())
+        return 0;
+    Result<QList<QByteArray>> silent = m_store.silentHolders(paymentId);
+    if (!silent)
+        return silent.error();
+    int answered = 0;
+    for (const QByteArray &keyHash : std::as_const(*silent)) {
+        // Taking the key over first makes this the only process completing it.
+        Result<bool> taken = m_store.takeOver(keyHash);
+        if (!taken)
+            return taken.error();
+        if (!*taken)
+            continue;
+        PgTransaction tx(m_connection, PgTransaction::Pipelined);
+        if (Status kept = m_store.complete(keyHash, m_replies.render(outcome), resourceId); !kept)
+            return kept.error();
+        if (Status committed = tx.commit(); !committed)
+            return committed.error();
+        Metrics::instance().countIdempotency(Metrics::Idempotency::Recovered);
+        ++answered;
+    }
+    return answered;
 }
 
 } // namespace keel

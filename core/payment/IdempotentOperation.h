@@ -28,7 +28,9 @@ public:
     IdempotencyStore &store() { return m_store; }
 
     // Reserves the key in the caller's open transaction; false if taken.
-    Result<bool> reserve(qint64 merchantId, const QString &endpoint, const QByteArray &fingerprint);
+    // `resourceId` is the payment the request works on (see IdempotencyStore).
+    Result<bool> reserve(qint64 merchantId, const QString &endpoint, const QByteArray &fingerprint,
+                         const QString &resourceId);
 
     // What this request does after trying to reserve its key.
     enum class Admission {
@@ -50,6 +52,13 @@ public:
                           const QString &resourceId = {});
     // The same, in a one-round-trip transaction of its own.
     PaymentOutcome finish(PaymentOutcome outcome, const QString &resourceId = {});
+
+    // After a payment was settled without its client (the reconciler): gives
+    // every key still waiting on `paymentId` whose holder died the reply of
+    // `outcome`, so a client that never retries finds its answer stored too.
+    // Returns how many keys were answered.
+    Result<int> answerSilentHolders(const QString &paymentId, const PaymentOutcome &outcome,
+                                    const QString &resourceId);
 
 private:
     PgConnection &m_connection;

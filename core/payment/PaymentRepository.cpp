@@ -82,7 +82,7 @@ PaymentRepository::reserveAndInsertCharge(IdempotencyStore &store, const QByteAr
     charge.terms = request.terms;
     Result<PgRows> rows = store.reserveWith(
         keyHash, merchantId, QStringLiteral("POST /v1/charges"), request.fingerprint,
-        expectedDurationMs,
+        expectedDurationMs, charge.publicId,
         "c AS (INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, currency, "
         "    source, description, metadata, capture, request_hash) "
         "  SELECT $8, $2, $9, $10, $11, $12, $13, $14::jsonb, $15, $16 FROM reserved "
@@ -93,8 +93,8 @@ PaymentRepository::reserveAndInsertCharge(IdempotencyStore &store, const QByteAr
         "e AS (INSERT INTO keel.payment_events (charge_id, from_state, to_state, event_type) "
         "  SELECT charge_id, 'Created', 'Authorizing', 'submit' FROM s)",
         "SELECT (SELECT count(*) FROM reserved), (SELECT id FROM c), (SELECT created FROM c)",
-        {charge.publicId.toUtf8(), outTradeNo.toUtf8(), QByteArray::number(request.amount),
-         request.currency.code.toUtf8(), request.source.toUtf8(),
+        {outTradeNo.toUtf8(), QByteArray::number(request.amount), request.currency.code.toUtf8(),
+         request.source.toUtf8(),
          request.description ? request.description->toUtf8() : QByteArray(), charge.metadataJson,
          request.capture ? "true" : "false", PgConnection::byteaParam(request.terms)});
     if (!rows)

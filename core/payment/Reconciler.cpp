@@ -2,6 +2,7 @@
 
 #include "core/db/PgConnection.h"
 #include "core/payment/ChargeService.h"
+#include "core/payment/IdempotentOperation.h"
 #include "core/payment/PaymentRepository.h"
 #include "core/payment/RefundService.h"
 
@@ -15,6 +16,30 @@ Reconciler::Reconciler(const PaymentContext &context, PgConnection &connection,
 Result<Reconciler::Report> Reconciler::runOnce(int graceSeconds, int batch)
 {
     Report report;
+    if (Status charges = settleCharges(graceSeconds, batch, report); !charges)
+        return charges.error();
+    if (Status refunds = settleRefunds(graceSeconds, batch, report); !refunds)
+        return refunds.error();
+    return report;
+}
+
+void Reconciler::count(const PaymentOutcome &outcome, const QString &paymentId,
+                       const QString &resourceId, Report &report)
+{
+    if (!outcome.final()) {
+        ++report.failed;
+        return;
+    }
+    ++report.resolved;
+    IdempotentOperation keys(m_context, m_connection, m_replies, {});
+    if (Result<int> answered = keys.answerSilentHolders(paymentId, outcome, resourceId); answered)
+        report.keysAnswered += *answered;
+    else
+        ++report.failed;
+}
+
+Status Reconciler::settleCharges(int graceSeconds, int batch, Report &report)
+{
     Result<PgRows> due =
         m_connection.query("SELECT c.merchant_id, c.public_id FROM keel.payment_state s "
                            "JOIN keel.charges c ON c.id = s.charge_id "
@@ -37,30 +62,31 @@ Result<Reconciler::Report> Reconciler::runOnce(int graceSeconds, int batch)
         ChargeRecord record = **charge;
         // A concurrent resolver that got there first makes this one fail its
         // optimistic transition, which is fine: the payment is settled.
-        if (service.resolveInFlight(record).final())
-            ++report.resolved;
-        else
-            ++report.failed;
+        count(service.resolveInFlight(record), record.publicId, record.publicId, report);
     }
+    return {};
+}
+
+Status Reconciler::settleRefunds(int graceSeconds, int batch, Report &report)
+{
     // Refunds whose answer was lost leave their charge in Refunding.
-    Result<PgRows> refunds = m_connection.query(
-        "SELECT c.merchant_id, r.public_id FROM keel.refunds r "
+    Result<PgRows> due = m_connection.query(
+        "SELECT c.merchant_id, r.public_id, c.public_id FROM keel.refunds r "
         "JOIN keel.charges c ON c.id = r.charge_id JOIN keel.payment_state s ON s.charge_id = c.id "
         "WHERE s.state = 'Refunding' AND r.status = 'pending' "
         "  AND s.updated_at < now() - make_interval(secs => $1) "
         "ORDER BY s.updated_at LIMIT $2",
         {QByteArray::number(graceSeconds), QByteArray::number(batch)});
-    if (!refunds)
-        return refunds.error();
-    RefundService refundService(m_context, m_connection, m_replies);
-    for (int i = 0; i < refunds->size(); ++i) {
+    if (!due)
+        return due.error();
+    RefundService service(m_context, m_connection, m_replies);
+    for (int i = 0; i < due->size(); ++i) {
         ++report.examined;
-        if (refundService.resolveInFlight(refunds->toInt64(i, 0), refunds->text(i, 1)).final())
-            ++report.resolved;
-        else
-            ++report.failed;
+        // A refund's key waits on its charge until the refund exists.
+        count(service.resolveInFlight(due->toInt64(i, 0), due->text(i, 1)), due->text(i, 2),
+              due->text(i, 1), report);
     }
-    return report;
+    return {};
 }
 
 } // namespace keel

@@ -6,12 +6,14 @@ namespace keel {
 
 class PgConnection;
 class ReplyRenderer;
+struct PaymentOutcome;
 struct PaymentContext;
 
 // Finds payments left in Authorizing or Capturing by a lost channel answer (or
 // a crashed gateway) and settles each by asking the channel what happened
-// (补单). Safe to run in several processes at once: rows are claimed with
-// SKIP LOCKED, and each change is an optimistic transition.
+// (补单). A key whose holder died on such a payment gets the settled reply, so
+// the client finds it stored whether or not it retries. Safe to run in several processes at once:
+// rows are claimed with SKIP LOCKED, and each change is an optimistic transition.
 class Reconciler final {
 public:
     Reconciler(const PaymentContext &context, PgConnection &connection,
@@ -21,11 +23,17 @@ public:
         int examined = 0;
         int resolved = 0;
         int failed = 0;
+        int keysAnswered = 0; // keys whose holder died, answered with the settled outcome
     };
     // Handles up to `batch` payments untouched for at least `graceSeconds`.
     Result<Report> runOnce(int graceSeconds, int batch = 50);
 
 private:
+    Status settleCharges(int graceSeconds, int batch, Report &report);
+    Status settleRefunds(int graceSeconds, int batch, Report &report);
+    void count(const PaymentOutcome &outcome, const QString &paymentId, const QString &resourceId,
+               Report &report);
+
     const PaymentContext &m_context;
     PgConnection &m_connection;
     const ReplyRenderer &m_replies;

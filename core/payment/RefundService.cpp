@@ -1,5 +1,6 @@
 #include "core/payment/RefundService.h"
 
+#include "core/Chaos.h"
 #include "core/db/PgConnection.h"
 #include "core/db/PgTransaction.h"
 #include "core/idempotency/Fingerprint.h"
@@ -102,8 +103,8 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
     PgTransaction tx(m_connection);
     if (!tx.begun())
         return PaymentOutcome::failure(tx.begun().error());
-    Result<bool> reserved =
-        operation.reserve(merchant.id, QString::fromLatin1(RefundsEndpoint), request.fingerprint);
+    Result<bool> reserved = operation.reserve(merchant.id, QString::fromLatin1(RefundsEndpoint),
+                                              request.fingerprint, request.chargeId);
     if (reserved && !*reserved)
         (void)tx.rollback(); // a takeover must not be undone with the reservation
     const IdempotentOperation::Admitted admitted = operation.admit(reserved, request.fingerprint);
@@ -120,8 +121,10 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
         break;
     }
     PaymentOutcome begun = begin(operation, tx, charge, refund);
+    // Only a refund begun just now (it has an id and is pending) goes to the channel.
     if (!begun.is(Kind::Refund) || refund.status != QLatin1String("pending") || refund.id == 0)
         return begun;
+    chaosPoint("refund_started");
     return execute(operation, refund, charge, false);
 }
 
@@ -204,6 +207,7 @@ PaymentOutcome RefundService::execute(IdempotentOperation &operation, RefundReco
                     askFirst);
     if (!result)
         return PaymentOutcome::failure(result.error());
+    chaosPoint("refund_channel_answered");
     if (result->outcome == ChannelOutcome::Approved)
         if (Status prepared =
                 Ledger(m_connection).prepareAccounts(charge.merchantId, charge.currency);

@@ -1,4 +1,5 @@
 #include "GatewayTest.h"
+#include "WaitUntil.h"
 
 #include "core/db/PgConnection.h"
 #include "core/ledger/Ledger.h"
@@ -132,9 +133,11 @@ TEST_P(GatewayRecoveryTest, CrashBetweenReserveAndCompleteIsRecovered)
         spawnGateway({QStringLiteral("--lock-timeout"), QStringLiteral("500")}, &survivorUrl);
     HttpClient::parseUrl(survivorUrl, &host, &port);
     HttpClient toSurvivor(host, port);
-    // Before the lock times out the key is still in flight...
-    QThread::msleep(600);
-    // ...after it, the retry settles the payment.
+    // Once the lock has timed out, the retry settles the payment.
+    ASSERT_TRUE(keel::test::waitUntil([&] {
+        return scalar("SELECT locked_at < now() - interval '500 ms' FROM keel.idempotency_keys") ==
+               QLatin1String("t");
+    }));
     const HttpReply recovered = post("/v1/charges", Charge, "crash-key", {}, &toSurvivor);
     ASSERT_EQ(recovered.status, 200) << recovered.body.constData();
     EXPECT_EQ(json(recovered.body).value(QStringLiteral("status")).toString(),
