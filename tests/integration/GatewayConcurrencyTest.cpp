@@ -103,6 +103,108 @@ TEST_F(GatewayConcurrencyTest, SixtyFourRequestsWithOneKeyAcrossTwoGatewaysMakeO
     b->waitForFinished();
 }
 
+// Many clients, many keys, two gateway processes: charges (some authorized
+// then captured), duplicate sends of each key to both gateways at once, and
+// per captured charge two refunds under different keys racing for more than
+// half of it. What the clients were told adds up to what the books say.
+TEST_F(GatewayConcurrencyTest, ManyKeysAcrossTwoGatewaysAddUpInTheLedger)
+{
+    QString urlA, urlB;
+    auto a = spawnGateway({QStringLiteral("--sim-latency"), QStringLiteral("20")}, &urlA);
+    auto b = spawnGateway({QStringLiteral("--sim-latency"), QStringLiteral("20")}, &urlB);
+    ASSERT_FALSE(urlA.isEmpty());
+    ASSERT_FALSE(urlB.isEmpty());
+    constexpr int Clients = 12;
+    constexpr int Orders = 6; // per client
+    std::atomic<qint64> captured{0}, refunded{0}, racesWon{0}, races{0};
+    std::vector<std::thread> clients;
+    for (int c = 0; c < Clients; ++c) {
+        clients.emplace_back([&, c] {
+            const auto client = [](const QString &url) {
+                QString host;
+                int port = 0;
+                HttpClient::parseUrl(url, &host, &port);
+                return std::make_unique<HttpClient>(host, port, 30000);
+            };
+            auto toA = client(urlA), toB = client(urlB);
+            for (int o = 0; o < Orders; ++o) {
+                const QByteArray key =
+                    "many-" + QByteArray::number(c) + '-' + QByteArray::number(o);
+                const bool later = o % 2 == 1; // authorize now, capture later
+                const QByteArray body = "amount=1000&currency=eur&source=tok_visa" +
+                                        QByteArray(later ? "&capture=false" : "");
+                // The same key sent to both gateways at once; either may win.
+                HttpReply twin;
+                std::thread duplicate(
+                    [&] { twin = post("/v1/charges", body, key, {}, toB.get()); });
+                HttpReply reply = post("/v1/charges", body, key, {}, toA.get());
+                duplicate.join();
+                if (reply.status != 200)
+                    reply = twin;
+                for (int retry = 0; reply.status == 409 && retry < 50; ++retry) {
+                    QThread::msleep(50);
+                    reply = post("/v1/charges", body, key, {}, toA.get());
+                }
+                ASSERT_EQ(reply.status, 200) << reply.body.constData();
+                const QByteArray id =
+                    json(reply.body).value(QStringLiteral("id")).toString().toLatin1();
+                if (later) {
+                    const HttpReply capture =
+                        post("/v1/charges/" + id + "/capture", {}, key + "-capture", {}, toB.get());
+                    ASSERT_EQ(capture.status, 200) << capture.body.constData();
+                }
+                captured += 1000;
+                // Two refunds of 600 race; only one can fit.
+                HttpReply second;
+                std::thread rival([&] {
+                    second = post("/v1/refunds", "charge=" + id + "&amount=600", key + "-refund-b",
+                                  {}, toB.get());
+                });
+                const HttpReply first = post("/v1/refunds", "charge=" + id + "&amount=600",
+                                             key + "-refund-a", {}, toA.get());
+                rival.join();
+                int won = 0;
+                for (const HttpReply &refund : {first, second}) {
+                    if (refund.status == 200 && json(refund.body).value(QStringLiteral("status")) ==
+                                                    QStringLiteral("succeeded"))
+                        ++won;
+                    else
+                        EXPECT_TRUE(refund.status == 400 || refund.status == 409)
+                            << refund.status << ' ' << refund.body.constData();
+                }
+                EXPECT_LE(won, 1);
+                racesWon += won;
+                ++races;
+                refunded += 600 * won;
+            }
+        });
+    }
+    for (std::thread &client : clients)
+        client.join();
+
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QString::number(Clients * Orders));
+    EXPECT_EQ(scalar("SELECT sum(amount_captured) FROM keel.charges"),
+              QString::number(captured.load()));
+    EXPECT_EQ(scalar("SELECT sum(amount_refunded) FROM keel.charges"),
+              QString::number(refunded.load()));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges WHERE amount_refunded > amount_captured"),
+              QStringLiteral("0"));
+    // The merchant is owed what was captured less what was refunded.
+    EXPECT_EQ(scalar("SELECT -sum(e.amount) FROM keel.ledger_entries e JOIN keel.ledger_accounts "
+                     "a ON a.id = e.account_id WHERE a.code LIKE 'merchant_payable:%'"),
+              QString::number(captured.load() - refunded.load()));
+    auto connection = PgConnection::open(settings());
+    auto audit = Ledger::audit(*connection);
+    ASSERT_TRUE(audit.ok());
+    EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
+    RecordProperty("refund_races_won", int(racesWon.load()));
+    RecordProperty("refund_races", int(races.load()));
+    a->kill();
+    b->kill();
+    a->waitForFinished();
+    b->waitForFinished();
+}
+
 class GatewayRecoveryTest : public GatewayTest,
                             public ::testing::WithParamInterface<const char *> {};
 
