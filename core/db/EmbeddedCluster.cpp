@@ -369,12 +369,23 @@ Status EmbeddedCluster::stop()
     return {};
 }
 
-Status EmbeddedCluster::stopDirectory()
+Status EmbeddedCluster::stopImmediately()
+{
+    if (m_server && m_server->state() != QProcess::NotRunning) {
+        ::kill(pid_t(m_server->processId()), SIGQUIT);
+        if (!m_server->waitForFinished(StopTimeoutMs))
+            return makeError(ErrorKind::Failed, QStringLiteral("PostgreSQL did not stop"));
+        return {};
+    }
+    return stopDirectory(QStringLiteral("immediate"));
+}
+
+Status EmbeddedCluster::stopDirectory(const QString &mode)
 {
     QProcess pgCtl;
     pgCtl.setProgram(m_binaries.program(QStringLiteral("pg_ctl")));
-    pgCtl.setArguments({QStringLiteral("-D"), m_options.dataDirectory, QStringLiteral("-m"),
-                        QStringLiteral("fast"), QStringLiteral("-w"), QStringLiteral("stop")});
+    pgCtl.setArguments({QStringLiteral("-D"), m_options.dataDirectory, QStringLiteral("-m"), mode,
+                        QStringLiteral("-w"), QStringLiteral("stop")});
     pgCtl.setWorkingDirectory(m_options.dataDirectory);
     pgCtl.setProcessEnvironment(programEnvironment());
     const ServiceAccount account = m_account;

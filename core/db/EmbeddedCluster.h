@@ -40,8 +40,11 @@ public:
     Status startDetached();
     // Stops the server started by either call (fast shutdown).
     Status stop();
+    // Stops the server without a checkpoint (immediate shutdown), as a crash
+    // would: the next start recovers from the WAL.
+    Status stopImmediately();
     // Stops whatever server runs on the data directory, whoever started it.
-    Status stopDirectory();
+    Status stopDirectory(const QString &mode = QStringLiteral("fast"));
     bool running() const;
 
     // Creates the database unless it exists.

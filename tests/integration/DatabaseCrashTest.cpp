@@ -1,0 +1,201 @@
+// PostgreSQL itself dies mid-load (immediate shutdown: no checkpoint, as a
+// crash would) on a durable cluster (fsync on), and comes back. The gateway
+// reconnects by itself; clients that retry their keys until they get a final
+// answer get exactly one charge per key, every charge they were told
+// succeeded is there and captured, and every one they were told failed moved
+// no money. (The simulated network keeps its memory in keel's database, so
+// during the outage it cannot answer either: those charges fail cleanly, 402.)
+#include "KeelProcess.h"
+#include "WaitUntil.h"
+
+#include "core/db/ConnectionSettings.h"
+#include "core/db/EmbeddedCluster.h"
+#include "core/db/PgConnection.h"
+#include "core/ledger/Ledger.h"
+#include "core/merchant/MerchantStore.h"
+#include "core/net/HttpClient.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMutex>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QThread>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+using namespace keel;
+using keel::test::keelBinary;
+using keel::test::runKeel;
+using keel::test::waitUntil;
+
+namespace {
+
+class DatabaseCrashTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        ASSERT_TRUE(m_work.isValid());
+        // The server runs as its own account, which must reach the directory.
+        QFile::setPermissions(m_work.path(), QFile::ReadOwner | QFile::WriteOwner |
+                                                 QFile::ExeOwner | QFile::ExeOther);
+        auto created = EmbeddedCluster::create({m_work.filePath(QStringLiteral("data")), 0, true});
+        ASSERT_TRUE(created.ok()) << qPrintable(created.error().message);
+        m_cluster = std::move(created).value();
+        auto initialized = m_cluster->initialize();
+        ASSERT_TRUE(initialized.ok()) << qPrintable(initialized.error().message);
+        const Status started = m_cluster->start();
+        ASSERT_TRUE(started.ok()) << qPrintable(started.error().message);
+        ASSERT_TRUE(m_cluster->ensureDatabase(QStringLiteral("keel")).ok());
+        m_settings = m_cluster->settings(QStringLiteral("keel"));
+        ASSERT_EQ(
+            runKeel({QStringLiteral("migrate"), QStringLiteral("--db"), m_settings.conninfo()})
+                .exitCode,
+            0);
+        auto connection = PgConnection::open(m_settings);
+        ASSERT_TRUE(connection.ok());
+        ASSERT_EQ(connection->scalar("SHOW fsync").value(), QStringLiteral("on"));
+        auto merchant = MerchantStore(*connection).create(QStringLiteral("Crash"), {});
+        ASSERT_TRUE(merchant.ok());
+        m_apiKey = merchant->apiKey.toLatin1();
+    }
+    void TearDown() override
+    {
+        if (m_gateway) {
+            m_gateway->kill();
+            m_gateway->waitForFinished();
+        }
+        if (m_cluster)
+            (void)m_cluster->stop();
+    }
+    QString startGateway()
+    {
+        m_gateway = std::make_unique<QProcess>();
+        m_gateway->start(keelBinary(),
+                         {QStringLiteral("gateway"), QStringLiteral("--db"), m_settings.conninfo(),
+                          QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                          QStringLiteral("--lock-timeout"), QStringLiteral("1000"),
+                          QStringLiteral("--sim-latency"), QStringLiteral("5")});
+        QString url;
+        waitUntil(
+            [&] {
+                m_gateway->waitForReadyRead(50);
+                while (m_gateway->canReadLine()) {
+                    const QString line = QString::fromLocal8Bit(m_gateway->readLine()).trimmed();
+                    if (line.startsWith(QLatin1String("KEEL_HTTP=")))
+                        url = line.mid(10);
+                }
+                return !url.isEmpty();
+            },
+            30000);
+        return url;
+    }
+    QString scalar(const QByteArray &sql)
+    {
+        auto connection = PgConnection::open(m_settings);
+        return connection ? connection->scalar(sql).value() : QString();
+    }
+
+    QTemporaryDir m_work;
+    std::unique_ptr<EmbeddedCluster> m_cluster;
+    ConnectionSettings m_settings;
+    QByteArray m_apiKey;
+    std::unique_ptr<QProcess> m_gateway;
+};
+
+TEST_F(DatabaseCrashTest, AcknowledgedChargesSurviveAnImmediateShutdownMidLoad)
+{
+    const QString url = startGateway();
+    ASSERT_FALSE(url.isEmpty());
+    QString host;
+    int port = 0;
+    HttpClient::parseUrl(url, &host, &port);
+    constexpr int Clients = 6;
+    constexpr int KeysEach = 40;
+    QMutex mutex;
+    QHash<QByteArray, QString> acknowledged; // key -> the charge id the client was told
+    QHash<QByteArray, QString> declined;     // key -> a charge the client was told failed
+    QStringList lastRefusals;
+    std::atomic<int> done{0}, refusedDuringOutage{0};
+    std::vector<std::thread> clients;
+    for (int c = 0; c < Clients; ++c) {
+        clients.emplace_back([&, c] {
+            HttpClient http(host, port, 20000);
+            for (int k = 0; k < KeysEach; ++k) {
+                const QByteArray key =
+                    "crash-" + QByteArray::number(c) + '-' + QByteArray::number(k);
+                // A client retries its key until it gets an answer that is not "try again".
+                for (int attempt = 0; attempt < 400; ++attempt) {
+                    const HttpReply reply =
+                        http.request("POST", "/v1/charges",
+                                     {{"Authorization", "Bearer " + m_apiKey},
+                                      {"Idempotency-Key", key},
+                                      {"Content-Type", "application/x-www-form-urlencoded"}},
+                                     "amount=1000&currency=usd&source=tok_visa");
+                    const QJsonObject body = QJsonDocument::fromJson(reply.body).object();
+                    if (reply.status == 200) {
+                        const QMutexLocker lock(&mutex);
+                        acknowledged.insert(key, body.value(QStringLiteral("id")).toString());
+                        break;
+                    }
+                    if (reply.status == 402) { // final: no effect, try a new charge
+                        const QMutexLocker lock(&mutex);
+                        declined.insert(key, body.value(QStringLiteral("error"))
+                                                 .toObject()
+                                                 .value(QStringLiteral("charge"))
+                                                 .toString());
+                        break;
+                    }
+                    ++refusedDuringOutage;
+                    if (attempt == 399) {
+                        const QMutexLocker lock(&mutex);
+                        lastRefusals
+                            << QString::number(reply.status) + u' ' + QString::fromUtf8(reply.body);
+                    }
+                    QThread::msleep(50);
+                }
+                ++done;
+            }
+        });
+    }
+    ASSERT_TRUE(waitUntil([&] { return done.load() >= Clients * KeysEach / 3; }, 60000));
+    ASSERT_TRUE(m_cluster->stopImmediately().ok());
+    QThread::msleep(500); // the outage: requests meanwhile get 503s and retry
+    ASSERT_TRUE(m_cluster->start().ok());
+    for (std::thread &client : clients)
+        client.join();
+
+    EXPECT_EQ(acknowledged.size() + declined.size(), Clients * KeysEach)
+        << "every key got a final answer: " << qPrintable(lastRefusals.join(u'\n'));
+    EXPECT_GT(refusedDuringOutage.load(), 0) << "the outage did not overlap the load";
+    EXPECT_EQ(m_gateway->state(), QProcess::Running) << "the gateway reconnects by itself";
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QString::number(Clients * KeysEach));
+    const auto inState = [&](const QHash<QByteArray, QString> &charges, const char *state) {
+        QStringList ids;
+        for (const QString &id : charges)
+            ids << u'\'' + id + u'\'';
+        return scalar("SELECT count(*) FROM keel.charges c JOIN keel.payment_state s ON "
+                      "s.charge_id = c.id WHERE s.state = '" +
+                      QByteArray(state) + "' AND c.public_id IN (" +
+                      (ids.isEmpty() ? QByteArray("''") : ids.join(u',').toLatin1()) + ")");
+    };
+    EXPECT_EQ(inState(acknowledged, "Captured"), QString::number(acknowledged.size()));
+    EXPECT_EQ(inState(declined, "Failed"), QString::number(declined.size()));
+    EXPECT_EQ(scalar("SELECT sum(amount_captured) FROM keel.charges"),
+              QString::number(1000 * acknowledged.size()));
+    // The network carried out each captured charge once, and kept that through the crash.
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations WHERE outcome = 'approved'"),
+              QString::number(acknowledged.size()));
+    auto connection = PgConnection::open(m_settings);
+    auto audit = Ledger::audit(*connection);
+    ASSERT_TRUE(audit.ok());
+    EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
+    RecordProperty("refused_during_outage", refusedDuringOutage.load());
+    RecordProperty("declined_during_outage", int(declined.size()));
+}
+
+} // namespace
