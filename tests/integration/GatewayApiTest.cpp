@@ -1,4 +1,5 @@
 #include "GatewayTest.h"
+#include "WaitUntil.h"
 
 #include "core/api/StripeReplies.h"
 #include "core/db/PgConnection.h"
@@ -266,6 +267,30 @@ TEST_F(GatewayApiTest, AmbiguousAnswerStaysPendingUntilTheChannelIsAsked)
     EXPECT_EQ(json(now).value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
 }
 
+// Regression (79a17c3): ledger account ids were cached even when made inside a
+// transaction that rolled back, and every later posting in that currency then
+// failed its foreign key. The cache is per process, so the test shares it with
+// the in-process gateway.
+TEST_F(GatewayApiTest, AccountsMadeInARolledBackTransactionAreNotRemembered)
+{
+    auto connection = PgConnection::open(settings());
+    ASSERT_TRUE(connection.ok());
+    ASSERT_TRUE(connection->exec("BEGIN").ok());
+    ASSERT_TRUE(
+        Ledger(*connection).prepareAccounts(m_merchant.merchant.id, QStringLiteral("EUR")).ok());
+    ASSERT_TRUE(connection->exec("ROLLBACK").ok());
+    ASSERT_EQ(scalar("SELECT count(*) FROM keel.ledger_accounts WHERE code LIKE "
+                     "'merchant_payable:%:EUR'"),
+              QStringLiteral("0"));
+    const HttpReply charge =
+        post("/v1/charges", "amount=500&currency=eur&source=tok_visa", "after-rollback");
+    EXPECT_EQ(charge.status, 200) << charge.body.constData();
+    auto audit = Ledger::audit(*connection);
+    ASSERT_TRUE(audit.ok());
+    EXPECT_EQ(audit->transactions, 1);
+    EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
+}
+
 TEST_F(GatewayApiTest, MetricsAreValidPrometheusTextWithoutIds)
 {
     ASSERT_EQ(post("/v1/charges", Charge, "m1").status, 200);
@@ -426,12 +451,8 @@ TEST_F(GatewayApiTest, StateTotalsFoldedFromEventsMatchTheGatewaysPayments)
                                "(SELECT state, count(*) AS n FROM keel.payment_state GROUP BY "
                                "state) s";
     // Other tests' transactions on the server may hold a horizon back a while.
-    QElapsedTimer waited;
-    waited.start();
-    do {
-        ASSERT_TRUE(PaymentStateFold::run(*session).ok());
-        QThread::msleep(300);
-    } while (scalar(totals) != scalar(counted) && waited.elapsed() < 20000);
-    EXPECT_EQ(scalar(totals), scalar(counted));
+    EXPECT_TRUE(keel::test::waitUntil(
+        [&] { return PaymentStateFold::run(*session).ok() && scalar(totals) == scalar(counted); },
+        20000));
     EXPECT_EQ(scalar(counted), QStringLiteral("Authorized=1,Captured=2,Failed=1,Refunded=1"));
 }

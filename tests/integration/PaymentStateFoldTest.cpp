@@ -1,6 +1,7 @@
 // "Payments by state" comes from totals folded out of payment_events; they must
 // equal a full count, including when transactions commit out of id order.
 #include "DatabaseTest.h"
+#include "WaitUntil.h"
 
 #include "core/db/PgConnection.h"
 #include "core/dev/HistorySeeder.h"
@@ -43,11 +44,16 @@ protected:
     {
         return rows("SELECT state, payments FROM keel.payment_state_totals WHERE payments <> 0");
     }
-    // A horizon is folded on a pass at least a second after it was noted.
+    // A horizon is folded on a pass at least a second after it was noted: one
+    // pass notes it, the next (once the noted horizon is old enough) folds.
     void foldTwice()
     {
         ASSERT_TRUE(PaymentStateFold::run(*m_session).ok());
-        QThread::msleep(1100);
+        ASSERT_TRUE(keel::test::waitUntil([&] {
+            auto due = m_session->scalar("SELECT coalesce(pending_since < now() - interval "
+                                         "'1 s', true) FROM keel.payment_state_fold");
+            return due.ok() && *due == QLatin1String("t");
+        }));
         auto second = PaymentStateFold::run(*m_session);
         ASSERT_TRUE(second.ok()) << qPrintable(second.error().message);
     }
@@ -58,14 +64,9 @@ protected:
     {
         QElapsedTimer waited;
         waited.start();
-        while (waited.elapsed() < seconds * 1000) {
-            if (!PaymentStateFold::run(*m_session).ok())
-                return false;
-            if (folded() == counted())
-                return true;
-            QThread::msleep(300);
-        }
-        return false;
+        return keel::test::waitUntil(
+            [&] { return PaymentStateFold::run(*m_session).ok() && folded() == counted(); },
+            seconds * 1000);
     }
     // Moves one payment from Captured to Refunding the way keel does: its
     // state row and an event, in the caller's transaction.
@@ -115,14 +116,13 @@ TEST_F(PaymentStateFoldTest, SmallBatchesStillAddUp)
     // The first pass that may fold takes three batches of 100 ids and stops
     // there, far from caught up (the seed wrote about 2,000 events).
     qint64 first = 0;
-    QElapsedTimer waited;
-    waited.start();
-    while (first == 0 && waited.elapsed() < 20000) {
-        QThread::msleep(300);
-        auto folded = PaymentStateFold::run(*m_session, 100, 3);
-        ASSERT_TRUE(folded.ok());
-        first = *folded;
-    }
+    EXPECT_TRUE(keel::test::waitUntil(
+        [&] {
+            auto folded = PaymentStateFold::run(*m_session, 100, 3);
+            first = folded.ok() ? *folded : -1;
+            return first != 0;
+        },
+        20000));
     EXPECT_EQ(first, 300);
     EXPECT_TRUE(foldUntilExact());
 }
