@@ -25,10 +25,12 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <numeric>
 
@@ -100,8 +102,13 @@ TEST_F(ConsoleConnectionTest, AsksForThePasswordWithoutAKeychainAndNeverStoresIt
     EXPECT_FALSE(remember->isEnabled()); // nowhere safe to keep it
     EXPECT_EQ(accepted.size(), 0);
 
-    qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("password")))->setText(password);
-    dialog.connectToServer();
+    QTest::keyClicks(qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("password"))), password);
+    QPushButton *connectButton = nullptr;
+    for (QPushButton *button : dialog.findChildren<QPushButton *>())
+        if (button->text() == dialog.tr("&Connect"))
+            connectButton = button;
+    ASSERT_NE(connectButton, nullptr);
+    QTest::mouseClick(connectButton, Qt::LeftButton);
     ASSERT_TRUE(accepted.wait(15000)) << qPrintable(dialog.banner()->text());
     EXPECT_EQ(dialog.primary().value(QStringLiteral("user")), user);
     EXPECT_EQ(dialog.primary().value(QStringLiteral("password")), password);

@@ -9,9 +9,11 @@
 #include <QDateTime>
 #include <QFile>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTreeWidget>
 
 using namespace keel;
@@ -80,17 +82,24 @@ TEST_F(HistoryViewTest, SearchTimelineAndExport)
     view.resize(1000, 700);
     view.show();
     QSignalSpy pages(view.model(), &HistoryModel::pageLoaded);
-    view.searchField()->setText(QStringLiteral("T123"));
-    view.search();
+    // Typed and clicked as a person would.
+    QTest::keyClicks(view.searchField(), QStringLiteral("T123"));
+    QPushButton *searchButton = nullptr;
+    for (QPushButton *button : view.findChildren<QPushButton *>())
+        if (button->text() == view.tr("&Search"))
+            searchButton = button;
+    ASSERT_NE(searchButton, nullptr);
+    QTest::mouseClick(searchButton, Qt::LeftButton);
     ASSERT_TRUE(pages.wait(10000));
     ASSERT_EQ(view.model()->rowCount(), 1);
     EXPECT_EQ(view.model()->rowAt(0).publicId, QStringLiteral("ch_hist000123"));
 
-    // Selecting the payment loads its trail.
+    // Clicking the payment loads its trail.
     QSignalSpy timeline(&view, &HistoryView::timelineLoaded);
     auto *table = view.findChild<QTableView *>();
     ASSERT_NE(table, nullptr);
-    table->selectRow(0);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                      table->visualRect(table->model()->index(0, 0)).center());
     ASSERT_TRUE(timeline.wait(10000));
     ASSERT_EQ(view.timeline()->topLevelItemCount(), 1);
     EXPECT_TRUE(view.timeline()->topLevelItem(0)->text(2).contains(

@@ -9,11 +9,14 @@
 #include "ui/QCustomPlotInclude.h"
 #include "ui/QueryWorker.h"
 
+#include <QAbstractItemView>
+#include <QComboBox>
 #include <QDateTime>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTest>
 
 using namespace keel;
 using keel::test::DatabaseTest;
@@ -93,6 +96,24 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     EXPECT_DOUBLE_EQ(states->graph(0)->data()->at(int(i))->value, 1234.0);
     EXPECT_DOUBLE_EQ(states->graph(1)->data()->at(int(i))->value, 56.0);
     EXPECT_EQ(states->yAxis->scaleType(), QCPAxis::stLogarithmic);
+
+    // A person picks a longer range with the mouse and the keyboard: the
+    // Overview reloads with wider buckets, still showing that minute's count.
+    auto *range = view.findChild<QComboBox *>();
+    ASSERT_NE(range, nullptr);
+    const qint64 before = view.data().stepSeconds;
+    refreshed.clear();
+    QTest::mouseClick(range, Qt::LeftButton);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return range->view()->isVisible(); }, 5000));
+    QTest::keyClick(range->view(), Qt::Key_End);
+    QTest::keyClick(range->view(), Qt::Key_Return);
+    ASSERT_TRUE(refreshed.wait(15000));
+    EXPECT_EQ(range->currentIndex(), range->count() - 1);
+    EXPECT_GT(view.data().stepSeconds, before);
+    double captured = 0;
+    for (const qint64 value : view.data().series(QStringLiteral("transition.Capturing.Captured")))
+        captured += double(value);
+    EXPECT_DOUBLE_EQ(captured, 7.0);
     worker.stop();
 }
 

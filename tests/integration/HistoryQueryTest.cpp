@@ -79,6 +79,27 @@ TEST_F(HistoryQueryTest, FiltersNarrowTheSearch)
     auto none = HistoryQuery::page(db(), byState, std::nullopt, 50);
     ASSERT_TRUE(none.ok());
     EXPECT_TRUE(none->rows.isEmpty());
+
+    // Two refunded among the captured: the filter finds exactly those, newest
+    // first, also across pages, and combined with another filter.
+    ASSERT_EQ(post("/v1/refunds", "charge=" + m_ids.at(2).toLatin1(), "state-a").status, 200);
+    ASSERT_EQ(post("/v1/refunds", "charge=" + m_ids.at(9).toLatin1(), "state-b").status, 200);
+    auto refunded = HistoryQuery::page(db(), byState, std::nullopt, 1);
+    ASSERT_TRUE(refunded.ok()) << qPrintable(refunded.error().message);
+    ASSERT_EQ(refunded->rows.size(), 1);
+    EXPECT_EQ(refunded->rows.at(0).publicId, m_ids.at(9));
+    EXPECT_EQ(refunded->rows.at(0).state, QStringLiteral("Refunded"));
+    ASSERT_TRUE(refunded->next.has_value());
+    auto older = HistoryQuery::page(db(), byState, refunded->next, 1);
+    ASSERT_TRUE(older.ok());
+    ASSERT_EQ(older->rows.size(), 1);
+    EXPECT_EQ(older->rows.at(0).publicId, m_ids.at(2));
+    EXPECT_FALSE(older->next.has_value());
+    byState.minAmount = 1000;
+    auto both = HistoryQuery::page(db(), byState, std::nullopt, 50);
+    ASSERT_TRUE(both.ok());
+    ASSERT_EQ(both->rows.size(), 1); // charge 9 is 1000, charge 2 is 300
+    EXPECT_EQ(both->rows.at(0).publicId, m_ids.at(9));
 }
 
 TEST_F(HistoryQueryTest, TimelineShowsEveryTableThatTouchedTheCharge)
