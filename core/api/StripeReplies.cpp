@@ -4,6 +4,8 @@
 #include "core/api/StripeJson.h"
 #include "core/payment/PaymentOutcome.h"
 
+#include <QDateTime>
+
 namespace keel {
 namespace {
 
@@ -193,9 +195,30 @@ StoredResponse StripeReplies::render(const PaymentOutcome &outcome) const
 HttpResponse StripeReplies::respond(const PaymentOutcome &outcome) const
 {
     if (outcome.is(Kind::StoreUnavailable) || outcome.is(Kind::ChannelUnavailable))
-        qWarning("keel gateway: request failed (%s): %s", qPrintable(outcome.error.code),
-                 qPrintable(outcome.error.message));
+        logFailure(outcome.error);
     return rendered(outcome);
+}
+
+void StripeReplies::logFailure(const Error &error) const
+{
+    // During an outage every request fails the same way: one line, then at
+    // most one every few seconds saying how many more there were.
+    constexpr qint64 QuietMs = 5000;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    qint64 last = m_lastFailureLogMs.load();
+    if (now - last < QuietMs || !m_lastFailureLogMs.compare_exchange_strong(last, now)) {
+        ++m_unloggedFailures;
+        return;
+    }
+    const qint64 more = m_unloggedFailures.exchange(0);
+    QString message = error.message.simplified();
+    if (message.size() > 300)
+        message = message.left(300) + QStringLiteral("...");
+    qWarning("keel gateway: request failed (%s): %s%s",
+             qPrintable(error.code.isEmpty() ? QStringLiteral("no code") : error.code),
+             qPrintable(message),
+             more > 0 ? qPrintable(QStringLiteral(" (and %1 more since the last report)").arg(more))
+                      : "");
 }
 
 } // namespace keel

@@ -60,7 +60,8 @@ void PgConnection::Closer::operator()(pg_conn *conn) const
 Result<PgConnection> PgConnection::open(const ConnectionSettings &settings)
 {
     PgConnection session;
-    session.m_conn.reset(PQconnectdb(settings.conninfo().toUtf8().constData()));
+    session.m_conninfo = settings.conninfo().toUtf8();
+    session.m_conn.reset(PQconnectdb(session.m_conninfo.constData()));
     if (PQstatus(session.m_conn.get()) != CONNECTION_OK)
         return makeError(ErrorKind::Connection,
                          QStringLiteral("cannot connect to PostgreSQL (%1): %2")
@@ -179,7 +180,13 @@ Status PgConnection::commitPipelined()
                 break;
         }
     }
-    PQexitPipelineMode(conn);
+    if (PQexitPipelineMode(conn) != 1) {
+        // Results the server never sent (it went away mid-pipeline): libpq stays
+        // in pipeline mode, where every later statement fails. Connect afresh.
+        m_broken = true;
+        firstError = firstError.value_or(failure(nullptr));
+        return *firstError;
+    }
     if (firstError) {
         // A failure before COMMIT leaves the transaction open and aborted.
         if (PQtransactionStatus(conn) != PQTRANS_IDLE)
@@ -236,7 +243,8 @@ Status PgConnection::copyIn(const QByteArray &copySql, const QByteArray &data)
 
 bool PgConnection::healthy() const
 {
-    return m_conn && !m_pipelining && PQstatus(m_conn.get()) == CONNECTION_OK &&
+    return m_conn && !m_pipelining && !m_broken && PQstatus(m_conn.get()) == CONNECTION_OK &&
+           PQpipelineStatus(m_conn.get()) == PQ_PIPELINE_OFF &&
            PQtransactionStatus(m_conn.get()) == PQTRANS_IDLE;
 }
 
@@ -247,7 +255,14 @@ bool PgConnection::inTransaction() const
 
 Status PgConnection::reset()
 {
-    PQreset(m_conn.get());
+    if (m_broken || PQpipelineStatus(m_conn.get()) != PQ_PIPELINE_OFF) {
+        m_conn.reset(PQconnectdb(m_conninfo.constData()));
+        PQsetNoticeProcessor(m_conn.get(), &ignoreNotice, nullptr);
+    } else
+        PQreset(m_conn.get());
+    m_broken = false;
+    m_pipelining = false;
+    m_queue.clear();
     m_prepared.clear();
     if (PQstatus(m_conn.get()) != CONNECTION_OK)
         return makeError(ErrorKind::Connection,

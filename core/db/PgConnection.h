@@ -98,6 +98,8 @@ private:
     bool m_pipelining = false;
     QString m_lastSqlState;
     QString m_identity;
+    QByteArray m_conninfo; // to connect afresh when the link's state is unknown
+    bool m_broken = false; // a pipeline could not be closed: the link is unusable
 };
 
 // Whether a server answers at the settings' address (libpq's PQping).

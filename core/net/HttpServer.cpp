@@ -3,8 +3,8 @@
 #include "core/net/HttpRequest.h"
 #include "core/net/HttpResponse.h"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -44,7 +44,8 @@ public:
 
     void start()
     {
-        asio::dispatch(m_stream.get_executor(), [self = shared_from_this()] { self->read(true); });
+        // Accepted on the accepting thread; everything after runs on the socket's own.
+        asio::post(m_stream.get_executor(), [self = shared_from_this()] { self->read(true); });
     }
 
 private:
@@ -130,27 +131,35 @@ private:
 
 } // namespace
 
+// One event loop per worker thread, each serving the connections handed to
+// it, and one more that only accepts. A connection's reads, handler and writes
+// all run on its own thread: no hand-off between threads per request, which on
+// a small machine cost more than the request's own work (a shared pool woke
+// another thread for every completion).
 struct HttpServer::Impl {
-    HttpServerOptions options;
     explicit Impl(HttpHandler &h) : handler(h) {}
+    HttpServerOptions options;
     HttpHandler &handler;
-    asio::io_context io;
+    asio::io_context accepting{1};
+    std::vector<std::unique_ptr<asio::io_context>> workers;
+    std::vector<asio::executor_work_guard<asio::io_context::executor_type>> keepRunning;
     std::optional<tcp::acceptor> acceptor;
     std::vector<std::thread> threads;
+    size_t next = 0;
     int port = 0;
 
     void accept()
     {
-        acceptor->async_accept(
-            asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
-                if (ec == asio::error::operation_aborted)
-                    return;
-                if (!ec) {
-                    socket.set_option(tcp::no_delay(true));
-                    std::make_shared<Connection>(std::move(socket), options, handler)->start();
-                }
-                accept();
-            });
+        asio::io_context &worker = *workers[next++ % workers.size()];
+        acceptor->async_accept(worker, [this](beast::error_code ec, tcp::socket socket) {
+            if (ec == asio::error::operation_aborted)
+                return;
+            if (!ec) {
+                socket.set_option(tcp::no_delay(true));
+                std::make_shared<Connection>(std::move(socket), options, handler)->start();
+            }
+            accept();
+        });
     }
 };
 
@@ -173,7 +182,7 @@ Status HttpServer::start()
         return fieldError(QStringLiteral("listen"), QStringLiteral("parameter_invalid"),
                           QStringLiteral("%1 is not an IP address").arg(m_impl->options.host));
     const tcp::endpoint endpoint(address, static_cast<unsigned short>(m_impl->options.port));
-    m_impl->acceptor.emplace(m_impl->io);
+    m_impl->acceptor.emplace(m_impl->accepting);
     m_impl->acceptor->open(endpoint.protocol(), ec);
     if (!ec)
         m_impl->acceptor->set_option(asio::socket_base::reuse_address(true), ec);
@@ -188,9 +197,14 @@ Status HttpServer::start()
                              .arg(m_impl->options.port)
                              .arg(QString::fromStdString(ec.message())));
     m_impl->port = m_impl->acceptor->local_endpoint().port();
+    for (int i = 0; i < std::max(1, m_impl->options.threads); ++i) {
+        m_impl->workers.push_back(std::make_unique<asio::io_context>(1));
+        m_impl->keepRunning.push_back(asio::make_work_guard(*m_impl->workers.back()));
+    }
     m_impl->accept();
-    for (int i = 0; i < std::max(1, m_impl->options.threads); ++i)
-        m_impl->threads.emplace_back([this] { m_impl->io.run(); });
+    m_impl->threads.emplace_back([this] { m_impl->accepting.run(); });
+    for (const auto &worker : m_impl->workers)
+        m_impl->threads.emplace_back([context = worker.get()] { context->run(); });
     return {};
 }
 
@@ -198,14 +212,18 @@ void HttpServer::stop()
 {
     if (!m_impl || m_impl->threads.empty())
         return;
-    asio::post(m_impl->io, [this] {
+    asio::post(m_impl->accepting, [this] {
         beast::error_code ignored;
         m_impl->acceptor->close(ignored);
     });
-    m_impl->io.stop();
+    m_impl->accepting.stop();
+    m_impl->keepRunning.clear();
+    for (const auto &worker : m_impl->workers)
+        worker->stop();
     for (std::thread &thread : m_impl->threads)
         thread.join();
     m_impl->threads.clear();
+    m_impl->workers.clear();
 }
 
 int HttpServer::port() const

@@ -25,18 +25,20 @@ public:
 
 struct HttpServerOptions {
     QString host = QStringLiteral("127.0.0.1");
-    int port = 0; // 0: any free port (see HttpServer::port())
-    int threads = 8;
+    int port = 0;    // 0: any free port (see HttpServer::port())
+    int threads = 8; // worker threads; connections are spread over them, one thread each
     int maxBodyBytes = 64 * 1024;
     int maxHeaderBytes = 16 * 1024;
     int readTimeoutSeconds = 10; // a request must arrive whole within this
     int idleTimeoutSeconds = 60; // a keep-alive connection may sit idle this long
 };
 
-// HTTP/1.1 with keep-alive on Boost.Beast. The handler runs on one of the
-// worker threads and may block (database calls); oversized bodies get 413,
-// oversized headers 431, malformed requests 400, slow or idle clients are
-// disconnected.
+// HTTP/1.1 with keep-alive on Boost.Beast. Each accepted connection belongs
+// to one worker thread (round robin), where its handler runs and may block
+// (database calls): requests on connections sharing a thread wait for each
+// other, so --threads should be at least the number of clients that send at
+// once. Oversized bodies get 413, oversized headers 431, malformed requests
+// 400, slow or idle clients are disconnected.
 class HttpServer final {
 public:
     // `handler` must outlive the server; it is called on the worker threads.

@@ -75,6 +75,8 @@ protected:
     QString startGateway()
     {
         m_gateway = std::make_unique<QProcess>();
+        // Nobody reads a pipe for stderr here: a full one would block the gateway.
+        m_gateway->setProcessChannelMode(QProcess::ForwardedErrorChannel);
         m_gateway->start(keelBinary(),
                          {QStringLiteral("gateway"), QStringLiteral("--db"), m_settings.conninfo(),
                           QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),

@@ -77,6 +77,8 @@ std::unique_ptr<QProcess> GatewayTest::spawnGateway(const QStringList &extraArgu
 {
     auto process = std::make_unique<QProcess>();
     process->setProcessEnvironment(environment);
+    // Nobody reads a pipe for stderr here: a full one would block the gateway.
+    process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
     process->start(keelBinary(), QStringList{QStringLiteral("gateway"), QStringLiteral("--db"),
                                              settings().conninfo(), QStringLiteral("--listen"),
                                              QStringLiteral("127.0.0.1:0")} +
