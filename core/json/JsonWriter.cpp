@@ -2,6 +2,16 @@
 
 namespace keel {
 
+QByteArray JsonWriter::textObject(const QList<std::pair<QString, QString>> &fields)
+{
+    JsonWriter json;
+    json.beginObject();
+    for (const auto &[key, text] : fields)
+        json.field(key, text);
+    json.endObject();
+    return json.take();
+}
+
 void JsonWriter::separate()
 {
     if (m_needComma)

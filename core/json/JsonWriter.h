@@ -1,9 +1,12 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QString>
 
 #include <optional>
+
+#include <utility>
 
 namespace keel {
 
@@ -11,6 +14,9 @@ namespace keel {
 // amounts up to int64 survive exactly.
 class JsonWriter final {
 public:
+    // {"key": "value", ...} of text fields, in the order given.
+    static QByteArray textObject(const QList<std::pair<QString, QString>> &fields);
+
     JsonWriter &beginObject();
     JsonWriter &endObject();
     JsonWriter &beginArray();

@@ -140,9 +140,11 @@ struct HttpServer::Impl {
     explicit Impl(HttpHandler &h) : handler(h) {}
     HttpServerOptions options;
     HttpHandler &handler;
-    asio::io_context accepting{1};
+    // Declared so that they are destroyed in the safe order: a pending accept
+    // holds a socket of a worker's loop, so the accepting loop goes first.
     std::vector<std::unique_ptr<asio::io_context>> workers;
     std::vector<asio::executor_work_guard<asio::io_context::executor_type>> keepRunning;
+    asio::io_context accepting{1};
     std::optional<tcp::acceptor> acceptor;
     std::vector<std::thread> threads;
     size_t next = 0;
@@ -223,7 +225,6 @@ void HttpServer::stop()
     for (std::thread &thread : m_impl->threads)
         thread.join();
     m_impl->threads.clear();
-    m_impl->workers.clear();
 }
 
 int HttpServer::port() const

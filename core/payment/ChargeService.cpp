@@ -99,7 +99,7 @@ PaymentOutcome ChargeService::create(const Merchant &merchant, const ChargeReque
             return answerExistingOrder(operation, merchant.id, request, outTradeNo);
         paymentMetrics::countTransition(PaymentState::Created, PaymentState::Authorizing);
         chaosPoint("charge_reserved");
-        return authorize(operation, *intake->charge, false);
+        return callAndSettle(operation, *intake->charge, false, false);
     }
     return PaymentOutcome::failure(
         makeError(ErrorKind::Failed, QStringLiteral("the Idempotency-Key kept expiring")));
@@ -139,19 +139,21 @@ PaymentOutcome ChargeService::resumeCreate(IdempotentOperation &operation, qint6
                        QStringLiteral("taken-over key has no charge behind it")));
     ChargeRecord charge = **found;
     if (charge.state == PaymentState::Authorizing)
-        return authorize(operation, charge, true);
+        return callAndSettle(operation, charge, false, true);
     return operation.finish(PaymentOutcome::ofCharge(Kind::Charge, charge), charge.publicId);
 }
 
-PaymentOutcome ChargeService::authorize(IdempotentOperation &operation, ChargeRecord &charge,
-                                        bool askFirst)
+PaymentOutcome ChargeService::callAndSettle(IdempotentOperation &operation, ChargeRecord &charge,
+                                            bool capturing, bool askFirst)
 {
     Result<ChannelResult> result = callChannel(
-        *m_context.channel, channelRequest(charge, QStringLiteral("authorize")), askFirst);
+        *m_context.channel,
+        channelRequest(charge, capturing ? QStringLiteral("capture") : QStringLiteral("authorize")),
+        askFirst);
     if (!result)
         return PaymentOutcome::failure(result.error());
-    chaosPoint("charge_channel_answered");
-    return settle(operation, charge, *result, false);
+    chaosPoint(capturing ? "capture_channel_answered" : "charge_channel_answered");
+    return settle(operation, charge, *result, capturing);
 }
 
 PaymentOutcome ChargeService::settle(IdempotentOperation &operation, ChargeRecord &charge,
@@ -304,7 +306,7 @@ PaymentOutcome ChargeService::startCapture(IdempotentOperation &operation, const
         return PaymentOutcome::failure(committed.error());
     paymentMetrics::countSteps(PaymentState::Authorized, {QStringLiteral("capture")});
     chaosPoint("capture_started");
-    return runCapture(operation, charge, false);
+    return callAndSettle(operation, charge, true, false);
 }
 
 PaymentOutcome ChargeService::resumeCapture(IdempotentOperation &operation,
@@ -318,19 +320,8 @@ PaymentOutcome ChargeService::resumeCapture(IdempotentOperation &operation,
         return PaymentOutcome::notFound(Kind::ChargeNotFound, chargeId);
     ChargeRecord charge = **found;
     if (charge.state == PaymentState::Capturing)
-        return runCapture(operation, charge, true);
+        return callAndSettle(operation, charge, true, true);
     return operation.finish(PaymentOutcome::ofCharge(Kind::Charge, charge), charge.publicId);
-}
-
-PaymentOutcome ChargeService::runCapture(IdempotentOperation &operation, ChargeRecord &charge,
-                                         bool askFirst)
-{
-    Result<ChannelResult> result = callChannel(
-        *m_context.channel, channelRequest(charge, QStringLiteral("capture")), askFirst);
-    if (!result)
-        return PaymentOutcome::failure(result.error());
-    chaosPoint("capture_channel_answered");
-    return settle(operation, charge, *result, true);
 }
 
 Result<PaymentOutcome> ChargeService::applyCapture(ChargeRecord &charge,

@@ -49,12 +49,13 @@ private:
                                        const ChargeRequest &request, const QString &outTradeNo);
     PaymentOutcome resumeCreate(IdempotentOperation &operation, qint64 merchantId,
                                 const QString &outTradeNo);
-    PaymentOutcome authorize(IdempotentOperation &operation, ChargeRecord &charge, bool askFirst);
+    // The channel call (asking first when `askFirst`), then settle().
+    PaymentOutcome callAndSettle(IdempotentOperation &operation, ChargeRecord &charge,
+                                 bool capturing, bool askFirst);
     PaymentOutcome startCapture(IdempotentOperation &operation, const Merchant &merchant,
                                 const QString &chargeId);
     PaymentOutcome resumeCapture(IdempotentOperation &operation, const Merchant &merchant,
                                  const QString &chargeId);
-    PaymentOutcome runCapture(IdempotentOperation &operation, ChargeRecord &charge, bool askFirst);
     // Applies a channel outcome and stores the reply, in one pipelined transaction.
     PaymentOutcome settle(IdempotentOperation &operation, ChargeRecord &charge,
                           const ChannelResult &result, bool capturing);

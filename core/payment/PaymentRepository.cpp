@@ -42,16 +42,6 @@ ChargeRecord readCharge(const PgRows &rows, int row)
     return charge;
 }
 
-QByteArray metadataJson(const QList<std::pair<QString, QString>> &metadata)
-{
-    JsonWriter json;
-    json.beginObject();
-    for (const auto &[key, value] : metadata)
-        json.field(key, value);
-    json.endObject();
-    return json.take();
-}
-
 } // namespace
 
 QString PaymentRepository::newPublicId(const QString &prefix)
@@ -77,7 +67,7 @@ PaymentRepository::reserveAndInsertCharge(IdempotencyStore &store, const QByteAr
     charge.currency = request.currency.code;
     charge.source = request.source;
     charge.description = request.description;
-    charge.metadataJson = metadataJson(request.metadata);
+    charge.metadataJson = JsonWriter::textObject(request.metadata);
     charge.capture = request.capture;
     charge.terms = request.terms;
     Result<PgRows> rows = store.reserveWith(

@@ -39,16 +39,6 @@ QByteArray refundEvent(const RefundRecord &refund)
     return json.take();
 }
 
-QByteArray metadataJson(const QList<std::pair<QString, QString>> &metadata)
-{
-    JsonWriter json;
-    json.beginObject();
-    for (const auto &[key, value] : metadata)
-        json.field(key, value);
-    json.endObject();
-    return json.take();
-}
-
 // The refund as asked for, before it is checked against the charge.
 Result<RefundRecord> refundFor(const RefundRequest &request, const ChargeRecord &charge,
                                const Currency &currency, const QByteArray &keyHash)
@@ -67,7 +57,7 @@ Result<RefundRecord> refundFor(const RefundRequest &request, const ChargeRecord 
     refund.currency = charge.currency;
     if (!request.reason.isEmpty())
         refund.reason = request.reason;
-    refund.metadataJson = metadataJson(request.metadata);
+    refund.metadataJson = JsonWriter::textObject(request.metadata);
     refund.terms = Fingerprint(QStringLiteral("refund-terms"))
                        .add(QStringLiteral("amount"), refund.amount)
                        .add(QStringLiteral("charge"), charge.publicId)
