@@ -78,12 +78,13 @@ TestCluster::~TestCluster()
 
 Status TestCluster::startOwnCluster()
 {
-    QByteArray pattern = "/tmp/keel-test-XXXXXX";
-    if (!::mkdtemp(pattern.data()))
-        return makeError(ErrorKind::Environment, QStringLiteral("mkdtemp failed"));
-    m_ownDirectory = QString::fromLocal8Bit(pattern);
+    m_ownDirectory = std::make_unique<QTemporaryDir>(QStringLiteral("/tmp/keel-test-XXXXXX"));
+    if (!m_ownDirectory->isValid())
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("cannot make a directory in /tmp: %1")
+                             .arg(m_ownDirectory->errorString()));
     Result<std::unique_ptr<EmbeddedCluster>> created =
-        EmbeddedCluster::create({m_ownDirectory, 0, false});
+        EmbeddedCluster::create({m_ownDirectory->path(), 0, false});
     if (!created)
         return created.error();
     m_ownCluster = std::move(created).value();
@@ -97,11 +98,10 @@ Status TestCluster::startOwnCluster()
 
 void TestCluster::shutdown()
 {
-    if (!m_ownCluster)
-        return;
-    (void)m_ownCluster->stop();
+    if (m_ownCluster)
+        (void)m_ownCluster->stop();
     m_ownCluster.reset();
-    QDir(m_ownDirectory).removeRecursively();
+    m_ownDirectory.reset();
 }
 
 ConnectionSettings TestCluster::settings(const QString &database) const

@@ -4,6 +4,7 @@
 #include "core/db/ConnectionSettings.h"
 
 #include <QString>
+#include <QTemporaryDir>
 
 #include <memory>
 
@@ -47,7 +48,8 @@ private:
 
     ConnectionSettings m_admin; // maintenance database "postgres"
     std::unique_ptr<EmbeddedCluster> m_ownCluster;
-    QString m_ownDirectory;
+    // Removed when the cluster goes, also when starting it failed half-way.
+    std::unique_ptr<QTemporaryDir> m_ownDirectory;
 };
 
 // A unique lowercase suffix for database and role names.

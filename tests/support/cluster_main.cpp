@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QTemporaryDir>
 
 #include <cstdio>
 #include <cstdlib>
@@ -23,10 +24,12 @@ int failWith(const QString &message)
 
 int start(const QString &stateFile)
 {
-    QByteArray pattern = "/tmp/keel-test-XXXXXX";
-    if (!::mkdtemp(pattern.data()))
-        return failWith(QStringLiteral("mkdtemp failed"));
-    const QString directory = QString::fromLocal8Bit(pattern);
+    // Removed again unless the server started: the stop fixture removes it then.
+    QTemporaryDir made(QStringLiteral("/tmp/keel-test-XXXXXX"));
+    if (!made.isValid())
+        return failWith(
+            QStringLiteral("cannot make a directory in /tmp: %1").arg(made.errorString()));
+    const QString directory = made.path();
     auto created = EmbeddedCluster::create(ClusterOptions{directory, 0, false});
     if (!created)
         return failWith(created.error().message);
@@ -39,6 +42,7 @@ int start(const QString &stateFile)
     if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return failWith(QStringLiteral("cannot write %1").arg(stateFile));
     out.write(directory.toUtf8() + '\n' + QByteArray::number(cluster.port()) + '\n');
+    made.setAutoRemove(false);
     std::printf("throwaway PostgreSQL in %s on port %d\n", qPrintable(directory), cluster.port());
     return 0;
 }
