@@ -105,20 +105,27 @@ PaymentOutcome ChargeService::create(const Merchant &merchant, const ChargeReque
         makeError(ErrorKind::Failed, QStringLiteral("the Idempotency-Key kept expiring")));
 }
 
+Result<ChargeRecord> ChargeService::chargeOfOrder(qint64 merchantId, const QString &outTradeNo)
+{
+    Result<std::optional<ChargeRecord>> found =
+        PaymentRepository(m_connection).findByOrder(merchantId, outTradeNo);
+    if (!found)
+        return found.error();
+    if (!found->has_value())
+        return codedError(ErrorKind::Failed, QString::fromLatin1(ErrorCode::RecordVanished),
+                          QStringLiteral("order %1 has no charge").arg(outTradeNo));
+    return **found;
+}
+
 PaymentOutcome ChargeService::answerExistingOrder(IdempotentOperation &operation, qint64 merchantId,
                                                   const ChargeRequest &request,
                                                   const QString &outTradeNo)
 {
     // Business uniqueness behind the key: the same order number.
-    Result<std::optional<ChargeRecord>> existing =
-        PaymentRepository(m_connection).findByOrder(merchantId, outTradeNo);
+    Result<ChargeRecord> existing = chargeOfOrder(merchantId, outTradeNo);
     if (!existing)
         return PaymentOutcome::failure(existing.error());
-    if (!existing->has_value())
-        return PaymentOutcome::failure(
-            codedError(ErrorKind::Failed, QString::fromLatin1(ErrorCode::RecordVanished),
-                       QStringLiteral("order %1 vanished").arg(outTradeNo)));
-    const ChargeRecord &charge = **existing;
+    const ChargeRecord &charge = *existing;
     if (charge.terms == request.terms)
         return operation.finish(PaymentOutcome::ofCharge(Kind::Charge, charge), charge.publicId);
     PaymentOutcome taken = PaymentOutcome::ofCharge(Kind::OrderNumberTaken, charge);
@@ -129,15 +136,10 @@ PaymentOutcome ChargeService::answerExistingOrder(IdempotentOperation &operation
 PaymentOutcome ChargeService::resumeCreate(IdempotentOperation &operation, qint64 merchantId,
                                            const QString &outTradeNo)
 {
-    Result<std::optional<ChargeRecord>> found =
-        PaymentRepository(m_connection).findByOrder(merchantId, outTradeNo);
+    Result<ChargeRecord> found = chargeOfOrder(merchantId, outTradeNo);
     if (!found)
         return PaymentOutcome::failure(found.error());
-    if (!found->has_value())
-        return PaymentOutcome::failure(
-            codedError(ErrorKind::Failed, QString::fromLatin1(ErrorCode::RecordVanished),
-                       QStringLiteral("taken-over key has no charge behind it")));
-    ChargeRecord charge = **found;
+    ChargeRecord charge = *found;
     if (charge.state == PaymentState::Authorizing)
         return callAndSettle(operation, charge, false, true);
     return operation.finish(PaymentOutcome::ofCharge(Kind::Charge, charge), charge.publicId);

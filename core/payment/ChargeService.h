@@ -45,6 +45,8 @@ public:
     static QString derivedOrderNumber(const QByteArray &keyHash);
 
 private:
+    // The order's charge; an error coded RecordVanished if there is none.
+    Result<ChargeRecord> chargeOfOrder(qint64 merchantId, const QString &outTradeNo);
     PaymentOutcome answerExistingOrder(IdempotentOperation &operation, qint64 merchantId,
                                        const ChargeRequest &request, const QString &outTradeNo);
     PaymentOutcome resumeCreate(IdempotentOperation &operation, qint64 merchantId,
