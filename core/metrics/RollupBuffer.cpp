@@ -77,4 +77,9 @@ Result<int> RollupBuffer::sweep(PgConnection &session, int days, int batch)
     return rows->affected();
 }
 
+Status RollupBuffer::foldSlots(PgConnection &session)
+{
+    return statusOf(session.query("SELECT keel.fold_metric_slots()"));
+}
+
 } // namespace keel

@@ -30,6 +30,9 @@ public:
     Status flush(PgConnection &session, const QString &source);
     // Deletes rows older than `days`, at most `batch` at a time.
     static Result<int> sweep(PgConnection &session, int days, int batch);
+    // Folds ended minutes into ten-minute slots (keel.fold_metric_slots) for
+    // the Overview's long ranges; safe to call from several processes.
+    static Status foldSlots(PgConnection &session);
 
 private:
     RollupBuffer() = default;

@@ -145,7 +145,33 @@ const char *OverviewQuery::inFlightSql()
 qint64 OverviewQuery::stepFor(qint64 rangeSeconds)
 {
     const qint64 step = (rangeSeconds + 239) / 240;
-    return std::max<qint64>(60, (step + 59) / 60 * 60);
+    // Buckets of ten minutes or more are whole ten-minute slots, so the long
+    // ranges can read the folded slots (see slotRangeSql).
+    const qint64 unit = step > 300 ? SlotSeconds : 60;
+    return std::max<qint64>(60, (step + unit - 1) / unit * unit);
+}
+
+const char *OverviewQuery::slotRangeSql()
+{
+    // Folded ten-minute slots up to the fold's horizon, the minutes after it.
+    return "SELECT (extract(epoch FROM r.at)::bigint / ?) * ?, r.metric, r.le_micros, "
+           "  sum(r.count)::bigint, sum(r.total)::bigint "
+           "FROM (SELECT slot AS at, metric, le_micros, count, total "
+           "      FROM keel.metrics_ten_minutes "
+           "      WHERE slot >= to_timestamp(?) "
+           "        AND slot < (SELECT folded_through FROM keel.metrics_ten_minutes_fold) "
+           "        AND (metric LIKE 'idempotency.%' OR metric LIKE 'http.charges_create.%' "
+           "             OR metric = 'latency.charges_create' OR metric LIKE 'volume.%' "
+           "             OR metric LIKE 'transition.%') "
+           "      UNION ALL "
+           "      SELECT minute, metric, le_micros, count, total FROM keel.metrics_minute "
+           "      WHERE minute >= greatest(to_timestamp(?), "
+           "          (SELECT folded_through FROM keel.metrics_ten_minutes_fold)) "
+           "        AND minute < to_timestamp(?) "
+           "        AND (metric LIKE 'idempotency.%' OR metric LIKE 'http.charges_create.%' "
+           "             OR metric = 'latency.charges_create' OR metric LIKE 'volume.%' "
+           "             OR metric LIKE 'transition.%')) r "
+           "GROUP BY 1, 2, 3";
 }
 
 namespace {
@@ -167,12 +193,20 @@ qsizetype slotOf(const OverviewData &data, qint64 bucketStart)
     return i < 0 || i >= data.times.size() ? -1 : i;
 }
 
-// Reads the range through metrics_minute_by_minute; rows are already rolled up per minute.
+// Reads the range through metrics_minute_by_minute (rows already rolled up per
+// minute), or for buckets of whole slots mostly through the folded slots.
 Status loadRollups(QSqlQuery &query, OverviewData &data)
 {
-    query.prepare(QString::fromLatin1(OverviewQuery::rangeSql()));
-    for (const qint64 bind : {data.stepSeconds, data.stepSeconds, data.fromEpoch, data.toEpoch})
-        query.addBindValue(bind);
+    if (data.stepSeconds % OverviewQuery::SlotSeconds == 0) {
+        query.prepare(QString::fromLatin1(OverviewQuery::slotRangeSql()));
+        for (const qint64 bind :
+             {data.stepSeconds, data.stepSeconds, data.fromEpoch, data.fromEpoch, data.toEpoch})
+            query.addBindValue(bind);
+    } else {
+        query.prepare(QString::fromLatin1(OverviewQuery::rangeSql()));
+        for (const qint64 bind : {data.stepSeconds, data.stepSeconds, data.fromEpoch, data.toEpoch})
+            query.addBindValue(bind);
+    }
     if (Status status = Database::exec(query); !status)
         return status;
     QList<std::map<qint64, qint64>> latency(data.times.size());

@@ -61,8 +61,12 @@ public:
     static qint64 stepFor(qint64 rangeSeconds);
     static Result<OverviewData> load(QSqlDatabase db, qint64 rangeSeconds, qint64 nowEpoch,
                                      OverviewScope scope = {});
+    // The width of a folded rollup slot (metrics_ten_minutes).
+    static constexpr qint64 SlotSeconds = 600;
     // The statements, for plan checks.
     static const char *rangeSql(); // binds: step, step, from epoch, to epoch
+    // For buckets of whole slots. Binds: step, step, from epoch, from epoch, to epoch.
+    static const char *slotRangeSql();
     static const char *suspenseSql();
     static const char *suspenseMovesSql(); // binds: step, step, from epoch
     static const char *inFlightSql();

@@ -98,6 +98,7 @@ void GatewayRuntime::maintain()
     }
     note("rollup_flush", flushMetrics());
     note("rollup_sweep", statusOf(RollupBuffer::sweep(*m_housekeeping, 8, 1000)));
+    note("rollup_slot_fold", RollupBuffer::foldSlots(*m_housekeeping));
     note("state_fold", statusOf(PaymentStateFold::run(*m_housekeeping)));
     Result<Reconciler::Report> reconciled =
         Reconciler(m_api->context(), *m_housekeeping, m_api->replies())

@@ -156,7 +156,9 @@ void seedRollups(PgConnection &session)
         "SELECT t, s, 1000 + (random() * 100000)::int FROM generate_series(date_trunc("
         "'minute', now()) - interval '7 days', now(), interval '1 minute') t, "
         "unnest(ARRAY['Authorizing', 'Authorized', 'Capturing', 'Captured', "
-        "'Refunding', 'Refunded', 'Failed']) s ON CONFLICT DO NOTHING";
+        "'Refunding', 'Refunded', 'Failed']) s ON CONFLICT DO NOTHING;"
+        // what the gateways' housekeeping folds for the long ranges
+        "SELECT keel.fold_metric_slots()";
     if (Status rolled = session.exec(sql); !rolled)
         die(rolled.error().message);
     std::fprintf(stderr, "seeded %lld rollup series\n", static_cast<long long>(rows.size()));

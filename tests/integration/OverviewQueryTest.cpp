@@ -25,6 +25,11 @@ protected:
         Status done = session->exec(sql);
         ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);
     }
+    QString scalar(const QByteArray &sql)
+    {
+        auto session = PgConnection::open(settings());
+        return session ? session->scalar(sql).value() : QString();
+    }
 };
 
 TEST_F(OverviewQueryTest, SessionInfoNamesTheUserAndTheKeelRolesTheyHold)
@@ -165,8 +170,8 @@ TEST_F(OverviewQueryTest, SuspenseBalanceOverTimeIsTodaysLessWhatCameLater)
 TEST_F(OverviewQueryTest, PaymentsByStateAreTheTotalsAtEachBucketsEnd)
 {
     const qint64 now = QDateTime::currentSecsSinceEpoch();
-    const qint64 step = OverviewQuery::stepFor(24 * 3600); // 6 minutes
-    ASSERT_EQ(step, 360);
+    const qint64 step = OverviewQuery::stepFor(24 * 3600); // whole ten-minute slots
+    ASSERT_EQ(step, 600);
     auto probe = OverviewQuery::load(db(), 24 * 3600, now, {false, false, true});
     ASSERT_TRUE(probe.ok());
     const qint64 bucket = probe->times.at(probe->times.size() - 3);
@@ -184,4 +189,47 @@ TEST_F(OverviewQueryTest, PaymentsByStateAreTheTotalsAtEachBucketsEnd)
     EXPECT_EQ(data->stateLevels.value(QStringLiteral("Captured")).value(i), 12);
     EXPECT_EQ(data->stateLevels.value(QStringLiteral("Failed")).value(i), 3);
     EXPECT_EQ(data->stateLevels.value(QStringLiteral("Captured")).value(i - 1), -1); // no figure
+}
+
+// Long ranges read folded ten-minute slots up to the fold's horizon and
+// minutes after it: the same figures as reading every minute, before and
+// after a fold, also for minutes counted after the fold.
+TEST_F(OverviewQueryTest, LongRangesReadFoldedSlotsAndAddUpTheSame)
+{
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    const qint64 minute = now / 60 * 60;
+    QStringList rows;
+    for (int ago = 1; ago <= 2 * 24 * 60; ago += 37) // two days, every 37 minutes, two sources
+        for (const char *source : {"a", "b"})
+            rows << QStringLiteral("('idempotency.new', 0, to_timestamp(%1), '%2', %3, 0)")
+                        .arg(minute - ago * 60)
+                        .arg(QLatin1String(source))
+                        .arg(ago % 7 + 1);
+    exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, count, total) "
+         "VALUES " +
+         rows.join(u',').toLatin1());
+    const auto total = [&] {
+        auto data = OverviewQuery::load(db(), 7 * 86400, now, {false, false, false});
+        EXPECT_TRUE(data.ok()) << qPrintable(data.ok() ? QString() : data.error().message);
+        EXPECT_EQ(data->stepSeconds % OverviewQuery::SlotSeconds, 0);
+        qint64 sum = 0;
+        for (const qint64 value : data->series(QStringLiteral("idempotency.new")))
+            sum += value;
+        return sum;
+    };
+    const qint64 expected =
+        scalar("SELECT sum(count) FROM keel.metrics_minute WHERE metric = 'idempotency.new'")
+            .toLongLong();
+    ASSERT_GT(expected, 0);
+    EXPECT_EQ(total(), expected) << "nothing folded yet: every minute is read";
+
+    exec("SELECT keel.fold_metric_slots()");
+    ASSERT_GT(scalar("SELECT count(*) FROM keel.metrics_ten_minutes").toLongLong(), 0);
+    EXPECT_EQ(total(), expected) << "folded slots plus the minutes after them";
+    // A fold again changes nothing; a minute counted after the fold still counts.
+    exec("SELECT keel.fold_metric_slots()");
+    exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, count, total) "
+         "VALUES ('idempotency.new', 0, to_timestamp(" +
+         QByteArray::number(minute) + "), 'c', 5, 0)");
+    EXPECT_EQ(total(), expected + 5);
 }
