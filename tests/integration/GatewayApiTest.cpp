@@ -49,15 +49,7 @@ const QByteArray Charge = "amount=1000&currency=usd&source=tok_visa&metadata[ord
 
 } // namespace
 
-class GatewayApiTest : public GatewayTest {
-protected:
-    void SetUp() override
-    {
-        GatewayTest::SetUp();
-        if (!HasFatalFailure())
-            startGateway();
-    }
-};
+class GatewayApiTest : public keel::test::RunningGatewayTest {};
 
 TEST_F(GatewayApiTest, NewChargeIsCapturedPostedAndAnnounced)
 {

@@ -90,17 +90,8 @@ TEST_P(GatewayCrashTest, AKilledGatewaysPaymentIsSettledOnceAndItsKeyAnswered)
     const Request request = prepare();
     ASSERT_FALSE(HasFailure());
     const int operationsBefore = scalar("SELECT count(*) FROM keel.sim_channel_operations").toInt();
-    QProcessEnvironment crashing = QProcessEnvironment::systemEnvironment();
-    crashing.insert(QStringLiteral("KEEL_CHAOS_EXIT_AT"), QString::fromLatin1(GetParam().point));
-    QString doomedUrl;
-    auto doomed = spawnGateway({}, &doomedUrl, crashing);
-    QString host;
-    int port = 0;
-    HttpClient::parseUrl(doomedUrl, &host, &port);
-    HttpClient toDoomed(host, port, 10000);
-    EXPECT_EQ(post(request.path, request.body, "crash-here", {}, &toDoomed).status, 0);
-    ASSERT_TRUE(doomed->waitForFinished(10000));
-    ASSERT_EQ(doomed->exitCode(), 86) << "the gateway should have died at " << GetParam().point;
+    crashGatewayAt(GetParam().point, request.path, request.body, "crash-here");
+    ASSERT_FALSE(HasFailure());
     ASSERT_EQ(scalar("SELECT status FROM keel.idempotency_keys WHERE locked_by IS NOT NULL "
                      "AND status = 'processing'"),
               QStringLiteral("processing"));
@@ -115,6 +106,8 @@ TEST_P(GatewayCrashTest, AKilledGatewaysPaymentIsSettledOnceAndItsKeyAnswered)
         QString survivorUrl;
         auto survivor =
             spawnGateway({QStringLiteral("--lock-timeout"), QStringLiteral("500")}, &survivorUrl);
+        QString host;
+        int port = 0;
         HttpClient::parseUrl(survivorUrl, &host, &port);
         HttpClient toSurvivor(host, port);
         answer = post(request.path, request.body, "crash-here", {}, &toSurvivor);

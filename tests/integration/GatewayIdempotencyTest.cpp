@@ -37,15 +37,7 @@ const QByteArray Charge = "amount=1500&currency=usd&source=tok_visa";
 
 } // namespace
 
-class GatewayIdempotencyTest : public GatewayTest {
-protected:
-    void SetUp() override
-    {
-        GatewayTest::SetUp();
-        if (!HasFatalFailure())
-            startGateway();
-    }
-};
+class GatewayIdempotencyTest : public keel::test::RunningGatewayTest {};
 
 TEST_F(GatewayIdempotencyTest, ARefundWithoutAKeyIs400AndWritesNothing)
 {
@@ -108,20 +100,14 @@ TEST_F(GatewayIdempotencyTest, CaptureAndRefundReplayTheirFirstResponse)
 // passed: until then a retry is told to wait (409), and nothing is redone.
 TEST_F(GatewayIdempotencyTest, AKeyIsNotTakenOverBeforeTheLockTimeout)
 {
-    QProcessEnvironment crashing = QProcessEnvironment::systemEnvironment();
-    crashing.insert(QStringLiteral("KEEL_CHAOS_EXIT_AT"), QStringLiteral("charge_reserved"));
-    QString doomedUrl;
-    auto doomed = spawnGateway({}, &doomedUrl, crashing);
-    QString host;
-    int port = 0;
-    HttpClient::parseUrl(doomedUrl, &host, &port);
-    HttpClient toDoomed(host, port, 10000);
-    EXPECT_EQ(post("/v1/charges", Charge, "quiet-holder", {}, &toDoomed).status, 0);
-    ASSERT_TRUE(doomed->waitForFinished(10000));
+    crashGatewayAt("charge_reserved", "/v1/charges", Charge, "quiet-holder");
+    ASSERT_FALSE(HasFailure());
 
     QString survivorUrl;
     auto survivor =
         spawnGateway({QStringLiteral("--lock-timeout"), QStringLiteral("4000")}, &survivorUrl);
+    QString host;
+    int port = 0;
     HttpClient::parseUrl(survivorUrl, &host, &port);
     HttpClient toSurvivor(host, port);
     const HttpReply early = post("/v1/charges", Charge, "quiet-holder", {}, &toSurvivor);

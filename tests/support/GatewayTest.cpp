@@ -102,4 +102,22 @@ std::unique_ptr<QProcess> GatewayTest::spawnGateway(const QStringList &extraArgu
     return process;
 }
 
+void GatewayTest::crashGatewayAt(const char *point, const QByteArray &path, const QByteArray &form,
+                                 const QByteArray &key)
+{
+    QProcessEnvironment crashing = QProcessEnvironment::systemEnvironment();
+    crashing.insert(QStringLiteral("KEEL_CHAOS_EXIT_AT"), QString::fromLatin1(point));
+    QString url;
+    auto doomed = spawnGateway({}, &url, crashing);
+    ASSERT_FALSE(url.isEmpty());
+    QString host;
+    int port = 0;
+    HttpClient::parseUrl(url, &host, &port);
+    HttpClient toDoomed(host, port, 10000);
+    EXPECT_EQ(post(path, form, key, {}, &toDoomed).status, 0)
+        << "the gateway should have died at " << point;
+    ASSERT_TRUE(doomed->waitForFinished(10000));
+    EXPECT_EQ(doomed->exitCode(), 86) << "the gateway should have died at " << point;
+}
+
 } // namespace keel::test

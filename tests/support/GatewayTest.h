@@ -36,11 +36,28 @@ protected:
     spawnGateway(const QStringList &extraArguments, QString *url,
                  const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
 
+    // Spawns a `keel gateway` that exits (code 86) at the chaos point `point`,
+    // sends it one POST, and waits for it to die mid-request: the state a
+    // crashed gateway leaves behind. Test failures are recorded as usual.
+    void crashGatewayAt(const char *point, const QByteArray &path, const QByteArray &form,
+                        const QByteArray &key);
+
     GatewayOptions m_options;
     SimulatedChannelConfig m_channel; // the simulated channel startGateway() uses
     IssuedMerchant m_merchant;
     std::unique_ptr<GatewayRuntime> m_gateway;
     std::unique_ptr<HttpClient> m_client;
+};
+
+// A GatewayTest whose in-process gateway is already serving.
+class RunningGatewayTest : public GatewayTest {
+protected:
+    void SetUp() override
+    {
+        GatewayTest::SetUp();
+        if (!HasFatalFailure())
+            startGateway();
+    }
 };
 
 } // namespace keel::test
