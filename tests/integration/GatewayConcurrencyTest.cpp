@@ -221,16 +221,13 @@ TEST_P(GatewayRecoveryTest, CrashBetweenReserveAndCompleteIsRecovered)
     QString survivorUrl;
     auto survivor =
         spawnGateway({QStringLiteral("--lock-timeout"), QStringLiteral("500")}, &survivorUrl);
-    QString host;
-    int port = 0;
-    HttpClient::parseUrl(survivorUrl, &host, &port);
-    HttpClient toSurvivor(host, port);
+    const auto toSurvivor = clientFor(survivorUrl);
     // Once the lock has timed out, the retry settles the payment.
     ASSERT_TRUE(keel::test::waitUntil([&] {
         return scalar("SELECT locked_at < now() - interval '500 ms' FROM keel.idempotency_keys") ==
                QLatin1String("t");
     }));
-    const HttpReply recovered = post("/v1/charges", Charge, "crash-key", {}, &toSurvivor);
+    const HttpReply recovered = post("/v1/charges", Charge, "crash-key", {}, toSurvivor.get());
     ASSERT_EQ(recovered.status, 200) << recovered.body.constData();
     EXPECT_EQ(json(recovered.body).value(QStringLiteral("status")).toString(),
               QStringLiteral("succeeded"));
@@ -244,7 +241,7 @@ TEST_P(GatewayRecoveryTest, CrashBetweenReserveAndCompleteIsRecovered)
     EXPECT_EQ(audit->transactions, 1);
     EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
 
-    const HttpReply replay = post("/v1/charges", Charge, "crash-key", {}, &toSurvivor);
+    const HttpReply replay = post("/v1/charges", Charge, "crash-key", {}, toSurvivor.get());
     EXPECT_EQ(replay.body, recovered.body);
     survivor->kill();
     survivor->waitForFinished();

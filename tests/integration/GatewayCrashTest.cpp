@@ -106,11 +106,8 @@ TEST_P(GatewayCrashTest, AKilledGatewaysPaymentIsSettledOnceAndItsKeyAnswered)
         QString survivorUrl;
         auto survivor =
             spawnGateway({QStringLiteral("--lock-timeout"), QStringLiteral("500")}, &survivorUrl);
-        QString host;
-        int port = 0;
-        HttpClient::parseUrl(survivorUrl, &host, &port);
-        HttpClient toSurvivor(host, port);
-        answer = post(request.path, request.body, "crash-here", {}, &toSurvivor);
+        const auto toSurvivor = clientFor(survivorUrl);
+        answer = post(request.path, request.body, "crash-here", {}, toSurvivor.get());
         EXPECT_TRUE(answer.header("idempotent-replayed").isEmpty());
         survivor->kill();
         survivor->waitForFinished();

@@ -106,11 +106,8 @@ TEST_F(GatewayIdempotencyTest, AKeyIsNotTakenOverBeforeTheLockTimeout)
     QString survivorUrl;
     auto survivor =
         spawnGateway({QStringLiteral("--lock-timeout"), QStringLiteral("4000")}, &survivorUrl);
-    QString host;
-    int port = 0;
-    HttpClient::parseUrl(survivorUrl, &host, &port);
-    HttpClient toSurvivor(host, port);
-    const HttpReply early = post("/v1/charges", Charge, "quiet-holder", {}, &toSurvivor);
+    const auto toSurvivor = clientFor(survivorUrl);
+    const HttpReply early = post("/v1/charges", Charge, "quiet-holder", {}, toSurvivor.get());
     const QString lockAgeMs =
         scalar("SELECT (extract(epoch FROM now() - locked_at) * 1000)::bigint "
                "FROM keel.idempotency_keys");
@@ -125,7 +122,7 @@ TEST_F(GatewayIdempotencyTest, AKeyIsNotTakenOverBeforeTheLockTimeout)
         return scalar("SELECT locked_at < now() - interval '4 s' FROM keel.idempotency_keys") ==
                QLatin1String("t");
     }));
-    const HttpReply late = post("/v1/charges", Charge, "quiet-holder", {}, &toSurvivor);
+    const HttpReply late = post("/v1/charges", Charge, "quiet-holder", {}, toSurvivor.get());
     EXPECT_EQ(late.status, 200) << late.body.constData();
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations"), QStringLiteral("1"));
     survivor->kill();

@@ -102,6 +102,14 @@ std::unique_ptr<QProcess> GatewayTest::spawnGateway(const QStringList &extraArgu
     return process;
 }
 
+std::unique_ptr<HttpClient> GatewayTest::clientFor(const QString &url, int timeoutMs)
+{
+    QString host;
+    int port = 0;
+    HttpClient::parseUrl(url, &host, &port);
+    return std::make_unique<HttpClient>(host, port, timeoutMs);
+}
+
 void GatewayTest::crashGatewayAt(const char *point, const QByteArray &path, const QByteArray &form,
                                  const QByteArray &key)
 {
@@ -110,11 +118,7 @@ void GatewayTest::crashGatewayAt(const char *point, const QByteArray &path, cons
     QString url;
     auto doomed = spawnGateway({}, &url, crashing);
     ASSERT_FALSE(url.isEmpty());
-    QString host;
-    int port = 0;
-    HttpClient::parseUrl(url, &host, &port);
-    HttpClient toDoomed(host, port, 10000);
-    EXPECT_EQ(post(path, form, key, {}, &toDoomed).status, 0)
+    EXPECT_EQ(post(path, form, key, {}, clientFor(url, 10000).get()).status, 0)
         << "the gateway should have died at " << point;
     ASSERT_TRUE(doomed->waitForFinished(10000));
     EXPECT_EQ(doomed->exitCode(), 86) << "the gateway should have died at " << point;

@@ -36,6 +36,9 @@ protected:
     spawnGateway(const QStringList &extraArguments, QString *url,
                  const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
 
+    // A keep-alive client for a gateway's URL (http://host:port).
+    static std::unique_ptr<HttpClient> clientFor(const QString &url, int timeoutMs = 30000);
+
     // Spawns a `keel gateway` that exits (code 86) at the chaos point `point`,
     // sends it one POST, and waits for it to die mid-request: the state a
     // crashed gateway leaves behind. Test failures are recorded as usual.
