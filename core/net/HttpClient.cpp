@@ -140,6 +140,7 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
 {
     HttpReply reply;
     for (int attempt = 0; attempt < 2; ++attempt) {
+        const bool reused = m_fd >= 0;
         if (!connectIfNeeded(&reply.error))
             return reply;
         qsizetype sent = 0;
@@ -152,7 +153,10 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
         }
         if (sent == bytes.size()) {
             reply = readReply();
-            if (reply.status != 0 || attempt == 1)
+            // Only a kept-alive connection the server had closed is worth a
+            // second try; a fresh one that timed out may have been acted on.
+            if (reply.status != 0 || attempt == 1 || !reused ||
+                reply.error == QLatin1String("timed out"))
                 return reply;
         }
         // A keep-alive connection the server had closed: reconnect once.
