@@ -28,6 +28,11 @@ void addGatewayOptions(QCommandLineParser &parser)
          QStringLiteral("Seconds a payment may sit in Authorizing/Capturing before the "
                         "channel is asked what happened (default 30)."),
          QStringLiteral("SECONDS")});
+    addChannelOptions(parser);
+}
+
+void addChannelOptions(QCommandLineParser &parser)
+{
     parser.addOption({QStringLiteral("sim-latency"),
                       QStringLiteral("Simulated channel: milliseconds per call (default 0)."),
                       QStringLiteral("MS")});
@@ -42,6 +47,27 @@ void addGatewayOptions(QCommandLineParser &parser)
         {QStringLiteral("sim-ambiguous-rate"),
          QStringLiteral("Simulated channel: share processed whose answer is lost (0-1)."),
          QStringLiteral("R")});
+    parser.addOption(
+        {QStringLiteral("sim-refund-failure-rate"),
+         QStringLiteral("Simulated channel: share of refunds the network refuses (0-1); refunds "
+                        "of charges made with tok_refundFails always fail."),
+         QStringLiteral("R")});
+}
+
+Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
+{
+    Result<int> latency = intOption(parser, QStringLiteral("sim-latency"), 0, 0, 60000);
+    Result<double> decline = rateOption(parser, QStringLiteral("sim-decline-rate"));
+    Result<double> error = rateOption(parser, QStringLiteral("sim-error-rate"));
+    Result<double> ambiguous = rateOption(parser, QStringLiteral("sim-ambiguous-rate"));
+    Result<double> refundFailure = rateOption(parser, QStringLiteral("sim-refund-failure-rate"));
+    for (const Error *failed :
+         {latency ? nullptr : &latency.error(), decline ? nullptr : &decline.error(),
+          error ? nullptr : &error.error(), ambiguous ? nullptr : &ambiguous.error(),
+          refundFailure ? nullptr : &refundFailure.error()})
+        if (failed)
+            return *failed;
+    return simulatedChannel({*latency, *decline, *error, *ambiguous, *refundFailure});
 }
 
 Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser)
@@ -51,22 +77,18 @@ Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser)
     Result<int> ttl = intOption(parser, QStringLiteral("idempotency-ttl"), 86400, 1, 604800);
     Result<int> lock = intOption(parser, QStringLiteral("lock-timeout"), 30000, 100, 3600000);
     Result<int> reconcile = intOption(parser, QStringLiteral("reconcile-after"), 30, 0, 86400);
-    Result<int> latency = intOption(parser, QStringLiteral("sim-latency"), 0, 0, 60000);
-    Result<double> decline = rateOption(parser, QStringLiteral("sim-decline-rate"));
-    Result<double> error = rateOption(parser, QStringLiteral("sim-error-rate"));
-    Result<double> ambiguous = rateOption(parser, QStringLiteral("sim-ambiguous-rate"));
+    Result<ChannelFactory> channel = channelOption(parser);
     for (const Error *failed :
          {threads ? nullptr : &threads.error(), ttl ? nullptr : &ttl.error(),
           lock ? nullptr : &lock.error(), reconcile ? nullptr : &reconcile.error(),
-          latency ? nullptr : &latency.error(), decline ? nullptr : &decline.error(),
-          error ? nullptr : &error.error(), ambiguous ? nullptr : &ambiguous.error()})
+          channel ? nullptr : &channel.error()})
         if (failed)
             return *failed;
     options.http.threads = *threads;
     options.idempotency.ttlSeconds = *ttl;
     options.idempotency.lockTimeoutMs = *lock;
     options.reconcileGraceSeconds = *reconcile;
-    options.channel = simulatedChannel({*latency, *decline, *error, *ambiguous});
+    options.channel = *channel;
     return options;
 }
 

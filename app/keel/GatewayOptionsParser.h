@@ -12,4 +12,8 @@ namespace keel::cli {
 void addGatewayOptions(QCommandLineParser &parser);
 Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser);
 
+// The simulated channel's options alone (`keel worker` moves money too).
+void addChannelOptions(QCommandLineParser &parser);
+Result<ChannelFactory> channelOption(const QCommandLineParser &parser);
+
 } // namespace keel::cli

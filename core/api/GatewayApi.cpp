@@ -75,7 +75,8 @@ Metrics::Endpoint endpointOf(int target)
     static constexpr Metrics::Endpoint endpoints[] = {
         Metrics::Endpoint::Other,         Metrics::Endpoint::ChargesCreate,
         Metrics::Endpoint::ChargesGet,    Metrics::Endpoint::ChargesCapture,
-        Metrics::Endpoint::RefundsCreate, Metrics::Endpoint::RefundsGet};
+        Metrics::Endpoint::RefundsCreate, Metrics::Endpoint::RefundsGet,
+        Metrics::Endpoint::Other,         Metrics::Endpoint::Other};
     return endpoints[target];
 }
 
@@ -130,6 +131,13 @@ GatewayApi::Route GatewayApi::match(const QByteArray &path)
         QStringLiteral("^/v1/charges/(ch_[A-Za-z0-9]{1,64})(/capture)?$"));
     static const QRegularExpression refundPath(
         QStringLiteral("^/v1/refunds/(re_[A-Za-z0-9]{1,64})$"));
+    static const QRegularExpression sagaPath(
+        QStringLiteral("^/v1/sagas/(saga_[A-Za-z0-9]{1,64})$"));
+    if (path == "/v1/sagas")
+        return {Target::Sagas, {}};
+    if (const QRegularExpressionMatch saga = sagaPath.match(QString::fromUtf8(path));
+        saga.hasMatch())
+        return {Target::Saga, saga.captured(1)};
     if (path == "/v1/charges")
         return {Target::Charges, {}};
     if (path == "/v1/refunds")
@@ -167,7 +175,8 @@ HttpResponse GatewayApi::route(const HttpRequest &request, int &endpoint)
     }
     const bool postOnly = route.target == Target::Charges || route.target == Target::Capture ||
                           route.target == Target::Refunds;
-    if (request.method != (postOnly ? "POST" : "GET")) {
+    const bool either = route.target == Target::Sagas;
+    if (request.method != (postOnly ? "POST" : "GET") && !(either && request.method == "POST")) {
         ApiError error;
         error.status = 405;
         error.code = QStringLiteral("method_not_allowed");
@@ -175,7 +184,7 @@ HttpResponse GatewayApi::route(const HttpRequest &request, int &endpoint)
             QStringLiteral("%1 is not allowed on %2")
                 .arg(QString::fromLatin1(request.method), QString::fromUtf8(request.path));
         HttpResponse response = error.response();
-        response.setHeader("Allow", postOnly ? "POST" : "GET");
+        response.setHeader("Allow", either ? "GET, POST" : postOnly ? "POST" : "GET");
         return response;
     }
     endpoint = int(endpointOf(int(route.target)));
@@ -203,6 +212,11 @@ HttpResponse GatewayApi::serve(const Route &route, const HttpRequest &request)
         return badRequest(QStringLiteral("idempotency_key_invalid"),
                           QStringLiteral("Idempotency-Key"),
                           QStringLiteral("send the Idempotency-Key header once"));
+    if (route.target == Target::Sagas)
+        return request.method == "POST" ? m_sagas.create(**connection, **merchant, request, key)
+                                        : m_sagas.list(**connection, **merchant, request);
+    if (route.target == Target::Saga)
+        return m_sagas.retrieve(**connection, **merchant, route.id);
     RequestParams params;
     if (request.method == "POST") {
         Result<RequestParams> parsed = RequestParams::fromBody(

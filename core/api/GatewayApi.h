@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/api/SagaEndpoints.h"
 #include "core/api/StripeReplies.h"
 #include "core/net/HttpServer.h"
 #include "core/payment/PaymentContext.h"
@@ -13,7 +14,7 @@ class RequestParams;
 struct HttpRequest;
 
 // The gateway's HTTP API, wire-compatible with Stripe's for charges and
-// refunds: routing, API-key authentication, body parsing, and rendering what
+// refunds, plus sagas: routing, API-key authentication, body parsing, and rendering what
 // the payment services say. Called on the server's worker threads; each uses
 // its own database connection.
 class GatewayApi final : public HttpHandler {
@@ -27,10 +28,10 @@ public:
     const StripeReplies &replies() const { return m_replies; }
 
 private:
-    enum class Target { None, Charges, Charge, Capture, Refunds, Refund };
+    enum class Target { None, Charges, Charge, Capture, Refunds, Refund, Sagas, Saga };
     struct Route {
         Target target = Target::None;
-        QString id; // ch_... or re_... for the routes that name one
+        QString id; // ch_..., re_... or saga_... for the routes that name one
     };
     static Route match(const QByteArray &path);
 
@@ -42,6 +43,7 @@ private:
 
     PaymentContext m_context;
     StripeReplies m_replies;
+    SagaEndpoints m_sagas{m_context, m_replies};
 };
 
 } // namespace keel

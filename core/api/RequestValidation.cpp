@@ -138,12 +138,7 @@ Result<ChargeRequest> parseChargeRequest(const RequestParams &params,
         return outTradeNo.error();
     request.outTradeNo = *outTradeNo;
 
-    Fingerprint terms(QStringLiteral("charge-terms"));
-    terms.add(QStringLiteral("amount"), request.amount)
-        .add(QStringLiteral("currency"), request.currency.code)
-        .add(QStringLiteral("source"), request.source)
-        .add(QStringLiteral("capture"), request.capture);
-    request.terms = terms.hash();
+    request.terms = chargeTerms(request);
 
     Fingerprint whole(QStringLiteral("POST /v1/charges"));
     whole.add(QStringLiteral("amount"), request.amount)

@@ -75,6 +75,11 @@ ChannelResult SimulatedChannel::execute(const ChannelRequest &request)
         if (!decline.isEmpty())
             decided = {ChannelOutcome::Declined, decline,
                        QStringLiteral("Your card was declined.")};
+    } else if (request.operation == QLatin1String("refund") &&
+               (request.source == QLatin1String("tok_refundFails") ||
+                chance(m_config.refundFailureRate))) {
+        decided = {ChannelOutcome::Declined, QStringLiteral("refund_failed"),
+                   QStringLiteral("The network refused the refund.")};
     }
     ChannelResult result = record(request, decided);
     if (result.outcome != ChannelOutcome::Failed && chance(m_config.ambiguousRate))

@@ -7,14 +7,17 @@ namespace keel {
 
 struct SimulatedChannelConfig {
     int latencyMs = 0;
-    double declineRate = 0;   // share of approvals turned into declines
-    double errorRate = 0;     // share answered "unavailable" without processing
-    double ambiguousRate = 0; // share processed but whose answer is lost
+    double declineRate = 0;       // share of approvals turned into declines
+    double errorRate = 0;         // share answered "unavailable" without processing
+    double ambiguousRate = 0;     // share processed but whose answer is lost
+    double refundFailureRate = 0; // share of refunds the network refuses
 };
 
 // The channel keel ships for demos and tests. Out of the box it answers at
 // once and approves everything except Stripe-style test sources that ask to be
-// declined (tok_chargeDeclined, tok_chargeDeclinedInsufficientFunds, ...).
+// declined (tok_chargeDeclined, tok_chargeDeclinedInsufficientFunds, ...),
+// and refuses every refund of a charge made with tok_refundFails (so tests and
+// the demo can produce compensations that fail, and suspense cases).
 // What it processed is kept in sim_channel_operations, so any gateway process
 // can later ask it about an operation whose answer was lost.
 class SimulatedChannel final : public Channel {

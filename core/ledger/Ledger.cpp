@@ -84,22 +84,42 @@ Status Ledger::prepareAccounts(qint64 merchantId, const QString &currency)
     return {};
 }
 
-Status Ledger::post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,
-                    qint64 creditAccount, const QString &currency, qint64 amount)
+Result<qint64> Ledger::post(const QString &kind, qint64 chargeId, qint64 refundId,
+                            qint64 debitAccount, qint64 creditAccount, const QString &currency,
+                            qint64 amount)
 {
     Result<PgRows> rows = m_session.query(
         "WITH t AS (INSERT INTO keel.ledger_transactions (kind, charge_id, refund_id) "
         "  VALUES ($1, $2, $3) RETURNING id) "
         "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
         "SELECT t.id, $4::bigint, $6::char(3), $7::bigint FROM t UNION ALL "
-        "SELECT t.id, $5::bigint, $6::char(3), -$7::bigint FROM t",
+        "SELECT t.id, $5::bigint, $6::char(3), -$7::bigint FROM t RETURNING transaction_id",
         {kind.toUtf8(), QByteArray::number(chargeId),
          refundId > 0 ? QByteArray::number(refundId) : QByteArray(),
          QByteArray::number(debitAccount), QByteArray::number(creditAccount), currency.toUtf8(),
          QByteArray::number(amount)});
     if (!rows)
         return rows.error();
-    return {};
+    // A pipelined transaction queues the statement and returns no rows.
+    return rows->size() > 0 ? rows->toInt64(0, 0) : qint64(0);
+}
+
+Result<qint64> Ledger::postSuspense(qint64 chargeId, qint64 merchantId, const QString &currency,
+                                    qint64 amount)
+{
+    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
+    if (!accounts)
+        return accounts.error();
+    Result<PgRows> suspense = m_session.query(
+        "SELECT id FROM keel.ledger_accounts WHERE kind = 'suspense' AND currency = $1",
+        {currency.toUtf8()});
+    if (!suspense)
+        return suspense.error();
+    if (suspense->size() != 1)
+        return makeError(ErrorKind::Schema,
+                         QStringLiteral("there is no suspense account for %1").arg(currency));
+    return post(QStringLiteral("suspense_in"), chargeId, 0, accounts->second,
+                suspense->toInt64(0, 0), currency, amount);
 }
 
 Status Ledger::postCapture(qint64 chargeId, qint64 merchantId, const QString &currency,
@@ -108,8 +128,11 @@ Status Ledger::postCapture(qint64 chargeId, qint64 merchantId, const QString &cu
     Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
     if (!accounts)
         return accounts.error();
-    return post(QStringLiteral("capture"), chargeId, 0, accounts->first, accounts->second, currency,
-                amount);
+    Result<qint64> posted = post(QStringLiteral("capture"), chargeId, 0, accounts->first,
+                                 accounts->second, currency, amount);
+    if (!posted)
+        return posted.error();
+    return {};
 }
 
 Status Ledger::postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId,
@@ -118,8 +141,11 @@ Status Ledger::postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId,
     Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
     if (!accounts)
         return accounts.error();
-    return post(QStringLiteral("refund"), chargeId, refundId, accounts->second, accounts->first,
-                currency, amount);
+    Result<qint64> posted = post(QStringLiteral("refund"), chargeId, refundId, accounts->second,
+                                 accounts->first, currency, amount);
+    if (!posted)
+        return posted.error();
+    return {};
 }
 
 Result<Ledger::AuditReport> Ledger::audit(PgConnection &session)
@@ -161,6 +187,16 @@ Result<Ledger::AuditReport> Ledger::audit(PgConnection &session)
          "  WHERE t.kind = 'refund' AND e.amount > 0 GROUP BY t.charge_id) p ON p.charge_id = c.id "
          "WHERE c.amount_refunded <> coalesce(p.posted, 0) ORDER BY c.id LIMIT 1",
          "charge %1 records %2 refunded but the ledger has %3 posted for it"},
+        {"SELECT t.id::text, coalesce(c.amount, 0)::text, "
+         "       (-sum(e.amount) FILTER (WHERE a.kind = 'suspense'))::text "
+         "FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+         "JOIN keel.ledger_accounts a ON a.id = e.account_id "
+         "LEFT JOIN keel.suspense_cases c ON c.ledger_transaction_id = t.id "
+         "WHERE t.kind = 'suspense_in' GROUP BY t.id, c.amount "
+         "HAVING c.amount IS DISTINCT FROM -sum(e.amount) FILTER (WHERE a.kind = 'suspense') "
+         "ORDER BY t.id LIMIT 1",
+         "suspense posting %1 belongs to no case or to one of another amount: the case records "
+         "%2, the posting moves %3"},
     };
     for (const Check &check : checks) {
         Result<PgRows> rows = session.query(check.sql);

@@ -30,6 +30,13 @@ public:
     Status postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId, const QString &currency,
                       qint64 amount);
 
+    // Money that automatic compensation could not return (a refund that
+    // failed three rounds) leaves the merchant's payable account for the
+    // currency's suspense account (差错户), where settlement staff take it up.
+    // Returns the ledger transaction's id.
+    Result<qint64> postSuspense(qint64 chargeId, qint64 merchantId, const QString &currency,
+                                qint64 amount);
+
     struct AuditReport {
         qint64 transactions = 0;
         qint64 entries = 0;
@@ -49,8 +56,8 @@ private:
                              qint64 merchantId);
     Result<std::pair<qint64, qint64>> clearingAndPayable(qint64 merchantId,
                                                          const QString &currency);
-    Status post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,
-                qint64 creditAccount, const QString &currency, qint64 amount);
+    Result<qint64> post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,
+                        qint64 creditAccount, const QString &currency, qint64 amount);
 
     PgConnection &m_session;
 };

@@ -137,6 +137,85 @@ void Metrics::countVolume(Posting kind, const QString &currency, qint64 minorUni
                                  1, minorUnits);
 }
 
+namespace {
+
+qint64 bucketOf(qint64 micros, const std::array<qint64, 12> &bounds)
+{
+    for (const qint64 bound : bounds)
+        if (micros <= bound)
+            return bound;
+    return std::numeric_limits<qint64>::max();
+}
+
+QByteArray label(const char *name, const QString &value)
+{
+    return QByteArray(name) + "=\"" + value.toLatin1() + '"';
+}
+
+} // namespace
+
+void Metrics::LabelledHistograms::observe(const QByteArray &labels, qint64 micros)
+{
+    const QMutexLocker lock(&mutex);
+    Series &one = series[labels];
+    for (size_t b = 0; b < BucketMicros.size(); ++b)
+        if (micros <= BucketMicros[b])
+            ++one.buckets[b];
+    ++one.count;
+    one.sumMicros += quint64(std::max<qint64>(0, micros));
+}
+
+QByteArray Metrics::LabelledHistograms::render(const char *name) const
+{
+    const QMutexLocker lock(&mutex);
+    QByteArray out;
+    for (auto it = series.cbegin(); it != series.cend(); ++it) {
+        for (size_t b = 0; b < BucketMicros.size(); ++b)
+            out += QByteArray(name) + "_bucket{" + it.key() + ",le=\"" + seconds(BucketMicros[b]) +
+                   "\"} " + QByteArray::number(it->buckets[b]) + '\n';
+        out += QByteArray(name) + "_bucket{" + it.key() + ",le=\"+Inf\"} " +
+               QByteArray::number(it->count) + '\n';
+        out += QByteArray(name) + "_sum{" + it.key() + "} " + seconds(qint64(it->sumMicros)) + '\n';
+        out +=
+            QByteArray(name) + "_count{" + it.key() + "} " + QByteArray::number(it->count) + '\n';
+    }
+    return out;
+}
+
+void Metrics::countSaga(const QString &definition, const QString &status)
+{
+    m_sagas.add(label("definition", definition) + ',' + label("status", status), 1);
+    RollupBuffer::instance().add(QStringLiteral("saga.") + status);
+}
+
+quint64 Metrics::sagaCount(const QString &definition, const QString &status) const
+{
+    return m_sagas.value(label("definition", definition) + ',' + label("status", status));
+}
+
+void Metrics::observeSagaStep(const QString &definition, const QString &step,
+                              const QString &operation, const QString &verdict, qint64 micros)
+{
+    const QByteArray where = label("definition", definition) + ',' + label("step", step);
+    m_sagaAttempts.add(where + ',' + label("op", operation) + ',' + label("verdict", verdict), 1);
+    m_sagaStepLatency.observe(where + ',' + label("op", operation), micros);
+    RollupBuffer &rollups = RollupBuffer::instance();
+    rollups.add(QStringLiteral("saga_attempt.") + operation + u'.' + verdict);
+    rollups.add(QStringLiteral("saga_step_latency.") + definition, 1, std::max<qint64>(0, micros),
+                bucketOf(micros, BucketMicros));
+}
+
+void Metrics::countLeaseTakeover()
+{
+    m_leaseTakeovers.fetch_add(1, std::memory_order_relaxed);
+    RollupBuffer::instance().add(QStringLiteral("saga.lease_takeover"));
+}
+
+void Metrics::setSagasStuck(qint64 count)
+{
+    m_sagasStuck.store(count, std::memory_order_relaxed);
+}
+
 QByteArray Metrics::prometheusText() const
 {
     QByteArray out;
@@ -185,6 +264,27 @@ QByteArray Metrics::prometheusText() const
     out += "# HELP keel_housekeeping_failures_total Housekeeping passes that failed, by task.\n"
            "# TYPE keel_housekeeping_failures_total counter\n";
     out += m_housekeepingFailures.render("keel_housekeeping_failures_total");
+
+    out += "# HELP keel_saga_transitions_total Sagas reaching a status, by definition.\n"
+           "# TYPE keel_saga_transitions_total counter\n";
+    out += m_sagas.render("keel_saga_transitions_total");
+    out += "# HELP keel_saga_step_attempts_total Saga step attempts, by definition, step, "
+           "operation and verdict.\n"
+           "# TYPE keel_saga_step_attempts_total counter\n";
+    out += m_sagaAttempts.render("keel_saga_step_attempts_total");
+    out += "# HELP keel_saga_step_duration_seconds Time one saga step attempt took.\n"
+           "# TYPE keel_saga_step_duration_seconds histogram\n";
+    out += m_sagaStepLatency.render("keel_saga_step_duration_seconds");
+    out += "# HELP keel_saga_lease_takeovers_total Sagas taken over from a worker whose lease "
+           "expired.\n"
+           "# TYPE keel_saga_lease_takeovers_total counter\n"
+           "keel_saga_lease_takeovers_total " +
+           QByteArray::number(m_leaseTakeovers.load()) + '\n';
+    out += "# HELP keel_sagas_stuck Sagas stuck now (non-terminal past their definition's "
+           "threshold, or a step past its attempts).\n"
+           "# TYPE keel_sagas_stuck gauge\n"
+           "keel_sagas_stuck " +
+           QByteArray::number(m_sagasStuck.load()) + '\n';
     return out;
 }
 

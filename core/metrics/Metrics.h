@@ -45,6 +45,18 @@ public:
     // Money moved, per currency, for the dashboards' volume charts.
     void countVolume(Posting kind, const QString &currency, qint64 minorUnits);
 
+    // Sagas: a saga reaching `status` (started, compensating, succeeded,
+    // compensated, parked), by definition name; one step attempt, by
+    // definition, step, operation (action/compensate) and verdict, with its
+    // latency; a lease taken over from a worker that went silent; and how
+    // many sagas are stuck now (a gauge the worker's housekeeping sets).
+    void countSaga(const QString &definition, const QString &status);
+    void observeSagaStep(const QString &definition, const QString &step, const QString &operation,
+                         const QString &verdict, qint64 micros);
+    void countLeaseTakeover();
+    void setSagasStuck(qint64 count);
+    quint64 sagaCount(const QString &definition, const QString &status) const;
+
     QByteArray prometheusText() const;
 
     // Every count also goes to the per-minute rollups (RollupBuffer) that the
@@ -75,7 +87,24 @@ private:
     std::array<std::array<std::atomic<quint64>, BucketMicros.size()>, Endpoints> m_buckets{};
     std::array<std::atomic<quint64>, Endpoints> m_count{};
     std::array<std::atomic<quint64>, Endpoints> m_sumMicros{};
+    // Histograms with a label set only known at run time.
+    struct LabelledHistograms {
+        struct Series {
+            std::array<quint64, BucketMicros.size()> buckets{};
+            quint64 count = 0;
+            quint64 sumMicros = 0;
+        };
+        mutable QMutex mutex;
+        QMap<QByteArray, Series> series;
+        void observe(const QByteArray &labels, qint64 micros);
+        QByteArray render(const char *name) const;
+    };
     LabelledCounters m_transitions;
+    LabelledCounters m_sagas;
+    LabelledCounters m_sagaAttempts;
+    LabelledHistograms m_sagaStepLatency;
+    std::atomic<quint64> m_leaseTakeovers{0};
+    std::atomic<qint64> m_sagasStuck{0};
     LabelledCounters m_housekeepingFailures;
     std::array<std::atomic<quint64>, int(Posting::Count)> m_postings{};
 };

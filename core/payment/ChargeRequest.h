@@ -25,4 +25,8 @@ struct ChargeRequest {
     QByteArray terms;       // of what makes the order itself: amount, currency, source, capture
 };
 
+// The hash of what makes an order itself (amount, currency, source, capture),
+// to tell a retry of an order from a different order under the same number.
+QByteArray chargeTerms(const ChargeRequest &request);
+
 } // namespace keel

@@ -1,67 +1,26 @@
 #include "core/runtime/GatewayRuntime.h"
 
 #include "core/api/GatewayApi.h"
-#include "core/db/Database.h"
-#include "core/db/Migrator.h"
 #include "core/db/PgConnection.h"
 #include "core/metrics/PaymentStateFold.h"
 #include "core/metrics/RollupBuffer.h"
 #include "core/payment/Reconciler.h"
 #include "core/runtime/FailureLog.h"
-
-#include <QCoreApplication>
-#include <QSysInfo>
+#include "core/runtime/ProcessSetup.h"
 
 namespace keel {
-namespace {
-
-Status checkSchema(const ConnectionSettings &settings)
-{
-    Result<QList<Migration>> migrations = MigrationSource::load();
-    if (!migrations)
-        return migrations.error();
-    Status result;
-    {
-        Result<QSqlDatabase> db = Database::connect(settings, QStringLiteral("keel-schema-check"));
-        if (!db)
-            return db.error();
-        result = Migrator(*db, *migrations).checkCurrent();
-    }
-    Database::closeThreadConnections();
-    return result;
-}
-
-} // namespace
 
 Result<std::unique_ptr<GatewayRuntime>> GatewayRuntime::start(GatewayOptions options)
 {
-    if (Status schema = checkSchema(options.settings); !schema)
-        return schema.error();
-    Result<PgConnection> session = PgConnection::open(options.settings);
-    if (!session)
-        return session.error();
-    Result<CurrencyTable> currencies = CurrencyTable::load(*session);
-    if (!currencies)
-        return currencies.error();
-
-    if (!options.channel)
-        return makeError(ErrorKind::Usage, QStringLiteral("no payment channel was chosen"));
+    Result<ProcessSetup> setup = ProcessSetup::prepare(
+        options.settings, options.channel, options.idempotency, QStringLiteral("keel-gateway"));
+    if (!setup)
+        return setup.error();
     std::unique_ptr<GatewayRuntime> runtime(new GatewayRuntime);
     runtime->m_options = options;
     runtime->m_failures = std::make_unique<FailureLog>();
-    runtime->m_housekeeping = std::make_unique<PgConnection>(std::move(session).value());
-
-    PaymentContext context;
-    context.settings = options.settings;
-    if (!context.settings.has(QStringLiteral("application_name")))
-        context.settings.set(QStringLiteral("application_name"), QStringLiteral("keel-gateway"));
-    context.channel = options.channel(options.settings);
-    context.currencies = *currencies;
-    context.idempotency = options.idempotency;
-    context.instance = QStringLiteral("%1:%2")
-                           .arg(QSysInfo::machineHostName())
-                           .arg(QCoreApplication::applicationPid());
-    runtime->m_api = std::make_unique<GatewayApi>(context);
+    runtime->m_housekeeping = std::move(setup->housekeeping);
+    runtime->m_api = std::make_unique<GatewayApi>(setup->context);
 
     runtime->m_server = std::make_unique<HttpServer>(options.http, *runtime->m_api);
     if (Status started = runtime->m_server->start(); !started)

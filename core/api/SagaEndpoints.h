@@ -1,0 +1,39 @@
+#pragma once
+
+#include "core/net/HttpResponse.h"
+#include "core/saga/SagaService.h"
+
+#include <optional>
+
+namespace keel {
+
+class PgConnection;
+class StripeReplies;
+struct HttpRequest;
+struct Merchant;
+struct PaymentContext;
+
+// POST /v1/sagas (an inline definition as JSON, Idempotency-Key required),
+// GET /v1/sagas/{id} and GET /v1/sagas?status=&limit=&starting_after=.
+class SagaEndpoints final : public SagaReplyRenderer {
+public:
+    SagaEndpoints(const PaymentContext &context, const StripeReplies &replies);
+
+    HttpResponse create(PgConnection &connection, const Merchant &merchant,
+                        const HttpRequest &request, const std::optional<QByteArray> &key) const;
+    HttpResponse retrieve(PgConnection &connection, const Merchant &merchant,
+                          const QString &publicId) const;
+    HttpResponse list(PgConnection &connection, const Merchant &merchant,
+                      const HttpRequest &request) const;
+
+    StoredResponse render(const SagaRecord &saga) const override;
+
+private:
+    HttpResponse respond(const SagaOutcome &outcome) const;
+    SagaService service(PgConnection &connection) const;
+
+    const PaymentContext &m_context;
+    const StripeReplies &m_replies;
+};
+
+} // namespace keel

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "core/saga/StepAnswer.h"
+
+namespace keel {
+
+class PgConnection;
+class ReplyRenderer;
+struct ChargeRecord;
+struct PaymentContext;
+struct SagaRecord;
+struct StepRecord;
+
+// The built-in saga steps that move money, driven through the same payment
+// services the gateway runs. Every call is keyed by the saga, the step and
+// the operation (the order and refund numbers and Idempotency-Keys are derived
+// from them), so a repeated call finds what an earlier one did instead of
+// charging or refunding again; the ledger postings commit with the payment's
+// outcome, and the payment is the record the step's outcome is read from.
+class PaymentSteps final {
+public:
+    PaymentSteps(const PaymentContext &context, PgConnection &connection,
+                 const ReplyRenderer &replies);
+
+    // charge: authorize and capture the step's amount.
+    StepAnswer charge(const SagaRecord &saga, const StepRecord &step);
+    // The charge step's compensation: refund whatever it captured.
+    StepAnswer refundCharge(const SagaRecord &saga, const StepRecord &step);
+    // refund: refund (part of) an earlier charge step's charge.
+    StepAnswer refund(const SagaRecord &saga, const StepRecord &step);
+
+    // The business number a step's charge carries (out_trade_no).
+    static QString orderNumber(const SagaRecord &saga, int stepIndex);
+
+private:
+    StepAnswer verdictOf(ChargeRecord &charge);
+    // Refunds what is left of the charge of `chargeStep`, under a refund
+    // number unique to this attempt (`attempt`), so a refund the channel
+    // refused can be tried afresh.
+    StepAnswer refundRemaining(const SagaRecord &saga, int chargeStep, const QString &operation,
+                               int attempt, qint64 amount);
+
+    const PaymentContext &m_context;
+    PgConnection &m_connection;
+    const ReplyRenderer &m_replies;
+};
+
+} // namespace keel

@@ -1,0 +1,93 @@
+#include "core/saga/SagaParking.h"
+
+#include "core/db/PgConnection.h"
+#include "core/db/PgTransaction.h"
+#include "core/ledger/Ledger.h"
+#include "core/saga/SagaRecord.h"
+#include "core/saga/SagaStore.h"
+
+namespace keel {
+
+Result<SagaParking::Money> SagaParking::moneyInQuestion(const SagaRecord &saga, bool lock)
+{
+    Money money;
+    if (saga.chargeId == 0)
+        return money;
+    for (const StepRecord &step : saga.steps)
+        if (step.definition.kind == StepKind::Charge && step.status == StepStatus::Compensated)
+            return money;
+    Result<PgRows> rows =
+        m_connection.query(lock ? "SELECT amount_captured - amount_refunded, currency, merchant_id "
+                                  "FROM keel.charges WHERE id = $1 FOR UPDATE"
+                                : "SELECT amount_captured - amount_refunded, currency, merchant_id "
+                                  "FROM keel.charges WHERE id = $1",
+                           {QByteArray::number(saga.chargeId)});
+    if (!rows)
+        return rows.error();
+    if (rows->size() == 1) {
+        money.amount = rows->toInt64(0, 0);
+        money.currency = rows->text(0, 1);
+        money.merchantId = rows->toInt64(0, 2);
+    }
+    return money;
+}
+
+Result<qint64> SagaParking::park(SagaRecord &saga, const QString &owner, int step,
+                                 const QString &reason, const QJsonObject &detail)
+{
+    // Accounts are created outside the transaction (see Ledger).
+    Result<Money> estimate = moneyInQuestion(saga, false);
+    if (!estimate)
+        return estimate.error();
+    if (estimate->amount > 0)
+        if (Status prepared =
+                Ledger(m_connection).prepareAccounts(estimate->merchantId, estimate->currency);
+            !prepared)
+            return prepared.error();
+
+    PgTransaction tx(m_connection);
+    if (!tx.begun())
+        return tx.begun().error();
+    Result<Money> money = moneyInQuestion(saga, true);
+    if (!money)
+        return money.error();
+    StepChange stepChange;
+    stepChange.status = StepStatus::CompensationFailed;
+    stepChange.lastError = reason;
+    SagaChange sagaChange;
+    sagaChange.status = SagaStatus::Parked;
+    sagaChange.currentStep = step;
+    sagaChange.addRounds = 1;
+    sagaChange.lastError = reason;
+    sagaChange.event = QStringLiteral("parked");
+    const int versionBefore = saga.version;
+    if (Status recorded = SagaStore(m_connection)
+                              .record(saga, owner, step, stepChange, sagaChange, detail, false);
+        !recorded) {
+        saga.version = versionBefore;
+        return recorded.error();
+    }
+    QByteArray posting;
+    if (money->amount > 0) {
+        Result<qint64> posted =
+            Ledger(m_connection)
+                .postSuspense(saga.chargeId, money->merchantId, money->currency, money->amount);
+        if (!posted)
+            return posted.error();
+        posting = QByteArray::number(*posted);
+    }
+    Result<PgRows> opened = m_connection.query(
+        "INSERT INTO keel.suspense_cases (saga_id, charge_id, currency, amount, reason, "
+        "    ledger_transaction_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        {QByteArray::number(saga.id),
+         saga.chargeId > 0 ? QByteArray::number(saga.chargeId) : QByteArray(),
+         money->currency.isEmpty() ? QByteArray() : money->currency.toUtf8(),
+         QByteArray::number(money->amount), reason.toUtf8(), posting});
+    if (!opened)
+        return opened.error();
+    if (Status committed = tx.commit(); !committed)
+        return committed.error();
+    return opened->toInt64(0, 0);
+}
+
+} // namespace keel

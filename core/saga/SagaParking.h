@@ -1,0 +1,39 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QJsonObject>
+#include <QString>
+
+namespace keel {
+
+class PgConnection;
+struct SagaRecord;
+
+// Parks a saga whose compensation failed its last round (差错户): in one
+// transaction the saga stops for good, a suspense case opens, and the money
+// still in question — what the saga's charge captured and no refund
+// returned, unless its charge step was compensated — moves from the
+// merchant's payable account to the currency's suspense account with one
+// balanced posting. A case that moves no money (a participant that would not
+// undo a reservation) opens with amount 0 and no posting.
+class SagaParking final {
+public:
+    explicit SagaParking(PgConnection &connection) : m_connection(connection) {}
+
+    // Returns the case's id. `step` is the step whose compensation failed.
+    Result<qint64> park(SagaRecord &saga, const QString &owner, int step, const QString &reason,
+                        const QJsonObject &detail);
+
+private:
+    struct Money {
+        qint64 amount = 0;
+        QString currency;
+        qint64 merchantId = 0;
+    };
+    Result<Money> moneyInQuestion(const SagaRecord &saga, bool lock);
+
+    PgConnection &m_connection;
+};
+
+} // namespace keel

@@ -1,0 +1,485 @@
+// The saga engine end to end: sagas posted to a real gateway, run by real
+// workers (in-process, or `keel worker` processes that are killed), calling
+// real local HTTP participants and the simulated card channel, on a real
+// PostgreSQL.
+
+#include "GatewayTest.h"
+#include "KeelProcess.h"
+#include "TestParticipant.h"
+#include "WaitUntil.h"
+
+#include "core/db/PgConnection.h"
+#include "core/ledger/Ledger.h"
+#include "core/runtime/WorkerRuntime.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace keel::test {
+namespace {
+
+using Behaviour = TestParticipant::Behaviour;
+
+// Fast retries, so a test walks through every schedule in seconds.
+QJsonObject quickRetry(int attempts, int timeoutMs = 2000)
+{
+    return {{QStringLiteral("attempts"), attempts},
+            {QStringLiteral("backoff_ms"), 20},
+            {QStringLiteral("max_backoff_ms"), 100},
+            {QStringLiteral("timeout_ms"), timeoutMs}};
+}
+
+class SagaTest : public RunningGatewayTest {
+protected:
+    void SetUp() override
+    {
+        RunningGatewayTest::SetUp();
+        if (HasFatalFailure())
+            return;
+        m_workerOptions.settings = settings();
+        m_workerOptions.channel = simulatedChannel(m_channel);
+        m_workerOptions.idempotency.lockTimeoutMs = 1000;
+        m_workerOptions.saga.forwardThreads = 2;
+        m_workerOptions.saga.compensateThreads = 2;
+        m_workerOptions.saga.pollMs = 100;
+        m_workerOptions.saga.leaseMs = 1000;
+    }
+    void TearDown() override
+    {
+        if (m_worker)
+            m_worker->stop();
+        m_worker.reset();
+        RunningGatewayTest::TearDown();
+    }
+
+    void startWorker()
+    {
+        auto runtime = WorkerRuntime::start(m_workerOptions);
+        ASSERT_TRUE(runtime.ok()) << qPrintable(runtime.error().message);
+        m_worker = std::move(runtime).value();
+    }
+
+    QJsonObject httpStep(const QString &name, const QByteArray &action,
+                         const QByteArray &compensate = {}, int attempts = 3)
+    {
+        QJsonObject step{{QStringLiteral("name"), name},
+                         {QStringLiteral("action_url"), m_participant.url(action)},
+                         {QStringLiteral("payload"), QJsonObject{{QStringLiteral("sku"), 7}}},
+                         {QStringLiteral("retry"), quickRetry(attempts)},
+                         {QStringLiteral("compensation_retry"), quickRetry(2)}};
+        if (!compensate.isEmpty())
+            step.insert(QStringLiteral("compensate_url"), m_participant.url(compensate));
+        return step;
+    }
+    static QJsonObject chargeStep(const QString &source = QStringLiteral("tok_visa"))
+    {
+        return {{QStringLiteral("name"), QStringLiteral("charge")},
+                {QStringLiteral("kind"), QStringLiteral("charge")},
+                {QStringLiteral("amount"), 2500},
+                {QStringLiteral("currency"), QStringLiteral("usd")},
+                {QStringLiteral("source"), source},
+                {QStringLiteral("compensation_retry"), quickRetry(1)}};
+    }
+    // The seed's order saga: reserve inventory, charge, confirm, notify.
+    QJsonObject orderSaga(const QString &source = QStringLiteral("tok_visa"))
+    {
+        return {{QStringLiteral("name"), QStringLiteral("order")},
+                {QStringLiteral("business_key"), QStringLiteral("order-1001")},
+                {QStringLiteral("steps"),
+                 QJsonArray{httpStep(QStringLiteral("reserve"), "/reserve", "/release"),
+                            chargeStep(source),
+                            httpStep(QStringLiteral("confirm"), "/confirm", "/unconfirm"),
+                            httpStep(QStringLiteral("notify"), "/notify")}}};
+    }
+
+    HttpReply postSaga(const QJsonObject &saga, const QByteArray &key)
+    {
+        HttpClient::Headers headers = auth();
+        headers.append(std::pair<QByteArray, QByteArray>("Content-Type", "application/json"));
+        if (!key.isEmpty())
+            headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
+        return m_client->request("POST", "/v1/sagas", headers,
+                                 QJsonDocument(saga).toJson(QJsonDocument::Compact));
+    }
+    // Posts the saga and returns its id (empty on failure, recorded).
+    QString start(const QJsonObject &saga)
+    {
+        const HttpReply reply = postSaga(saga, "saga-" + QByteArray::number(++m_keys));
+        EXPECT_EQ(reply.status, 200) << reply.body.constData();
+        return QJsonDocument::fromJson(reply.body).object().value(QStringLiteral("id")).toString();
+    }
+    QJsonObject fetch(const QString &id)
+    {
+        return QJsonDocument::fromJson(get("/v1/sagas/" + id.toUtf8()).body).object();
+    }
+    // Waits until the saga reaches `status`; returns the saga as last read.
+    QJsonObject waitFor(const QString &id, const QString &status, int timeoutMs = 20000)
+    {
+        QJsonObject saga;
+        const bool reached = waitUntil(
+            [&] {
+                saga = fetch(id);
+                return saga.value(QStringLiteral("status")).toString() == status;
+            },
+            timeoutMs);
+        EXPECT_TRUE(reached) << "saga " << qPrintable(id) << " is "
+                             << qPrintable(saga.value(QStringLiteral("status")).toString())
+                             << ", not " << qPrintable(status) << ": "
+                             << QJsonDocument(saga).toJson().constData();
+        return saga;
+    }
+    static QJsonObject step(const QJsonObject &saga, int index)
+    {
+        return saga.value(QStringLiteral("steps")).toArray().at(index).toObject();
+    }
+    void expectLedgerBalances()
+    {
+        auto session = PgConnection::open(settings());
+        ASSERT_TRUE(session.ok());
+        auto report = Ledger::audit(*session);
+        ASSERT_TRUE(report.ok()) << qPrintable(report.error().message);
+        EXPECT_TRUE(report->violations.isEmpty()) << qPrintable(report->violations.join(u'\n'));
+    }
+
+    // A `keel worker` process that exits (code 86) at the chaos point
+    // `point` ("name#n": its n-th arrival there), left running otherwise.
+    std::unique_ptr<QProcess> spawnWorker(const QString &point)
+    {
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        if (!point.isEmpty())
+            environment.insert(QStringLiteral("KEEL_CHAOS_EXIT_AT"), point);
+        auto process = std::make_unique<QProcess>();
+        process->setProcessEnvironment(environment);
+        process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        process->start(keelBinary(),
+                       {QStringLiteral("worker"), QStringLiteral("--db"), settings().conninfo(),
+                        QStringLiteral("--poll"), QStringLiteral("100"), QStringLiteral("--lease"),
+                        QStringLiteral("1000"), QStringLiteral("--lock-timeout"),
+                        QStringLiteral("1000"), QStringLiteral("--forward"), QStringLiteral("1"),
+                        QStringLiteral("--compensate"), QStringLiteral("1")});
+        EXPECT_TRUE(process->waitForStarted(10000));
+        return process;
+    }
+
+    TestParticipant m_participant;
+    WorkerOptions m_workerOptions;
+    std::unique_ptr<WorkerRuntime> m_worker;
+    int m_keys = 0;
+};
+
+TEST_F(SagaTest, TheOrderSagaRunsEveryStepOnceAndCapturesTheCharge)
+{
+    startWorker();
+    const QString id = start(orderSaga());
+    const QJsonObject saga = waitFor(id, QStringLiteral("succeeded"));
+    for (const QByteArray path : {"/reserve", "/confirm", "/notify"})
+        EXPECT_EQ(m_participant.calls(path, id), 1) << path.constData();
+    EXPECT_EQ(m_participant.calls("/release"), 0);
+    const QString charge = saga.value(QStringLiteral("charge")).toString();
+    ASSERT_TRUE(charge.startsWith(QLatin1String("ch_")));
+    EXPECT_EQ(scalar("SELECT state FROM keel.payment_state p JOIN keel.charges c ON c.id = "
+                     "p.charge_id WHERE c.public_id = '" +
+                     charge.toUtf8() + "'"),
+              QStringLiteral("Captured"));
+    // DTM's query parameters, so a DTM participant works unchanged.
+    const QByteArray query = m_participant.lastQuery("/confirm");
+    EXPECT_TRUE(query.contains(QByteArray(QByteArray("gid=") + id.toUtf8()))) << query.constData();
+    EXPECT_TRUE(query.contains("trans_type=saga")) << query.constData();
+    EXPECT_TRUE(query.contains("branch_id=03")) << query.constData();
+    EXPECT_TRUE(query.contains("op=action")) << query.constData();
+    // Every step with its attempts and timings.
+    const QJsonArray log = step(saga, 2).value(QStringLiteral("attempt_log")).toArray();
+    ASSERT_EQ(log.size(), 1);
+    EXPECT_EQ(log.at(0).toObject().value(QStringLiteral("verdict")).toString(),
+              QStringLiteral("succeeded"));
+    EXPECT_EQ(log.at(0).toObject().value(QStringLiteral("status")).toInt(), 200);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.outbox WHERE aggregate_type = 'saga' AND "
+                     "event_type = 'saga.succeeded'"),
+              QStringLiteral("1"));
+    expectLedgerBalances();
+}
+
+TEST_F(SagaTest, AFailedConfirmationRefundsTheChargeAndReleasesTheInventoryInReverse)
+{
+    m_participant.program("/confirm", {409, -1, {}, 0, -1});
+    startWorker();
+    const QString id = start(orderSaga());
+    const QJsonObject saga = waitFor(id, QStringLiteral("compensated"));
+    EXPECT_EQ(m_participant.calls("/confirm", id), 1) << "a business failure is not retried";
+    EXPECT_EQ(m_participant.calls("/unconfirm", id), 0)
+        << "the participant said it did nothing: nothing to undo";
+    EXPECT_EQ(m_participant.effects("/release", id), 1);
+    EXPECT_EQ(m_participant.calls("/notify", id), 0);
+    EXPECT_EQ(step(saga, 1).value(QStringLiteral("status")).toString(),
+              QStringLiteral("compensated"));
+    EXPECT_EQ(step(saga, 0).value(QStringLiteral("status")).toString(),
+              QStringLiteral("compensated"));
+    // The refund went through the channel, and happened after the charge's
+    // compensation began and before the inventory's.
+    const QString charge = saga.value(QStringLiteral("charge")).toString();
+    EXPECT_EQ(scalar("SELECT amount_refunded FROM keel.charges WHERE public_id = '" +
+                     charge.toUtf8() + "'"),
+              QStringLiteral("2500"));
+    EXPECT_LT(step(saga, 1).value(QStringLiteral("compensated")).toInteger(),
+              step(saga, 0).value(QStringLiteral("compensated")).toInteger() + 1);
+    expectLedgerBalances();
+}
+
+TEST_F(SagaTest, ARefundThatFailsThreeRoundsParksTheSagaWithOneSuspenseCaseAndPosting)
+{
+    m_participant.program("/confirm", {409, -1, {}, 0, -1});
+    startWorker();
+    const QString id = start(orderSaga(QStringLiteral("tok_refundFails")));
+    const QJsonObject saga = waitFor(id, QStringLiteral("parked"));
+    EXPECT_EQ(saga.value(QStringLiteral("compensation_rounds")).toInt(), 3);
+    EXPECT_EQ(step(saga, 1).value(QStringLiteral("compensation_attempts")).toInt(), 3);
+    EXPECT_EQ(m_participant.calls("/release", id), 0) << "parked before the inventory";
+    EXPECT_EQ(scalar("SELECT count(*) || ' ' || min(amount) || ' ' || min(currency) FROM "
+                     "keel.suspense_cases c JOIN keel.sagas s ON s.id = c.saga_id WHERE "
+                     "s.public_id = '" +
+                     id.toUtf8() + "'"),
+              QStringLiteral("1 2500 USD"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'suspense_in'"),
+              QStringLiteral("1"));
+    EXPECT_EQ(scalar("SELECT -sum(e.amount) FROM keel.ledger_entries e JOIN keel.ledger_accounts "
+                     "a ON a.id = e.account_id WHERE a.kind = 'suspense' AND a.currency = 'USD'"),
+              QStringLiteral("2500"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.refunds WHERE status = 'failed'"),
+              QStringLiteral("3"));
+    expectLedgerBalances();
+
+    // A parked saga never retries by itself again.
+    const int attempts = step(fetch(id), 1).value(QStringLiteral("compensation_attempts")).toInt();
+    QThread::msleep(600);
+    EXPECT_EQ(step(fetch(id), 1).value(QStringLiteral("compensation_attempts")).toInt(), attempts);
+}
+
+TEST_F(SagaTest, TheAuditNoticesASuspensePostingWithoutItsCase)
+{
+    m_participant.program("/confirm", {409, -1, {}, 0, -1});
+    startWorker();
+    const QString id = start(orderSaga(QStringLiteral("tok_refundFails")));
+    waitFor(id, QStringLiteral("parked"));
+    expectLedgerBalances();
+    auto session = PgConnection::open(settings());
+    ASSERT_TRUE(session.ok());
+    ASSERT_TRUE(session->exec("UPDATE keel.suspense_cases SET amount = 2400").ok());
+    auto report = Ledger::audit(*session);
+    ASSERT_TRUE(report.ok());
+    ASSERT_EQ(report->violations.size(), 1);
+    EXPECT_TRUE(report->violations.first().contains(QLatin1String("suspense posting")))
+        << qPrintable(report->violations.first());
+}
+
+TEST_F(SagaTest, AParticipantThatFailsTransientlyIsRetriedUntilItAnswers)
+{
+    m_participant.program("/reserve", {503, 2, {}, 0, -1});
+    startWorker();
+    QJsonObject saga = orderSaga();
+    saga.insert(QStringLiteral("steps"),
+                QJsonArray{httpStep(QStringLiteral("reserve"), "/reserve", "/release", 5)});
+    const QString id = start(saga);
+    const QJsonObject done = waitFor(id, QStringLiteral("succeeded"));
+    EXPECT_EQ(step(done, 0).value(QStringLiteral("attempts")).toInt(), 3);
+    const QJsonArray log = step(done, 0).value(QStringLiteral("attempt_log")).toArray();
+    ASSERT_EQ(log.size(), 3);
+    EXPECT_EQ(log.at(0).toObject().value(QStringLiteral("verdict")).toString(),
+              QStringLiteral("retryable"));
+    EXPECT_EQ(log.at(0).toObject().value(QStringLiteral("status")).toInt(), 503);
+}
+
+TEST_F(SagaTest, OngoingAnswersAreAskedAgainWithoutUsingUpTheRetries)
+{
+    m_participant.program("/reserve", {425, 4, {}, 0, -1});
+    startWorker();
+    QJsonObject saga = orderSaga();
+    saga.insert(QStringLiteral("steps"),
+                QJsonArray{httpStep(QStringLiteral("reserve"), "/reserve", "/release", 2)});
+    const QString id = start(saga);
+    const QJsonObject done = waitFor(id, QStringLiteral("succeeded"));
+    EXPECT_EQ(step(done, 0).value(QStringLiteral("attempts")).toInt(), 5);
+}
+
+TEST_F(SagaTest, ADtmFailureBodyIsABusinessFailureWhateverTheStatus)
+{
+    m_participant.program("/reserve", {200, -1, "{\"dtm_result\":\"FAILURE\"}", 0, -1});
+    startWorker();
+    QJsonObject saga = orderSaga();
+    saga.insert(QStringLiteral("steps"),
+                QJsonArray{httpStep(QStringLiteral("reserve"), "/reserve", "/release", 5)});
+    const QString id = start(saga);
+    waitFor(id, QStringLiteral("compensated"));
+    EXPECT_EQ(m_participant.calls("/reserve", id), 1);
+    EXPECT_EQ(m_participant.calls("/release", id), 0);
+}
+
+TEST_F(SagaTest, TimeoutsExhaustTheRetriesAndTheStepThatMayHaveActedIsCompensated)
+{
+    // The participant applies the reservation, then answers too late, twice.
+    m_participant.program("/reserve", {0, 0, {}, 800, -1});
+    startWorker();
+    QJsonObject reserve = httpStep(QStringLiteral("reserve"), "/reserve", "/release", 2);
+    reserve.insert(QStringLiteral("retry"), quickRetry(2, 200));
+    QJsonObject saga = orderSaga();
+    saga.insert(QStringLiteral("steps"), QJsonArray{reserve});
+    const QString id = start(saga);
+    const QJsonObject done = waitFor(id, QStringLiteral("compensated"));
+    EXPECT_EQ(m_participant.calls("/reserve", id), 2) << "delivered twice ...";
+    EXPECT_EQ(m_participant.effects("/reserve", id), 1) << "... taking effect once";
+    EXPECT_EQ(m_participant.effects("/release", id), 1) << "and undone";
+    EXPECT_TRUE(step(done, 0)
+                    .value(QStringLiteral("result"))
+                    .toObject()
+                    .value(QStringLiteral("ambiguous"))
+                    .toBool());
+}
+
+TEST_F(SagaTest, ADeclinedChargeCompensatesTheStepsBeforeIt)
+{
+    startWorker();
+    const QString id = start(orderSaga(QStringLiteral("tok_chargeDeclined")));
+    const QJsonObject saga = waitFor(id, QStringLiteral("compensated"));
+    EXPECT_EQ(m_participant.effects("/release", id), 1);
+    EXPECT_EQ(m_participant.calls("/confirm", id), 0);
+    EXPECT_EQ(step(saga, 1).value(QStringLiteral("status")).toString(), QStringLiteral("failed"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.refunds"), QStringLiteral("0"));
+    expectLedgerBalances();
+}
+
+TEST_F(SagaTest, TheSameKeyReturnsTheSameSagaAndAnotherBodyIsRefused)
+{
+    const HttpReply first = postSaga(orderSaga(), "order-key");
+    const HttpReply again = postSaga(orderSaga(), "order-key");
+    ASSERT_EQ(first.status, 200) << first.body.constData();
+    EXPECT_EQ(again.status, 200);
+    EXPECT_EQ(again.body, first.body);
+    EXPECT_EQ(again.header("idempotent-replayed"), QByteArray("true"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.sagas"), QStringLiteral("1"));
+
+    QJsonObject other = orderSaga();
+    other.insert(QStringLiteral("business_key"), QStringLiteral("order-1002"));
+    const HttpReply reused = postSaga(other, "order-key");
+    EXPECT_EQ(reused.status, 422) << reused.body.constData();
+    EXPECT_TRUE(reused.body.contains("idempotency_key_in_use"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.sagas"), QStringLiteral("1"));
+}
+
+TEST_F(SagaTest, BadDefinitionsAreRefusedNamingTheFieldAndWriteNothing)
+{
+    struct Case {
+        const char *json;
+        const char *param;
+    };
+    const Case cases[] = {
+        {R"({"steps":[]})", "name"},
+        {R"({"name":"o","steps":[]})", "steps"},
+        {R"({"name":"o","steps":[{"name":"a"}]})", "steps[0].action_url"},
+        {R"({"name":"o","steps":[{"name":"a","action_url":"ftp://x/y"}]})", "steps[0].action_url"},
+        {R"({"name":"o","steps":[{"name":"a","kind":"charge","currency":"usd","amount":-5,)"
+         R"("source":"tok_visa"}]})",
+         "steps[0].amount"},
+        {R"({"name":"o","steps":[{"name":"a","kind":"refund","charge_step":"nope"}]})",
+         "steps[0].charge_step"},
+        {R"({"name":"o","steps":[{"name":"a","action_url":"http://h/a","retry":{"attempts":0}}]})",
+         "steps[0].retry.attempts"},
+        {R"({"name":"o","colour":"red","steps":[{"name":"a","action_url":"http://h/a"}]})",
+         "colour"},
+    };
+    int key = 0;
+    for (const Case &each : cases) {
+        HttpClient::Headers headers = auth();
+        headers.append(std::pair<QByteArray, QByteArray>("Content-Type", "application/json"));
+        headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key",
+                                                         "bad-" + QByteArray::number(++key)));
+        const HttpReply reply = m_client->request("POST", "/v1/sagas", headers, each.json);
+        EXPECT_EQ(reply.status, 400) << each.json;
+        EXPECT_EQ(QJsonDocument::fromJson(reply.body)
+                      .object()
+                      .value(QStringLiteral("error"))
+                      .toObject()
+                      .value(QStringLiteral("param"))
+                      .toString(),
+                  QString::fromLatin1(each.param))
+            << each.json << " -> " << reply.body.constData();
+    }
+    EXPECT_EQ(postSaga(orderSaga(), {}).status, 400) << "a key is required";
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.sagas"), QStringLiteral("0"));
+}
+
+TEST_F(SagaTest, SagasAreListedByStatusNewestFirstWithKeysetPaging)
+{
+    startWorker();
+    QStringList ids;
+    for (int i = 0; i < 3; ++i)
+        ids << start(orderSaga());
+    for (const QString &id : std::as_const(ids))
+        waitFor(id, QStringLiteral("succeeded"));
+    const QJsonObject page =
+        QJsonDocument::fromJson(get("/v1/sagas?status=succeeded&limit=2").body).object();
+    const QJsonArray data = page.value(QStringLiteral("data")).toArray();
+    ASSERT_EQ(data.size(), 2);
+    EXPECT_TRUE(page.value(QStringLiteral("has_more")).toBool());
+    EXPECT_EQ(data.at(0).toObject().value(QStringLiteral("id")).toString(), ids.at(2));
+    const QJsonObject next =
+        QJsonDocument::fromJson(
+            get("/v1/sagas?status=succeeded&limit=2&starting_after=" + ids.at(1).toUtf8()).body)
+            .object();
+    ASSERT_EQ(next.value(QStringLiteral("data")).toArray().size(), 1);
+    EXPECT_FALSE(next.value(QStringLiteral("has_more")).toBool());
+    EXPECT_EQ(QJsonDocument::fromJson(get("/v1/sagas?status=parked").body)
+                  .object()
+                  .value(QStringLiteral("data"))
+                  .toArray()
+                  .size(),
+              0);
+    EXPECT_EQ(get("/v1/sagas?status=lost").status, 400);
+}
+
+// kill -9 of a worker at every step boundary of a 3-step saga: another worker
+// takes the saga over once the lease expires and finishes it; each action
+// takes effect once (a delivery the dead worker never recorded is repeated,
+// and the participant's barrier absorbs it), the card is charged once, and the
+// ledger balances.
+class SagaWorkerCrashTest : public SagaTest, public ::testing::WithParamInterface<const char *> {};
+
+TEST_P(SagaWorkerCrashTest, AnotherWorkerFinishesTheSagaAndNothingTakesEffectTwice)
+{
+    QJsonObject saga{
+        {QStringLiteral("name"), QStringLiteral("order")},
+        {QStringLiteral("steps"),
+         QJsonArray{httpStep(QStringLiteral("reserve"), "/reserve", "/release"), chargeStep(),
+                    httpStep(QStringLiteral("confirm"), "/confirm", "/unconfirm")}}};
+    const QString id = start(saga);
+    auto doomed = spawnWorker(QString::fromLatin1(GetParam()));
+    ASSERT_TRUE(doomed->waitForFinished(20000)) << "the worker never reached " << GetParam();
+    ASSERT_EQ(doomed->exitCode(), 86) << "the worker should have died at " << GetParam();
+    EXPECT_NE(fetch(id).value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
+
+    startWorker();
+    waitFor(id, QStringLiteral("succeeded"));
+    for (const QByteArray path : {"/reserve", "/confirm"}) {
+        EXPECT_EQ(m_participant.effects(path, id), 1) << path.constData();
+        EXPECT_LE(m_participant.calls(path, id), 2) << path.constData();
+    }
+    EXPECT_EQ(m_participant.calls("/release") + m_participant.calls("/unconfirm"), 0);
+    EXPECT_EQ(scalar("SELECT count(*) || ' ' || sum(amount_captured) FROM keel.charges"),
+              QStringLiteral("1 2500"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations WHERE operation = "
+                     "'authorize'"),
+              QStringLiteral("1"));
+    expectLedgerBalances();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryStepBoundary, SagaWorkerCrashTest,
+                         ::testing::Values("saga_action_started#1", "saga_action_answered#1",
+                                           "saga_action_started#2", "saga_action_answered#2",
+                                           "saga_action_started#3", "saga_action_answered#3"),
+                         [](const ::testing::TestParamInfo<const char *> &point) {
+                             QString name = QString::fromLatin1(point.param);
+                             name.replace(u'#', QStringLiteral("_step"));
+                             return name.toStdString();
+                         });
+
+} // namespace
+} // namespace keel::test
