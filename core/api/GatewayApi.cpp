@@ -76,6 +76,7 @@ Metrics::Endpoint endpointOf(int target)
         Metrics::Endpoint::Other,         Metrics::Endpoint::ChargesCreate,
         Metrics::Endpoint::ChargesGet,    Metrics::Endpoint::ChargesCapture,
         Metrics::Endpoint::RefundsCreate, Metrics::Endpoint::RefundsGet,
+        Metrics::Endpoint::Other,         Metrics::Endpoint::Other,
         Metrics::Endpoint::Other,         Metrics::Endpoint::Other};
     return endpoints[target];
 }
@@ -133,8 +134,13 @@ GatewayApi::Route GatewayApi::match(const QByteArray &path)
         QStringLiteral("^/v1/refunds/(re_[A-Za-z0-9]{1,64})$"));
     static const QRegularExpression sagaPath(
         QStringLiteral("^/v1/sagas/(saga_[A-Za-z0-9]{1,64})$"));
+    static const QRegularExpression tccPath(QStringLiteral("^/v1/tcc/(saga_[A-Za-z0-9]{1,64})$"));
     if (path == "/v1/sagas")
         return {Target::Sagas, {}};
+    if (path == "/v1/tcc")
+        return {Target::Tcc, {}};
+    if (const QRegularExpressionMatch tcc = tccPath.match(QString::fromUtf8(path)); tcc.hasMatch())
+        return {Target::TccOne, tcc.captured(1)};
     if (const QRegularExpressionMatch saga = sagaPath.match(QString::fromUtf8(path));
         saga.hasMatch())
         return {Target::Saga, saga.captured(1)};
@@ -174,7 +180,7 @@ HttpResponse GatewayApi::route(const HttpRequest &request, int &endpoint)
         return error.response();
     }
     const bool postOnly = route.target == Target::Charges || route.target == Target::Capture ||
-                          route.target == Target::Refunds;
+                          route.target == Target::Refunds || route.target == Target::Tcc;
     const bool either = route.target == Target::Sagas;
     if (request.method != (postOnly ? "POST" : "GET") && !(either && request.method == "POST")) {
         ApiError error;
@@ -215,7 +221,9 @@ HttpResponse GatewayApi::serve(const Route &route, const HttpRequest &request)
     if (route.target == Target::Sagas)
         return request.method == "POST" ? m_sagas.create(**connection, **merchant, request, key)
                                         : m_sagas.list(**connection, **merchant, request);
-    if (route.target == Target::Saga)
+    if (route.target == Target::Tcc)
+        return m_sagas.create(**connection, **merchant, request, key, true);
+    if (route.target == Target::Saga || route.target == Target::TccOne)
         return m_sagas.retrieve(**connection, **merchant, route.id);
     RequestParams params;
     if (request.method == "POST") {

@@ -28,7 +28,7 @@ public:
     const StripeReplies &replies() const { return m_replies; }
 
 private:
-    enum class Target { None, Charges, Charge, Capture, Refunds, Refund, Sagas, Saga };
+    enum class Target { None, Charges, Charge, Capture, Refunds, Refund, Sagas, Saga, Tcc, TccOne };
     struct Route {
         Target target = Target::None;
         QString id; // ch_..., re_... or saga_... for the routes that name one

@@ -74,8 +74,8 @@ HttpResponse SagaEndpoints::respond(const SagaOutcome &outcome) const
 }
 
 HttpResponse SagaEndpoints::create(PgConnection &connection, const Merchant &merchant,
-                                   const HttpRequest &request,
-                                   const std::optional<QByteArray> &key) const
+                                   const HttpRequest &request, const std::optional<QByteArray> &key,
+                                   bool tcc) const
 {
     Result<IdempotencyKey> idempotencyKey =
         IdempotencyKey::parse(key.value_or(QByteArray()), key.has_value());
@@ -94,7 +94,9 @@ HttpResponse SagaEndpoints::create(PgConnection &connection, const Merchant &mer
             QString(),
             QStringLiteral("the body must be one JSON object (%1)").arg(parseError.errorString()));
     Result<SagaDefinition> definition =
-        SagaDefinition::parse(document.object(), m_context.currencies, merchant.maxChargeAmount);
+        tcc ? SagaDefinition::parseTcc(document.object())
+            : SagaDefinition::parse(document.object(), m_context.currencies,
+                                    merchant.maxChargeAmount);
     if (!definition)
         return invalidRequest(definition.error()).response();
     return respond(service(connection)

@@ -14,13 +14,16 @@ struct Merchant;
 struct PaymentContext;
 
 // POST /v1/sagas (an inline definition as JSON, Idempotency-Key required),
+// POST /v1/tcc (a TCC transaction's branches, run on the same engine),
 // GET /v1/sagas/{id} and GET /v1/sagas?status=&limit=&starting_after=.
 class SagaEndpoints final : public SagaReplyRenderer {
 public:
     SagaEndpoints(const PaymentContext &context, const StripeReplies &replies);
 
+    // POST /v1/sagas, or (`tcc`) POST /v1/tcc with branches instead of steps.
     HttpResponse create(PgConnection &connection, const Merchant &merchant,
-                        const HttpRequest &request, const std::optional<QByteArray> &key) const;
+                        const HttpRequest &request, const std::optional<QByteArray> &key,
+                        bool tcc = false) const;
     HttpResponse retrieve(PgConnection &connection, const Merchant &merchant,
                           const QString &publicId) const;
     HttpResponse list(PgConnection &connection, const Merchant &merchant,

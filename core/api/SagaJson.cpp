@@ -75,6 +75,7 @@ QJsonObject sagaJson(const SagaRecord &saga)
         steps.append(stepJson(saga, step));
     return {{QStringLiteral("id"), saga.publicId},
             {QStringLiteral("object"), QStringLiteral("saga")},
+            {QStringLiteral("trans_type"), saga.transType},
             {QStringLiteral("name"), saga.name},
             {QStringLiteral("version"), saga.definitionVersion},
             {QStringLiteral("business_key"), textOrNull(saga.businessKey)},

@@ -316,6 +316,16 @@ QJsonObject SagaStepDefinition::toJson() const
         if (amount > 0)
             json.insert(QStringLiteral("amount"), amount);
     }
+    if (operation != QLatin1String("action"))
+        json.insert(QStringLiteral("op"), operation);
+    if (compensateOperation != QLatin1String("compensate"))
+        json.insert(QStringLiteral("compensate_op"), compensateOperation);
+    if (!branchId.isEmpty())
+        json.insert(QStringLiteral("branch_id"), branchId);
+    if (commitPhase)
+        json.insert(QStringLiteral("commit_phase"), true);
+    if (compensateFailed)
+        json.insert(QStringLiteral("compensate_failed"), true);
     return json;
 }
 
@@ -336,6 +346,12 @@ SagaStepDefinition SagaStepDefinition::fromStored(const QString &name, StepKind 
     step.retry = storedPolicy(stored.value(QStringLiteral("retry")).toObject(), step.retry);
     step.compensation = storedPolicy(stored.value(QStringLiteral("compensation_retry")).toObject(),
                                      step.compensation);
+    step.operation = stored.value(QStringLiteral("op")).toString(step.operation);
+    step.compensateOperation =
+        stored.value(QStringLiteral("compensate_op")).toString(step.compensateOperation);
+    step.branchId = stored.value(QStringLiteral("branch_id")).toString();
+    step.commitPhase = stored.value(QStringLiteral("commit_phase")).toBool();
+    step.compensateFailed = stored.value(QStringLiteral("compensate_failed")).toBool();
     return step;
 }
 
@@ -388,6 +404,100 @@ Result<SagaDefinition> SagaDefinition::parse(const QJsonObject &json,
             return step.error();
         definition.steps.append(*step);
     }
+    return definition;
+}
+
+Result<SagaDefinition> SagaDefinition::parseTcc(const QJsonObject &json)
+{
+    if (Status known = knownKeys(json,
+                                 {QStringLiteral("name"), QStringLiteral("version"),
+                                  QStringLiteral("business_key"), QStringLiteral("branches"),
+                                  QStringLiteral("stuck_after_seconds"),
+                                  QStringLiteral("max_compensation_rounds")},
+                                 {});
+        !known)
+        return known.error();
+    // The saga fields mean the same here; the branches become steps.
+    QJsonObject sagaFields = json;
+    sagaFields.remove(QStringLiteral("branches"));
+    sagaFields.insert(QStringLiteral("steps"),
+                      QJsonArray{QJsonObject{
+                          {QStringLiteral("name"), QStringLiteral("x")},
+                          {QStringLiteral("action_url"), QStringLiteral("http://placeholder/")}}});
+    Result<SagaDefinition> parsed = parse(sagaFields, CurrencyTable(), 0);
+    if (!parsed)
+        return parsed.error();
+    SagaDefinition definition = *parsed;
+    definition.transType = QStringLiteral("tcc");
+    definition.steps.clear();
+    const QJsonValue branches = json.value(QStringLiteral("branches"));
+    if (!branches.isArray() || branches.toArray().isEmpty() ||
+        branches.toArray().size() > MaxSteps / 2)
+        return (branches.isUndefined() ? missing : invalid)(
+            QStringLiteral("branches"),
+            QStringLiteral("branches must be a list of 1 to %1 branches").arg(MaxSteps / 2));
+    QList<SagaStepDefinition> confirms;
+    const QJsonArray list = branches.toArray();
+    for (int i = 0; i < list.size(); ++i) {
+        const QString prefix = QStringLiteral("branches[%1].").arg(i);
+        const QJsonObject branch = list.at(i).toObject();
+        if (Status known = knownKeys(branch,
+                                     {QStringLiteral("name"), QStringLiteral("try_url"),
+                                      QStringLiteral("confirm_url"), QStringLiteral("cancel_url"),
+                                      QStringLiteral("payload"), QStringLiteral("retry"),
+                                      QStringLiteral("confirm_retry")},
+                                     prefix);
+            !known)
+            return known.error();
+        Result<QString> branchName = nameField(branch, prefix + QStringLiteral("name"), true);
+        if (!branchName)
+            return branchName.error();
+        for (const SagaStepDefinition &other : std::as_const(definition.steps))
+            if (other.name == *branchName + QStringLiteral(".try"))
+                return invalid(prefix + QStringLiteral("name"),
+                               QStringLiteral("branch names must be unique; %1 is used twice")
+                                   .arg(*branchName));
+        SagaStepDefinition tryStep;
+        QJsonObject asStep = branch;
+        asStep.insert(QStringLiteral("action_url"), branch.value(QStringLiteral("try_url")));
+        asStep.insert(QStringLiteral("compensate_url"), branch.value(QStringLiteral("cancel_url")));
+        for (const QString &url : {QStringLiteral("try_url"), QStringLiteral("confirm_url"),
+                                   QStringLiteral("cancel_url")}) {
+            Result<QString> checked = participantUrl(branch, url, prefix + url, true);
+            if (!checked)
+                return checked.error();
+        }
+        if (Status http = parseHttpStep(asStep, prefix, tryStep); !http)
+            return http.error();
+        Result<RetryPolicy> retry = retryPolicy(branch, QStringLiteral("retry"),
+                                                prefix + QStringLiteral("retry"), tryStep.retry);
+        if (!retry)
+            return retry.error();
+        Result<RetryPolicy> confirmRetry =
+            retryPolicy(branch, QStringLiteral("confirm_retry"),
+                        prefix + QStringLiteral("confirm_retry"), tryStep.compensation);
+        if (!confirmRetry)
+            return confirmRetry.error();
+        const QString branchId = QStringLiteral("%1").arg(i + 1, 2, 10, QLatin1Char('0'));
+        tryStep.name = *branchName + QStringLiteral(".try");
+        tryStep.retry = *retry;
+        tryStep.compensation = *confirmRetry;
+        tryStep.operation = QStringLiteral("try");
+        tryStep.compensateOperation = QStringLiteral("cancel");
+        tryStep.branchId = branchId;
+        tryStep.compensateFailed = true;
+        SagaStepDefinition confirm = tryStep;
+        confirm.name = *branchName + QStringLiteral(".confirm");
+        confirm.actionUrl = branch.value(QStringLiteral("confirm_url")).toString();
+        confirm.compensateUrl.clear();
+        confirm.operation = QStringLiteral("confirm");
+        confirm.retry = *confirmRetry;
+        confirm.commitPhase = true;
+        confirm.compensateFailed = false;
+        definition.steps.append(tryStep);
+        confirms.append(confirm);
+    }
+    definition.steps += confirms;
     return definition;
 }
 

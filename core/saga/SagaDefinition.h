@@ -44,6 +44,19 @@ struct SagaStepDefinition {
     QString chargeStep;        // refund: the name of the earlier charge step it refunds
     RetryPolicy retry;
     RetryPolicy compensation{3, 1000, 60000, 5000, true};
+    // What the participant is told (DTM's op, branch_id). A saga's steps are
+    // action/compensate on their own branch; a TCC branch is a try step and
+    // a confirm step on one branch id, with cancel as the try's compensation.
+    QString operation = QStringLiteral("action");
+    QString compensateOperation = QStringLiteral("compensate");
+    QString branchId; // empty: the step's position ("01", "02", ...)
+    // A confirm: the global decision is taken, so a failure is never
+    // compensated; it is retried in rounds and parks the transaction after the
+    // last, like a compensation.
+    bool commitPhase = false;
+    // A TCC try is cancelled even when it answered a business failure (the
+    // participant's barrier makes a cancel without effect harmless).
+    bool compensateFailed = false;
 
     bool compensable() const;
     // What saga_steps.definition stores; fromStored() reads it back.
@@ -55,6 +68,7 @@ struct SagaStepDefinition {
 // A saga as a merchant posts it: a named, versioned list of steps, run in
 // order and compensated in reverse.
 struct SagaDefinition {
+    QString transType = QStringLiteral("saga"); // saga or tcc
     QString name;
     int version = 1;
     std::optional<QString> businessKey;
@@ -67,6 +81,11 @@ struct SagaDefinition {
     // the merchant's limit (0: the currency's).
     static Result<SagaDefinition> parse(const QJsonObject &json, const CurrencyTable &currencies,
                                         qint64 maxChargeAmount);
+    // A TCC transaction: {"name", "branches": [{"name", "try_url",
+    // "confirm_url", "cancel_url", "payload", "retry", "confirm_retry"}]}.
+    // Every try runs first, then every confirm; a failed try cancels every
+    // branch that was tried.
+    static Result<SagaDefinition> parseTcc(const QJsonObject &json);
 };
 
 } // namespace keel

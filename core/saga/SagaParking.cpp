@@ -33,7 +33,8 @@ Result<SagaParking::Money> SagaParking::moneyInQuestion(const SagaRecord &saga, 
 }
 
 Result<qint64> SagaParking::park(SagaRecord &saga, const QString &owner, int step,
-                                 const QString &reason, const QJsonObject &detail)
+                                 const QString &stepStatus, const QString &reason,
+                                 const QJsonObject &detail)
 {
     // Accounts are created outside the transaction (see Ledger).
     Result<Money> estimate = moneyInQuestion(saga, false);
@@ -52,7 +53,7 @@ Result<qint64> SagaParking::park(SagaRecord &saga, const QString &owner, int ste
     if (!money)
         return money.error();
     StepChange stepChange;
-    stepChange.status = StepStatus::CompensationFailed;
+    stepChange.status = stepStatus;
     stepChange.lastError = reason;
     SagaChange sagaChange;
     sagaChange.status = SagaStatus::Parked;

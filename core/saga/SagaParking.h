@@ -21,9 +21,10 @@ class SagaParking final {
 public:
     explicit SagaParking(PgConnection &connection) : m_connection(connection) {}
 
-    // Returns the case's id. `step` is the step whose compensation failed.
-    Result<qint64> park(SagaRecord &saga, const QString &owner, int step, const QString &reason,
-                        const QJsonObject &detail);
+    // Returns the case's id. `step` is the step whose compensation (or TCC
+    // confirm) failed its last round; it is left in `stepStatus`.
+    Result<qint64> park(SagaRecord &saga, const QString &owner, int step, const QString &stepStatus,
+                        const QString &reason, const QJsonObject &detail);
 
 private:
     struct Money {

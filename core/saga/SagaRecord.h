@@ -60,7 +60,8 @@ struct SagaEvent {
 // A saga instance with its steps.
 struct SagaRecord {
     qint64 id = 0;
-    QString publicId; // saga_...: the gid participants see
+    QString publicId;                           // saga_...: the gid participants see
+    QString transType = QStringLiteral("saga"); // saga or tcc
     qint64 merchantId = 0;
     QString name;
     int definitionVersion = 1;

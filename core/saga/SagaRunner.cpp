@@ -51,6 +51,25 @@ QByteArray markedAmbiguous(const QByteArray &resultJson)
     return QJsonDocument(result).toJson(QJsonDocument::Compact);
 }
 
+// Where a failed attempt leaves an action that must eventually succeed (a
+// compensation, a TCC confirm): attempts are counted in rounds of the
+// policy's attempts, and a round that ends in failure counts toward parking.
+struct RoundDecision {
+    bool roundOver = false;
+    bool park = false;
+    int delayMs = 0;
+};
+
+RoundDecision decideRound(const RetryPolicy &policy, int attempts, const SagaRecord &saga)
+{
+    RoundDecision decision;
+    const int inRound = (attempts - 1) % policy.attempts + 1;
+    decision.roundOver = inRound >= policy.attempts || !policy.retryable;
+    decision.park = decision.roundOver && saga.compensationRounds + 1 >= saga.maxCompensationRounds;
+    decision.delayMs = decision.roundOver ? policy.maxBackoffMs : backoffMs(policy, inRound);
+    return decision;
+}
+
 } // namespace
 
 QString poolStatus(SagaPool pool)
@@ -110,9 +129,11 @@ StepAnswer SagaRunner::execute(const SagaRecord &saga, const StepRecord &step, b
         HttpParticipant::Call call;
         call.url = compensation ? definition.compensateUrl : definition.actionUrl;
         call.gid = saga.publicId;
-        call.transType = QStringLiteral("saga");
-        call.branchId = QStringLiteral("%1").arg(step.index + 1, 2, 10, QLatin1Char('0'));
-        call.op = compensation ? QStringLiteral("compensate") : QStringLiteral("action");
+        call.transType = saga.transType;
+        call.branchId = definition.branchId.isEmpty()
+                            ? QStringLiteral("%1").arg(step.index + 1, 2, 10, QLatin1Char('0'))
+                            : definition.branchId;
+        call.op = compensation ? definition.compensateOperation : definition.operation;
         call.payload = definition.payload;
         call.timeoutMs = (compensation ? definition.compensation : definition.retry).timeoutMs;
         return HttpParticipant::call(call);
@@ -210,15 +231,29 @@ Result<SagaRunner::Next> SagaRunner::recordForward(SagaRecord &saga, const StepR
             sagaChange.status = SagaStatus::Succeeded;
             sagaChange.event = QStringLiteral("succeeded");
         }
+    } else if (step.definition.commitPhase && answer.verdict != Verdict::Ongoing) {
+        // The decision to commit is taken: a confirm is retried, never undone.
+        const RoundDecision round = decideRound(policy, step.attempts, saga);
+        if (round.park)
+            return park(saga, step, answer, StepStatus::Failed,
+                        attemptDetail(false, step.attempts, answer, elapsedMs));
+        stepChange.status = StepStatus::Running;
+        sagaChange.lastError = answer.error;
+        sagaChange.addRounds = round.roundOver ? 1 : 0;
+        sagaChange.delayMs = round.delayMs;
+        if (round.roundOver)
+            sagaChange.event = QStringLiteral("confirm_round_failed");
     } else if (answer.verdict == Verdict::Failed || exhausted) {
         // A business failure says the participant did nothing; an exhausted
-        // retry does not know, so that step is compensated too.
+        // retry does not know, so that step is compensated too (and a TCC
+        // try always is: its cancel is harmless behind the barrier).
         stepChange.status = StepStatus::Failed;
         stepChange.finished = true;
         if (exhausted)
             stepChange.resultJson = markedAmbiguous(step.resultJson);
         sagaChange.status = SagaStatus::Compensating;
-        sagaChange.currentStep = exhausted ? step.index : step.index - 1;
+        sagaChange.currentStep =
+            exhausted || step.definition.compensateFailed ? step.index : step.index - 1;
         sagaChange.lastError = answer.error;
         sagaChange.event = QStringLiteral("compensating");
         sagaChange.notifyPool = poolName(SagaPool::Compensate);
@@ -278,23 +313,15 @@ Result<SagaRunner::Next> SagaRunner::recordCompensation(SagaRecord &saga, const 
         stepChange.status = StepStatus::Compensating;
         sagaChange.delayMs = backoffMs(policy, 1);
     } else {
-        // Attempts are counted in rounds of the policy's attempts; a round
-        // that ends in failure counts toward parking the saga.
-        const int inRound = (step.compensationAttempts - 1) % policy.attempts + 1;
-        const bool roundOver = inRound >= policy.attempts || !policy.retryable;
-        if (roundOver && saga.compensationRounds + 1 >= saga.maxCompensationRounds) {
-            Result<qint64> parked =
-                SagaParking(m_connection).park(saga, m_owner, step.index, answer.error, detail);
-            if (!parked)
-                return parked.error();
-            sagaMetrics::countFinished(saga.name, saga.status);
-            return Next::Stop;
-        }
-        stepChange.status = roundOver ? StepStatus::CompensationFailed : StepStatus::Compensating;
+        const RoundDecision round = decideRound(policy, step.compensationAttempts, saga);
+        if (round.park)
+            return park(saga, step, answer, StepStatus::CompensationFailed, detail);
+        stepChange.status =
+            round.roundOver ? StepStatus::CompensationFailed : StepStatus::Compensating;
         sagaChange.lastError = answer.error;
-        sagaChange.addRounds = roundOver ? 1 : 0;
-        sagaChange.delayMs = roundOver ? policy.maxBackoffMs : backoffMs(policy, inRound);
-        if (roundOver)
+        sagaChange.addRounds = round.roundOver ? 1 : 0;
+        sagaChange.delayMs = round.delayMs;
+        if (round.roundOver)
             sagaChange.event = QStringLiteral("compensation_round_failed");
     }
     if (Status recorded = SagaStore(m_connection)
@@ -302,6 +329,18 @@ Result<SagaRunner::Next> SagaRunner::recordCompensation(SagaRecord &saga, const 
         !recorded)
         return recorded.error();
     return sagaChange.release ? Next::Stop : Next::Continue;
+}
+
+Result<SagaRunner::Next> SagaRunner::park(SagaRecord &saga, const StepRecord &step,
+                                          const StepAnswer &answer, const QString &stepStatus,
+                                          const QJsonObject &detail)
+{
+    Result<qint64> parked =
+        SagaParking(m_connection).park(saga, m_owner, step.index, stepStatus, answer.error, detail);
+    if (!parked)
+        return parked.error();
+    sagaMetrics::countFinished(saga.name, saga.status);
+    return Next::Stop;
 }
 
 } // namespace keel

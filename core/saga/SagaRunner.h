@@ -3,6 +3,7 @@
 #include "core/Result.h"
 #include "core/saga/StepAnswer.h"
 
+#include <QJsonObject>
 #include <QString>
 
 namespace keel {
@@ -44,6 +45,9 @@ private:
     Result<Next> finishCompensation(SagaRecord &saga);
     Result<Next> recordForward(SagaRecord &saga, const StepRecord &step, const StepAnswer &answer,
                                qint64 elapsedMs);
+    // The last round failed: the saga parks with a suspense case.
+    Result<Next> park(SagaRecord &saga, const StepRecord &step, const StepAnswer &answer,
+                      const QString &stepStatus, const QJsonObject &detail);
     Result<Next> recordCompensation(SagaRecord &saga, const StepRecord &step,
                                     const StepAnswer &answer, qint64 elapsedMs);
     // Runs one attempt of the step's action or compensation, recorded before

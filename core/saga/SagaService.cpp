@@ -33,6 +33,7 @@ QByteArray SagaService::fingerprintOf(const SagaDefinition &definition)
         steps.append(json);
     }
     const QJsonObject whole{
+        {QStringLiteral("trans_type"), definition.transType},
         {QStringLiteral("name"), definition.name},
         {QStringLiteral("version"), definition.version},
         {QStringLiteral("business_key"), definition.businessKey.value_or(QString())},

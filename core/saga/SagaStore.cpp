@@ -51,7 +51,7 @@ constexpr char SagaColumns[] =
     "(extract(epoch FROM s.created_at) * 1000)::bigint, "
     "(extract(epoch FROM s.updated_at) * 1000)::bigint, "
     "coalesce((extract(epoch FROM s.finished_at) * 1000)::bigint, 0), "
-    "(extract(epoch FROM s.next_attempt_at) * 1000)::bigint "
+    "(extract(epoch FROM s.next_attempt_at) * 1000)::bigint, s.trans_type "
     "FROM keel.sagas s LEFT JOIN keel.charges c ON c.id = s.charge_id ";
 
 SagaRecord sagaFromRow(const PgRows &rows, int row)
@@ -77,6 +77,7 @@ SagaRecord sagaFromRow(const PgRows &rows, int row)
     saga.updatedAtMs = rows.toInt64(row, 17);
     saga.finishedAtMs = rows.toInt64(row, 18);
     saga.nextAttemptAtMs = rows.toInt64(row, 19);
+    saga.transType = rows.text(row, 20);
     return saga;
 }
 
@@ -110,7 +111,8 @@ bool StepRecord::needsCompensation() const
     if (!definition.compensable())
         return false;
     return status == StepStatus::Succeeded || status == StepStatus::Compensating ||
-           status == StepStatus::CompensationFailed || (status == StepStatus::Failed && ambiguous);
+           status == StepStatus::CompensationFailed ||
+           (status == StepStatus::Failed && (ambiguous || definition.compensateFailed));
 }
 
 Result<SagaRecord> SagaStore::insert(qint64 merchantId, const SagaDefinition &definition)
@@ -124,8 +126,8 @@ Result<SagaRecord> SagaStore::insert(qint64 merchantId, const SagaDefinition &de
     const QString publicId = newPublicId();
     Result<PgRows> rows = m_connection.query(
         "WITH s AS (INSERT INTO keel.sagas (kind, public_id, merchant_id, definition_version, "
-        "    business_key, stuck_after_seconds, max_compensation_rounds) "
-        "  VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id), "
+        "    business_key, stuck_after_seconds, max_compensation_rounds, trans_type) "
+        "  VALUES ($1, $2, $3, $4, $5, $6, $7, $12) RETURNING id), "
         "steps AS (INSERT INTO keel.saga_steps (saga_id, step_index, name, kind, definition) "
         "  SELECT s.id, t.ord - 1, t.name, t.kind, t.definition::jsonb FROM s, "
         "    unnest($8::text[], $9::text[], $10::text[]) WITH ORDINALITY "
@@ -138,7 +140,8 @@ Result<SagaRecord> SagaStore::insert(qint64 merchantId, const SagaDefinition &de
          definition.businessKey ? definition.businessKey->toUtf8() : QByteArray(),
          number(definition.stuckAfterSeconds), number(definition.maxCompensationRounds),
          PgConnection::arrayParam(names), PgConnection::arrayParam(kinds),
-         PgConnection::arrayParam(definitions), number(definition.steps.size())});
+         PgConnection::arrayParam(definitions), number(definition.steps.size()),
+         definition.transType.toUtf8()});
     if (!rows)
         return rows.error();
     Result<std::optional<SagaRecord>> loaded = load(rows->toInt64(0, 0));
