@@ -104,12 +104,8 @@ Result<qint64> Ledger::post(const QString &kind, qint64 chargeId, qint64 refundI
     return rows->size() > 0 ? rows->toInt64(0, 0) : qint64(0);
 }
 
-Result<qint64> Ledger::postSuspense(qint64 chargeId, qint64 merchantId, const QString &currency,
-                                    qint64 amount)
+Result<qint64> Ledger::suspenseAccount(const QString &currency)
 {
-    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
-    if (!accounts)
-        return accounts.error();
     Result<PgRows> suspense = m_session.query(
         "SELECT id FROM keel.ledger_accounts WHERE kind = 'suspense' AND currency = $1",
         {currency.toUtf8()});
@@ -118,8 +114,33 @@ Result<qint64> Ledger::postSuspense(qint64 chargeId, qint64 merchantId, const QS
     if (suspense->size() != 1)
         return makeError(ErrorKind::Schema,
                          QStringLiteral("there is no suspense account for %1").arg(currency));
-    return post(QStringLiteral("suspense_in"), chargeId, 0, accounts->second,
-                suspense->toInt64(0, 0), currency, amount);
+    return suspense->toInt64(0, 0);
+}
+
+Result<qint64> Ledger::postSuspense(qint64 chargeId, qint64 merchantId, const QString &currency,
+                                    qint64 amount)
+{
+    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
+    if (!accounts)
+        return accounts.error();
+    Result<qint64> suspense = suspenseAccount(currency);
+    if (!suspense)
+        return suspense.error();
+    return post(QStringLiteral("suspense_in"), chargeId, 0, accounts->second, *suspense, currency,
+                amount);
+}
+
+Result<qint64> Ledger::postSuspenseRelease(qint64 chargeId, qint64 merchantId,
+                                           const QString &currency, qint64 amount)
+{
+    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
+    if (!accounts)
+        return accounts.error();
+    Result<qint64> suspense = suspenseAccount(currency);
+    if (!suspense)
+        return suspense.error();
+    return post(QStringLiteral("suspense_out"), chargeId, 0, *suspense, accounts->second, currency,
+                amount);
 }
 
 Status Ledger::postCapture(qint64 chargeId, qint64 merchantId, const QString &currency,
@@ -197,6 +218,16 @@ Result<Ledger::AuditReport> Ledger::audit(PgConnection &session)
          "ORDER BY t.id LIMIT 1",
          "suspense posting %1 belongs to no case or to one of another amount: the case records "
          "%2, the posting moves %3"},
+        {"SELECT a.currency, coalesce(-sum(e.amount), 0)::text, "
+         "       coalesce((SELECT sum(c.amount) FROM keel.suspense_cases c "
+         "         WHERE c.currency = a.currency AND c.status IN ('open', 'in_review')), 0)::text "
+         "FROM keel.ledger_accounts a LEFT JOIN keel.ledger_entries e ON e.account_id = a.id "
+         "WHERE a.kind = 'suspense' GROUP BY a.currency "
+         "HAVING coalesce(-sum(e.amount), 0) <> coalesce((SELECT sum(c.amount) FROM "
+         "  keel.suspense_cases c WHERE c.currency = a.currency "
+         "  AND c.status IN ('open', 'in_review')), 0) "
+         "ORDER BY a.currency LIMIT 1",
+         "the suspense account in %1 holds %2 but its open cases add up to %3"},
     };
     for (const Check &check : checks) {
         Result<PgRows> rows = session.query(check.sql);

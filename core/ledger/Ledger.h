@@ -36,6 +36,11 @@ public:
     // Returns the ledger transaction's id.
     Result<qint64> postSuspense(qint64 chargeId, qint64 merchantId, const QString &currency,
                                 qint64 amount);
+    // The reverse: a case closed by handing the money back to automatic
+    // compensation (a resumed saga) returns it to the merchant's payable
+    // account, whence the refund will take it.
+    Result<qint64> postSuspenseRelease(qint64 chargeId, qint64 merchantId, const QString &currency,
+                                       qint64 amount);
 
     struct AuditReport {
         qint64 transactions = 0;
@@ -47,13 +52,15 @@ public:
     // Checks the whole ledger: every transaction balances per currency, the
     // books sum to zero per currency, every entry is in its account's
     // currency, and every charge's captured and refunded amounts match what
-    // was posted for it. Every check runs, so one bad row shows everything it
-    // breaks.
+    // was posted for it, every suspense posting belongs to its case, and each
+    // suspense account holds what its open cases add up to. Every check runs, so one bad row shows
+    // everything it breaks.
     static Result<AuditReport> audit(PgConnection &session);
 
 private:
     Result<qint64> accountId(const QString &code, const QString &kind, const QString &currency,
                              qint64 merchantId);
+    Result<qint64> suspenseAccount(const QString &currency);
     Result<std::pair<qint64, qint64>> clearingAndPayable(qint64 merchantId,
                                                          const QString &currency);
     Result<qint64> post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,

@@ -32,9 +32,7 @@ Result<SagaParking::Money> SagaParking::moneyInQuestion(const SagaRecord &saga, 
     return money;
 }
 
-Result<qint64> SagaParking::park(SagaRecord &saga, const QString &owner, int step,
-                                 const QString &stepStatus, const QString &reason,
-                                 const QJsonObject &detail)
+Result<qint64> SagaParking::park(SagaRecord &saga, const QString &owner, const Request &request)
 {
     // Accounts are created outside the transaction (see Ledger).
     Result<Money> estimate = moneyInQuestion(saga, false);
@@ -53,17 +51,19 @@ Result<qint64> SagaParking::park(SagaRecord &saga, const QString &owner, int ste
     if (!money)
         return money.error();
     StepChange stepChange;
-    stepChange.status = stepStatus;
-    stepChange.lastError = reason;
+    stepChange.status = request.stepStatus;
+    stepChange.lastError = request.reason;
+    stepChange.event = request.stepEvent;
     SagaChange sagaChange;
     sagaChange.status = SagaStatus::Parked;
-    sagaChange.currentStep = step;
+    sagaChange.currentStep = request.step;
     sagaChange.addRounds = 1;
-    sagaChange.lastError = reason;
+    sagaChange.lastError = request.reason;
     sagaChange.event = QStringLiteral("parked");
     const int versionBefore = saga.version;
-    if (Status recorded = SagaStore(m_connection)
-                              .record(saga, owner, step, stepChange, sagaChange, detail, false);
+    if (Status recorded =
+            SagaStore(m_connection)
+                .record(saga, owner, request.step, stepChange, sagaChange, request.detail, false);
         !recorded) {
         saga.version = versionBefore;
         return recorded.error();
@@ -83,7 +83,7 @@ Result<qint64> SagaParking::park(SagaRecord &saga, const QString &owner, int ste
         {QByteArray::number(saga.id),
          saga.chargeId > 0 ? QByteArray::number(saga.chargeId) : QByteArray(),
          money->currency.isEmpty() ? QByteArray() : money->currency.toUtf8(),
-         QByteArray::number(money->amount), reason.toUtf8(), posting});
+         QByteArray::number(money->amount), request.reason.toUtf8(), posting});
     if (!opened)
         return opened.error();
     if (Status committed = tx.commit(); !committed)

@@ -21,10 +21,15 @@ class SagaParking final {
 public:
     explicit SagaParking(PgConnection &connection) : m_connection(connection) {}
 
-    // Returns the case's id. `step` is the step whose compensation (or TCC
-    // confirm) failed its last round; it is left in `stepStatus`.
-    Result<qint64> park(SagaRecord &saga, const QString &owner, int step, const QString &stepStatus,
-                        const QString &reason, const QJsonObject &detail);
+    struct Request {
+        int step = 0;       // the step whose compensation (or confirm) failed for good
+        QString stepStatus; // what that step is left as
+        QString reason;     // the case's reason: the last error, or a person's words
+        QJsonObject detail; // the step event's detail
+        QString stepEvent = QStringLiteral("attempt_ended");
+    };
+    // Returns the case's id. `owner` is the lease holder ("" for a person).
+    Result<qint64> park(SagaRecord &saga, const QString &owner, const Request &request);
 
 private:
     struct Money {

@@ -76,6 +76,8 @@ struct SagaRecord {
     qint64 chargeId = 0;
     QString chargePublicId;
     QString leaseOwner;
+    qint64 leaseExpiresAtMs = 0;
+    bool leased = false; // a worker holds an unexpired lease now
     qint64 createdAtMs = 0;
     qint64 updatedAtMs = 0;
     qint64 finishedAtMs = 0;

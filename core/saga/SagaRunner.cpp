@@ -336,7 +336,8 @@ Result<SagaRunner::Next> SagaRunner::park(SagaRecord &saga, const StepRecord &st
                                           const QJsonObject &detail)
 {
     Result<qint64> parked =
-        SagaParking(m_connection).park(saga, m_owner, step.index, stepStatus, answer.error, detail);
+        SagaParking(m_connection)
+            .park(saga, m_owner, {step.index, stepStatus, answer.error, detail});
     if (!parked)
         return parked.error();
     sagaMetrics::countFinished(saga.name, saga.status);

@@ -51,7 +51,9 @@ constexpr char SagaColumns[] =
     "(extract(epoch FROM s.created_at) * 1000)::bigint, "
     "(extract(epoch FROM s.updated_at) * 1000)::bigint, "
     "coalesce((extract(epoch FROM s.finished_at) * 1000)::bigint, 0), "
-    "(extract(epoch FROM s.next_attempt_at) * 1000)::bigint, s.trans_type "
+    "(extract(epoch FROM s.next_attempt_at) * 1000)::bigint, s.trans_type, "
+    "coalesce((extract(epoch FROM s.lease_expires_at) * 1000)::bigint, 0), "
+    "coalesce(s.lease_expires_at > now(), false) "
     "FROM keel.sagas s LEFT JOIN keel.charges c ON c.id = s.charge_id ";
 
 SagaRecord sagaFromRow(const PgRows &rows, int row)
@@ -78,6 +80,8 @@ SagaRecord sagaFromRow(const PgRows &rows, int row)
     saga.finishedAtMs = rows.toInt64(row, 18);
     saga.nextAttemptAtMs = rows.toInt64(row, 19);
     saga.transType = rows.text(row, 20);
+    saga.leaseExpiresAtMs = rows.toInt64(row, 21);
+    saga.leased = !saga.leaseOwner.isEmpty() && rows.value(row, 22) == "t";
     return saga;
 }
 
@@ -241,7 +245,9 @@ Status SagaStore::guardedUpdate(SagaRecord &saga, const QString &owner, const Sa
         "    finished_at = CASE WHEN coalesce($4::text, status) IN "
         "                    ('succeeded', 'compensated', 'parked') THEN now() END, "
         "    version = version + 1, updated_at = now() "
-        "  WHERE id = $1 AND version = $2 AND lease_owner = $3 RETURNING id) "
+        "  WHERE id = $1 AND version = $2 AND CASE WHEN coalesce($3::text, '') = '' "
+        "    THEN lease_owner IS NULL OR lease_expires_at < now() "
+        "    ELSE lease_owner = $3::text END RETURNING id) "
         "SELECT keel.require_rows((SELECT count(*) FROM s), 1, 'saga ' || $1 || ' moved')",
         {number(saga.id), number(saga.version), owner.toUtf8(), textOrNull(change.status),
          number(change.currentStep), change.release ? "true" : "false", number(change.delayMs),
@@ -339,11 +345,13 @@ Status SagaStore::record(SagaRecord &saga, const QString &owner, int step,
              stepChange.finished ? "true" : "false", stepChange.compensated ? "true" : "false"});
         if (!stepRows)
             return stepRows.error();
-        if (Status event = addEvent(saga.id, step, QStringLiteral("attempt_ended"), detail); !event)
+        if (Status event = addEvent(saga.id, step, stepChange.event, detail); !event)
             return event;
     }
     if (!sagaChange.event.isEmpty()) {
-        if (Status event = addEvent(saga.id, -1, sagaChange.event, {}); !event)
+        if (Status event =
+                addEvent(saga.id, -1, sagaChange.event, step < 0 ? detail : QJsonObject());
+            !event)
             return event;
         if (saga.terminal()) {
             const QJsonObject payload{{QStringLiteral("saga"), saga.publicId},

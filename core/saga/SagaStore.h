@@ -20,6 +20,7 @@ struct StepChange {
     QString lastResponse;                 // empty keeps the last one
     bool finished = false;                // the forward action ended (succeeded or failed)
     bool compensated = false;             // the compensation ended
+    QString event = QStringLiteral("attempt_ended"); // what the step's event log calls it
 };
 
 // How one recorded outcome changes the saga.
@@ -38,7 +39,8 @@ struct SagaChange {
 // The saga tables. Writes are fenced: each takes the version the writer
 // read and the lease it holds, and fails with ErrorCode::RowsMoved if either
 // changed (another worker took the saga over, or an operator acted on it), so
-// a worker that lost its saga can never record over the one that has it.
+// a worker that lost its saga can never record over the one that has it. An
+// operator's write (owner "") needs the saga unleased, or its lease expired.
 class SagaStore final {
 public:
     explicit SagaStore(PgConnection &connection) : m_connection(connection) {}

@@ -1,0 +1,188 @@
+// The manual actions and the saga list the console drives, on sagas run by a
+// real worker against real participants.
+
+#include "SagaTestFixture.h"
+
+#include "core/saga/SagaOperations.h"
+#include "core/saga/SagaQuery.h"
+#include "core/saga/SagaStore.h"
+
+namespace keel::test {
+namespace {
+
+using Kind = SagaActionOutcome::Kind;
+
+// Retries that wait a minute: a failing step sits waiting until a person acts.
+QJsonObject patientRetry()
+{
+    return {{QStringLiteral("attempts"), 5},
+            {QStringLiteral("backoff_ms"), 60000},
+            {QStringLiteral("max_backoff_ms"), 60000},
+            {QStringLiteral("timeout_ms"), 2000}};
+}
+
+class SagaOperationsTest : public SagaTest {
+protected:
+    void SetUp() override
+    {
+        SagaTest::SetUp();
+        if (HasFatalFailure())
+            return;
+        auto connection = PgConnection::open(settings());
+        ASSERT_TRUE(connection.ok());
+        m_connection = std::make_unique<PgConnection>(std::move(connection).value());
+    }
+    // The order saga whose confirmation is down and waits a minute per retry.
+    QString startWithConfirmDown(int failures = -1)
+    {
+        m_participant.program("/confirm", {503, failures, {}, 0, -1});
+        QJsonObject saga = orderSaga();
+        QJsonArray steps = saga.value(QStringLiteral("steps")).toArray();
+        QJsonObject confirm = steps.at(2).toObject();
+        confirm.insert(QStringLiteral("retry"), patientRetry());
+        steps.replace(2, confirm);
+        saga.insert(QStringLiteral("steps"), steps);
+        const QString id = start(saga);
+        EXPECT_TRUE(waitUntil(
+            [&] { return m_participant.calls("/confirm", id) == 1 && !record(id).leased; }));
+        return id;
+    }
+    SagaRecord record(const QString &id)
+    {
+        auto saga = SagaStore(*m_connection).findByPublicId(0, id);
+        return saga && saga->has_value() ? **saga : SagaRecord();
+    }
+    SagaActionOutcome act(SagaAction action, const QString &id,
+                          const QString &reason = QStringLiteral("INC-7: confirm service down"))
+    {
+        return SagaOperations(*m_connection).apply({action, id, record(id).version, reason});
+    }
+    QString auditViolations()
+    {
+        auto report = Ledger::audit(*m_connection);
+        return report ? report->violations.join(u'\n') : report.error().message;
+    }
+    std::unique_ptr<PgConnection> m_connection;
+};
+
+TEST_F(SagaOperationsTest, RetryNowRunsAWaitingStepAtOnce)
+{
+    startWorker();
+    const QString id = startWithConfirmDown(1);
+    const SagaActionOutcome outcome = act(SagaAction::RetryNow, id);
+    ASSERT_EQ(outcome.kind, Kind::Done) << qPrintable(outcome.message);
+    waitFor(id, QStringLiteral("succeeded"), 5000);
+    EXPECT_EQ(m_participant.calls("/confirm", id), 2);
+    EXPECT_EQ(scalar("SELECT detail->>'reason' || ' by ' || (detail->>'actor' <> '') FROM "
+                     "keel.saga_events WHERE event = 'operator_retry_now'"),
+              QStringLiteral("INC-7: confirm service down by true"));
+}
+
+TEST_F(SagaOperationsTest, AnActionOnAVersionThatMovedOrWithoutAReasonChangesNothing)
+{
+    startWorker();
+    const QString id = startWithConfirmDown();
+    const SagaRecord before = record(id);
+    SagaActionOutcome stale = SagaOperations(*m_connection)
+                                  .apply({SagaAction::RetryNow, id, before.version - 1,
+                                          QStringLiteral("looked a while ago")});
+    EXPECT_EQ(stale.kind, Kind::Moved);
+    EXPECT_EQ(stale.saga.version, before.version);
+    SagaActionOutcome reasonless = act(SagaAction::RetryNow, id, QStringLiteral("  "));
+    EXPECT_EQ(reasonless.kind, Kind::Invalid);
+    EXPECT_EQ(reasonless.error.field, QStringLiteral("reason"));
+    EXPECT_EQ(act(SagaAction::Resume, id).kind, Kind::NotAllowed);
+    EXPECT_EQ(
+        SagaOperations(*m_connection)
+            .apply({SagaAction::RetryNow, QStringLiteral("saga_nope"), 0, QStringLiteral("x")})
+            .kind,
+        Kind::NotFound);
+    EXPECT_EQ(record(id).version, before.version);
+    EXPECT_EQ(m_participant.calls("/confirm", id), 1);
+}
+
+TEST_F(SagaOperationsTest, ForcedCompensationUndoesEveryStepIncludingTheOneBeingRetried)
+{
+    startWorker();
+    const QString id = startWithConfirmDown();
+    ASSERT_EQ(act(SagaAction::ForceCompensation, id).kind, Kind::Done);
+    const QJsonObject saga = waitFor(id, QStringLiteral("compensated"), 5000);
+    EXPECT_EQ(m_participant.effects("/unconfirm", id), 1) << "the retried step may have acted";
+    EXPECT_EQ(m_participant.effects("/release", id), 1);
+    EXPECT_EQ(scalar("SELECT amount_refunded FROM keel.charges"), QStringLiteral("2500"));
+    EXPECT_EQ(auditViolations(), QString());
+}
+
+TEST_F(SagaOperationsTest, AParkedSagaHoldsItsMoneyInSuspenseAndResumingReleasesIt)
+{
+    startWorker();
+    const QString id = startWithConfirmDown(1);
+    ASSERT_EQ(act(SagaAction::Park, id).kind, Kind::Done);
+    EXPECT_EQ(record(id).status, SagaStatus::Parked);
+    EXPECT_EQ(scalar("SELECT status || ' ' || amount || ' ' || reason FROM keel.suspense_cases"),
+              QStringLiteral("open 2500 INC-7: confirm service down"));
+    EXPECT_EQ(auditViolations(), QString());
+
+    const SagaActionOutcome resumed = act(SagaAction::Resume, id);
+    ASSERT_EQ(resumed.kind, Kind::Done) << qPrintable(resumed.message);
+    waitFor(id, QStringLiteral("succeeded"), 5000);
+    EXPECT_EQ(scalar("SELECT status || ' ' || (resolution->>'action') FROM keel.suspense_cases"),
+              QStringLiteral("resolved resumed"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'suspense_out'"),
+              QStringLiteral("1"));
+    EXPECT_EQ(auditViolations(), QString()) << "suspense is empty again and the books balance";
+}
+
+TEST_F(SagaOperationsTest, ASkippedStepIsRecordedWithItsReasonAndTheSagaGoesOn)
+{
+    startWorker();
+    const QString id = startWithConfirmDown();
+    ASSERT_EQ(act(SagaAction::SkipStep, id, QStringLiteral("confirmed by phone")).kind, Kind::Done);
+    const QJsonObject saga = waitFor(id, QStringLiteral("succeeded"), 5000);
+    EXPECT_EQ(step(saga, 2).value(QStringLiteral("status")).toString(), QStringLiteral("skipped"));
+    EXPECT_EQ(step(saga, 2).value(QStringLiteral("last_error")).toString(),
+              QStringLiteral("confirmed by phone"));
+    EXPECT_EQ(m_participant.effects("/notify", id), 1);
+}
+
+TEST_F(SagaOperationsTest, TheListShowsStuckSagasFirstAndFiltersInSql)
+{
+    startWorker();
+    const QString stuck = startWithConfirmDown();
+    QJsonObject other = orderSaga();
+    other.insert(QStringLiteral("business_key"), QStringLiteral("order-2002"));
+    other.insert(QStringLiteral("steps"),
+                 QJsonArray{httpStep(QStringLiteral("reserve"), "/reserve", "/release")});
+    const QString done = start(other);
+    waitFor(done, QStringLiteral("succeeded"));
+
+    SagaFilter filter;
+    filter.attemptLimit = 0; // any attempt at all counts: the waiting saga is stuck
+    auto all = SagaQuery(*m_connection).list(filter);
+    ASSERT_TRUE(all.ok()) << qPrintable(all.error().message);
+    ASSERT_EQ(all->size(), 2);
+    EXPECT_EQ(all->at(0).publicId, stuck);
+    EXPECT_TRUE(all->at(0).stuck);
+    EXPECT_EQ(all->at(0).currentStepName, QStringLiteral("confirm"));
+    EXPECT_EQ(all->at(0).mostAttempts, 1);
+    EXPECT_FALSE(all->at(1).stuck);
+
+    filter.stuckOnly = true;
+    EXPECT_EQ(SagaQuery(*m_connection).list(filter)->size(), 1);
+    filter.stuckOnly = false;
+    filter.businessKey = QStringLiteral("order-2002");
+    ASSERT_EQ(SagaQuery(*m_connection).list(filter)->size(), 1);
+    EXPECT_EQ(SagaQuery(*m_connection).list(filter)->at(0).publicId, done);
+    filter.businessKey.clear();
+    filter.limit = 1;
+    filter.after = all->at(0).cursor();
+    auto page = SagaQuery(*m_connection).list(filter);
+    ASSERT_EQ(page->size(), 1);
+    EXPECT_EQ(page->at(0).publicId, done);
+    filter.after.reset();
+    filter.status = SagaStatus::Parked;
+    EXPECT_EQ(SagaQuery(*m_connection).list(filter)->size(), 0);
+}
+
+} // namespace
+} // namespace keel::test
