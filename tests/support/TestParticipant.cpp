@@ -96,8 +96,12 @@ HttpResponse TestParticipant::handle(const HttpRequest &request)
         if (!fail && !m_effects.contains(operation))
             m_effects.insert(operation, 1);
     }
+    const int inFlight = ++m_inFlight;
+    for (int most = m_mostInFlight.load(); inFlight > most;)
+        m_mostInFlight.compare_exchange_weak(most, inFlight);
     if (behaviour.delayMs > 0 && (behaviour.delayTimes < 0 || call <= behaviour.delayTimes))
         QThread::msleep(ulong(behaviour.delayMs));
+    --m_inFlight;
     if (fail)
         return jsonResponse(behaviour.failStatus,
                             behaviour.failBody.isEmpty() ? QByteArray("{}") : behaviour.failBody);

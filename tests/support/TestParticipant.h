@@ -7,6 +7,7 @@
 #include <QMutex>
 #include <QString>
 
+#include <atomic>
 #include <memory>
 
 namespace keel::test {
@@ -40,6 +41,8 @@ public:
     // effect once, however often it was delivered.
     int maxEffectsPerOperation() const;
     QByteArray lastQuery(const QByteArray &path) const;
+    // The most calls this participant had in flight at once.
+    int mostInFlight() const { return m_mostInFlight.load(); }
 
     HttpResponse handle(const HttpRequest &request) override;
     HttpResponse refuse(HttpRefusal refusal) override;
@@ -51,6 +54,8 @@ private:
     QHash<QByteArray, int> m_callsBySaga; // path|gid -> calls
     QHash<QByteArray, int> m_effects;     // path|gid|branch|op -> effects (0 or 1)
     QHash<QByteArray, QByteArray> m_lastQuery;
+    std::atomic<int> m_inFlight{0};
+    std::atomic<int> m_mostInFlight{0};
     std::unique_ptr<HttpServer> m_server;
 };
 
