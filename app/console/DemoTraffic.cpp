@@ -8,18 +8,22 @@ namespace keel {
 
 DemoTraffic::DemoTraffic(DevStack &stack)
     : m_simulator({stack.gatewayUrl(), stack.apiKey(), 12.0, 0, 3}),
-      m_traffic([this] { (void)m_simulator.run(); }), m_housekeeping([this, &stack] {
+      m_sagas(stack.gatewayUrl(), stack.apiKey()), m_traffic([this] { (void)m_simulator.run(); }),
+      m_housekeeping([this, &stack] {
           while (!m_stopping) {
-              stack.gateway().maintain();
+              stack.maintain();
               for (int i = 0; i < 20 && !m_stopping; ++i)
                   std::this_thread::sleep_for(std::chrono::milliseconds(100));
           }
       })
-{}
+{
+    (void)m_sagas.start(); // without them the demo still shows payments
+}
 
 DemoTraffic::~DemoTraffic()
 {
     m_stopping = true;
+    m_sagas.stop();
     m_simulator.stop();
     m_traffic.join();
     m_housekeeping.join();

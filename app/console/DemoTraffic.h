@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/sim/DemoSagas.h"
 #include "core/sim/TrafficSimulator.h"
 
 #include <atomic>
@@ -9,7 +10,8 @@ namespace keel {
 
 class DevStack;
 
-// The demo's moving parts besides the window: merchant traffic, and the
+// The demo's moving parts besides the window: merchant traffic, order sagas
+// against misbehaving stand-in services, and the
 // gateway's housekeeping (which writes the rollups the dashboards read), off
 // the GUI thread. Stops both when destroyed.
 class DemoTraffic final {
@@ -22,6 +24,7 @@ public:
 private:
     std::atomic<bool> m_stopping{false};
     TrafficSimulator m_simulator;
+    DemoSagas m_sagas;
     std::thread m_traffic;
     std::thread m_housekeeping;
 };

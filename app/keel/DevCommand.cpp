@@ -74,7 +74,7 @@ public:
         sinceMaintenance.start();
         while (true) {
             if (sinceMaintenance.elapsed() >= 5000) {
-                (*stack)->gateway().maintain();
+                (*stack)->maintain();
                 sinceMaintenance.restart();
             }
             if (const int signal = signals.wait(500); signal != 0) {

@@ -81,7 +81,24 @@ Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progres
     if (!gateway)
         return gateway.error();
     stack->m_gateway = std::move(gateway).value();
+    WorkerOptions worker;
+    worker.settings = stack->database();
+    worker.channel = options.gateway.channel;
+    worker.idempotency = options.gateway.idempotency;
+    worker.saga = options.worker;
+    Result<std::unique_ptr<WorkerRuntime>> started = WorkerRuntime::start(worker);
+    if (!started)
+        return started.error();
+    stack->m_worker = std::move(started).value();
     return stack;
+}
+
+void DevStack::maintain()
+{
+    if (m_gateway)
+        m_gateway->maintain();
+    if (m_worker)
+        m_worker->maintain();
 }
 
 DevStack::~DevStack()
@@ -91,6 +108,10 @@ DevStack::~DevStack()
 
 Status DevStack::stop()
 {
+    if (m_worker) {
+        m_worker->stop();
+        m_worker.reset();
+    }
     if (m_gateway) {
         m_gateway->stop();
         m_gateway.reset();

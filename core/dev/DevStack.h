@@ -4,6 +4,7 @@
 #include "core/db/ConnectionSettings.h"
 #include "core/db/EmbeddedCluster.h"
 #include "core/runtime/GatewayRuntime.h"
+#include "core/runtime/WorkerRuntime.h"
 
 #include <functional>
 #include <memory>
@@ -11,13 +12,14 @@
 namespace keel {
 
 // The embedded default: a private PostgreSQL with keel's schema, a demo
-// merchant and the gateway, in this process. `keel dev` and
+// merchant, the gateway and a saga worker, in this process. `keel dev` and
 // `keel-console --demo` both run it.
 class DevStack final {
 public:
     struct Options {
         ClusterOptions cluster;
         GatewayOptions gateway; // settings are filled in by start()
+        SagaWorkerOptions worker;
     };
     using Progress = std::function<void(const QString &)>;
 
@@ -30,8 +32,11 @@ public:
     QString apiKey() const { return m_apiKey; }
     EmbeddedCluster &cluster() { return *m_cluster; }
     GatewayRuntime &gateway() { return *m_gateway; }
+    WorkerRuntime &worker() { return *m_worker; }
+    // The gateway's and the worker's housekeeping; call every few seconds.
+    void maintain();
 
-    // Stops the gateway, then the server.
+    // Stops the worker and the gateway, then the server.
     Status stop();
 
     static QString defaultDirectory();
@@ -42,6 +47,7 @@ private:
 
     std::unique_ptr<EmbeddedCluster> m_cluster;
     std::unique_ptr<GatewayRuntime> m_gateway;
+    std::unique_ptr<WorkerRuntime> m_worker;
     QString m_apiKey;
 };
 
