@@ -39,37 +39,12 @@
 #include <thread>
 #include <vector>
 
+#include "BenchSupport.h"
+
 using namespace keel;
+using namespace keel::bench;
 
 namespace {
-
-struct Run {
-    double perSecond = 0;
-    double p50Ms = 0;
-    double p99Ms = 0;
-    qint64 count = 0;
-};
-
-double percentile(std::vector<qint64> &micros, double p)
-{
-    if (micros.empty())
-        return 0;
-    std::sort(micros.begin(), micros.end());
-    const size_t index = std::min(micros.size() - 1, size_t(p * double(micros.size())));
-    return double(micros[index]) / 1000.0;
-}
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? 0 : values[values.size() / 2];
-}
-
-[[noreturn]] void die(const QString &message)
-{
-    std::fprintf(stderr, "keel-bench: %s\n", qPrintable(message));
-    std::exit(1);
-}
 
 // Each client thread posts new charges (or replays known keys) over one
 // keep-alive connection until the time is up.
@@ -123,102 +98,6 @@ Run httpLoad(int port, const QByteArray &apiKey, int clients, int seconds,
     return run;
 }
 
-Run pgbench(const QString &program, const ConnectionSettings &db, const QString &script,
-            int clients, int seconds, const QStringList &variables)
-{
-    QTemporaryDir logs;
-    QStringList arguments{QStringLiteral("-n"),
-                          QStringLiteral("-M"),
-                          QStringLiteral("prepared"),
-                          QStringLiteral("-c"),
-                          QString::number(clients),
-                          QStringLiteral("-j"),
-                          QString::number(std::min(clients, 2)),
-                          QStringLiteral("-T"),
-                          QString::number(seconds),
-                          QStringLiteral("-f"),
-                          script,
-                          QStringLiteral("-l"),
-                          QStringLiteral("--log-prefix=") + logs.filePath(QStringLiteral("tx")),
-                          QStringLiteral("-h"),
-                          db.value(QStringLiteral("host")),
-                          QStringLiteral("-p"),
-                          db.value(QStringLiteral("port")),
-                          QStringLiteral("-U"),
-                          db.value(QStringLiteral("user")),
-                          db.value(QStringLiteral("dbname"))};
-    for (const QString &variable : variables)
-        arguments << QStringLiteral("-D") << variable;
-    QProcess process;
-    process.start(program, arguments);
-    if (!process.waitForFinished((seconds + 60) * 1000) || process.exitCode() != 0)
-        die(QStringLiteral("pgbench failed: %1")
-                .arg(QString::fromLocal8Bit(process.readAllStandardError())));
-    const QString out = QString::fromLocal8Bit(process.readAllStandardOutput());
-    static const QRegularExpression tps(QStringLiteral("tps = ([0-9.]+) \\(without initial"));
-    static const QRegularExpression failed(
-        QStringLiteral("number of failed transactions: ([0-9]+)"));
-    const QRegularExpressionMatch rate = tps.match(out);
-    const QRegularExpressionMatch failures = failed.match(out);
-    if (!rate.hasMatch() || !failures.hasMatch())
-        die(QStringLiteral("cannot read pgbench's output: %1").arg(out));
-    if (failures.captured(1).toLongLong() > 0)
-        die(QStringLiteral("pgbench had %1 failed transactions").arg(failures.captured(1)));
-    Run run;
-    run.perSecond = rate.captured(1).toDouble();
-    std::vector<qint64> all;
-    for (const QString &file : QDir(logs.path()).entryList(QDir::Files)) {
-        QFile log(QDir(logs.path()).filePath(file));
-        if (!log.open(QIODevice::ReadOnly))
-            continue;
-        while (!log.atEnd()) {
-            const QList<QByteArray> fields = log.readLine().split(' ');
-            if (fields.size() >= 3)
-                all.push_back(fields.at(2).toLongLong());
-        }
-    }
-    run.count = qint64(all.size());
-    if (run.count == 0)
-        die(QStringLiteral("pgbench logged no transactions"));
-    run.p50Ms = percentile(all, 0.50);
-    run.p99Ms = percentile(all, 0.99);
-    return run;
-}
-
-// A database on the bench server with keel's schema and one merchant.
-IssuedMerchant prepareDatabase(EmbeddedCluster &cluster, const QString &name)
-{
-    if (auto made = cluster.ensureDatabase(name); !made)
-        die(made.error().message);
-    const ConnectionSettings db = cluster.settings(name);
-    {
-        auto connection = Database::connect(db, QStringLiteral("keel-bench"));
-        if (!connection)
-            die(connection.error().message);
-        if (auto applied = Migrator(*connection, *MigrationSource::load()).migrate(); !applied)
-            die(applied.error().message);
-    }
-    Database::closeThreadConnections();
-    auto session = PgConnection::open(db);
-    if (!session)
-        die(session.error().message);
-    auto merchant = MerchantStore(*session).create(QStringLiteral("Bench"), {});
-    if (!merchant)
-        die(merchant.error().message);
-    if (auto ready = Ledger(*session).prepareAccounts(merchant->merchant.id, QStringLiteral("USD"));
-        !ready)
-        die(ready.error().message);
-    return *merchant;
-}
-
-QString scalarOf(PgConnection &session, const QByteArray &sql, const QByteArrayList &params = {})
-{
-    auto rows = session.query(sql, params);
-    if (!rows || rows->size() != 1 || rows->isNull(0, 0))
-        die(QStringLiteral("bench query found nothing: %1").arg(QString::fromLatin1(sql)));
-    return rows->text(0, 0);
-}
-
 // The reference script with the rows keel stored during warm-up filled in.
 QString writeReferenceScript(PgConnection &keelSession, const QString &directory)
 {
@@ -226,13 +105,16 @@ QString writeReferenceScript(PgConnection &keelSession, const QString &directory
     if (!source.open(QIODevice::ReadOnly))
         die(QStringLiteral("cannot read %1").arg(source.fileName()));
     QString script = QString::fromUtf8(source.readAll());
-    const auto hex = [](const QString &text) { return QString::fromLatin1(text.toUtf8().toHex()); };
+    const auto hex = [](const QString &text) {
+        return QString::fromLatin1(text.toUtf8().toHex());
+    };
     script.replace(QStringLiteral("@RESPONSE_BODY_HEX@"),
                    scalarOf(keelSession, "SELECT encode(response_body, 'hex') FROM "
                                          "keel.idempotency_keys WHERE status = 'done' LIMIT 1"));
-    script.replace(QStringLiteral("@RESPONSE_HEADERS_HEX@"),
-                   hex(scalarOf(keelSession, "SELECT response_headers::text FROM "
-                                             "keel.idempotency_keys WHERE status = 'done' LIMIT 1")));
+    script.replace(
+        QStringLiteral("@RESPONSE_HEADERS_HEX@"),
+        hex(scalarOf(keelSession, "SELECT response_headers::text FROM "
+                                  "keel.idempotency_keys WHERE status = 'done' LIMIT 1")));
     script.replace(QStringLiteral("@OUTBOX_PAYLOAD_HEX@"),
                    hex(scalarOf(keelSession, "SELECT payload::text FROM keel.outbox WHERE "
                                              "event_type = 'charge.succeeded' LIMIT 1")));
@@ -244,21 +126,6 @@ QString writeReferenceScript(PgConnection &keelSession, const QString &directory
     if (!target.open(QIODevice::WriteOnly) || target.write(script.toUtf8()) < 0)
         die(QStringLiteral("cannot write %1").arg(target.fileName()));
     return target.fileName();
-}
-
-void auditOrDie(const ConnectionSettings &db, const char *what)
-{
-    auto session = PgConnection::open(db);
-    if (!session)
-        die(session.error().message);
-    auto audit = Ledger::audit(*session);
-    if (!audit)
-        die(audit.error().message);
-    if (!audit->violations.isEmpty())
-        die(QStringLiteral("%1's ledger does not add up: %2")
-                .arg(QLatin1String(what), audit->violations.join(QStringLiteral("; "))));
-    std::printf("%s ledger audited: %lld transactions balance\n", what,
-                static_cast<long long>(audit->transactions));
 }
 
 } // namespace
@@ -297,20 +164,11 @@ int main(int argc, char **argv)
     if (clientCounts.isEmpty())
         clientCounts = {1, 16};
 
-    // A durable server (fsync on): commits cost what they cost in production.
-    QByteArray pattern = "/tmp/keel-bench-XXXXXX";
-    if (!::mkdtemp(pattern.data()))
-        die(QStringLiteral("mkdtemp failed"));
-    const QString dataDir = QString::fromLocal8Bit(pattern);
-    auto cluster = EmbeddedCluster::create({dataDir, 0, true});
-    if (!cluster)
-        die(cluster.error().message);
-    if (auto initialized = (*cluster)->initialize(); !initialized)
-        die(initialized.error().message);
-    if (auto started = (*cluster)->start(); !started)
-        die(started.error().message);
+    auto server = startBenchServer();
+    auto cluster = &server->cluster;
     const IssuedMerchant merchant = prepareDatabase(**cluster, QStringLiteral("bench"));
-    const IssuedMerchant referenceMerchant = prepareDatabase(**cluster, QStringLiteral("reference"));
+    const IssuedMerchant referenceMerchant =
+        prepareDatabase(**cluster, QStringLiteral("reference"));
     const ConnectionSettings db = (*cluster)->settings(QStringLiteral("bench"));
     const ConnectionSettings referenceDb = (*cluster)->settings(QStringLiteral("reference"));
     auto session = PgConnection::open(db);
@@ -321,23 +179,13 @@ int main(int argc, char **argv)
         die(referenceSession.error().message);
 
     QProcess gateway;
-    gateway.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    // If the bench dies, so does its gateway.
-    gateway.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
-    gateway.start(QStringLiteral(KEEL_BINARY),
-                  {QStringLiteral("gateway"), QStringLiteral("--db"), db.conninfo(),
-                   QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
-                   QStringLiteral("--threads"), QString::number(threads)});
-    int port = 0;
-    while (port == 0 && gateway.waitForReadyRead(30000)) {
-        while (gateway.canReadLine()) {
-            const QString line = QString::fromLocal8Bit(gateway.readLine()).trimmed();
-            if (line.startsWith(QLatin1String("KEEL_HTTP=")))
-                port = line.section(u':', -1).toInt();
-        }
-    }
-    if (port == 0)
-        die(QStringLiteral("keel gateway did not start"));
+    const int port = spawnKeel(gateway,
+                               {QStringLiteral("gateway"), QStringLiteral("--db"), db.conninfo(),
+                                QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                                QStringLiteral("--threads"), QString::number(threads)},
+                               QStringLiteral("KEEL_HTTP="))
+                         .section(u':', -1)
+                         .toInt();
 
     const QByteArray apiKey = merchant.apiKey.toLatin1();
     std::atomic<qint64> serial{0};
@@ -359,9 +207,6 @@ int main(int argc, char **argv)
                      "SELECT id FROM keel.ledger_accounts WHERE code = 'merchant_payable:' || $1 "
                      "|| ':USD'",
                      {referenceId})};
-    auto binaries = ServerBinaries::locate();
-    if (!binaries)
-        die(binaries.error().message);
     QTemporaryDir scripts;
     const QString script = writeReferenceScript(*session, scripts.path());
 
@@ -376,8 +221,7 @@ int main(int argc, char **argv)
         std::vector<double> keelRate, keelP50, keelP99, pgRate, pgP50, pgP99, ratios;
         for (int round = 0; round < rounds; ++round) {
             const auto runReference = [&] {
-                return pgbench(binaries->program(QStringLiteral("pgbench")), referenceDb, script,
-                               clients, seconds, variables);
+                return pgbench(referenceDb, script, clients, seconds, variables);
             };
             // Whichever goes second meets a warmer (or fuller) server: alternate.
             Run keel, reference;
@@ -418,7 +262,5 @@ int main(int argc, char **argv)
     std::printf("targets: ratio >= 0.90 at 1 client, >= 0.80 at 16\n");
     gateway.kill();
     gateway.waitForFinished();
-    (void)(*cluster)->stop();
-    QDir(dataDir).removeRecursively();
     return 0;
 }
