@@ -2,10 +2,13 @@
 
 #include "core/net/HttpClient.h"
 
+#include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QUrl>
 #include <QUrlQuery>
+
+#include <memory>
 
 namespace keel {
 namespace {
@@ -80,9 +83,17 @@ StepAnswer HttpParticipant::call(const Call &call)
     url.setQuery(query);
     const QByteArray target =
         url.path(QUrl::FullyEncoded).toUtf8() + '?' + url.query(QUrl::FullyEncoded).toUtf8();
-    HttpClient client(url.host(), url.port(80), call.timeoutMs);
-    const HttpReply reply = client.request("POST", target.startsWith('?') ? '/' + target : target,
-                                           {{"Content-Type", "application/json"}}, call.payload);
+    // One keep-alive connection per participant host (and timeout) per
+    // thread: workers call the same few hosts over and over.
+    thread_local QHash<QString, std::shared_ptr<HttpClient>> clients;
+    if (clients.size() > 64)
+        clients.clear();
+    std::shared_ptr<HttpClient> &client =
+        clients[QStringLiteral("%1:%2/%3").arg(url.host()).arg(url.port(80)).arg(call.timeoutMs)];
+    if (!client)
+        client = std::make_shared<HttpClient>(url.host(), url.port(80), call.timeoutMs);
+    const HttpReply reply = client->request("POST", target.startsWith('?') ? '/' + target : target,
+                                            {{"Content-Type", "application/json"}}, call.payload);
     return interpret(reply.status, reply.body, reply.error);
 }
 

@@ -131,14 +131,15 @@ Result<SagaRecord> SagaStore::insert(qint64 merchantId, const SagaDefinition &de
     Result<PgRows> rows = m_connection.query(
         "WITH s AS (INSERT INTO keel.sagas (kind, public_id, merchant_id, definition_version, "
         "    business_key, stuck_after_seconds, max_compensation_rounds, trans_type) "
-        "  VALUES ($1, $2, $3, $4, $5, $6, $7, $12) RETURNING id), "
+        "  VALUES ($1, $2, $3, $4, $5, $6, $7, $12) RETURNING id, created_at), "
         "steps AS (INSERT INTO keel.saga_steps (saga_id, step_index, name, kind, definition) "
         "  SELECT s.id, t.ord - 1, t.name, t.kind, t.definition::jsonb FROM s, "
         "    unnest($8::text[], $9::text[], $10::text[]) WITH ORDINALITY "
         "      AS t(name, kind, definition, ord)), "
         "e AS (INSERT INTO keel.saga_events (saga_id, event, detail) "
         "  SELECT s.id, 'started', jsonb_build_object('steps', $11::int) FROM s) "
-        "SELECT id, pg_notify('keel_saga_due', 'forward') FROM s",
+        "SELECT id, (extract(epoch FROM created_at) * 1000)::bigint, "
+        "  pg_notify('keel_saga_due', 'forward') FROM s",
         {definition.name.toUtf8(), publicId.toUtf8(), number(merchantId),
          number(definition.version),
          definition.businessKey ? definition.businessKey->toUtf8() : QByteArray(),
@@ -148,13 +149,25 @@ Result<SagaRecord> SagaStore::insert(qint64 merchantId, const SagaDefinition &de
          definition.transType.toUtf8()});
     if (!rows)
         return rows.error();
-    Result<std::optional<SagaRecord>> loaded = load(rows->toInt64(0, 0));
-    if (!loaded)
-        return loaded.error();
-    if (!loaded->has_value())
-        return codedError(ErrorKind::Failed, QString::fromLatin1(ErrorCode::RecordVanished),
-                          QStringLiteral("the saga just inserted cannot be read back"));
-    return **loaded;
+    // What was just written, without reading it back.
+    SagaRecord saga;
+    saga.id = rows->toInt64(0, 0);
+    saga.publicId = publicId;
+    saga.transType = definition.transType;
+    saga.merchantId = merchantId;
+    saga.name = definition.name;
+    saga.definitionVersion = definition.version;
+    saga.businessKey = definition.businessKey.value_or(QString());
+    saga.maxCompensationRounds = definition.maxCompensationRounds;
+    saga.stuckAfterSeconds = definition.stuckAfterSeconds;
+    saga.createdAtMs = saga.updatedAtMs = saga.nextAttemptAtMs = rows->toInt64(0, 1);
+    for (int i = 0; i < definition.steps.size(); ++i) {
+        StepRecord step;
+        step.index = i;
+        step.definition = definition.steps[i];
+        saga.steps.append(step);
+    }
+    return saga;
 }
 
 Result<std::optional<SagaRecord>> SagaStore::load(qint64 id)
