@@ -95,6 +95,50 @@ TEST_F(SagaTest, ARefundThatFailsThreeRoundsParksTheSagaWithOneSuspenseCaseAndPo
     EXPECT_EQ(step(fetch(id), 1).value(QStringLiteral("compensation_attempts")).toInt(), attempts);
 }
 
+TEST_F(SagaTest, AWorkerNeedsNoMoreThanTheGatewayRoleEvenToParkASaga)
+{
+    m_participant.program("/confirm", {409, -1, {}, 0, -1});
+    m_workerOptions.settings = loginAs(QStringLiteral("keel_gateway"));
+    startWorker();
+    const QString id = start(orderSaga(QStringLiteral("tok_refundFails")));
+    waitFor(id, QStringLiteral("parked"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.suspense_cases"), QStringLiteral("1"));
+    expectLedgerBalances();
+}
+
+TEST_F(SagaTest, MetricsCountSagasAndStepsAndTheStuckGauge)
+{
+    m_participant.program("/confirm-down", {503, -1, {}, 0, -1});
+    startWorker();
+    const QString done = start(orderSaga());
+    QJsonObject waiting = orderSaga();
+    waiting.insert(QStringLiteral("stuck_after_seconds"), 1);
+    QJsonArray steps = waiting.value(QStringLiteral("steps")).toArray();
+    QJsonObject confirm = steps.at(2).toObject();
+    confirm.insert(QStringLiteral("action_url"), m_participant.url("/confirm-down"));
+    confirm.insert(QStringLiteral("retry"), QJsonObject{{QStringLiteral("attempts"), 50},
+                                                        {QStringLiteral("backoff_ms"), 60000}});
+    steps.replace(2, confirm);
+    waiting.insert(QStringLiteral("steps"), steps);
+    const QString stuck = start(waiting);
+    waitFor(done, QStringLiteral("succeeded"));
+    ASSERT_TRUE(waitUntil([&] { return m_participant.calls("/confirm-down", stuck) == 1; }));
+    QThread::msleep(1100);
+    m_worker->maintain();
+    const QByteArray metrics = get("/metrics").body;
+    EXPECT_TRUE(metrics.contains(
+        "keel_saga_transitions_total{definition=\"order\",status=\"succeeded\"} 1"))
+        << metrics.constData();
+    EXPECT_TRUE(metrics.contains("keel_saga_transitions_total{definition=\"order\",status="
+                                 "\"started\"} 2"));
+    EXPECT_TRUE(metrics.contains("keel_saga_step_attempts_total{definition=\"order\",step="
+                                 "\"confirm\",op=\"action\",verdict=\"retryable\"} 1"));
+    EXPECT_TRUE(metrics.contains("keel_sagas_stuck 1"));
+    EXPECT_EQ(scalar("SELECT sum(count) FROM keel.metrics_minute WHERE metric = "
+                     "'saga.succeeded'"),
+              QStringLiteral("1"));
+}
+
 TEST_F(SagaTest, TheAuditNoticesASuspensePostingWithoutItsCase)
 {
     m_participant.program("/confirm", {409, -1, {}, 0, -1});
