@@ -1,6 +1,7 @@
 #include "core/saga/SagaQuery.h"
 
 #include "core/db/PgConnection.h"
+#include "core/saga/SagaStore.h"
 #include "core/saga/StuckSagas.h"
 
 namespace keel {
@@ -65,6 +66,19 @@ Result<QList<SagaSummary>> SagaQuery::list(const SagaFilter &filter)
         sagas.append(saga);
     }
     return sagas;
+}
+
+Result<std::optional<SagaRecord>> SagaQuery::one(const QString &publicId)
+{
+    SagaStore store(m_connection);
+    Result<std::optional<SagaRecord>> saga = store.findByPublicId(0, publicId);
+    if (!saga || !saga->has_value())
+        return saga;
+    Result<QList<SagaEvent>> events = store.events((*saga)->id);
+    if (!events)
+        return events.error();
+    (*saga)->events = *events;
+    return saga;
 }
 
 } // namespace keel

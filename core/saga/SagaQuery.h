@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
+#include "core/saga/SagaRecord.h"
 
 #include <QList>
 #include <QString>
@@ -59,6 +60,9 @@ public:
     explicit SagaQuery(PgConnection &connection) : m_connection(connection) {}
 
     Result<QList<SagaSummary>> list(const SagaFilter &filter);
+    // One saga of any merchant with its steps and its whole event log (every
+    // attempt, payload, response excerpt, error and timing, every action).
+    Result<std::optional<SagaRecord>> one(const QString &publicId);
 
 private:
     PgConnection &m_connection;

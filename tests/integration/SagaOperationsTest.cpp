@@ -131,6 +131,16 @@ TEST_F(SagaOperationsTest, AParkedSagaHoldsItsMoneyInSuspenseAndResumingReleases
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'suspense_out'"),
               QStringLiteral("1"));
     EXPECT_EQ(auditViolations(), QString()) << "suspense is empty again and the books balance";
+
+    // The whole trail is in the saga's log, with who did what and why.
+    auto one = SagaQuery(*m_connection).one(id);
+    ASSERT_TRUE(one.ok() && one->has_value());
+    QStringList actions;
+    for (const SagaEvent &event : (*one)->events)
+        if (event.event.startsWith(QLatin1String("operator_")))
+            actions << event.event;
+    EXPECT_EQ(actions,
+              QStringList({QStringLiteral("operator_park"), QStringLiteral("operator_resume")}));
 }
 
 TEST_F(SagaOperationsTest, ASkippedStepIsRecordedWithItsReasonAndTheSagaGoesOn)
