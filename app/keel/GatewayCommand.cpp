@@ -6,7 +6,6 @@
 #include "core/runtime/GatewayRuntime.h"
 
 #include <QCommandLineParser>
-#include <QElapsedTimer>
 
 #include <cstring>
 
@@ -57,18 +56,8 @@ public:
         note(QStringLiteral("serving with %1 threads; Ctrl-C stops").arg(options->http.threads));
         printLine(QStringLiteral("KEEL_HTTP=%1").arg((*runtime)->url()));
 
-        QElapsedTimer sinceMaintenance;
-        sinceMaintenance.start();
-        while (true) {
-            if (const int signal = signals.wait(500); signal != 0) {
-                note(QStringLiteral("stopping (%1)").arg(QString::fromLatin1(strsignal(signal))));
-                break;
-            }
-            if (sinceMaintenance.elapsed() >= 5000) {
-                (*runtime)->maintain();
-                sinceMaintenance.restart();
-            }
-        }
+        const int signal = signals.serve([&] { (*runtime)->maintain(); });
+        note(QStringLiteral("stopping (%1)").arg(QString::fromLatin1(strsignal(signal))));
         (*runtime)->stop();
         return ExitOk;
     }

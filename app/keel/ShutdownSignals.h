@@ -27,6 +27,25 @@ public:
         return signal > 0 ? signal : 0;
     }
 
+    // Calls `maintain` every `periodMs` until a signal arrives; returns it.
+    template <typename Maintain>
+    int serve(Maintain maintain, int periodMs = 5000)
+    {
+        timespec last{};
+        clock_gettime(CLOCK_MONOTONIC, &last);
+        while (true) {
+            if (const int signal = wait(500); signal != 0)
+                return signal;
+            timespec now{};
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if ((now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000 >=
+                periodMs) {
+                maintain();
+                last = now;
+            }
+        }
+    }
+
 private:
     sigset_t m_set;
 };

@@ -6,7 +6,6 @@
 #include "core/runtime/WorkerRuntime.h"
 
 #include <QCommandLineParser>
-#include <QElapsedTimer>
 
 #include <cstring>
 
@@ -70,18 +69,8 @@ public:
                  .arg(options->saga.compensateThreads));
         printLine(QStringLiteral("KEEL_WORKER=ready"));
 
-        QElapsedTimer sinceMaintenance;
-        sinceMaintenance.start();
-        while (true) {
-            if (const int signal = signals.wait(500); signal != 0) {
-                note(QStringLiteral("stopping (%1)").arg(QString::fromLatin1(strsignal(signal))));
-                break;
-            }
-            if (sinceMaintenance.elapsed() >= 5000) {
-                (*runtime)->maintain();
-                sinceMaintenance.restart();
-            }
-        }
+        const int signal = signals.serve([&] { (*runtime)->maintain(); });
+        note(QStringLiteral("stopping (%1)").arg(QString::fromLatin1(strsignal(signal))));
         (*runtime)->stop();
         return ExitOk;
     }

@@ -7,6 +7,7 @@
 #include "core/db/ServerBinaries.h"
 #include "core/ledger/Ledger.h"
 
+#include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
 #include <QRegularExpression>
@@ -194,6 +195,22 @@ void auditOrDie(const ConnectionSettings &db, const char *what)
                 .arg(QLatin1String(what), audit->violations.join(QStringLiteral("; "))));
     std::printf("%s ledger audited: %lld transactions balance\n", what,
                 static_cast<long long>(audit->transactions));
+}
+
+void addRoundOptions(QCommandLineParser &parser)
+{
+    parser.addOption({QStringLiteral("seconds"),
+                      QStringLiteral("Seconds per measurement (default 10)."),
+                      QStringLiteral("S")});
+    parser.addOption({QStringLiteral("rounds"),
+                      QStringLiteral("Rounds; medians are reported (default 3)."),
+                      QStringLiteral("N")});
+}
+
+int positiveOption(const QCommandLineParser &parser, const char *name, int fallback)
+{
+    const int value = parser.value(QString::fromLatin1(name)).toInt();
+    return value > 0 ? value : fallback;
 }
 
 } // namespace keel::bench

@@ -16,6 +16,8 @@
 #include <memory>
 #include <vector>
 
+class QCommandLineParser;
+
 namespace keel {
 class PgConnection;
 }
@@ -55,5 +57,10 @@ Run pgbench(const ConnectionSettings &db, const QString &script, int clients, in
 // line starting with `readyPrefix`; returns what follows it.
 QString spawnKeel(QProcess &process, const QStringList &arguments, const QString &readyPrefix);
 void auditOrDie(const ConnectionSettings &db, const char *what);
+
+// --seconds and --rounds, which every benchmark takes, and reading a positive
+// integer option.
+void addRoundOptions(QCommandLineParser &parser);
+int positiveOption(const QCommandLineParser &parser, const char *name, int fallback);
 
 } // namespace keel::bench

@@ -137,26 +137,15 @@ int main(int argc, char **argv)
     parser.setApplicationDescription(
         QStringLiteral("keel gateway against pgbench on the same server"));
     parser.addHelpOption();
-    parser.addOption({QStringLiteral("seconds"),
-                      QStringLiteral("Seconds per measurement (default 10)."),
-                      QStringLiteral("S")});
-    parser.addOption({QStringLiteral("rounds"),
-                      QStringLiteral("Rounds; medians are reported (default 3)."),
-                      QStringLiteral("N")});
+    addRoundOptions(parser);
     parser.addOption({QStringLiteral("clients"), QStringLiteral("Client counts (default 1,16)."),
                       QStringLiteral("LIST")});
     parser.addOption({QStringLiteral("threads"),
                       QStringLiteral("Gateway worker threads (default 16)."), QStringLiteral("N")});
     parser.process(app);
-    const int seconds = parser.value(QStringLiteral("seconds")).toInt() > 0
-                            ? parser.value(QStringLiteral("seconds")).toInt()
-                            : 10;
-    const int rounds = parser.value(QStringLiteral("rounds")).toInt() > 0
-                           ? parser.value(QStringLiteral("rounds")).toInt()
-                           : 3;
-    const int threads = parser.value(QStringLiteral("threads")).toInt() > 0
-                            ? parser.value(QStringLiteral("threads")).toInt()
-                            : 16;
+    const int seconds = positiveOption(parser, "seconds", 10);
+    const int rounds = positiveOption(parser, "rounds", 3);
+    const int threads = positiveOption(parser, "threads", 16);
     QList<int> clientCounts;
     for (const QString &part :
          parser.value(QStringLiteral("clients")).split(u',', Qt::SkipEmptyParts))

@@ -211,12 +211,6 @@ QString writeReferenceScript(PgConnection &keelSession, const QString &directory
     return target.fileName();
 }
 
-int option(const QCommandLineParser &parser, const char *name, int fallback)
-{
-    const int value = parser.value(QString::fromLatin1(name)).toInt();
-    return value > 0 ? value : fallback;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -226,12 +220,7 @@ int main(int argc, char **argv)
     parser.setApplicationDescription(
         QStringLiteral("keel sagas against pgbench making the same commits on the same server"));
     parser.addHelpOption();
-    parser.addOption({QStringLiteral("seconds"),
-                      QStringLiteral("Seconds per measurement (default 10)."),
-                      QStringLiteral("S")});
-    parser.addOption({QStringLiteral("rounds"),
-                      QStringLiteral("Rounds; medians are reported (default 3)."),
-                      QStringLiteral("N")});
+    addRoundOptions(parser);
     parser.addOption({QStringLiteral("clients"),
                       QStringLiteral("Clients posting sagas, and pgbench clients (default 16)."),
                       QStringLiteral("N")});
@@ -239,10 +228,10 @@ int main(int argc, char **argv)
                       QStringLiteral("The worker's forward threads (default 16)."),
                       QStringLiteral("N")});
     parser.process(app);
-    const int seconds = option(parser, "seconds", 10);
-    const int rounds = option(parser, "rounds", 3);
-    const int clients = option(parser, "clients", 16);
-    const int forward = option(parser, "forward", 16);
+    const int seconds = positiveOption(parser, "seconds", 10);
+    const int rounds = positiveOption(parser, "rounds", 3);
+    const int clients = positiveOption(parser, "clients", 16);
+    const int forward = positiveOption(parser, "forward", 16);
 
     auto server = startBenchServer();
     const IssuedMerchant merchant = prepareDatabase(*server->cluster, QStringLiteral("bench"));

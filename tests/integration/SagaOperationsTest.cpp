@@ -23,15 +23,6 @@ QJsonObject patientRetry()
 
 class SagaOperationsTest : public SagaTest {
 protected:
-    void SetUp() override
-    {
-        SagaTest::SetUp();
-        if (HasFatalFailure())
-            return;
-        auto connection = PgConnection::open(settings());
-        ASSERT_TRUE(connection.ok());
-        m_connection = std::make_unique<PgConnection>(std::move(connection).value());
-    }
     // The order saga whose confirmation is down and waits a minute per retry.
     QString startWithConfirmDown(int failures = -1)
     {
@@ -62,7 +53,6 @@ protected:
         auto report = Ledger::audit(*m_connection);
         return report ? report->violations.join(u'\n') : report.error().message;
     }
-    std::unique_ptr<PgConnection> m_connection;
 };
 
 TEST_F(SagaOperationsTest, RetryNowRunsAWaitingStepAtOnce)

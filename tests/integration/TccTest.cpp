@@ -195,9 +195,7 @@ protected:
         SagaTest::SetUp();
         if (HasFatalFailure())
             return;
-        auto connection = PgConnection::open(settings());
-        ASSERT_TRUE(connection.ok());
-        ASSERT_TRUE(connection->exec(AccountsTable).ok());
+        ASSERT_TRUE(m_connection->exec(AccountsTable).ok());
     }
     QJsonObject transfer(const BarrierParticipant &participant)
     {

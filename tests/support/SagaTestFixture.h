@@ -37,6 +37,9 @@ protected:
         RunningGatewayTest::SetUp();
         if (HasFatalFailure())
             return;
+        auto connection = PgConnection::open(settings());
+        ASSERT_TRUE(connection.ok());
+        m_connection = std::make_unique<PgConnection>(std::move(connection).value());
         m_workerOptions.settings = settings();
         m_workerOptions.channel = simulatedChannel(m_channel);
         m_workerOptions.idempotency.lockTimeoutMs = 1000;
@@ -47,6 +50,7 @@ protected:
     }
     void TearDown() override
     {
+        m_connection.reset();
         if (m_worker)
             m_worker->stop();
         m_worker.reset();
@@ -163,6 +167,7 @@ protected:
     }
 
     TestParticipant m_participant;
+    std::unique_ptr<PgConnection> m_connection; // superuser, to the test's database
     WorkerOptions m_workerOptions;
     std::unique_ptr<WorkerRuntime> m_worker;
     int m_keys = 0;
