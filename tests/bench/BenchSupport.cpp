@@ -10,7 +10,10 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
+#include <QSysInfo>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -195,6 +198,36 @@ void auditOrDie(const ConnectionSettings &db, const char *what)
                 .arg(QLatin1String(what), audit->violations.join(QStringLiteral("; "))));
     std::printf("%s ledger audited: %lld transactions balance\n", what,
                 static_cast<long long>(audit->transactions));
+}
+
+QString fillReferenceScript(const QString &templatePath, PgConnection &keelSession,
+                            const QList<std::pair<QString, QString>> &more,
+                            const QString &directory)
+{
+    QFile source(templatePath);
+    if (!source.open(QIODevice::ReadOnly))
+        die(QStringLiteral("cannot read %1").arg(source.fileName()));
+    QString script = QString::fromUtf8(source.readAll());
+    const auto hex = [](const QString &text) {
+        return QString::fromLatin1(text.toUtf8().toHex());
+    };
+    script.replace(QStringLiteral("@RESPONSE_BODY_HEX@"),
+                   scalarOf(keelSession, "SELECT encode(response_body, 'hex') FROM "
+                                         "keel.idempotency_keys WHERE status = 'done' LIMIT 1"));
+    script.replace(
+        QStringLiteral("@RESPONSE_HEADERS_HEX@"),
+        hex(scalarOf(keelSession, "SELECT response_headers::text FROM "
+                                  "keel.idempotency_keys WHERE status = 'done' LIMIT 1")));
+    // keel names a key's holder host:pid; the same length, without a ':' for pgbench.
+    QString holder = QSysInfo::machineHostName() + QStringLiteral("-") +
+                     QString::number(QCoreApplication::applicationPid());
+    script.replace(QStringLiteral("@LOCKED_BY@"), holder.replace(u':', u'-'));
+    for (const auto &[placeholder, text] : more)
+        script.replace(placeholder, hex(text));
+    QFile target(QDir(directory).filePath(QFileInfo(templatePath).fileName()));
+    if (!target.open(QIODevice::WriteOnly) || target.write(script.toUtf8()) < 0)
+        die(QStringLiteral("cannot write %1").arg(target.fileName()));
+    return target.fileName();
 }
 
 void addRoundOptions(QCommandLineParser &parser)

@@ -13,7 +13,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <QList>
+
 #include <memory>
+#include <utility>
 #include <vector>
 
 class QCommandLineParser;
@@ -57,6 +60,15 @@ Run pgbench(const ConnectionSettings &db, const QString &script, int clients, in
 // line starting with `readyPrefix`; returns what follows it.
 QString spawnKeel(QProcess &process, const QStringList &arguments, const QString &readyPrefix);
 void auditOrDie(const ConnectionSettings &db, const char *what);
+
+// A reference script: the template at `templatePath` with @RESPONSE_BODY_HEX@,
+// @RESPONSE_HEADERS_HEX@ (a stored reply keel kept during warm-up) and
+// @LOCKED_BY@ filled in, then each of `more` (placeholder -> text, written
+// hex-encoded so no ':' reaches pgbench's variable parser); written into
+// `directory`, whose path is returned.
+QString fillReferenceScript(const QString &templatePath, PgConnection &keelSession,
+                            const QList<std::pair<QString, QString>> &more,
+                            const QString &directory);
 
 // --seconds and --rounds, which every benchmark takes, and reading a positive
 // integer option.

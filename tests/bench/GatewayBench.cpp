@@ -98,36 +98,6 @@ Run httpLoad(int port, const QByteArray &apiKey, int clients, int seconds,
     return run;
 }
 
-// The reference script with the rows keel stored during warm-up filled in.
-QString writeReferenceScript(PgConnection &keelSession, const QString &directory)
-{
-    QFile source(QStringLiteral(KEEL_BENCH_SCRIPT));
-    if (!source.open(QIODevice::ReadOnly))
-        die(QStringLiteral("cannot read %1").arg(source.fileName()));
-    QString script = QString::fromUtf8(source.readAll());
-    const auto hex = [](const QString &text) {
-        return QString::fromLatin1(text.toUtf8().toHex());
-    };
-    script.replace(QStringLiteral("@RESPONSE_BODY_HEX@"),
-                   scalarOf(keelSession, "SELECT encode(response_body, 'hex') FROM "
-                                         "keel.idempotency_keys WHERE status = 'done' LIMIT 1"));
-    script.replace(
-        QStringLiteral("@RESPONSE_HEADERS_HEX@"),
-        hex(scalarOf(keelSession, "SELECT response_headers::text FROM "
-                                  "keel.idempotency_keys WHERE status = 'done' LIMIT 1")));
-    script.replace(QStringLiteral("@OUTBOX_PAYLOAD_HEX@"),
-                   hex(scalarOf(keelSession, "SELECT payload::text FROM keel.outbox WHERE "
-                                             "event_type = 'charge.succeeded' LIMIT 1")));
-    // keel names a key's holder host:pid; the same length, without a ':' for pgbench.
-    QString holder = QSysInfo::machineHostName() + QStringLiteral("-") +
-                     QString::number(QCoreApplication::applicationPid());
-    script.replace(QStringLiteral("@LOCKED_BY@"), holder.replace(u':', u'-'));
-    QFile target(QDir(directory).filePath(QStringLiteral("charge_writes.sql")));
-    if (!target.open(QIODevice::WriteOnly) || target.write(script.toUtf8()) < 0)
-        die(QStringLiteral("cannot write %1").arg(target.fileName()));
-    return target.fileName();
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -197,7 +167,12 @@ int main(int argc, char **argv)
                      "|| ':USD'",
                      {referenceId})};
     QTemporaryDir scripts;
-    const QString script = writeReferenceScript(*session, scripts.path());
+    const QString script =
+        fillReferenceScript(QStringLiteral(KEEL_BENCH_SCRIPT), *session,
+                            {{QStringLiteral("@OUTBOX_PAYLOAD_HEX@"),
+                              scalarOf(*session, "SELECT payload::text FROM keel.outbox WHERE "
+                                                 "event_type = 'charge.succeeded' LIMIT 1")}},
+                            scripts.path());
 
     std::printf(
         "\nkeel gateway vs pgbench: the same writes for one captured charge (3 commits, the "

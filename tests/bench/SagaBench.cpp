@@ -179,38 +179,6 @@ SagaLatency sagaLatency(const ConnectionSettings &db)
     return {rows->value(0, 0).toDouble(), rows->value(0, 1).toDouble()};
 }
 
-// The reference script with the rows keel stored during warm-up filled in.
-QString writeReferenceScript(PgConnection &keelSession, const QString &directory)
-{
-    QFile source(QStringLiteral(KEEL_SAGA_BENCH_SCRIPT));
-    if (!source.open(QIODevice::ReadOnly))
-        die(QStringLiteral("cannot read %1").arg(source.fileName()));
-    QString script = QString::fromUtf8(source.readAll());
-    const auto hex = [](const QString &text) {
-        return QString::fromLatin1(text.toUtf8().toHex());
-    };
-    for (int step = 0; step < 2; ++step)
-        script.replace(QStringLiteral("@DEFINITION%1_HEX@").arg(step),
-                       hex(scalarOf(keelSession,
-                                    "SELECT definition::text FROM keel.saga_steps WHERE "
-                                    "step_index = $1 LIMIT 1",
-                                    {QByteArray::number(step)})));
-    script.replace(QStringLiteral("@RESPONSE_BODY_HEX@"),
-                   scalarOf(keelSession, "SELECT encode(response_body, 'hex') FROM "
-                                         "keel.idempotency_keys WHERE status = 'done' LIMIT 1"));
-    script.replace(
-        QStringLiteral("@RESPONSE_HEADERS_HEX@"),
-        hex(scalarOf(keelSession, "SELECT response_headers::text FROM "
-                                  "keel.idempotency_keys WHERE status = 'done' LIMIT 1")));
-    QString holder = QSysInfo::machineHostName() + QStringLiteral("-") +
-                     QString::number(QCoreApplication::applicationPid());
-    script.replace(QStringLiteral("@LOCKED_BY@"), holder.replace(u':', u'-'));
-    QFile target(QDir(directory).filePath(QStringLiteral("saga_writes.sql")));
-    if (!target.open(QIODevice::WriteOnly) || target.write(script.toUtf8()) < 0)
-        die(QStringLiteral("cannot write %1").arg(target.fileName()));
-    return target.fileName();
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -274,7 +242,15 @@ int main(int argc, char **argv)
     if (!session)
         die(session.error().message);
     QTemporaryDir scripts;
-    const QString script = writeReferenceScript(*session, scripts.path());
+    QList<std::pair<QString, QString>> definitions;
+    for (int step = 0; step < 2; ++step)
+        definitions.append({QStringLiteral("@DEFINITION%1_HEX@").arg(step),
+                            scalarOf(*session,
+                                     "SELECT definition::text FROM keel.saga_steps WHERE "
+                                     "step_index = $1 LIMIT 1",
+                                     {QByteArray::number(step)})});
+    const QString script = fillReferenceScript(QStringLiteral(KEEL_SAGA_BENCH_SCRIPT), *session,
+                                               definitions, scripts.path());
     const QStringList variables{QStringLiteral("merchant=") +
                                 QString::number(reference.merchant.id)};
 
