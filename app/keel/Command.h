@@ -44,6 +44,7 @@ std::unique_ptr<Command> makeMigrateCommand();
 std::unique_ptr<Command> makeDevCommand();
 std::unique_ptr<Command> makeGatewayCommand();
 std::unique_ptr<Command> makeWorkerCommand();
+std::unique_ptr<Command> makeRelayCommand();
 std::unique_ptr<Command> makeMerchantCommand();
 std::unique_ptr<Command> makeAuditCommand();
 std::unique_ptr<Command> makeSimulateCommand();

@@ -69,6 +69,8 @@ public:
         printLine(QStringLiteral("KEEL_DB=%1").arg((*stack)->database().uri()));
         printLine(QStringLiteral("KEEL_HTTP=%1").arg((*stack)->gatewayUrl()));
         printLine(QStringLiteral("KEEL_API_KEY=%1").arg((*stack)->apiKey()));
+        if (!(*stack)->amqpUrl().isEmpty())
+            printLine(QStringLiteral("KEEL_AMQP=%1").arg((*stack)->amqpUrl()));
 
         QElapsedTimer sinceMaintenance;
         sinceMaintenance.start();

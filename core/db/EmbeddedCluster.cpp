@@ -1,5 +1,7 @@
 #include "core/db/EmbeddedCluster.h"
 
+#include "core/net/LoopbackPort.h"
+
 #include "core/db/ConnectionSettings.h"
 #include "core/db/PgConnection.h"
 
@@ -26,26 +28,6 @@ namespace {
 
 constexpr int StartTimeoutMs = 60000;
 constexpr int StopTimeoutMs = 30000;
-
-// Binds 127.0.0.1:port (0: any) and returns the port bound, or 0 if taken.
-int bindLoopback(int port)
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return 0;
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.sin_port = htons(quint16(port));
-    int bound = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0) {
-        socklen_t length = sizeof address;
-        ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length);
-        bound = ntohs(address.sin_port);
-    }
-    ::close(fd);
-    return bound;
-}
 
 QString readFirstLine(const QString &path)
 {

@@ -90,7 +90,33 @@ Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progres
     if (!started)
         return started.error();
     stack->m_worker = std::move(started).value();
+    if (Status relayed = stack->startRelay(progress); !relayed)
+        return relayed.error();
     return stack;
+}
+
+Status DevStack::startRelay(const Progress &progress)
+{
+    if (!EmbeddedBroker::available()) {
+        if (progress)
+            progress(QStringLiteral("rabbitmq-server is not installed: running without a "
+                                    "broker; the outbox is not published"));
+        return {};
+    }
+    Result<std::unique_ptr<EmbeddedBroker>> broker = EmbeddedBroker::start(
+        QDir(m_cluster->dataDirectory()).filePath(QStringLiteral("rabbitmq")));
+    if (!broker)
+        return broker.error();
+    m_broker = std::move(broker).value();
+    RelayRuntimeOptions relay;
+    relay.settings = database();
+    relay.relay.broker = m_broker->address();
+    relay.catchAllQueue = QStringLiteral("keel.events.all");
+    Result<std::unique_ptr<RelayRuntime>> runtime = RelayRuntime::start(relay);
+    if (!runtime)
+        return runtime.error();
+    m_relay = std::move(runtime).value();
+    return {};
 }
 
 void DevStack::maintain()
@@ -99,6 +125,8 @@ void DevStack::maintain()
         m_gateway->maintain();
     if (m_worker)
         m_worker->maintain();
+    if (m_relay)
+        m_relay->maintain();
 }
 
 DevStack::~DevStack()
@@ -108,6 +136,14 @@ DevStack::~DevStack()
 
 Status DevStack::stop()
 {
+    if (m_relay) {
+        m_relay->stop();
+        m_relay.reset();
+    }
+    if (m_broker) {
+        (void)m_broker->stop();
+        m_broker.reset();
+    }
     if (m_worker) {
         m_worker->stop();
         m_worker.reset();

@@ -3,7 +3,9 @@
 #include "core/Result.h"
 #include "core/db/ConnectionSettings.h"
 #include "core/db/EmbeddedCluster.h"
+#include "core/outbox/EmbeddedBroker.h"
 #include "core/runtime/GatewayRuntime.h"
+#include "core/runtime/RelayRuntime.h"
 #include "core/runtime/WorkerRuntime.h"
 
 #include <functional>
@@ -12,7 +14,8 @@
 namespace keel {
 
 // The embedded default: a private PostgreSQL with keel's schema, a demo
-// merchant, the gateway and a saga worker, in this process. `keel dev` and
+// merchant, the gateway, a saga worker and (with rabbitmq-server installed) a
+// private RabbitMQ node with the outbox relay, in this process. `keel dev` and
 // `keel-console --demo` both run it.
 class DevStack final {
 public:
@@ -29,6 +32,9 @@ public:
 
     ConnectionSettings database() const { return m_cluster->settings(QStringLiteral("keel")); }
     QString gatewayUrl() const { return m_gateway->url(); }
+    // The private RabbitMQ node the relay publishes to; empty without
+    // rabbitmq-server.
+    QString amqpUrl() const { return m_broker ? m_broker->address().url() : QString(); }
     QString apiKey() const { return m_apiKey; }
     EmbeddedCluster &cluster() { return *m_cluster; }
     GatewayRuntime &gateway() { return *m_gateway; }
@@ -44,10 +50,13 @@ public:
 private:
     DevStack() = default;
     Result<QString> demoMerchantKey();
+    Status startRelay(const Progress &progress);
 
     std::unique_ptr<EmbeddedCluster> m_cluster;
     std::unique_ptr<GatewayRuntime> m_gateway;
     std::unique_ptr<WorkerRuntime> m_worker;
+    std::unique_ptr<EmbeddedBroker> m_broker;
+    std::unique_ptr<RelayRuntime> m_relay;
     QString m_apiKey;
 };
 

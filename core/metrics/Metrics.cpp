@@ -216,6 +216,27 @@ void Metrics::setSagasStuck(qint64 count)
     m_sagasStuck.store(count, std::memory_order_relaxed);
 }
 
+void Metrics::countOutbox(const QString &result, qint64 count)
+{
+    m_outbox.add(label("result", result), quint64(count));
+    RollupBuffer::instance().add(QStringLiteral("outbox.") + result, count);
+}
+
+quint64 Metrics::outboxCount(const QString &result) const
+{
+    return m_outbox.value(label("result", result));
+}
+
+void Metrics::setOutboxState(qint64 lagMs, qint64 backlog, qint64 parked)
+{
+    m_outboxLagMs.store(lagMs, std::memory_order_relaxed);
+    m_outboxBacklog.store(backlog, std::memory_order_relaxed);
+    m_outboxParked.store(parked, std::memory_order_relaxed);
+    // The minute's average lag and the last backlog, for the dashboards.
+    RollupBuffer::instance().add(QStringLiteral("outbox.lag_ms"), 1, lagMs);
+    RollupBuffer::instance().add(QStringLiteral("outbox.backlog"), 1, backlog);
+}
+
 QByteArray Metrics::prometheusText() const
 {
     QByteArray out;
@@ -285,6 +306,22 @@ QByteArray Metrics::prometheusText() const
            "# TYPE keel_sagas_stuck gauge\n"
            "keel_sagas_stuck " +
            QByteArray::number(m_sagasStuck.load()) + '\n';
+    out += "# HELP keel_outbox_messages_total Outbox rows the relay published, had refused, "
+           "or parked.\n"
+           "# TYPE keel_outbox_messages_total counter\n";
+    out += m_outbox.render("keel_outbox_messages_total");
+    out += "# HELP keel_outbox_lag_seconds Age of the oldest unpublished outbox row.\n"
+           "# TYPE keel_outbox_lag_seconds gauge\n"
+           "keel_outbox_lag_seconds " +
+           seconds(m_outboxLagMs.load() * 1000) + '\n';
+    out += "# HELP keel_outbox_backlog Outbox rows waiting to be published.\n"
+           "# TYPE keel_outbox_backlog gauge\n"
+           "keel_outbox_backlog " +
+           QByteArray::number(m_outboxBacklog.load()) + '\n';
+    out += "# HELP keel_outbox_parked Outbox rows set aside after failing too often.\n"
+           "# TYPE keel_outbox_parked gauge\n"
+           "keel_outbox_parked " +
+           QByteArray::number(m_outboxParked.load()) + '\n';
     return out;
 }
 

@@ -57,6 +57,12 @@ public:
     void setSagasStuck(qint64 count);
     quint64 sagaCount(const QString &definition, const QString &status) const;
 
+    // The outbox relay: rows published, refused (failed) and parked; and its
+    // state now (lag = age of the oldest unpublished row, backlog, parked).
+    void countOutbox(const QString &result, qint64 count);
+    void setOutboxState(qint64 lagMs, qint64 backlog, qint64 parked);
+    quint64 outboxCount(const QString &result) const;
+
     QByteArray prometheusText() const;
 
     // Every count also goes to the per-minute rollups (RollupBuffer) that the
@@ -105,6 +111,10 @@ private:
     LabelledHistograms m_sagaStepLatency;
     std::atomic<quint64> m_leaseTakeovers{0};
     std::atomic<qint64> m_sagasStuck{0};
+    LabelledCounters m_outbox;
+    std::atomic<qint64> m_outboxLagMs{0};
+    std::atomic<qint64> m_outboxBacklog{0};
+    std::atomic<qint64> m_outboxParked{0};
     LabelledCounters m_housekeepingFailures;
     std::array<std::atomic<quint64>, int(Posting::Count)> m_postings{};
 };

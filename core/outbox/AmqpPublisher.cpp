@@ -1,0 +1,252 @@
+#include "core/outbox/AmqpPublisher.h"
+
+#include <amqp.h>
+#include <amqp_framing.h>
+#include <amqp_tcp_socket.h>
+
+#include <QElapsedTimer>
+#include <QHash>
+
+#include <cstring>
+
+namespace keel {
+namespace {
+
+constexpr amqp_channel_t Channel = 1;
+
+amqp_bytes_t bytesOf(const QByteArray &data)
+{
+    amqp_bytes_t bytes;
+    bytes.len = size_t(data.size());
+    bytes.bytes = const_cast<char *>(data.constData());
+    return bytes;
+}
+
+QString replyError(const amqp_rpc_reply_t &reply)
+{
+    switch (reply.reply_type) {
+    case AMQP_RESPONSE_NORMAL:
+        return {};
+    case AMQP_RESPONSE_NONE:
+        return QStringLiteral("the broker did not answer");
+    case AMQP_RESPONSE_LIBRARY_EXCEPTION:
+        return QString::fromUtf8(amqp_error_string2(reply.library_error));
+    case AMQP_RESPONSE_SERVER_EXCEPTION:
+        if (reply.reply.id == AMQP_CONNECTION_CLOSE_METHOD) {
+            const auto *close = static_cast<amqp_connection_close_t *>(reply.reply.decoded);
+            return QStringLiteral("the broker closed the connection: %1")
+                .arg(QString::fromUtf8(static_cast<const char *>(close->reply_text.bytes),
+                                       qsizetype(close->reply_text.len)));
+        }
+        if (reply.reply.id == AMQP_CHANNEL_CLOSE_METHOD) {
+            const auto *close = static_cast<amqp_channel_close_t *>(reply.reply.decoded);
+            return QStringLiteral("the broker closed the channel: %1")
+                .arg(QString::fromUtf8(static_cast<const char *>(close->reply_text.bytes),
+                                       qsizetype(close->reply_text.len)));
+        }
+        return QStringLiteral("the broker refused the request");
+    }
+    return QStringLiteral("unknown broker reply");
+}
+
+} // namespace
+
+struct AmqpPublisher::Connection {
+    amqp_connection_state_t state = amqp_new_connection();
+    bool open = false;
+    ~Connection()
+    {
+        if (open) {
+            amqp_channel_close(state, Channel, AMQP_REPLY_SUCCESS);
+            amqp_connection_close(state, AMQP_REPLY_SUCCESS);
+        }
+        amqp_destroy_connection(state);
+    }
+};
+
+AmqpPublisher::AmqpPublisher(AmqpAddress address, QString exchange)
+    : m_address(std::move(address)), m_exchange(std::move(exchange))
+{}
+
+AmqpPublisher::~AmqpPublisher() = default;
+
+Error AmqpPublisher::failure(const QString &what) const
+{
+    return codedError(ErrorKind::Connection, QStringLiteral("keel_broker_unavailable"),
+                      QStringLiteral("RabbitMQ at %1: %2").arg(m_address.redacted(), what));
+}
+
+void AmqpPublisher::setCatchAllQueue(const QString &queue, int maxLength)
+{
+    m_catchAllQueue = queue;
+    m_catchAllLength = maxLength;
+}
+
+bool AmqpPublisher::connected() const
+{
+    return m_connection && m_connection->open;
+}
+
+void AmqpPublisher::disconnect()
+{
+    m_connection.reset();
+}
+
+Status AmqpPublisher::connect(int timeoutMs)
+{
+    disconnect();
+    auto connection = std::make_unique<Connection>();
+    amqp_socket_t *socket = amqp_tcp_socket_new(connection->state);
+    if (!socket)
+        return failure(QStringLiteral("cannot create a socket"));
+    timeval timeout{timeoutMs / 1000, (timeoutMs % 1000) * 1000};
+    if (const int opened = amqp_socket_open_noblock(socket, m_address.host.toUtf8().constData(),
+                                                    m_address.port, &timeout);
+        opened != AMQP_STATUS_OK)
+        return failure(QString::fromUtf8(amqp_error_string2(opened)));
+    const amqp_rpc_reply_t login =
+        amqp_login(connection->state, m_address.vhost.toUtf8().constData(), 0, 131072, 0,
+                   AMQP_SASL_METHOD_PLAIN, m_address.user.toUtf8().constData(),
+                   m_address.password.toUtf8().constData());
+    if (login.reply_type != AMQP_RESPONSE_NORMAL)
+        return failure(QStringLiteral("login refused or failed (%1)").arg(replyError(login)));
+    connection->open = true;
+    amqp_channel_open(connection->state, Channel);
+    if (const QString error = replyError(amqp_get_rpc_reply(connection->state)); !error.isEmpty())
+        return failure(error);
+    const QByteArray exchange = m_exchange.toUtf8();
+    amqp_exchange_declare(connection->state, Channel, bytesOf(exchange),
+                          amqp_cstring_bytes("topic"), 0, 1, 0, 0, amqp_empty_table);
+    if (const QString error = replyError(amqp_get_rpc_reply(connection->state)); !error.isEmpty())
+        return failure(QStringLiteral("cannot declare the exchange %1: %2").arg(m_exchange, error));
+    if (!m_catchAllQueue.isEmpty()) {
+        const QByteArray queue = m_catchAllQueue.toUtf8();
+        amqp_table_entry_t limit;
+        limit.key = amqp_cstring_bytes("x-max-length");
+        limit.value.kind = AMQP_FIELD_KIND_I32;
+        limit.value.value.i32 = m_catchAllLength;
+        amqp_table_t arguments;
+        arguments.num_entries = 1;
+        arguments.entries = &limit;
+        amqp_queue_declare(connection->state, Channel, bytesOf(queue), 0, 1, 0, 0, arguments);
+        if (const QString error = replyError(amqp_get_rpc_reply(connection->state));
+            !error.isEmpty())
+            return failure(error);
+        amqp_queue_bind(connection->state, Channel, bytesOf(queue), bytesOf(exchange),
+                        amqp_cstring_bytes("#"), amqp_empty_table);
+        if (const QString error = replyError(amqp_get_rpc_reply(connection->state));
+            !error.isEmpty())
+            return failure(error);
+    }
+    amqp_confirm_select(connection->state, Channel);
+    if (const QString error = replyError(amqp_get_rpc_reply(connection->state)); !error.isEmpty())
+        return failure(error);
+    m_connection = std::move(connection);
+    m_nextTag = 1;
+    return {};
+}
+
+QList<PublishVerdict> AmqpPublisher::publish(const QList<OutgoingMessage> &messages, int timeoutMs,
+                                             Error *connectionError)
+{
+    QList<PublishVerdict> verdicts(messages.size(), PublishVerdict::Unknown);
+    const auto lost = [&](const QString &what) {
+        if (connectionError)
+            *connectionError = failure(what);
+        disconnect();
+        return verdicts;
+    };
+    if (!connected())
+        if (Status opened = connect(timeoutMs); !opened) {
+            if (connectionError)
+                *connectionError = opened.error();
+            return verdicts;
+        }
+    amqp_connection_state_t state = m_connection->state;
+    const QByteArray exchange = m_exchange.toUtf8();
+    QHash<quint64, int> byTag;
+    QHash<QByteArray, int> byId;
+    for (int i = 0; i < messages.size(); ++i) {
+        const OutgoingMessage &message = messages[i];
+        const QByteArray id = message.messageId.toUtf8();
+        const QByteArray key = message.routingKey.toUtf8();
+        amqp_basic_properties_t properties;
+        std::memset(&properties, 0, sizeof properties);
+        properties._flags = AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG |
+                            AMQP_BASIC_MESSAGE_ID_FLAG;
+        properties.content_type = amqp_cstring_bytes("application/json");
+        properties.delivery_mode = AMQP_DELIVERY_PERSISTENT;
+        properties.message_id = bytesOf(id);
+        if (const int sent = amqp_basic_publish(state, Channel, bytesOf(exchange), bytesOf(key), 1,
+                                                0, &properties, bytesOf(message.body));
+            sent != AMQP_STATUS_OK)
+            return lost(QString::fromUtf8(amqp_error_string2(sent)));
+        byTag.insert(m_nextTag++, i);
+        byId.insert(id, i);
+    }
+
+    // Confirms arrive in any grouping ("multiple"); a returned message is
+    // returned before its confirm, and stays Returned.
+    int pending = int(messages.size());
+    const auto settle = [&](quint64 tag, bool multiple, PublishVerdict verdict) {
+        for (auto it = byTag.begin(); it != byTag.end();) {
+            if (it.key() == tag || (multiple && it.key() < tag)) {
+                if (verdicts[it.value()] != PublishVerdict::Returned)
+                    verdicts[it.value()] = verdict;
+                --pending;
+                it = byTag.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    };
+    QElapsedTimer timer;
+    timer.start();
+    while (pending > 0) {
+        const qint64 left = timeoutMs - timer.elapsed();
+        if (left <= 0)
+            return lost(QStringLiteral("no confirm within %1 ms").arg(timeoutMs));
+        timeval wait{long(left / 1000), long(left % 1000) * 1000};
+        amqp_frame_t frame;
+        const int got = amqp_simple_wait_frame_noblock(state, &frame, &wait);
+        if (got == AMQP_STATUS_TIMEOUT)
+            continue;
+        if (got != AMQP_STATUS_OK)
+            return lost(QString::fromUtf8(amqp_error_string2(got)));
+        if (frame.frame_type != AMQP_FRAME_METHOD)
+            continue;
+        switch (frame.payload.method.id) {
+        case AMQP_BASIC_ACK_METHOD: {
+            const auto *ack = static_cast<amqp_basic_ack_t *>(frame.payload.method.decoded);
+            settle(ack->delivery_tag, ack->multiple, PublishVerdict::Confirmed);
+            break;
+        }
+        case AMQP_BASIC_NACK_METHOD: {
+            const auto *nack = static_cast<amqp_basic_nack_t *>(frame.payload.method.decoded);
+            settle(nack->delivery_tag, nack->multiple, PublishVerdict::Nacked);
+            break;
+        }
+        case AMQP_BASIC_RETURN_METHOD: {
+            amqp_message_t returned;
+            const amqp_rpc_reply_t read = amqp_read_message(state, frame.channel, &returned, 0);
+            if (read.reply_type != AMQP_RESPONSE_NORMAL)
+                return lost(replyError(read));
+            const QByteArray id(static_cast<const char *>(returned.properties.message_id.bytes),
+                                qsizetype(returned.properties.message_id.len));
+            if (byId.contains(id))
+                verdicts[byId.value(id)] = PublishVerdict::Returned;
+            amqp_destroy_message(&returned);
+            break;
+        }
+        case AMQP_CHANNEL_CLOSE_METHOD:
+        case AMQP_CONNECTION_CLOSE_METHOD:
+            return lost(QStringLiteral("the broker closed the channel"));
+        default:
+            break;
+        }
+    }
+    amqp_maybe_release_buffers(state);
+    return verdicts;
+}
+
+} // namespace keel

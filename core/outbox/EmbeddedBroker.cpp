@@ -1,0 +1,249 @@
+#include "core/outbox/EmbeddedBroker.h"
+
+#include "core/net/LoopbackPort.h"
+#include "core/outbox/AmqpPublisher.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QRandomGenerator>
+#include <QThread>
+
+#include <csignal>
+#include <pthread.h>
+#include <unistd.h>
+
+namespace keel {
+namespace {
+
+// Stops the epmd that served a node; it outlives the node, and belongs to
+// this broker alone (its own port).
+void stopEpmd(const QString &port)
+{
+    QProcess epmd;
+    epmd.setStandardOutputFile(QProcess::nullDevice());
+    epmd.setStandardErrorFile(QProcess::nullDevice());
+    epmd.start(QStringLiteral("epmd"), {QStringLiteral("-port"), port, QStringLiteral("-kill")});
+    epmd.waitForFinished(10000);
+}
+
+const QString ServerProgram = QStringLiteral("/usr/lib/rabbitmq/bin/rabbitmq-server");
+constexpr int StartTimeoutMs = 60000;
+
+} // namespace
+
+bool EmbeddedBroker::available()
+{
+    return QFileInfo(ServerProgram).isExecutable();
+}
+
+Status EmbeddedBroker::prepare(const QString &directory, int port)
+{
+    if (!available())
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("rabbitmq-server is not installed (apt-get install "
+                                        "rabbitmq-server)"));
+    if (!QDir().mkpath(directory))
+        return makeError(ErrorKind::Environment, QStringLiteral("cannot create %1").arg(directory));
+    m_directory = QDir(directory).absolutePath();
+    // The node name and ports stay with the directory: a restarted node finds
+    // its data, and stopDirectory() finds the node.
+    QFile state(QDir(directory).filePath(QStringLiteral("keel-broker")));
+    if (state.open(QIODevice::ReadOnly)) {
+        const QList<QByteArray> fields = state.readAll().trimmed().split(' ');
+        if (fields.size() == 4) {
+            m_node = QString::fromLatin1(fields[0]);
+            m_port = fields[1].toInt();
+            m_distPort = fields[2].toInt();
+            m_epmdPort = fields[3].toInt();
+        }
+        state.close();
+    }
+    if (m_node.isEmpty())
+        m_node =
+            QStringLiteral("keel%1@localhost").arg(QRandomGenerator::system()->bounded(1000000));
+    if (port != 0 || m_port == 0 || bindLoopback(m_port) == 0)
+        m_port = port != 0 ? port : bindLoopback();
+    if (m_distPort == 0 || bindLoopback(m_distPort) == 0)
+        m_distPort = bindLoopback();
+    if (m_epmdPort == 0 || bindLoopback(m_epmdPort) == 0)
+        m_epmdPort = bindLoopback();
+    if (!state.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        state.write(QStringLiteral("%1 %2 %3 %4\n")
+                        .arg(m_node)
+                        .arg(m_port)
+                        .arg(m_distPort)
+                        .arg(m_epmdPort)
+                        .toLatin1()) < 0)
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("cannot write %1").arg(state.fileName()));
+    return {};
+}
+
+Result<std::unique_ptr<EmbeddedBroker>> EmbeddedBroker::start(const QString &directory, int port)
+{
+    std::unique_ptr<EmbeddedBroker> broker(new EmbeddedBroker);
+    if (Status prepared = broker->prepare(directory, port); !prepared)
+        return prepared.error();
+    if (Status launched = broker->launch(); !launched)
+        return launched.error();
+    return broker;
+}
+
+Result<AmqpAddress> EmbeddedBroker::startDetached(const QString &directory)
+{
+    EmbeddedBroker broker;
+    if (Status prepared = broker.prepare(directory, 0); !prepared)
+        return prepared.error();
+    if (Status launched = broker.launch(true); !launched)
+        return launched.error();
+    const AmqpAddress address = broker.address();
+    broker.m_process.reset(); // it is not this object's to stop
+    return address;
+}
+
+Status EmbeddedBroker::stopDirectory(const QString &directory)
+{
+    QFile state(QDir(directory).filePath(QStringLiteral("keel-broker")));
+    if (!state.open(QIODevice::ReadOnly))
+        return {}; // never started here
+    const QList<QByteArray> fields = state.readAll().trimmed().split(' ');
+    const QString epmdPort = fields.size() == 4 ? QString::fromLatin1(fields[3]) : QString();
+    QFile pidFile(QDir(directory).filePath(QStringLiteral("pid")));
+    if (pidFile.open(QIODevice::ReadOnly)) {
+        const pid_t pid = pid_t(pidFile.readAll().trimmed().toLongLong());
+        if (pid > 0 && ::kill(pid, SIGTERM) == 0) {
+            QElapsedTimer timer;
+            timer.start();
+            while (::kill(pid, 0) == 0 && timer.elapsed() < 30000)
+                QThread::msleep(100);
+            if (::kill(pid, 0) == 0)
+                ::kill(pid, SIGKILL);
+        }
+    }
+    if (!epmdPort.isEmpty())
+        stopEpmd(epmdPort);
+    return {};
+}
+
+Status EmbeddedBroker::launch(bool detached)
+{
+    QFile config(QDir(m_directory).filePath(QStringLiteral("rabbitmq.conf")));
+    if (!config.open(QIODevice::WriteOnly))
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("cannot write %1").arg(config.fileName()));
+    config.write(QStringLiteral("listeners.tcp.default = 127.0.0.1:%1\n"
+                                "log.console = false\nlog.file.level = warning\n")
+                     .arg(m_port)
+                     .toLatin1());
+    config.close();
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("HOME"), m_directory); // the Erlang cookie lives here
+    environment.insert(QStringLiteral("RABBITMQ_NODENAME"), m_node);
+    environment.insert(QStringLiteral("RABBITMQ_NODE_PORT"), QString::number(m_port));
+    environment.insert(QStringLiteral("RABBITMQ_DIST_PORT"), QString::number(m_distPort));
+    environment.insert(QStringLiteral("ERL_EPMD_PORT"), QString::number(m_epmdPort));
+    environment.insert(QStringLiteral("RABBITMQ_MNESIA_BASE"),
+                       m_directory + QStringLiteral("/mnesia"));
+    environment.insert(QStringLiteral("RABBITMQ_LOG_BASE"), m_directory + QStringLiteral("/log"));
+    environment.insert(QStringLiteral("RABBITMQ_CONFIG_FILE"), config.fileName());
+    environment.insert(QStringLiteral("RABBITMQ_ENABLED_PLUGINS_FILE"),
+                       m_directory + QStringLiteral("/enabled_plugins"));
+    environment.insert(QStringLiteral("RABBITMQ_PID_FILE"), m_directory + QStringLiteral("/pid"));
+    QFile::remove(m_directory + QStringLiteral("/pid"));
+    m_process = std::make_unique<QProcess>();
+    m_process->setProcessEnvironment(environment);
+    m_process->setStandardOutputFile(m_directory + QStringLiteral("/server.out"));
+    m_process->setStandardErrorFile(m_directory + QStringLiteral("/server.out"));
+    m_process->setProgram(ServerProgram);
+    if (detached) {
+        if (!m_process->startDetached())
+            return makeError(ErrorKind::Environment,
+                             QStringLiteral("cannot run %1").arg(ServerProgram));
+        return waitUntilReady(StartTimeoutMs);
+    }
+    // Its own process group, so stopping it reaches every process it started;
+    // and no signals blocked (a caller waiting for Ctrl-C blocks them, and a
+    // child would inherit that and never stop).
+    m_process->setChildProcessModifier([] {
+        ::setpgid(0, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
+    });
+    m_process->start();
+    if (!m_process->waitForStarted(10000))
+        return makeError(
+            ErrorKind::Environment,
+            QStringLiteral("cannot run %1: %2").arg(ServerProgram, m_process->errorString()));
+    return waitUntilReady(StartTimeoutMs);
+}
+
+Status EmbeddedBroker::waitUntilReady(int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    Status last;
+    while (timer.elapsed() < timeoutMs) {
+        if (m_process->processId() != 0 && m_process->state() == QProcess::NotRunning)
+            return makeError(ErrorKind::Environment,
+                             QStringLiteral("rabbitmq-server exited at start; see %1/server.out "
+                                            "and %1/log")
+                                 .arg(m_directory));
+        AmqpPublisher probe(address(), QStringLiteral("amq.topic"));
+        last = probe.connect(1000);
+        if (last)
+            return {};
+        QThread::msleep(200);
+    }
+    return makeError(ErrorKind::Environment,
+                     QStringLiteral("RabbitMQ did not take logins within %1 s (%2)")
+                         .arg(timeoutMs / 1000)
+                         .arg(last ? QString() : last.error().message));
+}
+
+EmbeddedBroker::~EmbeddedBroker()
+{
+    (void)stop();
+}
+
+AmqpAddress EmbeddedBroker::address() const
+{
+    AmqpAddress address;
+    address.port = m_port;
+    return address;
+}
+
+Status EmbeddedBroker::stop()
+{
+    if (!m_process || m_process->state() == QProcess::NotRunning) {
+        m_process.reset();
+        return {};
+    }
+    ::kill(-pid_t(m_process->processId()), SIGTERM);
+    if (!m_process->waitForFinished(30000))
+        kill();
+    m_process.reset();
+    stopEpmd(QString::number(m_epmdPort));
+    return {};
+}
+
+Status EmbeddedBroker::restart()
+{
+    if (Status stopped = stop(); !stopped)
+        return stopped;
+    return launch();
+}
+
+void EmbeddedBroker::kill()
+{
+    if (!m_process)
+        return;
+    ::kill(-pid_t(m_process->processId()), SIGKILL);
+    m_process->waitForFinished(10000);
+}
+
+} // namespace keel

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/outbox/AmqpAddress.h"
+
+#include <QString>
+
+#include <memory>
+
+class QProcess;
+
+namespace keel {
+
+// A private RabbitMQ node from Debian's rabbitmq-server: its own node name,
+// ports (AMQP, distribution, epmd) and data directory, so it never meets a
+// system broker or another test's. For tests, `keel dev` and the demo.
+class EmbeddedBroker final {
+public:
+    // Whether rabbitmq-server is installed here.
+    static bool available();
+    // Starts a node keeping its data in `directory` and waits until it takes
+    // logins (guest/guest on 127.0.0.1). `port` 0 picks a free one.
+    static Result<std::unique_ptr<EmbeddedBroker>> start(const QString &directory, int port = 0);
+    // The same node started to outlive this process (a test run's fixture);
+    // stopDirectory() stops it later, from any process.
+    static Result<AmqpAddress> startDetached(const QString &directory);
+    static Status stopDirectory(const QString &directory);
+    ~EmbeddedBroker();
+    Q_DISABLE_COPY_MOVE(EmbeddedBroker)
+
+    AmqpAddress address() const;
+    // Stops the node (and its epmd); start() again on the same directory
+    // keeps its queues and persistent messages.
+    Status stop();
+    // Kills the node at once, as a crash would.
+    void kill();
+    // Starts the node again on the same ports and directory.
+    Status restart();
+
+private:
+    EmbeddedBroker() = default;
+    Status prepare(const QString &directory, int port);
+    Status launch(bool detached = false);
+    Status waitUntilReady(int timeoutMs);
+
+    QString m_directory;
+    QString m_node;
+    int m_port = 0;
+    int m_distPort = 0;
+    int m_epmdPort = 0;
+    std::unique_ptr<QProcess> m_process;
+};
+
+} // namespace keel

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/outbox/AmqpAddress.h"
+
+#include <QString>
+
+namespace keel {
+
+class AmqpPublisher;
+class PgConnection;
+
+struct RelayOptions {
+    AmqpAddress broker;
+    QString exchange = QStringLiteral("keel.events");
+    int batch = 200;             // rows per confirm window
+    int maxAttempts = 10;        // a row refused this often is parked
+    int confirmTimeoutMs = 5000; // a window's confirms must arrive within this
+};
+
+struct RelayPass {
+    int published = 0;
+    int failed = 0; // refused by the broker (returned, nacked); tried again later
+    int parked = 0; // refused maxAttempts times: set aside, counted, visible
+    bool brokerDown = false;
+    QString brokerError;
+};
+
+// Publishes committed outbox rows to RabbitMQ and marks them published.
+//
+// Nothing is lost to commit order: a row is found by its published flag, not
+// by a cursor, so a transaction that took its id early and committed late is
+// published when it commits. Each aggregate's events go out in the order
+// they were written: the rows fall into 64 buckets by aggregate, one relay at
+// a time works a bucket (a session advisory lock, freed if the relay dies),
+// and a row goes out only once every earlier row of its aggregate is
+// published or parked. Any number of relays can run; in steady state none
+// publishes a row twice, and after a crash the duplicates are at most the one
+// confirm window that was in flight.
+class OutboxRelay final {
+public:
+    OutboxRelay(PgConnection &connection, AmqpPublisher &publisher, RelayOptions options);
+
+    // One pass over every bucket no other relay is working.
+    Result<RelayPass> runOnce();
+    // Deletes up to `batch` rows published more than `keepSeconds` ago.
+    Result<int> sweepPublished(int keepSeconds, int batch = 1000);
+    // Lag (age of the oldest unpublished row, in ms; 0 when none), backlog
+    // and parked rows, into the process's metrics.
+    Status measure();
+
+    static QString channel() { return QStringLiteral("keel_outbox"); }
+
+private:
+    Status drainBucket(int bucket, RelayPass &pass);
+
+    PgConnection &m_connection;
+    AmqpPublisher &m_publisher;
+    RelayOptions m_options;
+};
+
+} // namespace keel

@@ -1,0 +1,137 @@
+#include "core/runtime/RelayRuntime.h"
+
+#include "core/db/ChangeListener.h"
+#include "core/db/PgConnection.h"
+#include "core/metrics/RollupBuffer.h"
+#include "core/outbox/AmqpPublisher.h"
+#include "core/runtime/FailureLog.h"
+
+#include <QCoreApplication>
+#include <QDebug>
+#include <QSysInfo>
+
+#include <algorithm>
+#include <chrono>
+
+namespace keel {
+namespace {
+
+constexpr int MaxPauseMs = 30000;
+
+QString instanceName()
+{
+    return QStringLiteral("%1:%2-relay")
+        .arg(QSysInfo::machineHostName())
+        .arg(QCoreApplication::applicationPid());
+}
+
+} // namespace
+
+RelayRuntime::RelayRuntime() = default;
+
+Result<std::unique_ptr<RelayRuntime>> RelayRuntime::start(RelayRuntimeOptions options)
+{
+    if (!options.settings.has(QStringLiteral("application_name")))
+        options.settings.set(QStringLiteral("application_name"), QStringLiteral("keel-relay"));
+    Result<PgConnection> housekeeping = PgConnection::open(options.settings);
+    if (!housekeeping)
+        return housekeeping.error();
+    std::unique_ptr<RelayRuntime> runtime(new RelayRuntime);
+    runtime->m_options = options;
+    runtime->m_housekeeping = std::make_unique<PgConnection>(std::move(housekeeping).value());
+    runtime->m_failures = std::make_unique<FailureLog>();
+    ChangeListener::Callbacks callbacks;
+    RelayRuntime *self = runtime.get();
+    callbacks.notified = [self](const QString &, const QString &) {
+        {
+            std::lock_guard lock(self->m_mutex);
+            ++self->m_announced;
+        }
+        self->m_wakeup.notify_all();
+    };
+    runtime->m_listener = std::make_unique<ChangeListener>(
+        options.settings, QStringList{OutboxRelay::channel()}, std::move(callbacks));
+    runtime->m_listener->start();
+    runtime->m_thread = std::thread([self] { self->run(); });
+    return runtime;
+}
+
+RelayRuntime::~RelayRuntime()
+{
+    stop();
+}
+
+void RelayRuntime::sleep(int milliseconds)
+{
+    std::unique_lock lock(m_mutex);
+    const quint64 seen = m_announced;
+    m_wakeup.wait_for(lock, std::chrono::milliseconds(milliseconds),
+                      [&] { return m_stopping || m_announced != seen; });
+}
+
+void RelayRuntime::run()
+{
+    std::unique_ptr<PgConnection> connection;
+    AmqpPublisher publisher(m_options.relay.broker, m_options.relay.exchange);
+    if (!m_options.catchAllQueue.isEmpty())
+        publisher.setCatchAllQueue(m_options.catchAllQueue, 100000);
+    int pauseMs = 0;
+    while (!m_stopping) {
+        if (!connection || !connection->healthy()) {
+            Result<PgConnection> opened = PgConnection::open(m_options.settings);
+            connection =
+                opened ? std::make_unique<PgConnection>(std::move(opened).value()) : nullptr;
+        }
+        Result<RelayPass> pass =
+            connection ? OutboxRelay(*connection, publisher, m_options.relay).runOnce()
+                       : Result<RelayPass>(
+                             makeError(ErrorKind::Connection, QStringLiteral("no database")));
+        const bool failed = !pass || pass->brokerDown;
+        if (failed != m_brokerDown.exchange(failed))
+            qWarning().noquote() << (failed
+                                         ? QStringLiteral("keel relay: cannot publish: %1; "
+                                                          "retrying with growing pauses")
+                                               .arg(pass ? pass->brokerError : pass.error().message)
+                                         : QStringLiteral("keel relay: publishing again"));
+        if (failed) {
+            pauseMs = std::min(MaxPauseMs, std::max(250, pauseMs * 2));
+            sleep(pauseMs);
+            continue;
+        }
+        pauseMs = 0;
+        if (pass->published == 0)
+            sleep(m_options.pollMs);
+    }
+}
+
+void RelayRuntime::maintain()
+{
+    if (!m_housekeeping->healthy() && !m_housekeeping->reset())
+        return;
+    AmqpPublisher unused(m_options.relay.broker, m_options.relay.exchange);
+    OutboxRelay relay(*m_housekeeping, unused, m_options.relay);
+    m_failures->note(QStringLiteral("outbox_measure"), relay.measure());
+    m_failures->note(QStringLiteral("outbox_sweep"),
+                     statusOf(relay.sweepPublished(m_options.keepPublishedSeconds)));
+    m_failures->note(QStringLiteral("rollup_flush"),
+                     RollupBuffer::instance().flush(*m_housekeeping, instanceName()));
+}
+
+void RelayRuntime::stop()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_stopping)
+            return;
+        m_stopping = true;
+    }
+    m_wakeup.notify_all();
+    if (m_thread.joinable())
+        m_thread.join();
+    if (m_listener)
+        m_listener->stop();
+    if (m_housekeeping && m_housekeeping->healthy())
+        (void)RollupBuffer::instance().flush(*m_housekeeping, instanceName());
+}
+
+} // namespace keel

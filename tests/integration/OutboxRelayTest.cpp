@@ -1,0 +1,343 @@
+// The outbox relay against a real RabbitMQ node and a real PostgreSQL.
+#include "DatabaseTest.h"
+#include "TestBroker.h"
+#include "WaitUntil.h"
+
+#include "KeelProcess.h"
+#include "core/db/PgConnection.h"
+
+#include "core/outbox/AmqpPublisher.h"
+#include "core/outbox/EmbeddedBroker.h"
+#include "core/outbox/OutboxRelay.h"
+
+#include <amqp.h>
+#include <amqp_tcp_socket.h>
+
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+
+namespace keel::test {
+namespace {
+
+// A plain consumer: a queue of its own bound to the test's exchange.
+class Consumer final {
+public:
+    // `queue` empty: a queue of its own that goes with the connection;
+    // otherwise a durable queue of that name, which outlives broker restarts.
+    Consumer(const AmqpAddress &broker, const QString &exchange, const QString &bindingKey,
+             const QString &queue = {})
+    {
+        m_state = amqp_new_connection();
+        amqp_socket_t *socket = amqp_tcp_socket_new(m_state);
+        EXPECT_EQ(amqp_socket_open(socket, broker.host.toUtf8().constData(), broker.port),
+                  AMQP_STATUS_OK);
+        EXPECT_EQ(amqp_login(m_state, "/", 0, 131072, 0, AMQP_SASL_METHOD_PLAIN, "guest", "guest")
+                      .reply_type,
+                  AMQP_RESPONSE_NORMAL);
+        amqp_channel_open(m_state, 1);
+        const QByteArray name = exchange.toUtf8();
+        amqp_exchange_declare(m_state, 1, amqp_cstring_bytes(name.constData()),
+                              amqp_cstring_bytes("topic"), 0, 1, 0, 0, amqp_empty_table);
+        const QByteArray queueName = queue.toUtf8();
+        amqp_queue_declare_ok_t *declared = amqp_queue_declare(
+            m_state, 1,
+            queue.isEmpty() ? amqp_empty_bytes : amqp_cstring_bytes(queueName.constData()), 0,
+            queue.isEmpty() ? 0 : 1, queue.isEmpty() ? 1 : 0, queue.isEmpty() ? 1 : 0,
+            amqp_empty_table);
+        EXPECT_NE(declared, nullptr);
+        if (!declared)
+            return;
+        const amqp_bytes_t declaredName = amqp_bytes_malloc_dup(declared->queue);
+        const QByteArray key = bindingKey.toUtf8();
+        amqp_queue_bind(m_state, 1, declaredName, amqp_cstring_bytes(name.constData()),
+                        amqp_cstring_bytes(key.constData()), amqp_empty_table);
+        amqp_basic_consume(m_state, 1, declaredName, amqp_empty_bytes, 0, 1, 0, amqp_empty_table);
+        amqp_bytes_free(declaredName);
+        EXPECT_EQ(amqp_get_rpc_reply(m_state).reply_type, AMQP_RESPONSE_NORMAL);
+    }
+    ~Consumer() { amqp_destroy_connection(m_state); }
+
+    struct Message {
+        QString messageId;
+        QString routingKey;
+        bool persistent = false;
+        QJsonObject body;
+    };
+    // Messages that arrive within `timeoutMs` of each other, until `count`.
+    QList<Message> receive(int count, int timeoutMs = 5000)
+    {
+        QList<Message> messages;
+        while (messages.size() < count) {
+            amqp_envelope_t envelope;
+            timeval timeout{timeoutMs / 1000, (timeoutMs % 1000) * 1000};
+            amqp_maybe_release_buffers(m_state);
+            if (amqp_consume_message(m_state, &envelope, &timeout, 0).reply_type !=
+                AMQP_RESPONSE_NORMAL)
+                break;
+            Message message;
+            message.messageId = QString::fromUtf8(
+                static_cast<const char *>(envelope.message.properties.message_id.bytes),
+                qsizetype(envelope.message.properties.message_id.len));
+            message.routingKey =
+                QString::fromUtf8(static_cast<const char *>(envelope.routing_key.bytes),
+                                  qsizetype(envelope.routing_key.len));
+            message.persistent = envelope.message.properties.delivery_mode == 2;
+            message.body = QJsonDocument::fromJson(
+                               QByteArray(static_cast<const char *>(envelope.message.body.bytes),
+                                          qsizetype(envelope.message.body.len)))
+                               .object();
+            messages.append(message);
+            amqp_destroy_envelope(&envelope);
+        }
+        return messages;
+    }
+
+private:
+    amqp_connection_state_t m_state;
+};
+
+class OutboxRelayTest : public DatabaseTest {
+protected:
+    void SetUp() override
+    {
+        DatabaseTest::SetUp();
+        migrate();
+        auto connection = PgConnection::open(settings());
+        ASSERT_TRUE(connection.ok());
+        m_connection = std::make_unique<PgConnection>(std::move(connection).value());
+        m_options.broker = testBroker();
+        m_options.exchange =
+            QStringLiteral("keel.test.%1").arg(QRandomGenerator::global()->bounded(1000000000));
+        m_options.batch = 50;
+    }
+    void TearDown() override
+    {
+        m_connection.reset();
+        DatabaseTest::TearDown();
+    }
+    void enqueue(const QString &aggregate, const QString &event, int sequence)
+    {
+        ASSERT_TRUE(m_connection
+                        ->query("INSERT INTO keel.outbox (aggregate_type, aggregate_id, "
+                                "event_type, payload) VALUES ('charge', $1, $2, $3::jsonb)",
+                                {aggregate.toUtf8(), event.toUtf8(),
+                                 QByteArray("{\"sequence\":") + QByteArray::number(sequence) + '}'})
+                        .ok());
+    }
+    QString scalar(const QByteArray &sql)
+    {
+        auto value = m_connection->scalar(sql);
+        return value ? *value : value.error().message;
+    }
+    RelayPass relayOnce(AmqpPublisher &publisher)
+    {
+        auto relay = PgConnection::open(settings());
+        EXPECT_TRUE(relay.ok());
+        auto pass = OutboxRelay(*relay, publisher, m_options).runOnce();
+        EXPECT_TRUE(pass.ok()) << qPrintable(pass.error().message);
+        return pass ? *pass : RelayPass();
+    }
+
+    std::unique_ptr<PgConnection> m_connection;
+    RelayOptions m_options;
+};
+
+TEST_F(OutboxRelayTest, EveryRowIsPublishedPersistentWithAStableIdAndMarkedPublished)
+{
+    Consumer consumer(m_options.broker, m_options.exchange, QStringLiteral("charge.#"));
+    for (int i = 0; i < 30; ++i)
+        enqueue(QStringLiteral("ch_%1").arg(i % 7), QStringLiteral("charge.succeeded"), i);
+    AmqpPublisher publisher(m_options.broker, m_options.exchange);
+    const RelayPass pass = relayOnce(publisher);
+    EXPECT_EQ(pass.published, 30);
+    const QList<Consumer::Message> messages = consumer.receive(30);
+    ASSERT_EQ(messages.size(), 30);
+    QSet<QString> ids;
+    for (const Consumer::Message &message : messages) {
+        EXPECT_TRUE(message.persistent);
+        EXPECT_EQ(message.routingKey, QStringLiteral("charge.charge.succeeded"));
+        EXPECT_EQ(message.body.value(QStringLiteral("id")).toString(), message.messageId);
+        EXPECT_TRUE(message.messageId.startsWith(QLatin1String("keel-outbox-")));
+        ids << message.messageId;
+    }
+    EXPECT_EQ(ids.size(), 30);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL"),
+              QStringLiteral("0"));
+    EXPECT_EQ(relayOnce(publisher).published, 0) << "nothing is published twice";
+    EXPECT_TRUE(consumer.receive(1, 300).isEmpty());
+}
+
+TEST_F(OutboxRelayTest, EachAggregatesEventsArriveInTheOrderTheyWereWritten)
+{
+    Consumer consumer(m_options.broker, m_options.exchange, QStringLiteral("#"));
+    for (int i = 0; i < 60; ++i)
+        enqueue(QStringLiteral("ch_%1").arg(i % 4), QStringLiteral("charge.updated"), i);
+    // Two relays at once, as two processes would run them.
+    AmqpPublisher first(m_options.broker, m_options.exchange);
+    AmqpPublisher second(m_options.broker, m_options.exchange);
+    std::thread other([&] {
+        for (int i = 0; i < 20; ++i)
+            relayOnce(second);
+    });
+    for (int i = 0; i < 20; ++i)
+        relayOnce(first);
+    other.join();
+    const QList<Consumer::Message> messages = consumer.receive(60);
+    ASSERT_EQ(messages.size(), 60);
+    QHash<QString, int> last;
+    for (const Consumer::Message &message : messages) {
+        const QString aggregate = message.body.value(QStringLiteral("aggregate"))
+                                      .toObject()
+                                      .value(QStringLiteral("id"))
+                                      .toString();
+        const int sequence = message.body.value(QStringLiteral("payload"))
+                                 .toObject()
+                                 .value(QStringLiteral("sequence"))
+                                 .toInt();
+        EXPECT_GT(sequence, last.value(aggregate, -1)) << qPrintable(aggregate);
+        last.insert(aggregate, sequence);
+    }
+    EXPECT_TRUE(consumer.receive(1, 300).isEmpty()) << "no row was published twice";
+}
+
+TEST_F(OutboxRelayTest, ARowCommittedLateBehindAHigherIdIsStillPublished)
+{
+    Consumer consumer(m_options.broker, m_options.exchange, QStringLiteral("#"));
+    // A transaction takes its row's id first and commits last.
+    auto late = PgConnection::open(settings());
+    ASSERT_TRUE(late.ok());
+    ASSERT_TRUE(late->exec("BEGIN").ok());
+    ASSERT_TRUE(late->exec("INSERT INTO keel.outbox (aggregate_type, aggregate_id, event_type, "
+                           "payload) VALUES ('refund', 're_late', 'refund.succeeded', '{}')")
+                    .ok());
+    enqueue(QStringLiteral("ch_early"), QStringLiteral("charge.succeeded"), 1);
+    AmqpPublisher publisher(m_options.broker, m_options.exchange);
+    EXPECT_EQ(relayOnce(publisher).published, 1);
+    ASSERT_TRUE(late->exec("COMMIT").ok());
+    EXPECT_EQ(relayOnce(publisher).published, 1);
+    const QList<Consumer::Message> messages = consumer.receive(2);
+    ASSERT_EQ(messages.size(), 2);
+    EXPECT_EQ(messages.at(1).routingKey, QStringLiteral("refund.refund.succeeded"));
+}
+
+TEST_F(OutboxRelayTest, AMessageNoQueueTakesIsAFailureAndIsParkedAfterItsAttempts)
+{
+    // No consumer: nothing is bound, so the mandatory message comes back.
+    m_options.maxAttempts = 2;
+    enqueue(QStringLiteral("ch_lonely"), QStringLiteral("charge.succeeded"), 1);
+    AmqpPublisher publisher(m_options.broker, m_options.exchange);
+    RelayPass pass = relayOnce(publisher);
+    EXPECT_EQ(pass.published, 0);
+    EXPECT_EQ(pass.failed, 1);
+    EXPECT_EQ(scalar("SELECT attempts || ' ' || (last_error LIKE 'returned%') FROM keel.outbox"),
+              QStringLiteral("1 true"));
+    ASSERT_TRUE(m_connection->exec("UPDATE keel.outbox SET next_attempt_at = now()").ok());
+    pass = relayOnce(publisher);
+    EXPECT_EQ(pass.parked, 1);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.outbox WHERE parked_at IS NOT NULL"),
+              QStringLiteral("1"));
+    ASSERT_TRUE(m_connection->exec("UPDATE keel.outbox SET next_attempt_at = now()").ok());
+    EXPECT_EQ(relayOnce(publisher).failed + relayOnce(publisher).parked, 0)
+        << "a parked message is left alone";
+}
+
+TEST_F(OutboxRelayTest, ABrokerThatCannotBeReachedLosesNothingAndCountsNoAttempt)
+{
+    enqueue(QStringLiteral("ch_1"), QStringLiteral("charge.succeeded"), 1);
+    RelayOptions nowhere = m_options;
+    nowhere.broker.port = 1; // nothing listens there
+    AmqpPublisher publisher(nowhere.broker, nowhere.exchange);
+    auto relay = PgConnection::open(settings());
+    ASSERT_TRUE(relay.ok());
+    auto pass = OutboxRelay(*relay, publisher, nowhere).runOnce();
+    ASSERT_TRUE(pass.ok());
+    EXPECT_TRUE(pass->brokerDown);
+    EXPECT_FALSE(pass->brokerError.contains(QLatin1String("guest@")) &&
+                 pass->brokerError.contains(QLatin1String(":guest")))
+        << "the password never reaches a message";
+    EXPECT_EQ(scalar("SELECT attempts || ' ' || (published_at IS NULL) FROM keel.outbox"),
+              QStringLiteral("0 true"));
+}
+
+class RelayProcessTest : public OutboxRelayTest {
+protected:
+    std::unique_ptr<QProcess> spawnRelay(const AmqpAddress &broker, int pollMs)
+    {
+        auto process = std::make_unique<QProcess>();
+        process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        process->start(keelBinary(),
+                       {QStringLiteral("relay"), QStringLiteral("--db"), settings().conninfo(),
+                        QStringLiteral("--amqp"), broker.url(), QStringLiteral("--exchange"),
+                        m_options.exchange, QStringLiteral("--poll"), QString::number(pollMs)});
+        EXPECT_TRUE(process->waitForReadyRead(20000));
+        EXPECT_TRUE(process->readLine().startsWith("KEEL_RELAY=ready"));
+        return process;
+    }
+};
+
+TEST_F(RelayProcessTest, KeelRelayWakesOnCommitInsteadOfWaitingForItsPoll)
+{
+    Consumer consumer(m_options.broker, m_options.exchange, QStringLiteral("#"));
+    auto relay = spawnRelay(m_options.broker, 10000);
+    QThread::msleep(300); // its LISTEN is in place
+    QElapsedTimer timer;
+    timer.start();
+    enqueue(QStringLiteral("ch_now"), QStringLiteral("charge.succeeded"), 1);
+    ASSERT_EQ(consumer.receive(1, 5000).size(), 1);
+    EXPECT_LT(timer.elapsed(), 3000) << "published on NOTIFY, not at the 10 s poll";
+    relay->terminate();
+    EXPECT_TRUE(relay->waitForFinished(10000));
+    EXPECT_EQ(relay->exitCode(), 0);
+}
+
+TEST_F(RelayProcessTest, AfterTheBrokerCrashesTheRelayReconnectsAndLosesNothing)
+{
+    QTemporaryDir directory(QStringLiteral("/tmp/keel-broker-XXXXXX"));
+    auto broker = EmbeddedBroker::start(directory.path());
+    ASSERT_TRUE(broker.ok()) << qPrintable(broker.error().message);
+    const AmqpAddress address = (*broker)->address();
+    {
+        Consumer durable(address, m_options.exchange, QStringLiteral("#"),
+                         QStringLiteral("keel-test-durable"));
+    }
+    auto relay = spawnRelay(address, 200);
+    for (int i = 0; i < 10; ++i)
+        enqueue(QStringLiteral("ch_%1").arg(i % 3), QStringLiteral("charge.succeeded"), i);
+    ASSERT_TRUE(waitUntil([&] {
+        return scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL") ==
+               QLatin1String("0");
+    }));
+    (*broker)->kill();
+    for (int i = 10; i < 30; ++i)
+        enqueue(QStringLiteral("ch_%1").arg(i % 3), QStringLiteral("charge.succeeded"), i);
+    QThread::msleep(500);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL"),
+              QStringLiteral("20"));
+    ASSERT_TRUE((*broker)->restart().ok());
+    EXPECT_TRUE(waitUntil(
+        [&] {
+            return scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL") ==
+                   QLatin1String("0");
+        },
+        40000))
+        << "the relay did not come back";
+    Consumer durable(address, m_options.exchange, QStringLiteral("#"),
+                     QStringLiteral("keel-test-durable"));
+    const QList<Consumer::Message> messages = durable.receive(30, 3000);
+    QSet<int> sequences;
+    for (const Consumer::Message &message : messages)
+        sequences << message.body.value(QStringLiteral("payload"))
+                         .toObject()
+                         .value(QStringLiteral("sequence"))
+                         .toInt();
+    EXPECT_EQ(sequences.size(), 30) << "every row reached the durable queue, across the crash";
+    relay->terminate();
+    relay->waitForFinished(10000);
+}
+
+} // namespace
+} // namespace keel::test

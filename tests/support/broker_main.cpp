@@ -1,0 +1,71 @@
+// keel-test-broker start|stop STATEFILE
+// ctest's setup and cleanup fixtures: one throwaway RabbitMQ node for a whole
+// test run. STATEFILE receives its directory and AMQP port.
+#include "core/outbox/EmbeddedBroker.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <cstdio>
+
+using keel::EmbeddedBroker;
+
+namespace {
+
+int failWith(const QString &message)
+{
+    std::fprintf(stderr, "keel-test-broker: %s\n", qPrintable(message));
+    return 1;
+}
+
+int start(const QString &stateFile)
+{
+    QTemporaryDir made(QStringLiteral("/tmp/keel-broker-XXXXXX"));
+    if (!made.isValid())
+        return failWith(QStringLiteral("cannot make a directory in /tmp"));
+    auto address = EmbeddedBroker::startDetached(made.path());
+    if (!address) {
+        (void)EmbeddedBroker::stopDirectory(made.path());
+        return failWith(address.error().message);
+    }
+    QFile out(stateFile);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return failWith(QStringLiteral("cannot write %1").arg(stateFile));
+    out.write(made.path().toUtf8() + '\n' + QByteArray::number(address->port) + '\n');
+    made.setAutoRemove(false);
+    std::printf("throwaway RabbitMQ in %s on port %d\n", qPrintable(made.path()), address->port);
+    return 0;
+}
+
+int stop(const QString &stateFile)
+{
+    QFile in(stateFile);
+    if (!in.open(QIODevice::ReadOnly))
+        return 0; // nothing was started
+    const QString directory = QString::fromUtf8(in.readLine()).trimmed();
+    in.close();
+    const auto stopped = EmbeddedBroker::stopDirectory(directory);
+    QDir(directory).removeRecursively();
+    QFile::remove(stateFile);
+    if (!stopped)
+        return failWith(stopped.error().message);
+    std::printf("stopped and removed %s\n", qPrintable(directory));
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const QStringList arguments = QCoreApplication::arguments();
+    if (arguments.size() != 3)
+        return failWith(QStringLiteral("usage: keel-test-broker start|stop STATEFILE"));
+    if (arguments.at(1) == QLatin1String("start"))
+        return start(arguments.at(2));
+    if (arguments.at(1) == QLatin1String("stop"))
+        return stop(arguments.at(2));
+    return failWith(QStringLiteral("usage: keel-test-broker start|stop STATEFILE"));
+}
