@@ -14,6 +14,7 @@
 
 #include <csignal>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 namespace keel {
@@ -166,10 +167,13 @@ Status EmbeddedBroker::launch(bool detached)
         return waitUntilReady(StartTimeoutMs);
     }
     // Its own process group, so stopping it reaches every process it started;
-    // and no signals blocked (a caller waiting for Ctrl-C blocks them, and a
+    // no signals blocked (a caller waiting for Ctrl-C blocks them, and a
     // child would inherit that and never stop).
     m_process->setChildProcessModifier([] {
         ::setpgid(0, 0);
+        // If this process dies, the server script is told to stop the node
+        // (it traps TERM), as keel dev's PostgreSQL goes with it too.
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
         sigset_t none;
         sigemptyset(&none);
         ::pthread_sigmask(SIG_SETMASK, &none, nullptr);

@@ -182,8 +182,13 @@ TEST(DevCommand, KilledKeelTakesItsServerDownAndARestartRecovers)
         ASSERT_FALSE(first.waitForDsn().isEmpty()) << qPrintable(first.errors());
         const qint64 pid = postmasterPid(dir);
         ASSERT_GT(pid, 0);
+        QFile brokerPid(QDir(dir).filePath(QStringLiteral("rabbitmq/pid")));
+        ASSERT_TRUE(brokerPid.open(QIODevice::ReadOnly)) << "keel dev runs a broker";
+        const qint64 broker = brokerPid.readAll().trimmed().toLongLong();
+        ASSERT_GT(broker, 0);
         first.terminate(SIGKILL);
         EXPECT_TRUE(waitUntilGone(pid)) << "postgres outlived a killed keel dev";
+        EXPECT_TRUE(waitUntilGone(broker)) << "RabbitMQ outlived a killed keel dev";
     }
     DevServer second(dir);
     const QString dsn = second.waitForDsn();
