@@ -70,6 +70,10 @@ Status EmbeddedBroker::prepare(const QString &directory, int port)
         m_port = port != 0 ? port : bindLoopback();
     if (m_distPort == 0 || bindLoopback(m_distPort) == 0)
         m_distPort = bindLoopback();
+    // An epmd left by a node that was killed holds its port: stop it (it
+    // refuses while a live node is registered) and take the port again.
+    if (m_epmdPort != 0 && bindLoopback(m_epmdPort) == 0)
+        stopEpmd(QString::number(m_epmdPort));
     if (m_epmdPort == 0 || bindLoopback(m_epmdPort) == 0)
         m_epmdPort = bindLoopback();
     if (!state.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
