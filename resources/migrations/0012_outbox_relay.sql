@@ -10,7 +10,7 @@ CREATE INDEX outbox_pending_bucket ON outbox (bucket, id)
 CREATE INDEX outbox_pending_created ON outbox (created_at)
     WHERE published_at IS NULL AND parked_at IS NULL;
 -- Published rows are swept in small batches by the relay.
-GRANT DELETE ON outbox TO keel_gateway;
+GRANT DELETE ON outbox, inbox TO keel_gateway;
 CREATE INDEX outbox_published ON outbox (published_at) WHERE published_at IS NOT NULL;
 
 -- Relays wake on this instead of polling; statement level, so a transaction

@@ -8,6 +8,7 @@
 
 #include "core/outbox/AmqpPublisher.h"
 #include "core/outbox/EmbeddedBroker.h"
+#include "core/outbox/Inbox.h"
 #include "core/outbox/OutboxRelay.h"
 
 #include <amqp.h>
@@ -19,6 +20,9 @@
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
+
+#include <atomic>
+#include <thread>
 
 namespace keel::test {
 namespace {
@@ -261,6 +265,107 @@ TEST_F(OutboxRelayTest, ABrokerThatCannotBeReachedLosesNothingAndCountsNoAttempt
         << "the password never reaches a message";
     EXPECT_EQ(scalar("SELECT attempts || ' ' || (published_at IS NULL) FROM keel.outbox"),
               QStringLiteral("0 true"));
+}
+
+TEST_F(OutboxRelayTest, ThirtyTwoWritersCommittingLateInAnyOrderLoseNothing)
+{
+    Consumer consumer(m_options.broker, m_options.exchange, QStringLiteral("#"));
+    std::atomic<bool> writing{true};
+    std::vector<std::thread> writers;
+    for (int w = 0; w < 32; ++w) {
+        writers.emplace_back([&, w] {
+            auto writer = PgConnection::open(settings());
+            ASSERT_TRUE(writer.ok());
+            ASSERT_TRUE(writer->exec("BEGIN").ok());
+            // The row takes its id now, the transaction commits later.
+            ASSERT_TRUE(
+                writer
+                    ->query("INSERT INTO keel.outbox (aggregate_type, aggregate_id, "
+                            "event_type, payload) VALUES ('charge', $1, 'charge.succeeded', "
+                            "$2::jsonb)",
+                            {QByteArray("ch_w") + QByteArray::number(w),
+                             QByteArray("{\"sequence\":") + QByteArray::number(w) + '}'})
+                    .ok());
+            QThread::msleep(ulong(QRandomGenerator::global()->bounded(400)));
+            ASSERT_TRUE(writer->exec("COMMIT").ok());
+        });
+    }
+    AmqpPublisher publisher(m_options.broker, m_options.exchange);
+    std::thread relaying([&] {
+        while (writing)
+            relayOnce(publisher);
+    });
+    for (std::thread &writer : writers)
+        writer.join();
+    ASSERT_TRUE(waitUntil([&] {
+        return scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL") ==
+               QLatin1String("0");
+    }));
+    writing = false;
+    relaying.join();
+    const QList<Consumer::Message> messages = consumer.receive(32);
+    QSet<QString> ids;
+    for (const Consumer::Message &message : messages)
+        ids << message.messageId;
+    EXPECT_EQ(ids.size(), 32) << "every committed row was delivered";
+    EXPECT_EQ(messages.size(), 32) << "and none twice";
+}
+
+TEST_F(OutboxRelayTest, TheInboxAppliesAMessageOnceAndARolledBackEffectLeavesItNew)
+{
+    ASSERT_TRUE(m_connection->exec("CREATE TABLE effects (n int)").ok());
+    const auto effect = [](PgConnection &c) {
+        return statusOf(c.query("INSERT INTO effects VALUES (1)"));
+    };
+    Inbox inbox(*m_connection);
+    auto failing = inbox.process(QStringLiteral("c"), QStringLiteral("m1"), [](PgConnection &) {
+        return Status(makeError(ErrorKind::Failed, QStringLiteral("downstream is down")));
+    });
+    EXPECT_FALSE(failing.ok());
+    EXPECT_EQ(*inbox.process(QStringLiteral("c"), QStringLiteral("m1"), effect),
+              Inbox::Outcome::Applied);
+    EXPECT_EQ(*inbox.process(QStringLiteral("c"), QStringLiteral("m1"), effect),
+              Inbox::Outcome::Duplicate);
+    EXPECT_EQ(*inbox.process(QStringLiteral("other"), QStringLiteral("m1"), effect),
+              Inbox::Outcome::Applied)
+        << "each consumer keeps its own record";
+    EXPECT_EQ(scalar("SELECT count(*) FROM effects"), QStringLiteral("2"));
+}
+
+TEST_F(OutboxRelayTest, AConsumerKilledBetweenItsEffectAndItsAckAppliesEveryMessageOnce)
+{
+    ASSERT_TRUE(m_connection->exec("CREATE TABLE consumed_effects (message_id text)").ok());
+    const QString queue = m_options.exchange + QStringLiteral(".inbox");
+    {
+        Consumer declare(m_options.broker, m_options.exchange, QStringLiteral("#"), queue);
+    }
+    for (int i = 0; i < 20; ++i)
+        enqueue(QStringLiteral("ch_%1").arg(i % 5), QStringLiteral("charge.succeeded"), i);
+    AmqpPublisher publisher(m_options.broker, m_options.exchange);
+    while (relayOnce(publisher).published > 0) {
+    }
+    ASSERT_EQ(scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL"),
+              QStringLiteral("0"));
+    const QStringList arguments{settings().conninfo(), m_options.broker.url(), queue,
+                                QStringLiteral("20")};
+    QProcess doomed;
+    QProcessEnvironment crashing = QProcessEnvironment::systemEnvironment();
+    crashing.insert(QStringLiteral("KEEL_CHAOS_EXIT_AT"),
+                    QStringLiteral("consumer_effect_committed#5"));
+    doomed.setProcessEnvironment(crashing);
+    doomed.start(QStringLiteral(KEEL_TEST_CONSUMER), arguments);
+    ASSERT_TRUE(doomed.waitForFinished(30000));
+    ASSERT_EQ(doomed.exitCode(), 86) << doomed.readAllStandardError().constData();
+    EXPECT_EQ(scalar("SELECT count(*) FROM consumed_effects"), QStringLiteral("5"));
+
+    QProcess survivor;
+    survivor.start(QStringLiteral(KEEL_TEST_CONSUMER), arguments);
+    ASSERT_TRUE(survivor.waitForFinished(30000));
+    ASSERT_EQ(survivor.exitCode(), 0) << survivor.readAllStandardError().constData();
+    EXPECT_EQ(survivor.readAllStandardOutput().trimmed(), QByteArray("applied 15 duplicates 1"))
+        << "the unacked fifth message came again and the inbox absorbed it";
+    EXPECT_EQ(scalar("SELECT count(*) || ' ' || count(DISTINCT message_id) FROM consumed_effects"),
+              QStringLiteral("20 20"));
 }
 
 class RelayProcessTest : public OutboxRelayTest {
