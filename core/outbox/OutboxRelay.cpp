@@ -14,6 +14,8 @@ namespace {
 constexpr int Buckets = 64;
 // The advisory lock space keel's relays use: (this, bucket).
 constexpr int RelayLockClass = 7301;
+// Windows per pass before the buckets are let go for other relays.
+constexpr int MaxWindowsPerPass = 50;
 
 QByteArray idList(const QList<qint64> &ids)
 {
@@ -39,40 +41,53 @@ OutboxRelay::OutboxRelay(PgConnection &connection, AmqpPublisher &publisher, Rel
 Result<RelayPass> OutboxRelay::runOnce()
 {
     RelayPass pass;
-    for (int bucket = 0; bucket < Buckets && !pass.brokerDown; ++bucket) {
-        Result<PgRows> locked =
-            m_connection.query("SELECT pg_try_advisory_lock($1, $2)",
-                               {QByteArray::number(RelayLockClass), QByteArray::number(bucket)});
-        if (!locked)
-            return locked.error();
-        if (locked->value(0, 0) != "t")
-            continue; // another relay works this bucket now
-        const Status drained = drainBucket(bucket, pass);
-        Result<PgRows> unlocked =
-            m_connection.query("SELECT pg_advisory_unlock($1, $2)",
-                               {QByteArray::number(RelayLockClass), QByteArray::number(bucket)});
-        if (!drained)
-            return drained.error();
-        if (!unlocked)
-            return unlocked.error();
+    // Every bucket no other relay holds, in one round trip.
+    Result<PgRows> locked = m_connection.query(
+        "SELECT coalesce(array_agg(b), '{}')::text FROM generate_series(0, $2::int - 1) b "
+        "WHERE pg_try_advisory_lock($1::int, b)",
+        {QByteArray::number(RelayLockClass), QByteArray::number(Buckets)});
+    if (!locked)
+        return locked.error();
+    const QByteArray buckets = locked->value(0, 0);
+    if (buckets == "{}")
+        return pass;
+    // A pass is bounded, so other relays get their turn at the buckets.
+    Status drained;
+    for (int window = 0; window < MaxWindowsPerPass && !pass.brokerDown; ++window) {
+        const int before = pass.published + pass.failed + pass.parked;
+        drained = publishWindow(buckets, pass);
+        if (!drained || pass.published + pass.failed + pass.parked == before)
+            break;
     }
+    Result<PgRows> unlocked =
+        m_connection.query("SELECT pg_advisory_unlock($1::int, b) FROM unnest($2::int[]) b",
+                           {QByteArray::number(RelayLockClass), buckets});
+    if (!drained)
+        return drained.error();
+    if (!unlocked)
+        return unlocked.error();
     return pass;
 }
 
-Status OutboxRelay::drainBucket(int bucket, RelayPass &pass)
+Status OutboxRelay::publishWindow(const QByteArray &buckets, RelayPass &pass)
 {
-    while (true) {
+    {
         // Due rows whose aggregate has nothing earlier still to publish.
         Result<PgRows> rows = m_connection.query(
+            // The oldest due rows first, by the pending index in id order
+            // (cheap whatever the planner knows of the table), then only
+            // those that are their aggregate's earliest pending row.
+            "WITH candidates AS MATERIALIZED (SELECT id, aggregate_type, aggregate_id, "
+            "    event_type, payload, created_at, attempts FROM keel.outbox "
+            "  WHERE published_at IS NULL AND parked_at IS NULL AND bucket = ANY($1::smallint[]) "
+            "    AND next_attempt_at <= now() ORDER BY id LIMIT $2 * 4) "
             "SELECT o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text, "
-            "  (extract(epoch FROM o.created_at) * 1000)::bigint, o.attempts "
-            "FROM keel.outbox o WHERE o.bucket = $1 AND o.published_at IS NULL "
-            "  AND o.parked_at IS NULL AND o.next_attempt_at <= now() "
-            "  AND NOT EXISTS (SELECT 1 FROM keel.outbox p WHERE p.aggregate_type = "
-            "    o.aggregate_type AND p.aggregate_id = o.aggregate_id AND p.id < o.id "
-            "    AND p.published_at IS NULL AND p.parked_at IS NULL) "
+            "  (extract(epoch FROM o.created_at) * 1000)::bigint, o.attempts FROM candidates o "
+            "WHERE (SELECT min(p.id) FROM keel.outbox p WHERE p.aggregate_type = o.aggregate_type "
+            "       AND p.aggregate_id = o.aggregate_id AND p.published_at IS NULL "
+            "       AND p.parked_at IS NULL) = o.id "
             "ORDER BY o.id LIMIT $2",
-            {QByteArray::number(bucket), QByteArray::number(m_options.batch)});
+            {buckets, QByteArray::number(m_options.batch)});
         if (!rows)
             return rows.error();
         if (rows->size() == 0)
@@ -128,10 +143,8 @@ Status OutboxRelay::drainBucket(int bucket, RelayPass &pass)
         if (!brokerError.message.isEmpty()) {
             pass.brokerDown = true;
             pass.brokerError = brokerError.message;
-            return {};
         }
-        // Each aggregate's next event becomes due once this one is out:
-        // look again until the bucket has nothing due.
+        return {};
     }
 }
 
@@ -149,9 +162,11 @@ Result<int> OutboxRelay::sweepPublished(int keepSeconds, int batch)
 Status OutboxRelay::measure()
 {
     Result<PgRows> rows = m_connection.query(
-        "SELECT coalesce((extract(epoch FROM now() - min(created_at)) * 1000)::bigint, 0), "
-        "  count(*), (SELECT count(*) FROM keel.outbox WHERE parked_at IS NOT NULL) "
-        "FROM keel.outbox WHERE published_at IS NULL AND parked_at IS NULL");
+        "SELECT coalesce((SELECT (extract(epoch FROM now() - created_at) * 1000)::bigint "
+        "    FROM keel.outbox WHERE published_at IS NULL AND parked_at IS NULL "
+        "    ORDER BY id LIMIT 1), 0), "
+        "  (SELECT count(*) FROM keel.outbox WHERE published_at IS NULL AND parked_at IS NULL), "
+        "  (SELECT count(*) FROM keel.outbox WHERE parked_at IS NOT NULL)");
     if (!rows)
         return rows.error();
     Metrics::instance().setOutboxState(rows->toInt64(0, 0), rows->toInt64(0, 1),

@@ -32,7 +32,8 @@ struct RelayPass {
 // by a cursor, so a transaction that took its id early and committed late is
 // published when it commits. Each aggregate's events go out in the order
 // they were written: the rows fall into 64 buckets by aggregate, one relay at
-// a time works a bucket (a session advisory lock, freed if the relay dies),
+// a time works a bucket (session advisory locks, freed if the relay dies;
+// a pass takes every free bucket and lets them go after at most 50 windows),
 // and a row goes out only once every earlier row of its aggregate is
 // published or parked. Any number of relays can run; in steady state none
 // publishes a row twice, and after a crash the duplicates are at most the one
@@ -41,7 +42,8 @@ class OutboxRelay final {
 public:
     OutboxRelay(PgConnection &connection, AmqpPublisher &publisher, RelayOptions options);
 
-    // One pass over every bucket no other relay is working.
+    // One pass over every bucket no other relay is working: windows until
+    // nothing is due, or at most 50 windows.
     Result<RelayPass> runOnce();
     // Deletes up to `batch` rows published more than `keepSeconds` ago.
     Result<int> sweepPublished(int keepSeconds, int batch = 1000);
@@ -52,7 +54,8 @@ public:
     static QString channel() { return QStringLiteral("keel_outbox"); }
 
 private:
-    Status drainBucket(int bucket, RelayPass &pass);
+    // Publishes one window of due rows from `buckets` (a SQL int array).
+    Status publishWindow(const QByteArray &buckets, RelayPass &pass);
 
     PgConnection &m_connection;
     AmqpPublisher &m_publisher;

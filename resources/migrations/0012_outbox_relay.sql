@@ -4,10 +4,11 @@
 ALTER TABLE outbox
     ADD COLUMN bucket smallint GENERATED ALWAYS AS
         ((hashtext(aggregate_type || ':' || aggregate_id) & 63)::smallint) STORED;
-CREATE INDEX outbox_pending_bucket ON outbox (bucket, id)
-    WHERE published_at IS NULL AND parked_at IS NULL;
--- The oldest unpublished row, for the lag metric.
-CREATE INDEX outbox_pending_created ON outbox (created_at)
+-- Whether a row is its aggregate's earliest unpublished one. The relay reads
+-- the oldest due rows by outbox_unpublished (id order), which also gives the
+-- oldest row for the lag metric; no other partial index on pending rows, so
+-- the planner cannot wander off to one when the table's statistics are stale.
+CREATE INDEX outbox_pending_aggregate ON outbox (aggregate_type, aggregate_id, id)
     WHERE published_at IS NULL AND parked_at IS NULL;
 -- Published rows are swept in small batches by the relay.
 GRANT DELETE ON outbox, inbox TO keel_gateway;

@@ -1,0 +1,203 @@
+// keel-relay-bench: the outbox relay (database -> RabbitMQ with publisher
+// confirms -> rows marked published) against a plain AMQP publisher with
+// confirms on the same broker, the same message size and confirm window, as
+// a ratio; then the relay's lag (commit to published) under a steady load.
+//
+// Both sides go to a durable topic exchange with one bound queue (capped, so
+// the broker's memory stays flat). Rounds alternate; medians are reported.
+//
+//   keel-relay-bench [--seconds 10] [--rounds 3] [--rows 50000] [--rate 2000]
+
+#include "BenchSupport.h"
+
+#include "core/db/PgConnection.h"
+#include "core/outbox/AmqpPublisher.h"
+#include "core/outbox/EmbeddedBroker.h"
+#include "core/outbox/OutboxRelay.h"
+#include "core/runtime/RelayRuntime.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+
+#include <cstdio>
+#include <thread>
+
+using namespace keel;
+using namespace keel::bench;
+
+namespace {
+
+constexpr int Window = 200;
+
+// One outbox row's payload, the size of a charge event.
+QByteArray payloadJson()
+{
+    return R"({"id":"ch_0123456789abcdefghijklmn","object":"charge","amount":1000,)"
+           R"("currency":"usd","status":"succeeded","captured":true,"refunded":false,)"
+           R"("amount_refunded":0,"created":1764547200,"metadata":{"order":"A-1001"}})";
+}
+
+void fillOutbox(PgConnection &session, int rows)
+{
+    auto filled =
+        session.query("INSERT INTO keel.outbox (aggregate_type, aggregate_id, event_type, payload) "
+                      "SELECT 'charge', 'ch_' || g, 'charge.succeeded', $2::jsonb "
+                      "FROM generate_series(1, $1) g",
+                      {QByteArray::number(rows), payloadJson()});
+    if (!filled)
+        die(filled.error().message);
+}
+
+// The relay publishing a full outbox until it is empty: rows per second.
+double relayRate(PgConnection &session, AmqpPublisher &publisher, const RelayOptions &options,
+                 int rows)
+{
+    fillOutbox(session, rows);
+    QElapsedTimer timer;
+    timer.start();
+    int published = 0;
+    while (published < rows) {
+        auto pass = OutboxRelay(session, publisher, options).runOnce();
+        if (!pass || pass->brokerDown || pass->failed > 0)
+            die(pass ? QStringLiteral("the relay could not publish: %1").arg(pass->brokerError)
+                     : pass.error().message);
+        published += pass->published;
+    }
+    return double(rows) / (double(timer.nsecsElapsed()) / 1e9);
+}
+
+// The same messages from memory, in the same windows: messages per second.
+double plainRate(AmqpPublisher &publisher, int rows)
+{
+    QList<OutgoingMessage> window;
+    QElapsedTimer timer;
+    timer.start();
+    for (int sent = 0; sent < rows;) {
+        window.clear();
+        for (int i = 0; i < Window && sent < rows; ++i, ++sent)
+            window.append({QStringLiteral("plain-%1").arg(sent),
+                           QStringLiteral("charge.charge.succeeded"),
+                           R"({"id":"plain","type":"charge.succeeded","aggregate":{"type":)"
+                           R"("charge","id":"ch_1"},"created_ms":1764547200000,"payload":)" +
+                               payloadJson() + '}'});
+        Error error;
+        for (PublishVerdict verdict : publisher.publish(window, 10000, &error))
+            if (verdict != PublishVerdict::Confirmed)
+                die(QStringLiteral("the plain publisher was refused: %1").arg(error.message));
+    }
+    return double(rows) / (double(timer.nsecsElapsed()) / 1e9);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("the outbox relay against a plain AMQP publisher on the same broker"));
+    parser.addHelpOption();
+    addRoundOptions(parser);
+    parser.addOption({QStringLiteral("rows"),
+                      QStringLiteral("Messages per throughput round (default 50000)."),
+                      QStringLiteral("N")});
+    parser.addOption({QStringLiteral("rate"),
+                      QStringLiteral("Events per second for the lag measurement (default 2000)."),
+                      QStringLiteral("N")});
+    parser.process(app);
+    const int seconds = positiveOption(parser, "seconds", 10);
+    const int rounds = positiveOption(parser, "rounds", 3);
+    const int rows = positiveOption(parser, "rows", 50000);
+    const int rate = positiveOption(parser, "rate", 2000);
+
+    auto server = startBenchServer();
+    prepareDatabase(*server->cluster, QStringLiteral("bench"));
+    const ConnectionSettings db = server->cluster->settings(QStringLiteral("bench"));
+    QTemporaryDir brokerDirectory(QStringLiteral("/tmp/keel-bench-broker-XXXXXX"));
+    auto broker = EmbeddedBroker::start(brokerDirectory.path());
+    if (!broker)
+        die(broker.error().message);
+    RelayOptions options;
+    options.broker = (*broker)->address();
+    options.batch = Window;
+    AmqpPublisher relayPublisher(options.broker, options.exchange);
+    relayPublisher.setCatchAllQueue(QStringLiteral("bench"), 100000);
+    AmqpPublisher plainPublisher(options.broker, options.exchange);
+    plainPublisher.setCatchAllQueue(QStringLiteral("bench"), 100000);
+    auto session = PgConnection::open(db);
+    if (!session)
+        die(session.error().message);
+
+    std::printf("relay vs plain AMQP publisher: %d messages per round, confirm window %d, "
+                "persistent, durable exchange, fsync on; %d round(s), alternating\n\n",
+                rows, Window, rounds);
+    std::vector<double> relay, plain, ratios;
+    for (int round = 0; round < rounds; ++round) {
+        double r = 0, p = 0;
+        if (round % 2 == 0) {
+            r = relayRate(*session, relayPublisher, options, rows);
+            p = plainRate(plainPublisher, rows);
+        } else {
+            p = plainRate(plainPublisher, rows);
+            r = relayRate(*session, relayPublisher, options, rows);
+        }
+        relay.push_back(r);
+        plain.push_back(p);
+        ratios.push_back(r / p);
+        std::printf("round %d: relay %.0f msg/s, plain %.0f msg/s, ratio %.2f\n", round + 1, r, p,
+                    r / p);
+        std::fflush(stdout);
+    }
+
+    // Lag: a writer commits `rate` events per second in 10 ms batches while
+    // keel's relay runtime (woken by NOTIFY) publishes them.
+    RelayRuntimeOptions runtimeOptions;
+    runtimeOptions.settings = db;
+    runtimeOptions.relay = options;
+    runtimeOptions.catchAllQueue = QStringLiteral("bench");
+    auto runtime = RelayRuntime::start(runtimeOptions);
+    if (!runtime)
+        die(runtime.error().message);
+    const QString since = scalarOf(*session, "SELECT now()::text");
+    QElapsedTimer timer;
+    timer.start();
+    const int perBatch = std::max(1, rate / 100);
+    for (qint64 batch = 0; timer.elapsed() < qint64(seconds) * 1000; ++batch) {
+        fillOutbox(*session, perBatch);
+        const qint64 due = (batch + 1) * 10;
+        if (const qint64 wait = due - timer.elapsed(); wait > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+    }
+    QElapsedTimer drain;
+    drain.start();
+    while (scalarOf(*session, "SELECT count(*) FROM keel.outbox WHERE published_at IS NULL") !=
+           QLatin1String("0")) {
+        if (drain.elapsed() > 60000)
+            die(QStringLiteral("the relay fell behind and did not catch up"));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const double achieved =
+        scalarOf(*session, "SELECT count(*) FROM keel.outbox WHERE created_at >= $1::timestamptz",
+                 {since.toUtf8()})
+            .toDouble() /
+        seconds;
+    auto lag = session->query(
+        "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), "
+        "  percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) FROM ("
+        "  SELECT extract(epoch FROM published_at - created_at) * 1000 AS ms FROM keel.outbox "
+        "  WHERE created_at >= $1::timestamptz) x",
+        {since.toUtf8()});
+    if (!lag)
+        die(lag.error().message);
+    (*runtime)->stop();
+
+    std::printf("\n%14s | %14s | %6s | %18s | %12s %12s\n", "relay msg/s", "plain msg/s", "ratio",
+                "steady events/s", "lag p50 ms", "lag p99 ms");
+    std::printf("%14.0f | %14.0f | %6.2f | %18.0f | %12.1f %12.1f\n", median(relay), median(plain),
+                median(ratios), achieved, lag->value(0, 0).toDouble(), lag->value(0, 1).toDouble());
+    std::printf("targets: ratio >= 0.7 (goal 0.9), lag p99 < 100 ms\n");
+    (void)(*broker)->stop();
+    return 0;
+}
