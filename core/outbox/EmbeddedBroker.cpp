@@ -24,11 +24,22 @@ namespace {
 // this broker alone (its own port).
 void stopEpmd(const QString &port)
 {
-    QProcess epmd;
-    epmd.setStandardOutputFile(QProcess::nullDevice());
-    epmd.setStandardErrorFile(QProcess::nullDevice());
-    epmd.start(QStringLiteral("epmd"), {QStringLiteral("-port"), port, QStringLiteral("-kill")});
-    epmd.waitForFinished(10000);
+    // It refuses while a node is still registered (the node, or the control
+    // tool the server script runs to stop it, may linger for a moment).
+    const auto run = [&](const QString &action) {
+        QProcess epmd;
+        epmd.setStandardOutputFile(QProcess::nullDevice());
+        epmd.setStandardErrorFile(QProcess::nullDevice());
+        epmd.start(QStringLiteral("epmd"), {QStringLiteral("-port"), port, action});
+        epmd.waitForFinished(10000);
+        return epmd.exitStatus() == QProcess::NormalExit && epmd.exitCode() == 0;
+    };
+    for (int attempt = 0; attempt < 50; ++attempt) {
+        if (!run(QStringLiteral("-names")))
+            return; // gone
+        run(QStringLiteral("-kill"));
+        QThread::msleep(100);
+    }
 }
 
 const QString ServerProgram = QStringLiteral("/usr/lib/rabbitmq/bin/rabbitmq-server");
