@@ -286,6 +286,13 @@ QByteArray Metrics::prometheusText() const
            "# TYPE keel_housekeeping_failures_total counter\n";
     out += m_housekeepingFailures.render("keel_housekeeping_failures_total");
 
+    out += sagaAndOutboxText();
+    return out;
+}
+
+QByteArray Metrics::sagaAndOutboxText() const
+{
+    QByteArray out;
     out += "# HELP keel_saga_transitions_total Sagas reaching a status, by definition.\n"
            "# TYPE keel_saga_transitions_total counter\n";
     out += m_sagas.render("keel_saga_transitions_total");

@@ -75,6 +75,7 @@ public:
 
 private:
     Metrics() = default;
+    QByteArray sagaAndOutboxText() const;
     static constexpr std::array<qint64, 12> BucketMicros{
         1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 5000000};
     static constexpr int Endpoints = int(Endpoint::Count);

@@ -146,26 +146,34 @@ Status AmqpPublisher::connect(int timeoutMs)
     return {};
 }
 
-QList<PublishVerdict> AmqpPublisher::publish(const QList<OutgoingMessage> &messages, int timeoutMs,
-                                             Error *connectionError)
-{
-    QList<PublishVerdict> verdicts(messages.size(), PublishVerdict::Unknown);
-    const auto lost = [&](const QString &what) {
-        if (connectionError)
-            *connectionError = failure(what);
-        disconnect();
-        return verdicts;
-    };
-    if (!connected())
-        if (Status opened = connect(timeoutMs); !opened) {
-            if (connectionError)
-                *connectionError = opened.error();
-            return verdicts;
-        }
-    amqp_connection_state_t state = m_connection->state;
-    const QByteArray exchange = m_exchange.toUtf8();
+// One window of messages on its way: each one's verdict so far, found by
+// its delivery tag (confirms) or its message id (returns).
+struct AmqpPublisher::Window {
+    QList<PublishVerdict> verdicts;
     QHash<quint64, int> byTag;
     QHash<QByteArray, int> byId;
+    int pending = 0;
+
+    // Confirms arrive in any grouping ("multiple"); a returned message is
+    // returned before its confirm, and stays Returned.
+    void settle(quint64 tag, bool multiple, PublishVerdict verdict)
+    {
+        for (auto it = byTag.begin(); it != byTag.end();) {
+            if (it.key() == tag || (multiple && it.key() < tag)) {
+                if (verdicts[it.value()] != PublishVerdict::Returned)
+                    verdicts[it.value()] = verdict;
+                --pending;
+                it = byTag.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+};
+
+QString AmqpPublisher::send(const QList<OutgoingMessage> &messages, Window &window)
+{
+    const QByteArray exchange = m_exchange.toUtf8();
     for (int i = 0; i < messages.size(); ++i) {
         const OutgoingMessage &message = messages[i];
         const QByteArray id = message.messageId.toUtf8();
@@ -177,76 +185,90 @@ QList<PublishVerdict> AmqpPublisher::publish(const QList<OutgoingMessage> &messa
         properties.content_type = amqp_cstring_bytes("application/json");
         properties.delivery_mode = AMQP_DELIVERY_PERSISTENT;
         properties.message_id = bytesOf(id);
-        if (const int sent = amqp_basic_publish(state, Channel, bytesOf(exchange), bytesOf(key), 1,
-                                                0, &properties, bytesOf(message.body));
+        if (const int sent =
+                amqp_basic_publish(m_connection->state, Channel, bytesOf(exchange), bytesOf(key), 1,
+                                   0, &properties, bytesOf(message.body));
             sent != AMQP_STATUS_OK)
-            return lost(QString::fromUtf8(amqp_error_string2(sent)));
-        byTag.insert(m_nextTag++, i);
-        byId.insert(id, i);
+            return QString::fromUtf8(amqp_error_string2(sent));
+        window.byTag.insert(m_nextTag++, i);
+        window.byId.insert(id, i);
+        ++window.pending;
     }
+    return {};
+}
 
-    // Confirms arrive in any grouping ("multiple"); a returned message is
-    // returned before its confirm, and stays Returned.
-    int pending = int(messages.size());
-    const auto settle = [&](quint64 tag, bool multiple, PublishVerdict verdict) {
-        for (auto it = byTag.begin(); it != byTag.end();) {
-            if (it.key() == tag || (multiple && it.key() < tag)) {
-                if (verdicts[it.value()] != PublishVerdict::Returned)
-                    verdicts[it.value()] = verdict;
-                --pending;
-                it = byTag.erase(it);
-            } else {
-                ++it;
-            }
-        }
-    };
+QString AmqpPublisher::awaitConfirms(Window &window, int timeoutMs)
+{
+    amqp_connection_state_t state = m_connection->state;
     QElapsedTimer timer;
     timer.start();
-    while (pending > 0) {
+    while (window.pending > 0) {
         const qint64 left = timeoutMs - timer.elapsed();
         if (left <= 0)
-            return lost(QStringLiteral("no confirm within %1 ms").arg(timeoutMs));
+            return QStringLiteral("no confirm within %1 ms").arg(timeoutMs);
         timeval wait{long(left / 1000), long(left % 1000) * 1000};
         amqp_frame_t frame;
         const int got = amqp_simple_wait_frame_noblock(state, &frame, &wait);
         if (got == AMQP_STATUS_TIMEOUT)
             continue;
         if (got != AMQP_STATUS_OK)
-            return lost(QString::fromUtf8(amqp_error_string2(got)));
+            return QString::fromUtf8(amqp_error_string2(got));
         if (frame.frame_type != AMQP_FRAME_METHOD)
             continue;
         switch (frame.payload.method.id) {
         case AMQP_BASIC_ACK_METHOD: {
             const auto *ack = static_cast<amqp_basic_ack_t *>(frame.payload.method.decoded);
-            settle(ack->delivery_tag, ack->multiple, PublishVerdict::Confirmed);
+            window.settle(ack->delivery_tag, ack->multiple, PublishVerdict::Confirmed);
             break;
         }
         case AMQP_BASIC_NACK_METHOD: {
             const auto *nack = static_cast<amqp_basic_nack_t *>(frame.payload.method.decoded);
-            settle(nack->delivery_tag, nack->multiple, PublishVerdict::Nacked);
+            window.settle(nack->delivery_tag, nack->multiple, PublishVerdict::Nacked);
             break;
         }
         case AMQP_BASIC_RETURN_METHOD: {
             amqp_message_t returned;
             const amqp_rpc_reply_t read = amqp_read_message(state, frame.channel, &returned, 0);
             if (read.reply_type != AMQP_RESPONSE_NORMAL)
-                return lost(replyError(read));
+                return replyError(read);
             const QByteArray id(static_cast<const char *>(returned.properties.message_id.bytes),
                                 qsizetype(returned.properties.message_id.len));
-            if (byId.contains(id))
-                verdicts[byId.value(id)] = PublishVerdict::Returned;
+            if (window.byId.contains(id))
+                window.verdicts[window.byId.value(id)] = PublishVerdict::Returned;
             amqp_destroy_message(&returned);
             break;
         }
         case AMQP_CHANNEL_CLOSE_METHOD:
         case AMQP_CONNECTION_CLOSE_METHOD:
-            return lost(QStringLiteral("the broker closed the channel"));
+            return QStringLiteral("the broker closed the channel");
         default:
             break;
         }
     }
     amqp_maybe_release_buffers(state);
-    return verdicts;
+    return {};
+}
+
+QList<PublishVerdict> AmqpPublisher::publish(const QList<OutgoingMessage> &messages, int timeoutMs,
+                                             Error *connectionError)
+{
+    Window window;
+    window.verdicts = QList<PublishVerdict>(messages.size(), PublishVerdict::Unknown);
+    if (!connected())
+        if (Status opened = connect(timeoutMs); !opened) {
+            if (connectionError)
+                *connectionError = opened.error();
+            return window.verdicts;
+        }
+    QString lost = send(messages, window);
+    if (lost.isEmpty())
+        lost = awaitConfirms(window, timeoutMs);
+    if (!lost.isEmpty()) {
+        if (connectionError)
+            *connectionError = failure(lost);
+        disconnect();
+    }
+    return window.verdicts;
 }
 
 } // namespace keel

@@ -56,7 +56,11 @@ public:
 
 private:
     struct Connection;
+    struct Window;
     Error failure(const QString &what) const;
+    // Each returns why the connection failed, or nothing.
+    QString send(const QList<OutgoingMessage> &messages, Window &window);
+    QString awaitConfirms(Window &window, int timeoutMs);
 
     AmqpAddress m_address;
     QString m_exchange;

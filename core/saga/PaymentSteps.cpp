@@ -163,32 +163,17 @@ StepAnswer PaymentSteps::refund(const SagaRecord &saga, const StepRecord &step)
         QStringLiteral("the saga has no step named %1").arg(step.definition.chargeStep));
 }
 
-StepAnswer PaymentSteps::refundRemaining(const SagaRecord &saga, int chargeStep,
-                                         const QString &operation, int attempt, qint64 amount)
+std::optional<StepAnswer> PaymentSteps::earlierRefund(const SagaRecord &saga,
+                                                      const ChargeRecord &charge,
+                                                      const QString &numberPrefix, int attempt)
 {
-    const QString order = orderNumber(saga, chargeStep);
-    Result<std::optional<ChargeRecord>> found =
-        PaymentRepository(m_connection).findByOrder(saga.merchantId, order);
-    if (!found)
-        return StepAnswer::of(Verdict::Retryable, found.error().message);
-    if (!found->has_value())
-        return StepAnswer::of(Verdict::Succeeded); // nothing was ever charged
-    ChargeRecord charge = **found;
-    if (charge.state == PaymentState::Authorizing || charge.state == PaymentState::Capturing)
-        return StepAnswer::of(
-            Verdict::Ongoing,
-            QStringLiteral("the charge %1 is still in flight").arg(charge.publicId));
-    if (charge.amountCaptured == 0)
-        return StepAnswer::of(Verdict::Succeeded); // nothing was taken
-
     // An earlier attempt's refund that succeeded or is still pending decides:
     // never start a second refund beside it.
     RefundRepository refunds(m_connection);
     RefundService service(m_context, m_connection, m_replies);
     for (int earlier = 1; earlier < attempt; ++earlier) {
-        const QString number = QStringLiteral("%1.%2.%3").arg(order, operation).arg(earlier);
-        Result<std::optional<RefundRecord>> previous =
-            refunds.findByRefundNumber(saga.merchantId, charge.id, number);
+        Result<std::optional<RefundRecord>> previous = refunds.findByRefundNumber(
+            saga.merchantId, charge.id, QStringLiteral("%1.%2").arg(numberPrefix).arg(earlier));
         if (!previous)
             return StepAnswer::of(Verdict::Retryable, previous.error().message);
         if (!previous->has_value() || (*previous)->status == QLatin1String("failed"))
@@ -207,6 +192,30 @@ StepAnswer PaymentSteps::refundRemaining(const SagaRecord &saga, int chargeStep,
             return StepAnswer::of(Verdict::Ongoing,
                                   QStringLiteral("the refund %1 is pending").arg(refund.publicId));
     }
+    return std::nullopt;
+}
+
+StepAnswer PaymentSteps::refundRemaining(const SagaRecord &saga, int chargeStep,
+                                         const QString &operation, int attempt, qint64 amount)
+{
+    const QString order = orderNumber(saga, chargeStep);
+    Result<std::optional<ChargeRecord>> found =
+        PaymentRepository(m_connection).findByOrder(saga.merchantId, order);
+    if (!found)
+        return StepAnswer::of(Verdict::Retryable, found.error().message);
+    if (!found->has_value())
+        return StepAnswer::of(Verdict::Succeeded); // nothing was ever charged
+    ChargeRecord charge = **found;
+    if (charge.state == PaymentState::Authorizing || charge.state == PaymentState::Capturing)
+        return StepAnswer::of(
+            Verdict::Ongoing,
+            QStringLiteral("the charge %1 is still in flight").arg(charge.publicId));
+    if (charge.amountCaptured == 0)
+        return StepAnswer::of(Verdict::Succeeded); // nothing was taken
+
+    if (std::optional<StepAnswer> decided =
+            earlierRefund(saga, charge, QStringLiteral("%1.%2").arg(order, operation), attempt))
+        return *decided;
     if (amount == 0 && charge.amountRefunded >= charge.amountCaptured)
         return StepAnswer::of(Verdict::Succeeded); // refunded in full already
 
@@ -221,8 +230,10 @@ StepAnswer PaymentSteps::refundRemaining(const SagaRecord &saga, int chargeStep,
                               .add(QStringLiteral("refund"), *request.outRefundNo)
                               .add(QStringLiteral("amount"), amount)
                               .hash();
-    const PaymentOutcome outcome = service.create(
-        merchantOf(saga), request, keyFor(QStringLiteral("saga:%1").arg(*request.outRefundNo)));
+    const PaymentOutcome outcome =
+        RefundService(m_context, m_connection, m_replies)
+            .create(merchantOf(saga), request,
+                    keyFor(QStringLiteral("saga:%1").arg(*request.outRefundNo)));
     switch (outcome.kind) {
     case Kind::Refund:
         if (outcome.refund->status == QLatin1String("succeeded"))

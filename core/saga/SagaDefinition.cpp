@@ -407,6 +407,70 @@ Result<SagaDefinition> SagaDefinition::parse(const QJsonObject &json,
     return definition;
 }
 
+namespace {
+
+// One TCC branch: its try step (cancel as the compensation) and its confirm.
+Result<std::pair<SagaStepDefinition, SagaStepDefinition>>
+parseTccBranch(const QJsonObject &branch, int index, const QList<SagaStepDefinition> &tries)
+{
+    const QString prefix = QStringLiteral("branches[%1].").arg(index);
+    if (Status known = knownKeys(branch,
+                                 {QStringLiteral("name"), QStringLiteral("try_url"),
+                                  QStringLiteral("confirm_url"), QStringLiteral("cancel_url"),
+                                  QStringLiteral("payload"), QStringLiteral("retry"),
+                                  QStringLiteral("confirm_retry")},
+                                 prefix);
+        !known)
+        return known.error();
+    Result<QString> branchName = nameField(branch, prefix + QStringLiteral("name"), true);
+    if (!branchName)
+        return branchName.error();
+    for (const SagaStepDefinition &other : tries)
+        if (other.name == *branchName + QStringLiteral(".try"))
+            return invalid(
+                prefix + QStringLiteral("name"),
+                QStringLiteral("branch names must be unique; %1 is used twice").arg(*branchName));
+    for (const QString &url :
+         {QStringLiteral("try_url"), QStringLiteral("confirm_url"), QStringLiteral("cancel_url")}) {
+        Result<QString> checked = participantUrl(branch, url, prefix + url, true);
+        if (!checked)
+            return checked.error();
+    }
+    SagaStepDefinition tryStep;
+    QJsonObject asStep = branch;
+    asStep.insert(QStringLiteral("action_url"), branch.value(QStringLiteral("try_url")));
+    asStep.insert(QStringLiteral("compensate_url"), branch.value(QStringLiteral("cancel_url")));
+    if (Status http = parseHttpStep(asStep, prefix, tryStep); !http)
+        return http.error();
+    Result<RetryPolicy> retry = retryPolicy(branch, QStringLiteral("retry"),
+                                            prefix + QStringLiteral("retry"), tryStep.retry);
+    if (!retry)
+        return retry.error();
+    Result<RetryPolicy> confirmRetry =
+        retryPolicy(branch, QStringLiteral("confirm_retry"),
+                    prefix + QStringLiteral("confirm_retry"), tryStep.compensation);
+    if (!confirmRetry)
+        return confirmRetry.error();
+    tryStep.name = *branchName + QStringLiteral(".try");
+    tryStep.retry = *retry;
+    tryStep.compensation = *confirmRetry;
+    tryStep.operation = QStringLiteral("try");
+    tryStep.compensateOperation = QStringLiteral("cancel");
+    tryStep.branchId = QStringLiteral("%1").arg(index + 1, 2, 10, QLatin1Char('0'));
+    tryStep.compensateFailed = true;
+    SagaStepDefinition confirm = tryStep;
+    confirm.name = *branchName + QStringLiteral(".confirm");
+    confirm.actionUrl = branch.value(QStringLiteral("confirm_url")).toString();
+    confirm.compensateUrl.clear();
+    confirm.operation = QStringLiteral("confirm");
+    confirm.retry = *confirmRetry;
+    confirm.commitPhase = true;
+    confirm.compensateFailed = false;
+    return std::pair<SagaStepDefinition, SagaStepDefinition>{tryStep, confirm};
+}
+
+} // namespace
+
 Result<SagaDefinition> SagaDefinition::parseTcc(const QJsonObject &json)
 {
     if (Status known = knownKeys(json,
@@ -439,63 +503,12 @@ Result<SagaDefinition> SagaDefinition::parseTcc(const QJsonObject &json)
     QList<SagaStepDefinition> confirms;
     const QJsonArray list = branches.toArray();
     for (int i = 0; i < list.size(); ++i) {
-        const QString prefix = QStringLiteral("branches[%1].").arg(i);
-        const QJsonObject branch = list.at(i).toObject();
-        if (Status known = knownKeys(branch,
-                                     {QStringLiteral("name"), QStringLiteral("try_url"),
-                                      QStringLiteral("confirm_url"), QStringLiteral("cancel_url"),
-                                      QStringLiteral("payload"), QStringLiteral("retry"),
-                                      QStringLiteral("confirm_retry")},
-                                     prefix);
-            !known)
-            return known.error();
-        Result<QString> branchName = nameField(branch, prefix + QStringLiteral("name"), true);
-        if (!branchName)
-            return branchName.error();
-        for (const SagaStepDefinition &other : std::as_const(definition.steps))
-            if (other.name == *branchName + QStringLiteral(".try"))
-                return invalid(prefix + QStringLiteral("name"),
-                               QStringLiteral("branch names must be unique; %1 is used twice")
-                                   .arg(*branchName));
-        SagaStepDefinition tryStep;
-        QJsonObject asStep = branch;
-        asStep.insert(QStringLiteral("action_url"), branch.value(QStringLiteral("try_url")));
-        asStep.insert(QStringLiteral("compensate_url"), branch.value(QStringLiteral("cancel_url")));
-        for (const QString &url : {QStringLiteral("try_url"), QStringLiteral("confirm_url"),
-                                   QStringLiteral("cancel_url")}) {
-            Result<QString> checked = participantUrl(branch, url, prefix + url, true);
-            if (!checked)
-                return checked.error();
-        }
-        if (Status http = parseHttpStep(asStep, prefix, tryStep); !http)
-            return http.error();
-        Result<RetryPolicy> retry = retryPolicy(branch, QStringLiteral("retry"),
-                                                prefix + QStringLiteral("retry"), tryStep.retry);
-        if (!retry)
-            return retry.error();
-        Result<RetryPolicy> confirmRetry =
-            retryPolicy(branch, QStringLiteral("confirm_retry"),
-                        prefix + QStringLiteral("confirm_retry"), tryStep.compensation);
-        if (!confirmRetry)
-            return confirmRetry.error();
-        const QString branchId = QStringLiteral("%1").arg(i + 1, 2, 10, QLatin1Char('0'));
-        tryStep.name = *branchName + QStringLiteral(".try");
-        tryStep.retry = *retry;
-        tryStep.compensation = *confirmRetry;
-        tryStep.operation = QStringLiteral("try");
-        tryStep.compensateOperation = QStringLiteral("cancel");
-        tryStep.branchId = branchId;
-        tryStep.compensateFailed = true;
-        SagaStepDefinition confirm = tryStep;
-        confirm.name = *branchName + QStringLiteral(".confirm");
-        confirm.actionUrl = branch.value(QStringLiteral("confirm_url")).toString();
-        confirm.compensateUrl.clear();
-        confirm.operation = QStringLiteral("confirm");
-        confirm.retry = *confirmRetry;
-        confirm.commitPhase = true;
-        confirm.compensateFailed = false;
-        definition.steps.append(tryStep);
-        confirms.append(confirm);
+        Result<std::pair<SagaStepDefinition, SagaStepDefinition>> branch =
+            parseTccBranch(list.at(i).toObject(), i, definition.steps);
+        if (!branch)
+            return branch.error();
+        definition.steps.append(branch->first);
+        confirms.append(branch->second);
     }
     definition.steps += confirms;
     return definition;
