@@ -105,9 +105,11 @@ const char *OverviewQuery::rangeSql()
 const char *OverviewQuery::suspenseSql()
 {
     // Summed per suspense account through ledger_entries_account, so the cost
-    // follows the suspense account's entries, not the whole ledger's.
+    // follows the suspense account's entries, not the whole ledger's. Money
+    // parked there is credited to it (Ledger::postSuspense): what it holds is
+    // its credit balance, shown as a positive amount.
     return "SELECT a.currency, s.balance FROM keel.ledger_accounts a CROSS JOIN LATERAL ("
-           "  SELECT coalesce(sum(e.amount), 0)::bigint AS balance FROM keel.ledger_entries e "
+           "  SELECT -coalesce(sum(e.amount), 0)::bigint AS balance FROM keel.ledger_entries e "
            "  WHERE e.account_id = a.id) s "
            "WHERE a.kind = 'suspense' AND s.balance <> 0 ORDER BY a.currency";
 }
@@ -131,7 +133,7 @@ const char *OverviewQuery::suspenseMovesSql()
     // accounts move rarely, so this reads few rows whatever the ledger's size.
     return "SELECT a.currency, m.b, m.total FROM keel.ledger_accounts a CROSS JOIN LATERAL ("
            "  SELECT (extract(epoch FROM e.created_at)::bigint / ?) * ? AS b, "
-           "    sum(e.amount)::bigint AS total FROM keel.ledger_entries e "
+           "    -sum(e.amount)::bigint AS total FROM keel.ledger_entries e "
            "  WHERE e.account_id = a.id AND e.created_at >= to_timestamp(?) GROUP BY 1) m "
            "WHERE a.kind = 'suspense'";
 }

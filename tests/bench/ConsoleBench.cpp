@@ -178,8 +178,8 @@ void seedSuspense(PgConnection &session, int postings)
             "  SELECT 'suspense_in', id, at FROM picked RETURNING id, charge_id, created_at) "
             "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount, "
             "  created_at) "
-            "SELECT t.id, a.id, p.currency, CASE WHEN a.kind = 'suspense' THEN p.amount "
-            "  ELSE -p.amount END, t.created_at "
+            "SELECT t.id, a.id, p.currency, CASE WHEN a.kind = 'suspense' THEN -p.amount "
+            "  ELSE p.amount END, t.created_at "
             "FROM t JOIN picked p ON p.id = t.charge_id JOIN keel.ledger_accounts a "
             "  ON a.currency = p.currency AND (a.kind = 'suspense' OR a.code = "
             "  'merchant_payable:' || p.merchant_id || ':' || p.currency); ANALYZE");

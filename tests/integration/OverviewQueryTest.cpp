@@ -116,7 +116,7 @@ TEST_F(OverviewQueryTest, SuspenseBalanceAndPaymentsInFlightAreReported)
          "WITH t AS (INSERT INTO keel.ledger_transactions (kind) VALUES ('suspense_in') RETURNING "
          "id) "
          "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
-         "SELECT t.id, a.id, 'CNY', CASE a.kind WHEN 'suspense' THEN 700 ELSE -700 END FROM t, "
+         "SELECT t.id, a.id, 'CNY', CASE a.kind WHEN 'suspense' THEN -700 ELSE 700 END FROM t, "
          "keel.ledger_accounts a WHERE a.currency = 'CNY' AND a.kind IN ('suspense', 'asset');"
          "COMMIT;");
     exec(
@@ -138,7 +138,8 @@ TEST_F(OverviewQueryTest, SuspenseBalanceAndPaymentsInFlightAreReported)
 TEST_F(OverviewQueryTest, SuspenseBalanceOverTimeIsTodaysLessWhatCameLater)
 {
     const qint64 now = QDateTime::currentSecsSinceEpoch();
-    // 700 parked 30 minutes ago, 200 of it released 10 minutes ago.
+    // 700 parked 30 minutes ago, 200 of it released 10 minutes ago (parking
+    // credits the suspense account, as Ledger::postSuspense does).
     const auto post = [&](qint64 ago, qint64 amount) {
         exec("BEGIN;"
              "WITH t AS (INSERT INTO keel.ledger_transactions (kind, created_at) VALUES "
@@ -147,7 +148,7 @@ TEST_F(OverviewQueryTest, SuspenseBalanceOverTimeIsTodaysLessWhatCameLater)
              ")) RETURNING id) "
              "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount, "
              "created_at) SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN " +
-             QByteArray::number(amount) + " ELSE " + QByteArray::number(-amount) +
+             QByteArray::number(-amount) + " ELSE " + QByteArray::number(amount) +
              " END, to_timestamp(" + QByteArray::number(now - ago) +
              ") FROM t, keel.ledger_accounts a WHERE a.currency = 'USD' "
              "AND a.kind IN ('suspense', 'asset');"
