@@ -3,9 +3,9 @@
 #include "core/db/PgConnection.h"
 #include "core/db/PgTransaction.h"
 #include "core/outbox/Outbox.h"
+#include "core/payment/PaymentRepository.h"
 
 #include <QJsonDocument>
-#include <QRandomGenerator>
 
 namespace keel {
 namespace {
@@ -23,16 +23,6 @@ QByteArray textOrNull(const QString &text)
 QByteArray compact(const QJsonObject &json)
 {
     return QJsonDocument(json).toJson(QJsonDocument::Compact);
-}
-
-QString newPublicId()
-{
-    static constexpr char alphabet[] =
-        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    QString id = QStringLiteral("saga_");
-    for (int i = 0; i < 24; ++i)
-        id += QLatin1Char(alphabet[QRandomGenerator::system()->bounded(62)]);
-    return id;
 }
 
 std::optional<StepKind> kindFromName(const QString &name)
@@ -127,7 +117,7 @@ Result<SagaRecord> SagaStore::insert(qint64 merchantId, const SagaDefinition &de
         kinds << stepKindName(step.kind);
         definitions << QString::fromUtf8(compact(step.toJson()));
     }
-    const QString publicId = newPublicId();
+    const QString publicId = PaymentRepository::newPublicId(QStringLiteral("saga_"));
     Result<PgRows> rows = m_connection.query(
         "WITH s AS (INSERT INTO keel.sagas (kind, public_id, merchant_id, definition_version, "
         "    business_key, stuck_after_seconds, max_compensation_rounds, trans_type) "

@@ -3,6 +3,8 @@
 // test run. STATEFILE receives its directory and AMQP port.
 #include "core/outbox/EmbeddedBroker.h"
 
+#include "FixtureMain.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -16,8 +18,7 @@ namespace {
 
 int failWith(const QString &message)
 {
-    std::fprintf(stderr, "keel-test-broker: %s\n", qPrintable(message));
-    return 1;
+    return keel::test::fixtureFailure("keel-test-broker", message);
 }
 
 int start(const QString &stateFile)
@@ -59,13 +60,5 @@ int stop(const QString &stateFile)
 
 int main(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
-    const QStringList arguments = QCoreApplication::arguments();
-    if (arguments.size() != 3)
-        return failWith(QStringLiteral("usage: keel-test-broker start|stop STATEFILE"));
-    if (arguments.at(1) == QLatin1String("start"))
-        return start(arguments.at(2));
-    if (arguments.at(1) == QLatin1String("stop"))
-        return stop(arguments.at(2));
-    return failWith(QStringLiteral("usage: keel-test-broker start|stop STATEFILE"));
+    return keel::test::runFixture(argc, argv, "keel-test-broker", start, stop);
 }

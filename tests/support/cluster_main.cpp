@@ -3,6 +3,8 @@
 // test run. STATEFILE receives the data directory and port.
 #include "core/db/EmbeddedCluster.h"
 
+#include "FixtureMain.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -18,8 +20,7 @@ namespace {
 
 int failWith(const QString &message)
 {
-    std::fprintf(stderr, "keel-test-cluster: %s\n", qPrintable(message));
-    return 1;
+    return keel::test::fixtureFailure("keel-test-cluster", message);
 }
 
 int start(const QString &stateFile)
@@ -72,13 +73,5 @@ int stop(const QString &stateFile)
 
 int main(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
-    const QStringList arguments = QCoreApplication::arguments();
-    if (arguments.size() != 3)
-        return failWith(QStringLiteral("usage: keel-test-cluster start|stop STATEFILE"));
-    if (arguments.at(1) == QLatin1String("start"))
-        return start(arguments.at(2));
-    if (arguments.at(1) == QLatin1String("stop"))
-        return stop(arguments.at(2));
-    return failWith(QStringLiteral("unknown action %1").arg(arguments.at(1)));
+    return keel::test::runFixture(argc, argv, "keel-test-cluster", start, stop);
 }
