@@ -2,12 +2,13 @@
 
 #include "core/Result.h"
 #include "core/outbox/AmqpAddress.h"
+#include "core/outbox/AmqpPublisher.h"
 
+#include <QList>
 #include <QString>
 
 namespace keel {
 
-class AmqpPublisher;
 class PgConnection;
 
 struct RelayOptions {
@@ -36,8 +37,9 @@ struct RelayPass {
 // a pass takes every free bucket and lets them go after at most 50 windows),
 // and a row goes out only once every earlier row of its aggregate is
 // published or parked. Any number of relays can run; in steady state none
-// publishes a row twice, and after a crash the duplicates are at most the one
-// confirm window that was in flight.
+// publishes a row twice. The database marks one window and reads the next
+// while the broker confirms the current one, so after a crash the duplicates
+// are at most two windows: the one in flight and the confirmed one before it.
 class OutboxRelay final {
 public:
     OutboxRelay(PgConnection &connection, AmqpPublisher &publisher, RelayOptions options);
@@ -54,12 +56,28 @@ public:
     static QString channel() { return QStringLiteral("keel_outbox"); }
 
 private:
-    // Publishes one window of due rows from `buckets` (a SQL int array).
-    Status publishWindow(const QByteArray &buckets, RelayPass &pass);
+    struct DueRow {
+        qint64 id = 0;
+        qint64 attempts = 0;
+        QString aggregate; // type:id
+        OutgoingMessage message;
+    };
+
+    // Windows until nothing is due, at most MaxWindowsPerPass.
+    Status publishWindows(const QByteArray &buckets, RelayPass &pass);
+    Status applyVerdicts(const QList<DueRow> &rows, const QList<PublishVerdict> &verdicts,
+                         RelayPass &pass);
+    // Marks `markPublished` published, then reads up to a window of rows
+    // that may go out now (the first of each aggregate), in id order,
+    // skipping `exclude` (rows in flight or just marked).
+    Result<QList<DueRow>> dueRows(const QByteArray &buckets, const QList<qint64> &markPublished,
+                                  const QList<qint64> &exclude);
+    Status recordRefusal(const DueRow &row, PublishVerdict verdict, bool park);
 
     PgConnection &m_connection;
     AmqpPublisher &m_publisher;
     RelayOptions m_options;
+    QList<qint64> m_unmarked; // confirmed by the broker, not yet marked published
 };
 
 } // namespace keel

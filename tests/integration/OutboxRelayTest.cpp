@@ -249,6 +249,39 @@ TEST_F(OutboxRelayTest, AMessageNoQueueTakesIsAFailureAndIsParkedAfterItsAttempt
         << "a parked message is left alone";
 }
 
+TEST_F(OutboxRelayTest, ARefusedRowHoldsBackItsAggregatesLaterRowsButNoOtherAggregate)
+{
+    Consumer charges(m_options.broker, m_options.exchange, QStringLiteral("charge.charge.#"));
+    // ch_held's second event routes nowhere (nothing is bound for charge.audit.*).
+    const QStringList heldEvents{QStringLiteral("charge.succeeded"), QStringLiteral("audit.note"),
+                                 QStringLiteral("charge.captured"),
+                                 QStringLiteral("charge.refunded")};
+    for (int i = 0; i < 4; ++i) {
+        enqueue(QStringLiteral("ch_held"), heldEvents[i], i);
+        enqueue(QStringLiteral("ch_free"), QStringLiteral("charge.updated"), i);
+    }
+    AmqpPublisher publisher(m_options.broker, m_options.exchange);
+    RelayPass pass = relayOnce(publisher);
+    EXPECT_EQ(pass.published, 5); // ch_free's four and ch_held's first
+    EXPECT_EQ(pass.failed, 1);
+    EXPECT_EQ(scalar("SELECT string_agg(payload->>'sequence', ',' ORDER BY id) FROM keel.outbox "
+                     "WHERE aggregate_id = 'ch_held' AND published_at IS NULL"),
+              QStringLiteral("1,2,3"))
+        << "the rows after the refused one wait for it";
+    // Once something takes it, the refused row goes first, then the rest.
+    Consumer audit(m_options.broker, m_options.exchange, QStringLiteral("charge.audit.#"));
+    ASSERT_TRUE(m_connection->exec("UPDATE keel.outbox SET next_attempt_at = now()").ok());
+    for (int i = 0; i < 3 && pass.published + pass.failed > 0; ++i)
+        pass = relayOnce(publisher);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL"),
+              QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT string_agg(payload->>'sequence', ',' ORDER BY published_at, id) "
+                     "FROM keel.outbox WHERE aggregate_id = 'ch_held'"),
+              QStringLiteral("0,1,2,3"));
+    EXPECT_EQ(audit.receive(1).size(), 1);
+    EXPECT_EQ(charges.receive(7).size(), 7);
+}
+
 TEST_F(OutboxRelayTest, ABrokerThatCannotBeReachedLosesNothingAndCountsNoAttempt)
 {
     enqueue(QStringLiteral("ch_1"), QStringLiteral("charge.succeeded"), 1);
