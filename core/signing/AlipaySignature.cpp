@@ -1,0 +1,74 @@
+#include "core/signing/AlipaySignature.h"
+
+#include "core/signing/RsaKey.h"
+
+#include <QMap>
+
+#include <optional>
+
+namespace keel::AlipaySignature {
+namespace {
+
+// The signed parameters sorted by key; nothing if a key repeats.
+std::optional<QMap<QString, QString>> signedParameters(const Parameters &parameters)
+{
+    QMap<QString, QString> kept;
+    for (const auto &[key, value] : parameters) {
+        if (key == QLatin1String("sign") || key == QLatin1String("sign_type") || value.isEmpty())
+            continue;
+        if (kept.contains(key))
+            return std::nullopt;
+        kept.insert(key, value);
+    }
+    return kept;
+}
+
+QByteArray join(const QMap<QString, QString> &kept)
+{
+    QByteArray message;
+    for (auto it = kept.cbegin(); it != kept.cend(); ++it) {
+        if (!message.isEmpty())
+            message += '&';
+        message += it.key().toUtf8() + '=' + it.value().toUtf8();
+    }
+    return message;
+}
+
+QString valueOf(const Parameters &parameters, const char *key)
+{
+    for (const auto &[name, value] : parameters)
+        if (name == QLatin1String(key))
+            return value;
+    return {};
+}
+
+} // namespace
+
+QByteArray signString(const Parameters &parameters)
+{
+    return join(signedParameters(parameters).value_or(QMap<QString, QString>()));
+}
+
+SignatureVerdict verify(const Parameters &parameters, const RsaKey &alipayPublicKey)
+{
+    const std::optional<QMap<QString, QString>> kept = signedParameters(parameters);
+    const QString signType = valueOf(parameters, "sign_type");
+    const auto decoded = QByteArray::fromBase64Encoding(valueOf(parameters, "sign").toLatin1(),
+                                                        QByteArray::AbortOnBase64DecodingErrors);
+    const QByteArray signature = decoded ? *decoded : QByteArray();
+    if (!kept || kept->isEmpty() || signature.isEmpty() ||
+        (!signType.isEmpty() && signType != QLatin1String("RSA2")))
+        return SignatureVerdict::Malformed;
+    return alipayPublicKey.verifySha256(join(*kept), signature) ? SignatureVerdict::Valid
+                                                                : SignatureVerdict::Mismatch;
+}
+
+Result<QString> sign(const Parameters &parameters, const RsaKey &privateKey)
+{
+    Result<QByteArray> signature = privateKey.signSha256(signString(parameters));
+    if (!signature)
+        return signature.error();
+    return QString::fromLatin1(signature->toBase64());
+}
+
+} // namespace keel::AlipaySignature

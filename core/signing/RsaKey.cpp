@@ -1,0 +1,116 @@
+#include "core/signing/RsaKey.h"
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+namespace keel {
+
+struct RsaKey::Handle {
+    explicit Handle(EVP_PKEY *owned) : key(owned) {}
+    ~Handle() { EVP_PKEY_free(key); }
+    Handle(const Handle &) = delete;
+    Handle &operator=(const Handle &) = delete;
+    EVP_PKEY *key;
+};
+
+namespace {
+
+using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
+
+Bio memoryBio(const QByteArray &bytes)
+{
+    return Bio(BIO_new_mem_buf(bytes.constData(), int(bytes.size())), &BIO_free);
+}
+
+QString serialOf(X509 *certificate)
+{
+    BIGNUM *number = ASN1_INTEGER_to_BN(X509_get0_serialNumber(certificate), nullptr);
+    if (!number)
+        return {};
+    char *hex = BN_bn2hex(number);
+    const QString serial = QString::fromLatin1(hex).toUpper();
+    OPENSSL_free(hex);
+    BN_free(number);
+    return serial;
+}
+
+} // namespace
+
+Result<RsaKey> RsaKey::fromPem(const QByteArray &pem, const QString &what)
+{
+    RsaKey result;
+    EVP_PKEY *key = nullptr;
+    if (pem.contains("PRIVATE KEY-----")) {
+        key = PEM_read_bio_PrivateKey(memoryBio(pem).get(), nullptr, nullptr, nullptr);
+        result.m_private = key != nullptr;
+    } else if (pem.contains("BEGIN CERTIFICATE")) {
+        X509 *certificate = PEM_read_bio_X509(memoryBio(pem).get(), nullptr, nullptr, nullptr);
+        if (certificate) {
+            key = X509_get_pubkey(certificate);
+            result.m_serial = serialOf(certificate);
+            X509_free(certificate);
+        }
+    } else if (pem.contains("PUBLIC KEY-----")) {
+        key = PEM_read_bio_PUBKEY(memoryBio(pem).get(), nullptr, nullptr, nullptr);
+    }
+    if (!key)
+        return fieldError(what, QStringLiteral("key_invalid"),
+                          QStringLiteral("%1 is not a PEM RSA key or certificate").arg(what));
+    if (EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) {
+        EVP_PKEY_free(key);
+        return fieldError(what, QStringLiteral("key_invalid"),
+                          QStringLiteral("%1 is not an RSA key").arg(what));
+    }
+    result.m_key = std::make_shared<Handle>(key);
+    return result;
+}
+
+Result<RsaKey> RsaKey::fromBase64PublicKey(const QByteArray &base64, const QString &what)
+{
+    QByteArray pem = "-----BEGIN PUBLIC KEY-----\n";
+    const QByteArray body = base64.simplified().replace(' ', "");
+    for (qsizetype at = 0; at < body.size(); at += 64)
+        pem += body.mid(at, 64) + '\n';
+    pem += "-----END PUBLIC KEY-----\n";
+    return fromPem(pem, what);
+}
+
+Result<QByteArray> RsaKey::signSha256(const QByteArray &message) const
+{
+    if (!m_private)
+        return Error{ErrorKind::Failed, QStringLiteral("a public key cannot sign"), {}, {}};
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                    &EVP_MD_CTX_free);
+    size_t length = 0;
+    if (EVP_DigestSignInit(context.get(), nullptr, EVP_sha256(), nullptr, m_key->key) != 1 ||
+        EVP_DigestSign(context.get(), nullptr, &length,
+                       reinterpret_cast<const unsigned char *>(message.constData()),
+                       size_t(message.size())) != 1)
+        return Error{ErrorKind::Failed, QStringLiteral("RSA signing failed"), {}, {}};
+    QByteArray signature(qsizetype(length), Qt::Uninitialized);
+    if (EVP_DigestSign(context.get(), reinterpret_cast<unsigned char *>(signature.data()), &length,
+                       reinterpret_cast<const unsigned char *>(message.constData()),
+                       size_t(message.size())) != 1)
+        return Error{ErrorKind::Failed, QStringLiteral("RSA signing failed"), {}, {}};
+    signature.truncate(qsizetype(length));
+    return signature;
+}
+
+bool RsaKey::verifySha256(const QByteArray &message, const QByteArray &signature) const
+{
+    if (!m_key)
+        return false;
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                    &EVP_MD_CTX_free);
+    return EVP_DigestVerifyInit(context.get(), nullptr, EVP_sha256(), nullptr, m_key->key) == 1 &&
+           EVP_DigestVerify(context.get(),
+                            reinterpret_cast<const unsigned char *>(signature.constData()),
+                            size_t(signature.size()),
+                            reinterpret_cast<const unsigned char *>(message.constData()),
+                            size_t(message.size())) == 1;
+}
+
+} // namespace keel

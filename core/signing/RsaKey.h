@@ -1,0 +1,39 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <memory>
+
+namespace keel {
+
+// An RSA key for SHA256withRSA (PKCS#1 v1.5), the scheme Alipay's RSA2 and
+// WeChat Pay's API v3 both use: a private key to sign, or a public key (or an
+// X.509 certificate's) to verify.
+class RsaKey final {
+public:
+    // A PEM "PRIVATE KEY", "RSA PRIVATE KEY", "PUBLIC KEY" or "CERTIFICATE".
+    // `what` names the key in the error ("--alipay-public-key").
+    static Result<RsaKey> fromPem(const QByteArray &pem, const QString &what);
+    // Alipay hands out its public key as bare base64 (the PEM body, one line).
+    static Result<RsaKey> fromBase64PublicKey(const QByteArray &base64, const QString &what);
+
+    bool canSign() const { return m_private; }
+    // A certificate's serial number, upper-case hex as WeChat Pay writes it;
+    // empty for a bare key.
+    QString certificateSerial() const { return m_serial; }
+
+    // The raw signature; an error only if this is not a private key.
+    Result<QByteArray> signSha256(const QByteArray &message) const;
+    bool verifySha256(const QByteArray &message, const QByteArray &signature) const;
+
+private:
+    struct Handle;
+    std::shared_ptr<Handle> m_key;
+    bool m_private = false;
+    QString m_serial;
+};
+
+} // namespace keel
