@@ -47,6 +47,17 @@ public:
                           QStringLiteral("Milliseconds after which a payment step's key held by "
                                          "a dead process may be taken over (default 30000)."),
                           QStringLiteral("MS")});
+        parser.addOption({QStringLiteral("notify-senders"),
+                          QStringLiteral("Threads delivering merchant notifications; 0 sends "
+                                         "none from this worker (default 2)."),
+                          QStringLiteral("N")});
+        parser.addOption({QStringLiteral("notify-schedule"),
+                          QStringLiteral("Seconds to wait after each failed notification "
+                                         "attempt, comma-separated; the attempt after the last "
+                                         "pause that fails parks it (default about three days: "
+                                         "60,300,900,3600,10800,21600,43200,43200,43200,43200,"
+                                         "43200)."),
+                          QStringLiteral("S,S,...")});
         addChannelOptions(parser);
     }
 
@@ -84,11 +95,14 @@ private:
         Result<int> poll = intOption(parser, QStringLiteral("poll"), 1000, 10, 600000);
         Result<int> lease = intOption(parser, QStringLiteral("lease"), 30000, 1000, 3600000);
         Result<int> lock = intOption(parser, QStringLiteral("lock-timeout"), 30000, 100, 3600000);
+        Result<int> senders = intOption(parser, QStringLiteral("notify-senders"), 2, 0, 64);
+        Result<QList<int>> schedule = notifySchedule(parser);
         Result<ChannelFactory> channel = channelOption(parser);
         for (const Error *failed :
              {forward ? nullptr : &forward.error(), compensate ? nullptr : &compensate.error(),
               perHost ? nullptr : &perHost.error(), poll ? nullptr : &poll.error(),
               lease ? nullptr : &lease.error(), lock ? nullptr : &lock.error(),
+              senders ? nullptr : &senders.error(), schedule ? nullptr : &schedule.error(),
               channel ? nullptr : &channel.error()})
             if (failed)
                 return *failed;
@@ -100,7 +114,34 @@ private:
         options.saga.leaseMs = *lease;
         options.idempotency.lockTimeoutMs = *lock;
         options.channel = *channel;
+        options.notificationSenders = *senders;
+        if (!schedule->isEmpty())
+            options.notifications.retryDelaysSeconds = *schedule;
         return options;
+    }
+
+    static Result<QList<int>> notifySchedule(const QCommandLineParser &parser)
+    {
+        QList<int> seconds;
+        if (!parser.isSet(QStringLiteral("notify-schedule")))
+            return seconds;
+        for (const QString &item :
+             parser.value(QStringLiteral("notify-schedule")).split(u',', Qt::SkipEmptyParts)) {
+            bool number = false;
+            const int value = item.trimmed().toInt(&number);
+            if (!number || value < 1 || value > 7 * 86400)
+                return fieldError(QStringLiteral("notify-schedule"),
+                                  QStringLiteral("parameter_invalid"),
+                                  QStringLiteral("--notify-schedule takes seconds between 1 and "
+                                                 "604800, comma-separated; got \"%1\"")
+                                      .arg(item));
+            seconds << value;
+        }
+        if (seconds.isEmpty())
+            return fieldError(QStringLiteral("notify-schedule"),
+                              QStringLiteral("parameter_invalid"),
+                              QStringLiteral("--notify-schedule needs at least one pause"));
+        return seconds;
     }
 };
 

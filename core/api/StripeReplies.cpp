@@ -221,4 +221,14 @@ void StripeReplies::logFailure(const Error &error) const
                       : "");
 }
 
+QByteArray StripeReplies::renderCharge(const ChargeRecord &charge) const
+{
+    return keel::renderCharge(charge);
+}
+
+QByteArray StripeReplies::renderRefund(const RefundRecord &refund) const
+{
+    return keel::renderRefund(refund);
+}
+
 } // namespace keel

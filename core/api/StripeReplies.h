@@ -15,6 +15,8 @@ struct Error;
 class StripeReplies final : public ReplyRenderer {
 public:
     StoredResponse render(const PaymentOutcome &outcome) const override;
+    QByteArray renderCharge(const ChargeRecord &charge) const override;
+    QByteArray renderRefund(const RefundRecord &refund) const override;
     // What to send: the rendered outcome, or a stored reply marked as replayed.
     HttpResponse respond(const PaymentOutcome &outcome) const;
 

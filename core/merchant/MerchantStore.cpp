@@ -74,6 +74,27 @@ Result<IssuedMerchant> MerchantStore::create(const QString &name, const QString 
     return issued;
 }
 
+Result<QString> MerchantStore::rotateSecret(qint64 merchantId, int keepPreviousHours)
+{
+    if (keepPreviousHours < 0 || keepPreviousHours > 24 * 30)
+        return fieldError(QStringLiteral("keep-previous-hours"),
+                          QStringLiteral("parameter_invalid"),
+                          QStringLiteral("--keep-previous-hours must be between 0 and 720"));
+    const QString secret = randomToken(QStringLiteral("whsec_"), 32);
+    Result<PgRows> rows = m_session.query(
+        "UPDATE keel.merchant_secrets SET webhook_secret = $2, rotated_at = now(), "
+        "  previous_secret = CASE WHEN $3 > 0 THEN webhook_secret END, "
+        "  previous_expires_at = CASE WHEN $3 > 0 THEN now() + $3 * interval '1 hour' END "
+        "WHERE merchant_id = $1",
+        {QByteArray::number(merchantId), secret.toUtf8(), QByteArray::number(keepPreviousHours)});
+    if (!rows)
+        return rows.error();
+    if (rows->affected() != 1)
+        return fieldError(QStringLiteral("merchant"), QStringLiteral("merchant_not_found"),
+                          QStringLiteral("there is no merchant %1").arg(merchantId));
+    return secret;
+}
+
 Result<std::optional<Merchant>> MerchantStore::authenticate(const QString &apiKey)
 {
     const QByteArray hash = keyHash(apiKey);

@@ -22,6 +22,11 @@ public:
     explicit MerchantStore(PgConnection &session) : m_session(session) {}
 
     Result<IssuedMerchant> create(const QString &name, const QString &notifyUrl);
+    // A new webhook secret for the merchant, shown once; the old one stays
+    // valid for `keepPreviousHours` (notifications carry a signature for
+    // each) so the merchant can deploy the new one. An error coded
+    // "merchant_not_found" if there is no such merchant.
+    Result<QString> rotateSecret(qint64 merchantId, int keepPreviousHours = 24);
     // The merchant an API key belongs to; cached for a few seconds per process
     // (a suspended merchant is refused within that time).
     Result<std::optional<Merchant>> authenticate(const QString &apiKey);

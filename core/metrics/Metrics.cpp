@@ -227,6 +227,28 @@ quint64 Metrics::outboxCount(const QString &result) const
     return m_outbox.value(label("result", result));
 }
 
+void Metrics::countNotification(const QString &result)
+{
+    m_notifications.add(label("result", result), 1);
+    RollupBuffer::instance().add(QStringLiteral("notifications.") + result, 1);
+}
+
+quint64 Metrics::notificationCount(const QString &result) const
+{
+    return m_notifications.value(label("result", result));
+}
+
+void Metrics::countChannelNotification(const QString &channel, const QString &verdict)
+{
+    m_channelNotifications.add(label("channel", channel) + ',' + label("verdict", verdict), 1);
+}
+
+quint64 Metrics::channelNotificationCount(const QString &channel, const QString &verdict) const
+{
+    return m_channelNotifications.value(label("channel", channel) + ',' +
+                                        label("verdict", verdict));
+}
+
 void Metrics::setOutboxState(qint64 lagMs, qint64 backlog, qint64 parked)
 {
     m_outboxLagMs.store(lagMs, std::memory_order_relaxed);
@@ -329,6 +351,14 @@ QByteArray Metrics::sagaAndOutboxText() const
            "# TYPE keel_outbox_parked gauge\n"
            "keel_outbox_parked " +
            QByteArray::number(m_outboxParked.load()) + '\n';
+    out += "# HELP keel_notifications_total Merchant notification attempts: delivered, "
+           "failed (retried later) or parked (out of retries).\n"
+           "# TYPE keel_notifications_total counter\n";
+    out += m_notifications.render("keel_notifications_total");
+    out += "# HELP keel_channel_notifications_total Channel notifications received, by "
+           "channel and verdict (accepted, or why they were rejected).\n"
+           "# TYPE keel_channel_notifications_total counter\n";
+    out += m_channelNotifications.render("keel_channel_notifications_total");
     return out;
 }
 

@@ -63,6 +63,15 @@ public:
     void setOutboxState(qint64 lagMs, qint64 backlog, qint64 parked);
     quint64 outboxCount(const QString &result) const;
 
+    // Merchant notifications: attempts delivered (2xx), failed (retried
+    // later) and parked (out of retries).
+    void countNotification(const QString &result);
+    quint64 notificationCount(const QString &result) const;
+    // Channel notifications coming in: accepted, or rejected and why
+    // (malformed, outside_window, unknown_key, mismatch, replayed_nonce, ...).
+    void countChannelNotification(const QString &channel, const QString &verdict);
+    quint64 channelNotificationCount(const QString &channel, const QString &verdict) const;
+
     QByteArray prometheusText() const;
 
     // Every count also goes to the per-minute rollups (RollupBuffer) that the
@@ -113,6 +122,8 @@ private:
     std::atomic<quint64> m_leaseTakeovers{0};
     std::atomic<qint64> m_sagasStuck{0};
     LabelledCounters m_outbox;
+    LabelledCounters m_notifications;
+    LabelledCounters m_channelNotifications;
     std::atomic<qint64> m_outboxLagMs{0};
     std::atomic<qint64> m_outboxBacklog{0};
     std::atomic<qint64> m_outboxParked{0};

@@ -16,6 +16,7 @@
 #include "core/payment/PaymentContext.h"
 #include "core/payment/PaymentMetrics.h"
 #include "core/payment/PaymentRepository.h"
+#include "core/payment/ReplyRenderer.h"
 
 namespace keel {
 namespace {
@@ -176,6 +177,11 @@ PaymentOutcome ChargeService::settle(IdempotentOperation &operation, ChargeRecor
     return operation.finish(tx, *outcome, charge.publicId);
 }
 
+MerchantNotice ChargeService::notice(const ChargeRecord &charge) const
+{
+    return {charge.merchantId, charge.publicId, m_replies.renderCharge(charge)};
+}
+
 Status ChargeService::postCapture(ChargeRecord &charge, const QString &eventType)
 {
     if (Status captured = PaymentRepository(m_connection).addCaptured(charge, charge.amount);
@@ -188,7 +194,7 @@ Status ChargeService::postCapture(ChargeRecord &charge, const QString &eventType
         return posted;
     if (Status queued = Outbox(m_connection)
                             .enqueue(QStringLiteral("charge"), charge.publicId, eventType,
-                                     eventPayload(charge));
+                                     eventPayload(charge), notice(charge));
         !queued)
         return queued;
     Metrics::instance().countPosting(Metrics::Posting::Capture);
@@ -215,12 +221,12 @@ Result<PaymentOutcome> ChargeService::applyAuthorization(ChargeRecord &charge,
                            : QStringList{QStringLiteral("auth_ok")};
         if (Status moved = repository.transition(charge, steps, {}, upstream); !moved)
             return moved.error();
-        const Status posted =
-            charge.capture
-                ? postCapture(charge, QStringLiteral("charge.succeeded"))
-                : Outbox(m_connection)
-                      .enqueue(QStringLiteral("charge"), charge.publicId,
-                               QStringLiteral("charge.authorized"), eventPayload(charge));
+        const Status posted = charge.capture
+                                  ? postCapture(charge, QStringLiteral("charge.succeeded"))
+                                  : Outbox(m_connection)
+                                        .enqueue(QStringLiteral("charge"), charge.publicId,
+                                                 QStringLiteral("charge.authorized"),
+                                                 eventPayload(charge), notice(charge));
         if (!posted)
             return posted.error();
         paymentMetrics::countSteps(before, steps);
@@ -237,9 +243,10 @@ Result<PaymentOutcome> ChargeService::applyAuthorization(ChargeRecord &charge,
                                              failurePayload(code, message, declineCode), upstream);
         !moved)
         return moved.error();
-    if (Status queued = Outbox(m_connection)
-                            .enqueue(QStringLiteral("charge"), charge.publicId,
-                                     QStringLiteral("charge.failed"), eventPayload(charge));
+    if (Status queued =
+            Outbox(m_connection)
+                .enqueue(QStringLiteral("charge"), charge.publicId, QStringLiteral("charge.failed"),
+                         eventPayload(charge), notice(charge));
         !queued)
         return queued.error();
     paymentMetrics::countSteps(before, {QStringLiteral("auth_fail")});

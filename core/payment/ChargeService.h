@@ -16,6 +16,7 @@ class ReplyRenderer;
 struct ChannelResult;
 struct ChargeRequest;
 struct Merchant;
+struct MerchantNotice;
 struct PaymentContext;
 
 // Charges: create, retrieve, capture, and settling one left in flight.
@@ -65,6 +66,8 @@ private:
     Result<PaymentOutcome> applyAuthorization(ChargeRecord &charge, const ChannelResult &result);
     Result<PaymentOutcome> applyCapture(ChargeRecord &charge, const ChannelResult &result);
     Status postCapture(ChargeRecord &charge, const QString &eventType);
+    // The merchant's notification of an event about `charge`, as it is now.
+    MerchantNotice notice(const ChargeRecord &charge) const;
 
     const PaymentContext &m_context;
     PgConnection &m_connection;

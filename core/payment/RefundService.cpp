@@ -18,6 +18,7 @@
 #include "core/payment/PaymentRepository.h"
 #include "core/payment/RefundRepository.h"
 #include "core/payment/RefundRequest.h"
+#include "core/payment/ReplyRenderer.h"
 
 namespace keel {
 namespace {
@@ -214,6 +215,11 @@ PaymentOutcome RefundService::execute(IdempotentOperation &operation, RefundReco
     return operation.finish(tx, PaymentOutcome::ofRefund(Kind::Refund, refund), refund.publicId);
 }
 
+MerchantNotice RefundService::notice(const RefundRecord &refund, const ChargeRecord &charge) const
+{
+    return {charge.merchantId, charge.publicId, m_replies.renderRefund(refund)};
+}
+
 Status RefundService::applySuccess(RefundRecord &refund, ChargeRecord &charge)
 {
     const bool full = charge.amountRefunded + refund.amount >= charge.amountCaptured;
@@ -238,7 +244,8 @@ Status RefundService::applySuccess(RefundRecord &refund, ChargeRecord &charge)
         return posted;
     if (Status queued = Outbox(m_connection)
                             .enqueue(QStringLiteral("refund"), refund.publicId,
-                                     QStringLiteral("refund.succeeded"), refundEvent(refund));
+                                     QStringLiteral("refund.succeeded"), refundEvent(refund),
+                                     notice(refund, charge));
         !queued)
         return queued;
     paymentMetrics::countTransition(before, charge.state);
@@ -256,9 +263,10 @@ Status RefundService::applyFailure(RefundRecord &refund, ChargeRecord &charge)
     if (Status status = RefundRepository(m_connection).setStatus(refund, QStringLiteral("failed"));
         !status)
         return status;
-    if (Status queued = Outbox(m_connection)
-                            .enqueue(QStringLiteral("refund"), refund.publicId,
-                                     QStringLiteral("refund.failed"), refundEvent(refund));
+    if (Status queued =
+            Outbox(m_connection)
+                .enqueue(QStringLiteral("refund"), refund.publicId, QStringLiteral("refund.failed"),
+                         refundEvent(refund), notice(refund, charge));
         !queued)
         return queued;
     paymentMetrics::countTransition(PaymentState::Refunding, PaymentState::Captured);

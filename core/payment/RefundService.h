@@ -13,6 +13,7 @@ class PgTransaction;
 class ReplyRenderer;
 struct ChannelResult;
 struct Merchant;
+struct MerchantNotice;
 struct PaymentContext;
 struct RefundRequest;
 
@@ -44,6 +45,8 @@ private:
                            ChargeRecord &charge, bool askFirst);
     Status applySuccess(RefundRecord &refund, ChargeRecord &charge);
     Status applyFailure(RefundRecord &refund, ChargeRecord &charge);
+    // The merchant's notification of an event about `refund`, as it is now.
+    MerchantNotice notice(const RefundRecord &refund, const ChargeRecord &charge) const;
 
     const PaymentContext &m_context;
     PgConnection &m_connection;

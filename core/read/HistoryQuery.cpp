@@ -163,7 +163,22 @@ const QList<TimelineBranch> &timelineBranches()
          "SELECT o.created_at, 'outbox', o.event_type || CASE WHEN o.published_at IS NULL "
          "  THEN ' (not yet published)' ELSE ' (published)' END, 4, o.id "
          "  FROM keel.outbox o, c WHERE o.aggregate_type = 'charge' AND o.aggregate_id = "
-         "c.public_id "}};
+         "c.public_id "},
+        // Each delivery attempt to the merchant, and a notification that gave up.
+        {"notification",
+         {QStringLiteral("notifications"), QStringLiteral("notification_attempts")},
+         "SELECT a.started_at, 'notification', n.event_type || ' ' || n.event_id || "
+         "  ' to the merchant, attempt ' || a.attempt || ': ' || "
+         "  coalesce('HTTP ' || a.http_status, 'no answer') || ' in ' || a.latency_ms || ' ms' || "
+         "  coalesce(' (' || a.error || ')', '') || "
+         "  coalesce(', answered ' || left(a.response_excerpt, 80), ''), 5, "
+         "  a.notification_id * 1000 + a.attempt "
+         "  FROM keel.notifications n JOIN keel.notification_attempts a "
+         "    ON a.notification_id = n.id, c WHERE n.charge_id = c.public_id "
+         "UNION ALL SELECT n.parked_at, 'notification', n.event_type || ' ' || n.event_id || "
+         "  ' parked after ' || n.attempts || ' attempts: ' || coalesce(n.last_error, ''), 5, "
+         "  n.id * 1000 + 999 FROM keel.notifications n, c "
+         "  WHERE n.charge_id = c.public_id AND n.status = 'parked' "}};
     return branches;
 }
 

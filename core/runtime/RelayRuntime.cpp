@@ -1,10 +1,10 @@
 #include "core/runtime/RelayRuntime.h"
 
-#include "core/db/ChangeListener.h"
 #include "core/db/PgConnection.h"
 #include "core/metrics/RollupBuffer.h"
 #include "core/outbox/AmqpPublisher.h"
 #include "core/runtime/FailureLog.h"
+#include "core/runtime/NotifyWakeup.h"
 
 #include <QCoreApplication>
 #include <QDebug>
@@ -40,18 +40,9 @@ Result<std::unique_ptr<RelayRuntime>> RelayRuntime::start(RelayRuntimeOptions op
     runtime->m_options = options;
     runtime->m_housekeeping = std::make_unique<PgConnection>(std::move(housekeeping).value());
     runtime->m_failures = std::make_unique<FailureLog>();
-    ChangeListener::Callbacks callbacks;
+    runtime->m_wakeup =
+        std::make_unique<NotifyWakeup>(options.settings, QStringList{OutboxRelay::channel()});
     RelayRuntime *self = runtime.get();
-    callbacks.notified = [self](const QString &, const QString &) {
-        {
-            std::lock_guard lock(self->m_mutex);
-            ++self->m_announced;
-        }
-        self->m_wakeup.notify_all();
-    };
-    runtime->m_listener = std::make_unique<ChangeListener>(
-        options.settings, QStringList{OutboxRelay::channel()}, std::move(callbacks));
-    runtime->m_listener->start();
     runtime->m_thread = std::thread([self] { self->run(); });
     return runtime;
 }
@@ -61,14 +52,6 @@ RelayRuntime::~RelayRuntime()
     stop();
 }
 
-void RelayRuntime::sleep(int milliseconds)
-{
-    std::unique_lock lock(m_mutex);
-    const quint64 seen = m_announced;
-    m_wakeup.wait_for(lock, std::chrono::milliseconds(milliseconds),
-                      [&] { return m_stopping || m_announced != seen; });
-}
-
 void RelayRuntime::run()
 {
     std::unique_ptr<PgConnection> connection;
@@ -76,7 +59,7 @@ void RelayRuntime::run()
     if (!m_options.catchAllQueue.isEmpty())
         publisher.setCatchAllQueue(m_options.catchAllQueue, 100000);
     int pauseMs = 0;
-    while (!m_stopping) {
+    while (!m_wakeup->stopping()) {
         if (!connection || !connection->healthy()) {
             Result<PgConnection> opened = PgConnection::open(m_options.settings);
             connection =
@@ -95,12 +78,12 @@ void RelayRuntime::run()
                                          : QStringLiteral("keel relay: publishing again"));
         if (failed) {
             pauseMs = std::min(MaxPauseMs, std::max(250, pauseMs * 2));
-            sleep(pauseMs);
+            m_wakeup->sleep(pauseMs);
             continue;
         }
         pauseMs = 0;
         if (pass->published == 0)
-            sleep(m_options.pollMs);
+            m_wakeup->sleep(m_options.pollMs);
     }
 }
 
@@ -119,17 +102,10 @@ void RelayRuntime::maintain()
 
 void RelayRuntime::stop()
 {
-    {
-        std::lock_guard lock(m_mutex);
-        if (m_stopping)
-            return;
-        m_stopping = true;
-    }
-    m_wakeup.notify_all();
+    if (!m_wakeup || !m_wakeup->stop())
+        return;
     if (m_thread.joinable())
         m_thread.join();
-    if (m_listener)
-        m_listener->stop();
     if (m_housekeeping && m_housekeeping->healthy())
         (void)RollupBuffer::instance().flush(*m_housekeeping, instanceName());
 }

@@ -5,15 +5,13 @@
 #include "core/outbox/OutboxRelay.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 namespace keel {
 
-class ChangeListener;
 class FailureLog;
+class NotifyWakeup;
 class PgConnection;
 
 struct RelayRuntimeOptions {
@@ -41,17 +39,12 @@ public:
 private:
     RelayRuntime();
     void run();
-    void sleep(int milliseconds);
 
     RelayRuntimeOptions m_options;
     std::unique_ptr<PgConnection> m_housekeeping;
     std::unique_ptr<FailureLog> m_failures;
-    std::unique_ptr<ChangeListener> m_listener;
+    std::unique_ptr<NotifyWakeup> m_wakeup;
     std::thread m_thread;
-    std::mutex m_mutex;
-    std::condition_variable m_wakeup;
-    quint64 m_announced = 0;
-    std::atomic<bool> m_stopping{false};
     std::atomic<bool> m_brokerDown{false}; // for the thread's own log lines
 };
 

@@ -6,6 +6,7 @@
 #include "core/metrics/RollupBuffer.h"
 #include "core/payment/Reconciler.h"
 #include "core/runtime/FailureLog.h"
+#include "core/runtime/NotificationLoop.h"
 #include "core/runtime/ProcessSetup.h"
 #include "core/saga/StuckSagas.h"
 
@@ -32,6 +33,9 @@ Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::start(WorkerOptions option
     runtime->m_worker = std::make_unique<SagaWorker>(runtime->m_context, *runtime->m_replies,
                                                      runtime->m_options.saga);
     runtime->m_worker->start();
+    if (options.notificationSenders > 0)
+        runtime->m_notifications = NotificationLoop::start(
+            {options.settings, options.notifications, options.notificationSenders});
     return runtime;
 }
 
@@ -63,6 +67,10 @@ void WorkerRuntime::maintain()
 
 void WorkerRuntime::stop()
 {
+    if (m_notifications) {
+        m_notifications->stop();
+        m_notifications.reset();
+    }
     if (m_worker) {
         m_worker->stop();
         m_worker.reset();

@@ -3,6 +3,7 @@
 #include "core/Result.h"
 #include "core/db/ConnectionSettings.h"
 #include "core/idempotency/IdempotencyStore.h"
+#include "core/outbox/NotificationSender.h"
 #include "core/payment/Channel.h"
 #include "core/saga/SagaWorker.h"
 
@@ -11,6 +12,7 @@
 namespace keel {
 
 class FailureLog;
+class NotificationLoop;
 class PgConnection;
 class StripeReplies;
 
@@ -20,9 +22,12 @@ struct WorkerOptions {
     IdempotencyPolicy idempotency;
     SagaWorkerOptions saga;
     int reconcileGraceSeconds = 30;
+    int notificationSenders = 2; // 0: this worker sends no merchant notifications
+    NotificationOptions notifications;
 };
 
-// A running `keel worker`: the saga worker's pools, plus housekeeping the
+// A running `keel worker`: the saga worker's pools and the merchant
+// notification senders, plus housekeeping the
 // owner drives by calling maintain() every few seconds (flushing rollups,
 // the stuck-saga gauge, settling payments a crashed process left in flight).
 class WorkerRuntime final {
@@ -42,6 +47,7 @@ private:
     PaymentContext m_context;
     std::unique_ptr<StripeReplies> m_replies;
     std::unique_ptr<SagaWorker> m_worker;
+    std::unique_ptr<NotificationLoop> m_notifications;
     std::unique_ptr<PgConnection> m_housekeeping;
     std::unique_ptr<FailureLog> m_failures;
 };

@@ -30,6 +30,15 @@ QByteArray header(const QByteArray &secret, qint64 timestamp, const QByteArray &
     return "t=" + t + ",v1=" + expected(secret, t, body);
 }
 
+QByteArray header(const QList<QByteArray> &secrets, qint64 timestamp, const QByteArray &body)
+{
+    const QByteArray t = QByteArray::number(timestamp);
+    QByteArray value = "t=" + t;
+    for (const QByteArray &secret : secrets)
+        value += ",v1=" + expected(secret, t, body);
+    return value;
+}
+
 SignatureVerdict verify(const QByteArray &header, const QByteArray &body,
                         const QList<QByteArray> &secrets, qint64 now, int toleranceSeconds)
 {

@@ -14,6 +14,8 @@ namespace keel {
 namespace StripeSignature {
 
 QByteArray header(const QByteArray &secret, qint64 timestamp, const QByteArray &body);
+// One v1 per secret, as Stripe signs while a rotated-away secret is still live.
+QByteArray header(const QList<QByteArray> &secrets, qint64 timestamp, const QByteArray &body);
 
 // Valid when any v1 in the header matches any of `secrets` (a rotation keeps
 // the old secret for a while; Stripe sends one v1 per active secret) and t is

@@ -90,6 +90,7 @@ HttpResponse TestParticipant::handle(const HttpRequest &request)
         call = ++m_calls[request.path];
         ++m_callsBySaga[request.path + '|' + gid];
         m_lastQuery.insert(request.path, request.query);
+        m_requests[request.path].append(request);
         fail =
             behaviour.failStatus != 0 && (behaviour.failTimes < 0 || call <= behaviour.failTimes);
         // The barrier: an operation takes effect the first time it succeeds.
@@ -106,6 +107,12 @@ HttpResponse TestParticipant::handle(const HttpRequest &request)
         return jsonResponse(behaviour.failStatus,
                             behaviour.failBody.isEmpty() ? QByteArray("{}") : behaviour.failBody);
     return jsonResponse(200, "{\"dtm_result\":\"SUCCESS\"}");
+}
+
+QList<HttpRequest> TestParticipant::requests(const QByteArray &path) const
+{
+    const QMutexLocker lock(&m_mutex);
+    return m_requests.value(path);
 }
 
 HttpResponse TestParticipant::refuse(HttpRefusal)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/net/HttpRequest.h"
 #include "core/net/HttpServer.h"
 
 #include <QByteArray>
@@ -41,6 +42,8 @@ public:
     // effect once, however often it was delivered.
     int maxEffectsPerOperation() const;
     QByteArray lastQuery(const QByteArray &path) const;
+    // Every request to the path, in arrival order (a merchant's notify URL).
+    QList<HttpRequest> requests(const QByteArray &path) const;
     // The most calls this participant had in flight at once.
     int mostInFlight() const { return m_mostInFlight.load(); }
 
@@ -54,6 +57,7 @@ private:
     QHash<QByteArray, int> m_callsBySaga; // path|gid -> calls
     QHash<QByteArray, int> m_effects;     // path|gid|branch|op -> effects (0 or 1)
     QHash<QByteArray, QByteArray> m_lastQuery;
+    QHash<QByteArray, QList<HttpRequest>> m_requests;
     std::atomic<int> m_inFlight{0};
     std::atomic<int> m_mostInFlight{0};
     std::unique_ptr<HttpServer> m_server;
