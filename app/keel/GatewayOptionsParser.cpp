@@ -28,6 +28,22 @@ void addGatewayOptions(QCommandLineParser &parser)
          QStringLiteral("Seconds a payment may sit in Authorizing/Capturing before the "
                         "channel is asked what happened (default 30)."),
          QStringLiteral("SECONDS")});
+    parser.addOption({QStringLiteral("alipay-public-key"),
+                      QStringLiteral("File with Alipay's public key (PEM or its one-line base64): "
+                                     "verifies /v1/channels/alipay/notify."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("wechatpay-certificate"),
+                      QStringLiteral("File with a WeChat Pay platform certificate (PEM; repeat "
+                                     "during a rotation): verifies /v1/channels/wechatpay/notify."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("wechatpay-apiv3-key"),
+                      QStringLiteral("File with the 32-character WeChat Pay APIv3 key that "
+                                     "decrypts its notifications."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("stripe-webhook-secret"),
+                      QStringLiteral("File with a Stripe webhook secret (whsec_...; repeat during "
+                                     "a rotation): verifies /v1/channels/stripe/webhook."),
+                      QStringLiteral("FILE")});
     addChannelOptions(parser);
 }
 
@@ -89,6 +105,14 @@ Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser)
     options.idempotency.lockTimeoutMs = *lock;
     options.reconcileGraceSeconds = *reconcile;
     options.channel = *channel;
+    Result<ChannelKeys> keys =
+        ChannelKeys::load({parser.value(QStringLiteral("alipay-public-key")),
+                           parser.values(QStringLiteral("wechatpay-certificate")),
+                           parser.value(QStringLiteral("wechatpay-apiv3-key")),
+                           parser.values(QStringLiteral("stripe-webhook-secret"))});
+    if (!keys)
+        return keys.error();
+    options.channelKeys = std::make_shared<const ChannelKeys>(*std::move(keys));
     return options;
 }
 

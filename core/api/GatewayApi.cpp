@@ -83,7 +83,9 @@ Metrics::Endpoint endpointOf(int target)
 
 } // namespace
 
-GatewayApi::GatewayApi(PaymentContext context) : m_context(std::move(context)) {}
+GatewayApi::GatewayApi(PaymentContext context, std::shared_ptr<const ChannelKeys> channelKeys)
+    : m_context(std::move(context)), m_channelNotices(m_context, m_replies, std::move(channelKeys))
+{}
 
 HttpResponse GatewayApi::handle(const HttpRequest &request)
 {
@@ -168,6 +170,19 @@ HttpResponse GatewayApi::route(const HttpRequest &request, int &endpoint)
         response.body = Metrics::instance().prometheusText();
         response.setHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
         return response;
+    }
+    if (ChannelNotifyEndpoints::handles(request.path)) {
+        // Signed by the channel, not authenticated by an API key.
+        if (request.method != "POST") {
+            ApiError error;
+            error.status = 405;
+            error.code = QStringLiteral("method_not_allowed");
+            error.message = QStringLiteral("channels POST their notifications");
+            HttpResponse response = error.response();
+            response.setHeader("Allow", "POST");
+            return response;
+        }
+        return m_channelNotices.handle(request);
     }
     const Route route = match(request.path);
     if (route.target == Target::None) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/api/ChannelNotifyEndpoints.h"
 #include "core/api/SagaEndpoints.h"
 #include "core/api/StripeReplies.h"
 #include "core/net/HttpServer.h"
@@ -14,12 +15,13 @@ class RequestParams;
 struct HttpRequest;
 
 // The gateway's HTTP API, wire-compatible with Stripe's for charges and
-// refunds, plus sagas: routing, API-key authentication, body parsing, and rendering what
-// the payment services say. Called on the server's worker threads; each uses
-// its own database connection.
+// refunds, plus sagas and the channels' notifications: routing, API-key authentication, body
+// parsing, and rendering what the payment services say. Called on the server's worker threads; each
+// uses its own database connection.
 class GatewayApi final : public HttpHandler {
 public:
-    explicit GatewayApi(PaymentContext context);
+    explicit GatewayApi(PaymentContext context,
+                        std::shared_ptr<const ChannelKeys> channelKeys = {});
 
     HttpResponse handle(const HttpRequest &request) override;
     HttpResponse refuse(HttpRefusal refusal) override;
@@ -44,6 +46,7 @@ private:
     PaymentContext m_context;
     StripeReplies m_replies;
     SagaEndpoints m_sagas{m_context, m_replies};
+    ChannelNotifyEndpoints m_channelNotices;
 };
 
 } // namespace keel

@@ -69,4 +69,29 @@ Result<qint64> parseMinorUnits(const QString &text, const Currency &currency, qi
     return value;
 }
 
+Result<qint64> parseMajorUnits(const QString &text, const Currency &currency, const QString &field)
+{
+    const qsizetype point = text.indexOf(u'.');
+    const QString whole = point < 0 ? text : text.left(point);
+    const QString fraction = point < 0 ? QString() : text.mid(point + 1);
+    const auto digitsOnly = [](const QString &part) {
+        for (const QChar c : part)
+            if (c < u'0' || c > u'9')
+                return false;
+        return true;
+    };
+    if (whole.isEmpty() || whole.size() > 15 || !digitsOnly(whole) || !digitsOnly(fraction) ||
+        (point >= 0 && fraction.isEmpty()) || fraction.size() > currency.exponent)
+        return fieldError(field, QStringLiteral("parameter_invalid"),
+                          QStringLiteral("%1 must be an amount in %2 with at most %3 decimal "
+                                         "places; got \"%4\"")
+                              .arg(field, currency.code)
+                              .arg(currency.exponent)
+                              .arg(text));
+    qint64 value = whole.toLongLong();
+    for (int i = 0; i < currency.exponent; ++i)
+        value = value * 10 + (i < fraction.size() ? fraction.at(i).unicode() - u'0' : 0);
+    return value;
+}
+
 } // namespace keel

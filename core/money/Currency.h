@@ -38,4 +38,10 @@ private:
 Result<qint64> parseMinorUnits(const QString &text, const Currency &currency, qint64 limit,
                                const QString &field = QStringLiteral("amount"));
 
+// Parses an amount written in major units with a decimal point, as Alipay
+// writes total_amount ("19.99" CNY is 1999): ASCII digits, at most one '.',
+// at most the currency's exponent of decimals; the result in minor units.
+Result<qint64> parseMajorUnits(const QString &text, const Currency &currency,
+                               const QString &field = QStringLiteral("amount"));
+
 } // namespace keel

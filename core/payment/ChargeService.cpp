@@ -373,8 +373,16 @@ PaymentOutcome ChargeService::resolveInFlight(ChargeRecord &charge)
         *result = {
             ChannelOutcome::Failed, {}, QStringLiteral("authorization never reached the network")};
     }
+    return settleInFlight(charge, *result);
+}
+
+PaymentOutcome ChargeService::settleInFlight(ChargeRecord &charge, const ChannelResult &result)
+{
+    const bool capturing = charge.state == PaymentState::Capturing;
+    if (charge.state != PaymentState::Authorizing && !capturing)
+        return PaymentOutcome::ofCharge(Kind::Charge, charge);
     IdempotentOperation unkeyed(m_context, m_connection, m_replies, {});
-    return settle(unkeyed, charge, *result, capturing);
+    return settle(unkeyed, charge, result, capturing);
 }
 
 } // namespace keel

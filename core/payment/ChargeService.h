@@ -40,6 +40,9 @@ public:
     // Drives a charge left in Authorizing or Capturing by a lost answer to a
     // final state by asking the channel; used by the reconciler.
     PaymentOutcome resolveInFlight(ChargeRecord &charge);
+    // The same with what the channel told keel on its own (its asynchronous
+    // notification, 补单): a charge no longer in flight is left as it is.
+    PaymentOutcome settleInFlight(ChargeRecord &charge, const ChannelResult &result);
 
     // Without an out_trade_no the key itself names the order, so a takeover
     // of the key finds the charge its first holder created.

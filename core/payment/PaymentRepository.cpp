@@ -126,6 +126,11 @@ Result<std::optional<ChargeRecord>> PaymentRepository::findByPublicId(qint64 mer
                      {QByteArray::number(merchantId), publicId.toUtf8()});
 }
 
+Result<std::optional<ChargeRecord>> PaymentRepository::findByReference(const QString &publicId)
+{
+    return findWhere("WHERE c.public_id = $1", {publicId.toUtf8()});
+}
+
 Status PaymentRepository::transition(ChargeRecord &charge, const QStringList &events,
                                      const QByteArray &payloadJson, const QString &upstreamEventId)
 {

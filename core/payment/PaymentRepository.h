@@ -35,6 +35,8 @@ public:
                                           const ChargeRequest &request, const QString &outTradeNo);
     Result<std::optional<ChargeRecord>> findByOrder(qint64 merchantId, const QString &outTradeNo);
     Result<std::optional<ChargeRecord>> findByPublicId(qint64 merchantId, const QString &publicId);
+    // Whichever merchant's: a channel names the charge by keel's reference only.
+    Result<std::optional<ChargeRecord>> findByReference(const QString &publicId);
 
     // Moves the charge from its recorded state along `events` (each one
     // whitelisted), writing one event row per step. Fails with SQLSTATE KL409

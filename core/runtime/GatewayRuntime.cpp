@@ -20,7 +20,7 @@ Result<std::unique_ptr<GatewayRuntime>> GatewayRuntime::start(GatewayOptions opt
     runtime->m_options = options;
     runtime->m_failures = std::make_unique<FailureLog>();
     runtime->m_housekeeping = std::move(setup->housekeeping);
-    runtime->m_api = std::make_unique<GatewayApi>(setup->context);
+    runtime->m_api = std::make_unique<GatewayApi>(setup->context, options.channelKeys);
 
     runtime->m_server = std::make_unique<HttpServer>(options.http, *runtime->m_api);
     if (Status started = runtime->m_server->start(); !started)

@@ -5,6 +5,7 @@
 #include "core/idempotency/IdempotencyStore.h"
 #include "core/net/HttpServer.h"
 #include "core/payment/Channel.h"
+#include "core/signing/ChannelKeys.h"
 
 #include <memory>
 
@@ -20,6 +21,9 @@ struct GatewayOptions {
     IdempotencyPolicy idempotency;
     ChannelFactory channel;         // required: which network the payments go to
     int reconcileGraceSeconds = 30; // in-flight payments older than this are reconciled
+    // Verify the channels' notifications (/v1/channels/...); none configured
+    // leaves those endpoints refusing.
+    std::shared_ptr<const ChannelKeys> channelKeys;
 };
 
 // A running gateway: the HTTP server on its worker threads, plus housekeeping

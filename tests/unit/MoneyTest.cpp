@@ -84,3 +84,18 @@ TEST(PaymentState, WhitelistAllowsTheSeedsTransitionsOnly)
     EXPECT_EQ(stateFromName(QStringLiteral("Capturing")), S::Capturing);
     EXPECT_FALSE(stateFromName(QStringLiteral("capturing")).has_value());
 }
+
+TEST(MajorUnits, DecimalAmountsBecomeMinorUnitsWithTheCurrencysExponent)
+{
+    const keel::Currency cny{QStringLiteral("CNY"), 2, 0};
+    const keel::Currency jpy{QStringLiteral("JPY"), 0, 0};
+    EXPECT_EQ(*keel::parseMajorUnits(QStringLiteral("19.99"), cny), 1999);
+    EXPECT_EQ(*keel::parseMajorUnits(QStringLiteral("19.9"), cny), 1990);
+    EXPECT_EQ(*keel::parseMajorUnits(QStringLiteral("20"), cny), 2000);
+    EXPECT_EQ(*keel::parseMajorUnits(QStringLiteral("0.01"), cny), 1);
+    EXPECT_EQ(*keel::parseMajorUnits(QStringLiteral("500"), jpy), 500);
+    for (const char *bad :
+         {"", ".5", "19.", "19.999", "1,99", "-1", "1e3", "19.9a", " 1", "1234567890123456"})
+        EXPECT_FALSE(keel::parseMajorUnits(QString::fromLatin1(bad), cny).ok()) << bad;
+    EXPECT_FALSE(keel::parseMajorUnits(QStringLiteral("5.0"), jpy).ok());
+}

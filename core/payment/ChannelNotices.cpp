@@ -1,0 +1,122 @@
+#include "core/payment/ChannelNotices.h"
+
+#include "core/db/PgConnection.h"
+#include "core/payment/ChargeService.h"
+#include "core/payment/IdempotentOperation.h"
+#include "core/payment/PaymentRepository.h"
+
+namespace keel {
+namespace {
+
+bool approvedState(PaymentState state)
+{
+    return state == PaymentState::Authorized || state == PaymentState::Captured ||
+           state == PaymentState::Refunding || state == PaymentState::Refunded ||
+           state == PaymentState::Reversed;
+}
+
+} // namespace
+
+QString noticeVerdictCode(NoticeVerdict verdict)
+{
+    switch (verdict) {
+    case NoticeVerdict::Applied:
+        return QStringLiteral("applied");
+    case NoticeVerdict::Unchanged:
+        return QStringLiteral("unchanged");
+    case NoticeVerdict::Conflicting:
+        return QStringLiteral("conflicting");
+    case NoticeVerdict::UnknownCharge:
+        return QStringLiteral("unknown_charge");
+    case NoticeVerdict::AmountMismatch:
+        return QStringLiteral("amount_mismatch");
+    case NoticeVerdict::ReplayedNonce:
+        return QStringLiteral("replayed_nonce");
+    }
+    return {};
+}
+
+ChannelNotices::ChannelNotices(const PaymentContext &context, PgConnection &connection,
+                               const ReplyRenderer &replies)
+    : m_context(context), m_connection(connection), m_replies(replies)
+{}
+
+Result<NoticeVerdict> ChannelNotices::apply(const ChannelNotice &notice)
+{
+    Result<PgRows> seen = m_connection.query(
+        "SELECT coalesce(bool_or(notice_id = $2), false), "
+        "  coalesce(bool_or(nonce = nullif($3, '')), false) "
+        "FROM keel.channel_notifications WHERE channel = $1 "
+        "  AND (notice_id = $2 OR nonce = nullif($3, ''))",
+        {notice.channel.toUtf8(), notice.noticeId.toUtf8(), notice.nonce.toUtf8()});
+    if (!seen)
+        return seen.error();
+    if (seen->value(0, 0) == "t")
+        return NoticeVerdict::Unchanged; // the channel repeats until it is answered
+    if (seen->value(0, 1) == "t")
+        return NoticeVerdict::ReplayedNonce;
+    Result<NoticeVerdict> verdict = judge(notice);
+    if (!verdict)
+        return verdict;
+    Result<bool> kept = remember(notice, *verdict);
+    if (!kept && kept.error().is(ErrorCode::UniqueViolation))
+        return NoticeVerdict::ReplayedNonce; // the same nonce, raced in by another request
+    if (!kept)
+        return kept.error();
+    return *kept ? *verdict : NoticeVerdict::Unchanged;
+}
+
+Result<NoticeVerdict> ChannelNotices::judge(const ChannelNotice &notice)
+{
+    Result<std::optional<ChargeRecord>> found =
+        PaymentRepository(m_connection).findByReference(notice.reference);
+    if (!found)
+        return found.error();
+    if (!found->has_value())
+        return NoticeVerdict::UnknownCharge;
+    ChargeRecord charge = **found;
+    if ((notice.amount >= 0 && notice.amount != charge.amount) ||
+        (!notice.currency.isEmpty() && notice.currency != charge.currency))
+        return NoticeVerdict::AmountMismatch;
+    const bool approved = notice.outcome == ChannelOutcome::Approved;
+    if (charge.state == PaymentState::Authorizing || charge.state == PaymentState::Capturing) {
+        const ChannelResult result{
+            notice.outcome, {}, QStringLiteral("settled by the channel's notification")};
+        const PaymentOutcome outcome =
+            ChargeService(m_context, m_connection, m_replies).settleInFlight(charge, result);
+        if (outcome.error.is(ErrorCode::RowsMoved))
+            return NoticeVerdict::Unchanged; // another settler got there first
+        if (!outcome.final())
+            return outcome.error;
+        // A request whose holder died still waits on its key: answer it too.
+        IdempotentOperation keys(m_context, m_connection, m_replies, {});
+        if (Result<int> answered =
+                keys.answerSilentHolders(charge.publicId, outcome, charge.publicId);
+            !answered)
+            return answered.error();
+        return NoticeVerdict::Applied;
+    }
+    const bool agrees =
+        approved ? approvedState(charge.state)
+                 : charge.state == PaymentState::Failed || charge.state == PaymentState::Canceled;
+    return agrees ? NoticeVerdict::Unchanged : NoticeVerdict::Conflicting;
+}
+
+Result<bool> ChannelNotices::remember(const ChannelNotice &notice, NoticeVerdict verdict)
+{
+    Result<PgRows> inserted = m_connection.query(
+        "INSERT INTO keel.channel_notifications (channel, notice_id, nonce, reference, outcome, "
+        "  amount, currency, verdict) "
+        "VALUES ($1, $2, nullif($3, ''), $4, $5, nullif($6, '-1')::bigint, nullif($7, ''), $8) "
+        "ON CONFLICT (channel, notice_id) DO NOTHING",
+        {notice.channel.toUtf8(), notice.noticeId.toUtf8(), notice.nonce.toUtf8(),
+         notice.reference.toUtf8(),
+         notice.outcome == ChannelOutcome::Approved ? "approved" : "failed",
+         QByteArray::number(notice.amount), notice.currency.toUtf8(),
+         noticeVerdictCode(verdict).toUtf8()});
+    if (!inserted)
+        return inserted.error();
+    return inserted->affected() == 1;
+}
+
+} // namespace keel

@@ -1,0 +1,78 @@
+#include "core/signing/ChannelKeys.h"
+
+#include <QFile>
+
+namespace keel {
+namespace {
+
+Result<QByteArray> readKeyFile(const QString &path, const QString &option)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return fieldError(
+            option, QStringLiteral("file_unreadable"),
+            QStringLiteral("--%1: cannot read %2: %3").arg(option, path, file.errorString()));
+    return file.readAll().trimmed();
+}
+
+Result<RsaKey> readRsaKey(const QString &path, const QString &option)
+{
+    Result<QByteArray> text = readKeyFile(path, option);
+    if (!text)
+        return text.error();
+    const QString what = QStringLiteral("--%1 (%2)").arg(option, path);
+    return text->startsWith("-----") ? RsaKey::fromPem(*text, what)
+                                     : RsaKey::fromBase64PublicKey(*text, what);
+}
+
+} // namespace
+
+Result<ChannelKeys> ChannelKeys::load(const ChannelKeyFiles &files)
+{
+    ChannelKeys keys;
+    if (!files.alipayPublicKey.isEmpty()) {
+        Result<RsaKey> key = readRsaKey(files.alipayPublicKey, QStringLiteral("alipay-public-key"));
+        if (!key)
+            return key.error();
+        keys.alipayPublicKey = *key;
+    }
+    for (const QString &path : files.wechatpayCertificates) {
+        Result<RsaKey> certificate = readRsaKey(path, QStringLiteral("wechatpay-certificate"));
+        if (!certificate)
+            return certificate.error();
+        if (certificate->certificateSerial().isEmpty())
+            return fieldError(QStringLiteral("wechatpay-certificate"),
+                              QStringLiteral("key_invalid"),
+                              QStringLiteral("--wechatpay-certificate %1 is a key, not a "
+                                             "certificate: WeChat Pay names its signer by the "
+                                             "certificate's serial")
+                                  .arg(path));
+        keys.wechatpayCertificates << *certificate;
+    }
+    if (!files.wechatpayApiV3Key.isEmpty()) {
+        Result<QByteArray> key =
+            readKeyFile(files.wechatpayApiV3Key, QStringLiteral("wechatpay-apiv3-key"));
+        if (!key)
+            return key.error();
+        if (key->size() != 32)
+            return fieldError(QStringLiteral("wechatpay-apiv3-key"), QStringLiteral("key_invalid"),
+                              QStringLiteral("--wechatpay-apiv3-key must hold the 32-character "
+                                             "APIv3 key"));
+        keys.wechatpayApiV3Key = *key;
+    }
+    for (const QString &path : files.stripeWebhookSecrets) {
+        Result<QByteArray> secret = readKeyFile(path, QStringLiteral("stripe-webhook-secret"));
+        if (!secret)
+            return secret.error();
+        if (!secret->startsWith("whsec_"))
+            return fieldError(QStringLiteral("stripe-webhook-secret"),
+                              QStringLiteral("key_invalid"),
+                              QStringLiteral("--stripe-webhook-secret %1 does not hold a whsec_ "
+                                             "value")
+                                  .arg(path));
+        keys.stripeWebhookSecrets << *secret;
+    }
+    return keys;
+}
+
+} // namespace keel

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/signing/RsaKey.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QStringList>
+
+#include <optional>
+
+namespace keel {
+
+// Where each channel's keys come from: files named on the command line,
+// never compiled in. Empty fields leave that channel's endpoint refusing
+// every notification ("not configured").
+struct ChannelKeyFiles {
+    QString alipayPublicKey;           // PEM, or Alipay's one-line base64
+    QStringList wechatpayCertificates; // PEM platform certificates (several during a rotation)
+    QString wechatpayApiV3Key;         // the 32-byte APIv3 key
+    QStringList stripeWebhookSecrets;  // files each holding one whsec_ value
+};
+
+// The keys that verify notifications coming in from the channels.
+struct ChannelKeys {
+    std::optional<RsaKey> alipayPublicKey;
+    QList<RsaKey> wechatpayCertificates;
+    QByteArray wechatpayApiV3Key;
+    QList<QByteArray> stripeWebhookSecrets;
+
+    // Reads every named file; an error names the option and the file.
+    static Result<ChannelKeys> load(const ChannelKeyFiles &files);
+};
+
+} // namespace keel
