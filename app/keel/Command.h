@@ -49,6 +49,7 @@ std::unique_ptr<Command> makeMerchantCommand();
 std::unique_ptr<Command> makeAuditCommand();
 std::unique_ptr<Command> makeSimulateCommand();
 std::unique_ptr<Command> makeSeedCommand();
+std::unique_ptr<Command> makeChannelSimCommand();
 
 // Parses "HOST:PORT" (port 0 = any free one).
 Result<std::pair<QString, int>> parseListen(const QString &text);

@@ -1,5 +1,6 @@
 #include "GatewayOptionsParser.h"
 
+#include "core/channel/HttpChannel.h"
 #include "core/channel/SimulatedChannel.h"
 
 #include "Command.h"
@@ -49,6 +50,19 @@ void addGatewayOptions(QCommandLineParser &parser)
 
 void addChannelOptions(QCommandLineParser &parser)
 {
+    parser.addOption({QStringLiteral("channel"),
+                      QStringLiteral("Reach the channel over HTTP (a keel channel-sim) instead of "
+                                     "the in-process simulator."),
+                      QStringLiteral("URL")});
+    parser.addOption({QStringLiteral("channel-timeout"),
+                      QStringLiteral("With --channel: milliseconds to wait for its answer before "
+                                     "the operation is in doubt and reconciled (default 10000)."),
+                      QStringLiteral("MS")});
+    addSimulatorOptions(parser);
+}
+
+void addSimulatorOptions(QCommandLineParser &parser)
+{
     parser.addOption({QStringLiteral("sim-latency"),
                       QStringLiteral("Simulated channel: milliseconds per call (default 0)."),
                       QStringLiteral("MS")});
@@ -72,6 +86,27 @@ void addChannelOptions(QCommandLineParser &parser)
 
 Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
 {
+    if (parser.isSet(QStringLiteral("channel"))) {
+        for (const QString &option : parser.optionNames())
+            if (option.startsWith(QLatin1String("sim-")))
+                return fieldError(option, QStringLiteral("parameter_invalid"),
+                                  QStringLiteral("--%1 shapes the in-process simulator; with "
+                                                 "--channel give it to keel channel-sim")
+                                      .arg(option));
+        Result<int> timeout =
+            intOption(parser, QStringLiteral("channel-timeout"), 10000, 100, 600000);
+        if (!timeout)
+            return timeout.error();
+        return httpChannel(parser.value(QStringLiteral("channel")), *timeout);
+    }
+    Result<SimulatedChannelConfig> config = simulatorConfig(parser);
+    if (!config)
+        return config.error();
+    return simulatedChannel(*config);
+}
+
+Result<SimulatedChannelConfig> simulatorConfig(const QCommandLineParser &parser)
+{
     Result<int> latency = intOption(parser, QStringLiteral("sim-latency"), 0, 0, 60000);
     Result<double> decline = rateOption(parser, QStringLiteral("sim-decline-rate"));
     Result<double> error = rateOption(parser, QStringLiteral("sim-error-rate"));
@@ -83,7 +118,7 @@ Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
           refundFailure ? nullptr : &refundFailure.error()})
         if (failed)
             return *failed;
-    return simulatedChannel({*latency, *decline, *error, *ambiguous, *refundFailure});
+    return SimulatedChannelConfig{*latency, *decline, *error, *ambiguous, *refundFailure};
 }
 
 Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser)

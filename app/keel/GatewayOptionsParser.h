@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
+#include "core/channel/SimulatedChannel.h"
 #include "core/runtime/GatewayRuntime.h"
 
 class QCommandLineParser;
@@ -12,8 +13,13 @@ namespace keel::cli {
 void addGatewayOptions(QCommandLineParser &parser);
 Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser);
 
-// The simulated channel's options alone (`keel worker` moves money too).
+// Which channel: --channel URL, or the in-process simulator shaped by the
+// --sim-* options (`keel worker` moves money too).
 void addChannelOptions(QCommandLineParser &parser);
 Result<ChannelFactory> channelOption(const QCommandLineParser &parser);
+
+// The --sim-* options alone (`keel channel-sim` is the simulator).
+void addSimulatorOptions(QCommandLineParser &parser);
+Result<SimulatedChannelConfig> simulatorConfig(const QCommandLineParser &parser);
 
 } // namespace keel::cli

@@ -144,15 +144,22 @@ HttpResponse ChannelNotifyEndpoints::alipay(const HttpRequest &request)
     if (checked != SignatureVerdict::Valid)
         return answering.rejected(checked);
     const QString status = form->valueOr(QStringLiteral("trade_status"));
-    const std::optional<Currency> cny = m_context.currencies.find(QStringLiteral("CNY"));
-    Result<qint64> amount = cny ? parseMajorUnits(form->valueOr(QStringLiteral("total_amount")),
-                                                  *cny, QStringLiteral("total_amount"))
-                                : Result<qint64>(qint64(-1));
+    // A domestic trade is in yuan; a cross-border one names its pricing
+    // currency in trans_currency.
+    const QString currencyCode =
+        form->valueOr(QStringLiteral("trans_currency"), QStringLiteral("CNY")).toUpper();
+    const std::optional<Currency> currency = m_context.currencies.find(currencyCode);
+    Result<qint64> amount = currency
+                                ? parseMajorUnits(form->valueOr(QStringLiteral("total_amount")),
+                                                  *currency, QStringLiteral("total_amount"))
+                                : Result<qint64>(fieldError(QStringLiteral("trans_currency"),
+                                                            QStringLiteral("parameter_invalid"),
+                                                            QStringLiteral("unknown currency")));
     const QString reference = form->valueOr(QStringLiteral("out_trade_no"));
     if (reference.isEmpty() || form->valueOr(QStringLiteral("notify_id")).isEmpty() || !amount)
         return answering.refused(400, QStringLiteral("malformed"),
-                                 QStringLiteral("notify_id, out_trade_no and total_amount are "
-                                                "required"));
+                                 QStringLiteral("notify_id, out_trade_no and total_amount (in "
+                                                "trans_currency, default CNY) are required"));
     if (status != QLatin1String("TRADE_SUCCESS") && status != QLatin1String("TRADE_FINISHED") &&
         status != QLatin1String("TRADE_CLOSED"))
         return answering.accepted(); // WAIT_BUYER_PAY and the like: nothing to settle yet
@@ -163,7 +170,7 @@ HttpResponse ChannelNotifyEndpoints::alipay(const HttpRequest &request)
     notice.outcome =
         status == QLatin1String("TRADE_CLOSED") ? ChannelOutcome::Failed : ChannelOutcome::Approved;
     notice.amount = *amount;
-    notice.currency = QStringLiteral("CNY"); // Alipay settles in yuan
+    notice.currency = currency->code;
     return deliver(m_context, m_replies, answering, notice);
 }
 

@@ -94,4 +94,13 @@ Result<qint64> parseMajorUnits(const QString &text, const Currency &currency, co
     return value;
 }
 
+QString formatMajorUnits(qint64 minorUnits, const Currency &currency)
+{
+    if (currency.exponent <= 0)
+        return QString::number(minorUnits);
+    QString digits = QString::number(minorUnits).rightJustified(currency.exponent + 1, u'0');
+    digits.insert(digits.size() - currency.exponent, u'.');
+    return digits;
+}
+
 } // namespace keel

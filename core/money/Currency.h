@@ -44,4 +44,7 @@ Result<qint64> parseMinorUnits(const QString &text, const Currency &currency, qi
 Result<qint64> parseMajorUnits(const QString &text, const Currency &currency,
                                const QString &field = QStringLiteral("amount"));
 
+// The other way: 1999 CNY is "19.99", 500 JPY is "500" (minor units >= 0).
+QString formatMajorUnits(qint64 minorUnits, const Currency &currency);
+
 } // namespace keel

@@ -49,7 +49,17 @@ void HttpClient::disconnect()
     m_buffer.clear();
 }
 
-bool HttpClient::connectIfNeeded(QString *error)
+bool HttpClient::peerHasClosed() const
+{
+    pollfd waiting{m_fd, POLLIN, 0};
+    if (::poll(&waiting, 1, 0) <= 0)
+        return false;
+    char byte;
+    const ssize_t got = ::recv(m_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+bool HttpClient::connectIfNeeded(HttpReply *reply)
 {
     if (m_fd >= 0)
         return true;
@@ -60,17 +70,19 @@ bool HttpClient::connectIfNeeded(QString *error)
     if (::getaddrinfo(m_host.toLatin1().constData(), QByteArray::number(m_port).constData(), &hints,
                       &found) != 0 ||
         !found) {
-        *error = QStringLiteral("cannot resolve %1").arg(m_host);
+        reply->failure = HttpFailure::Unreachable;
+        reply->error = QStringLiteral("cannot resolve %1").arg(m_host);
         return false;
     }
     m_fd = ::socket(found->ai_family, found->ai_socktype, found->ai_protocol);
     const int connected = m_fd >= 0 ? ::connect(m_fd, found->ai_addr, found->ai_addrlen) : -1;
     ::freeaddrinfo(found);
     if (connected != 0) {
-        *error = QStringLiteral("cannot connect to %1:%2: %3")
-                     .arg(m_host)
-                     .arg(m_port)
-                     .arg(QString::fromLocal8Bit(std::strerror(errno)));
+        reply->failure = HttpFailure::Unreachable;
+        reply->error = QStringLiteral("cannot connect to %1:%2: %3")
+                           .arg(m_host)
+                           .arg(m_port)
+                           .arg(QString::fromLocal8Bit(std::strerror(errno)));
         disconnect();
         return false;
     }
@@ -79,18 +91,20 @@ bool HttpClient::connectIfNeeded(QString *error)
     return true;
 }
 
-bool HttpClient::fill(QString *error)
+bool HttpClient::fill(HttpReply *reply)
 {
     pollfd waiting{m_fd, POLLIN, 0};
     const int ready = ::poll(&waiting, 1, m_timeoutMs);
     if (ready <= 0) {
-        *error = ready == 0 ? QStringLiteral("timed out") : QStringLiteral("poll failed");
+        reply->failure = ready == 0 ? HttpFailure::TimedOut : HttpFailure::Closed;
+        reply->error = ready == 0 ? QStringLiteral("timed out") : QStringLiteral("poll failed");
         return false;
     }
     char chunk[16384];
     const ssize_t got = ::recv(m_fd, chunk, sizeof chunk, 0);
     if (got <= 0) {
-        *error = QStringLiteral("connection closed");
+        reply->failure = HttpFailure::Closed;
+        reply->error = QStringLiteral("connection closed");
         return false;
     }
     m_buffer.append(chunk, qsizetype(got));
@@ -102,7 +116,7 @@ HttpReply HttpClient::readReply()
     HttpReply reply;
     qsizetype end;
     while ((end = m_buffer.indexOf("\r\n\r\n")) < 0)
-        if (!fill(&reply.error)) {
+        if (!fill(&reply)) {
             disconnect();
             return reply;
         }
@@ -125,8 +139,9 @@ HttpReply HttpClient::readReply()
     }
     m_buffer.remove(0, end + 4);
     while (m_buffer.size() < length)
-        if (!fill(&reply.error)) {
+        if (!fill(&reply)) {
             disconnect();
+            reply.status = 0; // half an answer is no answer
             return reply;
         }
     reply.body = m_buffer.left(length);
@@ -139,10 +154,21 @@ HttpReply HttpClient::readReply()
 HttpReply HttpClient::raw(const QByteArray &bytes)
 {
     HttpReply reply;
+    // A kept-alive connection the server has closed since (idle timeout, or
+    // it went away) reads as end-of-file already: drop it before sending,
+    // so that a request is only ever sent where it can be answered.
+    if (m_fd >= 0 && peerHasClosed())
+        disconnect();
     for (int attempt = 0; attempt < 2; ++attempt) {
         const bool reused = m_fd >= 0;
-        if (!connectIfNeeded(&reply.error))
+        const HttpFailure before = reply.failure;
+        if (!connectIfNeeded(&reply)) {
+            // The first try was sent: the server may have acted on it
+            // before it closed, whatever the reconnection finds.
+            if (before == HttpFailure::Closed)
+                reply.failure = HttpFailure::Closed;
             return reply;
+        }
         qsizetype sent = 0;
         while (sent < bytes.size()) {
             const ssize_t n =
@@ -156,10 +182,14 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
             // Only a kept-alive connection the server had closed is worth a
             // second try; a fresh one that timed out may have been acted on.
             if (reply.status != 0 || attempt == 1 || !reused ||
-                reply.error == QLatin1String("timed out"))
+                reply.failure == HttpFailure::TimedOut)
                 return reply;
         }
         // A keep-alive connection the server had closed: reconnect once.
+        if (sent != bytes.size()) {
+            reply.failure = HttpFailure::Closed;
+            reply.error = QStringLiteral("connection closed while sending");
+        }
         disconnect();
     }
     return reply;

@@ -8,8 +8,18 @@
 
 namespace keel {
 
+// Why a request got no answer: the behaviour after it (may the request have
+// been acted on? may it be sent again?) depends on which.
+enum class HttpFailure {
+    None,
+    Unreachable, // not sent: the host did not resolve or refused the connection
+    TimedOut,    // sent, and no whole answer within the timeout: it may have been acted on
+    Closed,      // sent, and the server closed the connection without a whole answer
+};
+
 struct HttpReply {
-    int status = 0;                                   // 0: no answer (see error)
+    int status = 0; // 0: no answer (see failure and error)
+    HttpFailure failure = HttpFailure::None;
     QList<std::pair<QByteArray, QByteArray>> headers; // names lower-cased
     QByteArray body;
     QString error;
@@ -37,10 +47,11 @@ public:
     static bool parseUrl(const QString &url, QString *host, int *port);
 
 private:
-    bool connectIfNeeded(QString *error);
+    bool connectIfNeeded(HttpReply *reply);
+    bool peerHasClosed() const;
     void disconnect();
     HttpReply readReply();
-    bool fill(QString *error);
+    bool fill(HttpReply *reply);
 
     QString m_host;
     int m_port = 0;

@@ -13,6 +13,9 @@ struct HttpResponse {
     int status = 200;
     QList<std::pair<QByteArray, QByteArray>> headers;
     QByteArray body;
+    // Close the connection without answering: how a channel simulator loses
+    // the answer to a request it has acted on.
+    bool withheld = false;
 
     void setHeader(const QByteArray &name, const QByteArray &value);
     QByteArray header(const QByteArray &name) const;

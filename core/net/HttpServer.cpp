@@ -103,6 +103,10 @@ private:
 
     void reply(const HttpResponse &response, unsigned version, bool keepAlive)
     {
+        if (response.withheld) {
+            close();
+            return;
+        }
         auto message = std::make_shared<http::response<http::string_body>>(
             toBeast(response, version, keepAlive));
         m_stream.expires_after(std::chrono::seconds(m_options.readTimeoutSeconds));

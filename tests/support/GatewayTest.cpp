@@ -34,7 +34,7 @@ void GatewayTest::TearDown()
 
 void GatewayTest::startGateway()
 {
-    m_options.channel = simulatedChannel(m_channel);
+    m_options.channel = m_remoteChannel ? m_remoteChannel : simulatedChannel(m_channel);
     auto runtime = GatewayRuntime::start(m_options);
     ASSERT_TRUE(runtime.ok()) << qPrintable(runtime.error().message);
     m_gateway = std::move(runtime).value();
@@ -75,31 +75,11 @@ QString GatewayTest::scalar(const QByteArray &sql)
 std::unique_ptr<QProcess> GatewayTest::spawnGateway(const QStringList &extraArguments, QString *url,
                                                     const QProcessEnvironment &environment)
 {
-    auto process = std::make_unique<QProcess>();
-    process->setProcessEnvironment(environment);
-    // Nobody reads a pipe for stderr here: a full one would block the gateway.
-    process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    process->start(keelBinary(), QStringList{QStringLiteral("gateway"), QStringLiteral("--db"),
-                                             settings().conninfo(), QStringLiteral("--listen"),
-                                             QStringLiteral("127.0.0.1:0")} +
-                                     extraArguments);
-    QElapsedTimer timer;
-    timer.start();
-    while (timer.elapsed() < 30000) {
-        if (process->canReadLine()) {
-            const QString line = QString::fromLocal8Bit(process->readLine()).trimmed();
-            if (line.startsWith(QLatin1String("KEEL_HTTP="))) {
-                *url = line.mid(10);
-                return process;
-            }
-            continue;
-        }
-        if (process->state() == QProcess::NotRunning)
-            break;
-        process->waitForReadyRead(100);
-    }
-    ADD_FAILURE() << "keel gateway did not start: " << process->readAllStandardError().constData();
-    return process;
+    return startKeel(QStringList{QStringLiteral("gateway"), QStringLiteral("--db"),
+                                 settings().conninfo(), QStringLiteral("--listen"),
+                                 QStringLiteral("127.0.0.1:0")} +
+                         extraArguments,
+                     QStringLiteral("KEEL_HTTP"), url, environment);
 }
 
 std::unique_ptr<HttpClient> GatewayTest::clientFor(const QString &url, int timeoutMs)

@@ -47,6 +47,7 @@ protected:
 
     GatewayOptions m_options;
     SimulatedChannelConfig m_channel; // the simulated channel startGateway() uses
+    ChannelFactory m_remoteChannel;   // when set, startGateway() uses it instead
     IssuedMerchant m_merchant;
     std::unique_ptr<GatewayRuntime> m_gateway;
     std::unique_ptr<HttpClient> m_client;

@@ -6,6 +6,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
+
+class QProcess;
+
 namespace keel::test {
 
 struct ProcessResult {
@@ -21,5 +25,12 @@ runKeel(const QStringList &arguments,
         int timeoutMs = 60000);
 
 QString keelBinary();
+
+// Starts a long-running keel command and waits (up to 30 s) for the line
+// "<readyKey>=<value>" it prints when ready; `value` stays empty, and the
+// test fails, if it never comes.
+std::unique_ptr<QProcess>
+startKeel(const QStringList &arguments, const QString &readyKey, QString *value,
+          const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
 
 } // namespace keel::test

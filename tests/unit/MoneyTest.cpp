@@ -99,3 +99,19 @@ TEST(MajorUnits, DecimalAmountsBecomeMinorUnitsWithTheCurrencysExponent)
         EXPECT_FALSE(keel::parseMajorUnits(QString::fromLatin1(bad), cny).ok()) << bad;
     EXPECT_FALSE(keel::parseMajorUnits(QStringLiteral("5.0"), jpy).ok());
 }
+
+TEST(MajorUnits, FormattingIsTheInverseOfParsing)
+{
+    const keel::Currency cny{QStringLiteral("CNY"), 2, 0};
+    const keel::Currency jpy{QStringLiteral("JPY"), 0, 0};
+    const keel::Currency kwd{QStringLiteral("KWD"), 3, 0};
+    EXPECT_EQ(keel::formatMajorUnits(1999, cny), QStringLiteral("19.99"));
+    EXPECT_EQ(keel::formatMajorUnits(1, cny), QStringLiteral("0.01"));
+    EXPECT_EQ(keel::formatMajorUnits(0, cny), QStringLiteral("0.00"));
+    EXPECT_EQ(keel::formatMajorUnits(500, jpy), QStringLiteral("500"));
+    EXPECT_EQ(keel::formatMajorUnits(1234, kwd), QStringLiteral("1.234"));
+    for (const qint64 amount : {0LL, 1LL, 10LL, 99LL, 100LL, 123456789LL})
+        for (const keel::Currency &currency : {cny, jpy, kwd})
+            EXPECT_EQ(*keel::parseMajorUnits(keel::formatMajorUnits(amount, currency), currency),
+                      amount);
+}

@@ -1,0 +1,130 @@
+#include "Command.h"
+#include "GatewayOptionsParser.h"
+#include "ShutdownSignals.h"
+
+#include "core/db/ConnectionSettings.h"
+#include "core/sim/ChannelSimulator.h"
+
+#include <QCommandLineParser>
+#include <QFile>
+
+#include <cstring>
+
+namespace keel::cli {
+namespace {
+
+Result<RsaKey> signingKey(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return fieldError(QStringLiteral("alipay-private-key"), QStringLiteral("file_unreadable"),
+                          QStringLiteral("--alipay-private-key: cannot read %1: %2")
+                              .arg(path, file.errorString()));
+    Result<RsaKey> key =
+        RsaKey::fromPem(file.readAll(), QStringLiteral("--alipay-private-key (%1)").arg(path));
+    if (key && !key->canSign())
+        return fieldError(QStringLiteral("alipay-private-key"), QStringLiteral("key_invalid"),
+                          QStringLiteral("--alipay-private-key %1 holds no private key").arg(path));
+    return key;
+}
+
+class ChannelSimCommand final : public Command {
+public:
+    QString name() const override { return QStringLiteral("channel-sim"); }
+    QString summary() const override
+    {
+        return QStringLiteral("Run the simulated acquirer as its own HTTP server for `keel "
+                              "gateway --channel`; prints KEEL_CHANNEL=<url> when ready.");
+    }
+
+    void addOptions(QCommandLineParser &parser) const override
+    {
+        addDatabaseOption(parser);
+        parser.addOption({QStringLiteral("listen"),
+                          QStringLiteral("Address to serve on (default 127.0.0.1:8090; port 0 "
+                                         "picks a free one)."),
+                          QStringLiteral("HOST:PORT")});
+        parser.addOption({QStringLiteral("notify"),
+                          QStringLiteral("Send each authorization's result to this URL as "
+                                         "Alipay does (a gateway's /v1/channels/alipay/notify)."),
+                          QStringLiteral("URL")});
+        parser.addOption({QStringLiteral("alipay-private-key"),
+                          QStringLiteral("PEM private key the notifications are signed with; the "
+                                         "gateway is given its public key."),
+                          QStringLiteral("FILE")});
+        parser.addOption({QStringLiteral("notify-delay"),
+                          QStringLiteral("Milliseconds between a trade and its notification "
+                                         "(default 200)."),
+                          QStringLiteral("MS")});
+        addSimulatorOptions(parser);
+    }
+
+    int run(const QCommandLineParser &parser) override
+    {
+        Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
+        if (!settings)
+            return fail(name(), settings.error());
+        Result<SimulatedChannelConfig> behaviour = simulatorConfig(parser);
+        if (!behaviour)
+            return fail(name(), behaviour.error());
+        Result<std::pair<QString, int>> listen = parseListen(
+            parser.isSet(QStringLiteral("listen")) ? parser.value(QStringLiteral("listen"))
+                                                   : QStringLiteral("127.0.0.1:8090"));
+        if (!listen)
+            return fail(name(), listen.error());
+        ChannelSimulatorOptions options;
+        options.settings = *settings;
+        options.settings.set(QStringLiteral("application_name"),
+                             QStringLiteral("keel-channel-sim"));
+        options.behaviour = *behaviour;
+        options.http.host = listen->first;
+        options.http.port = listen->second;
+        if (Status notifier = notifierOptions(parser, options); !notifier)
+            return fail(name(), notifier.error());
+
+        ShutdownSignals signals;
+        Result<std::unique_ptr<ChannelSimulator>> simulator =
+            ChannelSimulator::start(std::move(options));
+        if (!simulator)
+            return fail(name(), simulator.error());
+        printLine(QStringLiteral("KEEL_CHANNEL=%1").arg((*simulator)->url()));
+        const int signal = signals.serve([] {});
+        note(QStringLiteral("stopping (%1)").arg(QString::fromLatin1(strsignal(signal))));
+        (*simulator)->stop();
+        return ExitOk;
+    }
+
+private:
+    static Status notifierOptions(const QCommandLineParser &parser,
+                                  ChannelSimulatorOptions &options)
+    {
+        const bool notify = parser.isSet(QStringLiteral("notify"));
+        if (notify != parser.isSet(QStringLiteral("alipay-private-key")))
+            return fieldError(QStringLiteral("notify"), QStringLiteral("parameter_missing"),
+                              QStringLiteral("--notify and --alipay-private-key go together: "
+                                             "notifications are signed"));
+        if (!notify)
+            return {};
+        Result<int> delay = intOption(parser, QStringLiteral("notify-delay"), 200, 0, 600000);
+        if (!delay)
+            return delay.error();
+        Result<RsaKey> key = signingKey(parser.value(QStringLiteral("alipay-private-key")));
+        if (!key)
+            return key.error();
+        AlipayNotifierOptions notifier;
+        notifier.url = parser.value(QStringLiteral("notify"));
+        notifier.signingKey = *key;
+        notifier.delayMs = *delay;
+        options.notifier = notifier;
+        return {};
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeChannelSimCommand()
+{
+    return std::make_unique<ChannelSimCommand>();
+}
+
+} // namespace keel::cli

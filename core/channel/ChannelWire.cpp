@@ -1,0 +1,107 @@
+#include "core/channel/ChannelWire.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QUrl>
+
+namespace keel::ChannelWire {
+namespace {
+
+QString outcomeName(ChannelOutcome outcome)
+{
+    switch (outcome) {
+    case ChannelOutcome::Approved:
+        return QStringLiteral("approved");
+    case ChannelOutcome::Declined:
+        return QStringLiteral("declined");
+    case ChannelOutcome::Failed:
+        return QStringLiteral("failed");
+    case ChannelOutcome::NotFound:
+        return QStringLiteral("not_found");
+    case ChannelOutcome::Unknown:
+        break;
+    }
+    return QStringLiteral("unknown");
+}
+
+ChannelOutcome outcomeNamed(const QString &name)
+{
+    for (const ChannelOutcome outcome : {ChannelOutcome::Approved, ChannelOutcome::Declined,
+                                         ChannelOutcome::Failed, ChannelOutcome::NotFound})
+        if (outcomeName(outcome) == name)
+            return outcome;
+    return ChannelOutcome::Unknown;
+}
+
+Error badField(const char *field, const QString &what)
+{
+    return fieldError(QString::fromLatin1(field), QStringLiteral("parameter_invalid"),
+                      QStringLiteral("%1 %2").arg(QString::fromLatin1(field), what));
+}
+
+} // namespace
+
+QByteArray encodeRequest(const ChannelRequest &request)
+{
+    const QJsonObject object{{QStringLiteral("reference"), request.reference},
+                             {QStringLiteral("operation"), request.operation},
+                             {QStringLiteral("amount"), request.amount},
+                             {QStringLiteral("currency"), request.currency},
+                             {QStringLiteral("source"), request.source},
+                             {QStringLiteral("capture"), request.capture}};
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+Result<ChannelRequest> decodeRequest(const QByteArray &json)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (!document.isObject())
+        return makeError(
+            ErrorKind::Usage,
+            QStringLiteral("the body must be a JSON object: %1").arg(parseError.errorString()));
+    const QJsonObject object = document.object();
+    ChannelRequest request;
+    request.reference = object.value(QLatin1String("reference")).toString();
+    request.operation = object.value(QLatin1String("operation")).toString();
+    request.amount = object.value(QLatin1String("amount")).toInteger(-1);
+    request.currency = object.value(QLatin1String("currency")).toString();
+    request.source = object.value(QLatin1String("source")).toString();
+    request.capture = object.value(QLatin1String("capture")).toBool(true);
+    if (request.reference.isEmpty() || request.reference.size() > 64)
+        return badField("reference", QStringLiteral("must be 1 to 64 characters"));
+    static const QStringList operations{QStringLiteral("authorize"), QStringLiteral("capture"),
+                                        QStringLiteral("refund"), QStringLiteral("void")};
+    if (!operations.contains(request.operation))
+        return badField("operation", QStringLiteral("must be authorize, capture, refund or void"));
+    if (request.amount < 0)
+        return badField("amount", QStringLiteral("must be a whole number of minor units >= 0"));
+    if (request.currency.size() != 3)
+        return badField("currency", QStringLiteral("must be a three-letter code"));
+    return request;
+}
+
+QByteArray encodeResult(const ChannelResult &result)
+{
+    QJsonObject object{{QStringLiteral("outcome"), outcomeName(result.outcome)},
+                       {QStringLiteral("message"), result.message}};
+    if (!result.declineCode.isEmpty())
+        object.insert(QStringLiteral("decline_code"), result.declineCode);
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+ChannelResult decodeResult(const QByteArray &json)
+{
+    const QJsonObject object = QJsonDocument::fromJson(json).object();
+    return {outcomeNamed(object.value(QLatin1String("outcome")).toString()),
+            object.value(QLatin1String("decline_code")).toString(),
+            object.value(QLatin1String("message")).toString()};
+}
+
+QByteArray operationPath(const QString &reference, const QString &operation)
+{
+    return "/v1/operations/" + QUrl::toPercentEncoding(reference) + '/' +
+           QUrl::toPercentEncoding(operation);
+}
+
+} // namespace keel::ChannelWire

@@ -1,0 +1,101 @@
+#include "core/channel/HttpChannel.h"
+
+#include "core/channel/ChannelWire.h"
+#include "core/net/HttpClient.h"
+
+namespace keel {
+namespace {
+
+ChannelResult noAnswer(const HttpReply &reply)
+{
+    // Refused before anything was sent: certainly not processed.
+    if (reply.failure == HttpFailure::Unreachable)
+        return {
+            ChannelOutcome::Failed, {}, QStringLiteral("channel unreachable: %1").arg(reply.error)};
+    return {
+        ChannelOutcome::Unknown, {}, QStringLiteral("channel did not answer: %1").arg(reply.error)};
+}
+
+} // namespace
+
+HttpChannel::HttpChannel(QString host, int port, int timeoutMs)
+    : m_host(std::move(host)), m_port(port), m_timeoutMs(timeoutMs)
+{}
+
+HttpChannel::~HttpChannel() = default;
+
+std::unique_ptr<HttpClient> HttpChannel::take()
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_idle.empty()) {
+            std::unique_ptr<HttpClient> client = std::move(m_idle.back());
+            m_idle.pop_back();
+            return client;
+        }
+    }
+    return std::make_unique<HttpClient>(m_host, m_port, m_timeoutMs);
+}
+
+void HttpChannel::give(std::unique_ptr<HttpClient> client)
+{
+    QMutexLocker lock(&m_mutex);
+    m_idle.push_back(std::move(client));
+}
+
+ChannelResult HttpChannel::execute(const ChannelRequest &request)
+{
+    std::unique_ptr<HttpClient> client = take();
+    const HttpReply reply =
+        client->request("POST", "/v1/operations", {{"Content-Type", "application/json"}},
+                        ChannelWire::encodeRequest(request));
+    give(std::move(client));
+    if (reply.status == 0)
+        return noAnswer(reply);
+    if (reply.status == 200)
+        return ChannelWire::decodeResult(reply.body);
+    // 503 and every 4xx: the channel refused before processing.
+    if (reply.status == 503 || (reply.status >= 400 && reply.status < 500)) {
+        ChannelResult refused = ChannelWire::decodeResult(reply.body);
+        return {ChannelOutcome::Failed,
+                {},
+                refused.message.isEmpty()
+                    ? QStringLiteral("channel refused the request (HTTP %1)").arg(reply.status)
+                    : refused.message};
+    }
+    return {
+        ChannelOutcome::Unknown, {}, QStringLiteral("channel answered HTTP %1").arg(reply.status)};
+}
+
+ChannelResult HttpChannel::query(const QString &reference, const QString &operation)
+{
+    std::unique_ptr<HttpClient> client = take();
+    const HttpReply reply =
+        client->request("GET", ChannelWire::operationPath(reference, operation));
+    give(std::move(client));
+    if (reply.status == 200)
+        return ChannelWire::decodeResult(reply.body);
+    if (reply.status == 404)
+        return {ChannelOutcome::NotFound, {}, QStringLiteral("no such operation")};
+    if (reply.status == 0)
+        return {ChannelOutcome::Unknown,
+                {},
+                QStringLiteral("channel did not answer: %1").arg(reply.error)};
+    return {
+        ChannelOutcome::Unknown, {}, QStringLiteral("channel answered HTTP %1").arg(reply.status)};
+}
+
+Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs)
+{
+    QString host;
+    int port = 0;
+    if (!HttpClient::parseUrl(url, &host, &port))
+        return fieldError(
+            QStringLiteral("channel"), QStringLiteral("parameter_invalid"),
+            QStringLiteral("--channel must be http://HOST:PORT; got \"%1\"").arg(url));
+    return ChannelFactory([host, port, timeoutMs](const ConnectionSettings &) {
+        return std::make_shared<HttpChannel>(host, port, timeoutMs);
+    });
+}
+
+} // namespace keel

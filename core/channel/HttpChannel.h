@@ -1,0 +1,44 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/payment/Channel.h"
+
+#include <QMutex>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace keel {
+
+class HttpClient;
+
+// A channel in another process, reached over HTTP (ChannelWire) with a
+// timeout like any real network: an answer that does not come in time is
+// Unknown, a connection refused before anything was sent is Failed.
+class HttpChannel final : public Channel {
+public:
+    HttpChannel(QString host, int port, int timeoutMs);
+    ~HttpChannel() override;
+
+    QString name() const override { return QStringLiteral("http"); }
+    ChannelResult execute(const ChannelRequest &request) override;
+    ChannelResult query(const QString &reference, const QString &operation) override;
+
+private:
+    // One keep-alive client per concurrent caller, reused.
+    std::unique_ptr<HttpClient> take();
+    void give(std::unique_ptr<HttpClient> client);
+
+    QString m_host;
+    int m_port = 0;
+    int m_timeoutMs = 0;
+    QMutex m_mutex;
+    std::vector<std::unique_ptr<HttpClient>> m_idle;
+};
+
+// A factory for `keel gateway --channel URL`; an error if the URL is not
+// http://HOST:PORT.
+Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs);
+
+} // namespace keel

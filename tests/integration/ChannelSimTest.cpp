@@ -1,0 +1,182 @@
+// The channel as its own process: `keel channel-sim` reached over HTTP by
+// the gateway (`--channel`), sending its results back to the gateway's
+// Alipay endpoint signed with its own key, and killed like any process.
+
+#include "GatewayTest.h"
+#include "KeelProcess.h"
+#include "WaitUntil.h"
+
+#include "core/api/StripeReplies.h"
+#include "core/channel/HttpChannel.h"
+#include "core/db/PgConnection.h"
+#include "core/money/Currency.h"
+#include "core/net/LoopbackPort.h"
+#include "core/payment/PaymentContext.h"
+#include "core/payment/Reconciler.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+
+#include <gtest/gtest.h>
+
+using namespace keel;
+using keel::test::startKeel;
+using keel::test::waitUntil;
+
+namespace {
+
+QString signingFile(const char *name)
+{
+    return QStringLiteral(KEEL_SOURCE_DIR "/tests/data/signing/") + QLatin1String(name);
+}
+
+QJsonObject jsonOf(const HttpReply &reply)
+{
+    return QJsonDocument::fromJson(reply.body).object();
+}
+
+class ChannelSimTest : public keel::test::GatewayTest {
+protected:
+    void SetUp() override
+    {
+        GatewayTest::SetUp();
+        if (HasFatalFailure())
+            return;
+        Result<ChannelKeys> keys = ChannelKeys::load({signingFile("alipay.pub"), {}, {}, {}});
+        ASSERT_TRUE(keys.ok()) << qPrintable(keys.error().message);
+        m_options.channelKeys = std::make_shared<const ChannelKeys>(*std::move(keys));
+        m_simPort = bindLoopback();
+        ASSERT_NE(m_simPort, 0);
+        Result<ChannelFactory> channel = httpChannel(simUrl(), 1000);
+        ASSERT_TRUE(channel.ok());
+        m_remoteChannel = *channel;
+        startGateway();
+    }
+
+    void TearDown() override
+    {
+        if (m_sim) {
+            m_sim->terminate();
+            m_sim->waitForFinished(10000);
+        }
+        GatewayTest::TearDown();
+    }
+
+    QString simUrl() const { return QStringLiteral("http://127.0.0.1:%1").arg(m_simPort); }
+
+    // `keel channel-sim` on the port the gateway was given; notifying the
+    // gateway unless `notify` is false.
+    void startSim(const QStringList &behaviour = {}, bool notify = true)
+    {
+        QStringList arguments{QStringLiteral("channel-sim"), QStringLiteral("--db"),
+                              settings().conninfo(), QStringLiteral("--listen"),
+                              QStringLiteral("127.0.0.1:%1").arg(m_simPort)};
+        if (notify)
+            arguments << QStringLiteral("--notify")
+                      << m_gateway->url() + QStringLiteral("/v1/channels/alipay/notify")
+                      << QStringLiteral("--alipay-private-key") << signingFile("alipay.key")
+                      << QStringLiteral("--notify-delay") << QStringLiteral("0");
+        QString url;
+        m_sim = startKeel(arguments + behaviour, QStringLiteral("KEEL_CHANNEL"), &url);
+        ASSERT_EQ(url, simUrl());
+    }
+
+    HttpReply charge(const QByteArray &key, const QByteArray &source = "tok_visa")
+    {
+        return post("/v1/charges", "amount=1999&currency=cny&source=" + source, key);
+    }
+
+    QString stateOf(const QString &chargeId)
+    {
+        return scalar("SELECT s.state FROM keel.payment_state s JOIN keel.charges c "
+                      "ON c.id = s.charge_id WHERE c.public_id = '" +
+                      chargeId.toLatin1() + "'");
+    }
+
+    int m_simPort = 0;
+    std::unique_ptr<QProcess> m_sim;
+};
+
+} // namespace
+
+TEST_F(ChannelSimTest, AChargeCrossesHttpAndTheChannelsSignedResultConfirmsIt)
+{
+    startSim();
+    const HttpReply reply = charge("sim-1");
+    ASSERT_EQ(reply.status, 200) << reply.body.constData();
+    const QString id = jsonOf(reply).value(QLatin1String("id")).toString();
+    EXPECT_EQ(jsonOf(reply).value(QLatin1String("status")).toString(), QStringLiteral("succeeded"));
+    EXPECT_EQ(scalar("SELECT outcome || ' ' || amount FROM keel.sim_channel_operations"),
+              QStringLiteral("approved 1999"));
+    // The channel's asynchronous result arrives, verifies, and agrees.
+    EXPECT_TRUE(waitUntil([&] {
+        return scalar("SELECT count(*) FROM keel.channel_notifications") == QLatin1String("1");
+    }));
+    EXPECT_EQ(scalar("SELECT verdict || ' ' || amount || ' ' || currency || ' ' || reference "
+                     "FROM keel.channel_notifications"),
+              QStringLiteral("unchanged 1999 CNY ") + id);
+    EXPECT_EQ(stateOf(id), QStringLiteral("Captured"));
+
+    const HttpReply declined = charge("sim-2", "tok_chargeDeclined");
+    EXPECT_EQ(declined.status, 402) << declined.body.constData();
+}
+
+TEST_F(ChannelSimTest, AnAnswerLostOnTheWayBackIsSettledByTheChannelsNotification)
+{
+    startSim({QStringLiteral("--sim-ambiguous-rate"), QStringLiteral("1")});
+    const HttpReply reply = charge("sim-3");
+    ASSERT_EQ(reply.status, 200) << reply.body.constData();
+    EXPECT_EQ(jsonOf(reply).value(QLatin1String("status")).toString(), QStringLiteral("pending"));
+    const QString id = jsonOf(reply).value(QLatin1String("id")).toString();
+    // No reconciler runs here: the notification alone settles it (补单).
+    EXPECT_TRUE(waitUntil([&] { return stateOf(id) == QLatin1String("Captured"); }))
+        << qPrintable(stateOf(id));
+    EXPECT_EQ(scalar("SELECT verdict FROM keel.channel_notifications"), QStringLiteral("applied"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("2"));
+}
+
+TEST_F(ChannelSimTest, WithoutANotificationTheReconcilerAsksTheChannelOverHttp)
+{
+    startSim({QStringLiteral("--sim-ambiguous-rate"), QStringLiteral("1")}, false);
+    const HttpReply reply = charge("sim-4");
+    const QString id = jsonOf(reply).value(QLatin1String("id")).toString();
+    ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+
+    auto session = PgConnection::open(settings());
+    ASSERT_TRUE(session.ok());
+    auto currencies = CurrencyTable::load(*session);
+    ASSERT_TRUE(currencies.ok());
+    PaymentContext context;
+    context.settings = settings();
+    context.channel = std::make_shared<HttpChannel>(QStringLiteral("127.0.0.1"), m_simPort, 1000);
+    context.currencies = *currencies;
+    StripeReplies replies;
+    auto report = Reconciler(context, *session, replies).runOnce(0);
+    ASSERT_TRUE(report.ok());
+    EXPECT_EQ(report->resolved, 1);
+    EXPECT_EQ(stateOf(id), QStringLiteral("Captured"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.channel_notifications"), QStringLiteral("0"));
+}
+
+TEST_F(ChannelSimTest, AKilledChannelChargesNothingAndItsRestartServesAgain)
+{
+    startSim();
+    ASSERT_EQ(charge("sim-5").status, 200);
+    m_sim->kill(); // SIGKILL
+    ASSERT_TRUE(m_sim->waitForFinished(10000));
+
+    // Refused before anything was sent: certainly not processed, so the
+    // charge fails at once instead of waiting in doubt.
+    const HttpReply refused = charge("sim-6");
+    EXPECT_EQ(refused.status, 402) << refused.body.constData();
+    const QJsonObject error = jsonOf(refused).value(QLatin1String("error")).toObject();
+    EXPECT_EQ(error.value(QLatin1String("code")).toString(), QStringLiteral("processing_error"));
+    EXPECT_EQ(stateOf(error.value(QLatin1String("charge")).toString()), QStringLiteral("Failed"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("2"));
+
+    startSim();
+    const HttpReply again = charge("sim-7");
+    EXPECT_EQ(again.status, 200) << again.body.constData();
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("4"));
+}

@@ -1,0 +1,49 @@
+// The wire between keel and a channel in another process.
+
+#include "core/channel/ChannelWire.h"
+
+#include <gtest/gtest.h>
+
+using namespace keel;
+
+TEST(ChannelWire, ARequestAndAResultSurviveTheTrip)
+{
+    const ChannelRequest sent{QStringLiteral("ch_1"), QStringLiteral("authorize"), 1999,
+                              QStringLiteral("CNY"),  QStringLiteral("tok_visa"),  false};
+    Result<ChannelRequest> read = ChannelWire::decodeRequest(ChannelWire::encodeRequest(sent));
+    ASSERT_TRUE(read.ok());
+    EXPECT_EQ(read->reference, sent.reference);
+    EXPECT_EQ(read->operation, sent.operation);
+    EXPECT_EQ(read->amount, 1999);
+    EXPECT_EQ(read->currency, sent.currency);
+    EXPECT_EQ(read->source, sent.source);
+    EXPECT_FALSE(read->capture);
+
+    const ChannelResult declined{ChannelOutcome::Declined, QStringLiteral("insufficient_funds"),
+                                 QStringLiteral("no")};
+    const ChannelResult back = ChannelWire::decodeResult(ChannelWire::encodeResult(declined));
+    EXPECT_EQ(back.outcome, ChannelOutcome::Declined);
+    EXPECT_EQ(back.declineCode, declined.declineCode);
+    EXPECT_EQ(ChannelWire::decodeResult("<html>bad gateway</html>").outcome,
+              ChannelOutcome::Unknown);
+}
+
+TEST(ChannelWire, ABadRequestNamesItsField)
+{
+    const struct {
+        const char *json;
+        const char *field;
+    } cases[] = {
+        {R"({"operation":"authorize","amount":1,"currency":"CNY"})", "reference"},
+        {R"({"reference":"ch_1","operation":"steal","amount":1,"currency":"CNY"})", "operation"},
+        {R"({"reference":"ch_1","operation":"refund","amount":-5,"currency":"CNY"})", "amount"},
+        {R"({"reference":"ch_1","operation":"refund","amount":1.5,"currency":"CNY"})", "amount"},
+        {R"({"reference":"ch_1","operation":"refund","amount":5,"currency":"yuan"})", "currency"},
+    };
+    for (const auto &bad : cases) {
+        Result<ChannelRequest> read = ChannelWire::decodeRequest(bad.json);
+        ASSERT_FALSE(read.ok()) << bad.json;
+        EXPECT_EQ(read.error().field, QString::fromLatin1(bad.field)) << bad.json;
+    }
+    EXPECT_FALSE(ChannelWire::decodeRequest("not json").ok());
+}
