@@ -16,7 +16,9 @@
 namespace keel {
 namespace {
 
-constexpr int MaxPauseMs = 30000;
+// A reconnection attempt is cheap and every second of it is outbox lag once
+// the broker is back, so the pauses stop growing at 5 s.
+constexpr int MaxPauseMs = 5000;
 
 QString instanceName()
 {

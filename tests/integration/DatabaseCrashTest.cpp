@@ -6,6 +6,7 @@
 // no money. (The simulated network keeps its memory in keel's database, so
 // during the outage it cannot answer either: those charges fail cleanly, 402.)
 #include "KeelProcess.h"
+#include "PrivateCluster.h"
 #include "WaitUntil.h"
 
 #include "core/db/ConnectionSettings.h"
@@ -30,6 +31,7 @@
 
 using namespace keel;
 using keel::test::keelBinary;
+using keel::test::PrivateCluster;
 using keel::test::runKeel;
 using keel::test::waitUntil;
 
@@ -39,26 +41,12 @@ class DatabaseCrashTest : public ::testing::Test {
 protected:
     void SetUp() override
     {
-        ASSERT_TRUE(m_work.isValid());
-        // The server runs as its own account, which must reach the directory.
-        QFile::setPermissions(m_work.path(), QFile::ReadOwner | QFile::WriteOwner |
-                                                 QFile::ExeOwner | QFile::ExeOther);
-        auto created = EmbeddedCluster::create({m_work.filePath(QStringLiteral("data")), 0, true});
-        ASSERT_TRUE(created.ok()) << qPrintable(created.error().message);
-        m_cluster = std::move(created).value();
-        auto initialized = m_cluster->initialize();
-        ASSERT_TRUE(initialized.ok()) << qPrintable(initialized.error().message);
-        const Status started = m_cluster->start();
-        ASSERT_TRUE(started.ok()) << qPrintable(started.error().message);
-        ASSERT_TRUE(m_cluster->ensureDatabase(QStringLiteral("keel")).ok());
-        m_settings = m_cluster->settings(QStringLiteral("keel"));
-        ASSERT_EQ(
-            runKeel({QStringLiteral("migrate"), QStringLiteral("--db"), m_settings.conninfo()})
-                .exitCode,
-            0);
+        m_cluster.start();
+        if (HasFatalFailure())
+            return;
+        m_settings = m_cluster.settings();
         auto connection = PgConnection::open(m_settings);
         ASSERT_TRUE(connection.ok());
-        ASSERT_EQ(connection->scalar("SHOW fsync").value(), QStringLiteral("on"));
         auto merchant = MerchantStore(*connection).create(QStringLiteral("Crash"), {});
         ASSERT_TRUE(merchant.ok());
         m_apiKey = merchant->apiKey.toLatin1();
@@ -69,8 +57,6 @@ protected:
             m_gateway->kill();
             m_gateway->waitForFinished();
         }
-        if (m_cluster)
-            (void)m_cluster->stop();
     }
     QString startGateway()
     {
@@ -102,8 +88,7 @@ protected:
         return connection ? connection->scalar(sql).value() : QString();
     }
 
-    QTemporaryDir m_work;
-    std::unique_ptr<EmbeddedCluster> m_cluster;
+    PrivateCluster m_cluster;
     ConnectionSettings m_settings;
     QByteArray m_apiKey;
     std::unique_ptr<QProcess> m_gateway;
@@ -165,9 +150,9 @@ TEST_F(DatabaseCrashTest, AcknowledgedChargesSurviveAnImmediateShutdownMidLoad)
         });
     }
     ASSERT_TRUE(waitUntil([&] { return done.load() >= Clients * KeysEach / 3; }, 60000));
-    ASSERT_TRUE(m_cluster->stopImmediately().ok());
+    ASSERT_TRUE(m_cluster.server().stopImmediately().ok());
     QThread::msleep(500); // the outage: requests meanwhile get 503s and retry
-    ASSERT_TRUE(m_cluster->start().ok());
+    ASSERT_TRUE(m_cluster.server().start().ok());
     for (std::thread &client : clients)
         client.join();
 
