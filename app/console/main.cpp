@@ -66,7 +66,7 @@ Result<Target> startDemo(const ConsoleOptions &options)
                                      ? DevStack::defaultDirectory() + QStringLiteral("-demo")
                                      : options.demoDirectory;
     // Realistic trouble for the dashboards to show.
-    demo.gateway.channel = simulatedChannel({15, 0.03, 0.01, 0.02});
+    demo.channelSimulator = SimulatedChannelConfig{15, 0.03, 0.01, 0.02};
     demo.gateway.reconcileGraceSeconds = 10;
     demo.gateway.http.threads = 4;
     Result<std::unique_ptr<DevStack>> started = DevStack::start(demo);

@@ -55,6 +55,14 @@ public:
             return fail(name(), httpPort.error());
         options.gateway = *gateway;
         options.gateway.http.port = *httpPort;
+        if (!parser.isSet(QStringLiteral("channel"))) {
+            // The simulator behind HTTP, so the inbound notify path runs too.
+            Result<SimulatedChannelConfig> behaviour = simulatorConfig(parser);
+            if (!behaviour)
+                return fail(name(), behaviour.error());
+            options.channelSimulator = *behaviour;
+            options.gateway.channel = nullptr;
+        }
 
         QElapsedTimer timer;
         timer.start();

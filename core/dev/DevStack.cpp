@@ -1,11 +1,13 @@
 #include "core/dev/DevStack.h"
 
+#include "core/channel/HttpChannel.h"
 #include "core/channel/SimulatedChannel.h"
 
 #include "core/db/Database.h"
 #include "core/db/Migrator.h"
 #include "core/db/PgConnection.h"
 #include "core/merchant/MerchantStore.h"
+#include "core/net/LoopbackPort.h"
 
 #include <QDir>
 #include <QFile>
@@ -75,12 +77,29 @@ Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progres
         return apiKey.error();
     stack->m_apiKey = *apiKey;
     options.gateway.settings = stack->database();
+    const int simulatorPort = options.channelSimulator ? bindLoopback() : 0;
+    std::optional<RsaKey> simulatorKey;
+    if (options.channelSimulator) {
+        Result<RsaKey> key = stack->prepareChannelSimulator(options, simulatorPort);
+        if (!key)
+            return key.error();
+        simulatorKey = *key;
+    }
     if (!options.gateway.channel)
         options.gateway.channel = simulatedChannel();
     Result<std::unique_ptr<GatewayRuntime>> gateway = GatewayRuntime::start(options.gateway);
     if (!gateway)
         return gateway.error();
     stack->m_gateway = std::move(gateway).value();
+    if (simulatorKey) {
+        if (Status simulating = stack->startChannelSimulator(*options.channelSimulator,
+                                                             *simulatorKey, simulatorPort);
+            !simulating)
+            return simulating.error();
+        if (progress)
+            progress(QStringLiteral("channel simulator on %1, notifying the gateway")
+                         .arg(stack->m_channelSimulator->url()));
+    }
     WorkerOptions worker;
     worker.settings = stack->database();
     worker.channel = options.gateway.channel;
@@ -134,6 +153,46 @@ DevStack::~DevStack()
     (void)stop();
 }
 
+Result<RsaKey> DevStack::prepareChannelSimulator(Options &options, int port)
+{
+    if (port == 0)
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("no free loopback port for the channel simulator"));
+    Result<RsaKey> key = RsaKey::generate();
+    if (!key)
+        return key.error();
+    Result<ChannelFactory> channel =
+        httpChannel(QStringLiteral("http://127.0.0.1:%1").arg(port), 5000);
+    if (!channel)
+        return channel.error();
+    options.gateway.channel = *channel;
+    ChannelKeys keys = options.gateway.channelKeys ? *options.gateway.channelKeys : ChannelKeys();
+    keys.alipayPublicKey =
+        *key; // its public half verifies; the private half stays with the simulator
+    options.gateway.channelKeys = std::make_shared<const ChannelKeys>(keys);
+    return key;
+}
+
+Status DevStack::startChannelSimulator(const SimulatedChannelConfig &behaviour, const RsaKey &key,
+                                       int port)
+{
+    ChannelSimulatorOptions simulator;
+    simulator.settings = database();
+    simulator.settings.set(QStringLiteral("application_name"), QStringLiteral("keel-channel-sim"));
+    simulator.behaviour = behaviour;
+    simulator.http.port = port;
+    simulator.http.threads = 4;
+    AlipayNotifierOptions notifier;
+    notifier.url = m_gateway->url() + QStringLiteral("/v1/channels/alipay/notify");
+    notifier.signingKey = key;
+    simulator.notifier = notifier;
+    Result<std::unique_ptr<ChannelSimulator>> started = ChannelSimulator::start(simulator);
+    if (!started)
+        return started.error();
+    m_channelSimulator = std::move(started).value();
+    return {};
+}
+
 Status DevStack::stop()
 {
     if (m_relay) {
@@ -151,6 +210,10 @@ Status DevStack::stop()
     if (m_gateway) {
         m_gateway->stop();
         m_gateway.reset();
+    }
+    if (m_channelSimulator) {
+        m_channelSimulator->stop();
+        m_channelSimulator.reset();
     }
     return m_cluster ? m_cluster->stop() : Status();
 }

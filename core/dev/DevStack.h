@@ -7,6 +7,7 @@
 #include "core/runtime/GatewayRuntime.h"
 #include "core/runtime/RelayRuntime.h"
 #include "core/runtime/WorkerRuntime.h"
+#include "core/sim/ChannelSimulator.h"
 
 #include <functional>
 #include <memory>
@@ -23,6 +24,12 @@ public:
         ClusterOptions cluster;
         GatewayOptions gateway; // settings are filled in by start()
         SagaWorkerOptions worker;
+        // Set: the simulated acquirer runs behind HTTP (ChannelSimulator) with
+        // a key of its own, the gateway and worker reach it as a remote
+        // channel, and it sends its results to the gateway's Alipay endpoint,
+        // so the dev stack and the demo take the inbound path for real.
+        // gateway.channel is then chosen by start().
+        std::optional<SimulatedChannelConfig> channelSimulator;
     };
     using Progress = std::function<void(const QString &)>;
 
@@ -51,8 +58,14 @@ private:
     DevStack() = default;
     Result<QString> demoMerchantKey();
     Status startRelay(const Progress &progress);
+    // Chooses the HTTP channel and the key the gateway trusts; the simulator
+    // itself starts once the gateway's URL is known.
+    Result<RsaKey> prepareChannelSimulator(Options &options, int port);
+    Status startChannelSimulator(const SimulatedChannelConfig &behaviour, const RsaKey &key,
+                                 int port);
 
     std::unique_ptr<EmbeddedCluster> m_cluster;
+    std::unique_ptr<ChannelSimulator> m_channelSimulator;
     std::unique_ptr<GatewayRuntime> m_gateway;
     std::unique_ptr<WorkerRuntime> m_worker;
     std::unique_ptr<EmbeddedBroker> m_broker;

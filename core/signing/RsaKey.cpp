@@ -39,6 +39,17 @@ QString serialOf(X509 *certificate)
 
 } // namespace
 
+Result<RsaKey> RsaKey::generate(int bits)
+{
+    EVP_PKEY *key = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", size_t(bits));
+    if (!key)
+        return makeError(ErrorKind::Failed, QStringLiteral("could not generate an RSA key"));
+    RsaKey result;
+    result.m_key = std::make_shared<Handle>(key);
+    result.m_private = true;
+    return result;
+}
+
 Result<RsaKey> RsaKey::fromPem(const QByteArray &pem, const QString &what)
 {
     RsaKey result;

@@ -19,6 +19,8 @@ public:
     static Result<RsaKey> fromPem(const QByteArray &pem, const QString &what);
     // Alipay hands out its public key as bare base64 (the PEM body, one line).
     static Result<RsaKey> fromBase64PublicKey(const QByteArray &base64, const QString &what);
+    // A fresh private key (for a simulator that signs as a channel would).
+    static Result<RsaKey> generate(int bits = 2048);
 
     bool canSign() const { return m_private; }
     // A certificate's serial number, upper-case hex as WeChat Pay writes it;
