@@ -89,6 +89,7 @@ bool AmqpPublisher::connected() const
 
 void AmqpPublisher::disconnect()
 {
+    m_open.clear(); // their confirms can no longer come
     m_connection.reset();
 }
 
@@ -153,6 +154,8 @@ struct AmqpPublisher::Window {
     QHash<quint64, int> byTag;
     QHash<QByteArray, int> byId;
     int pending = 0;
+    QElapsedTimer posted;
+    int timeoutMs = 0;
 
     // Confirms arrive in any grouping ("multiple"); a returned message is
     // returned before its confirm, and stays Returned.
@@ -169,6 +172,7 @@ struct AmqpPublisher::Window {
             }
         }
     }
+    qint64 msLeft() const { return timeoutMs - posted.elapsed(); }
 };
 
 QString AmqpPublisher::send(const QList<OutgoingMessage> &messages, Window &window)
@@ -197,78 +201,152 @@ QString AmqpPublisher::send(const QList<OutgoingMessage> &messages, Window &wind
     return {};
 }
 
-QString AmqpPublisher::awaitConfirms(Window &window, int timeoutMs)
+int AmqpPublisher::openWindows() const
+{
+    return int(m_open.size());
+}
+
+void AmqpPublisher::settle(quint64 tag, bool multiple, PublishVerdict verdict)
+{
+    for (auto &[ticket, window] : m_open)
+        window->settle(tag, multiple, verdict);
+}
+
+QString AmqpPublisher::readFrame(int waitMs)
 {
     amqp_connection_state_t state = m_connection->state;
+    timeval wait{long(waitMs / 1000), long(waitMs % 1000) * 1000};
+    amqp_frame_t frame;
+    const int got = amqp_simple_wait_frame_noblock(state, &frame, &wait);
+    if (got == AMQP_STATUS_TIMEOUT)
+        return {};
+    if (got != AMQP_STATUS_OK)
+        return QString::fromUtf8(amqp_error_string2(got));
+    if (frame.frame_type != AMQP_FRAME_METHOD)
+        return {};
+    switch (frame.payload.method.id) {
+    case AMQP_BASIC_ACK_METHOD: {
+        const auto *ack = static_cast<amqp_basic_ack_t *>(frame.payload.method.decoded);
+        settle(ack->delivery_tag, ack->multiple, PublishVerdict::Confirmed);
+        break;
+    }
+    case AMQP_BASIC_NACK_METHOD: {
+        const auto *nack = static_cast<amqp_basic_nack_t *>(frame.payload.method.decoded);
+        settle(nack->delivery_tag, nack->multiple, PublishVerdict::Nacked);
+        break;
+    }
+    case AMQP_BASIC_RETURN_METHOD: {
+        amqp_message_t returned;
+        const amqp_rpc_reply_t read = amqp_read_message(state, frame.channel, &returned, 0);
+        if (read.reply_type != AMQP_RESPONSE_NORMAL)
+            return replyError(read);
+        const QByteArray id(static_cast<const char *>(returned.properties.message_id.bytes),
+                            qsizetype(returned.properties.message_id.len));
+        for (auto &[ticket, window] : m_open)
+            if (window->byId.contains(id))
+                window->verdicts[window->byId.value(id)] = PublishVerdict::Returned;
+        amqp_destroy_message(&returned);
+        break;
+    }
+    case AMQP_CHANNEL_CLOSE_METHOD:
+    case AMQP_CONNECTION_CLOSE_METHOD:
+        return QStringLiteral("the broker closed the channel");
+    default:
+        break;
+    }
+    return {};
+}
+
+QList<AmqpPublisher::SettledWindow> AmqpPublisher::abandon(const QString &why,
+                                                           Error *connectionError)
+{
+    QList<SettledWindow> settled;
+    for (auto &[ticket, window] : m_open)
+        settled.append({ticket, window->verdicts});
+    if (connectionError)
+        *connectionError = failure(why);
+    disconnect();
+    return settled;
+}
+
+QList<AmqpPublisher::SettledWindow> AmqpPublisher::collect(int waitMs, Error *connectionError)
+{
     QElapsedTimer timer;
     timer.start();
-    while (window.pending > 0) {
-        const qint64 left = timeoutMs - timer.elapsed();
-        if (left <= 0)
-            return QStringLiteral("no confirm within %1 ms").arg(timeoutMs);
-        timeval wait{long(left / 1000), long(left % 1000) * 1000};
-        amqp_frame_t frame;
-        const int got = amqp_simple_wait_frame_noblock(state, &frame, &wait);
-        if (got == AMQP_STATUS_TIMEOUT)
-            continue;
-        if (got != AMQP_STATUS_OK)
-            return QString::fromUtf8(amqp_error_string2(got));
-        if (frame.frame_type != AMQP_FRAME_METHOD)
-            continue;
-        switch (frame.payload.method.id) {
-        case AMQP_BASIC_ACK_METHOD: {
-            const auto *ack = static_cast<amqp_basic_ack_t *>(frame.payload.method.decoded);
-            window.settle(ack->delivery_tag, ack->multiple, PublishVerdict::Confirmed);
-            break;
+    QList<SettledWindow> settled;
+    while (!m_open.empty()) {
+        for (auto it = m_open.begin(); it != m_open.end();) {
+            if (it->second->pending > 0) {
+                ++it;
+                continue;
+            }
+            settled.append({it->first, it->second->verdicts});
+            it = m_open.erase(it);
         }
-        case AMQP_BASIC_NACK_METHOD: {
-            const auto *nack = static_cast<amqp_basic_nack_t *>(frame.payload.method.decoded);
-            window.settle(nack->delivery_tag, nack->multiple, PublishVerdict::Nacked);
+        if (!settled.isEmpty() || m_open.empty())
             break;
+        qint64 left = waitMs - timer.elapsed();
+        for (const auto &[ticket, window] : m_open) {
+            if (window->msLeft() <= 0)
+                return abandon(QStringLiteral("no confirm within %1 ms").arg(window->timeoutMs),
+                               connectionError);
+            left = std::min(left, window->msLeft());
         }
-        case AMQP_BASIC_RETURN_METHOD: {
-            amqp_message_t returned;
-            const amqp_rpc_reply_t read = amqp_read_message(state, frame.channel, &returned, 0);
-            if (read.reply_type != AMQP_RESPONSE_NORMAL)
-                return replyError(read);
-            const QByteArray id(static_cast<const char *>(returned.properties.message_id.bytes),
-                                qsizetype(returned.properties.message_id.len));
-            if (window.byId.contains(id))
-                window.verdicts[window.byId.value(id)] = PublishVerdict::Returned;
-            amqp_destroy_message(&returned);
+        if (left < 0)
             break;
-        }
-        case AMQP_CHANNEL_CLOSE_METHOD:
-        case AMQP_CONNECTION_CLOSE_METHOD:
-            return QStringLiteral("the broker closed the channel");
-        default:
+        if (const QString lost = readFrame(int(left)); !lost.isEmpty())
+            return abandon(lost, connectionError);
+        if (left == 0)
             break;
-        }
     }
-    amqp_maybe_release_buffers(state);
-    return {};
+    if (m_connection)
+        amqp_maybe_release_buffers(m_connection->state);
+    return settled;
+}
+
+quint64 AmqpPublisher::post(const QList<OutgoingMessage> &messages, int timeoutMs,
+                            Error *connectionError)
+{
+    if (!connected())
+        if (Status opened = connect(timeoutMs); !opened) {
+            if (connectionError)
+                *connectionError = opened.error();
+            return 0;
+        }
+    auto window = std::make_unique<Window>();
+    window->verdicts = QList<PublishVerdict>(messages.size(), PublishVerdict::Unknown);
+    window->timeoutMs = timeoutMs;
+    window->posted.start();
+    const quint64 ticket = m_nextTicket++;
+    Window &sending = *window;
+    m_open.emplace(ticket, std::move(window));
+    if (const QString lost = send(messages, sending); !lost.isEmpty()) {
+        (void)abandon(lost, connectionError);
+        return 0;
+    }
+    return ticket;
 }
 
 QList<PublishVerdict> AmqpPublisher::publish(const QList<OutgoingMessage> &messages, int timeoutMs,
                                              Error *connectionError)
 {
-    Window window;
-    window.verdicts = QList<PublishVerdict>(messages.size(), PublishVerdict::Unknown);
-    if (!connected())
-        if (Status opened = connect(timeoutMs); !opened) {
+    const quint64 ticket = post(messages, timeoutMs, connectionError);
+    if (ticket == 0)
+        return QList<PublishVerdict>(messages.size(), PublishVerdict::Unknown);
+    for (;;) {
+        Error lost;
+        for (const SettledWindow &window : collect(timeoutMs, &lost))
+            if (window.ticket == ticket) {
+                if (!lost.message.isEmpty() && connectionError)
+                    *connectionError = lost;
+                return window.verdicts;
+            }
+        if (!lost.message.isEmpty()) {
             if (connectionError)
-                *connectionError = opened.error();
-            return window.verdicts;
+                *connectionError = lost;
+            return QList<PublishVerdict>(messages.size(), PublishVerdict::Unknown);
         }
-    QString lost = send(messages, window);
-    if (lost.isEmpty())
-        lost = awaitConfirms(window, timeoutMs);
-    if (!lost.isEmpty()) {
-        if (connectionError)
-            *connectionError = failure(lost);
-        disconnect();
     }
-    return window.verdicts;
 }
 
 } // namespace keel

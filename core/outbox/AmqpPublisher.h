@@ -7,6 +7,7 @@
 #include <QList>
 #include <QString>
 
+#include <map>
 #include <memory>
 
 namespace keel {
@@ -28,8 +29,10 @@ enum class PublishVerdict {
 // Publishes to a RabbitMQ topic exchange with rabbitmq-c: persistent
 // messages with a message_id, the mandatory flag, and publisher confirms,
 // waited for as a window (all of a batch is sent, then every confirm is
-// read), not one round trip per message. Not thread-safe; reconnects on the
-// next publish after a failure.
+// read), not one round trip per message. Several windows may be open at once
+// (post, then collect), so a caller can send more while the broker confirms
+// what it sent before. Not thread-safe; reconnects on the next post after a
+// failure.
 class AmqpPublisher final {
 public:
     AmqpPublisher(AmqpAddress address, QString exchange);
@@ -47,6 +50,23 @@ public:
     QList<PublishVerdict> publish(const QList<OutgoingMessage> &messages, int timeoutMs,
                                   Error *connectionError = nullptr);
 
+    // The same in two halves. post() sends a window without waiting and
+    // returns its ticket (0 if the connection failed: `connectionError` says
+    // why, and every open window is settled as it stands). Each window must
+    // be confirmed within `timeoutMs` of its post.
+    quint64 post(const QList<OutgoingMessage> &messages, int timeoutMs,
+                 Error *connectionError = nullptr);
+    struct SettledWindow {
+        quint64 ticket = 0;
+        QList<PublishVerdict> verdicts; // Unknown where the connection went first
+    };
+    // Reads confirms for up to `waitMs` and returns as soon as some windows
+    // have every verdict, oldest first (none if the time ran out first). When
+    // the connection fails, every open window comes back and
+    // `connectionError` is set.
+    QList<SettledWindow> collect(int waitMs, Error *connectionError = nullptr);
+    int openWindows() const;
+
     const AmqpAddress &address() const { return m_address; }
 
     // On every connect, also declare a durable queue bound to every routing
@@ -60,12 +80,17 @@ private:
     Error failure(const QString &what) const;
     // Each returns why the connection failed, or nothing.
     QString send(const QList<OutgoingMessage> &messages, Window &window);
-    QString awaitConfirms(Window &window, int timeoutMs);
+    QString readFrame(int waitMs);
+    void settle(quint64 tag, bool multiple, PublishVerdict verdict);
+    // Every open window as it stands, and the connection dropped.
+    QList<SettledWindow> abandon(const QString &why, Error *connectionError);
 
     AmqpAddress m_address;
     QString m_exchange;
     std::unique_ptr<Connection> m_connection;
     quint64 m_nextTag = 1; // the delivery tag of the next publish on this channel
+    quint64 m_nextTicket = 1;
+    std::map<quint64, std::unique_ptr<Window>> m_open; // by ticket, oldest first
     QString m_catchAllQueue;
     int m_catchAllLength = 0;
 };

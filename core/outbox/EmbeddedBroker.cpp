@@ -169,6 +169,10 @@ Status EmbeddedBroker::launch(bool detached)
     environment.insert(QStringLiteral("RABBITMQ_ENABLED_PLUGINS_FILE"),
                        m_directory + QStringLiteral("/enabled_plugins"));
     environment.insert(QStringLiteral("RABBITMQ_PID_FILE"), m_directory + QStringLiteral("/pid"));
+    // The node shares its machine with PostgreSQL and keel; Erlang schedulers
+    // that spin while idle take the CPU the relay's database work needs.
+    environment.insert(QStringLiteral("RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS"),
+                       QStringLiteral("+sbwt none +sbwtdcpu none +sbwtdio none"));
     QFile::remove(m_directory + QStringLiteral("/pid"));
     m_process = std::make_unique<QProcess>();
     m_process->setProcessEnvironment(environment);

@@ -4,9 +4,12 @@
 #include "core/metrics/Metrics.h"
 #include "core/outbox/AmqpPublisher.h"
 
+#include <QElapsedTimer>
 #include <QSet>
 #include <QStringList>
 
+#include <algorithm>
+#include <chrono>
 #include <future>
 #include <utility>
 
@@ -18,6 +21,12 @@ constexpr int Buckets = 64;
 constexpr int RelayLockClass = 7301;
 // Windows per pass before the buckets are let go for other relays.
 constexpr int MaxWindowsPerPass = 50;
+// Windows sent and not yet marked published (in flight, or confirmed and
+// waiting for the next read's marks): what a crash can publish twice.
+constexpr int MaxUnmarkedWindows = 2;
+// While windows wait for confirms, rows committed meanwhile are looked for
+// this often, so they do not wait for those confirms.
+constexpr qint64 ReadEveryMs = 5;
 
 QByteArray idList(const QList<qint64> &ids)
 {
@@ -71,83 +80,199 @@ Result<RelayPass> OutboxRelay::runOnce()
 
 Status OutboxRelay::publishWindows(const QByteArray &buckets, RelayPass &pass)
 {
-    Result<QList<DueRow>> next = dueRows(buckets, {}, {});
-    bool progressed = false; // rows of the last window were confirmed or refused
-    for (int window = 0; window < MaxWindowsPerPass; ++window) {
-        if (next && next->isEmpty() && progressed) {
-            // The read ahead came back empty before this window's verdicts
-            // were in; read again.
-            const QList<qint64> marked = m_unmarked;
-            next = dueRows(buckets, std::exchange(m_unmarked, {}), marked);
-        }
-        if (!next)
-            return next.error();
-        if (next->isEmpty())
-            return {};
-        const QList<DueRow> current = std::move(*next);
-        // The database works on the next window while the broker confirms
-        // this one: it marks the previous window published and reads the
-        // rows after this one.
-        QList<qint64> exclude = m_unmarked;
-        for (const DueRow &row : current)
-            exclude << row.id;
-        std::future<Result<QList<DueRow>>> reading =
-            std::async(std::launch::async, [&, marked = std::exchange(m_unmarked, {})] {
-                return dueRows(buckets, marked, exclude);
-            });
-        QList<OutgoingMessage> messages;
-        messages.reserve(current.size());
-        for (const DueRow &row : current)
-            messages.append(row.message);
-        Error brokerError;
-        const QList<PublishVerdict> verdicts =
-            m_publisher.publish(messages, m_options.confirmTimeoutMs, &brokerError);
-        next = reading.get();
-        const int before = pass.published + pass.failed + pass.parked;
-        if (Status judged = applyVerdicts(current, verdicts, pass); !judged)
-            return judged;
-        progressed = pass.published + pass.failed + pass.parked > before;
-        if (next) {
-            // A row read ahead goes out only after its aggregate's row in
-            // this window was confirmed; otherwise it waits for that row.
-            QSet<QString> held;
-            for (qsizetype i = 0; i < current.size(); ++i)
-                if (verdicts[i] != PublishVerdict::Confirmed)
-                    held.insert(current[i].aggregate);
-            next->removeIf([&held](const DueRow &row) { return held.contains(row.aggregate); });
-        }
-        if (!brokerError.message.isEmpty()) {
-            pass.brokerDown = true;
-            pass.brokerError = brokerError.message;
-            return {};
-        }
-    }
-    return {};
+    Status done = pipeline(buckets, pass);
+    if (!done && m_publisher.openWindows() > 0)
+        m_publisher.disconnect(); // their confirms would arrive in another pass
+    return done;
 }
 
-Status OutboxRelay::applyVerdicts(const QList<DueRow> &rows, const QList<PublishVerdict> &verdicts,
-                                  RelayPass &pass)
+// What one pass has under way: the windows in flight, the rows read but
+// held behind their aggregate's row in flight, the refusals the database has
+// yet to record, and how many windows are sent but not marked published.
+struct OutboxRelay::Flow {
+    struct Window {
+        quint64 ticket = 0;
+        QList<DueRow> rows;
+    };
+    QList<Window> inFlight;
+    QList<DueRow> waiting; // in id order
+    QList<std::pair<DueRow, PublishVerdict>> refused;
+    int confirmedWindows = 0; // confirmed, their marks not yet sent
+    int markingWindows = 0;   // confirmed, marked by the running read
+    int windows = 0;
+
+    int unmarkedWindows() const { return int(inFlight.size()) + confirmedWindows + markingWindows; }
+    bool maySend() const
+    {
+        return windows < MaxWindowsPerPass && unmarkedWindows() < MaxUnmarkedWindows;
+    }
+    QSet<qint64> knownIds(const QList<qint64> &unmarked) const
+    {
+        QSet<qint64> ids(unmarked.begin(), unmarked.end());
+        for (const Window &window : inFlight)
+            for (const DueRow &row : window.rows)
+                ids.insert(row.id);
+        for (const DueRow &row : waiting)
+            ids.insert(row.id);
+        for (const auto &[row, verdict] : refused)
+            ids.insert(row.id);
+        return ids;
+    }
+    // Aggregates with a row in flight or refused and not yet recorded: their
+    // later rows wait.
+    QSet<QString> busyAggregates() const
+    {
+        QSet<QString> busy;
+        for (const Window &window : inFlight)
+            for (const DueRow &row : window.rows)
+                busy.insert(row.aggregate);
+        for (const auto &[row, verdict] : refused)
+            busy.insert(row.aggregate);
+        return busy;
+    }
+};
+
+Status OutboxRelay::pipeline(const QByteArray &buckets, RelayPass &pass)
 {
-    int confirmed = 0;
-    for (qsizetype i = 0; i < rows.size(); ++i) {
-        const DueRow &row = rows[i];
-        if (verdicts[i] == PublishVerdict::Confirmed) {
-            // Marked published by the next window's query, or as the pass ends.
-            m_unmarked << row.id;
-            ++confirmed;
+    Flow flow;
+    std::future<Result<QList<DueRow>>> reading;
+    bool worthReading = true;
+    Error brokerError;
+    QElapsedTimer sinceRead;
+    sinceRead.start();
+    for (;;) {
+        if (!reading.valid()) {
+            // The connection is free: record the refusals, then read (which
+            // marks the confirmed rows published).
+            if (Status recorded = recordRefusals(flow, pass); !recorded)
+                return recorded;
+            if (!brokerError.message.isEmpty()) {
+                pass.brokerDown = true;
+                pass.brokerError = brokerError.message;
+                return {};
+            }
+            if ((worthReading && flow.maySend()) || !m_unmarked.isEmpty()) {
+                QList<qint64> exclude = m_unmarked;
+                for (const Flow::Window &window : flow.inFlight)
+                    for (const DueRow &row : window.rows)
+                        exclude << row.id;
+                flow.markingWindows = std::exchange(flow.confirmedWindows, 0);
+                reading = std::async(std::launch::async,
+                                     [&, marked = std::exchange(m_unmarked, {}), exclude] {
+                                         return dueRows(buckets, marked, exclude);
+                                     });
+                worthReading = false;
+                sinceRead.restart();
+            } else if (flow.inFlight.isEmpty()) {
+                return {};
+            }
+        }
+        if (reading.valid() && (flow.inFlight.isEmpty() || reading.wait_for(std::chrono::seconds(
+                                                               0)) == std::future_status::ready)) {
+            Result<QList<DueRow>> next = reading.get();
+            flow.markingWindows = 0;
+            if (!next)
+                return next.error();
+            const QSet<qint64> known = flow.knownIds(m_unmarked);
+            for (const DueRow &row : *next)
+                if (!known.contains(row.id))
+                    flow.waiting.append(row);
+            std::sort(flow.waiting.begin(), flow.waiting.end(),
+                      [](const DueRow &a, const DueRow &b) { return a.id < b.id; });
+            // A full window suggests more right behind it.
+            worthReading = sendWaiting(flow, brokerError) && next->size() >= m_options.batch;
             continue;
         }
-        if (verdicts[i] == PublishVerdict::Unknown)
-            continue; // the broker went away: not the message's fault
+        // Waits for confirms: briefly while a read runs, to take its rows at
+        // once; otherwise until it is time to look for rows committed since.
+        const int waitMs = reading.valid() ? 1
+                           : flow.maySend()
+                               ? int(std::max<qint64>(1, ReadEveryMs - sinceRead.elapsed()))
+                               : m_options.confirmTimeoutMs;
+        const QList<AmqpPublisher::SettledWindow> settled =
+            m_publisher.collect(waitMs, &brokerError);
+        for (const AmqpPublisher::SettledWindow &window : settled)
+            settle(flow, window, pass);
+        if (!settled.isEmpty() && brokerError.message.isEmpty())
+            (void)sendWaiting(flow, brokerError);
+        if (!settled.isEmpty() || !brokerError.message.isEmpty() ||
+            sinceRead.elapsed() >= ReadEveryMs)
+            worthReading = true;
+    }
+}
+
+bool OutboxRelay::sendWaiting(Flow &flow, Error &brokerError)
+{
+    if (flow.waiting.isEmpty() || !flow.maySend())
+        return false;
+    // One row per aggregate, and none whose aggregate has a row in flight.
+    QSet<QString> busy = flow.busyAggregates();
+    QList<DueRow> rows;
+    flow.waiting.removeIf([&](const DueRow &row) {
+        if (rows.size() >= m_options.batch || busy.contains(row.aggregate))
+            return false;
+        busy.insert(row.aggregate);
+        rows.append(row);
+        return true;
+    });
+    if (rows.isEmpty())
+        return false;
+    QList<OutgoingMessage> messages;
+    messages.reserve(rows.size());
+    for (const DueRow &row : rows)
+        messages.append(row.message);
+    const quint64 ticket = m_publisher.post(messages, m_options.confirmTimeoutMs, &brokerError);
+    if (ticket == 0)
+        return false;
+    flow.inFlight.append({ticket, rows});
+    ++flow.windows;
+    return true;
+}
+
+void OutboxRelay::settle(Flow &flow, const AmqpPublisher::SettledWindow &window, RelayPass &pass)
+{
+    const auto found =
+        std::find_if(flow.inFlight.begin(), flow.inFlight.end(),
+                     [&](const Flow::Window &sent) { return sent.ticket == window.ticket; });
+    if (found == flow.inFlight.end())
+        return;
+    const QList<DueRow> rows = found->rows;
+    flow.inFlight.erase(found);
+    int confirmed = 0;
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        if (window.verdicts[i] == PublishVerdict::Confirmed) {
+            // Marked published by the next read, or as the pass ends.
+            m_unmarked << rows[i].id;
+            ++confirmed;
+        } else if (window.verdicts[i] != PublishVerdict::Unknown) {
+            // Unknown: the broker went away, not the message's fault.
+            flow.refused.append({rows[i], window.verdicts[i]});
+        }
+    }
+    if (confirmed > 0)
+        ++flow.confirmedWindows;
+    pass.published += confirmed;
+    Metrics::instance().countOutbox(QStringLiteral("published"), confirmed);
+}
+
+Status OutboxRelay::recordRefusals(Flow &flow, RelayPass &pass)
+{
+    // A read that skipped a refused row in flight may have brought its
+    // aggregate's next row; once the refusal is recorded the database holds
+    // that row back, and here it is dropped.
+    QSet<QString> refusedAggregates;
+    for (const auto &[row, verdict] : flow.refused)
+        refusedAggregates.insert(row.aggregate);
+    flow.waiting.removeIf(
+        [&](const DueRow &row) { return refusedAggregates.contains(row.aggregate); });
+    for (const auto &[row, verdict] : std::exchange(flow.refused, {})) {
         const bool park = row.attempts + 1 >= m_options.maxAttempts;
-        if (Status refused = recordRefusal(row, verdicts[i], park); !refused)
-            return refused;
+        if (Status recorded = recordRefusal(row, verdict, park); !recorded)
+            return recorded;
         ++(park ? pass.parked : pass.failed);
         Metrics::instance().countOutbox(park ? QStringLiteral("parked") : QStringLiteral("failed"),
                                         1);
     }
-    pass.published += confirmed;
-    Metrics::instance().countOutbox(QStringLiteral("published"), confirmed);
     return {};
 }
 

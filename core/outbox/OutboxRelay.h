@@ -37,9 +37,11 @@ struct RelayPass {
 // a pass takes every free bucket and lets them go after at most 50 windows),
 // and a row goes out only once every earlier row of its aggregate is
 // published or parked. Any number of relays can run; in steady state none
-// publishes a row twice. The database marks one window and reads the next
-// while the broker confirms the current one, so after a crash the duplicates
-// are at most two windows: the one in flight and the confirmed one before it.
+// publishes a row twice. Windows are pipelined: the database marks the
+// confirmed rows and reads the next ones while the broker confirms, and a
+// window of other aggregates goes out without waiting for the confirms of
+// the one before. At most two windows are sent and not yet marked published,
+// so after a crash the duplicates are at most two windows.
 class OutboxRelay final {
 public:
     OutboxRelay(PgConnection &connection, AmqpPublisher &publisher, RelayOptions options);
@@ -63,10 +65,21 @@ private:
         OutgoingMessage message;
     };
 
+    struct Flow;
+
     // Windows until nothing is due, at most MaxWindowsPerPass.
     Status publishWindows(const QByteArray &buckets, RelayPass &pass);
-    Status applyVerdicts(const QList<DueRow> &rows, const QList<PublishVerdict> &verdicts,
-                         RelayPass &pass);
+    // Reads, sends and settles as each is ready: a window can go out while
+    // the one before waits for its confirms.
+    Status pipeline(const QByteArray &buckets, RelayPass &pass);
+    // Posts the waiting rows whose aggregate has nothing in flight, if the
+    // window limit allows; whether a window went out. A broker failure lands
+    // in `brokerError`.
+    bool sendWaiting(Flow &flow, Error &brokerError);
+    // A window's verdicts: confirmed rows wait for their marks, refused ones
+    // for recordRefusals().
+    void settle(Flow &flow, const AmqpPublisher::SettledWindow &window, RelayPass &pass);
+    Status recordRefusals(Flow &flow, RelayPass &pass);
     // Marks `markPublished` published, then reads up to a window of rows
     // that may go out now (the first of each aggregate), in id order,
     // skipping `exclude` (rows in flight or just marked).

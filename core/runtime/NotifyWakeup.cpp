@@ -31,9 +31,9 @@ NotifyWakeup::~NotifyWakeup()
 void NotifyWakeup::sleep(int milliseconds)
 {
     std::unique_lock lock(m_mutex);
-    const quint64 seen = m_announced;
     m_wakeup.wait_for(lock, std::chrono::milliseconds(milliseconds),
-                      [&] { return m_stopping || m_announced != seen; });
+                      [&] { return m_stopping || m_announced != m_consumed; });
+    m_consumed = m_announced;
 }
 
 bool NotifyWakeup::stop()

@@ -21,7 +21,9 @@ public:
     ~NotifyWakeup();
     Q_DISABLE_COPY_MOVE(NotifyWakeup)
 
-    // Up to `milliseconds`; returns early on a notification or stop().
+    // Up to `milliseconds`; returns at once if a notification arrived since
+    // the previous sleep ended (while the loop was busy), early on one that
+    // arrives meanwhile, or on stop().
     void sleep(int milliseconds);
     // Wakes every sleeper for good; false if it had already been called.
     bool stop();
@@ -35,6 +37,7 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_wakeup;
     quint64 m_announced = 0;
+    quint64 m_consumed = 0; // m_announced when the last sleep ended
     std::atomic<bool> m_stopping{false};
     std::atomic<bool> m_listening{false};
 };

@@ -11,6 +11,7 @@
 #include "core/outbox/EmbeddedBroker.h"
 #include "core/outbox/Inbox.h"
 #include "core/outbox/OutboxRelay.h"
+#include "core/runtime/NotifyWakeup.h"
 
 #include <amqp.h>
 #include <amqp_tcp_socket.h>
@@ -323,6 +324,21 @@ TEST_F(OutboxRelayTest, AConsumerKilledBetweenItsEffectAndItsAckAppliesEveryMess
         << "the unacked fifth message came again and the inbox absorbed it";
     EXPECT_EQ(scalar("SELECT count(*) || ' ' || count(DISTINCT message_id) FROM consumed_effects"),
               QStringLiteral("20 20"));
+}
+
+TEST_F(OutboxRelayTest, ACommitAnnouncedWhileTheLoopWasBusyEndsItsNextSleepAtOnce)
+{
+    NotifyWakeup wakeup(settings(), {OutboxRelay::channel()});
+    ASSERT_TRUE(waitUntil([&] { return wakeup.listening(); }));
+    enqueue(QStringLiteral("ch_busy"), QStringLiteral("charge.succeeded"), 1);
+    QThread::msleep(300); // the loop is publishing; the NOTIFY arrives meanwhile
+    QElapsedTimer timer;
+    timer.start();
+    wakeup.sleep(10000);
+    EXPECT_LT(timer.elapsed(), 2000) << "a notification that came between sleeps was lost";
+    timer.restart();
+    wakeup.sleep(300);
+    EXPECT_GE(timer.elapsed(), 250) << "one notification ends one sleep, not every later one";
 }
 
 class RelayProcessTest : public OutboxRelayTest {
