@@ -106,12 +106,19 @@ struct OutboxRelay::Flow {
     {
         return windows < MaxWindowsPerPass && unmarkedWindows() < MaxUnmarkedWindows;
     }
+    QList<qint64> inFlightIds() const
+    {
+        QList<qint64> ids;
+        for (const Window &window : inFlight)
+            for (const DueRow &row : window.rows)
+                ids << row.id;
+        return ids;
+    }
     QSet<qint64> knownIds(const QList<qint64> &unmarked) const
     {
         QSet<qint64> ids(unmarked.begin(), unmarked.end());
-        for (const Window &window : inFlight)
-            for (const DueRow &row : window.rows)
-                ids.insert(row.id);
+        for (const qint64 id : inFlightIds())
+            ids.insert(id);
         for (const DueRow &row : waiting)
             ids.insert(row.id);
         for (const auto &[row, verdict] : refused)
@@ -152,10 +159,7 @@ Status OutboxRelay::pipeline(const QByteArray &buckets, RelayPass &pass)
                 return {};
             }
             if ((worthReading && flow.maySend()) || !m_unmarked.isEmpty()) {
-                QList<qint64> exclude = m_unmarked;
-                for (const Flow::Window &window : flow.inFlight)
-                    for (const DueRow &row : window.rows)
-                        exclude << row.id;
+                const QList<qint64> exclude = m_unmarked + flow.inFlightIds();
                 flow.markingWindows = std::exchange(flow.confirmedWindows, 0);
                 reading = std::async(std::launch::async,
                                      [&, marked = std::exchange(m_unmarked, {}), exclude] {
