@@ -6,17 +6,6 @@
 #include "core/payment/PaymentRepository.h"
 
 namespace keel {
-namespace {
-
-bool approvedState(PaymentState state)
-{
-    return state == PaymentState::Authorized || state == PaymentState::Captured ||
-           state == PaymentState::Refunding || state == PaymentState::Refunded ||
-           state == PaymentState::Reversed;
-}
-
-} // namespace
-
 QString noticeVerdictCode(NoticeVerdict verdict)
 {
     switch (verdict) {
@@ -97,7 +86,7 @@ Result<NoticeVerdict> ChannelNotices::judge(const ChannelNotice &notice)
         return NoticeVerdict::Applied;
     }
     const bool agrees =
-        approved ? approvedState(charge.state)
+        approved ? isApprovedState(charge.state)
                  : charge.state == PaymentState::Failed || charge.state == PaymentState::Canceled;
     return agrees ? NoticeVerdict::Unchanged : NoticeVerdict::Conflicting;
 }

@@ -169,12 +169,49 @@ PaymentOutcome ChargeService::settle(IdempotentOperation &operation, ChargeRecor
             return PaymentOutcome::failure(prepared.error());
     // The outcome, its postings, the outbox event and the stored reply: one
     // transaction, sent in one round trip.
-    PgTransaction tx(m_connection, PgTransaction::Pipelined);
-    Result<PaymentOutcome> outcome =
-        capturing ? applyCapture(charge, result) : applyAuthorization(charge, result);
-    if (!outcome)
-        return PaymentOutcome::failure(outcome.error());
-    return operation.finish(tx, *outcome, charge.publicId);
+    Error moved;
+    {
+        PgTransaction tx(m_connection, PgTransaction::Pipelined);
+        Result<PaymentOutcome> outcome =
+            capturing ? applyCapture(charge, result) : applyAuthorization(charge, result);
+        if (outcome)
+            return operation.finish(tx, *outcome, charge.publicId);
+        if (!outcome.error().is(ErrorCode::RowsMoved))
+            return PaymentOutcome::failure(outcome.error());
+        moved = outcome.error();
+    }
+    return settledMeanwhile(operation, charge, result, capturing, moved);
+}
+
+PaymentOutcome ChargeService::settledMeanwhile(IdempotentOperation &operation,
+                                               const ChargeRecord &charge,
+                                               const ChannelResult &result, bool capturing,
+                                               const Error &moved)
+{
+    // The channel's notification (or the reconciler) settled the payment
+    // while this request waited for the same answer: if it agrees, that is
+    // this request's answer too.
+    Result<std::optional<ChargeRecord>> found =
+        PaymentRepository(m_connection).findByPublicId(charge.merchantId, charge.publicId);
+    if (!found)
+        return PaymentOutcome::failure(found.error());
+    if (!found->has_value())
+        return PaymentOutcome::failure(moved);
+    const ChargeRecord &now = **found;
+    const bool approved = result.outcome == ChannelOutcome::Approved;
+    const bool captured = now.state != PaymentState::Authorized && isApprovedState(now.state);
+    if (approved && ((capturing || charge.capture) ? captured : isApprovedState(now.state)))
+        return operation.finish(PaymentOutcome::ofCharge(Kind::Charge, now), now.publicId);
+    if (!approved && !capturing && now.state == PaymentState::Failed) {
+        PaymentOutcome failed = PaymentOutcome::ofCharge(result.outcome == ChannelOutcome::Declined
+                                                             ? Kind::CardDeclined
+                                                             : Kind::AuthorizationFailed,
+                                                         now);
+        if (result.outcome == ChannelOutcome::Declined)
+            failed.declineCode = result.declineCode;
+        return operation.finish(failed, now.publicId);
+    }
+    return PaymentOutcome::failure(moved);
 }
 
 MerchantNotice ChargeService::notice(const ChargeRecord &charge) const

@@ -65,6 +65,11 @@ private:
     // Applies a channel outcome and stores the reply, in one pipelined transaction.
     PaymentOutcome settle(IdempotentOperation &operation, ChargeRecord &charge,
                           const ChannelResult &result, bool capturing);
+    // After settle() lost the race to move the payment: the answer of
+    // whoever moved it, if it agrees with `result`.
+    PaymentOutcome settledMeanwhile(IdempotentOperation &operation, const ChargeRecord &charge,
+                                    const ChannelResult &result, bool capturing,
+                                    const Error &moved);
     // Applies a channel outcome inside an open transaction.
     Result<PaymentOutcome> applyAuthorization(ChargeRecord &charge, const ChannelResult &result);
     Result<PaymentOutcome> applyCapture(ChargeRecord &charge, const ChannelResult &result);

@@ -44,6 +44,13 @@ std::optional<PaymentState> stateFromName(const QString &name)
     return std::nullopt;
 }
 
+bool isApprovedState(PaymentState state)
+{
+    return state == PaymentState::Authorized || state == PaymentState::Captured ||
+           state == PaymentState::Refunding || state == PaymentState::Refunded ||
+           state == PaymentState::Reversed;
+}
+
 bool isTerminal(PaymentState state)
 {
     return state == S::Failed || state == S::Refunded || state == S::Reversed ||

@@ -23,6 +23,8 @@ enum class PaymentState {
 QString stateName(PaymentState state);
 std::optional<PaymentState> stateFromName(const QString &name);
 bool isTerminal(PaymentState state);
+// A state only an approved authorization leads to.
+bool isApprovedState(PaymentState state);
 
 // A state change and the event that causes it. Only the whitelist below
 // exists: anything else (Refunded -> Captured, say) is refused.
