@@ -292,7 +292,8 @@ Result<QList<OutboxRelay::DueRow>> OutboxRelay::dueRows(const QByteArray &bucket
     // the aggregates whose earlier row waits for a retry. Every other earlier
     // pending row of an aggregate is in this prefix, so keeping the first row
     // of each aggregate keeps each aggregate's order (a row in flight is
-    // dealt with by the caller). The server renders the message body.
+    // dealt with by the caller). The server renders the message body; a
+    // resent message's names the one it repeats.
     Result<PgRows> rows = m_connection.query(
         "WITH marked AS (UPDATE keel.outbox SET published_at = now() "
         "    WHERE id = ANY($3::bigint[])), "
@@ -304,11 +305,16 @@ Result<QList<OutboxRelay::DueRow>> OutboxRelay::dueRows(const QByteArray &bucket
         "      AND bucket = ANY($1::smallint[]) GROUP BY aggregate_type, aggregate_id) "
         "SELECT c.id, c.aggregate_type || ':' || c.aggregate_id, "
         "  c.aggregate_type || '.' || c.event_type, c.attempts, c.next_attempt_at <= now(), "
-        "  json_build_object('id', 'keel-outbox-' || c.id, 'type', c.event_type, "
+        "  CASE WHEN c.resend_of IS NULL THEN m.body::text "
+        "    ELSE (m.body::jsonb || jsonb_build_object('lineage', jsonb_build_object("
+        "      'original_id', 'keel-outbox-' || c.resend_of, 'resend_count', c.resend_count)))"
+        "      ::text END "
+        "FROM candidates c CROSS JOIN LATERAL (SELECT json_build_object("
+        "    'id', 'keel-outbox-' || c.id, 'type', c.event_type, "
         "    'aggregate', json_build_object('type', c.aggregate_type, 'id', c.aggregate_id), "
         "    'created_ms', (extract(epoch FROM c.created_at) * 1000)::bigint, "
-        "    'payload', c.payload)::text "
-        "FROM candidates c LEFT JOIN retrying r ON r.aggregate_type = c.aggregate_type "
+        "    'payload', c.payload) AS body) m "
+        "LEFT JOIN retrying r ON r.aggregate_type = c.aggregate_type "
         "  AND r.aggregate_id = c.aggregate_id AND r.first_id < c.id "
         "WHERE r.first_id IS NULL ORDER BY c.id",
         {buckets, QByteArray::number(m_options.batch), idList(markPublished), idList(exclude)});

@@ -5,7 +5,9 @@
 #include "WaitUntil.h"
 
 #include "KeelProcess.h"
+#include "core/db/Database.h"
 #include "core/db/PgConnection.h"
+#include "core/ops/ActionDesk.h"
 
 #include "core/outbox/AmqpPublisher.h"
 #include "core/outbox/EmbeddedBroker.h"
@@ -172,6 +174,48 @@ TEST_F(OutboxRelayTest, AMessageNoQueueTakesIsAFailureAndIsParkedAfterItsAttempt
     ASSERT_TRUE(m_connection->exec("UPDATE keel.outbox SET next_attempt_at = now()").ok());
     EXPECT_EQ(relayOnce(publisher).failed + relayOnce(publisher).parked, 0)
         << "a parked message is left alone";
+}
+
+TEST_F(OutboxRelayTest, AParkedMessageResentThroughAnApprovedActionArrivesWithItsLineage)
+{
+    m_options.maxAttempts = 1;
+    enqueue(QStringLiteral("ch_parked"), QStringLiteral("charge.succeeded"), 7);
+    AmqpPublisher publisher(m_options.broker, m_options.exchange);
+    ASSERT_EQ(relayOnce(publisher).parked, 1);
+    const QString original = scalar("SELECT id FROM keel.outbox");
+    const QString version = scalar("SELECT xmin::text FROM keel.outbox");
+
+    auto maker = Database::connect(loginAs(QStringLiteral("keel_sre")), QStringLiteral("maker"));
+    auto checker =
+        Database::connect(loginAs(QStringLiteral("keel_approver")), QStringLiteral("checker"));
+    ASSERT_TRUE(maker.ok() && checker.ok());
+    auto proposal = ActionDesk(*maker).propose({QStringLiteral("outbox.resend"),
+                                                QStringLiteral("outbox"),
+                                                original,
+                                                {{original, version}},
+                                                QStringLiteral("queue bound again"),
+                                                ActionDesk::newIdempotencyKey()});
+    ASSERT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
+    ASSERT_TRUE(ActionDesk(*checker).approve(proposal->id).ok());
+    auto executed = ActionDesk(*maker).execute(proposal->id);
+    ASSERT_TRUE(executed.ok()) << qPrintable(executed.error().message);
+    ASSERT_EQ(executed->applied, 1);
+
+    Consumer consumer(m_options.broker, m_options.exchange, QStringLiteral("#"));
+    EXPECT_EQ(relayOnce(publisher).published, 1);
+    const QList<Consumer::Message> messages = consumer.receive(1);
+    ASSERT_EQ(messages.size(), 1);
+    const QJsonObject lineage = messages[0].body.value(QStringLiteral("lineage")).toObject();
+    EXPECT_EQ(lineage.value(QStringLiteral("original_id")).toString(),
+              QStringLiteral("keel-outbox-") + original);
+    EXPECT_EQ(lineage.value(QStringLiteral("resend_count")).toInt(), 1);
+    EXPECT_EQ(messages[0]
+                  .body.value(QStringLiteral("payload"))
+                  .toObject()
+                  .value(QStringLiteral("sequence"))
+                  .toInt(),
+              7);
+    EXPECT_NE(messages[0].messageId, QStringLiteral("keel-outbox-") + original);
 }
 
 TEST_F(OutboxRelayTest, ARefusedRowHoldsBackItsAggregatesLaterRowsButNoOtherAggregate)

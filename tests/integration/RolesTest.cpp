@@ -124,8 +124,9 @@ TEST_F(RolesTest, ApproverCannotApproveTheirOwnProposal)
     auto maker = PgConnection::open(both);
     ASSERT_TRUE(maker.ok());
     auto proposal = maker->scalar(
-        "INSERT INTO keel.operator_actions (kind, target_type, target_id, reason, proposed_by) "
-        "VALUES ('manual_refund', 'charge', '42', 'customer refund, ticket 881', 'someone_else') "
+        "INSERT INTO keel.operator_actions (kind, target_type, target_id, reason, proposed_by, "
+        "targets) VALUES ('outbox.resend', 'outbox', '42', 'broker fixed, ticket 881', "
+        "'someone_else', '[{\"id\": \"42\", \"version\": \"1\"}]') "
         "RETURNING id::text || ' ' || proposed_by");
     ASSERT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
     const QString id = proposal->section(u' ', 0, 0);
