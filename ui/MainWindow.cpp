@@ -1,10 +1,13 @@
 #include "ui/MainWindow.h"
 
 #include "core/read/HistoryQuery.h"
+#include "ui/ApprovalsView.h"
+#include "ui/AuditView.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/HistoryView.h"
 #include "ui/LiveFeed.h"
 #include "ui/MessageBanner.h"
+#include "ui/OutboxView.h"
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
 
@@ -26,7 +29,9 @@ namespace {
 
 const QStringList &viewNames()
 {
-    static const QStringList names{QStringLiteral("overview"), QStringLiteral("history")};
+    static const QStringList names{QStringLiteral("overview"), QStringLiteral("history"),
+                                   QStringLiteral("outbox"), QStringLiteral("approvals"),
+                                   QStringLiteral("audit")};
     return names;
 }
 
@@ -37,7 +42,9 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     : QMainWindow(parent), m_worker(primary), m_settings(settings),
       m_banner(new MessageBanner(this)), m_navigation(new QListWidget(this)),
       m_views(new QStackedWidget(this)), m_overview(new OverviewView(reads, this)),
-      m_history(new HistoryView(reads, this)), m_identity(new QLabel(this))
+      m_history(new HistoryView(reads, this)), m_outbox(new OutboxView(primary, this)),
+      m_approvals(new ApprovalsView(primary, this)), m_audit(new AuditView(primary, this)),
+      m_identity(new QLabel(this))
 {
     setWindowTitle(tr("keel console"));
     auto *central = new QWidget(this);
@@ -48,8 +55,14 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     m_navigation->setMaximumWidth(170);
     m_navigation->addItem(tr("Overview"));
     m_navigation->addItem(tr("Payment history"));
+    m_navigation->addItem(tr("Outbox"));
+    m_navigation->addItem(tr("Approvals"));
+    m_navigation->addItem(tr("Audit trail"));
     m_views->addWidget(m_overview);
     m_views->addWidget(m_history);
+    m_views->addWidget(m_outbox);
+    m_views->addWidget(m_approvals);
+    m_views->addWidget(m_audit);
     body->addWidget(m_navigation);
     body->addWidget(m_views, 1);
     outer->addLayout(body, 1);
@@ -62,6 +75,7 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     connect(m_history, &HistoryView::failed, this, [this](const QString &message) {
         m_banner->showMessage(tr("Payment history: %1").arg(message), MessageBanner::Kind::Error);
     });
+    connectGuardedActions();
     buildMenus();
 
     connect(m_overview, &OverviewView::refreshFailed, this, [this](const QString &message) {
@@ -133,6 +147,14 @@ void MainWindow::buildMenus()
     QAction *toHistory = view->addAction(tr("Payment &history"), this,
                                          [this] { showView(QStringLiteral("history")); });
     toHistory->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    const std::pair<QString, QString> guarded[] = {{tr("O&utbox"), QStringLiteral("outbox")},
+                                                   {tr("A&pprovals"), QStringLiteral("approvals")},
+                                                   {tr("&Audit trail"), QStringLiteral("audit")}};
+    int key = Qt::Key_3;
+    for (const auto &[label, name] : guarded) {
+        QAction *to = view->addAction(label, this, [this, name] { showView(name); });
+        to->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
+    }
     QAction *find = view->addAction(tr("&Find a payment"), this, [this] {
         if (showView(QStringLiteral("history")))
             m_history->searchField()->setFocus();
@@ -201,7 +223,14 @@ void MainWindow::applyAccess()
         {m_session.canSeeDashboards(), tr("Needs read access to keel.metrics_minute (any keel "
                                           "role but the gateway's).")},
         {m_session.canSeeHistory(), tr("Needs read access to keel.charges: keel_auditor, "
-                                       "keel_operator or keel_approver.")}};
+                                       "keel_operator or keel_approver.")},
+        {m_session.canRead(QStringLiteral("outbox")),
+         tr("Needs read access to keel.outbox: keel_sre, keel_operator, keel_approver or "
+            "keel_auditor.")},
+        {m_session.canRead(QStringLiteral("operator_actions")),
+         tr("Needs read access to keel.operator_actions (any keel role but the gateway's).")},
+        {m_session.canRead(QStringLiteral("audit_log")),
+         tr("Needs read access to keel.audit_log (any keel role but the gateway's).")}};
     for (int row = 0; row < m_navigation->count(); ++row) {
         QListWidgetItem *item = m_navigation->item(row);
         const auto &[allowed, why] = access[row];
@@ -212,6 +241,17 @@ void MainWindow::applyAccess()
     m_overview->setScope({m_session.canSeeSuspense(), m_session.canSeeInFlight(),
                           m_session.canRead(QStringLiteral("payment_state_minute"))});
     m_history->setTimelineSources(HistoryQuery::timelineSourcesFor(m_session));
+    m_outbox->setCanPropose(m_session.canProposeActions());
+    m_approvals->setAccess(m_session.canApproveActions(),
+                           m_session.canProposeActions() || m_session.canApproveActions());
+    if (!m_accessApplied) {
+        if (m_session.canRead(QStringLiteral("outbox")))
+            m_outbox->refresh();
+        if (m_session.canRead(QStringLiteral("operator_actions")))
+            m_approvals->refresh();
+        if (m_session.canRead(QStringLiteral("audit_log")))
+            m_audit->search();
+    }
     if (!m_accessApplied && m_session.canSeeDashboards()) {
         m_overview->refresh();
         m_overview->startPolling();
@@ -229,6 +269,31 @@ void MainWindow::applyAccess()
             m_navigation->setCurrentRow(int(viewNames().indexOf(name)));
             return;
         }
+}
+
+void MainWindow::connectGuardedActions()
+{
+    connect(m_outbox, &OutboxView::failed, this, [this](const QString &message) {
+        m_banner->showMessage(tr("Outbox: %1").arg(message), MessageBanner::Kind::Error);
+    });
+    connect(m_audit, &AuditView::failed, this, [this](const QString &message) {
+        m_banner->showMessage(tr("Audit trail: %1").arg(message), MessageBanner::Kind::Error);
+    });
+    connect(m_outbox, &OutboxView::proposed, this, [this](const ActionRecord &record) {
+        m_banner->showMessage(tr("Proposal #%1 (%2) waits for a second person to approve it.")
+                                  .arg(record.id)
+                                  .arg(record.kind),
+                              MessageBanner::Kind::Information);
+        m_approvals->refresh();
+        m_audit->search();
+    });
+    connect(m_approvals, &ApprovalsView::acted, this, [this](bool ok, const QString &message) {
+        m_banner->showMessage(message,
+                              ok ? MessageBanner::Kind::Information : MessageBanner::Kind::Error);
+        if (m_session.canRead(QStringLiteral("outbox")))
+            m_outbox->refresh();
+        m_audit->search();
+    });
 }
 
 void MainWindow::loadSession()

@@ -10,6 +10,9 @@ class QStackedWidget;
 
 namespace keel {
 
+class ApprovalsView;
+class AuditView;
+class OutboxView;
 class ConsoleSettings;
 class HistoryView;
 class LiveFeed;
@@ -35,7 +38,10 @@ public:
 
     OverviewView *overview() const { return m_overview; }
     HistoryView *history() const { return m_history; }
-    // Shows a view by name (overview, history); false if there is no such
+    OutboxView *outbox() const { return m_outbox; }
+    ApprovalsView *approvals() const { return m_approvals; }
+    AuditView *audit() const { return m_audit; }
+    // Shows a view by name (overview, history, outbox, approvals, audit); false if there is no such
     // view or this connection may not see it.
     bool showView(const QString &name);
     bool viewEnabled(const QString &name) const;
@@ -59,6 +65,7 @@ private:
     void showSession();
     // Enables what the session's grants allow; the database enforces it anyway.
     void applyAccess();
+    void connectGuardedActions();
 
     QueryWorker *m_worker;
     ConsoleSettings *m_settings;
@@ -67,6 +74,9 @@ private:
     QStackedWidget *m_views;
     OverviewView *m_overview;
     HistoryView *m_history;
+    OutboxView *m_outbox;
+    ApprovalsView *m_approvals;
+    AuditView *m_audit;
     QLabel *m_identity;
     SessionInfo m_session;
     QString m_wantedView;

@@ -51,10 +51,12 @@ void ConsoleOptions::declare(QCommandLineParser &parser)
         {QStringLiteral("screenshot"),
          QStringLiteral("Render the view to FILE (PNG) once its data has loaded, then exit."),
          QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("view"),
-                      QStringLiteral("View to show: overview, history, or connect (the "
-                                     "connection dialog)."),
-                      QStringLiteral("NAME")});
+    parser.addOption(
+        {QStringLiteral("view"),
+         QStringLiteral(
+             "View to show: overview, history, outbox, approvals, audit, or connect (the "
+             "connection dialog)."),
+         QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("wait"),
                       QStringLiteral("With --screenshot: wait at least this long first (seconds)."),
                       QStringLiteral("S")});
@@ -74,17 +76,18 @@ Result<ConsoleOptions> ConsoleOptions::read(const QCommandLineParser &parser,
     const QString theme = parser.value(QStringLiteral("theme"));
     if (parser.isSet(QStringLiteral("view")))
         options.view = parser.value(QStringLiteral("view"));
-    for (const Status &checked : {parser.isSet(QStringLiteral("lang"))
-                                      ? oneOf(QStringLiteral("lang"), language,
-                                              {QStringLiteral("zh_CN"), QStringLiteral("en")})
-                                      : Status(),
-                                  parser.isSet(QStringLiteral("theme"))
-                                      ? oneOf(QStringLiteral("theme"), theme,
-                                              {QStringLiteral("light"), QStringLiteral("dark")})
-                                      : Status(),
-                                  oneOf(QStringLiteral("view"), options.view,
-                                        {QStringLiteral("overview"), QStringLiteral("history"),
-                                         QStringLiteral("connect")})})
+    for (const Status &checked :
+         {parser.isSet(QStringLiteral("lang"))
+              ? oneOf(QStringLiteral("lang"), language,
+                      {QStringLiteral("zh_CN"), QStringLiteral("en")})
+              : Status(),
+          parser.isSet(QStringLiteral("theme"))
+              ? oneOf(QStringLiteral("theme"), theme,
+                      {QStringLiteral("light"), QStringLiteral("dark")})
+              : Status(),
+          oneOf(QStringLiteral("view"), options.view,
+                {QStringLiteral("overview"), QStringLiteral("history"), QStringLiteral("outbox"),
+                 QStringLiteral("approvals"), QStringLiteral("audit"), QStringLiteral("connect")})})
         if (!checked)
             return checked.error();
     if (parser.isSet(QStringLiteral("lang")))

@@ -1,11 +1,15 @@
 #include "Screenshot.h"
 
+#include "ui/ApprovalsView.h"
+#include "ui/AuditView.h"
 #include "ui/HistoryModel.h"
 #include "ui/HistoryView.h"
 #include "ui/MainWindow.h"
+#include "ui/OutboxView.h"
 #include "ui/OverviewView.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QTimer>
 
 #include <cstdio>
@@ -47,7 +51,17 @@ void Screenshot::handleOverviewRefreshed()
     disconnect(m_window.overview(), &OverviewView::refreshed, this, nullptr);
     if (m_view == QLatin1String("history"))
         openHistoryThenShoot();
-    else
+    else if (m_view == QLatin1String("audit"))
+        verifyAuditThenShoot();
+    else if (m_view == QLatin1String("outbox")) {
+        connect(m_window.outbox(), &OutboxView::refreshed, this, &Screenshot::shoot,
+                Qt::SingleShotConnection);
+        m_window.outbox()->refresh();
+    } else if (m_view == QLatin1String("approvals")) {
+        connect(m_window.approvals(), &ApprovalsView::refreshed, this, &Screenshot::shoot,
+                Qt::SingleShotConnection);
+        m_window.approvals()->queueChoice()->setCurrentIndex(1);
+    } else
         shoot();
 }
 
@@ -73,6 +87,14 @@ void Screenshot::openHistoryThenShoot()
     connect(history, &HistoryView::timelineLoaded, this, &Screenshot::shoot,
             Qt::SingleShotConnection);
     history->search();
+}
+
+void Screenshot::verifyAuditThenShoot()
+{
+    AuditView *audit = m_window.audit();
+    connect(audit, &AuditView::verified, this, &Screenshot::shoot, Qt::SingleShotConnection);
+    audit->search();
+    audit->verify();
 }
 
 void Screenshot::shoot()

@@ -22,6 +22,7 @@ private:
     void handleOverviewRefreshed();
     bool overviewReady() const;
     void openHistoryThenShoot();
+    void verifyAuditThenShoot();
     void shoot();
 
     MainWindow &m_window;

@@ -9,40 +9,416 @@
         <translation>%1 必须是 ≥ 0 的整数；收到的是“%2”</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="285"/>
+        <location filename="../../ui/HistoryView.cpp" line="308"/>
         <source>cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="292"/>
+        <location filename="../../ui/HistoryView.cpp" line="314"/>
         <source>Exported %1 rows…</source>
         <translation>已导出 %1 行…</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="336"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="354"/>
         <source>the read replica: %1</source>
         <translation>只读副本：%1</translation>
     </message>
 </context>
 <context>
+    <name>keel::ApprovalsView</name>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="27"/>
+        <source>The proposal had expired: nothing was done.</source>
+        <translation>提案已过期：未执行任何操作。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="32"/>
+        <source>Executed%1: %2 applied, %3 skipped.</source>
+        <translation>已执行%1：%2 项生效，%3 项跳过。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="33"/>
+        <source> earlier</source>
+        <translation>（之前）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="37"/>
+        <source>Skipped: %1</source>
+        <translation>跳过：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="46"/>
+        <source>&amp;Approve…</source>
+        <translation>批准(&amp;A)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="47"/>
+        <source>Re&amp;ject…</source>
+        <translation>驳回(&amp;J)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="48"/>
+        <source>E&amp;xecute</source>
+        <translation>执行(&amp;X)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="52"/>
+        <source>Waiting for me</source>
+        <translation>待我处理</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="53"/>
+        <source>All proposals</source>
+        <translation>全部提案</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="54"/>
+        <source>Queue</source>
+        <translation>队列</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="55"/>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="60"/>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="60"/>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="60"/>
+        <source>Targets</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="60"/>
+        <source>Rows</source>
+        <translation>行数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="61"/>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="61"/>
+        <source>Proposed by</source>
+        <translation>提议人</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="61"/>
+        <source>Proposed</source>
+        <translation>提议时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="62"/>
+        <source>Expires</source>
+        <translation>过期时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="62"/>
+        <source>Decided by</source>
+        <translation>审批人</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="62"/>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="63"/>
+        <source>Proposals</source>
+        <translation>提案</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="72"/>
+        <source>Proposal details</source>
+        <translation>提案详情</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="76"/>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="97"/>
+        <source>Approving needs keel_approver.</source>
+        <translation>批准需要 keel_approver 角色。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="101"/>
+        <source>Executing needs the proposer or keel_approver.</source>
+        <translation>只有提议人或 keel_approver 可以执行。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="187"/>
+        <source>#%1 %2 on %3 row(s) · targets hash %4 · %5</source>
+        <translation>#%1 %2，共 %3 行 · 对象哈希 %4 · %5</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="211"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="244"/>
+        <source>Refused by the database: %1</source>
+        <translation>数据库拒绝：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="222"/>
+        <source>Proposal #%1 approved.</source>
+        <translation>提案 #%1 已批准。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="229"/>
+        <source>Proposal #%1 rejected.</source>
+        <translation>提案 #%1 已驳回。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="258"/>
+        <source>Approve #%1</source>
+        <translation>批准 #%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="259"/>
+        <source>Approve %1 on %2 row(s) proposed by %3?
+Reason given: %4
+
+Comment (optional):</source>
+        <translation>批准 %3 提议的 %1（共 %2 行）？
+理由：%4
+
+备注（可选）：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="274"/>
+        <source>Reject #%1</source>
+        <translation>驳回 #%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="275"/>
+        <source>Why is it rejected? (at least 5 characters)</source>
+        <translation>驳回原因？（至少 5 个字符）</translation>
+    </message>
+</context>
+<context>
+    <name>keel::AuditModel</name>
+    <message>
+        <location filename="../../ui/AuditModel.cpp" line="94"/>
+        <source>Seq</source>
+        <translation>序号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditModel.cpp" line="94"/>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditModel.cpp" line="94"/>
+        <source>Who</source>
+        <translation>操作人</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditModel.cpp" line="94"/>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditModel.cpp" line="95"/>
+        <source>Object</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditModel.cpp" line="95"/>
+        <source>Detail</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditModel.cpp" line="95"/>
+        <source>Hash</source>
+        <translation>哈希</translation>
+    </message>
+</context>
+<context>
+    <name>keel::AuditView</name>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="26"/>
+        <source>seq %1 is missing: a link was deleted.</source>
+        <translation>序号 %1 缺失：有一环被删除。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="28"/>
+        <source>seq %1 does not point at the hash of the link before it: links before it were replaced.</source>
+        <translation>序号 %1 未指向前一环的哈希：之前的记录被替换。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="32"/>
+        <source>seq %1 does not match its hash: the row was edited.</source>
+        <translation>序号 %1 与其哈希不符：该行被修改。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="34"/>
+        <source>seq %1 holds another hash than the checkpoint: the chain up to it was rewritten.</source>
+        <translation>序号 %1 的哈希与检查点不同：到此为止的链被重写。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="38"/>
+        <source>the checkpoint&apos;s seq %1 is gone: the chain was cut back.</source>
+        <translation>检查点的序号 %1 已不存在：链被截断。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="49"/>
+        <source>&amp;Verify chain</source>
+        <translation>校验哈希链(&amp;V)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="55"/>
+        <source>Audit trail</source>
+        <translation>审计日志</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="73"/>
+        <source>login</source>
+        <translation>登录名</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="74"/>
+        <source>Who</source>
+        <translation>操作人</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="76"/>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="80"/>
+        <source>type or type:id</source>
+        <translation>类型 或 类型:编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="81"/>
+        <source>Object</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="82"/>
+        <source>&amp;Find</source>
+        <translation>查找(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="87"/>
+        <source>W&amp;ho</source>
+        <translation>操作人(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="89"/>
+        <source>&amp;Action</source>
+        <translation>操作(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="91"/>
+        <source>O&amp;bject</source>
+        <translation>对象(&amp;B)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="108"/>
+        <source>Verify against &amp;checkpoint…</source>
+        <translation>对照检查点校验(&amp;C)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="109"/>
+        <source>&amp;Save checkpoint…</source>
+        <translation>保存检查点(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="110"/>
+        <source>Writes the chain&apos;s head (seq and hash) to a file to keep outside the database; verifying against it later proves nothing up to it changed.</source>
+        <translation>把链头（序号与哈希）写入文件并保存在数据库之外；日后对照校验可证明此前的记录未被改动。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="112"/>
+        <source>Verification result</source>
+        <translation>校验结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="139"/>
+        <source>Verifying…</source>
+        <translation>正在校验…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="145"/>
+        <source>Could not verify: %1</source>
+        <translation>无法校验：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="159"/>
+        <source>Chain intact and holds the checkpoint: %1 links, head seq %2.</source>
+        <translation>哈希链完整且与检查点一致：共 %1 环，链头序号 %2。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="161"/>
+        <source>Chain intact: %1 links, head seq %2.</source>
+        <translation>哈希链完整：共 %1 环，链头序号 %2。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="170"/>
+        <source>Chain broken: %1</source>
+        <translation>哈希链断裂：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="180"/>
+        <source>Checkpoint to verify against</source>
+        <translation>选择用于校验的检查点</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="185"/>
+        <source>Cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="190"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="199"/>
+        <source>Save checkpoint</source>
+        <translation>保存检查点</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="219"/>
+        <source>Checkpoint saved: seq %1.</source>
+        <translation>检查点已保存：序号 %1。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="222"/>
+        <source>Could not save the checkpoint: %1</source>
+        <translation>无法保存检查点：%1</translation>
+    </message>
+</context>
+<context>
     <name>keel::ChartPanel</name>
     <message>
-        <location filename="../../ui/ChartPanel.cpp" line="72"/>
+        <location filename="../../ui/ChartPanel.cpp" line="25"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../ui/ChartPanel.cpp" line="73"/>
+        <location filename="../../ui/ChartPanel.cpp" line="26"/>
         <source>Export the chart &quot;%1&quot; to PNG or PDF</source>
         <translation>将图表“%1”导出为 PNG 或 PDF</translation>
     </message>
     <message>
-        <location filename="../../ui/ChartPanel.cpp" line="202"/>
+        <location filename="../../ui/ChartPanel.cpp" line="156"/>
         <source>Export chart</source>
         <translation>导出图表</translation>
     </message>
     <message>
-        <location filename="../../ui/ChartPanel.cpp" line="203"/>
+        <location filename="../../ui/ChartPanel.cpp" line="157"/>
         <source>PNG image (*.png);;PDF document (*.pdf)</source>
         <translation>PNG 图片 (*.png);;PDF 文档 (*.pdf)</translation>
     </message>
@@ -55,202 +431,202 @@
         <translation>连接到 keel</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="37"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="75"/>
         <source>Saved connections</source>
         <translation>已保存的连接</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="39"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="77"/>
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="40"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="78"/>
         <source>&amp;Delete</source>
         <translation>删除(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="48"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="90"/>
         <source>Host and port</source>
         <translation>主机和端口</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="49"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="91"/>
         <source>Service name (pg_service.conf)</source>
         <translation>服务名（pg_service.conf）</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="50"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="92"/>
         <source>Connection URI</source>
         <translation>连接 URI</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="51"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="93"/>
         <source>the local socket</source>
         <translation>本地套接字</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="53"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="95"/>
         <source>default (5432)</source>
         <translation>默认 (5432)</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="54"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="96"/>
         <source>same as the user name</source>
         <translation>与用户名相同</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="55"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="97"/>
         <source>your login name</source>
         <translation>你的登录名</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="58"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="99"/>
         <source>libpq&apos;s default (prefer)</source>
         <translation>libpq 默认 (prefer)</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="61"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="102"/>
         <source>&amp;Browse…</source>
         <translation>浏览(&amp;B)…</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="62"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="103"/>
         <source>Choose the root certificate</source>
         <translation>选择根证书</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="66"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="108"/>
         <source>~/.postgresql/root.crt</source>
         <translation>~/.postgresql/root.crt</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="67"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="109"/>
         <source>optional, e.g. host=replica.example</source>
         <translation>可选，例如 host=replica.example</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="69"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="111"/>
         <source>from the keychain, .pgpass or PGPASSWORD if empty</source>
         <translation>留空则使用钥匙串、.pgpass 或 PGPASSWORD</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="70"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="112"/>
         <source>Remember in the system &amp;keychain</source>
         <translation>保存在系统钥匙串中(&amp;K)</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="74"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="116"/>
         <source>&amp;Name:</source>
         <translation>名称(&amp;N)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="75"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="117"/>
         <source>Connect &amp;with:</source>
         <translation>连接方式(&amp;W)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="76"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="118"/>
         <source>&amp;Host:</source>
         <translation>主机(&amp;H)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="77"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="119"/>
         <source>&amp;Port:</source>
         <translation>端口(&amp;P)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="78"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="120"/>
         <source>&amp;Database:</source>
         <translation>数据库(&amp;D)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="79"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="121"/>
         <source>&amp;User:</source>
         <translation>用户(&amp;U)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="80"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="122"/>
         <source>&amp;Service:</source>
         <translation>服务(&amp;S)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="81"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="123"/>
         <source>U&amp;RI:</source>
         <translation>URI(&amp;R)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="82"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="124"/>
         <source>&amp;TLS:</source>
         <translation>TLS(&amp;T)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="83"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="125"/>
         <source>Root &amp;certificate:</source>
         <translation>根证书(&amp;C)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="86"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="128"/>
         <source>Read &amp;replica:</source>
         <translation>只读副本(&amp;R)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="87"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="129"/>
         <source>Pass&amp;word:</source>
         <translation>密码(&amp;W)：</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="90"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="40"/>
         <source>&amp;Connect</source>
         <translation>连接(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="116"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="148"/>
         <source>Root certificate</source>
         <translation>根证书</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="117"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="148"/>
         <source>Certificates (*.crt *.pem);;All files (*)</source>
         <translation>证书 (*.crt *.pem);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="135"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="159"/>
         <source>No keychain is available, so the password is asked for each time and never stored.</source>
         <translation>没有可用的钥匙串，因此每次都会询问密码，且从不保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="221"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="239"/>
         <source>New connection</source>
         <translation>新连接</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="223"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="241"/>
         <source>New connection %1</source>
         <translation>新连接 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="326"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="344"/>
         <source>Connecting to %1…</source>
         <translation>正在连接 %1…</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="380"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="398"/>
         <source>The server refused the password kept in the keychain; enter it again.</source>
         <translation>服务器拒绝了钥匙串中保存的密码，请重新输入。</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="371"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="389"/>
         <source>The server asks for a password, and none was found in the keychain, .pgpass or PGPASSWORD. Enter it below.</source>
         <translation>服务器要求密码，但在钥匙串、.pgpass 或 PGPASSWORD 中都没有找到。请在下方输入。</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="381"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="399"/>
         <source>The server refused the password: %1</source>
         <translation>服务器拒绝了该密码：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ConnectDialog.cpp" line="385"/>
+        <location filename="../../ui/ConnectDialog.cpp" line="403"/>
         <source>Could not connect: %1</source>
         <translation>无法连接：%1</translation>
     </message>
@@ -306,188 +682,188 @@
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="55"/>
+        <location filename="../../ui/HistoryView.cpp" line="79"/>
         <source>charge id (ch_…) or order number</source>
         <translation>支付单号 (ch_…) 或商户订单号</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="56"/>
+        <location filename="../../ui/HistoryView.cpp" line="80"/>
         <source>Charge id or order number</source>
         <translation>支付单号或商户订单号</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="57"/>
-        <location filename="../../ui/HistoryView.cpp" line="160"/>
+        <location filename="../../ui/HistoryView.cpp" line="81"/>
+        <location filename="../../ui/HistoryView.cpp" line="180"/>
         <source>merchant id</source>
         <translation>商户 ID</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="58"/>
+        <location filename="../../ui/HistoryView.cpp" line="82"/>
         <source>min, minor units</source>
         <translation>最小值（最小货币单位）</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="59"/>
+        <location filename="../../ui/HistoryView.cpp" line="83"/>
         <source>max, minor units</source>
         <translation>最大值（最小货币单位）</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="60"/>
+        <location filename="../../ui/HistoryView.cpp" line="84"/>
         <source>any state</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="64"/>
+        <location filename="../../ui/HistoryView.cpp" line="88"/>
         <source>Payment state</source>
         <translation>支付状态</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="65"/>
+        <location filename="../../ui/HistoryView.cpp" line="89"/>
         <source>any time</source>
         <translation>任意时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="66"/>
+        <location filename="../../ui/HistoryView.cpp" line="90"/>
         <source>last hour</source>
         <translation>最近 1 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="67"/>
+        <location filename="../../ui/HistoryView.cpp" line="91"/>
         <source>last 24 hours</source>
         <translation>最近 24 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="68"/>
+        <location filename="../../ui/HistoryView.cpp" line="92"/>
         <source>last 7 days</source>
         <translation>最近 7 天</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="69"/>
+        <location filename="../../ui/HistoryView.cpp" line="93"/>
         <source>last 30 days</source>
         <translation>最近 30 天</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="70"/>
+        <location filename="../../ui/HistoryView.cpp" line="94"/>
         <source>between…</source>
         <translation>指定区间…</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="71"/>
+        <location filename="../../ui/HistoryView.cpp" line="95"/>
         <source>Created</source>
         <translation>创建时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="80"/>
+        <location filename="../../ui/HistoryView.cpp" line="104"/>
         <source>Created from</source>
         <translation>创建时间起</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="81"/>
+        <location filename="../../ui/HistoryView.cpp" line="105"/>
         <source>Created before</source>
         <translation>创建时间止</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="84"/>
+        <location filename="../../ui/HistoryView.cpp" line="57"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="111"/>
+        <location filename="../../ui/HistoryView.cpp" line="140"/>
         <source>Payments</source>
         <translation>支付记录</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="112"/>
+        <location filename="../../ui/HistoryView.cpp" line="141"/>
         <source>When</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="112"/>
+        <location filename="../../ui/HistoryView.cpp" line="141"/>
         <source>Where</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="112"/>
+        <location filename="../../ui/HistoryView.cpp" line="141"/>
         <source>What</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="114"/>
+        <location filename="../../ui/HistoryView.cpp" line="143"/>
         <source>Timeline of the selected payment</source>
         <translation>所选支付的时间线</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/HistoryView.cpp" line="141"/>
+        <location filename="../../ui/HistoryView.cpp" line="168"/>
         <source>%n payment(s) loaded</source>
         <translation>
             <numerusform>已加载 %n 笔支付</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="142"/>
+        <location filename="../../ui/HistoryView.cpp" line="169"/>
         <source>; scroll for more</source>
         <translation>；向下滚动加载更多</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="164"/>
-        <location filename="../../ui/HistoryView.cpp" line="173"/>
+        <location filename="../../ui/HistoryView.cpp" line="184"/>
+        <location filename="../../ui/HistoryView.cpp" line="193"/>
         <source>min amount</source>
         <translation>最小金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="167"/>
+        <location filename="../../ui/HistoryView.cpp" line="187"/>
         <source>max amount</source>
         <translation>最大金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="174"/>
+        <location filename="../../ui/HistoryView.cpp" line="194"/>
         <source>min amount is above max amount</source>
         <translation>最小金额大于最大金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="194"/>
+        <location filename="../../ui/HistoryView.cpp" line="214"/>
         <source>created</source>
         <translation>创建时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="195"/>
+        <location filename="../../ui/HistoryView.cpp" line="215"/>
         <source>the start of the time range must be before its end</source>
         <translation>时间范围的开始必须早于结束</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="225"/>
+        <location filename="../../ui/HistoryView.cpp" line="245"/>
         <source>Not shown, because this connection may not read them: %1.</source>
         <translation>未显示（当前连接无权读取）：%1。</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="244"/>
+        <location filename="../../ui/HistoryView.cpp" line="264"/>
         <source>Searching…</source>
         <translation>正在搜索…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/HistoryView.cpp" line="301"/>
+        <location filename="../../ui/HistoryView.cpp" line="323"/>
         <source>Exported %n payment(s).</source>
         <translation>
             <numerusform>已导出 %n 笔支付。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="312"/>
+        <location filename="../../ui/HistoryView.cpp" line="334"/>
         <source>Export payments</source>
         <translation>导出支付记录</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="312"/>
+        <location filename="../../ui/HistoryView.cpp" line="334"/>
         <source>CSV (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="315"/>
+        <location filename="../../ui/HistoryView.cpp" line="337"/>
         <source>Exporting payments…</source>
         <translation>正在导出支付记录…</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="315"/>
+        <location filename="../../ui/HistoryView.cpp" line="337"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -495,142 +871,202 @@
 <context>
     <name>keel::MainWindow</name>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="42"/>
+        <location filename="../../ui/MainWindow.cpp" line="49"/>
         <source>keel console</source>
         <translation>keel 运维控制台</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="47"/>
+        <location filename="../../ui/MainWindow.cpp" line="54"/>
         <source>Views</source>
         <translation>视图</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="49"/>
+        <location filename="../../ui/MainWindow.cpp" line="56"/>
         <source>Overview</source>
         <translation>总览</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="50"/>
+        <location filename="../../ui/MainWindow.cpp" line="57"/>
         <source>Payment history</source>
         <translation>支付历史</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="63"/>
+        <location filename="../../ui/MainWindow.cpp" line="58"/>
+        <source>Outbox</source>
+        <translation>发件箱</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="59"/>
+        <source>Approvals</source>
+        <translation>审批</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="60"/>
+        <source>Audit trail</source>
+        <translation>审计日志</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="76"/>
         <source>Payment history: %1</source>
         <translation>支付历史：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="69"/>
+        <location filename="../../ui/MainWindow.cpp" line="83"/>
         <source>The dashboard could not be refreshed: %1</source>
         <translation>仪表盘刷新失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="91"/>
+        <location filename="../../ui/MainWindow.cpp" line="105"/>
         <source>The read replica is unreachable: %1. keel keeps retrying.</source>
         <translation>只读副本不可达：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="103"/>
+        <location filename="../../ui/MainWindow.cpp" line="117"/>
         <source>Connection lost: %1. keel keeps retrying.</source>
         <translation>连接中断：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="105"/>
+        <location filename="../../ui/MainWindow.cpp" line="119"/>
         <source>not connected</source>
         <translation>未连接</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="121"/>
+        <location filename="../../ui/MainWindow.cpp" line="135"/>
         <source>&amp;Connection</source>
         <translation>连接(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="122"/>
+        <location filename="../../ui/MainWindow.cpp" line="137"/>
         <source>&amp;Connect to…</source>
         <translation>连接到(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="126"/>
+        <location filename="../../ui/MainWindow.cpp" line="140"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="128"/>
+        <location filename="../../ui/MainWindow.cpp" line="142"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="131"/>
+        <location filename="../../ui/MainWindow.cpp" line="145"/>
         <source>&amp;Overview</source>
         <translation>总览(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="133"/>
+        <location filename="../../ui/MainWindow.cpp" line="147"/>
         <source>Payment &amp;history</source>
         <translation>支付历史(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="136"/>
+        <location filename="../../ui/MainWindow.cpp" line="150"/>
+        <source>O&amp;utbox</source>
+        <translation>发件箱(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="151"/>
+        <source>A&amp;pprovals</source>
+        <translation>审批(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="152"/>
+        <source>&amp;Audit trail</source>
+        <translation>审计日志(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="158"/>
         <source>&amp;Find a payment</source>
         <translation>查找支付(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="141"/>
+        <location filename="../../ui/MainWindow.cpp" line="163"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="146"/>
+        <location filename="../../ui/MainWindow.cpp" line="168"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="149"/>
+        <location filename="../../ui/MainWindow.cpp" line="171"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="161"/>
+        <location filename="../../ui/MainWindow.cpp" line="183"/>
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="163"/>
+        <location filename="../../ui/MainWindow.cpp" line="185"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="164"/>
+        <location filename="../../ui/MainWindow.cpp" line="186"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="201"/>
+        <location filename="../../ui/MainWindow.cpp" line="223"/>
         <source>Needs read access to keel.metrics_minute (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.metrics_minute 的读权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="203"/>
+        <location filename="../../ui/MainWindow.cpp" line="225"/>
         <source>Needs read access to keel.charges: keel_auditor, keel_operator or keel_approver.</source>
         <translation>需要 keel.charges 的读权限：keel_auditor、keel_operator 或 keel_approver。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="252"/>
+        <location filename="../../ui/MainWindow.cpp" line="228"/>
+        <source>Needs read access to keel.outbox: keel_sre, keel_operator, keel_approver or keel_auditor.</source>
+        <translation>需要 keel.outbox 的读取权限：keel_sre、keel_operator、keel_approver 或 keel_auditor。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="231"/>
+        <source>Needs read access to keel.operator_actions (any keel role but the gateway&apos;s).</source>
+        <translation>需要 keel.operator_actions 的读取权限（除网关外的任一 keel 角色）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="233"/>
+        <source>Needs read access to keel.audit_log (any keel role but the gateway&apos;s).</source>
+        <translation>需要 keel.audit_log 的读取权限（除网关外的任一 keel 角色）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="277"/>
+        <source>Outbox: %1</source>
+        <translation>发件箱：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="280"/>
+        <source>Audit trail: %1</source>
+        <translation>审计日志：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="283"/>
+        <source>Proposal #%1 (%2) waits for a second person to approve it.</source>
+        <translation>提案 #%1（%2）等待另一人批准。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="317"/>
         <source>superuser</source>
         <translation>超级用户</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="254"/>
+        <location filename="../../ui/MainWindow.cpp" line="319"/>
         <source>no keel role</source>
         <translation>无 keel 角色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="256"/>
+        <location filename="../../ui/MainWindow.cpp" line="321"/>
         <source>%1 on %2 · %3 · schema v%4</source>
         <translation>%1 @ %2 · %3 · 架构 v%4</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="260"/>
+        <location filename="../../ui/MainWindow.cpp" line="325"/>
         <source>%1 holds no keel role, so most of keel is hidden from it; ask an administrator to grant keel_auditor, keel_operator or keel_sre.</source>
         <translation>%1 没有任何 keel 角色，因此大部分内容不可见；请联系管理员授予 keel_auditor、keel_operator 或 keel_sre。</translation>
     </message>
@@ -641,6 +1077,159 @@
         <location filename="../../ui/MessageBanner.cpp" line="19"/>
         <source>Dismiss message</source>
         <translation>关闭消息</translation>
+    </message>
+</context>
+<context>
+    <name>keel::OutboxView</name>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="49"/>
+        <source>resend %1 of #%2</source>
+        <translation>#%2 的第 %1 次重发</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="57"/>
+        <location filename="../../ui/OutboxView.cpp" line="60"/>
+        <source>Id</source>
+        <translation>编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="57"/>
+        <source>Aggregate</source>
+        <translation>聚合</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="57"/>
+        <location filename="../../ui/OutboxView.cpp" line="60"/>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="57"/>
+        <location filename="../../ui/OutboxView.cpp" line="61"/>
+        <source>Attempts</source>
+        <translation>尝试次数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="57"/>
+        <location filename="../../ui/OutboxView.cpp" line="61"/>
+        <source>Parked at</source>
+        <translation>搁置时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="58"/>
+        <source>Lineage</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="58"/>
+        <location filename="../../ui/OutboxView.cpp" line="61"/>
+        <source>Last error</source>
+        <translation>最近错误</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="59"/>
+        <source>Parked messages</source>
+        <translation>已搁置的消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="60"/>
+        <source>Merchant</source>
+        <translation>商户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="60"/>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="60"/>
+        <source>Charge</source>
+        <translation>支付</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="62"/>
+        <source>Notifications that gave up</source>
+        <translation>投递失败的通知</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="63"/>
+        <source>Resend &amp;selected…</source>
+        <translation>重发所选(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="64"/>
+        <source>Resend the whole &amp;group…</source>
+        <translation>重发整组(&amp;G)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="65"/>
+        <source>Resend selected &amp;notifications…</source>
+        <translation>重发所选通知(&amp;N)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="69"/>
+        <source>Outbox summary</source>
+        <translation>发件箱概况</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="71"/>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="103"/>
+        <source>&lt;b&gt;Parked messages&lt;/b&gt;, grouped by error</source>
+        <translation>&lt;b&gt;已搁置的消息&lt;/b&gt;，按错误分组</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="105"/>
+        <source>Parked by error</source>
+        <translation>按错误分组</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="123"/>
+        <source>&lt;b&gt;Merchant notifications that gave up&lt;/b&gt;</source>
+        <translation>&lt;b&gt;投递失败的商户通知&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="136"/>
+        <source>Proposing needs keel_operator or keel_sre; this login only reads.</source>
+        <translation>提议需要 keel_operator 或 keel_sre 角色；当前登录只能读取。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="182"/>
+        <source>Backlog %1%2 · oldest unpublished %3 s · parked %4 message(s), %5 notification(s)</source>
+        <translation>积压 %1%2 · 最早未发布 %3 秒 · 搁置消息 %4 条，通知 %5 条</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="194"/>
+        <source>All parked (%1)</source>
+        <translation>全部搁置（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="200"/>
+        <source>no error recorded</source>
+        <translation>无错误记录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="288"/>
+        <source>%1 parked messages</source>
+        <translation>%1 条搁置消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="298"/>
+        <source>Each message is published again as a new outbox row that names the original (lineage); the original stays parked and is marked resent.</source>
+        <translation>每条消息作为新的发件箱记录重新发布，并注明原消息（来源）；原消息保持搁置并标记为已重发。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="318"/>
+        <source>%1 notifications</source>
+        <translation>%1 条通知</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="328"/>
+        <source>Each notification is delivered again with the same event id, as a new delivery that names the one it repeats.</source>
+        <translation>每条通知以相同的事件编号重新投递，作为新的投递并注明所重复的那一次。</translation>
     </message>
 </context>
 <context>
@@ -752,87 +1341,87 @@
         <translation>此时间范围内没有资金进入差错户</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="181"/>
+        <location filename="../../ui/OverviewView.cpp" line="251"/>
         <source>hit rate (replays)</source>
         <translation>命中率（重放）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="182"/>
+        <location filename="../../ui/OverviewView.cpp" line="252"/>
         <source>conflicts (409 + 422)</source>
         <translation>冲突 (409 + 422)</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="186"/>
+        <location filename="../../ui/OverviewView.cpp" line="256"/>
         <source>new</source>
         <translation>新请求</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="187"/>
+        <location filename="../../ui/OverviewView.cpp" line="257"/>
         <source>replayed</source>
         <translation>重放</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="189"/>
+        <location filename="../../ui/OverviewView.cpp" line="259"/>
         <source>in flight 409</source>
         <translation>处理中 409</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="191"/>
+        <location filename="../../ui/OverviewView.cpp" line="261"/>
         <source>mismatch 422</source>
         <translation>参数不一致 422</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="193"/>
+        <location filename="../../ui/OverviewView.cpp" line="263"/>
         <source>other 4xx</source>
         <translation>其他 4xx</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="214"/>
+        <location filename="../../ui/OverviewView.cpp" line="188"/>
         <source>%1 captured</source>
         <translation>%1 已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="217"/>
+        <location filename="../../ui/OverviewView.cpp" line="191"/>
         <source>%1 refunded</source>
         <translation>%1 已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="223"/>
+        <location filename="../../ui/OverviewView.cpp" line="280"/>
         <source>authorized</source>
         <translation>已授权</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="225"/>
+        <location filename="../../ui/OverviewView.cpp" line="282"/>
         <source>declined or failed</source>
         <translation>拒绝或失败</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="227"/>
+        <location filename="../../ui/OverviewView.cpp" line="284"/>
         <source>captured</source>
         <translation>已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="229"/>
+        <location filename="../../ui/OverviewView.cpp" line="286"/>
         <source>refunded</source>
         <translation>已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="260"/>
+        <location filename="../../ui/OverviewView.cpp" line="233"/>
         <source>%1 in %2</source>
         <translation>%1 笔处于 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="262"/>
+        <location filename="../../ui/OverviewView.cpp" line="235"/>
         <source>suspense %1</source>
         <translation>差错户 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="265"/>
+        <location filename="../../ui/OverviewView.cpp" line="238"/>
         <source>suspense balances need ledger access</source>
         <translation>差错户余额需要账本读权限</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="266"/>
+        <location filename="../../ui/OverviewView.cpp" line="240"/>
         <source>No payments in flight; suspense accounts are empty.</source>
         <translation>没有处理中的支付；差错户余额为零。</translation>
     </message>
@@ -843,6 +1432,81 @@
         <location filename="../../ui/PasswordVault.cpp" line="71"/>
         <source>the keychain did not store the password: %1</source>
         <translation>钥匙串未能保存密码：%1</translation>
+    </message>
+</context>
+<context>
+    <name>keel::ProposeDialog</name>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="29"/>
+        <source>Propose: %1</source>
+        <translation>提议：%1</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/ProposeDialog.cpp" line="32"/>
+        <source>&lt;b&gt;%n row(s)&lt;/b&gt; will be affected. %1</source>
+        <translation>
+            <numerusform>将影响 &lt;b&gt;%n 行&lt;/b&gt;。%1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="38"/>
+        <source>Targets</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="41"/>
+        <source>… and %1 more</source>
+        <translation>……另有 %1 条</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="45"/>
+        <source>Only these rows, at the versions shown, will be touched; a row that changes before execution is skipped and reported. A second person with keel_approver must approve.</source>
+        <translation>只会改动这些行（以所示版本为准）；执行前发生变化的行会被跳过并报告。需要另一位 keel_approver 批准。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="52"/>
+        <source>why (at least 5 characters), e.g. the incident number</source>
+        <translation>原因（至少 5 个字符），例如事件编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="53"/>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="55"/>
+        <source>Confirm the count</source>
+        <translation>确认数量</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="56"/>
+        <source>&amp;Reason</source>
+        <translation>原因(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="57"/>
+        <source>Type &amp;%1 to confirm</source>
+        <translation>输入 %1 以确认(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="60"/>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="63"/>
+        <source>&amp;Propose</source>
+        <translation>提议(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="98"/>
+        <source>Refused: %1</source>
+        <translation>被拒绝：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ProposeDialog.cpp" line="102"/>
+        <source>Proposal #%1 waits for approval (targets hash %2…).</source>
+        <translation>提案 #%1 等待批准（对象哈希 %2…）。</translation>
     </message>
 </context>
 </TS>

@@ -1,0 +1,208 @@
+#include "DatabaseTest.h"
+
+#include "core/db/PgConnection.h"
+#include "ui/ApprovalsView.h"
+#include "ui/ConsoleSettings.h"
+#include "ui/MainWindow.h"
+#include "ui/OutboxView.h"
+#include "ui/ProposeDialog.h"
+#include "ui/QueryWorker.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace keel;
+using keel::test::DatabaseTest;
+
+// Guarded actions clicked through the console's own views, on real logins.
+class GuardedActionsViewTest : public DatabaseTest {
+protected:
+    void SetUp() override
+    {
+        DatabaseTest::SetUp();
+        migrate();
+        ASSERT_FALSE(HasFatalFailure());
+        for (int i = 1; i <= 3; ++i)
+            park(QStringLiteral("ch_%1").arg(i));
+    }
+    QString admin(const QByteArray &sql)
+    {
+        auto session = PgConnection::open(settings());
+        EXPECT_TRUE(session.ok());
+        auto value = session.ok() ? session->scalar(sql) : Result<QString>(session.error());
+        EXPECT_TRUE(value.ok()) << sql.constData();
+        return value.ok() ? *value : QString();
+    }
+    QString park(const QString &aggregate)
+    {
+        return admin("INSERT INTO keel.outbox (aggregate_type, aggregate_id, event_type, payload, "
+                     "attempts, last_error, parked_at) VALUES ('charge', '" +
+                     aggregate.toLatin1() +
+                     "', 'charge.succeeded', '{}', 5, 'returned: no queue is bound', now()) "
+                     "RETURNING id");
+    }
+    std::unique_ptr<QueryWorker> worker(const ConnectionSettings &login)
+    {
+        auto started = std::make_unique<QueryWorker>(login);
+        started->start();
+        return started;
+    }
+    // Proposes a resend of every listed parked message through the dialog.
+    qint64 proposeGroupResend(OutboxView &outbox)
+    {
+        QSignalSpy refreshed(&outbox, &OutboxView::refreshed);
+        outbox.refresh();
+        EXPECT_TRUE(refreshed.wait(10000));
+        ProposeDialog *dialog = outbox.proposeResendOfGroup();
+        EXPECT_NE(dialog, nullptr);
+        if (!dialog)
+            return 0;
+        const int count = outbox.messages()->rowCount();
+        dialog->reasonField()->setText(QStringLiteral("queue bound again, INC-7"));
+        EXPECT_FALSE(dialog->complete()) << "the count is not typed yet";
+        QTest::keyClicks(dialog->confirmField(), QString::number(count));
+        EXPECT_TRUE(dialog->complete());
+        QSignalSpy proposed(&outbox, &OutboxView::proposed);
+        dialog->submit();
+        EXPECT_TRUE(proposed.wait(10000)) << qPrintable(dialog->result()->text());
+        return proposed.isEmpty() ? 0 : proposed.first().first().value<ActionRecord>().id;
+    }
+    void refreshAll(ApprovalsView &approvals)
+    {
+        QSignalSpy refreshed(&approvals, &ApprovalsView::refreshed);
+        approvals.queueChoice()->setCurrentIndex(1);
+        if (refreshed.isEmpty())
+            approvals.refresh();
+        ASSERT_TRUE(refreshed.wait(10000));
+    }
+};
+
+TEST_F(GuardedActionsViewTest, OwnApprovalIsRefusedByTheServerThenASecondLoginApprovesAndItRuns)
+{
+    // One person who holds both roles: exactly what maker-checker stops.
+    const ConnectionSettings both = loginAs(QStringLiteral("keel_operator"));
+    {
+        auto session = PgConnection::open(settings());
+        ASSERT_TRUE(session.ok());
+        ASSERT_TRUE(
+            session->exec("GRANT keel_approver TO " + both.value(QStringLiteral("user")).toLatin1())
+                .ok());
+    }
+    auto makerWorker = worker(both);
+    OutboxView outbox(makerWorker.get());
+    outbox.setCanPropose(true);
+    const qint64 id = proposeGroupResend(outbox);
+    ASSERT_GT(id, 0);
+
+    ApprovalsView own(makerWorker.get());
+    own.setAccess(true, true);
+    refreshAll(own);
+    ASSERT_TRUE(own.select(id));
+    ASSERT_TRUE(own.approveButton()->isEnabled());
+    QSignalSpy acted(&own, &ApprovalsView::acted);
+    own.approveSelected(QString());
+    ASSERT_TRUE(acted.wait(10000));
+    EXPECT_FALSE(acted.first().at(0).toBool());
+    EXPECT_TRUE(own.result()->text().contains(QLatin1String("maker-checker")))
+        << qPrintable(own.result()->text());
+    EXPECT_EQ(admin("SELECT status FROM keel.operator_actions"), QStringLiteral("proposed"));
+
+    auto checkerWorker = worker(loginAs(QStringLiteral("keel_approver")));
+    ApprovalsView checker(checkerWorker.get());
+    checker.setAccess(true, true);
+    QSignalSpy listed(&checker, &ApprovalsView::refreshed);
+    checker.refresh(); // "waiting for me": another's proposal
+    ASSERT_TRUE(listed.wait(10000));
+    ASSERT_TRUE(checker.select(id));
+    QSignalSpy approved(&checker, &ApprovalsView::acted);
+    EXPECT_TRUE(checker.approveButton()->isEnabled());
+    // The button asks for a comment in a modal dialog first; this is its path after it.
+    checker.approveSelected(QStringLiteral("binding checked"));
+    ASSERT_TRUE(approved.wait(10000));
+    EXPECT_TRUE(approved.first().at(0).toBool()) << qPrintable(checker.result()->text());
+
+    refreshAll(own);
+    ASSERT_TRUE(own.select(id));
+    ASSERT_TRUE(own.executeButton()->isEnabled());
+    acted.clear();
+    QTest::mouseClick(own.executeButton(), Qt::LeftButton);
+    ASSERT_TRUE(acted.wait(10000));
+    EXPECT_TRUE(acted.first().at(0).toBool()) << qPrintable(own.result()->text());
+    EXPECT_TRUE(own.result()->text().contains(QLatin1String("3 applied")))
+        << qPrintable(own.result()->text());
+    EXPECT_EQ(admin("SELECT count(*) FROM keel.outbox WHERE resend_of IS NOT NULL"),
+              QStringLiteral("3"));
+}
+
+TEST_F(GuardedActionsViewTest, ABulkResendTouchesOnlyTheFrozenSelection)
+{
+    auto makerWorker = worker(loginAs(QStringLiteral("keel_sre")));
+    OutboxView outbox(makerWorker.get());
+    outbox.setCanPropose(true);
+    const qint64 id = proposeGroupResend(outbox);
+    ASSERT_GT(id, 0);
+    const QString later = park(QStringLiteral("ch_after_the_selection"));
+
+    auto checkerWorker = worker(loginAs(QStringLiteral("keel_approver")));
+    ApprovalsView checker(checkerWorker.get());
+    checker.setAccess(true, true);
+    refreshAll(checker);
+    ASSERT_TRUE(checker.select(id));
+    QSignalSpy acted(&checker, &ApprovalsView::acted);
+    checker.approveSelected(QString());
+    ASSERT_TRUE(acted.wait(10000));
+    refreshAll(checker);
+    ASSERT_TRUE(checker.select(id));
+    acted.clear();
+    checker.executeSelected(); // an approver may execute too
+    ASSERT_TRUE(acted.wait(10000));
+    EXPECT_TRUE(checker.result()->text().contains(QLatin1String("3 applied, 0 skipped")))
+        << qPrintable(checker.result()->text());
+    EXPECT_EQ(admin("SELECT resent_at IS NULL FROM keel.outbox WHERE id = " + later.toLatin1()),
+              QStringLiteral("t"));
+    QSignalSpy refreshed(&outbox, &OutboxView::refreshed);
+    outbox.refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    ASSERT_EQ(outbox.messages()->rowCount(), 1) << "only the late message still needs a person";
+    EXPECT_EQ(outbox.messages()->item(0, 0)->text(), later);
+}
+
+TEST_F(GuardedActionsViewTest, AnAuditorIsOfferedNoAction)
+{
+    ConsoleSettings consoleSettings;
+    auto auditor = worker(loginAs(QStringLiteral("keel_auditor")));
+    MainWindow window(auditor.get(), &consoleSettings);
+    window.show();
+    QSignalSpy loaded(&window, &MainWindow::sessionLoaded);
+    ASSERT_TRUE(loaded.wait(15000));
+    ASSERT_TRUE(window.showView(QStringLiteral("outbox")));
+    QSignalSpy refreshed(window.outbox(), &OutboxView::refreshed);
+    window.outbox()->refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    ASSERT_EQ(window.outbox()->messages()->rowCount(), 3);
+    window.outbox()->messages()->selectAll();
+    EXPECT_FALSE(window.outbox()->resendSelectedButton()->isEnabled());
+    EXPECT_FALSE(window.outbox()->resendGroupButton()->isEnabled());
+    EXPECT_EQ(window.outbox()->proposeResendOfGroup(), nullptr);
+
+    // A proposal someone else made is listed, and nothing can be done to it.
+    auto makerWorker = worker(loginAs(QStringLiteral("keel_operator")));
+    OutboxView makerOutbox(makerWorker.get());
+    makerOutbox.setCanPropose(true);
+    const qint64 id = proposeGroupResend(makerOutbox);
+    ASSERT_GT(id, 0);
+    ASSERT_TRUE(window.showView(QStringLiteral("approvals")));
+    refreshAll(*window.approvals());
+    ASSERT_TRUE(window.approvals()->select(id));
+    EXPECT_FALSE(window.approvals()->approveButton()->isEnabled());
+    EXPECT_FALSE(window.approvals()->rejectButton()->isEnabled());
+    EXPECT_FALSE(window.approvals()->executeButton()->isEnabled());
+    EXPECT_TRUE(window.viewEnabled(QStringLiteral("audit")));
+}

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "core/ops/ActionDesk.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace keel {
+
+class QueryWorker;
+
+// The maker-checker queue: proposals waiting for this login (others' to
+// approve or reject, its own approved ones to execute) or all of them. The
+// buttons follow the login's roles; the database has the last word and its
+// refusal is shown as it said it.
+class ApprovalsView final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ApprovalsView(QueryWorker *worker, QWidget *parent = nullptr);
+
+    QTableWidget *table() const { return m_table; }
+    QComboBox *queueChoice() const { return m_queue; }
+    QPushButton *approveButton() const { return m_approve; }
+    QPushButton *rejectButton() const { return m_reject; }
+    QPushButton *executeButton() const { return m_execute; }
+    QLabel *result() const { return m_result; }
+    // What the login's roles offer; the database enforces it either way.
+    void setAccess(bool canApprove, bool canExecute);
+    // Selects the row of an action; false if it is not listed.
+    bool select(qint64 actionId);
+
+    // The button paths without their dialogs (tests, keyboard users).
+    void approveSelected(const QString &comment);
+    void rejectSelected(const QString &comment);
+    void executeSelected();
+
+public Q_SLOTS:
+    void refresh();
+
+Q_SIGNALS:
+    void refreshed(int rows);
+    // One decision or execution finished: ok, and what to tell the user.
+    void acted(bool ok, const QString &message);
+
+private:
+    const ActionRecord *selected() const;
+    void show(const QList<ActionRecord> &records);
+    void updateButtons();
+    void act(std::function<Status(ActionDesk &)> step, const QString &done);
+    void askAndApprove();
+    void askAndReject();
+
+    QueryWorker *m_worker;
+    QComboBox *m_queue;
+    QTableWidget *m_table;
+    QLabel *m_details;
+    QLabel *m_result;
+    QPushButton *m_approve;
+    QPushButton *m_reject;
+    QPushButton *m_execute;
+    QList<ActionRecord> m_records;
+    bool m_canApprove = false;
+    bool m_canExecute = false;
+};
+
+} // namespace keel

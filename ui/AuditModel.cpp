@@ -1,0 +1,138 @@
+#include "ui/AuditModel.h"
+
+#include "ui/QueryWorker.h"
+
+#include <QBrush>
+#include <QLocale>
+#include <QPalette>
+
+namespace keel {
+
+AuditModel::AuditModel(QueryWorker *worker, QObject *parent)
+    : QAbstractTableModel(parent), m_worker(worker)
+{}
+
+void AuditModel::search(const AuditFilter &filter)
+{
+    beginResetModel();
+    m_filter = filter;
+    m_entries.clear();
+    m_nextBefore.reset();
+    m_exhausted = false;
+    m_loading = false;
+    ++m_generation;
+    endResetModel();
+    fetchMore({});
+}
+
+int AuditModel::rowOf(qint64 seq) const
+{
+    for (qsizetype row = 0; row < m_entries.size(); ++row)
+        if (m_entries.at(row).seq == seq)
+            return int(row);
+    return -1;
+}
+
+void AuditModel::setBrokenSeq(qint64 seq)
+{
+    if (seq == m_brokenSeq)
+        return;
+    m_brokenSeq = seq;
+    if (!m_entries.isEmpty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+int AuditModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_entries.size());
+}
+
+int AuditModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant AuditModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const AuditEntry &entry = m_entries.at(index.row());
+    if (role == Qt::ForegroundRole)
+        return entry.seq == m_brokenSeq ? QVariant(QBrush(Qt::red)) : QVariant();
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == Seq ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    switch (Column(index.column())) {
+    case Seq:
+        return entry.seq;
+    case At:
+        return QLocale().toString(entry.at.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    case Actor:
+        return entry.actor;
+    case Action:
+        return entry.action;
+    case Object:
+        return QString(entry.objectType + u':' + entry.objectId);
+    case Detail:
+        return entry.detail;
+    case Hash:
+        // The first 12 hex digits tell links apart; the tooltip has all 64.
+        return role == Qt::ToolTipRole ? QString::fromLatin1(entry.hash.toHex())
+                                       : QString::fromLatin1(entry.hash.toHex().left(12));
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant AuditModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    static const char *const titles[] = {
+        QT_TR_NOOP("Seq"),    QT_TR_NOOP("Time"),   QT_TR_NOOP("Who"), QT_TR_NOOP("Action"),
+        QT_TR_NOOP("Object"), QT_TR_NOOP("Detail"), QT_TR_NOOP("Hash")};
+    return section >= 0 && section < ColumnCount ? tr(titles[section]) : QVariant();
+}
+
+bool AuditModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && !m_exhausted && !m_loading;
+}
+
+void AuditModel::fetchMore(const QModelIndex &parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    m_loading = true;
+    const AuditFilter filter = m_filter;
+    const std::optional<qint64> before = m_nextBefore;
+    const int generation = m_generation;
+    m_worker->submit<AuditPage>(
+        this,
+        [filter, before](QSqlDatabase db) {
+            return AuditQuery::page(db, filter, before, PageSize);
+        },
+        [this, generation](const Result<AuditPage> &page) {
+            if (generation != m_generation)
+                return;
+            m_loading = false;
+            if (!page) {
+                m_exhausted = true;
+                Q_EMIT loadFailed(page.error().message);
+                return;
+            }
+            m_nextBefore = page->nextBefore;
+            m_exhausted = !page->nextBefore.has_value();
+            if (!page->entries.isEmpty()) {
+                beginInsertRows({}, int(m_entries.size()),
+                                int(m_entries.size() + page->entries.size()) - 1);
+                m_entries += page->entries;
+                endInsertRows();
+            }
+            Q_EMIT pageLoaded(int(page->entries.size()));
+        });
+}
+
+} // namespace keel

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "core/read/AuditQuery.h"
+
+#include <QAbstractTableModel>
+
+namespace keel {
+
+class QueryWorker;
+
+// The audit trail matching a filter, newest first, a page at a time as the
+// view scrolls.
+class AuditModel final : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { Seq, At, Actor, Action, Object, Detail, Hash, ColumnCount };
+    static constexpr int PageSize = 200;
+
+    explicit AuditModel(QueryWorker *worker, QObject *parent = nullptr);
+
+    void search(const AuditFilter &filter);
+    const AuditEntry &entryAt(int row) const { return m_entries.at(row); }
+    // The row showing `seq`, or -1 if it is not loaded.
+    int rowOf(qint64 seq) const;
+    // Marks the link where verification found the chain broken (0: none).
+    void setBrokenSeq(qint64 seq);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+    bool canFetchMore(const QModelIndex &parent) const override;
+    void fetchMore(const QModelIndex &parent) override;
+
+Q_SIGNALS:
+    void pageLoaded(int rows);
+    void loadFailed(const QString &message);
+
+private:
+    QueryWorker *m_worker;
+    AuditFilter m_filter;
+    QList<AuditEntry> m_entries;
+    std::optional<qint64> m_nextBefore;
+    bool m_exhausted = true;
+    bool m_loading = false;
+    int m_generation = 0; // answers to an older search are ignored
+    qint64 m_brokenSeq = 0;
+};
+
+} // namespace keel

@@ -1,0 +1,336 @@
+#include "ui/OutboxView.h"
+
+#include "core/ops/ActionDesk.h"
+#include "ui/ProposeDialog.h"
+#include "ui/QueryWorker.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QLocale>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace keel {
+namespace {
+
+constexpr int ListLimit = 1000;
+
+QTableWidget *makeTable(const QStringList &headers, const QString &name, QWidget *parent)
+{
+    auto *table = new QTableWidget(0, int(headers.size()), parent);
+    table->setHorizontalHeaderLabels(headers);
+    table->setAccessibleName(name);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    return table;
+}
+
+void fillRow(QTableWidget *table, int row, const QStringList &cells)
+{
+    for (int column = 0; column < cells.size(); ++column)
+        table->setItem(row, column, new QTableWidgetItem(cells[column]));
+}
+
+QString when(const QDateTime &at)
+{
+    return QLocale().toString(at.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+QString lineage(qint64 resendOf, int resendCount)
+{
+    return resendOf == 0 ? QString()
+                         : OutboxView::tr("resend %1 of #%2").arg(resendCount).arg(resendOf);
+}
+
+} // namespace
+
+OutboxView::OutboxView(QueryWorker *worker, QWidget *parent)
+    : QWidget(parent), m_worker(worker), m_summary(new QLabel(this)),
+      m_groups(new QListWidget(this)),
+      m_messages(makeTable({tr("Id"), tr("Aggregate"), tr("Event"), tr("Attempts"), tr("Parked at"),
+                            tr("Lineage"), tr("Last error")},
+                           tr("Parked messages"), this)),
+      m_notifications(makeTable({tr("Id"), tr("Merchant"), tr("Event"), tr("Type"), tr("Charge"),
+                                 tr("Attempts"), tr("Parked at"), tr("Last error")},
+                                tr("Notifications that gave up"), this)),
+      m_resendSelected(new QPushButton(tr("Resend &selected…"), this)),
+      m_resendGroup(new QPushButton(tr("Resend the whole &group…"), this)),
+      m_resendNotifications(new QPushButton(tr("Resend selected &notifications…"), this))
+{
+    auto *layout = new QVBoxLayout(this);
+    auto *top = new QHBoxLayout;
+    m_summary->setAccessibleName(tr("Outbox summary"));
+    m_summary->setWordWrap(true);
+    auto *refreshButton = new QPushButton(tr("&Refresh"), this);
+    connect(refreshButton, &QPushButton::clicked, this, &OutboxView::refresh);
+    top->addWidget(m_summary, 1);
+    top->addWidget(refreshButton);
+    layout->addLayout(top);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(messagesPane());
+    split->addWidget(notificationsPane());
+    layout->addWidget(split, 1);
+    connect(m_groups, &QListWidget::currentRowChanged, this, &OutboxView::loadMessages);
+    for (QTableWidget *table : {m_messages, m_notifications})
+        connect(table, &QTableWidget::itemSelectionChanged, this, &OutboxView::updateButtons);
+    connect(m_resendSelected, &QPushButton::clicked, this, [this] {
+        if (ProposeDialog *dialog = proposeResendOfSelection())
+            dialog->open();
+    });
+    connect(m_resendGroup, &QPushButton::clicked, this, [this] {
+        if (ProposeDialog *dialog = proposeResendOfGroup())
+            dialog->open();
+    });
+    connect(m_resendNotifications, &QPushButton::clicked, this, [this] {
+        if (ProposeDialog *dialog = proposeResendOfNotifications())
+            dialog->open();
+    });
+    updateButtons();
+}
+
+QWidget *OutboxView::messagesPane()
+{
+    auto *pane = new QWidget(this);
+    auto *layout = new QVBoxLayout(pane);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(new QLabel(tr("<b>Parked messages</b>, grouped by error"), pane));
+    auto *row = new QHBoxLayout;
+    m_groups->setAccessibleName(tr("Parked by error"));
+    m_groups->setMaximumWidth(320);
+    row->addWidget(m_groups);
+    row->addWidget(m_messages, 1);
+    layout->addLayout(row, 1);
+    auto *buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(m_resendSelected);
+    buttons->addWidget(m_resendGroup);
+    layout->addLayout(buttons);
+    return pane;
+}
+
+QWidget *OutboxView::notificationsPane()
+{
+    auto *pane = new QWidget(this);
+    auto *layout = new QVBoxLayout(pane);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(new QLabel(tr("<b>Merchant notifications that gave up</b>"), pane));
+    layout->addWidget(m_notifications, 1);
+    auto *buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(m_resendNotifications);
+    layout->addLayout(buttons);
+    return pane;
+}
+
+void OutboxView::setCanPropose(bool allowed)
+{
+    m_canPropose = allowed;
+    const QString why = allowed ? QString()
+                                : tr("Proposing needs keel_operator or keel_sre; this login "
+                                     "only reads.");
+    for (QPushButton *button : {m_resendSelected, m_resendGroup, m_resendNotifications})
+        button->setToolTip(why);
+    updateButtons();
+}
+
+void OutboxView::updateButtons()
+{
+    m_resendSelected->setEnabled(m_canPropose && !selectedMessages().isEmpty());
+    m_resendGroup->setEnabled(m_canPropose && !m_shown.isEmpty());
+    m_resendNotifications->setEnabled(m_canPropose &&
+                                      !m_notifications->selectionModel()->selectedRows().isEmpty());
+}
+
+void OutboxView::refresh()
+{
+    m_worker->submit<OutboxSummary>(
+        this, [](QSqlDatabase db) { return OutboxQuery::summary(db); },
+        [this](const Result<OutboxSummary> &summary) {
+            if (!summary) {
+                Q_EMIT failed(summary.error().message);
+                return;
+            }
+            showSummary(*summary);
+        });
+    m_worker->submit<QList<ParkedNotification>>(
+        this, [](QSqlDatabase db) { return OutboxQuery::parkedNotifications(db, ListLimit); },
+        [this](const Result<QList<ParkedNotification>> &parked) {
+            if (!parked) {
+                Q_EMIT failed(parked.error().message);
+                return;
+            }
+            showNotifications(*parked);
+        });
+}
+
+void OutboxView::showSummary(const OutboxSummary &summary)
+{
+    QStringList byType;
+    for (const auto &[type, rows] : summary.backlogByType)
+        byType << QStringLiteral("%1 %2").arg(type).arg(rows);
+    qint64 parked = 0;
+    for (const ParkedGroup &group : summary.parkedByError)
+        parked += group.count;
+    m_summary->setText(
+        tr("Backlog %1%2 · oldest unpublished %3 s · parked %4 message(s), %5 notification(s)")
+            .arg(summary.backlog)
+            .arg(byType.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(byType.join(u", ")))
+            .arg(QLocale().toString(double(summary.oldestPendingAgeMs) / 1000.0, 'f', 1))
+            .arg(parked)
+            .arg(summary.notificationsParked));
+    // Keep the group the user is on, if it still exists.
+    const QString current = m_groups->currentItem()
+                                ? m_groups->currentItem()->data(Qt::UserRole).toString()
+                                : QString();
+    QSignalBlocker quiet(m_groups);
+    m_groups->clear();
+    auto *all = new QListWidgetItem(tr("All parked (%1)").arg(parked), m_groups);
+    all->setData(Qt::UserRole, QString());
+    int keep = 0;
+    for (const ParkedGroup &group : summary.parkedByError) {
+        auto *item = new QListWidgetItem(
+            QStringLiteral("%1 (%2)")
+                .arg(group.error.isEmpty() ? tr("no error recorded") : group.error)
+                .arg(group.count),
+            m_groups);
+        item->setData(Qt::UserRole, group.error);
+        item->setToolTip(group.error);
+        if (group.error == current)
+            keep = m_groups->count() - 1;
+    }
+    m_groups->setCurrentRow(keep);
+    loadMessages();
+}
+
+void OutboxView::loadMessages()
+{
+    const QString error = m_groups->currentItem()
+                              ? m_groups->currentItem()->data(Qt::UserRole).toString()
+                              : QString();
+    m_worker->submit<QList<ParkedMessage>>(
+        this, [error](QSqlDatabase db) { return OutboxQuery::parked(db, error, ListLimit); },
+        [this](const Result<QList<ParkedMessage>> &messages) {
+            if (!messages) {
+                Q_EMIT failed(messages.error().message);
+                return;
+            }
+            showMessages(*messages);
+            Q_EMIT refreshed();
+        });
+}
+
+void OutboxView::showMessages(const QList<ParkedMessage> &messages)
+{
+    m_shown = messages;
+    m_messages->setRowCount(int(messages.size()));
+    for (int row = 0; row < messages.size(); ++row) {
+        const ParkedMessage &message = messages[row];
+        fillRow(m_messages, row,
+                {QString::number(message.id), message.aggregate, message.eventType,
+                 QString::number(message.attempts), when(message.parkedAt),
+                 lineage(message.resendOf, message.resendCount), message.lastError});
+    }
+    m_messages->resizeColumnsToContents();
+    updateButtons();
+}
+
+void OutboxView::showNotifications(const QList<ParkedNotification> &notifications)
+{
+    m_shownNotifications = notifications;
+    m_notifications->setRowCount(int(notifications.size()));
+    for (int row = 0; row < notifications.size(); ++row) {
+        const ParkedNotification &parked = notifications[row];
+        fillRow(m_notifications, row,
+                {QString::number(parked.id), QString::number(parked.merchantId), parked.eventId,
+                 parked.eventType, parked.chargeId, QString::number(parked.attempts),
+                 when(parked.parkedAt), parked.lastError});
+    }
+    m_notifications->resizeColumnsToContents();
+    updateButtons();
+}
+
+QList<ParkedMessage> OutboxView::selectedMessages() const
+{
+    QList<ParkedMessage> selected;
+    for (const QModelIndex &index : m_messages->selectionModel()->selectedRows())
+        if (index.row() < m_shown.size())
+            selected << m_shown.at(index.row());
+    std::sort(selected.begin(), selected.end(),
+              [](const ParkedMessage &a, const ParkedMessage &b) { return a.id < b.id; });
+    return selected;
+}
+
+ProposeDialog *OutboxView::proposeResendOfSelection()
+{
+    return proposeResend(selectedMessages());
+}
+
+ProposeDialog *OutboxView::proposeResendOfGroup()
+{
+    return proposeResend(m_shown);
+}
+
+ProposeDialog *OutboxView::proposeResend(const QList<ParkedMessage> &messages)
+{
+    if (messages.isEmpty() || !m_canPropose)
+        return nullptr;
+    ProposalRequest request;
+    request.kind = QStringLiteral("outbox.resend");
+    request.targetType = QStringLiteral("outbox");
+    request.summary = messages.size() == 1 ? QString::number(messages.first().id)
+                                           : tr("%1 parked messages").arg(messages.size());
+    QStringList preview;
+    for (const ParkedMessage &message : messages) {
+        request.targets << ActionTarget{QString::number(message.id), message.version};
+        preview << QStringLiteral("#%1  %2  %3  (%4)")
+                       .arg(message.id)
+                       .arg(message.aggregate, message.eventType, message.lastError);
+    }
+    auto *dialog = new ProposeDialog(
+        m_worker, request,
+        tr("Each message is published again as a new outbox row that names the original "
+           "(lineage); the original stays parked and is marked resent."),
+        preview, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ProposeDialog::proposed, this, &OutboxView::proposed);
+    return dialog;
+}
+
+ProposeDialog *OutboxView::proposeResendOfNotifications()
+{
+    QList<ParkedNotification> selected;
+    for (const QModelIndex &index : m_notifications->selectionModel()->selectedRows())
+        if (index.row() < m_shownNotifications.size())
+            selected << m_shownNotifications.at(index.row());
+    if (selected.isEmpty() || !m_canPropose)
+        return nullptr;
+    ProposalRequest request;
+    request.kind = QStringLiteral("notification.resend");
+    request.targetType = QStringLiteral("notification");
+    request.summary = selected.size() == 1 ? QString::number(selected.first().id)
+                                           : tr("%1 notifications").arg(selected.size());
+    QStringList preview;
+    for (const ParkedNotification &parked : selected) {
+        request.targets << ActionTarget{QString::number(parked.id), parked.version};
+        preview << QStringLiteral("#%1  %2  %3  (%4)")
+                       .arg(parked.id)
+                       .arg(parked.eventId, parked.eventType, parked.lastError);
+    }
+    auto *dialog = new ProposeDialog(
+        m_worker, request,
+        tr("Each notification is delivered again with the same event id, as a new delivery "
+           "that names the one it repeats."),
+        preview, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ProposeDialog::proposed, this, &OutboxView::proposed);
+    return dialog;
+}
+
+} // namespace keel

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "core/read/OutboxQuery.h"
+
+#include <QWidget>
+
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QTableWidget;
+
+namespace keel {
+
+class QueryWorker;
+class ProposeDialog;
+struct ActionRecord;
+
+// The SREs' outbox: what waits to be published, the messages the relay gave
+// up on grouped by error, and the merchant notifications that gave up; a
+// selection or a whole group can be proposed for resending.
+class OutboxView final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit OutboxView(QueryWorker *worker, QWidget *parent = nullptr);
+
+    QTableWidget *messages() const { return m_messages; }
+    QTableWidget *notifications() const { return m_notifications; }
+    QListWidget *groups() const { return m_groups; }
+    QPushButton *resendSelectedButton() const { return m_resendSelected; }
+    QPushButton *resendGroupButton() const { return m_resendGroup; }
+    QPushButton *resendNotificationsButton() const { return m_resendNotifications; }
+    // Whether this login may propose (the database decides anyway).
+    void setCanPropose(bool allowed);
+    // The dialog a resend opens, made but not shown (tests drive it).
+    ProposeDialog *proposeResendOfSelection();
+    ProposeDialog *proposeResendOfGroup();
+    ProposeDialog *proposeResendOfNotifications();
+
+public Q_SLOTS:
+    void refresh();
+
+Q_SIGNALS:
+    void refreshed();
+    void proposed(const ActionRecord &record);
+    void failed(const QString &message);
+
+private:
+    QWidget *messagesPane();
+    QWidget *notificationsPane();
+    void showSummary(const OutboxSummary &summary);
+    void loadMessages();
+    void showMessages(const QList<ParkedMessage> &messages);
+    void showNotifications(const QList<ParkedNotification> &notifications);
+    void updateButtons();
+    ProposeDialog *proposeResend(const QList<ParkedMessage> &messages);
+    QList<ParkedMessage> selectedMessages() const;
+
+    QueryWorker *m_worker;
+    QLabel *m_summary;
+    QListWidget *m_groups;
+    QTableWidget *m_messages;
+    QTableWidget *m_notifications;
+    QPushButton *m_resendSelected;
+    QPushButton *m_resendGroup;
+    QPushButton *m_resendNotifications;
+    QList<ParkedMessage> m_shown;
+    QList<ParkedNotification> m_shownNotifications;
+    bool m_canPropose = false;
+};
+
+} // namespace keel
