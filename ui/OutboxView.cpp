@@ -279,55 +279,53 @@ ProposeDialog *OutboxView::proposeResendOfGroup()
 
 ProposeDialog *OutboxView::proposeResend(const QList<ParkedMessage> &messages)
 {
-    if (messages.isEmpty() || !m_canPropose)
-        return nullptr;
-    ProposalRequest request;
-    request.kind = QStringLiteral("outbox.resend");
-    request.targetType = QStringLiteral("outbox");
-    request.summary = messages.size() == 1 ? QString::number(messages.first().id)
-                                           : tr("%1 parked messages").arg(messages.size());
-    QStringList preview;
-    for (const ParkedMessage &message : messages) {
-        request.targets << ActionTarget{QString::number(message.id), message.version};
-        preview << QStringLiteral("#%1  %2  %3  (%4)")
-                       .arg(message.id)
-                       .arg(message.aggregate, message.eventType, message.lastError);
-    }
-    auto *dialog = new ProposeDialog(
-        m_worker, request,
+    QList<ResendRow> rows;
+    for (const ParkedMessage &message : messages)
+        rows << ResendRow{message.id, message.version,
+                          QStringLiteral("%1  %2  (%3)")
+                              .arg(message.aggregate, message.eventType, message.lastError)};
+    return proposeResendOf(
+        QStringLiteral("outbox.resend"), QStringLiteral("outbox"),
+        tr("%1 parked messages").arg(rows.size()),
         tr("Each message is published again as a new outbox row that names the original "
            "(lineage); the original stays parked and is marked resent."),
-        preview, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &ProposeDialog::proposed, this, &OutboxView::proposed);
-    return dialog;
+        rows);
 }
 
 ProposeDialog *OutboxView::proposeResendOfNotifications()
 {
-    QList<ParkedNotification> selected;
+    QList<ResendRow> rows;
     for (const QModelIndex &index : m_notifications->selectionModel()->selectedRows())
-        if (index.row() < m_shownNotifications.size())
-            selected << m_shownNotifications.at(index.row());
-    if (selected.isEmpty() || !m_canPropose)
-        return nullptr;
-    ProposalRequest request;
-    request.kind = QStringLiteral("notification.resend");
-    request.targetType = QStringLiteral("notification");
-    request.summary = selected.size() == 1 ? QString::number(selected.first().id)
-                                           : tr("%1 notifications").arg(selected.size());
-    QStringList preview;
-    for (const ParkedNotification &parked : selected) {
-        request.targets << ActionTarget{QString::number(parked.id), parked.version};
-        preview << QStringLiteral("#%1  %2  %3  (%4)")
-                       .arg(parked.id)
-                       .arg(parked.eventId, parked.eventType, parked.lastError);
-    }
-    auto *dialog = new ProposeDialog(
-        m_worker, request,
+        if (index.row() < m_shownNotifications.size()) {
+            const ParkedNotification &parked = m_shownNotifications.at(index.row());
+            rows << ResendRow{parked.id, parked.version,
+                              QStringLiteral("%1  %2  (%3)")
+                                  .arg(parked.eventId, parked.eventType, parked.lastError)};
+        }
+    return proposeResendOf(
+        QStringLiteral("notification.resend"), QStringLiteral("notification"),
+        tr("%1 notifications").arg(rows.size()),
         tr("Each notification is delivered again with the same event id, as a new delivery "
            "that names the one it repeats."),
-        preview, this);
+        rows);
+}
+
+ProposeDialog *OutboxView::proposeResendOf(const QString &kind, const QString &targetType,
+                                           const QString &many, const QString &change,
+                                           const QList<ResendRow> &rows)
+{
+    if (rows.isEmpty() || !m_canPropose)
+        return nullptr;
+    ProposalRequest request;
+    request.kind = kind;
+    request.targetType = targetType;
+    request.summary = rows.size() == 1 ? QString::number(rows.first().id) : many;
+    QStringList preview;
+    for (const ResendRow &row : rows) {
+        request.targets << ActionTarget{QString::number(row.id), row.version};
+        preview << QStringLiteral("#%1  %2").arg(row.id).arg(row.description);
+    }
+    auto *dialog = new ProposeDialog(m_worker, request, change, preview, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ProposeDialog::proposed, this, &OutboxView::proposed);
     return dialog;

@@ -53,7 +53,15 @@ private:
     void showMessages(const QList<ParkedMessage> &messages);
     void showNotifications(const QList<ParkedNotification> &notifications);
     void updateButtons();
+    struct ResendRow {
+        qint64 id = 0;
+        QString version;
+        QString description;
+    };
     ProposeDialog *proposeResend(const QList<ParkedMessage> &messages);
+    ProposeDialog *proposeResendOf(const QString &kind, const QString &targetType,
+                                   const QString &many, const QString &change,
+                                   const QList<ResendRow> &rows);
     QList<ParkedMessage> selectedMessages() const;
 
     QueryWorker *m_worker;

@@ -18,6 +18,11 @@ DemoTraffic::DemoTraffic(DevStack &stack)
       })
 {
     (void)m_sagas.start(); // without them the demo still shows payments
+    if (Result<QString> key = stack.deadWebhookMerchantKey(); key.ok()) {
+        m_deadWebhookShop = std::make_unique<TrafficSimulator>(
+            SimulationOptions{stack.gatewayUrl(), *key, 0.3, 0, 1});
+        m_deadWebhookTraffic = std::thread([this] { (void)m_deadWebhookShop->run(); });
+    }
 }
 
 DemoTraffic::~DemoTraffic()
@@ -25,7 +30,11 @@ DemoTraffic::~DemoTraffic()
     m_stopping = true;
     m_sagas.stop();
     m_simulator.stop();
+    if (m_deadWebhookShop)
+        m_deadWebhookShop->stop();
     m_traffic.join();
+    if (m_deadWebhookTraffic.joinable())
+        m_deadWebhookTraffic.join();
     m_housekeeping.join();
 }
 

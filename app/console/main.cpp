@@ -69,6 +69,8 @@ Result<Target> startDemo(const ConsoleOptions &options)
     demo.channelSimulator = SimulatedChannelConfig{15, 0.03, 0.01, 0.02};
     demo.gateway.reconcileGraceSeconds = 10;
     demo.gateway.http.threads = 4;
+    // A notification nobody answers gives up within about a minute, not three days.
+    demo.notifications.retryDelaysSeconds = {3, 10, 30};
     Result<std::unique_ptr<DevStack>> started = DevStack::start(demo);
     if (!started)
         return started.error();

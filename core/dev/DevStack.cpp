@@ -72,7 +72,8 @@ Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progres
         return made.error();
     if (Status migrated = migrate(stack->database(), progress); !migrated)
         return migrated.error();
-    Result<QString> apiKey = stack->demoMerchantKey();
+    Result<QString> apiKey =
+        stack->merchantKey(QStringLiteral("keel-demo.apikey"), QStringLiteral("Demo Merchant"), {});
     if (!apiKey)
         return apiKey.error();
     stack->m_apiKey = *apiKey;
@@ -105,6 +106,7 @@ Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progres
     worker.channel = options.gateway.channel;
     worker.idempotency = options.gateway.idempotency;
     worker.saga = options.worker;
+    worker.notifications = options.notifications;
     Result<std::unique_ptr<WorkerRuntime>> started = WorkerRuntime::start(worker);
     if (!started)
         return started.error();
@@ -218,12 +220,20 @@ Status DevStack::stop()
     return m_cluster ? m_cluster->stop() : Status();
 }
 
-// The demo merchant's API key: issued on first run, kept in the data directory
-// (mode 0600) since only its hash is in the database.
-Result<QString> DevStack::demoMerchantKey()
+Result<QString> DevStack::deadWebhookMerchantKey()
 {
-    const QString path =
-        QDir(m_cluster->dataDirectory()).filePath(QStringLiteral("keel-demo.apikey"));
+    // A port bound a moment ago and let go: nothing listens there, so every
+    // POST is refused at once.
+    const int port = bindLoopback();
+    return merchantKey(QStringLiteral("keel-demo-dead-webhook.apikey"),
+                       QStringLiteral("Webhook Down Ltd"),
+                       QStringLiteral("http://127.0.0.1:%1/webhooks/keel").arg(port));
+}
+
+Result<QString> DevStack::merchantKey(const QString &fileName, const QString &name,
+                                      const QString &notifyUrl)
+{
+    const QString path = QDir(m_cluster->dataDirectory()).filePath(fileName);
     QFile file(path);
     if (file.open(QIODevice::ReadOnly)) {
         const QString key = QString::fromLatin1(file.readAll()).trimmed();
@@ -233,8 +243,7 @@ Result<QString> DevStack::demoMerchantKey()
     Result<PgConnection> session = PgConnection::open(database());
     if (!session)
         return session.error();
-    Result<IssuedMerchant> issued =
-        MerchantStore(*session).create(QStringLiteral("Demo Merchant"), {});
+    Result<IssuedMerchant> issued = MerchantStore(*session).create(name, notifyUrl);
     if (!issued)
         return issued.error();
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))

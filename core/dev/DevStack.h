@@ -30,6 +30,8 @@ public:
         // so the dev stack and the demo take the inbound path for real.
         // gateway.channel is then chosen by start().
         std::optional<SimulatedChannelConfig> channelSimulator;
+        // The worker's merchant notifications (the demo shortens the retries).
+        NotificationOptions notifications;
     };
     using Progress = std::function<void(const QString &)>;
 
@@ -43,6 +45,10 @@ public:
     // rabbitmq-server.
     QString amqpUrl() const { return m_broker ? m_broker->address().url() : QString(); }
     QString apiKey() const { return m_apiKey; }
+    // The API key of a second merchant whose notify URL nothing answers, so
+    // its notifications fail, retry and park as a real broken endpoint's do
+    // (the demo's Outbox view has something to resend). Issued on first use.
+    Result<QString> deadWebhookMerchantKey();
     EmbeddedCluster &cluster() { return *m_cluster; }
     GatewayRuntime &gateway() { return *m_gateway; }
     WorkerRuntime &worker() { return *m_worker; }
@@ -56,7 +62,10 @@ public:
 
 private:
     DevStack() = default;
-    Result<QString> demoMerchantKey();
+    // A merchant's API key kept (mode 0600) in the data directory under
+    // `fileName`, issuing the merchant on first use.
+    Result<QString> merchantKey(const QString &fileName, const QString &name,
+                                const QString &notifyUrl);
     Status startRelay(const Progress &progress);
     // Chooses the HTTP channel and the key the gateway trusts; the simulator
     // itself starts once the gateway's URL is known.
