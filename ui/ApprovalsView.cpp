@@ -25,9 +25,12 @@ QString describe(const ActionExecution &execution)
 {
     if (execution.expired)
         return ApprovalsView::tr("The proposal had expired: nothing was done.");
+    if (execution.queued)
+        return ApprovalsView::tr("Queued: a keel worker carries it out within seconds; its "
+                                 "outcome appears in the list.");
     QStringList skipped;
     for (const TargetOutcome &target : execution.targets)
-        if (target.outcome != QLatin1String("resent"))
+        if (target.outcome != QLatin1String("resent") && target.outcome != QLatin1String("done"))
             skipped << QStringLiteral("#%1 %2").arg(target.id, target.outcome);
     QString text = ApprovalsView::tr("Executed%1: %2 applied, %3 skipped.")
                        .arg(execution.replayed ? ApprovalsView::tr(" earlier") : QString())

@@ -10,6 +10,7 @@
 #include "ui/OutboxView.h"
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
+#include "ui/SagasView.h"
 
 #include <QActionGroup>
 #include <QCloseEvent>
@@ -29,9 +30,9 @@ namespace {
 
 const QStringList &viewNames()
 {
-    static const QStringList names{QStringLiteral("overview"), QStringLiteral("history"),
-                                   QStringLiteral("outbox"), QStringLiteral("approvals"),
-                                   QStringLiteral("audit")};
+    static const QStringList names{QStringLiteral("overview"),  QStringLiteral("history"),
+                                   QStringLiteral("sagas"),     QStringLiteral("outbox"),
+                                   QStringLiteral("approvals"), QStringLiteral("audit")};
     return names;
 }
 
@@ -42,9 +43,9 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     : QMainWindow(parent), m_worker(primary), m_settings(settings),
       m_banner(new MessageBanner(this)), m_navigation(new QListWidget(this)),
       m_views(new QStackedWidget(this)), m_overview(new OverviewView(reads, this)),
-      m_history(new HistoryView(reads, this)), m_outbox(new OutboxView(primary, this)),
-      m_approvals(new ApprovalsView(primary, this)), m_audit(new AuditView(primary, this)),
-      m_identity(new QLabel(this))
+      m_history(new HistoryView(reads, this)), m_sagas(new SagasView(primary, this)),
+      m_outbox(new OutboxView(primary, this)), m_approvals(new ApprovalsView(primary, this)),
+      m_audit(new AuditView(primary, this)), m_identity(new QLabel(this))
 {
     setWindowTitle(tr("keel console"));
     auto *central = new QWidget(this);
@@ -55,11 +56,13 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     m_navigation->setMaximumWidth(170);
     m_navigation->addItem(tr("Overview"));
     m_navigation->addItem(tr("Payment history"));
+    m_navigation->addItem(tr("Sagas"));
     m_navigation->addItem(tr("Outbox"));
     m_navigation->addItem(tr("Approvals"));
     m_navigation->addItem(tr("Audit trail"));
     m_views->addWidget(m_overview);
     m_views->addWidget(m_history);
+    m_views->addWidget(m_sagas);
     m_views->addWidget(m_outbox);
     m_views->addWidget(m_approvals);
     m_views->addWidget(m_audit);
@@ -224,6 +227,11 @@ void MainWindow::applyAccess()
                                           "role but the gateway's).")},
         {m_session.canSeeHistory(), tr("Needs read access to keel.charges: keel_auditor, "
                                        "keel_operator or keel_approver.")},
+        {m_session.canRead(QStringLiteral("sagas")) &&
+             m_session.canRead(QStringLiteral("saga_steps")) &&
+             m_session.canRead(QStringLiteral("saga_events")),
+         tr("Needs read access to keel.sagas, saga_steps and saga_events (any keel role but the "
+            "gateway's).")},
         {m_session.canRead(QStringLiteral("outbox")),
          tr("Needs read access to keel.outbox: keel_sre, keel_operator, keel_approver or "
             "keel_auditor.")},
@@ -242,11 +250,15 @@ void MainWindow::applyAccess()
                           m_session.canRead(QStringLiteral("payment_state_minute"))});
     m_history->setTimelineSources(HistoryQuery::timelineSourcesFor(m_session));
     m_outbox->setCanPropose(m_session.canProposeActions());
+    m_sagas->setAccess(m_session.canProposeActions(),
+                       m_session.holds(QStringLiteral("keel_operator")));
     m_approvals->setAccess(m_session.canApproveActions(),
                            m_session.canProposeActions() || m_session.canApproveActions());
     if (!m_accessApplied) {
         if (m_session.canRead(QStringLiteral("outbox")))
             m_outbox->refresh();
+        if (viewEnabled(QStringLiteral("sagas")))
+            m_sagas->search();
         if (m_session.canRead(QStringLiteral("operator_actions")))
             m_approvals->refresh();
         if (m_session.canRead(QStringLiteral("audit_log")))
@@ -279,19 +291,26 @@ void MainWindow::connectGuardedActions()
     connect(m_audit, &AuditView::failed, this, [this](const QString &message) {
         m_banner->showMessage(tr("Audit trail: %1").arg(message), MessageBanner::Kind::Error);
     });
-    connect(m_outbox, &OutboxView::proposed, this, [this](const ActionRecord &record) {
+    connect(m_sagas, &SagasView::failed, this, [this](const QString &message) {
+        m_banner->showMessage(tr("Sagas: %1").arg(message), MessageBanner::Kind::Error);
+    });
+    const auto announce = [this](const ActionRecord &record) {
         m_banner->showMessage(tr("Proposal #%1 (%2) waits for a second person to approve it.")
                                   .arg(record.id)
                                   .arg(record.kind),
                               MessageBanner::Kind::Information);
         m_approvals->refresh();
         m_audit->search();
-    });
+    };
+    connect(m_outbox, &OutboxView::proposed, this, announce);
+    connect(m_sagas, &SagasView::proposed, this, announce);
     connect(m_approvals, &ApprovalsView::acted, this, [this](bool ok, const QString &message) {
         m_banner->showMessage(message,
                               ok ? MessageBanner::Kind::Information : MessageBanner::Kind::Error);
         if (m_session.canRead(QStringLiteral("outbox")))
             m_outbox->refresh();
+        if (viewEnabled(QStringLiteral("sagas")))
+            m_sagas->search();
         m_audit->search();
     });
 }

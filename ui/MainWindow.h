@@ -13,6 +13,7 @@ namespace keel {
 class ApprovalsView;
 class AuditView;
 class OutboxView;
+class SagasView;
 class ConsoleSettings;
 class HistoryView;
 class LiveFeed;
@@ -38,10 +39,12 @@ public:
 
     OverviewView *overview() const { return m_overview; }
     HistoryView *history() const { return m_history; }
+    SagasView *sagas() const { return m_sagas; }
     OutboxView *outbox() const { return m_outbox; }
     ApprovalsView *approvals() const { return m_approvals; }
     AuditView *audit() const { return m_audit; }
-    // Shows a view by name (overview, history, outbox, approvals, audit); false if there is no such
+    // Shows a view by name (overview, history, sagas, outbox, approvals,
+    // audit); false if there is no such
     // view or this connection may not see it.
     bool showView(const QString &name);
     bool viewEnabled(const QString &name) const;
@@ -74,6 +77,7 @@ private:
     QStackedWidget *m_views;
     OverviewView *m_overview;
     HistoryView *m_history;
+    SagasView *m_sagas;
     OutboxView *m_outbox;
     ApprovalsView *m_approvals;
     AuditView *m_audit;

@@ -1,6 +1,7 @@
 #include "ui/QueryWorker.h"
 
 #include "core/db/Database.h"
+#include "core/db/PgConnection.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -47,7 +48,21 @@ void QueryWorker::run()
         }
         job();
     }
+    m_libpq.reset();
     Database::closeThreadConnections();
+}
+
+Result<PgConnection *> QueryWorker::libpq()
+{
+    if (m_libpq && !m_libpq->healthy())
+        (void)m_libpq->reset();
+    if (!m_libpq || !m_libpq->healthy()) {
+        Result<PgConnection> opened = PgConnection::open(m_settings);
+        if (!opened)
+            return opened.error();
+        m_libpq = std::make_unique<PgConnection>(std::move(opened).value());
+    }
+    return m_libpq.get();
 }
 
 Result<QSqlDatabase> QueryWorker::connection()

@@ -12,8 +12,11 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 
 namespace keel {
+
+class PgConnection;
 
 // The console's database thread: owns its own connection (Qt's rule: one per
 // thread), takes jobs from a queue, and hands each result back to the object
@@ -30,19 +33,19 @@ public:
     void submit(QObject *receiver, std::function<Result<T>(QSqlDatabase)> job,
                 std::function<void(const Result<T> &)> done)
     {
-        // The guard is made here, on the receiver's thread, and only read there:
-        // the result travels through this worker object (which lives on that
-        // thread and outlives its jobs) and is dropped if the receiver is gone.
+        enqueue([this, guard = QPointer<QObject>(receiver), job = std::move(job),
+                 done = std::move(done)]() { deliver<T>(guard, done, withConnection<T>(job)); });
+    }
+    // The same for core code written on libpq (sagas, their manual actions):
+    // this thread's own PgConnection to the same server, as the same login.
+    template <typename T>
+    void submitLibpq(QObject *receiver, std::function<Result<T>(PgConnection &)> job,
+                     std::function<void(const Result<T> &)> done)
+    {
         enqueue([this, guard = QPointer<QObject>(receiver), job = std::move(job),
                  done = std::move(done)]() {
-            Result<T> result = withConnection<T>(job);
-            QMetaObject::invokeMethod(
-                this,
-                [guard, done, result]() {
-                    if (guard)
-                        done(result);
-                },
-                Qt::QueuedConnection);
+            Result<PgConnection *> session = libpq();
+            deliver<T>(guard, done, session ? job(**session) : Result<T>(session.error()));
         });
     }
 
@@ -56,6 +59,21 @@ protected:
     void run() override;
 
 private:
+    // The guard is made on the receiver's thread and only read there: the
+    // result travels through this worker object (which lives on that thread
+    // and outlives its jobs) and is dropped if the receiver is gone.
+    template <typename T>
+    void deliver(const QPointer<QObject> &guard, const std::function<void(const Result<T> &)> &done,
+                 Result<T> result)
+    {
+        QMetaObject::invokeMethod(
+            this,
+            [guard, done, result = std::move(result)]() {
+                if (guard)
+                    done(result);
+            },
+            Qt::QueuedConnection);
+    }
     template <typename T>
     Result<T> withConnection(const std::function<Result<T>(QSqlDatabase)> &job)
     {
@@ -68,6 +86,7 @@ private:
         return result;
     }
     Result<QSqlDatabase> connection();
+    Result<PgConnection *> libpq();
     void dropConnection();
     void enqueue(std::function<void()> job);
 
@@ -76,6 +95,7 @@ private:
     QWaitCondition m_wake;
     std::deque<std::function<void()>> m_jobs;
     bool m_connected = false;
+    std::unique_ptr<PgConnection> m_libpq; // made and used on the worker thread only
 };
 
 } // namespace keel

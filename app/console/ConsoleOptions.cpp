@@ -54,7 +54,7 @@ void ConsoleOptions::declare(QCommandLineParser &parser)
     parser.addOption(
         {QStringLiteral("view"),
          QStringLiteral(
-             "View to show: overview, history, outbox, approvals, audit, or connect (the "
+             "View to show: overview, history, sagas, outbox, approvals, audit, or connect (the "
              "connection dialog)."),
          QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("wait"),

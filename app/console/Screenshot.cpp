@@ -7,6 +7,7 @@
 #include "ui/MainWindow.h"
 #include "ui/OutboxView.h"
 #include "ui/OverviewView.h"
+#include "ui/SagasView.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -53,7 +54,18 @@ void Screenshot::handleOverviewRefreshed()
         openHistoryThenShoot();
     else if (m_view == QLatin1String("audit"))
         verifyAuditThenShoot();
-    else if (m_view == QLatin1String("outbox")) {
+    else if (m_view == QLatin1String("sagas")) {
+        SagasView *sagas = m_window.sagas();
+        connect(
+            sagas, &SagasView::listed, this,
+            [sagas](int rows) {
+                if (rows > 0)
+                    sagas->selectSaga(0); // stuck ones come first
+            },
+            Qt::SingleShotConnection);
+        connect(sagas, &SagasView::sagaShown, this, &Screenshot::shoot, Qt::SingleShotConnection);
+        sagas->search();
+    } else if (m_view == QLatin1String("outbox")) {
         connect(m_window.outbox(), &OutboxView::refreshed, this, &Screenshot::shoot,
                 Qt::SingleShotConnection);
         m_window.outbox()->refresh();

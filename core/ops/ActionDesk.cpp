@@ -167,8 +167,9 @@ Result<ActionExecution> ActionDesk::execute(qint64 actionId)
     const QJsonObject summary =
         QJsonDocument::fromJson(query.value(0).toString().toUtf8()).object();
     ActionExecution execution;
-    execution.expired =
-        summary.value(QStringLiteral("status")).toString() == QLatin1String("expired");
+    const QString status = summary.value(QStringLiteral("status")).toString();
+    execution.expired = status == QLatin1String("expired");
+    execution.queued = status == QLatin1String("queued");
     execution.replayed = summary.value(QStringLiteral("replayed")).toBool();
     execution.applied = summary.value(QStringLiteral("applied")).toInt();
     execution.skipped = summary.value(QStringLiteral("skipped")).toInt();
@@ -176,7 +177,8 @@ Result<ActionExecution> ActionDesk::execute(qint64 actionId)
         const QJsonObject target = value.toObject();
         execution.targets << TargetOutcome{target.value(QStringLiteral("id")).toString(),
                                            target.value(QStringLiteral("outcome")).toString(),
-                                           target.value(QStringLiteral("new_id")).toString()};
+                                           target.value(QStringLiteral("new_id")).toString(),
+                                           target.value(QStringLiteral("message")).toString()};
     }
     return execution;
 }

@@ -42,7 +42,7 @@ struct ActionRecord {
     int targets = 0;
     QString targetsHash; // hex SHA-256 of the frozen target list
     QString reason;
-    QString status; // proposed, approved, rejected, executed, failed, expired
+    QString status; // proposed, approved, rejected, queued, executed, failed, expired
     QString proposedBy;
     QDateTime proposedAt;
     QDateTime expiresAt;
@@ -53,12 +53,14 @@ struct ActionRecord {
 
 struct TargetOutcome {
     QString id;
-    QString outcome; // resent (applied), changed or missing (skipped)
+    QString outcome; // resent or done (applied); changed, missing, not_allowed, busy, failed
+    QString message; // why, for a target skipped by a worker
     QString newId;   // what the action created for it, if anything
 };
 
 struct ActionExecution {
     bool expired = false;  // the proposal ran out of time and did nothing
+    bool queued = false;   // a keel worker does the work (saga actions); see find()
     bool replayed = false; // an earlier call executed it; this is its outcome
     int applied = 0;
     int skipped = 0;

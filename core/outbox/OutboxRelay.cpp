@@ -43,6 +43,37 @@ QString refusal(PublishVerdict verdict, const QString &routingKey)
                : QStringLiteral("the broker refused the message (nack)");
 }
 
+// The statement dueRows() runs. The body's fields are written out twice, so
+// the common case builds its JSON once and only a resend adds its lineage.
+QByteArray dueRowsSql()
+{
+    const QByteArray fields =
+        "'id', 'keel-outbox-' || c.id, 'type', c.event_type, "
+        "'aggregate', json_build_object('type', c.aggregate_type, 'id', c.aggregate_id), "
+        "'created_ms', (extract(epoch FROM c.created_at) * 1000)::bigint, 'payload', c.payload";
+    return "WITH marked AS (UPDATE keel.outbox SET published_at = now() "
+           "    WHERE id = ANY($3::bigint[])), "
+           "  candidates AS MATERIALIZED (SELECT * FROM keel.outbox "
+           "    WHERE published_at IS NULL AND parked_at IS NULL AND bucket = ANY($1::smallint[]) "
+           "      AND id <> ALL($4::bigint[]) ORDER BY id LIMIT $2 * 2), "
+           "  retrying AS MATERIALIZED (SELECT aggregate_type, aggregate_id, min(id) AS first_id "
+           "    FROM keel.outbox WHERE published_at IS NULL AND parked_at IS NULL AND attempts > 0 "
+           "      AND bucket = ANY($1::smallint[]) GROUP BY aggregate_type, aggregate_id) "
+           "SELECT c.id, c.aggregate_type || ':' || c.aggregate_id, "
+           "  c.aggregate_type || '.' || c.event_type, c.attempts, c.next_attempt_at <= now(), "
+           "  CASE WHEN c.resend_of IS NULL THEN json_build_object(" +
+           fields +
+           ")::text "
+           "    ELSE json_build_object(" +
+           fields +
+           ", 'lineage', json_build_object("
+           "      'original_id', 'keel-outbox-' || c.resend_of, 'resend_count', c.resend_count))"
+           "      ::text END "
+           "FROM candidates c LEFT JOIN retrying r ON r.aggregate_type = c.aggregate_type "
+           "  AND r.aggregate_id = c.aggregate_id AND r.first_id < c.id "
+           "WHERE r.first_id IS NULL ORDER BY c.id";
+}
+
 } // namespace
 
 OutboxRelay::OutboxRelay(PgConnection &connection, AmqpPublisher &publisher, RelayOptions options)
@@ -294,30 +325,9 @@ Result<QList<OutboxRelay::DueRow>> OutboxRelay::dueRows(const QByteArray &bucket
     // of each aggregate keeps each aggregate's order (a row in flight is
     // dealt with by the caller). The server renders the message body; a
     // resent message's names the one it repeats.
-    Result<PgRows> rows = m_connection.query(
-        "WITH marked AS (UPDATE keel.outbox SET published_at = now() "
-        "    WHERE id = ANY($3::bigint[])), "
-        "  candidates AS MATERIALIZED (SELECT * FROM keel.outbox "
-        "    WHERE published_at IS NULL AND parked_at IS NULL AND bucket = ANY($1::smallint[]) "
-        "      AND id <> ALL($4::bigint[]) ORDER BY id LIMIT $2 * 2), "
-        "  retrying AS MATERIALIZED (SELECT aggregate_type, aggregate_id, min(id) AS first_id "
-        "    FROM keel.outbox WHERE published_at IS NULL AND parked_at IS NULL AND attempts > 0 "
-        "      AND bucket = ANY($1::smallint[]) GROUP BY aggregate_type, aggregate_id) "
-        "SELECT c.id, c.aggregate_type || ':' || c.aggregate_id, "
-        "  c.aggregate_type || '.' || c.event_type, c.attempts, c.next_attempt_at <= now(), "
-        "  CASE WHEN c.resend_of IS NULL THEN m.body::text "
-        "    ELSE (m.body::jsonb || jsonb_build_object('lineage', jsonb_build_object("
-        "      'original_id', 'keel-outbox-' || c.resend_of, 'resend_count', c.resend_count)))"
-        "      ::text END "
-        "FROM candidates c CROSS JOIN LATERAL (SELECT json_build_object("
-        "    'id', 'keel-outbox-' || c.id, 'type', c.event_type, "
-        "    'aggregate', json_build_object('type', c.aggregate_type, 'id', c.aggregate_id), "
-        "    'created_ms', (extract(epoch FROM c.created_at) * 1000)::bigint, "
-        "    'payload', c.payload) AS body) m "
-        "LEFT JOIN retrying r ON r.aggregate_type = c.aggregate_type "
-        "  AND r.aggregate_id = c.aggregate_id AND r.first_id < c.id "
-        "WHERE r.first_id IS NULL ORDER BY c.id",
-        {buckets, QByteArray::number(m_options.batch), idList(markPublished), idList(exclude)});
+    static const QByteArray sql = dueRowsSql();
+    Result<PgRows> rows = m_connection.query(sql, {buckets, QByteArray::number(m_options.batch),
+                                                   idList(markPublished), idList(exclude)});
     if (!rows)
         return rows.error();
     QList<DueRow> due;

@@ -4,6 +4,7 @@
 #include "core/db/PgConnection.h"
 #include "core/metrics/Metrics.h"
 #include "core/metrics/RollupBuffer.h"
+#include "core/ops/QueuedActions.h"
 #include "core/payment/Reconciler.h"
 #include "core/runtime/FailureLog.h"
 #include "core/runtime/NotificationLoop.h"
@@ -63,6 +64,7 @@ void WorkerRuntime::maintain()
     note("stuck_count", statusOf(stuck));
     note("reconcile", statusOf(Reconciler(m_context, *m_housekeeping, *m_replies)
                                    .runOnce(m_options.reconcileGraceSeconds)));
+    note("guarded_actions", statusOf(QueuedActions(*m_housekeeping).runOnce()));
 }
 
 void WorkerRuntime::stop()

@@ -29,7 +29,8 @@ struct WorkerOptions {
 // A running `keel worker`: the saga worker's pools and the merchant
 // notification senders, plus housekeeping the
 // owner drives by calling maintain() every few seconds (flushing rollups,
-// the stuck-saga gauge, settling payments a crashed process left in flight).
+// the stuck-saga gauge, settling payments a crashed process left in flight,
+// running the guarded actions people approved for it).
 class WorkerRuntime final {
 public:
     static Result<std::unique_ptr<WorkerRuntime>> start(WorkerOptions options);

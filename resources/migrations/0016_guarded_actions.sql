@@ -8,6 +8,9 @@
 --    approvals_not_self trigger of migration 0001 refuses the proposer);
 --  * keel.execute_action() runs an approved, unexpired action at most once,
 --    touching only targets still at their frozen version, and reports each;
+--    kinds whose work is keel_core's (a saga's manual actions move money
+--    through the ledger) are queued for a keel worker, which can take only
+--    what this function queued and reports back through finish_action();
 --  * every proposal, decision, expiry and execution lands in audit_log.
 -- Runs as keel_owner with search_path keel.
 
@@ -21,20 +24,34 @@ INSERT INTO ops_policy DEFAULT VALUES;
 CREATE TABLE action_kinds (
     kind        text PRIMARY KEY,
     target_type text NOT NULL,
-    moves_money boolean NOT NULL
+    moves_money boolean NOT NULL,
+    -- 'database': execute_action() does the work; 'worker': a keel worker does.
+    executor    text NOT NULL DEFAULT 'database' CHECK (executor IN ('database', 'worker'))
 );
-INSERT INTO action_kinds (kind, target_type, moves_money) VALUES
-    ('outbox.resend', 'outbox', false),
-    ('notification.resend', 'notification', false);
+INSERT INTO action_kinds (kind, target_type, moves_money, executor) VALUES
+    ('outbox.resend', 'outbox', false, 'database'),
+    ('notification.resend', 'notification', false, 'database'),
+    ('saga.retry_now', 'saga', false, 'worker'),
+    ('saga.force_compensation', 'saga', true, 'worker'),
+    ('saga.park', 'saga', true, 'worker'),
+    ('saga.resume', 'saga', true, 'worker'),
+    ('saga.skip_step', 'saga', true, 'worker');
 
+ALTER TABLE operator_actions DROP CONSTRAINT operator_actions_status_check;
 ALTER TABLE operator_actions
+    ADD CONSTRAINT operator_actions_status_check
+        CHECK (status IN ('proposed', 'approved', 'rejected', 'queued', 'executed', 'failed',
+                          'expired')),
     ADD COLUMN idempotency_key text UNIQUE
                CHECK (idempotency_key ~ '^[A-Za-z0-9_.:-]{8,64}$'),
     ADD COLUMN targets jsonb NOT NULL DEFAULT '[]',
     ADD COLUMN targets_hash text,
     ADD COLUMN expires_at timestamptz,
     ADD COLUMN executed_by text,
-    ADD COLUMN outcome jsonb;
+    ADD COLUMN outcome jsonb,
+    ADD COLUMN queued_at timestamptz,
+    ADD COLUMN claimed_until timestamptz;
+CREATE INDEX operator_actions_queued ON operator_actions (queued_at) WHERE status = 'queued';
 
 -- A resent outbox message is a new row that names the one it repeats; the
 -- original stays parked, marked resent, so a repeat failure shows as such.
@@ -53,6 +70,8 @@ GRANT SELECT ON operator_actions, approvals, action_kinds, ops_policy
     TO keel_sre, keel_operator, keel_approver, keel_auditor;
 GRANT SELECT ON outbox TO keel_operator, keel_approver;
 GRANT INSERT ON operator_actions TO keel_sre;
+-- A saga's view names its charge; SREs see which one, not its amounts.
+GRANT SELECT (id, public_id) ON charges TO keel_sre;
 GRANT USAGE ON SEQUENCE operator_actions_id_seq TO keel_sre;
 
 CREATE FUNCTION audit(action text, object_type text, object_id text, detail jsonb)
@@ -272,6 +291,60 @@ END
 $$;
 REVOKE EXECUTE ON FUNCTION execute_notification_resend(operator_actions) FROM PUBLIC;
 
+-- Records an executed action's per-target results: its summary, status,
+-- and the audit entry.
+CREATE FUNCTION finish(proposal operator_actions, results jsonb) RETURNS jsonb
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    summary jsonb;
+BEGIN
+    summary := jsonb_build_object(
+        'status', 'executed', 'targets', results,
+        'applied', (SELECT count(*) FROM jsonb_array_elements(results) r
+                    WHERE r ->> 'outcome' IN ('resent', 'done')),
+        'skipped', (SELECT count(*) FROM jsonb_array_elements(results) r
+                    WHERE r ->> 'outcome' NOT IN ('resent', 'done')));
+    UPDATE operator_actions
+    SET status = 'executed', executed_at = now(),
+        executed_by = coalesce(executed_by, session_user), outcome = summary, after = results
+    WHERE id = proposal.id;
+    PERFORM audit('execute', 'operator_action', proposal.id::text,
+                  jsonb_build_object('kind', proposal.kind, 'targets_hash', proposal.targets_hash)
+                      || (summary - 'status'));
+    RETURN summary;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION finish(operator_actions, jsonb) FROM PUBLIC;
+
+-- The worker's side of queued actions. It takes only what execute_action()
+-- queued (approved, unexpired, by a person allowed to execute it), one at a
+-- time, for a minute: a worker that dies leaves it to another, and since each
+-- target is fenced by its frozen version, a second run cannot apply it twice.
+CREATE FUNCTION claim_queued_action() RETURNS SETOF operator_actions
+LANGUAGE sql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+    UPDATE operator_actions SET claimed_until = now() + interval '1 minute'
+    WHERE id = (SELECT id FROM operator_actions
+                WHERE status = 'queued' AND coalesce(claimed_until, '-infinity') < now()
+                ORDER BY queued_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING *;
+$$;
+CREATE FUNCTION finish_queued_action(action_id bigint, results jsonb) RETURNS jsonb
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    proposal operator_actions;
+BEGIN
+    SELECT * INTO proposal FROM operator_actions WHERE id = action_id FOR UPDATE;
+    IF NOT FOUND OR proposal.status <> 'queued' THEN
+        RAISE EXCEPTION 'action % is not queued', action_id USING ERRCODE = 'KL409';
+    END IF;
+    RETURN finish(proposal, results);
+END
+$$;
+REVOKE EXECUTE ON FUNCTION claim_queued_action() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION finish_queued_action(bigint, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION claim_queued_action() TO keel_gateway;
+GRANT EXECUTE ON FUNCTION finish_queued_action(bigint, jsonb) TO keel_gateway;
+
 -- Runs an approved action once. Its proposer or any keel_approver may call
 -- it; a second call returns the first call's outcome; an expired proposal is
 -- marked expired and does nothing.
@@ -280,7 +353,6 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
     proposal operator_actions;
     results  jsonb;
-    summary  jsonb;
 BEGIN
     SELECT * INTO proposal FROM operator_actions WHERE id = action_id FOR UPDATE;
     IF NOT FOUND THEN
@@ -295,6 +367,9 @@ BEGIN
     IF proposal.status = 'executed' THEN
         RETURN proposal.outcome || jsonb_build_object('replayed', true);
     END IF;
+    IF proposal.status = 'queued' THEN
+        RETURN jsonb_build_object('status', 'queued', 'replayed', true);
+    END IF;
     IF proposal.status IN ('proposed', 'approved') AND proposal.expires_at <= now() THEN
         UPDATE operator_actions SET status = 'expired' WHERE id = action_id;
         PERFORM audit('expire', 'operator_action', action_id::text,
@@ -306,24 +381,20 @@ BEGIN
         RAISE EXCEPTION 'action % is %, not approved', action_id, proposal.status
             USING ERRCODE = 'KL409';
     END IF;
+    IF (SELECT executor FROM action_kinds WHERE kind = proposal.kind) = 'worker' THEN
+        UPDATE operator_actions SET status = 'queued', queued_at = now(), executed_by = session_user
+        WHERE id = action_id;
+        PERFORM audit('queue', 'operator_action', action_id::text,
+                      jsonb_build_object('kind', proposal.kind,
+                                         'targets_hash', proposal.targets_hash));
+        PERFORM pg_notify('keel_actions', action_id::text);
+        RETURN jsonb_build_object('status', 'queued');
+    END IF;
     CASE proposal.kind
         WHEN 'outbox.resend' THEN results := execute_outbox_resend(proposal);
         WHEN 'notification.resend' THEN results := execute_notification_resend(proposal);
     END CASE;
-    summary := jsonb_build_object(
-        'status', 'executed', 'targets', results,
-        'applied', (SELECT count(*) FROM jsonb_array_elements(results) r
-                    WHERE r ->> 'outcome' NOT IN ('missing', 'changed')),
-        'skipped', (SELECT count(*) FROM jsonb_array_elements(results) r
-                    WHERE r ->> 'outcome' IN ('missing', 'changed')));
-    UPDATE operator_actions
-    SET status = 'executed', executed_at = now(), executed_by = session_user, outcome = summary,
-        after = results
-    WHERE id = action_id;
-    PERFORM audit('execute', 'operator_action', action_id::text,
-                  jsonb_build_object('kind', proposal.kind, 'targets_hash', proposal.targets_hash)
-                      || (summary - 'status'));
-    RETURN summary;
+    RETURN finish(proposal, results);
 END
 $$;
 REVOKE EXECUTE ON FUNCTION execute_action(bigint) FROM PUBLIC;

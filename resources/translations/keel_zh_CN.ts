@@ -32,158 +32,163 @@
         <translation>提案已过期：未执行任何操作。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="32"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="29"/>
+        <source>Queued: a keel worker carries it out within seconds; its outcome appears in the list.</source>
+        <translation>已排队：keel worker 将在数秒内执行，结果会显示在列表中。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="35"/>
         <source>Executed%1: %2 applied, %3 skipped.</source>
         <translation>已执行%1：%2 项生效，%3 项跳过。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="33"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="36"/>
         <source> earlier</source>
         <translation>（之前）</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="37"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="40"/>
         <source>Skipped: %1</source>
         <translation>跳过：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="46"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="49"/>
         <source>&amp;Approve…</source>
         <translation>批准(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="47"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="50"/>
         <source>Re&amp;ject…</source>
         <translation>驳回(&amp;J)…</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="48"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="51"/>
         <source>E&amp;xecute</source>
         <translation>执行(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="52"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="55"/>
         <source>Waiting for me</source>
         <translation>待我处理</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="53"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="56"/>
         <source>All proposals</source>
         <translation>全部提案</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="54"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="57"/>
         <source>Queue</source>
         <translation>队列</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="55"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="58"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="60"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="63"/>
         <source>#</source>
         <translation>#</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="60"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="63"/>
         <source>Action</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="60"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="63"/>
         <source>Targets</source>
         <translation>对象</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="60"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="63"/>
         <source>Rows</source>
         <translation>行数</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="61"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="64"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="61"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="64"/>
         <source>Proposed by</source>
         <translation>提议人</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="61"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="64"/>
         <source>Proposed</source>
         <translation>提议时间</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="62"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="65"/>
         <source>Expires</source>
         <translation>过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="62"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="65"/>
         <source>Decided by</source>
         <translation>审批人</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="62"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="65"/>
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="63"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="66"/>
         <source>Proposals</source>
         <translation>提案</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="72"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="75"/>
         <source>Proposal details</source>
         <translation>提案详情</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="76"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="79"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="97"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="100"/>
         <source>Approving needs keel_approver.</source>
         <translation>批准需要 keel_approver 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="101"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="104"/>
         <source>Executing needs the proposer or keel_approver.</source>
         <translation>只有提议人或 keel_approver 可以执行。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="187"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="190"/>
         <source>#%1 %2 on %3 row(s) · targets hash %4 · %5</source>
         <translation>#%1 %2，共 %3 行 · 对象哈希 %4 · %5</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="211"/>
-        <location filename="../../ui/ApprovalsView.cpp" line="244"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="214"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="247"/>
         <source>Refused by the database: %1</source>
         <translation>数据库拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="222"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="225"/>
         <source>Proposal #%1 approved.</source>
         <translation>提案 #%1 已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="229"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="232"/>
         <source>Proposal #%1 rejected.</source>
         <translation>提案 #%1 已驳回。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="258"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="261"/>
         <source>Approve #%1</source>
         <translation>批准 #%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="259"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="262"/>
         <source>Approve %1 on %2 row(s) proposed by %3?
 Reason given: %4
 
@@ -194,12 +199,12 @@ Comment (optional):</source>
 备注（可选）：</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="274"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="277"/>
         <source>Reject #%1</source>
         <translation>驳回 #%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="275"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="278"/>
         <source>Why is it rejected? (at least 5 characters)</source>
         <translation>驳回原因？（至少 5 个字符）</translation>
     </message>
@@ -871,202 +876,217 @@ Comment (optional):</source>
 <context>
     <name>keel::MainWindow</name>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="49"/>
+        <location filename="../../ui/MainWindow.cpp" line="50"/>
         <source>keel console</source>
         <translation>keel 运维控制台</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="54"/>
+        <location filename="../../ui/MainWindow.cpp" line="55"/>
         <source>Views</source>
         <translation>视图</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="56"/>
+        <location filename="../../ui/MainWindow.cpp" line="57"/>
         <source>Overview</source>
         <translation>总览</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="57"/>
+        <location filename="../../ui/MainWindow.cpp" line="58"/>
         <source>Payment history</source>
         <translation>支付历史</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="58"/>
+        <location filename="../../ui/MainWindow.cpp" line="59"/>
+        <source>Sagas</source>
+        <translation>Saga 事务</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="60"/>
         <source>Outbox</source>
         <translation>发件箱</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="59"/>
+        <location filename="../../ui/MainWindow.cpp" line="61"/>
         <source>Approvals</source>
         <translation>审批</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="60"/>
+        <location filename="../../ui/MainWindow.cpp" line="62"/>
         <source>Audit trail</source>
         <translation>审计日志</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="76"/>
+        <location filename="../../ui/MainWindow.cpp" line="79"/>
         <source>Payment history: %1</source>
         <translation>支付历史：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="83"/>
+        <location filename="../../ui/MainWindow.cpp" line="86"/>
         <source>The dashboard could not be refreshed: %1</source>
         <translation>仪表盘刷新失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="105"/>
+        <location filename="../../ui/MainWindow.cpp" line="108"/>
         <source>The read replica is unreachable: %1. keel keeps retrying.</source>
         <translation>只读副本不可达：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="117"/>
+        <location filename="../../ui/MainWindow.cpp" line="120"/>
         <source>Connection lost: %1. keel keeps retrying.</source>
         <translation>连接中断：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="119"/>
+        <location filename="../../ui/MainWindow.cpp" line="122"/>
         <source>not connected</source>
         <translation>未连接</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="135"/>
+        <location filename="../../ui/MainWindow.cpp" line="138"/>
         <source>&amp;Connection</source>
         <translation>连接(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="137"/>
+        <location filename="../../ui/MainWindow.cpp" line="140"/>
         <source>&amp;Connect to…</source>
         <translation>连接到(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="140"/>
+        <location filename="../../ui/MainWindow.cpp" line="143"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="142"/>
+        <location filename="../../ui/MainWindow.cpp" line="145"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="145"/>
+        <location filename="../../ui/MainWindow.cpp" line="148"/>
         <source>&amp;Overview</source>
         <translation>总览(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="147"/>
+        <location filename="../../ui/MainWindow.cpp" line="150"/>
         <source>Payment &amp;history</source>
         <translation>支付历史(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="150"/>
+        <location filename="../../ui/MainWindow.cpp" line="153"/>
         <source>O&amp;utbox</source>
         <translation>发件箱(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="151"/>
+        <location filename="../../ui/MainWindow.cpp" line="154"/>
         <source>A&amp;pprovals</source>
         <translation>审批(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="152"/>
+        <location filename="../../ui/MainWindow.cpp" line="155"/>
         <source>&amp;Audit trail</source>
         <translation>审计日志(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="158"/>
+        <location filename="../../ui/MainWindow.cpp" line="161"/>
         <source>&amp;Find a payment</source>
         <translation>查找支付(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="163"/>
+        <location filename="../../ui/MainWindow.cpp" line="166"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="168"/>
+        <location filename="../../ui/MainWindow.cpp" line="171"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="171"/>
+        <location filename="../../ui/MainWindow.cpp" line="174"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="183"/>
+        <location filename="../../ui/MainWindow.cpp" line="186"/>
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="185"/>
+        <location filename="../../ui/MainWindow.cpp" line="188"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="186"/>
+        <location filename="../../ui/MainWindow.cpp" line="189"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="223"/>
+        <location filename="../../ui/MainWindow.cpp" line="226"/>
         <source>Needs read access to keel.metrics_minute (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.metrics_minute 的读权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="225"/>
+        <location filename="../../ui/MainWindow.cpp" line="228"/>
         <source>Needs read access to keel.charges: keel_auditor, keel_operator or keel_approver.</source>
         <translation>需要 keel.charges 的读权限：keel_auditor、keel_operator 或 keel_approver。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="228"/>
+        <location filename="../../ui/MainWindow.cpp" line="233"/>
+        <source>Needs read access to keel.sagas, saga_steps and saga_events (any keel role but the gateway&apos;s).</source>
+        <translation>需要 keel.sagas、saga_steps 和 saga_events 的读取权限（除网关外的任一 keel 角色）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="236"/>
         <source>Needs read access to keel.outbox: keel_sre, keel_operator, keel_approver or keel_auditor.</source>
         <translation>需要 keel.outbox 的读取权限：keel_sre、keel_operator、keel_approver 或 keel_auditor。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="231"/>
+        <location filename="../../ui/MainWindow.cpp" line="239"/>
         <source>Needs read access to keel.operator_actions (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.operator_actions 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="233"/>
+        <location filename="../../ui/MainWindow.cpp" line="241"/>
         <source>Needs read access to keel.audit_log (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.audit_log 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="277"/>
+        <location filename="../../ui/MainWindow.cpp" line="289"/>
         <source>Outbox: %1</source>
         <translation>发件箱：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="280"/>
+        <location filename="../../ui/MainWindow.cpp" line="292"/>
         <source>Audit trail: %1</source>
         <translation>审计日志：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="283"/>
+        <location filename="../../ui/MainWindow.cpp" line="295"/>
+        <source>Sagas: %1</source>
+        <translation>Saga 事务：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="298"/>
         <source>Proposal #%1 (%2) waits for a second person to approve it.</source>
         <translation>提案 #%1（%2）等待另一人批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="317"/>
+        <location filename="../../ui/MainWindow.cpp" line="336"/>
         <source>superuser</source>
         <translation>超级用户</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="319"/>
+        <location filename="../../ui/MainWindow.cpp" line="338"/>
         <source>no keel role</source>
         <translation>无 keel 角色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="321"/>
+        <location filename="../../ui/MainWindow.cpp" line="340"/>
         <source>%1 on %2 · %3 · schema v%4</source>
         <translation>%1 @ %2 · %3 · 架构 v%4</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="325"/>
+        <location filename="../../ui/MainWindow.cpp" line="344"/>
         <source>%1 holds no keel role, so most of keel is hidden from it; ask an administrator to grant keel_auditor, keel_operator or keel_sre.</source>
         <translation>%1 没有任何 keel 角色，因此大部分内容不可见；请联系管理员授予 keel_auditor、keel_operator 或 keel_sre。</translation>
     </message>
@@ -1212,22 +1232,22 @@ Comment (optional):</source>
         <translation>无错误记录</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="288"/>
+        <location filename="../../ui/OutboxView.cpp" line="289"/>
         <source>%1 parked messages</source>
         <translation>%1 条搁置消息</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="298"/>
+        <location filename="../../ui/OutboxView.cpp" line="290"/>
         <source>Each message is published again as a new outbox row that names the original (lineage); the original stays parked and is marked resent.</source>
         <translation>每条消息作为新的发件箱记录重新发布，并注明原消息（来源）；原消息保持搁置并标记为已重发。</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="318"/>
+        <location filename="../../ui/OutboxView.cpp" line="307"/>
         <source>%1 notifications</source>
         <translation>%1 条通知</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="328"/>
+        <location filename="../../ui/OutboxView.cpp" line="308"/>
         <source>Each notification is delivered again with the same event id, as a new delivery that names the one it repeats.</source>
         <translation>每条通知以相同的事件编号重新投递，作为新的投递并注明所重复的那一次。</translation>
     </message>
@@ -1507,6 +1527,270 @@ Comment (optional):</source>
         <location filename="../../ui/ProposeDialog.cpp" line="102"/>
         <source>Proposal #%1 waits for approval (targets hash %2…).</source>
         <translation>提案 #%1 等待批准（对象哈希 %2…）。</translation>
+    </message>
+</context>
+<context>
+    <name>keel::SagasView</name>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="42"/>
+        <source>&amp;Retry now…</source>
+        <translation>立即重试(&amp;R)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="45"/>
+        <source>The waiting step or compensation is attempted again at once.</source>
+        <translation>等待中的步骤或补偿立即再次执行。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="49"/>
+        <source>Force &amp;compensation…</source>
+        <translation>强制补偿(&amp;C)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="52"/>
+        <source>The saga stops going forward and undoes what it did (refunds).</source>
+        <translation>Saga 停止前进并撤销已完成的操作（退款）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="56"/>
+        <source>&amp;Park…</source>
+        <translation>搁置(&amp;P)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="59"/>
+        <source>The saga stops for good; a suspense case opens and the money in question moves to suspense.</source>
+        <translation>Saga 永久停止；开立差错案件，相关资金转入差错户。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="63"/>
+        <source>Res&amp;ume…</source>
+        <translation>恢复(&amp;U)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="66"/>
+        <source>The parked saga compensates again; its case closes and the suspense money returns.</source>
+        <translation>已搁置的 Saga 重新补偿；案件关闭，差错户资金退回。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="70"/>
+        <source>S&amp;kip step…</source>
+        <translation>跳过步骤(&amp;K)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="73"/>
+        <source>The current step (or compensation) counts as done without running.</source>
+        <translation>当前步骤（或补偿）不执行，直接视为完成。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="96"/>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="98"/>
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="100"/>
+        <source>%1 h</source>
+        <translation>%1 小时</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="101"/>
+        <source>%1 d</source>
+        <translation>%1 天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="117"/>
+        <source>S&amp;tuck only</source>
+        <translation>仅卡住的(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="118"/>
+        <location filename="../../ui/SagasView.cpp" line="201"/>
+        <source>Saga</source>
+        <translation>Saga</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="118"/>
+        <location filename="../../ui/SagasView.cpp" line="165"/>
+        <source>Definition</source>
+        <translation>定义</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="118"/>
+        <location filename="../../ui/SagasView.cpp" line="124"/>
+        <location filename="../../ui/SagasView.cpp" line="170"/>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="118"/>
+        <source>Stuck</source>
+        <translation>卡住</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="118"/>
+        <location filename="../../ui/SagasView.cpp" line="124"/>
+        <location filename="../../ui/SagasView.cpp" line="205"/>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="119"/>
+        <location filename="../../ui/SagasView.cpp" line="124"/>
+        <source>Attempts</source>
+        <translation>尝试次数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="119"/>
+        <location filename="../../ui/SagasView.cpp" line="173"/>
+        <source>Merchant</source>
+        <translation>商户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="119"/>
+        <location filename="../../ui/SagasView.cpp" line="175"/>
+        <source>Business key</source>
+        <translation>业务键</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="119"/>
+        <location filename="../../ui/SagasView.cpp" line="182"/>
+        <source>Age</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="120"/>
+        <location filename="../../ui/SagasView.cpp" line="125"/>
+        <source>Last error</source>
+        <translation>最近错误</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="121"/>
+        <source>Sagas</source>
+        <translation>Saga 列表</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="122"/>
+        <source>Load &amp;more</source>
+        <translation>加载更多(&amp;M)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="124"/>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="124"/>
+        <source>Compensation attempts</source>
+        <translation>补偿次数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="125"/>
+        <source>Started</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="125"/>
+        <source>Finished</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="126"/>
+        <source>Steps</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="164"/>
+        <source>definition</source>
+        <translation>定义</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="166"/>
+        <source>any status</source>
+        <translation>任意状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="171"/>
+        <source>merchant id</source>
+        <translation>商户编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="174"/>
+        <source>business key</source>
+        <translation>业务键</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="176"/>
+        <source>any age</source>
+        <translation>任意时长</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="177"/>
+        <source>older than 5 min</source>
+        <translation>超过 5 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="178"/>
+        <source>older than 1 h</source>
+        <translation>超过 1 小时</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="179"/>
+        <source>older than 1 d</source>
+        <translation>超过 1 天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="183"/>
+        <source>&amp;Find</source>
+        <translation>查找(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="205"/>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="205"/>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="205"/>
+        <source>Detail</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="206"/>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="288"/>
+        <source>stuck</source>
+        <translation>卡住</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="332"/>
+        <source>&lt;b&gt;%1&lt;/b&gt; · %2 v%3 · %4 · version %5 · compensation rounds %6/%7%8</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; · %2 v%3 · %4 · 版本 %5 · 补偿轮次 %6/%7%8</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="339"/>
+        <source> · a worker holds it now</source>
+        <translation> · 当前由 worker 执行中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="376"/>
+        <source>Proposing needs keel_operator or keel_sre.</source>
+        <translation>提议需要 keel_operator 或 keel_sre 角色。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SagasView.cpp" line="378"/>
+        <source>This moves money: only keel_operator proposes it.</source>
+        <translation>此操作涉及资金：只有 keel_operator 可以提议。</translation>
     </message>
 </context>
 </TS>

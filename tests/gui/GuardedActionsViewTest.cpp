@@ -7,6 +7,9 @@
 #include "ui/OutboxView.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
+#include "ui/SagasView.h"
+
+#include "core/ops/QueuedActions.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -17,6 +20,7 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
+#include <QTreeWidget>
 
 using namespace keel;
 using keel::test::DatabaseTest;
@@ -205,4 +209,85 @@ TEST_F(GuardedActionsViewTest, AnAuditorIsOfferedNoAction)
     EXPECT_FALSE(window.approvals()->rejectButton()->isEnabled());
     EXPECT_FALSE(window.approvals()->executeButton()->isEnabled());
     EXPECT_TRUE(window.viewEnabled(QStringLiteral("audit")));
+}
+
+TEST_F(GuardedActionsViewTest, AStuckSagaIsFoundFirstAndRetriedOnceApproved)
+{
+    // Two healthy sagas and one stuck for an hour on a step that keeps failing.
+    const QByteArray step =
+        R"({"action_url": "http://127.0.0.1:9/confirm", "payload": {}, "retry": {"attempts": 9}})";
+    for (const auto &[id, age, attempts] :
+         {std::tuple{"saga_fresh0000001", 10, 0}, std::tuple{"saga_stuck0000001", 3600, 6},
+          std::tuple{"saga_fresh0000002", 20, 1}})
+        admin("WITH s AS (INSERT INTO keel.sagas (kind, public_id, status, current_step, "
+              "created_at, next_attempt_at) VALUES ('order', '" +
+              QByteArray(id) + "', 'running', 0, now() - interval '" + QByteArray::number(age) +
+              " seconds', now() + interval '1 hour') RETURNING id) "
+              "INSERT INTO keel.saga_steps (saga_id, step_index, name, kind, definition, status, "
+              "attempts, last_error) SELECT id, 0, 'confirm', 'http', '" +
+              step + "', 'running', " + QByteArray::number(attempts) +
+              ", 'HTTP 503' FROM s RETURNING 1");
+
+    auto sreWorker = worker(loginAs(QStringLiteral("keel_sre")));
+    SagasView sagas(sreWorker.get());
+    sagas.setAccess(true, false);
+    QSignalSpy listed(&sagas, &SagasView::listed);
+    sagas.search();
+    ASSERT_TRUE(listed.wait(10000));
+    ASSERT_EQ(sagas.list()->rowCount(), 3);
+    EXPECT_EQ(sagas.list()->item(0, 0)->text(), QStringLiteral("saga_stuck0000001"));
+    EXPECT_EQ(sagas.list()->item(0, 3)->text(), QStringLiteral("stuck"));
+    QSignalSpy shown(&sagas, &SagasView::sagaShown);
+    sagas.selectSaga(0);
+    ASSERT_TRUE(shown.wait(10000));
+    EXPECT_EQ(sagas.steps()->item(0, 3)->text(), QStringLiteral("6"));
+    EXPECT_TRUE(sagas.actionButton(SagasView::Action::RetryNow)->isEnabled());
+    EXPECT_FALSE(sagas.actionButton(SagasView::Action::Park)->isEnabled())
+        << "parking moves money: not an SRE's to propose";
+    EXPECT_FALSE(sagas.actionButton(SagasView::Action::Resume)->isEnabled());
+
+    ProposeDialog *dialog = sagas.propose(SagasView::Action::RetryNow);
+    ASSERT_NE(dialog, nullptr);
+    dialog->reasonField()->setText(QStringLiteral("confirm service back, INC-12"));
+    QTest::keyClicks(dialog->confirmField(), QStringLiteral("1"));
+    QSignalSpy proposed(&sagas, &SagasView::proposed);
+    dialog->submit();
+    ASSERT_TRUE(proposed.wait(10000)) << qPrintable(dialog->result()->text());
+    const qint64 id = proposed.first().first().value<ActionRecord>().id;
+
+    auto checkerWorker = worker(loginAs(QStringLiteral("keel_approver")));
+    ApprovalsView checker(checkerWorker.get());
+    checker.setAccess(true, true);
+    refreshAll(checker);
+    ASSERT_TRUE(checker.select(id));
+    QSignalSpy acted(&checker, &ApprovalsView::acted);
+    checker.approveSelected(QString());
+    ASSERT_TRUE(acted.wait(10000));
+    refreshAll(checker);
+    ASSERT_TRUE(checker.select(id));
+    acted.clear();
+    checker.executeSelected();
+    ASSERT_TRUE(acted.wait(10000));
+    EXPECT_TRUE(checker.result()->text().contains(QLatin1String("Queued")))
+        << qPrintable(checker.result()->text());
+
+    auto gateway = PgConnection::open(loginAs(QStringLiteral("keel_gateway")));
+    ASSERT_TRUE(gateway.ok());
+    auto ran = QueuedActions(*gateway).runOnce();
+    ASSERT_TRUE(ran.ok()) << qPrintable(ran.error().message);
+    EXPECT_EQ(*ran, 1);
+    EXPECT_EQ(admin("SELECT status FROM keel.operator_actions"), QStringLiteral("executed"));
+    EXPECT_EQ(admin("SELECT next_attempt_at <= now() FROM keel.sagas WHERE public_id = "
+                    "'saga_stuck0000001'"),
+              QStringLiteral("t"));
+    EXPECT_EQ(admin("SELECT count(*) FROM keel.sagas WHERE next_attempt_at <= now()"),
+              QStringLiteral("1"))
+        << "only the saga the operator saw";
+    sagas.selectSaga(0);
+    ASSERT_TRUE(shown.wait(10000));
+    bool logged = false;
+    for (int i = 0; i < sagas.timeline()->topLevelItemCount(); ++i)
+        logged = logged ||
+                 sagas.timeline()->topLevelItem(i)->text(2) == QLatin1String("operator_retry_now");
+    EXPECT_TRUE(logged) << "the timeline shows the action";
 }

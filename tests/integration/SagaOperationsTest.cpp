@@ -3,6 +3,9 @@
 
 #include "SagaTestFixture.h"
 
+#include "core/db/Database.h"
+#include "core/ops/ActionDesk.h"
+#include "core/ops/QueuedActions.h"
 #include "core/saga/SagaOperations.h"
 #include "core/saga/SagaQuery.h"
 #include "core/saga/SagaStore.h"
@@ -66,6 +69,57 @@ TEST_F(SagaOperationsTest, RetryNowRunsAWaitingStepAtOnce)
     EXPECT_EQ(scalar("SELECT detail->>'reason' || ' by ' || (detail->>'actor' <> '') FROM "
                      "keel.saga_events WHERE event = 'operator_retry_now'"),
               QStringLiteral("INC-7: confirm service down by true"));
+}
+
+TEST_F(SagaOperationsTest, AnApprovedRetryIsCarriedOutByTheWorkerAndAnSreCannotPark)
+{
+    startWorker();
+    const QString id = startWithConfirmDown(1);
+    const QString version = QString::number(record(id).version);
+    auto sre = Database::connect(loginAs(QStringLiteral("keel_sre")), QStringLiteral("sre"));
+    auto approver =
+        Database::connect(loginAs(QStringLiteral("keel_approver")), QStringLiteral("approver"));
+    ASSERT_TRUE(sre.ok() && approver.ok());
+    auto park = ActionDesk(*sre).propose({QStringLiteral("saga.park"),
+                                          QStringLiteral("saga"),
+                                          id,
+                                          {{id, version}},
+                                          QStringLiteral("confirm is down"),
+                                          ActionDesk::newIdempotencyKey()});
+    ASSERT_FALSE(park.ok());
+    EXPECT_EQ(park.error().code, QLatin1String(ErrorCode::InsufficientPrivilege));
+
+    auto retry = ActionDesk(*sre).propose({QStringLiteral("saga.retry_now"),
+                                           QStringLiteral("saga"),
+                                           id,
+                                           {{id, version}},
+                                           QStringLiteral("INC-9 fixed"),
+                                           ActionDesk::newIdempotencyKey()});
+    ASSERT_TRUE(retry.ok()) << qPrintable(retry.error().message);
+    ASSERT_TRUE(ActionDesk(*approver).approve(retry->id).ok());
+    auto queued = ActionDesk(*sre).execute(retry->id);
+    ASSERT_TRUE(queued.ok()) << qPrintable(queued.error().message);
+    EXPECT_TRUE(queued->queued);
+    EXPECT_EQ(m_participant.calls("/confirm", id), 1) << "nothing runs until a worker takes it";
+
+    // The worker's login takes it; it could not have taken an unapproved one.
+    auto gateway = PgConnection::open(loginAs(QStringLiteral("keel_gateway")));
+    ASSERT_TRUE(gateway.ok());
+    auto ran = QueuedActions(*gateway).runOnce();
+    ASSERT_TRUE(ran.ok()) << qPrintable(ran.error().message);
+    EXPECT_EQ(*ran, 1);
+    waitFor(id, QStringLiteral("succeeded"), 5000);
+    auto done = ActionDesk(*sre).find(retry->id);
+    ASSERT_TRUE(done.ok());
+    EXPECT_EQ(done->status, QStringLiteral("executed"));
+    EXPECT_TRUE(done->outcome.contains(QLatin1String("\"outcome\": \"done\"")))
+        << qPrintable(done->outcome);
+    EXPECT_EQ(*QueuedActions(*gateway).runOnce(), 0) << "executed once";
+    EXPECT_TRUE(scalar("SELECT detail->>'reason' FROM keel.saga_events WHERE event = "
+                       "'operator_retry_now'")
+                    .contains(QStringLiteral("guarded action #%1").arg(retry->id)));
+    EXPECT_EQ(scalar("SELECT string_agg(action, ',' ORDER BY seq) FROM keel.audit_log"),
+              QStringLiteral("propose,approve,queue,execute"));
 }
 
 TEST_F(SagaOperationsTest, AnActionOnAVersionThatMovedOrWithoutAReasonChangesNothing)

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "core/Result.h"
+
+namespace keel {
+
+class PgConnection;
+
+// The worker's half of guarded actions whose work is keel_core's (a saga's
+// manual actions: they move money through the ledger and the saga engine's
+// fenced writes). keel.execute_action() queues them once approved; this takes
+// them one at a time, applies each target at the version the proposer froze,
+// and reports every target's outcome back to the database, which records the
+// execution and its audit entry.
+class QueuedActions final {
+public:
+    explicit QueuedActions(PgConnection &connection) : m_connection(connection) {}
+
+    // Runs what is queued now; how many actions it finished.
+    Result<int> runOnce();
+
+private:
+    Result<bool> runOne();
+
+    PgConnection &m_connection;
+};
+
+} // namespace keel
