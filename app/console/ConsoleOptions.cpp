@@ -86,8 +86,9 @@ Result<ConsoleOptions> ConsoleOptions::read(const QCommandLineParser &parser,
                       {QStringLiteral("light"), QStringLiteral("dark")})
               : Status(),
           oneOf(QStringLiteral("view"), options.view,
-                {QStringLiteral("overview"), QStringLiteral("history"), QStringLiteral("outbox"),
-                 QStringLiteral("approvals"), QStringLiteral("audit"), QStringLiteral("connect")})})
+                {QStringLiteral("overview"), QStringLiteral("history"), QStringLiteral("sagas"),
+                 QStringLiteral("outbox"), QStringLiteral("approvals"), QStringLiteral("audit"),
+                 QStringLiteral("connect")})})
         if (!checked)
             return checked.error();
     if (parser.isSet(QStringLiteral("lang")))
