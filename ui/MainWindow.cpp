@@ -11,6 +11,7 @@
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
 #include "ui/SagasView.h"
+#include "ui/SuspenseView.h"
 
 #include <QActionGroup>
 #include <QCloseEvent>
@@ -30,9 +31,10 @@ namespace {
 
 const QStringList &viewNames()
 {
-    static const QStringList names{QStringLiteral("overview"),  QStringLiteral("history"),
-                                   QStringLiteral("sagas"),     QStringLiteral("outbox"),
-                                   QStringLiteral("approvals"), QStringLiteral("audit")};
+    static const QStringList names{QStringLiteral("overview"), QStringLiteral("history"),
+                                   QStringLiteral("sagas"),    QStringLiteral("suspense"),
+                                   QStringLiteral("outbox"),   QStringLiteral("approvals"),
+                                   QStringLiteral("audit")};
     return names;
 }
 
@@ -44,8 +46,9 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
       m_banner(new MessageBanner(this)), m_navigation(new QListWidget(this)),
       m_views(new QStackedWidget(this)), m_overview(new OverviewView(reads, this)),
       m_history(new HistoryView(reads, this)), m_sagas(new SagasView(primary, this)),
-      m_outbox(new OutboxView(primary, this)), m_approvals(new ApprovalsView(primary, this)),
-      m_audit(new AuditView(primary, this)), m_identity(new QLabel(this))
+      m_suspense(new SuspenseView(primary, this)), m_outbox(new OutboxView(primary, this)),
+      m_approvals(new ApprovalsView(primary, this)), m_audit(new AuditView(primary, this)),
+      m_identity(new QLabel(this))
 {
     setWindowTitle(tr("keel console"));
     auto *central = new QWidget(this);
@@ -57,12 +60,14 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     m_navigation->addItem(tr("Overview"));
     m_navigation->addItem(tr("Payment history"));
     m_navigation->addItem(tr("Sagas"));
+    m_navigation->addItem(tr("Suspense cases"));
     m_navigation->addItem(tr("Outbox"));
     m_navigation->addItem(tr("Approvals"));
     m_navigation->addItem(tr("Audit trail"));
     m_views->addWidget(m_overview);
     m_views->addWidget(m_history);
     m_views->addWidget(m_sagas);
+    m_views->addWidget(m_suspense);
     m_views->addWidget(m_outbox);
     m_views->addWidget(m_approvals);
     m_views->addWidget(m_audit);
@@ -150,9 +155,12 @@ void MainWindow::buildMenus()
     QAction *toHistory = view->addAction(tr("Payment &history"), this,
                                          [this] { showView(QStringLiteral("history")); });
     toHistory->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
-    const std::pair<QString, QString> guarded[] = {{tr("O&utbox"), QStringLiteral("outbox")},
-                                                   {tr("A&pprovals"), QStringLiteral("approvals")},
-                                                   {tr("&Audit trail"), QStringLiteral("audit")}};
+    const std::pair<QString, QString> guarded[] = {
+        {tr("&Sagas"), QStringLiteral("sagas")},
+        {tr("Suspense &cases"), QStringLiteral("suspense")},
+        {tr("O&utbox"), QStringLiteral("outbox")},
+        {tr("A&pprovals"), QStringLiteral("approvals")},
+        {tr("&Audit trail"), QStringLiteral("audit")}};
     int key = Qt::Key_3;
     for (const auto &[label, name] : guarded) {
         QAction *to = view->addAction(label, this, [this, name] { showView(name); });
@@ -232,6 +240,8 @@ void MainWindow::applyAccess()
              m_session.canRead(QStringLiteral("saga_events")),
          tr("Needs read access to keel.sagas, saga_steps and saga_events (any keel role but the "
             "gateway's).")},
+        {m_session.canRead(QStringLiteral("suspense_cases")),
+         tr("Needs read access to keel.suspense_cases (any keel role but the gateway's).")},
         {m_session.canRead(QStringLiteral("outbox")),
          tr("Needs read access to keel.outbox: keel_sre, keel_operator, keel_approver or "
             "keel_auditor.")},
@@ -252,6 +262,10 @@ void MainWindow::applyAccess()
     m_outbox->setCanPropose(m_session.canProposeActions());
     m_sagas->setAccess(m_session.canProposeActions(),
                        m_session.holds(QStringLiteral("keel_operator")));
+    m_suspense->setAccess(m_session.holds(QStringLiteral("keel_operator")),
+                          m_session.holds(QStringLiteral("keel_operator")) ||
+                              m_session.holds(QStringLiteral("keel_approver")),
+                          HistoryQuery::timelineSourcesFor(m_session));
     m_approvals->setAccess(m_session.canApproveActions(),
                            m_session.canProposeActions() || m_session.canApproveActions());
     if (!m_accessApplied) {
@@ -259,6 +273,8 @@ void MainWindow::applyAccess()
             m_outbox->refresh();
         if (viewEnabled(QStringLiteral("sagas")))
             m_sagas->search();
+        if (viewEnabled(QStringLiteral("suspense")))
+            m_suspense->refresh();
         if (m_session.canRead(QStringLiteral("operator_actions")))
             m_approvals->refresh();
         if (m_session.canRead(QStringLiteral("audit_log")))
@@ -304,6 +320,10 @@ void MainWindow::connectGuardedActions()
     };
     connect(m_outbox, &OutboxView::proposed, this, announce);
     connect(m_sagas, &SagasView::proposed, this, announce);
+    connect(m_suspense, &SuspenseView::proposed, this, announce);
+    connect(m_suspense, &SuspenseView::failed, this, [this](const QString &message) {
+        m_banner->showMessage(tr("Suspense cases: %1").arg(message), MessageBanner::Kind::Error);
+    });
     connect(m_approvals, &ApprovalsView::acted, this, [this](bool ok, const QString &message) {
         m_banner->showMessage(message,
                               ok ? MessageBanner::Kind::Information : MessageBanner::Kind::Error);
@@ -311,6 +331,8 @@ void MainWindow::connectGuardedActions()
             m_outbox->refresh();
         if (viewEnabled(QStringLiteral("sagas")))
             m_sagas->search();
+        if (viewEnabled(QStringLiteral("suspense")))
+            m_suspense->refresh();
         m_audit->search();
     });
 }

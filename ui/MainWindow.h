@@ -14,6 +14,7 @@ class ApprovalsView;
 class AuditView;
 class OutboxView;
 class SagasView;
+class SuspenseView;
 class ConsoleSettings;
 class HistoryView;
 class LiveFeed;
@@ -40,10 +41,12 @@ public:
     OverviewView *overview() const { return m_overview; }
     HistoryView *history() const { return m_history; }
     SagasView *sagas() const { return m_sagas; }
+    SuspenseView *suspense() const { return m_suspense; }
     OutboxView *outbox() const { return m_outbox; }
     ApprovalsView *approvals() const { return m_approvals; }
     AuditView *audit() const { return m_audit; }
-    // Shows a view by name (overview, history, sagas, outbox, approvals,
+    // Shows a view by name (overview, history, sagas, suspense, outbox,
+    // approvals,
     // audit); false if there is no such
     // view or this connection may not see it.
     bool showView(const QString &name);
@@ -78,6 +81,7 @@ private:
     OverviewView *m_overview;
     HistoryView *m_history;
     SagasView *m_sagas;
+    SuspenseView *m_suspense;
     OutboxView *m_outbox;
     ApprovalsView *m_approvals;
     AuditView *m_audit;

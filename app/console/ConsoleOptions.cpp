@@ -51,12 +51,11 @@ void ConsoleOptions::declare(QCommandLineParser &parser)
         {QStringLiteral("screenshot"),
          QStringLiteral("Render the view to FILE (PNG) once its data has loaded, then exit."),
          QStringLiteral("FILE")});
-    parser.addOption(
-        {QStringLiteral("view"),
-         QStringLiteral(
-             "View to show: overview, history, sagas, outbox, approvals, audit, or connect (the "
-             "connection dialog)."),
-         QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("view"),
+                      QStringLiteral("View to show: overview, history, sagas, suspense, outbox, "
+                                     "approvals, audit, or connect (the "
+                                     "connection dialog)."),
+                      QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("wait"),
                       QStringLiteral("With --screenshot: wait at least this long first (seconds)."),
                       QStringLiteral("S")});
@@ -87,8 +86,8 @@ Result<ConsoleOptions> ConsoleOptions::read(const QCommandLineParser &parser,
               : Status(),
           oneOf(QStringLiteral("view"), options.view,
                 {QStringLiteral("overview"), QStringLiteral("history"), QStringLiteral("sagas"),
-                 QStringLiteral("outbox"), QStringLiteral("approvals"), QStringLiteral("audit"),
-                 QStringLiteral("connect")})})
+                 QStringLiteral("suspense"), QStringLiteral("outbox"), QStringLiteral("approvals"),
+                 QStringLiteral("audit"), QStringLiteral("connect")})})
         if (!checked)
             return checked.error();
     if (parser.isSet(QStringLiteral("lang")))

@@ -8,6 +8,7 @@
 #include "ui/OutboxView.h"
 #include "ui/OverviewView.h"
 #include "ui/SagasView.h"
+#include "ui/SuspenseView.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -65,6 +66,18 @@ void Screenshot::handleOverviewRefreshed()
             Qt::SingleShotConnection);
         connect(sagas, &SagasView::sagaShown, this, &Screenshot::shoot, Qt::SingleShotConnection);
         sagas->search();
+    } else if (m_view == QLatin1String("suspense")) {
+        SuspenseView *suspense = m_window.suspense();
+        connect(
+            suspense, &SuspenseView::listed, this,
+            [suspense](int rows) {
+                if (rows > 0)
+                    suspense->selectCase(0); // the oldest case
+            },
+            Qt::SingleShotConnection);
+        connect(suspense, &SuspenseView::caseShown, this, &Screenshot::shoot,
+                Qt::SingleShotConnection);
+        suspense->refresh();
     } else if (m_view == QLatin1String("outbox")) {
         connect(m_window.outbox(), &OutboxView::refreshed, this, &Screenshot::shoot,
                 Qt::SingleShotConnection);

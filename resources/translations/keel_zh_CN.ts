@@ -876,217 +876,242 @@ Comment (optional):</source>
 <context>
     <name>keel::MainWindow</name>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="50"/>
+        <location filename="../../ui/MainWindow.cpp" line="53"/>
         <source>keel console</source>
         <translation>keel 运维控制台</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="55"/>
+        <location filename="../../ui/MainWindow.cpp" line="58"/>
         <source>Views</source>
         <translation>视图</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="57"/>
+        <location filename="../../ui/MainWindow.cpp" line="60"/>
         <source>Overview</source>
         <translation>总览</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="58"/>
+        <location filename="../../ui/MainWindow.cpp" line="61"/>
         <source>Payment history</source>
         <translation>支付历史</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="59"/>
+        <location filename="../../ui/MainWindow.cpp" line="62"/>
         <source>Sagas</source>
         <translation>Saga 事务</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="60"/>
+        <location filename="../../ui/MainWindow.cpp" line="63"/>
+        <source>Suspense cases</source>
+        <translation>差错案件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="64"/>
         <source>Outbox</source>
         <translation>发件箱</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="61"/>
+        <location filename="../../ui/MainWindow.cpp" line="65"/>
         <source>Approvals</source>
         <translation>审批</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="62"/>
+        <location filename="../../ui/MainWindow.cpp" line="66"/>
         <source>Audit trail</source>
         <translation>审计日志</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="79"/>
+        <location filename="../../ui/MainWindow.cpp" line="84"/>
         <source>Payment history: %1</source>
         <translation>支付历史：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="86"/>
+        <location filename="../../ui/MainWindow.cpp" line="91"/>
         <source>The dashboard could not be refreshed: %1</source>
         <translation>仪表盘刷新失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="108"/>
+        <location filename="../../ui/MainWindow.cpp" line="113"/>
         <source>The read replica is unreachable: %1. keel keeps retrying.</source>
         <translation>只读副本不可达：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="120"/>
+        <location filename="../../ui/MainWindow.cpp" line="125"/>
         <source>Connection lost: %1. keel keeps retrying.</source>
         <translation>连接中断：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="122"/>
+        <location filename="../../ui/MainWindow.cpp" line="127"/>
         <source>not connected</source>
         <translation>未连接</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="138"/>
+        <location filename="../../ui/MainWindow.cpp" line="143"/>
         <source>&amp;Connection</source>
         <translation>连接(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="140"/>
+        <location filename="../../ui/MainWindow.cpp" line="145"/>
         <source>&amp;Connect to…</source>
         <translation>连接到(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="143"/>
+        <location filename="../../ui/MainWindow.cpp" line="148"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="145"/>
+        <location filename="../../ui/MainWindow.cpp" line="150"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="148"/>
+        <location filename="../../ui/MainWindow.cpp" line="153"/>
         <source>&amp;Overview</source>
         <translation>总览(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="150"/>
+        <location filename="../../ui/MainWindow.cpp" line="155"/>
         <source>Payment &amp;history</source>
         <translation>支付历史(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="153"/>
+        <location filename="../../ui/MainWindow.cpp" line="159"/>
+        <source>&amp;Sagas</source>
+        <translation>Saga 事务(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="160"/>
+        <source>Suspense &amp;cases</source>
+        <translation>差错案件(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="161"/>
         <source>O&amp;utbox</source>
         <translation>发件箱(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="154"/>
+        <location filename="../../ui/MainWindow.cpp" line="162"/>
         <source>A&amp;pprovals</source>
         <translation>审批(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="155"/>
+        <location filename="../../ui/MainWindow.cpp" line="163"/>
         <source>&amp;Audit trail</source>
         <translation>审计日志(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="161"/>
+        <location filename="../../ui/MainWindow.cpp" line="169"/>
         <source>&amp;Find a payment</source>
         <translation>查找支付(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="166"/>
+        <location filename="../../ui/MainWindow.cpp" line="174"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="171"/>
+        <location filename="../../ui/MainWindow.cpp" line="179"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="174"/>
+        <location filename="../../ui/MainWindow.cpp" line="182"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="186"/>
+        <location filename="../../ui/MainWindow.cpp" line="194"/>
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="188"/>
+        <location filename="../../ui/MainWindow.cpp" line="196"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="189"/>
+        <location filename="../../ui/MainWindow.cpp" line="197"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="226"/>
+        <location filename="../../ui/MainWindow.cpp" line="234"/>
         <source>Needs read access to keel.metrics_minute (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.metrics_minute 的读权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="228"/>
+        <location filename="../../ui/MainWindow.cpp" line="236"/>
         <source>Needs read access to keel.charges: keel_auditor, keel_operator or keel_approver.</source>
         <translation>需要 keel.charges 的读权限：keel_auditor、keel_operator 或 keel_approver。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="233"/>
+        <location filename="../../ui/MainWindow.cpp" line="241"/>
         <source>Needs read access to keel.sagas, saga_steps and saga_events (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.sagas、saga_steps 和 saga_events 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="236"/>
+        <location filename="../../ui/MainWindow.cpp" line="244"/>
+        <source>Needs read access to keel.suspense_cases (any keel role but the gateway&apos;s).</source>
+        <translation>需要 keel.suspense_cases 的读取权限（除网关外的任一 keel 角色）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="246"/>
         <source>Needs read access to keel.outbox: keel_sre, keel_operator, keel_approver or keel_auditor.</source>
         <translation>需要 keel.outbox 的读取权限：keel_sre、keel_operator、keel_approver 或 keel_auditor。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="239"/>
+        <location filename="../../ui/MainWindow.cpp" line="249"/>
         <source>Needs read access to keel.operator_actions (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.operator_actions 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="241"/>
+        <location filename="../../ui/MainWindow.cpp" line="251"/>
         <source>Needs read access to keel.audit_log (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.audit_log 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="289"/>
+        <location filename="../../ui/MainWindow.cpp" line="305"/>
         <source>Outbox: %1</source>
         <translation>发件箱：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="292"/>
+        <location filename="../../ui/MainWindow.cpp" line="308"/>
         <source>Audit trail: %1</source>
         <translation>审计日志：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="295"/>
+        <location filename="../../ui/MainWindow.cpp" line="311"/>
         <source>Sagas: %1</source>
         <translation>Saga 事务：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="298"/>
+        <location filename="../../ui/MainWindow.cpp" line="314"/>
         <source>Proposal #%1 (%2) waits for a second person to approve it.</source>
         <translation>提案 #%1（%2）等待另一人批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="336"/>
+        <location filename="../../ui/MainWindow.cpp" line="325"/>
+        <source>Suspense cases: %1</source>
+        <translation>差错案件：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/MainWindow.cpp" line="358"/>
         <source>superuser</source>
         <translation>超级用户</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="338"/>
+        <location filename="../../ui/MainWindow.cpp" line="360"/>
         <source>no keel role</source>
         <translation>无 keel 角色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="340"/>
+        <location filename="../../ui/MainWindow.cpp" line="362"/>
         <source>%1 on %2 · %3 · schema v%4</source>
         <translation>%1 @ %2 · %3 · 架构 v%4</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="344"/>
+        <location filename="../../ui/MainWindow.cpp" line="366"/>
         <source>%1 holds no keel role, so most of keel is hidden from it; ask an administrator to grant keel_auditor, keel_operator or keel_sre.</source>
         <translation>%1 没有任何 keel 角色，因此大部分内容不可见；请联系管理员授予 keel_auditor、keel_operator 或 keel_sre。</translation>
     </message>
@@ -1791,6 +1816,240 @@ Comment (optional):</source>
         <location filename="../../ui/SagasView.cpp" line="378"/>
         <source>This moves money: only keel_operator proposes it.</source>
         <translation>此操作涉及资金：只有 keel_operator 可以提议。</translation>
+    </message>
+</context>
+<context>
+    <name>keel::SuspenseView</name>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="36"/>
+        <source>%1 h</source>
+        <translation>%1 小时</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="37"/>
+        <source>%1 d</source>
+        <translation>%1 天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="44"/>
+        <source>&amp;Mine only</source>
+        <translation>仅我的(&amp;M)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="45"/>
+        <source>Past &amp;deadline only</source>
+        <translation>仅已逾期(&amp;D)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="48"/>
+        <source>&amp;Take case</source>
+        <translation>认领案件(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="49"/>
+        <source>Add &amp;note…</source>
+        <translation>添加备注(&amp;N)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="50"/>
+        <source>Retry &amp;compensation…</source>
+        <translation>重试补偿(&amp;C)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="54"/>
+        <location filename="../../ui/SuspenseView.cpp" line="110"/>
+        <source>Case</source>
+        <translation>案件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="54"/>
+        <source>Opened</source>
+        <translation>开立时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="54"/>
+        <source>Age</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="54"/>
+        <source>Amount</source>
+        <translation>金额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="55"/>
+        <source>Currency</source>
+        <translation>币种</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="55"/>
+        <source>Owner</source>
+        <translation>负责人</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="55"/>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="55"/>
+        <source>Deadline</source>
+        <translation>期限</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="56"/>
+        <source>Saga</source>
+        <translation>Saga</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="56"/>
+        <source>Charge</source>
+        <translation>支付</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="56"/>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="57"/>
+        <source>Suspense cases</source>
+        <translation>差错案件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="86"/>
+        <source>Open and in review</source>
+        <translation>未结与处理中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="87"/>
+        <source>Resolved</source>
+        <translation>已解决</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="88"/>
+        <source>All cases</source>
+        <translation>全部案件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="89"/>
+        <source>Cases</source>
+        <translation>案件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="90"/>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="112"/>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="112"/>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="112"/>
+        <source>What happened</source>
+        <translation>经过</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="113"/>
+        <source>Money trail</source>
+        <translation>资金轨迹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="118"/>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="133"/>
+        <source>Working cases needs keel_operator.</source>
+        <translation>处理案件需要 keel_operator 角色。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="136"/>
+        <source>Notes need keel_operator or keel_approver.</source>
+        <translation>添加备注需要 keel_operator 或 keel_approver 角色。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="175"/>
+        <source>overdue since %1</source>
+        <translation>自 %1 起逾期</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="217"/>
+        <source>&lt;b&gt;Case %1&lt;/b&gt; · %2 %3 · %4%5 · %6</source>
+        <translation>&lt;b&gt;案件 %1&lt;/b&gt; · %2 %3 · %4%5 · %6</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="219"/>
+        <source>no money held</source>
+        <translation>无挂账资金</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="222"/>
+        <source>, taken by %1</source>
+        <translation>，由 %1 认领</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="273"/>
+        <source>Case %1 is yours (%2).</source>
+        <translation>案件 %1 已由你认领（%2）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="274"/>
+        <source>Refused by the database: %1</source>
+        <translation>数据库拒绝：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="295"/>
+        <source>Note added to case %1.</source>
+        <translation>已为案件 %1 添加备注。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="296"/>
+        <source>Refused: %1</source>
+        <translation>被拒绝：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="309"/>
+        <source>Note on case %1</source>
+        <translation>案件 %1 的备注</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="312"/>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="314"/>
+        <source>ticket, bank reference, file name…</source>
+        <translation>工单、银行流水号、文件名……</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="315"/>
+        <source>Reference</source>
+        <translation>参考号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="316"/>
+        <source>&amp;Note</source>
+        <translation>备注(&amp;N)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="317"/>
+        <source>&amp;Reference</source>
+        <translation>参考号(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="338"/>
+        <source>Case %1 closes: its saga compensates again and the %2 %3 held in suspense returns to the merchant&apos;s account for the refund to take.</source>
+        <translation>案件 %1 将关闭：其 Saga 重新补偿，差错户中的 %2 %3 退回商户账户，供退款使用。</translation>
     </message>
 </context>
 </TS>

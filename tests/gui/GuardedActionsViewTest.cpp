@@ -8,6 +8,7 @@
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
 #include "ui/SagasView.h"
+#include "ui/SuspenseView.h"
 
 #include "core/ops/QueuedActions.h"
 
@@ -290,4 +291,56 @@ TEST_F(GuardedActionsViewTest, AStuckSagaIsFoundFirstAndRetriedOnceApproved)
         logged = logged ||
                  sagas.timeline()->topLevelItem(i)->text(2) == QLatin1String("operator_retry_now");
     EXPECT_TRUE(logged) << "the timeline shows the action";
+}
+
+TEST_F(GuardedActionsViewTest, ACaseIsTakenNotedAndItsCompensationProposedFromTheWorkbench)
+{
+    admin("WITH s AS (INSERT INTO keel.sagas (kind, public_id, status, current_step) "
+          "  VALUES ('order', 'saga_parked0000001', 'parked', 1) RETURNING id) "
+          "INSERT INTO keel.suspense_cases (saga_id, amount, reason, opened_at) "
+          "  SELECT id, 0, 'compensation failed 3 rounds', now() - interval '4 days' FROM s "
+          "RETURNING 1");
+    auto operatorWorker = worker(loginAs(QStringLiteral("keel_operator")));
+    SuspenseView workbench(operatorWorker.get());
+    workbench.setAccess(true, true, {});
+    QSignalSpy listed(&workbench, &SuspenseView::listed);
+    workbench.refresh();
+    ASSERT_TRUE(listed.wait(10000));
+    ASSERT_EQ(workbench.queue()->rowCount(), 1);
+    EXPECT_TRUE(workbench.queue()->item(0, 7)->text().startsWith(QLatin1String("overdue")));
+    QSignalSpy shown(&workbench, &SuspenseView::caseShown);
+    workbench.selectCase(0);
+    ASSERT_TRUE(shown.wait(10000));
+
+    QSignalSpy acted(&workbench, &SuspenseView::acted);
+    ASSERT_TRUE(workbench.takeButton()->isEnabled());
+    QTest::mouseClick(workbench.takeButton(), Qt::LeftButton);
+    ASSERT_TRUE(acted.wait(10000));
+    EXPECT_TRUE(acted.takeFirst().at(0).toBool()) << qPrintable(workbench.result()->text());
+    ASSERT_TRUE(listed.wait(10000));
+    EXPECT_TRUE(workbench.queue()->item(0, 5)->text().startsWith(QLatin1String("t_keel_operator")));
+    EXPECT_EQ(workbench.queue()->item(0, 6)->text(), QStringLiteral("in_review"));
+
+    workbench.selectCase(0);
+    workbench.addNoteToSelected(QStringLiteral("refund bounced at the bank"),
+                                QStringLiteral("ICBC-77"));
+    ASSERT_TRUE(acted.wait(10000));
+    EXPECT_TRUE(acted.takeFirst().at(0).toBool()) << qPrintable(workbench.result()->text());
+    shown.clear();
+    ASSERT_TRUE(shown.wait(10000)); // the refreshed queue shows the case again
+    bool noted = false;
+    for (int i = 0; i < workbench.trail()->topLevelItemCount(); ++i)
+        noted = noted || workbench.trail()->topLevelItem(i)->text(2).contains(
+                             QLatin1String("refund bounced at the bank [ICBC-77]"));
+    EXPECT_TRUE(noted);
+
+    ProposeDialog *dialog = workbench.proposeRetryCompensation();
+    ASSERT_NE(dialog, nullptr);
+    dialog->reasonField()->setText(QStringLiteral("bank fixed the account"));
+    QTest::keyClicks(dialog->confirmField(), QStringLiteral("1"));
+    QSignalSpy proposed(&workbench, &SuspenseView::proposed);
+    dialog->submit();
+    ASSERT_TRUE(proposed.wait(10000)) << qPrintable(dialog->result()->text());
+    EXPECT_EQ(admin("SELECT kind || ' ' || target_id FROM keel.operator_actions"),
+              QStringLiteral("saga.resume saga_parked0000001"));
 }

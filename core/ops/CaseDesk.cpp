@@ -1,0 +1,52 @@
+#include "core/ops/CaseDesk.h"
+
+#include "core/db/Database.h"
+
+#include <QSqlQuery>
+#include <QVariant>
+
+namespace keel {
+namespace {
+
+constexpr int MaxNote = 4000;
+constexpr int MaxReference = 200;
+
+Error invalid(const QString &field, const QString &message)
+{
+    Error error = makeError(ErrorKind::Usage, message);
+    error.field = field;
+    error.code = QStringLiteral("parameter_invalid");
+    return error;
+}
+
+} // namespace
+
+Result<QString> CaseDesk::take(qint64 caseId)
+{
+    QSqlQuery query(m_db);
+    query.prepare(QStringLiteral("SELECT (keel.take_case(?)).owner"));
+    query.addBindValue(caseId);
+    if (Status done = Database::exec(query); !done)
+        return done.error();
+    return query.next() ? query.value(0).toString() : QString();
+}
+
+Status CaseDesk::addNote(qint64 caseId, const QString &note, const QString &reference)
+{
+    const QString text = note.trimmed();
+    if (text.isEmpty() || text.size() > MaxNote)
+        return invalid(QStringLiteral("note"),
+                       QStringLiteral("note: write 1 to %1 characters").arg(MaxNote));
+    if (reference.size() > MaxReference)
+        return invalid(QStringLiteral("reference"),
+                       QStringLiteral("reference: at most %1 characters").arg(MaxReference));
+    QSqlQuery query(m_db);
+    query.prepare(QStringLiteral(
+        "INSERT INTO keel.suspense_case_notes (case_id, note, reference) VALUES (?, ?, ?)"));
+    query.addBindValue(caseId);
+    query.addBindValue(text);
+    query.addBindValue(reference.trimmed().isEmpty() ? QVariant() : QVariant(reference.trimmed()));
+    return Database::exec(query);
+}
+
+} // namespace keel

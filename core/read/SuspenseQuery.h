@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/read/HistoryQuery.h"
+
+#include <QDateTime>
+#include <QList>
+#include <QSqlDatabase>
+#include <QString>
+
+namespace keel {
+
+struct SuspenseCaseFilter {
+    enum class Status { Open, Resolved, All }; // Open: open or in review
+    Status status = Status::Open;
+    bool mineOnly = false;    // owned by the session user
+    bool overdueOnly = false; // past ops_policy.case_deadline
+    int limit = 500;
+};
+
+// One case of the settlement staff's queue.
+struct SuspenseCaseRow {
+    qint64 id = 0;
+    QString sagaId;      // saga_..., empty if the case has none
+    int sagaVersion = 0; // what a resolution proposed now freezes
+    QString chargeId;    // ch_..., empty if none
+    QString currency;    // empty for a case that holds no money
+    int exponent = 2;
+    qint64 amount = 0; // minor units
+    QString status;    // open, in_review, resolved, written_off
+    QString owner;
+    QString reason;
+    QDateTime openedAt;
+    QDateTime deadline;
+    bool overdue = false;
+};
+
+// The suspense workbench's reads: the queue, oldest first, and one case's
+// whole money trail in one list (the charge and its state events, ledger
+// postings, outbox messages and notifications as the history browser reads
+// them; the saga's events; the case's notes; every action proposed, decided
+// and executed on the case or its saga).
+class SuspenseQuery final {
+public:
+    SuspenseQuery() = delete;
+
+    static Result<QList<SuspenseCaseRow>> queue(QSqlDatabase db, const SuspenseCaseFilter &filter);
+    // `sources` as HistoryQuery::timelineSourcesFor() gives them for the login.
+    static Result<QList<TimelineEntry>> trail(QSqlDatabase db, const SuspenseCaseRow &row,
+                                              const QStringList &sources);
+};
+
+} // namespace keel

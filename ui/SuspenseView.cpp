@@ -1,0 +1,352 @@
+#include "ui/SuspenseView.h"
+
+#include "core/ops/ActionDesk.h"
+#include "core/ops/CaseDesk.h"
+#include "ui/ProposeDialog.h"
+#include "ui/QueryWorker.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace keel {
+namespace {
+
+QString when(const QDateTime &at)
+{
+    return QLocale().toString(at.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm"));
+}
+
+QString age(const QDateTime &since)
+{
+    const qint64 hours = since.secsTo(QDateTime::currentDateTimeUtc()) / 3600;
+    return hours < 48 ? SuspenseView::tr("%1 h").arg(hours)
+                      : SuspenseView::tr("%1 d").arg(hours / 24);
+}
+
+} // namespace
+
+SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
+    : QWidget(parent), m_worker(worker), m_status(new QComboBox(this)),
+      m_mine(new QCheckBox(tr("&Mine only"), this)),
+      m_overdue(new QCheckBox(tr("Past &deadline only"), this)),
+      m_queue(new QTableWidget(0, 11, this)), m_header(new QLabel(this)),
+      m_trail(new QTreeWidget(this)), m_result(new QLabel(this)),
+      m_take(new QPushButton(tr("&Take case"), this)),
+      m_note(new QPushButton(tr("Add &note…"), this)),
+      m_retry(new QPushButton(tr("Retry &compensation…"), this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(filterBar());
+    m_queue->setHorizontalHeaderLabels({tr("Case"), tr("Opened"), tr("Age"), tr("Amount"),
+                                        tr("Currency"), tr("Owner"), tr("Status"), tr("Deadline"),
+                                        tr("Saga"), tr("Charge"), tr("Reason")});
+    m_queue->setAccessibleName(tr("Suspense cases"));
+    m_queue->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_queue->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_queue->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_queue->verticalHeader()->hide();
+    m_queue->horizontalHeader()->setStretchLastSection(true);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_queue);
+    split->addWidget(detailPane());
+    layout->addWidget(split, 1);
+    connect(m_queue, &QTableWidget::itemSelectionChanged, this, [this] {
+        const QModelIndexList rows = m_queue->selectionModel()->selectedRows();
+        if (!rows.isEmpty())
+            selectCase(rows.first().row());
+    });
+    connect(m_take, &QPushButton::clicked, this, &SuspenseView::takeSelected);
+    connect(m_note, &QPushButton::clicked, this, &SuspenseView::askForNote);
+    connect(m_retry, &QPushButton::clicked, this, [this] {
+        if (ProposeDialog *dialog = proposeRetryCompensation())
+            dialog->open();
+    });
+    updateButtons();
+}
+
+QWidget *SuspenseView::filterBar()
+{
+    auto *bar = new QWidget(this);
+    auto *row = new QHBoxLayout(bar);
+    row->setContentsMargins(0, 0, 0, 0);
+    m_status->addItem(tr("Open and in review"), int(SuspenseCaseFilter::Status::Open));
+    m_status->addItem(tr("Resolved"), int(SuspenseCaseFilter::Status::Resolved));
+    m_status->addItem(tr("All cases"), int(SuspenseCaseFilter::Status::All));
+    m_status->setAccessibleName(tr("Cases"));
+    auto *refreshButton = new QPushButton(tr("&Refresh"), bar);
+    for (QCheckBox *box : {m_mine, m_overdue})
+        connect(box, &QCheckBox::toggled, this, &SuspenseView::refresh);
+    connect(m_status, &QComboBox::currentIndexChanged, this, &SuspenseView::refresh);
+    connect(refreshButton, &QPushButton::clicked, this, &SuspenseView::refresh);
+    row->addWidget(m_status);
+    row->addWidget(m_mine);
+    row->addWidget(m_overdue);
+    row->addStretch(1);
+    row->addWidget(refreshButton);
+    return bar;
+}
+
+QWidget *SuspenseView::detailPane()
+{
+    auto *pane = new QWidget(this);
+    auto *layout = new QVBoxLayout(pane);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_header->setWordWrap(true);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_header->setAccessibleName(tr("Case"));
+    layout->addWidget(m_header);
+    m_trail->setHeaderLabels({tr("Time"), tr("Source"), tr("What happened")});
+    m_trail->setAccessibleName(tr("Money trail"));
+    m_trail->setRootIsDecorated(false);
+    layout->addWidget(m_trail, 1);
+    auto *buttons = new QHBoxLayout;
+    m_result->setWordWrap(true);
+    m_result->setAccessibleName(tr("Result"));
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    buttons->addWidget(m_result, 1);
+    buttons->addWidget(m_take);
+    buttons->addWidget(m_note);
+    buttons->addWidget(m_retry);
+    layout->addLayout(buttons);
+    return pane;
+}
+
+void SuspenseView::setAccess(bool canWork, bool canNote, const QStringList &trailSources)
+{
+    m_canWork = canWork;
+    m_canNote = canNote;
+    m_sources = trailSources;
+    const QString why = tr("Working cases needs keel_operator.");
+    m_take->setToolTip(canWork ? QString() : why);
+    m_retry->setToolTip(canWork ? QString() : why);
+    m_note->setToolTip(canNote ? QString() : tr("Notes need keel_operator or keel_approver."));
+    updateButtons();
+}
+
+void SuspenseView::refresh()
+{
+    SuspenseCaseFilter filter;
+    filter.status = SuspenseCaseFilter::Status(m_status->currentData().toInt());
+    filter.mineOnly = m_mine->isChecked();
+    filter.overdueOnly = m_overdue->isChecked();
+    m_worker->submit<QList<SuspenseCaseRow>>(
+        this, [filter](QSqlDatabase db) { return SuspenseQuery::queue(db, filter); },
+        [this](const Result<QList<SuspenseCaseRow>> &rows) {
+            if (!rows) {
+                Q_EMIT failed(rows.error().message);
+                return;
+            }
+            showQueue(*rows);
+        });
+}
+
+void SuspenseView::showQueue(const QList<SuspenseCaseRow> &rows)
+{
+    const qint64 wasSelected = selected() ? selected()->id : 0;
+    m_rows = rows;
+    QSignalBlocker quiet(m_queue);
+    m_queue->setRowCount(int(rows.size()));
+    int keep = -1;
+    for (int row = 0; row < rows.size(); ++row) {
+        const SuspenseCaseRow &item = rows[row];
+        const QStringList cells{
+            QString::number(item.id),
+            when(item.openedAt),
+            age(item.openedAt),
+            item.currency.isEmpty() ? QString()
+                                    : HistoryQuery::formatAmount(item.amount, item.exponent),
+            item.currency,
+            item.owner,
+            item.status,
+            item.overdue ? tr("overdue since %1").arg(when(item.deadline)) : when(item.deadline),
+            item.sagaId,
+            item.chargeId,
+            item.reason};
+        for (int column = 0; column < cells.size(); ++column) {
+            auto *cell = new QTableWidgetItem(cells[column]);
+            if (item.overdue && column == 7)
+                cell->setForeground(QColor(0xc6, 0x28, 0x28));
+            if (column == 3)
+                cell->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_queue->setItem(row, column, cell);
+        }
+        if (item.id == wasSelected)
+            keep = row;
+    }
+    m_queue->resizeColumnsToContents();
+    if (keep >= 0)
+        m_queue->selectRow(keep);
+    updateButtons();
+    Q_EMIT listed(int(rows.size()));
+    if (keep >= 0)
+        selectCase(keep);
+}
+
+const SuspenseCaseRow *SuspenseView::selected() const
+{
+    const QModelIndexList rows = m_queue->selectionModel()->selectedRows();
+    if (rows.isEmpty() || rows.first().row() >= m_rows.size())
+        return nullptr;
+    return &m_rows.at(rows.first().row());
+}
+
+void SuspenseView::selectCase(int row)
+{
+    if (row < 0 || row >= m_rows.size())
+        return;
+    if (!m_queue->selectionModel()->isRowSelected(row, {})) {
+        QSignalBlocker quiet(m_queue);
+        m_queue->selectRow(row);
+    }
+    const SuspenseCaseRow item = m_rows[row];
+    m_header->setText(
+        tr("<b>Case %1</b> · %2 %3 · %4%5 · %6")
+            .arg(item.id)
+            .arg(item.currency.isEmpty() ? tr("no money held")
+                                         : HistoryQuery::formatAmount(item.amount, item.exponent),
+                 item.currency, item.status,
+                 item.owner.isEmpty() ? QString() : tr(", taken by %1").arg(item.owner),
+                 item.reason.toHtmlEscaped()));
+    updateButtons();
+    const QStringList sources = m_sources;
+    m_worker->submit<QList<TimelineEntry>>(
+        this, [item, sources](QSqlDatabase db) { return SuspenseQuery::trail(db, item, sources); },
+        [this, id = item.id](const Result<QList<TimelineEntry>> &entries) {
+            if (!entries) {
+                Q_EMIT failed(entries.error().message);
+                return;
+            }
+            showTrail(*entries);
+            Q_EMIT caseShown(id);
+        });
+}
+
+void SuspenseView::showTrail(const QList<TimelineEntry> &entries)
+{
+    m_trail->clear();
+    for (const TimelineEntry &entry : entries) {
+        auto *item = new QTreeWidgetItem(m_trail);
+        item->setText(0, QLocale().toString(entry.at.toLocalTime(),
+                                            QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")));
+        item->setText(1, entry.source);
+        item->setText(2, entry.summary);
+        item->setToolTip(2, entry.summary);
+    }
+    for (int column = 0; column < 2; ++column)
+        m_trail->resizeColumnToContents(column);
+}
+
+void SuspenseView::updateButtons()
+{
+    const SuspenseCaseRow *item = selected();
+    const bool open = item && (item->status == QLatin1String("open") ||
+                               item->status == QLatin1String("in_review"));
+    m_take->setEnabled(m_canWork && open);
+    m_note->setEnabled(m_canNote && item);
+    m_retry->setEnabled(m_canWork && open && !item->sagaId.isEmpty());
+}
+
+void SuspenseView::takeSelected()
+{
+    const SuspenseCaseRow *item = selected();
+    if (!item)
+        return;
+    const qint64 id = item->id;
+    m_worker->submit<QString>(
+        this, [id](QSqlDatabase db) { return CaseDesk(db).take(id); },
+        [this, id](const Result<QString> &owner) {
+            const QString message =
+                owner ? tr("Case %1 is yours (%2).").arg(id).arg(*owner)
+                      : tr("Refused by the database: %1").arg(owner.error().message);
+            m_result->setText(message);
+            Q_EMIT acted(owner.ok(), message);
+            refresh();
+        });
+}
+
+void SuspenseView::addNoteToSelected(const QString &note, const QString &reference)
+{
+    const SuspenseCaseRow *item = selected();
+    if (!item)
+        return;
+    const qint64 id = item->id;
+    m_worker->submit<bool>(
+        this,
+        [id, note, reference](QSqlDatabase db) -> Result<bool> {
+            if (Status added = CaseDesk(db).addNote(id, note, reference); !added)
+                return added.error();
+            return true;
+        },
+        [this, id](const Result<bool> &added) {
+            const QString message = added ? tr("Note added to case %1.").arg(id)
+                                          : tr("Refused: %1").arg(added.error().message);
+            m_result->setText(message);
+            Q_EMIT acted(added.ok(), message);
+            refresh();
+        });
+}
+
+void SuspenseView::askForNote()
+{
+    const SuspenseCaseRow *item = selected();
+    if (!item)
+        return;
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Note on case %1").arg(item->id));
+    auto *form = new QFormLayout(&dialog);
+    auto *note = new QPlainTextEdit(&dialog);
+    note->setAccessibleName(tr("Note"));
+    auto *reference = new QLineEdit(&dialog);
+    reference->setPlaceholderText(tr("ticket, bank reference, file name…"));
+    reference->setAccessibleName(tr("Reference"));
+    form->addRow(tr("&Note"), note);
+    form->addRow(tr("&Reference"), reference);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() == QDialog::Accepted)
+        addNoteToSelected(note->toPlainText(), reference->text());
+}
+
+ProposeDialog *SuspenseView::proposeRetryCompensation()
+{
+    const SuspenseCaseRow *item = selected();
+    if (!item || !m_retry->isEnabled())
+        return nullptr;
+    ProposalRequest request;
+    request.kind = QStringLiteral("saga.resume");
+    request.targetType = QStringLiteral("saga");
+    request.summary = item->sagaId;
+    request.targets << ActionTarget{item->sagaId, QString::number(item->sagaVersion)};
+    auto *dialog = new ProposeDialog(
+        m_worker, request,
+        tr("Case %1 closes: its saga compensates again and the %2 %3 held in suspense returns to "
+           "the merchant's account for the refund to take.")
+            .arg(item->id)
+            .arg(HistoryQuery::formatAmount(item->amount, item->exponent), item->currency),
+        {QStringLiteral("%1  version %2  (case %3)")
+             .arg(item->sagaId)
+             .arg(item->sagaVersion)
+             .arg(item->id)},
+        this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ProposeDialog::proposed, this, &SuspenseView::proposed);
+    return dialog;
+}
+
+} // namespace keel

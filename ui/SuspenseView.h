@@ -1,0 +1,83 @@
+#pragma once
+
+#include "core/read/SuspenseQuery.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+class QTreeWidget;
+
+namespace keel {
+
+class ProposeDialog;
+class QueryWorker;
+struct ActionRecord;
+
+// The settlement staff's suspense workbench: the queue of cases (age,
+// amount, owner, status, past-deadline marks), one case's whole money trail,
+// taking a case, notes with references, and resolving it by retrying the
+// compensation (a guarded action a second person approves).
+class SuspenseView final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit SuspenseView(QueryWorker *worker, QWidget *parent = nullptr);
+
+    QTableWidget *queue() const { return m_queue; }
+    QTreeWidget *trail() const { return m_trail; }
+    QPushButton *takeButton() const { return m_take; }
+    QPushButton *noteButton() const { return m_note; }
+    QPushButton *retryButton() const { return m_retry; }
+    QLabel *result() const { return m_result; }
+    // What the login may do (the database decides anyway): take cases and
+    // propose money-moving resolutions (keel_operator), add notes
+    // (keel_operator, keel_approver); and which trail sources it may read.
+    void setAccess(bool canWork, bool canNote, const QStringList &trailSources);
+    void selectCase(int row);
+
+    // The button paths without their dialogs (tests, keyboard users).
+    void takeSelected();
+    void addNoteToSelected(const QString &note, const QString &reference);
+    ProposeDialog *proposeRetryCompensation();
+
+public Q_SLOTS:
+    void refresh();
+
+Q_SIGNALS:
+    void listed(int rows);
+    void caseShown(qint64 caseId);
+    void acted(bool ok, const QString &message);
+    void proposed(const ActionRecord &record);
+    void failed(const QString &message);
+
+private:
+    QWidget *filterBar();
+    QWidget *detailPane();
+    const SuspenseCaseRow *selected() const;
+    void showQueue(const QList<SuspenseCaseRow> &rows);
+    void showTrail(const QList<TimelineEntry> &entries);
+    void updateButtons();
+    void askForNote();
+
+    QueryWorker *m_worker;
+    QComboBox *m_status;
+    QCheckBox *m_mine;
+    QCheckBox *m_overdue;
+    QTableWidget *m_queue;
+    QLabel *m_header;
+    QTreeWidget *m_trail;
+    QLabel *m_result;
+    QPushButton *m_take;
+    QPushButton *m_note;
+    QPushButton *m_retry;
+    QList<SuspenseCaseRow> m_rows;
+    QStringList m_sources;
+    bool m_canWork = false;
+    bool m_canNote = false;
+};
+
+} // namespace keel
