@@ -2,6 +2,7 @@
 
 #include "core/read/HistoryQuery.h"
 #include "ui/ApprovalsView.h"
+#include "ui/AttentionBar.h"
 #include "ui/AuditView.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/HistoryView.h"
@@ -14,6 +15,7 @@
 #include "ui/SuspenseView.h"
 
 #include <QActionGroup>
+#include <QCheckBox>
 #include <QCloseEvent>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -45,15 +47,16 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     : QMainWindow(parent), m_worker(primary), m_settings(settings),
       m_banner(new MessageBanner(this)), m_navigation(new QListWidget(this)),
       m_views(new QStackedWidget(this)), m_overview(new OverviewView(reads, this)),
-      m_history(new HistoryView(reads, this)), m_sagas(new SagasView(primary, this)),
-      m_suspense(new SuspenseView(primary, this)), m_outbox(new OutboxView(primary, this)),
-      m_approvals(new ApprovalsView(primary, this)), m_audit(new AuditView(primary, this)),
-      m_identity(new QLabel(this))
+      m_attention(new AttentionBar(primary, this)), m_history(new HistoryView(reads, this)),
+      m_sagas(new SagasView(primary, this)), m_suspense(new SuspenseView(primary, this)),
+      m_outbox(new OutboxView(primary, this)), m_approvals(new ApprovalsView(primary, this)),
+      m_audit(new AuditView(primary, this)), m_identity(new QLabel(this))
 {
     setWindowTitle(tr("keel console"));
     auto *central = new QWidget(this);
     auto *outer = new QVBoxLayout(central);
     outer->addWidget(m_banner);
+    outer->addWidget(m_attention);
     auto *body = new QHBoxLayout;
     m_navigation->setAccessibleName(tr("Views"));
     m_navigation->setMaximumWidth(170);
@@ -259,6 +262,7 @@ void MainWindow::applyAccess()
     m_overview->setScope({m_session.canSeeSuspense(), m_session.canSeeInFlight(),
                           m_session.canRead(QStringLiteral("payment_state_minute"))});
     m_history->setTimelineSources(HistoryQuery::timelineSourcesFor(m_session));
+    m_attention->setScope(AttentionScope::of(m_session));
     m_outbox->setCanPropose(m_session.canProposeActions());
     m_sagas->setAccess(m_session.canProposeActions(),
                        m_session.holds(QStringLiteral("keel_operator")));
@@ -299,8 +303,20 @@ void MainWindow::applyAccess()
         }
 }
 
+void MainWindow::openFromHeadline(const QString &view)
+{
+    if (view == QLatin1String("sagas")) {
+        m_sagas->stuckOnly()->setChecked(true);
+        m_sagas->search();
+    } else if (view == QLatin1String("suspense")) {
+        m_suspense->overdueOnly()->setChecked(true); // refreshes the queue
+    }
+    showView(view);
+}
+
 void MainWindow::connectGuardedActions()
 {
+    connect(m_attention, &AttentionBar::openRequested, this, &MainWindow::openFromHeadline);
     connect(m_outbox, &OutboxView::failed, this, [this](const QString &message) {
         m_banner->showMessage(tr("Outbox: %1").arg(message), MessageBanner::Kind::Error);
     });
@@ -316,6 +332,7 @@ void MainWindow::connectGuardedActions()
                                   .arg(record.kind),
                               MessageBanner::Kind::Information);
         m_approvals->refresh();
+        m_attention->refresh();
         m_audit->search();
     };
     connect(m_outbox, &OutboxView::proposed, this, announce);
@@ -333,6 +350,7 @@ void MainWindow::connectGuardedActions()
             m_sagas->search();
         if (viewEnabled(QStringLiteral("suspense")))
             m_suspense->refresh();
+        m_attention->refresh();
         m_audit->search();
     });
 }

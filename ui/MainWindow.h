@@ -11,6 +11,7 @@ class QStackedWidget;
 namespace keel {
 
 class ApprovalsView;
+class AttentionBar;
 class AuditView;
 class OutboxView;
 class SagasView;
@@ -39,6 +40,7 @@ public:
     {}
 
     OverviewView *overview() const { return m_overview; }
+    AttentionBar *attention() const { return m_attention; }
     HistoryView *history() const { return m_history; }
     SagasView *sagas() const { return m_sagas; }
     SuspenseView *suspense() const { return m_suspense; }
@@ -72,6 +74,7 @@ private:
     // Enables what the session's grants allow; the database enforces it anyway.
     void applyAccess();
     void connectGuardedActions();
+    void openFromHeadline(const QString &view);
 
     QueryWorker *m_worker;
     ConsoleSettings *m_settings;
@@ -79,6 +82,7 @@ private:
     QListWidget *m_navigation;
     QStackedWidget *m_views;
     OverviewView *m_overview;
+    AttentionBar *m_attention;
     HistoryView *m_history;
     SagasView *m_sagas;
     SuspenseView *m_suspense;

@@ -28,6 +28,7 @@ public:
     explicit SuspenseView(QueryWorker *worker, QWidget *parent = nullptr);
 
     QTableWidget *queue() const { return m_queue; }
+    QCheckBox *overdueOnly() const { return m_overdue; }
     QTreeWidget *trail() const { return m_trail; }
     QPushButton *takeButton() const { return m_take; }
     QPushButton *noteButton() const { return m_note; }

@@ -210,6 +210,54 @@ Comment (optional):</source>
     </message>
 </context>
 <context>
+    <name>keel::AttentionBar</name>
+    <message>
+        <location filename="../../ui/AttentionBar.cpp" line="27"/>
+        <source>Needs a person now:</source>
+        <translation>需要人工处理：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AttentionBar.cpp" line="50"/>
+        <source>Needs a person now</source>
+        <translation>需要人工处理</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/AttentionBar.cpp" line="84"/>
+        <source>%n stuck saga(s)</source>
+        <translation>
+            <numerusform>%n 个卡住的 Saga</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/AttentionBar.cpp" line="86"/>
+        <source>%n case(s) past deadline</source>
+        <translation>
+            <numerusform>%n 个逾期案件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/AttentionBar.cpp" line="88"/>
+        <source>%n parked message(s)</source>
+        <translation>
+            <numerusform>%n 条搁置消息</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/AttentionBar.cpp" line="90"/>
+        <source>%n notification(s) that gave up</source>
+        <translation>
+            <numerusform>%n 条投递失败的通知</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/AttentionBar.cpp" line="92"/>
+        <source>%n proposal(s) waiting</source>
+        <translation>
+            <numerusform>%n 个待审批提案</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>keel::AuditModel</name>
     <message>
         <location filename="../../ui/AuditModel.cpp" line="94"/>
@@ -876,242 +924,242 @@ Comment (optional):</source>
 <context>
     <name>keel::MainWindow</name>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="53"/>
+        <location filename="../../ui/MainWindow.cpp" line="55"/>
         <source>keel console</source>
         <translation>keel 运维控制台</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="58"/>
+        <location filename="../../ui/MainWindow.cpp" line="61"/>
         <source>Views</source>
         <translation>视图</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="60"/>
+        <location filename="../../ui/MainWindow.cpp" line="63"/>
         <source>Overview</source>
         <translation>总览</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="61"/>
+        <location filename="../../ui/MainWindow.cpp" line="64"/>
         <source>Payment history</source>
         <translation>支付历史</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="62"/>
+        <location filename="../../ui/MainWindow.cpp" line="65"/>
         <source>Sagas</source>
         <translation>Saga 事务</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="63"/>
+        <location filename="../../ui/MainWindow.cpp" line="66"/>
         <source>Suspense cases</source>
         <translation>差错案件</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="64"/>
+        <location filename="../../ui/MainWindow.cpp" line="67"/>
         <source>Outbox</source>
         <translation>发件箱</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="65"/>
+        <location filename="../../ui/MainWindow.cpp" line="68"/>
         <source>Approvals</source>
         <translation>审批</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="66"/>
+        <location filename="../../ui/MainWindow.cpp" line="69"/>
         <source>Audit trail</source>
         <translation>审计日志</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="84"/>
+        <location filename="../../ui/MainWindow.cpp" line="87"/>
         <source>Payment history: %1</source>
         <translation>支付历史：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="91"/>
+        <location filename="../../ui/MainWindow.cpp" line="94"/>
         <source>The dashboard could not be refreshed: %1</source>
         <translation>仪表盘刷新失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="113"/>
+        <location filename="../../ui/MainWindow.cpp" line="116"/>
         <source>The read replica is unreachable: %1. keel keeps retrying.</source>
         <translation>只读副本不可达：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="125"/>
+        <location filename="../../ui/MainWindow.cpp" line="128"/>
         <source>Connection lost: %1. keel keeps retrying.</source>
         <translation>连接中断：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="127"/>
+        <location filename="../../ui/MainWindow.cpp" line="130"/>
         <source>not connected</source>
         <translation>未连接</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="143"/>
+        <location filename="../../ui/MainWindow.cpp" line="146"/>
         <source>&amp;Connection</source>
         <translation>连接(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="145"/>
+        <location filename="../../ui/MainWindow.cpp" line="148"/>
         <source>&amp;Connect to…</source>
         <translation>连接到(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="148"/>
+        <location filename="../../ui/MainWindow.cpp" line="151"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="150"/>
+        <location filename="../../ui/MainWindow.cpp" line="153"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="153"/>
+        <location filename="../../ui/MainWindow.cpp" line="156"/>
         <source>&amp;Overview</source>
         <translation>总览(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="155"/>
+        <location filename="../../ui/MainWindow.cpp" line="158"/>
         <source>Payment &amp;history</source>
         <translation>支付历史(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="159"/>
+        <location filename="../../ui/MainWindow.cpp" line="162"/>
         <source>&amp;Sagas</source>
         <translation>Saga 事务(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="160"/>
+        <location filename="../../ui/MainWindow.cpp" line="163"/>
         <source>Suspense &amp;cases</source>
         <translation>差错案件(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="161"/>
+        <location filename="../../ui/MainWindow.cpp" line="164"/>
         <source>O&amp;utbox</source>
         <translation>发件箱(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="162"/>
+        <location filename="../../ui/MainWindow.cpp" line="165"/>
         <source>A&amp;pprovals</source>
         <translation>审批(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="163"/>
+        <location filename="../../ui/MainWindow.cpp" line="166"/>
         <source>&amp;Audit trail</source>
         <translation>审计日志(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="169"/>
+        <location filename="../../ui/MainWindow.cpp" line="172"/>
         <source>&amp;Find a payment</source>
         <translation>查找支付(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="174"/>
+        <location filename="../../ui/MainWindow.cpp" line="177"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="179"/>
+        <location filename="../../ui/MainWindow.cpp" line="182"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="182"/>
+        <location filename="../../ui/MainWindow.cpp" line="185"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="194"/>
+        <location filename="../../ui/MainWindow.cpp" line="197"/>
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="196"/>
+        <location filename="../../ui/MainWindow.cpp" line="199"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="197"/>
+        <location filename="../../ui/MainWindow.cpp" line="200"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="234"/>
+        <location filename="../../ui/MainWindow.cpp" line="237"/>
         <source>Needs read access to keel.metrics_minute (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.metrics_minute 的读权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="236"/>
+        <location filename="../../ui/MainWindow.cpp" line="239"/>
         <source>Needs read access to keel.charges: keel_auditor, keel_operator or keel_approver.</source>
         <translation>需要 keel.charges 的读权限：keel_auditor、keel_operator 或 keel_approver。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="241"/>
+        <location filename="../../ui/MainWindow.cpp" line="244"/>
         <source>Needs read access to keel.sagas, saga_steps and saga_events (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.sagas、saga_steps 和 saga_events 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="244"/>
+        <location filename="../../ui/MainWindow.cpp" line="247"/>
         <source>Needs read access to keel.suspense_cases (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.suspense_cases 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="246"/>
+        <location filename="../../ui/MainWindow.cpp" line="249"/>
         <source>Needs read access to keel.outbox: keel_sre, keel_operator, keel_approver or keel_auditor.</source>
         <translation>需要 keel.outbox 的读取权限：keel_sre、keel_operator、keel_approver 或 keel_auditor。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="249"/>
+        <location filename="../../ui/MainWindow.cpp" line="252"/>
         <source>Needs read access to keel.operator_actions (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.operator_actions 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="251"/>
+        <location filename="../../ui/MainWindow.cpp" line="254"/>
         <source>Needs read access to keel.audit_log (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.audit_log 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="305"/>
+        <location filename="../../ui/MainWindow.cpp" line="321"/>
         <source>Outbox: %1</source>
         <translation>发件箱：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="308"/>
+        <location filename="../../ui/MainWindow.cpp" line="324"/>
         <source>Audit trail: %1</source>
         <translation>审计日志：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="311"/>
+        <location filename="../../ui/MainWindow.cpp" line="327"/>
         <source>Sagas: %1</source>
         <translation>Saga 事务：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="314"/>
+        <location filename="../../ui/MainWindow.cpp" line="330"/>
         <source>Proposal #%1 (%2) waits for a second person to approve it.</source>
         <translation>提案 #%1（%2）等待另一人批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="325"/>
+        <location filename="../../ui/MainWindow.cpp" line="342"/>
         <source>Suspense cases: %1</source>
         <translation>差错案件：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="358"/>
+        <location filename="../../ui/MainWindow.cpp" line="376"/>
         <source>superuser</source>
         <translation>超级用户</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="360"/>
+        <location filename="../../ui/MainWindow.cpp" line="378"/>
         <source>no keel role</source>
         <translation>无 keel 角色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="362"/>
+        <location filename="../../ui/MainWindow.cpp" line="380"/>
         <source>%1 on %2 · %3 · schema v%4</source>
         <translation>%1 @ %2 · %3 · 架构 v%4</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="366"/>
+        <location filename="../../ui/MainWindow.cpp" line="384"/>
         <source>%1 holds no keel role, so most of keel is hidden from it; ask an administrator to grant keel_auditor, keel_operator or keel_sre.</source>
         <translation>%1 没有任何 keel 角色，因此大部分内容不可见；请联系管理员授予 keel_auditor、keel_operator 或 keel_sre。</translation>
     </message>

@@ -2,6 +2,7 @@
 
 #include "core/db/PgConnection.h"
 #include "ui/ApprovalsView.h"
+#include "ui/AttentionBar.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/MainWindow.h"
 #include "ui/OutboxView.h"
@@ -12,6 +13,7 @@
 
 #include "core/ops/QueuedActions.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -343,4 +345,36 @@ TEST_F(GuardedActionsViewTest, ACaseIsTakenNotedAndItsCompensationProposedFromTh
     ASSERT_TRUE(proposed.wait(10000)) << qPrintable(dialog->result()->text());
     EXPECT_EQ(admin("SELECT kind || ' ' || target_id FROM keel.operator_actions"),
               QStringLiteral("saga.resume saga_parked0000001"));
+}
+
+TEST_F(GuardedActionsViewTest, TheHeadlineCountsWhatNeedsAPersonAndOpensItsList)
+{
+    admin("WITH s AS (INSERT INTO keel.sagas (kind, public_id, status, current_step, created_at) "
+          "  VALUES ('order', 'saga_stuck0000009', 'running', 0, now() - interval '1 hour') "
+          "  RETURNING id) "
+          "INSERT INTO keel.suspense_cases (saga_id, amount, reason, opened_at) "
+          "  SELECT id, 0, 'compensation failed 3 rounds', now() - interval '4 days' FROM s "
+          "RETURNING 1");
+    ConsoleSettings consoleSettings;
+    auto sre = worker(loginAs(QStringLiteral("keel_sre")));
+    MainWindow window(sre.get(), &consoleSettings);
+    window.show();
+    QSignalSpy counted(window.attention(), &AttentionBar::refreshed);
+    ASSERT_TRUE(counted.wait(15000));
+    const AttentionCounts counts = window.attention()->counts();
+    EXPECT_EQ(counts.parkedMessages, 3);
+    EXPECT_EQ(counts.stuckSagas, 1);
+    EXPECT_EQ(counts.overdueCases, 1);
+    EXPECT_EQ(counts.waitingProposals, 0);
+    ASSERT_NE(window.attention()->button(QStringLiteral("outbox")), nullptr);
+    EXPECT_TRUE(window.attention()
+                    ->button(QStringLiteral("outbox"))
+                    ->text()
+                    .startsWith(QLatin1String("3 parked")));
+
+    QTest::mouseClick(window.attention()->button(QStringLiteral("sagas")), Qt::LeftButton);
+    EXPECT_EQ(window.currentView(), QStringLiteral("sagas"));
+    EXPECT_TRUE(window.sagas()->stuckOnly()->isChecked());
+    QTest::mouseClick(window.attention()->button(QStringLiteral("outbox")), Qt::LeftButton);
+    EXPECT_EQ(window.currentView(), QStringLiteral("outbox"));
 }
