@@ -102,11 +102,12 @@ Result<ActionRecord> ActionDesk::propose(const ProposalRequest &request)
     if (Status done =
             run(query,
                 QStringLiteral("INSERT INTO keel.operator_actions (kind, target_type, "
-                               "target_id, targets, reason, idempotency_key) "
-                               "VALUES (?, ?, ?, ?::jsonb, ?, ?) "
+                               "target_id, targets, reason, idempotency_key, payload) "
+                               "VALUES (?, ?, ?, ?::jsonb, ?, ?, ?::jsonb) "
                                "ON CONFLICT (idempotency_key) DO NOTHING RETURNING id"),
                 {request.kind, request.targetType, request.summary, targetsJson(request.targets),
-                 request.reason.trimmed(), request.idempotencyKey});
+                 request.reason.trimmed(), request.idempotencyKey,
+                 QString::fromUtf8(QJsonDocument(request.payload).toJson(QJsonDocument::Compact))});
         !done)
         return done.error();
     const bool created = query.next();

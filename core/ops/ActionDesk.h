@@ -3,6 +3,7 @@
 #include "core/Result.h"
 
 #include <QDateTime>
+#include <QJsonObject>
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
@@ -31,6 +32,7 @@ struct ProposalRequest {
     QList<ActionTarget> targets;
     QString reason;
     QString idempotencyKey; // one per dialog: proposing twice makes one proposal
+    QJsonObject payload;    // what the kind needs besides its targets (an adjustment's postings)
 };
 
 // A proposal as the database holds it.

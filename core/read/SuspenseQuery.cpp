@@ -25,7 +25,7 @@ Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
             "  coalesce(k.currency, ''), coalesce(cur.exponent, 2), k.amount, k.status, "
             "  coalesce(k.owner, ''), k.reason, k.opened_at, k.opened_at + p.case_deadline, "
             "  k.status IN ('open', 'in_review') AND k.opened_at + p.case_deadline < now(), "
-            "  coalesce(s.version, 0) "
+            "  coalesce(s.version, 0), k.xmin::text "
             "FROM keel.suspense_cases k CROSS JOIN keel.ops_policy p "
             "LEFT JOIN keel.sagas s ON s.id = k.saga_id "
             "LEFT JOIN keel.charges c ON c.id = k.charge_id "
@@ -55,6 +55,7 @@ Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
         row.deadline = query.value(10).toDateTime();
         row.overdue = query.value(11).toBool();
         row.sagaVersion = query.value(12).toInt();
+        row.version = query.value(13).toString();
         rows << row;
     }
     return rows;
@@ -103,6 +104,35 @@ Result<QList<TimelineEntry>> SuspenseQuery::trail(QSqlDatabase db, const Suspens
     std::stable_sort(entries.begin(), entries.end(),
                      [](const TimelineEntry &a, const TimelineEntry &b) { return a.at < b.at; });
     return entries;
+}
+
+Result<QStringList> SuspenseQuery::adjustableAccounts(QSqlDatabase db, const QString &currency)
+{
+    QSqlQuery query(db);
+    query.setForwardOnly(true);
+    query.prepare(QStringLiteral("SELECT code FROM keel.ledger_accounts WHERE currency = ? AND "
+                                 "kind <> 'suspense' ORDER BY merchant_id NULLS FIRST, code "
+                                 "LIMIT 1000"));
+    query.addBindValue(currency);
+    if (Status done = Database::exec(query); !done)
+        return done.error();
+    QStringList codes;
+    while (query.next())
+        codes << query.value(0).toString();
+    return codes;
+}
+
+Result<qint64> SuspenseQuery::suspenseBalance(QSqlDatabase db, const QString &currency)
+{
+    QSqlQuery query(db);
+    query.prepare(
+        QStringLiteral("SELECT coalesce(-sum(e.amount), 0)::bigint FROM keel.ledger_accounts a "
+                       "JOIN keel.ledger_entries e ON e.account_id = a.id "
+                       "WHERE a.kind = 'suspense' AND a.currency = ?"));
+    query.addBindValue(currency);
+    if (Status done = Database::exec(query); !done)
+        return done.error();
+    return query.next() ? query.value(0).toLongLong() : 0;
 }
 
 } // namespace keel

@@ -33,6 +33,7 @@ struct SuspenseCaseRow {
     QDateTime openedAt;
     QDateTime deadline;
     bool overdue = false;
+    QString version; // the case row's xmin, which a resolution proposed now freezes
 };
 
 // The suspense workbench's reads: the queue, oldest first, and one case's
@@ -48,6 +49,11 @@ public:
     // `sources` as HistoryQuery::timelineSourcesFor() gives them for the login.
     static Result<QList<TimelineEntry>> trail(QSqlDatabase db, const SuspenseCaseRow &row,
                                               const QStringList &sources);
+    // What an adjustment dialog offers for a case in `currency`: the ledger
+    // accounts it may post to (never the suspense account, whose leg keel
+    // adds), and the suspense account's balance now (minor units held).
+    static Result<QStringList> adjustableAccounts(QSqlDatabase db, const QString &currency);
+    static Result<qint64> suspenseBalance(QSqlDatabase db, const QString &currency);
 };
 
 } // namespace keel

@@ -291,6 +291,19 @@ END
 $$;
 REVOKE EXECUTE ON FUNCTION execute_notification_resend(operator_actions) FROM PUBLIC;
 
+-- The work of each kind execute_action() does itself; a migration that adds
+-- such a kind replaces this function.
+CREATE FUNCTION run_database_action(proposal operator_actions) RETURNS jsonb
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+BEGIN
+    CASE proposal.kind
+        WHEN 'outbox.resend' THEN RETURN execute_outbox_resend(proposal);
+        WHEN 'notification.resend' THEN RETURN execute_notification_resend(proposal);
+    END CASE;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION run_database_action(operator_actions) FROM PUBLIC;
+
 -- Records an executed action's per-target results: its summary, status,
 -- and the audit entry.
 CREATE FUNCTION finish(proposal operator_actions, results jsonb) RETURNS jsonb
@@ -390,10 +403,7 @@ BEGIN
         PERFORM pg_notify('keel_actions', action_id::text);
         RETURN jsonb_build_object('status', 'queued');
     END IF;
-    CASE proposal.kind
-        WHEN 'outbox.resend' THEN results := execute_outbox_resend(proposal);
-        WHEN 'notification.resend' THEN results := execute_notification_resend(proposal);
-    END CASE;
+    results := run_database_action(proposal);
     RETURN finish(proposal, results);
 END
 $$;

@@ -63,7 +63,8 @@ protected:
                 QStringLiteral("%1 parked messages").arg(targets.size()),
                 targets,
                 QStringLiteral("broker binding fixed, INC-2211"),
-                key};
+                key,
+                {}};
     }
     QString auditActions()
     {
@@ -219,7 +220,8 @@ TEST_F(GuardedActionsTest, RolesDecideWhoProposesWhatAndBadProposalsWriteNothing
                               QStringLiteral("case 7"),
                               {{QStringLiteral("7"), QStringLiteral("1")}},
                               QStringLiteral("balance the case"),
-                              QStringLiteral("act_test_0007")});
+                              QStringLiteral("act_test_0007"),
+                              {}});
     ASSERT_FALSE(money.ok());
     EXPECT_EQ(money.error().code, QLatin1String(ErrorCode::InsufficientPrivilege));
     EXPECT_TRUE(money.error().message.contains(QLatin1String("moves money")));
@@ -235,9 +237,13 @@ TEST_F(GuardedActionsTest, RolesDecideWhoProposesWhatAndBadProposalsWriteNothing
     EXPECT_EQ(byAuditor.error().code, QLatin1String(ErrorCode::InsufficientPrivilege));
 
     ActionDesk maker(as(QStringLiteral("keel_operator")));
-    auto unknown = maker.propose({QStringLiteral("outbox.delete"), QStringLiteral("outbox"),
-                                  QStringLiteral("x"), m_parked, QStringLiteral("clean up"),
-                                  QStringLiteral("act_test_0009")});
+    auto unknown = maker.propose({QStringLiteral("outbox.delete"),
+                                  QStringLiteral("outbox"),
+                                  QStringLiteral("x"),
+                                  m_parked,
+                                  QStringLiteral("clean up"),
+                                  QStringLiteral("act_test_0009"),
+                                  {}});
     ASSERT_FALSE(unknown.ok());
     EXPECT_EQ(unknown.error().code, QLatin1String(ActionErrorCode::Invalid));
     auto twice = maker.propose(resend({m_parked[0], m_parked[0]}, QStringLiteral("act_test_0010")));

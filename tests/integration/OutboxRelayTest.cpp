@@ -194,7 +194,8 @@ TEST_F(OutboxRelayTest, AParkedMessageResentThroughAnApprovedActionArrivesWithIt
                                                 original,
                                                 {{original, version}},
                                                 QStringLiteral("queue bound again"),
-                                                ActionDesk::newIdempotencyKey()});
+                                                ActionDesk::newIdempotencyKey(),
+                                                {}});
     ASSERT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
     ASSERT_TRUE(ActionDesk(*checker).approve(proposal->id).ok());
     auto executed = ActionDesk(*maker).execute(proposal->id);

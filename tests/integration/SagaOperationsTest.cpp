@@ -85,7 +85,8 @@ TEST_F(SagaOperationsTest, AnApprovedRetryIsCarriedOutByTheWorkerAndAnSreCannotP
                                           id,
                                           {{id, version}},
                                           QStringLiteral("confirm is down"),
-                                          ActionDesk::newIdempotencyKey()});
+                                          ActionDesk::newIdempotencyKey(),
+                                          {}});
     ASSERT_FALSE(park.ok());
     EXPECT_EQ(park.error().code, QLatin1String(ErrorCode::InsufficientPrivilege));
 
@@ -94,7 +95,8 @@ TEST_F(SagaOperationsTest, AnApprovedRetryIsCarriedOutByTheWorkerAndAnSreCannotP
                                            id,
                                            {{id, version}},
                                            QStringLiteral("INC-9 fixed"),
-                                           ActionDesk::newIdempotencyKey()});
+                                           ActionDesk::newIdempotencyKey(),
+                                           {}});
     ASSERT_TRUE(retry.ok()) << qPrintable(retry.error().message);
     ASSERT_TRUE(ActionDesk(*approver).approve(retry->id).ok());
     auto queued = ActionDesk(*sre).execute(retry->id);

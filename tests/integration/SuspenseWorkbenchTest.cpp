@@ -2,10 +2,13 @@
 
 #include "core/db/Database.h"
 #include "core/db/PgConnection.h"
+#include "core/ledger/Ledger.h"
 #include "core/ops/ActionDesk.h"
 #include "core/ops/CaseDesk.h"
 #include "core/read/SuspenseQuery.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QSqlQuery>
 
 using namespace keel;
@@ -120,7 +123,8 @@ TEST_F(SuspenseWorkbenchTest, NotesAndActionsJoinTheCasesTrailAndABlankNoteWrite
                                   row.sagaId,
                                   {{row.sagaId, QString::number(row.sagaVersion)}},
                                   QStringLiteral("refund can go now"),
-                                  ActionDesk::newIdempotencyKey()});
+                                  ActionDesk::newIdempotencyKey(),
+                                  {}});
     ASSERT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
 
     auto trail = SuspenseQuery::trail(as(QStringLiteral("keel_auditor")), row, {});
@@ -140,4 +144,150 @@ TEST_F(SuspenseWorkbenchTest, NotesAndActionsJoinTheCasesTrailAndABlankNoteWrite
     EXPECT_EQ(admin("SELECT count(*) FROM keel.suspense_case_notes"), QStringLiteral("2"));
     EXPECT_EQ(admin("SELECT string_agg(action, ',' ORDER BY seq) FROM keel.audit_log"),
               QStringLiteral("case.note,case.note,propose"));
+}
+
+// A case that holds money, posted the way a parked saga posts it: the
+// merchant's payable account debited, the suspense account credited.
+class CaseResolutionTest : public SuspenseWorkbenchTest {
+protected:
+    void SetUp() override
+    {
+        SuspenseWorkbenchTest::SetUp();
+        ASSERT_FALSE(HasFatalFailure());
+        auto session = PgConnection::open(settings());
+        ASSERT_TRUE(session.ok());
+        Status seeded = session->exec(
+            "INSERT INTO keel.merchants (name, api_key_hash) VALUES ('Tea House', sha256('k')); "
+            "INSERT INTO keel.ledger_accounts (code, kind, currency, merchant_id) "
+            "  SELECT 'merchant_payable:' || id || ':USD', 'liability', 'USD', id "
+            "  FROM keel.merchants; "
+            "WITH t AS (INSERT INTO keel.ledger_transactions (kind) VALUES ('suspense_in') "
+            "  RETURNING id), "
+            "e AS (INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
+            "  SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN -17632 ELSE 17632 END "
+            "  FROM t, keel.ledger_accounts a WHERE a.currency = 'USD' AND "
+            "    (a.kind = 'suspense' OR a.code LIKE 'merchant_payable:%')) "
+            "INSERT INTO keel.suspense_cases (amount, currency, reason, ledger_transaction_id) "
+            "  SELECT 17632, 'USD', 'refund refused by the channel', id FROM t;");
+        ASSERT_TRUE(seeded.ok()) << qPrintable(seeded.error().message);
+        ASSERT_EQ(ledgerViolations(), QString());
+        for (const SuspenseCaseRow &row : queue(as(QStringLiteral("keel_operator"))))
+            if (row.amount > 0)
+                m_case = row;
+        ASSERT_GT(m_case.id, 0);
+        m_payable = admin("SELECT code FROM keel.ledger_accounts WHERE kind = 'liability'");
+    }
+    QString ledgerViolations()
+    {
+        auto session = PgConnection::open(settings());
+        auto report = Ledger::audit(*session);
+        return report ? report->violations.join(u'\n') : report.error().message;
+    }
+    ProposalRequest adjust(qint64 amount)
+    {
+        return {QStringLiteral("case.adjust"),
+                QStringLiteral("suspense_case"),
+                QString::number(m_case.id),
+                {{QString::number(m_case.id), m_case.version}},
+                QStringLiteral("merchant agreed to take it back, ticket 44"),
+                ActionDesk::newIdempotencyKey(),
+                QJsonObject{{QStringLiteral("postings"),
+                             QJsonArray{QJsonObject{{QStringLiteral("account"), m_payable},
+                                                    {QStringLiteral("amount"), amount}}}}}};
+    }
+    SuspenseCaseRow m_case;
+    QString m_payable;
+};
+
+TEST_F(CaseResolutionTest, AnAdjustmentThatDoesNotBalanceCannotEvenBeProposed)
+{
+    ActionDesk maker(as(QStringLiteral("keel_operator")));
+    auto unbalanced = maker.propose(adjust(-17000));
+    ASSERT_FALSE(unbalanced.ok());
+    EXPECT_EQ(unbalanced.error().code, QLatin1String(ActionErrorCode::Invalid));
+    EXPECT_TRUE(unbalanced.error().message.contains(QLatin1String("does not balance")))
+        << qPrintable(unbalanced.error().message);
+    ProposalRequest intoSuspense = adjust(-17632);
+    intoSuspense.payload = QJsonObject{
+        {QStringLiteral("postings"),
+         QJsonArray{QJsonObject{{QStringLiteral("account"), QStringLiteral("suspense:USD")},
+                                {QStringLiteral("amount"), -17632}}}}};
+    EXPECT_FALSE(maker.propose(intoSuspense).ok());
+    EXPECT_EQ(admin("SELECT count(*) FROM keel.operator_actions"), QStringLiteral("0"));
+    EXPECT_FALSE(ActionDesk(as(QStringLiteral("keel_sre"))).propose(adjust(-17632)).ok())
+        << "moving money is not an SRE's";
+}
+
+TEST_F(CaseResolutionTest, ABalancedAdjustmentApprovedByASecondPersonClearsTheCaseAndTheBooksAgree)
+{
+    ActionDesk maker(as(QStringLiteral("keel_operator")));
+    auto proposal = maker.propose(adjust(-17632));
+    ASSERT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
+    ASSERT_TRUE(ActionDesk(as(QStringLiteral("keel_approver"))).approve(proposal->id).ok());
+    auto executed = maker.execute(proposal->id);
+    ASSERT_TRUE(executed.ok()) << qPrintable(executed.error().message);
+    EXPECT_EQ(executed->applied, 1);
+    EXPECT_EQ(
+        admin("SELECT status FROM keel.suspense_cases WHERE id = " + QByteArray::number(m_case.id)),
+        QStringLiteral("resolved"));
+    auto balance =
+        SuspenseQuery::suspenseBalance(as(QStringLiteral("keel_operator")), QStringLiteral("USD"));
+    ASSERT_TRUE(balance.ok());
+    EXPECT_EQ(*balance, 0);
+    EXPECT_EQ(ledgerViolations(), QString());
+    EXPECT_EQ(admin("SELECT sum(amount) || ' ' || count(*) FROM keel.ledger_entries e JOIN "
+                    "keel.ledger_transactions t ON t.id = e.transaction_id WHERE t.kind = "
+                    "'adjustment'"),
+              QStringLiteral("0 2"));
+    EXPECT_TRUE(maker.execute(proposal->id)->replayed);
+    EXPECT_EQ(admin("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'adjustment'"),
+              QStringLiteral("1"));
+}
+
+TEST_F(CaseResolutionTest, AWriteOffOfACaseThatChangedSinceItWasSeenDoesNothing)
+{
+    ActionDesk maker(as(QStringLiteral("keel_operator")));
+    auto writeOff = maker.propose({QStringLiteral("case.write_off"),
+                                   QStringLiteral("suspense_case"),
+                                   QString::number(m_case.id),
+                                   {{QString::number(m_case.id), m_case.version}},
+                                   QStringLiteral("customer unreachable for 90 days"),
+                                   ActionDesk::newIdempotencyKey(),
+                                   {}});
+    ASSERT_TRUE(writeOff.ok()) << qPrintable(writeOff.error().message);
+    // Someone takes the case meanwhile: its row, and so its version, moves on.
+    ASSERT_TRUE(CaseDesk(as(QStringLiteral("keel_operator"))).take(m_case.id).ok());
+    ASSERT_TRUE(ActionDesk(as(QStringLiteral("keel_approver"))).approve(writeOff->id).ok());
+    auto stale = maker.execute(writeOff->id);
+    ASSERT_TRUE(stale.ok());
+    EXPECT_EQ(stale->applied, 0);
+    ASSERT_EQ(stale->targets.size(), 1);
+    EXPECT_EQ(stale->targets[0].outcome, QStringLiteral("changed"));
+    EXPECT_EQ(ledgerViolations(), QString());
+
+    SuspenseCaseRow now;
+    for (const SuspenseCaseRow &row : queue(as(QStringLiteral("keel_operator"))))
+        if (row.id == m_case.id)
+            now = row;
+    ASSERT_EQ(now.id, m_case.id);
+    EXPECT_NE(now.version, m_case.version);
+    auto again = maker.propose({QStringLiteral("case.write_off"),
+                                QStringLiteral("suspense_case"),
+                                QString::number(now.id),
+                                {{QString::number(now.id), now.version}},
+                                QStringLiteral("customer unreachable for 90 days"),
+                                ActionDesk::newIdempotencyKey(),
+                                {}});
+    ASSERT_TRUE(again.ok());
+    ASSERT_TRUE(ActionDesk(as(QStringLiteral("keel_approver"))).approve(again->id).ok());
+    auto written = maker.execute(again->id);
+    ASSERT_TRUE(written.ok());
+    EXPECT_EQ(written->applied, 1);
+    EXPECT_EQ(
+        admin("SELECT status FROM keel.suspense_cases WHERE id = " + QByteArray::number(m_case.id)),
+        QStringLiteral("written_off"));
+    EXPECT_EQ(ledgerViolations(), QString());
+    EXPECT_EQ(admin("SELECT -sum(e.amount) FROM keel.ledger_entries e JOIN keel.ledger_accounts "
+                    "a ON a.id = e.account_id WHERE a.code = 'suspense_write_off:USD'"),
+              QStringLiteral("17632"));
 }
