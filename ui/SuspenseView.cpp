@@ -2,6 +2,7 @@
 
 #include "core/ops/ActionDesk.h"
 #include "core/ops/CaseDesk.h"
+#include "ui/AdjustmentDialog.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
 
@@ -47,7 +48,9 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
       m_trail(new QTreeWidget(this)), m_result(new QLabel(this)),
       m_take(new QPushButton(tr("&Take case"), this)),
       m_note(new QPushButton(tr("Add &note…"), this)),
-      m_retry(new QPushButton(tr("Retry &compensation…"), this))
+      m_retry(new QPushButton(tr("Retry &compensation…"), this)),
+      m_adjust(new QPushButton(tr("Ad&just ledger…"), this)),
+      m_writeOff(new QPushButton(tr("&Write off…"), this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(filterBar());
@@ -74,6 +77,16 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
     connect(m_retry, &QPushButton::clicked, this, [this] {
         if (ProposeDialog *dialog = proposeRetryCompensation())
             dialog->open();
+    });
+    connect(m_writeOff, &QPushButton::clicked, this, [this] {
+        if (ProposeDialog *dialog = proposeWriteOff())
+            dialog->open();
+    });
+    connect(m_adjust, &QPushButton::clicked, this, [this] {
+        if (AdjustmentDialog *dialog = composeAdjustment()) {
+            dialog->addLine();
+            dialog->open();
+        }
     });
     updateButtons();
 }
@@ -121,6 +134,8 @@ QWidget *SuspenseView::detailPane()
     buttons->addWidget(m_take);
     buttons->addWidget(m_note);
     buttons->addWidget(m_retry);
+    buttons->addWidget(m_adjust);
+    buttons->addWidget(m_writeOff);
     layout->addLayout(buttons);
     return pane;
 }
@@ -132,7 +147,8 @@ void SuspenseView::setAccess(bool canWork, bool canNote, const QStringList &trai
     m_sources = trailSources;
     const QString why = tr("Working cases needs keel_operator.");
     m_take->setToolTip(canWork ? QString() : why);
-    m_retry->setToolTip(canWork ? QString() : why);
+    for (QPushButton *button : {m_retry, m_adjust, m_writeOff})
+        button->setToolTip(canWork ? QString() : why);
     m_note->setToolTip(canNote ? QString() : tr("Notes need keel_operator or keel_approver."));
     updateButtons();
 }
@@ -258,6 +274,8 @@ void SuspenseView::updateButtons()
     m_take->setEnabled(m_canWork && open);
     m_note->setEnabled(m_canNote && item);
     m_retry->setEnabled(m_canWork && open && !item->sagaId.isEmpty());
+    m_adjust->setEnabled(m_canWork && open && item->amount > 0);
+    m_writeOff->setEnabled(m_canWork && open);
 }
 
 void SuspenseView::takeSelected()
@@ -346,6 +364,45 @@ ProposeDialog *SuspenseView::proposeRetryCompensation()
         this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ProposeDialog::proposed, this, &SuspenseView::proposed);
+    return dialog;
+}
+
+ProposeDialog *SuspenseView::proposeWriteOff()
+{
+    const SuspenseCaseRow *item = selected();
+    if (!item || !m_writeOff->isEnabled())
+        return nullptr;
+    ProposalRequest request;
+    request.kind = QStringLiteral("case.write_off");
+    request.targetType = QStringLiteral("suspense_case");
+    request.summary = QString::number(item->id);
+    request.targets << ActionTarget{QString::number(item->id), item->version};
+    const QString amount =
+        item->currency.isEmpty()
+            ? tr("nothing (the case holds no money)")
+            : HistoryQuery::formatAmount(item->amount, item->exponent) + u' ' + item->currency;
+    auto *dialog = new ProposeDialog(
+        m_worker, request,
+        tr("Case %1 is written off: %2 leaves suspense for the write-off account, with the reason "
+           "on the record.")
+            .arg(item->id)
+            .arg(amount),
+        {QStringLiteral("case %1  %2  (%3)").arg(item->id).arg(amount, item->reason)}, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ProposeDialog::proposed, this, &SuspenseView::proposed);
+    return dialog;
+}
+
+AdjustmentDialog *SuspenseView::composeAdjustment()
+{
+    const SuspenseCaseRow *item = selected();
+    if (!item || !m_adjust->isEnabled())
+        return nullptr;
+    auto *dialog = new AdjustmentDialog(m_worker, *item, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &AdjustmentDialog::proposalOpened, this, [this](ProposeDialog *proposal) {
+        connect(proposal, &ProposeDialog::proposed, this, &SuspenseView::proposed);
+    });
     return dialog;
 }
 

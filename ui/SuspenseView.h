@@ -13,6 +13,7 @@ class QTreeWidget;
 
 namespace keel {
 
+class AdjustmentDialog;
 class ProposeDialog;
 class QueryWorker;
 struct ActionRecord;
@@ -20,7 +21,8 @@ struct ActionRecord;
 // The settlement staff's suspense workbench: the queue of cases (age,
 // amount, owner, status, past-deadline marks), one case's whole money trail,
 // taking a case, notes with references, and resolving it by retrying the
-// compensation (a guarded action a second person approves).
+// compensation, a balanced ledger adjustment or a write-off (guarded actions
+// a second person approves).
 class SuspenseView final : public QWidget {
     Q_OBJECT
 
@@ -33,6 +35,8 @@ public:
     QPushButton *takeButton() const { return m_take; }
     QPushButton *noteButton() const { return m_note; }
     QPushButton *retryButton() const { return m_retry; }
+    QPushButton *adjustButton() const { return m_adjust; }
+    QPushButton *writeOffButton() const { return m_writeOff; }
     QLabel *result() const { return m_result; }
     // What the login may do (the database decides anyway): take cases and
     // propose money-moving resolutions (keel_operator), add notes
@@ -44,6 +48,9 @@ public:
     void takeSelected();
     void addNoteToSelected(const QString &note, const QString &reference);
     ProposeDialog *proposeRetryCompensation();
+    ProposeDialog *proposeWriteOff();
+    // The adjustment composer, made but not shown; its proposal reports here.
+    AdjustmentDialog *composeAdjustment();
 
 public Q_SLOTS:
     void refresh();
@@ -75,6 +82,8 @@ private:
     QPushButton *m_take;
     QPushButton *m_note;
     QPushButton *m_retry;
+    QPushButton *m_adjust;
+    QPushButton *m_writeOff;
     QList<SuspenseCaseRow> m_rows;
     QStringList m_sources;
     bool m_canWork = false;

@@ -25,6 +25,99 @@
     </message>
 </context>
 <context>
+    <name>keel::AdjustmentDialog</name>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="38"/>
+        <source>&amp;Continue to proposal…</source>
+        <translation>继续提议(&amp;C)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="40"/>
+        <source>Ledger adjustment for case %1</source>
+        <translation>案件 %1 的账务调整</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="43"/>
+        <source>keel takes %1 %2 out of suspense (the first line). Enter the postings that receive it, in %2: credits are negative. They must bring the sum to zero.</source>
+        <translation>keel 将 %1 %2 转出差错户（第一行）。请以 %2 填写接收这笔资金的分录：贷方为负数。合计必须为零。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="49"/>
+        <source>Account</source>
+        <translation>账户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="49"/>
+        <source>Amount (%1)</source>
+        <translation>金额（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="50"/>
+        <source>Postings</source>
+        <translation>分录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="63"/>
+        <source>&amp;Add line</source>
+        <translation>添加一行(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="68"/>
+        <source>Sum</source>
+        <translation>合计</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="69"/>
+        <source>Suspense balance after</source>
+        <translation>调整后差错户余额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="118"/>
+        <source>Account of line %1</source>
+        <translation>第 %1 行账户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="120"/>
+        <source>Amount of line %1</source>
+        <translation>第 %1 行金额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="143"/>
+        <source>line %1: choose an account</source>
+        <translation>第 %1 行：请选择账户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="148"/>
+        <source>line %1 amount</source>
+        <translation>第 %1 行金额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="173"/>
+        <source>Sum: %1 %2 — balanced</source>
+        <translation>合计：%1 %2 — 已平衡</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="174"/>
+        <source>Sum: %1 %2 — does not balance</source>
+        <translation>合计：%1 %2 — 不平衡</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="177"/>
+        <source>Suspense %1 after: %2 (now %3)</source>
+        <translation>调整后差错户 %1：%2（当前 %3）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="199"/>
+        <source>sum 0 %1 · suspense %1 after: %2</source>
+        <translation>合计 0 %1 · 调整后差错户 %1：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="211"/>
+        <source>Case %1 is resolved by these postings, which sum to zero.</source>
+        <translation>案件 %1 将以这些合计为零的分录解决。</translation>
+    </message>
+</context>
+<context>
     <name>keel::ApprovalsView</name>
     <message>
         <location filename="../../ui/ApprovalsView.cpp" line="27"/>
@@ -1869,235 +1962,255 @@ Comment (optional):</source>
 <context>
     <name>keel::SuspenseView</name>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="36"/>
+        <location filename="../../ui/SuspenseView.cpp" line="37"/>
         <source>%1 h</source>
         <translation>%1 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="37"/>
+        <location filename="../../ui/SuspenseView.cpp" line="38"/>
         <source>%1 d</source>
         <translation>%1 天</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="44"/>
+        <location filename="../../ui/SuspenseView.cpp" line="45"/>
         <source>&amp;Mine only</source>
         <translation>仅我的(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="45"/>
+        <location filename="../../ui/SuspenseView.cpp" line="46"/>
         <source>Past &amp;deadline only</source>
         <translation>仅已逾期(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="48"/>
+        <location filename="../../ui/SuspenseView.cpp" line="49"/>
         <source>&amp;Take case</source>
         <translation>认领案件(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="49"/>
+        <location filename="../../ui/SuspenseView.cpp" line="50"/>
         <source>Add &amp;note…</source>
         <translation>添加备注(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="50"/>
+        <location filename="../../ui/SuspenseView.cpp" line="51"/>
         <source>Retry &amp;compensation…</source>
         <translation>重试补偿(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="54"/>
-        <location filename="../../ui/SuspenseView.cpp" line="110"/>
+        <location filename="../../ui/SuspenseView.cpp" line="52"/>
+        <source>Ad&amp;just ledger…</source>
+        <translation>账务调整(&amp;J)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="53"/>
+        <source>&amp;Write off…</source>
+        <translation>核销(&amp;W)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="57"/>
+        <location filename="../../ui/SuspenseView.cpp" line="123"/>
         <source>Case</source>
         <translation>案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="54"/>
+        <location filename="../../ui/SuspenseView.cpp" line="57"/>
         <source>Opened</source>
         <translation>开立时间</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="54"/>
+        <location filename="../../ui/SuspenseView.cpp" line="57"/>
         <source>Age</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="54"/>
+        <location filename="../../ui/SuspenseView.cpp" line="57"/>
         <source>Amount</source>
         <translation>金额</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="55"/>
+        <location filename="../../ui/SuspenseView.cpp" line="58"/>
         <source>Currency</source>
         <translation>币种</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="55"/>
+        <location filename="../../ui/SuspenseView.cpp" line="58"/>
         <source>Owner</source>
         <translation>负责人</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="55"/>
+        <location filename="../../ui/SuspenseView.cpp" line="58"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="55"/>
+        <location filename="../../ui/SuspenseView.cpp" line="58"/>
         <source>Deadline</source>
         <translation>期限</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="56"/>
+        <location filename="../../ui/SuspenseView.cpp" line="59"/>
         <source>Saga</source>
         <translation>Saga</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="56"/>
+        <location filename="../../ui/SuspenseView.cpp" line="59"/>
         <source>Charge</source>
         <translation>支付</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="56"/>
+        <location filename="../../ui/SuspenseView.cpp" line="59"/>
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="57"/>
+        <location filename="../../ui/SuspenseView.cpp" line="60"/>
         <source>Suspense cases</source>
         <translation>差错案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="86"/>
+        <location filename="../../ui/SuspenseView.cpp" line="99"/>
         <source>Open and in review</source>
         <translation>未结与处理中</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="87"/>
+        <location filename="../../ui/SuspenseView.cpp" line="100"/>
         <source>Resolved</source>
         <translation>已解决</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="88"/>
+        <location filename="../../ui/SuspenseView.cpp" line="101"/>
         <source>All cases</source>
         <translation>全部案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="89"/>
+        <location filename="../../ui/SuspenseView.cpp" line="102"/>
         <source>Cases</source>
         <translation>案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="90"/>
+        <location filename="../../ui/SuspenseView.cpp" line="103"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="112"/>
+        <location filename="../../ui/SuspenseView.cpp" line="125"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="112"/>
+        <location filename="../../ui/SuspenseView.cpp" line="125"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="112"/>
+        <location filename="../../ui/SuspenseView.cpp" line="125"/>
         <source>What happened</source>
         <translation>经过</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="113"/>
+        <location filename="../../ui/SuspenseView.cpp" line="126"/>
         <source>Money trail</source>
         <translation>资金轨迹</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="118"/>
+        <location filename="../../ui/SuspenseView.cpp" line="131"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="133"/>
+        <location filename="../../ui/SuspenseView.cpp" line="148"/>
         <source>Working cases needs keel_operator.</source>
         <translation>处理案件需要 keel_operator 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="136"/>
+        <location filename="../../ui/SuspenseView.cpp" line="152"/>
         <source>Notes need keel_operator or keel_approver.</source>
         <translation>添加备注需要 keel_operator 或 keel_approver 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="175"/>
+        <location filename="../../ui/SuspenseView.cpp" line="191"/>
         <source>overdue since %1</source>
         <translation>自 %1 起逾期</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="217"/>
+        <location filename="../../ui/SuspenseView.cpp" line="233"/>
         <source>&lt;b&gt;Case %1&lt;/b&gt; · %2 %3 · %4%5 · %6</source>
         <translation>&lt;b&gt;案件 %1&lt;/b&gt; · %2 %3 · %4%5 · %6</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="219"/>
+        <location filename="../../ui/SuspenseView.cpp" line="235"/>
         <source>no money held</source>
         <translation>无挂账资金</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="222"/>
+        <location filename="../../ui/SuspenseView.cpp" line="238"/>
         <source>, taken by %1</source>
         <translation>，由 %1 认领</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="273"/>
+        <location filename="../../ui/SuspenseView.cpp" line="291"/>
         <source>Case %1 is yours (%2).</source>
         <translation>案件 %1 已由你认领（%2）。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="274"/>
+        <location filename="../../ui/SuspenseView.cpp" line="292"/>
         <source>Refused by the database: %1</source>
         <translation>数据库拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="295"/>
+        <location filename="../../ui/SuspenseView.cpp" line="313"/>
         <source>Note added to case %1.</source>
         <translation>已为案件 %1 添加备注。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="296"/>
+        <location filename="../../ui/SuspenseView.cpp" line="314"/>
         <source>Refused: %1</source>
         <translation>被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="309"/>
+        <location filename="../../ui/SuspenseView.cpp" line="327"/>
         <source>Note on case %1</source>
         <translation>案件 %1 的备注</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="312"/>
+        <location filename="../../ui/SuspenseView.cpp" line="330"/>
         <source>Note</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="314"/>
+        <location filename="../../ui/SuspenseView.cpp" line="332"/>
         <source>ticket, bank reference, file name…</source>
         <translation>工单、银行流水号、文件名……</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="315"/>
+        <location filename="../../ui/SuspenseView.cpp" line="333"/>
         <source>Reference</source>
         <translation>参考号</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="316"/>
+        <location filename="../../ui/SuspenseView.cpp" line="334"/>
         <source>&amp;Note</source>
         <translation>备注(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="317"/>
+        <location filename="../../ui/SuspenseView.cpp" line="335"/>
         <source>&amp;Reference</source>
         <translation>参考号(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="338"/>
+        <location filename="../../ui/SuspenseView.cpp" line="356"/>
         <source>Case %1 closes: its saga compensates again and the %2 %3 held in suspense returns to the merchant&apos;s account for the refund to take.</source>
         <translation>案件 %1 将关闭：其 Saga 重新补偿，差错户中的 %2 %3 退回商户账户，供退款使用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="382"/>
+        <source>nothing (the case holds no money)</source>
+        <translation>无（案件未挂账资金）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="386"/>
+        <source>Case %1 is written off: %2 leaves suspense for the write-off account, with the reason on the record.</source>
+        <translation>案件 %1 将被核销：%2 从差错户转入核销账户，原因记录在案。</translation>
     </message>
 </context>
 </TS>

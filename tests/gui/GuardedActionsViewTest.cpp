@@ -1,6 +1,7 @@
 #include "DatabaseTest.h"
 
 #include "core/db/PgConnection.h"
+#include "ui/AdjustmentDialog.h"
 #include "ui/ApprovalsView.h"
 #include "ui/AttentionBar.h"
 #include "ui/ConsoleSettings.h"
@@ -377,4 +378,56 @@ TEST_F(GuardedActionsViewTest, TheHeadlineCountsWhatNeedsAPersonAndOpensItsList)
     EXPECT_TRUE(window.sagas()->stuckOnly()->isChecked());
     QTest::mouseClick(window.attention()->button(QStringLiteral("outbox")), Qt::LeftButton);
     EXPECT_EQ(window.currentView(), QStringLiteral("outbox"));
+}
+
+TEST_F(GuardedActionsViewTest, AnAdjustmentThatDoesNotBalanceCannotBeProposedAndOneThatDoesCan)
+{
+    admin("INSERT INTO keel.merchants (name, api_key_hash) VALUES ('Tea House', sha256('k')) "
+          "RETURNING 1");
+    admin("INSERT INTO keel.ledger_accounts (code, kind, currency, merchant_id) "
+          "SELECT 'merchant_payable:' || id || ':USD', 'liability', 'USD', id FROM keel.merchants "
+          "RETURNING 1");
+    admin("WITH t AS (INSERT INTO keel.ledger_transactions (kind) VALUES ('suspense_in') "
+          "  RETURNING id), "
+          "e AS (INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
+          "  SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN -17632 ELSE 17632 END "
+          "  FROM t, keel.ledger_accounts a WHERE a.currency = 'USD' AND "
+          "    (a.kind = 'suspense' OR a.code LIKE 'merchant_payable:%')) "
+          "INSERT INTO keel.suspense_cases (amount, currency, reason, ledger_transaction_id) "
+          "  SELECT 17632, 'USD', 'refund refused by the channel', id FROM t RETURNING 1");
+    const QString payable = admin("SELECT code FROM keel.ledger_accounts WHERE kind = 'liability'");
+
+    auto operatorWorker = worker(loginAs(QStringLiteral("keel_operator")));
+    SuspenseView workbench(operatorWorker.get());
+    workbench.setAccess(true, true, {});
+    QSignalSpy listed(&workbench, &SuspenseView::listed);
+    workbench.refresh();
+    ASSERT_TRUE(listed.wait(10000));
+    workbench.selectCase(0);
+    ASSERT_TRUE(workbench.adjustButton()->isEnabled());
+    AdjustmentDialog *adjustment = workbench.composeAdjustment();
+    ASSERT_NE(adjustment, nullptr);
+    QSignalSpy ready(adjustment, &AdjustmentDialog::ready);
+    ASSERT_TRUE(ready.wait(10000));
+    adjustment->addLine(payable, QStringLiteral("-170.00"));
+    EXPECT_FALSE(adjustment->proposeButton()->isEnabled());
+    EXPECT_TRUE(adjustment->sum()->text().contains(QStringLiteral("6.32 USD — does not balance")))
+        << qPrintable(adjustment->sum()->text());
+    EXPECT_EQ(adjustment->continueToProposal(), nullptr);
+
+    auto *amount = qobject_cast<QLineEdit *>(adjustment->postings()->cellWidget(1, 1));
+    ASSERT_NE(amount, nullptr);
+    amount->setText(QStringLiteral("-176.32"));
+    EXPECT_TRUE(adjustment->proposeButton()->isEnabled());
+    EXPECT_TRUE(adjustment->sum()->text().contains(QLatin1String("balanced")));
+    QSignalSpy proposed(&workbench, &SuspenseView::proposed);
+    ProposeDialog *dialog = adjustment->continueToProposal();
+    ASSERT_NE(dialog, nullptr);
+    dialog->reasonField()->setText(QStringLiteral("merchant takes it back, ticket 44"));
+    QTest::keyClicks(dialog->confirmField(), QStringLiteral("1"));
+    dialog->submit();
+    ASSERT_TRUE(proposed.wait(10000)) << qPrintable(dialog->result()->text());
+    EXPECT_EQ(admin("SELECT kind || ' ' || (payload -> 'postings' -> 0 ->> 'amount') FROM "
+                    "keel.operator_actions"),
+              QStringLiteral("case.adjust -17632"));
 }
