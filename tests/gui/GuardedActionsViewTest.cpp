@@ -1,4 +1,5 @@
 #include "DatabaseTest.h"
+#include "MoneyCase.h"
 
 #include "core/db/PgConnection.h"
 #include "ui/AdjustmentDialog.h"
@@ -82,6 +83,22 @@ protected:
         EXPECT_TRUE(proposed.wait(10000)) << qPrintable(dialog->result()->text());
         return proposed.isEmpty() ? 0 : proposed.first().first().value<ActionRecord>().id;
     }
+    // Approves proposal `id` in `checker`, then executes it there.
+    void approveThenExecute(ApprovalsView &checker, qint64 id)
+    {
+        checker.setAccess(true, true);
+        refreshAll(checker);
+        ASSERT_TRUE(checker.select(id));
+        QSignalSpy acted(&checker, &ApprovalsView::acted);
+        checker.approveSelected(QString());
+        ASSERT_TRUE(acted.wait(10000));
+        ASSERT_TRUE(acted.first().first().toBool()) << qPrintable(checker.result()->text());
+        refreshAll(checker);
+        ASSERT_TRUE(checker.select(id));
+        acted.clear();
+        checker.executeSelected();
+        ASSERT_TRUE(acted.wait(10000));
+    }
     void refreshAll(ApprovalsView &approvals)
     {
         QSignalSpy refreshed(&approvals, &ApprovalsView::refreshed);
@@ -160,17 +177,7 @@ TEST_F(GuardedActionsViewTest, ABulkResendTouchesOnlyTheFrozenSelection)
 
     auto checkerWorker = worker(loginAs(QStringLiteral("keel_approver")));
     ApprovalsView checker(checkerWorker.get());
-    checker.setAccess(true, true);
-    refreshAll(checker);
-    ASSERT_TRUE(checker.select(id));
-    QSignalSpy acted(&checker, &ApprovalsView::acted);
-    checker.approveSelected(QString());
-    ASSERT_TRUE(acted.wait(10000));
-    refreshAll(checker);
-    ASSERT_TRUE(checker.select(id));
-    acted.clear();
-    checker.executeSelected(); // an approver may execute too
-    ASSERT_TRUE(acted.wait(10000));
+    approveThenExecute(checker, id); // an approver may execute too
     EXPECT_TRUE(checker.result()->text().contains(QLatin1String("3 applied, 0 skipped")))
         << qPrintable(checker.result()->text());
     EXPECT_EQ(admin("SELECT resent_at IS NULL FROM keel.outbox WHERE id = " + later.toLatin1()),
@@ -261,17 +268,7 @@ TEST_F(GuardedActionsViewTest, AStuckSagaIsFoundFirstAndRetriedOnceApproved)
 
     auto checkerWorker = worker(loginAs(QStringLiteral("keel_approver")));
     ApprovalsView checker(checkerWorker.get());
-    checker.setAccess(true, true);
-    refreshAll(checker);
-    ASSERT_TRUE(checker.select(id));
-    QSignalSpy acted(&checker, &ApprovalsView::acted);
-    checker.approveSelected(QString());
-    ASSERT_TRUE(acted.wait(10000));
-    refreshAll(checker);
-    ASSERT_TRUE(checker.select(id));
-    acted.clear();
-    checker.executeSelected();
-    ASSERT_TRUE(acted.wait(10000));
+    approveThenExecute(checker, id);
     EXPECT_TRUE(checker.result()->text().contains(QLatin1String("Queued")))
         << qPrintable(checker.result()->text());
 
@@ -382,19 +379,11 @@ TEST_F(GuardedActionsViewTest, TheHeadlineCountsWhatNeedsAPersonAndOpensItsList)
 
 TEST_F(GuardedActionsViewTest, AnAdjustmentThatDoesNotBalanceCannotBeProposedAndOneThatDoesCan)
 {
-    admin("INSERT INTO keel.merchants (name, api_key_hash) VALUES ('Tea House', sha256('k')) "
-          "RETURNING 1");
-    admin("INSERT INTO keel.ledger_accounts (code, kind, currency, merchant_id) "
-          "SELECT 'merchant_payable:' || id || ':USD', 'liability', 'USD', id FROM keel.merchants "
-          "RETURNING 1");
-    admin("WITH t AS (INSERT INTO keel.ledger_transactions (kind) VALUES ('suspense_in') "
-          "  RETURNING id), "
-          "e AS (INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
-          "  SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN -17632 ELSE 17632 END "
-          "  FROM t, keel.ledger_accounts a WHERE a.currency = 'USD' AND "
-          "    (a.kind = 'suspense' OR a.code LIKE 'merchant_payable:%')) "
-          "INSERT INTO keel.suspense_cases (amount, currency, reason, ledger_transaction_id) "
-          "  SELECT 17632, 'USD', 'refund refused by the channel', id FROM t RETURNING 1");
+    {
+        auto session = PgConnection::open(settings());
+        ASSERT_TRUE(session.ok());
+        ASSERT_TRUE(session->exec(keel::test::MoneyCaseSql).ok());
+    }
     const QString payable = admin("SELECT code FROM keel.ledger_accounts WHERE kind = 'liability'");
 
     auto operatorWorker = worker(loginAs(QStringLiteral("keel_operator")));

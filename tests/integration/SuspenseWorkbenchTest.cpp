@@ -1,4 +1,5 @@
 #include "DatabaseTest.h"
+#include "MoneyCase.h"
 
 #include "core/db/Database.h"
 #include "core/db/PgConnection.h"
@@ -156,19 +157,7 @@ protected:
         ASSERT_FALSE(HasFatalFailure());
         auto session = PgConnection::open(settings());
         ASSERT_TRUE(session.ok());
-        Status seeded = session->exec(
-            "INSERT INTO keel.merchants (name, api_key_hash) VALUES ('Tea House', sha256('k')); "
-            "INSERT INTO keel.ledger_accounts (code, kind, currency, merchant_id) "
-            "  SELECT 'merchant_payable:' || id || ':USD', 'liability', 'USD', id "
-            "  FROM keel.merchants; "
-            "WITH t AS (INSERT INTO keel.ledger_transactions (kind) VALUES ('suspense_in') "
-            "  RETURNING id), "
-            "e AS (INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
-            "  SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN -17632 ELSE 17632 END "
-            "  FROM t, keel.ledger_accounts a WHERE a.currency = 'USD' AND "
-            "    (a.kind = 'suspense' OR a.code LIKE 'merchant_payable:%')) "
-            "INSERT INTO keel.suspense_cases (amount, currency, reason, ledger_transaction_id) "
-            "  SELECT 17632, 'USD', 'refund refused by the channel', id FROM t;");
+        Status seeded = session->exec(test::MoneyCaseSql);
         ASSERT_TRUE(seeded.ok()) << qPrintable(seeded.error().message);
         ASSERT_EQ(ledgerViolations(), QString());
         for (const SuspenseCaseRow &row : queue(as(QStringLiteral("keel_operator"))))
