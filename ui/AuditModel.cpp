@@ -1,16 +1,12 @@
 #include "ui/AuditModel.h"
 
-#include "ui/QueryWorker.h"
-
 #include <QBrush>
 #include <QLocale>
 #include <QPalette>
 
 namespace keel {
 
-AuditModel::AuditModel(QueryWorker *worker, QObject *parent)
-    : QAbstractTableModel(parent), m_worker(worker)
-{}
+AuditModel::AuditModel(QueryWorker *worker, QObject *parent) : PagedTableModel(worker, parent) {}
 
 void AuditModel::search(const AuditFilter &filter)
 {
@@ -18,9 +14,7 @@ void AuditModel::search(const AuditFilter &filter)
     m_filter = filter;
     m_entries.clear();
     m_nextBefore.reset();
-    m_exhausted = false;
-    m_loading = false;
-    ++m_generation;
+    restart();
     endResetModel();
     fetchMore({});
 }
@@ -96,43 +90,18 @@ QVariant AuditModel::headerData(int section, Qt::Orientation orientation, int ro
     return section >= 0 && section < ColumnCount ? tr(titles[section]) : QVariant();
 }
 
-bool AuditModel::canFetchMore(const QModelIndex &parent) const
-{
-    return !parent.isValid() && !m_exhausted && !m_loading;
-}
-
 void AuditModel::fetchMore(const QModelIndex &parent)
 {
-    if (!canFetchMore(parent))
+    if (parent.isValid())
         return;
-    m_loading = true;
     const AuditFilter filter = m_filter;
-    const std::optional<qint64> before = m_nextBefore;
-    const int generation = m_generation;
-    m_worker->submit<AuditPage>(
-        this,
-        [filter, before](QSqlDatabase db) {
+    fetchPage<AuditPage, AuditEntry, qint64>(
+        m_entries, m_nextBefore,
+        [filter](QSqlDatabase db, std::optional<qint64> before) {
             return AuditQuery::page(db, filter, before, PageSize);
         },
-        [this, generation](const Result<AuditPage> &page) {
-            if (generation != m_generation)
-                return;
-            m_loading = false;
-            if (!page) {
-                m_exhausted = true;
-                Q_EMIT loadFailed(page.error().message);
-                return;
-            }
-            m_nextBefore = page->nextBefore;
-            m_exhausted = !page->nextBefore.has_value();
-            if (!page->entries.isEmpty()) {
-                beginInsertRows({}, int(m_entries.size()),
-                                int(m_entries.size() + page->entries.size()) - 1);
-                m_entries += page->entries;
-                endInsertRows();
-            }
-            Q_EMIT pageLoaded(int(page->entries.size()));
-        });
+        [](const AuditPage &page) { return page.entries; },
+        [](const AuditPage &page) { return page.nextBefore; });
 }
 
 } // namespace keel

@@ -1,16 +1,13 @@
 #pragma once
 
 #include "core/read/AuditQuery.h"
-
-#include <QAbstractTableModel>
+#include "ui/PagedTableModel.h"
 
 namespace keel {
 
-class QueryWorker;
-
 // The audit trail matching a filter, newest first, a page at a time as the
 // view scrolls.
-class AuditModel final : public QAbstractTableModel {
+class AuditModel final : public PagedTableModel {
     Q_OBJECT
 
 public:
@@ -31,21 +28,12 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
-    bool canFetchMore(const QModelIndex &parent) const override;
     void fetchMore(const QModelIndex &parent) override;
 
-Q_SIGNALS:
-    void pageLoaded(int rows);
-    void loadFailed(const QString &message);
-
 private:
-    QueryWorker *m_worker;
     AuditFilter m_filter;
     QList<AuditEntry> m_entries;
     std::optional<qint64> m_nextBefore;
-    bool m_exhausted = true;
-    bool m_loading = false;
-    int m_generation = 0; // answers to an older search are ignored
     qint64 m_brokenSeq = 0;
 };
 

@@ -1,13 +1,10 @@
 #include "ui/HistoryModel.h"
 
-#include "ui/QueryWorker.h"
-
 #include <QLocale>
 
 namespace keel {
 
-HistoryModel::HistoryModel(QueryWorker *worker, QObject *parent)
-    : QAbstractTableModel(parent), m_worker(worker)
+HistoryModel::HistoryModel(QueryWorker *worker, QObject *parent) : PagedTableModel(worker, parent)
 {}
 
 void HistoryModel::search(const HistoryFilter &filter)
@@ -16,9 +13,7 @@ void HistoryModel::search(const HistoryFilter &filter)
     m_filter = filter;
     m_rows.clear();
     m_next.reset();
-    m_exhausted = false;
-    m_loading = false;
-    ++m_generation;
+    restart();
     endResetModel();
     fetchMore({});
 }
@@ -78,44 +73,18 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
     return section >= 0 && section < ColumnCount ? tr(titles[section]) : QVariant();
 }
 
-bool HistoryModel::canFetchMore(const QModelIndex &parent) const
-{
-    return !parent.isValid() && !m_exhausted && !m_loading;
-}
-
 void HistoryModel::fetchMore(const QModelIndex &parent)
 {
-    if (!canFetchMore(parent))
+    if (parent.isValid())
         return;
-    m_loading = true;
     const HistoryFilter filter = m_filter;
-    const std::optional<HistoryCursor> after = m_next;
-    const int generation = m_generation;
-    m_worker->submit<HistoryPage>(
-        this,
-        [filter, after](QSqlDatabase db) {
+    fetchPage<HistoryPage, HistoryRow, HistoryCursor>(
+        m_rows, m_next,
+        [filter](QSqlDatabase db, std::optional<HistoryCursor> after) {
             return HistoryQuery::page(db, filter, after, PageSize);
         },
-        [this, generation](const Result<HistoryPage> &page) {
-            if (generation != m_generation)
-                return;
-            m_loading = false;
-            if (!page) {
-                m_exhausted = true;
-                Q_EMIT loadFailed(page.error().message);
-                return;
-            }
-            // The cursor moves before rows are announced: a view reacting to
-            // the insertion may ask for the next page at once.
-            m_next = page->next;
-            m_exhausted = !page->next.has_value();
-            if (!page->rows.isEmpty()) {
-                beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + page->rows.size()) - 1);
-                m_rows += page->rows;
-                endInsertRows();
-            }
-            Q_EMIT pageLoaded(int(page->rows.size()));
-        });
+        [](const HistoryPage &page) { return page.rows; },
+        [](const HistoryPage &page) { return page.next; });
 }
 
 } // namespace keel
