@@ -6,6 +6,9 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
@@ -39,6 +42,23 @@ QString describe(const ActionExecution &execution)
     if (!skipped.isEmpty())
         text += QLatin1Char(' ') + ApprovalsView::tr("Skipped: %1").arg(skipped.join(u", "));
     return text;
+}
+
+// "account  amount" per posting an action carries (minor units, signed).
+QStringList postingLines(const QString &payload)
+{
+    QStringList lines;
+    const QJsonArray postings = QJsonDocument::fromJson(payload.toUtf8())
+                                    .object()
+                                    .value(QStringLiteral("postings"))
+                                    .toArray();
+    for (const QJsonValue &value : postings) {
+        const QJsonObject posting = value.toObject();
+        lines << ApprovalsView::tr("posting: %1  %2 (minor units)")
+                     .arg(posting.value(QStringLiteral("account")).toString())
+                     .arg(posting.value(QStringLiteral("amount")).toInteger());
+    }
+    return lines;
 }
 
 } // namespace
@@ -186,14 +206,19 @@ void ApprovalsView::updateButtons()
     m_approve->setEnabled(m_canApprove && open);
     m_reject->setEnabled(m_canApprove && open);
     m_execute->setEnabled(m_canExecute && record && record->status == QLatin1String("approved"));
-    m_details->setText(record
-                           ? tr("#%1 %2 on %3 row(s) · targets hash %4 · %5")
-                                 .arg(record->id)
-                                 .arg(record->kind)
-                                 .arg(record->targets)
-                                 .arg(record->targetsHash.left(16),
-                                      record->outcome.isEmpty() ? record->reason : record->outcome)
-                           : QString());
+    QString details = record
+                          ? tr("#%1 %2 on %3 row(s) · targets hash %4 · %5")
+                                .arg(record->id)
+                                .arg(record->kind)
+                                .arg(record->targets)
+                                .arg(record->targetsHash.left(16),
+                                     record->outcome.isEmpty() ? record->reason : record->outcome)
+                          : QString();
+    // An adjustment's approver sees the postings the proposer saw.
+    if (record)
+        for (const QString &line : postingLines(record->payload))
+            details += u'\n' + line;
+    m_details->setText(details);
 }
 
 void ApprovalsView::act(std::function<Status(ActionDesk &)> step, const QString &done)

@@ -29,6 +29,7 @@ public:
     QPushButton *rejectButton() const { return m_reject; }
     QPushButton *executeButton() const { return m_execute; }
     QLabel *result() const { return m_result; }
+    QLabel *details() const { return m_details; }
     // What the login's roles offer; the database enforces it either way.
     void setAccess(bool canApprove, bool canExecute);
     // Selects the row of an action; false if it is not listed.

@@ -20,7 +20,7 @@ constexpr char RecordColumns[] =
     "a.id, a.kind, a.target_type, a.target_id, jsonb_array_length(a.targets), a.targets_hash, "
     "a.reason, a.status, a.proposed_by, a.proposed_at, a.expires_at, "
     "(SELECT string_agg(decided_by, ', ' ORDER BY id) FROM keel.approvals WHERE action_id = a.id), "
-    "coalesce(a.executed_by, ''), coalesce(a.outcome::text, '')";
+    "coalesce(a.executed_by, ''), coalesce(a.outcome::text, ''), a.payload::text";
 
 ActionRecord recordAt(const QSqlQuery &query)
 {
@@ -39,6 +39,7 @@ ActionRecord recordAt(const QSqlQuery &query)
     record.decidedBy = query.value(11).toString();
     record.executedBy = query.value(12).toString();
     record.outcome = query.value(13).toString();
+    record.payload = query.value(14).toString();
     return record;
 }
 

@@ -51,6 +51,7 @@ struct ActionRecord {
     QString decidedBy; // who approved or rejected, if anyone did
     QString executedBy;
     QString outcome; // execute_action's summary (JSON), once executed
+    QString payload; // what the kind carries besides its targets (JSON)
 };
 
 struct TargetOutcome {

@@ -120,168 +120,173 @@
 <context>
     <name>keel::ApprovalsView</name>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="27"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="30"/>
         <source>The proposal had expired: nothing was done.</source>
         <translation>提案已过期：未执行任何操作。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="29"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="32"/>
         <source>Queued: a keel worker carries it out within seconds; its outcome appears in the list.</source>
         <translation>已排队：keel worker 将在数秒内执行，结果会显示在列表中。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="35"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="38"/>
         <source>Executed%1: %2 applied, %3 skipped.</source>
         <translation>已执行%1：%2 项生效，%3 项跳过。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="36"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="39"/>
         <source> earlier</source>
         <translation>（之前）</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="40"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="43"/>
         <source>Skipped: %1</source>
         <translation>跳过：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="49"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="57"/>
+        <source>posting: %1  %2 (minor units)</source>
+        <translation>分录：%1  %2（最小货币单位）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="69"/>
         <source>&amp;Approve…</source>
         <translation>批准(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="50"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="70"/>
         <source>Re&amp;ject…</source>
         <translation>驳回(&amp;J)…</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="51"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="71"/>
         <source>E&amp;xecute</source>
         <translation>执行(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="55"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="75"/>
         <source>Waiting for me</source>
         <translation>待我处理</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="56"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="76"/>
         <source>All proposals</source>
         <translation>全部提案</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="57"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="77"/>
         <source>Queue</source>
         <translation>队列</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="58"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="78"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="63"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="83"/>
         <source>#</source>
         <translation>#</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="63"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="83"/>
         <source>Action</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="63"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="83"/>
         <source>Targets</source>
         <translation>对象</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="63"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="83"/>
         <source>Rows</source>
         <translation>行数</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="64"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="84"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="64"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="84"/>
         <source>Proposed by</source>
         <translation>提议人</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="64"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="84"/>
         <source>Proposed</source>
         <translation>提议时间</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="65"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="85"/>
         <source>Expires</source>
         <translation>过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="65"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="85"/>
         <source>Decided by</source>
         <translation>审批人</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="65"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="85"/>
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="66"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="86"/>
         <source>Proposals</source>
         <translation>提案</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="75"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="95"/>
         <source>Proposal details</source>
         <translation>提案详情</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="79"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="99"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="100"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="120"/>
         <source>Approving needs keel_approver.</source>
         <translation>批准需要 keel_approver 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="104"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="124"/>
         <source>Executing needs the proposer or keel_approver.</source>
         <translation>只有提议人或 keel_approver 可以执行。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="190"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="210"/>
         <source>#%1 %2 on %3 row(s) · targets hash %4 · %5</source>
         <translation>#%1 %2，共 %3 行 · 对象哈希 %4 · %5</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="214"/>
-        <location filename="../../ui/ApprovalsView.cpp" line="247"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="239"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="272"/>
         <source>Refused by the database: %1</source>
         <translation>数据库拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="225"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="250"/>
         <source>Proposal #%1 approved.</source>
         <translation>提案 #%1 已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="232"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="257"/>
         <source>Proposal #%1 rejected.</source>
         <translation>提案 #%1 已驳回。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="261"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="286"/>
         <source>Approve #%1</source>
         <translation>批准 #%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="262"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="287"/>
         <source>Approve %1 on %2 row(s) proposed by %3?
 Reason given: %4
 
@@ -292,12 +297,12 @@ Comment (optional):</source>
 备注（可选）：</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="277"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="302"/>
         <source>Reject #%1</source>
         <translation>驳回 #%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="278"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="303"/>
         <source>Why is it rejected? (at least 5 characters)</source>
         <translation>驳回原因？（至少 5 个字符）</translation>
     </message>
@@ -353,37 +358,37 @@ Comment (optional):</source>
 <context>
     <name>keel::AuditModel</name>
     <message>
-        <location filename="../../ui/AuditModel.cpp" line="94"/>
+        <location filename="../../ui/AuditModel.cpp" line="88"/>
         <source>Seq</source>
         <translation>序号</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditModel.cpp" line="94"/>
+        <location filename="../../ui/AuditModel.cpp" line="88"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditModel.cpp" line="94"/>
+        <location filename="../../ui/AuditModel.cpp" line="88"/>
         <source>Who</source>
         <translation>操作人</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditModel.cpp" line="94"/>
+        <location filename="../../ui/AuditModel.cpp" line="88"/>
         <source>Action</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditModel.cpp" line="95"/>
+        <location filename="../../ui/AuditModel.cpp" line="89"/>
         <source>Object</source>
         <translation>对象</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditModel.cpp" line="95"/>
+        <location filename="../../ui/AuditModel.cpp" line="89"/>
         <source>Detail</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditModel.cpp" line="95"/>
+        <location filename="../../ui/AuditModel.cpp" line="89"/>
         <source>Hash</source>
         <translation>哈希</translation>
     </message>
@@ -780,42 +785,42 @@ Comment (optional):</source>
 <context>
     <name>keel::HistoryModel</name>
     <message>
-        <location filename="../../ui/HistoryModel.cpp" line="74"/>
+        <location filename="../../ui/HistoryModel.cpp" line="69"/>
         <source>Charge</source>
         <translation>支付单</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryModel.cpp" line="74"/>
+        <location filename="../../ui/HistoryModel.cpp" line="69"/>
         <source>Created</source>
         <translation>创建时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryModel.cpp" line="75"/>
+        <location filename="../../ui/HistoryModel.cpp" line="70"/>
         <source>Merchant</source>
         <translation>商户</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryModel.cpp" line="75"/>
+        <location filename="../../ui/HistoryModel.cpp" line="70"/>
         <source>Order no.</source>
         <translation>商户订单号</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryModel.cpp" line="76"/>
+        <location filename="../../ui/HistoryModel.cpp" line="71"/>
         <source>Amount</source>
         <translation>金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryModel.cpp" line="76"/>
+        <location filename="../../ui/HistoryModel.cpp" line="71"/>
         <source>Captured</source>
         <translation>已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryModel.cpp" line="77"/>
+        <location filename="../../ui/HistoryModel.cpp" line="72"/>
         <source>Refunded</source>
         <translation>已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryModel.cpp" line="77"/>
+        <location filename="../../ui/HistoryModel.cpp" line="72"/>
         <source>State</source>
         <translation>状态</translation>
     </message>

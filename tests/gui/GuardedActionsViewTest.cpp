@@ -419,4 +419,13 @@ TEST_F(GuardedActionsViewTest, AnAdjustmentThatDoesNotBalanceCannotBeProposedAnd
     EXPECT_EQ(admin("SELECT kind || ' ' || (payload -> 'postings' -> 0 ->> 'amount') FROM "
                     "keel.operator_actions"),
               QStringLiteral("case.adjust -17632"));
+
+    // The approver sees the postings before deciding.
+    auto checkerWorker = worker(loginAs(QStringLiteral("keel_approver")));
+    ApprovalsView checker(checkerWorker.get());
+    checker.setAccess(true, true);
+    refreshAll(checker);
+    ASSERT_TRUE(checker.select(proposed.first().first().value<ActionRecord>().id));
+    EXPECT_TRUE(checker.details()->text().contains(payable + QStringLiteral("  -17632")))
+        << qPrintable(checker.details()->text());
 }
