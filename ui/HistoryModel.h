@@ -5,7 +5,6 @@
 
 namespace keel {
 
-
 // Payments matching a filter, newest first, a keyset page at a time.
 class HistoryModel final : public PagedTableModel {
     Q_OBJECT

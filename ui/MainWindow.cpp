@@ -8,6 +8,7 @@
 #include "ui/HistoryView.h"
 #include "ui/LiveFeed.h"
 #include "ui/MessageBanner.h"
+#include "ui/OperationsPanel.h"
 #include "ui/OutboxView.h"
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
@@ -47,7 +48,8 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     : QMainWindow(parent), m_worker(primary), m_settings(settings),
       m_banner(new MessageBanner(this)), m_navigation(new QListWidget(this)),
       m_views(new QStackedWidget(this)), m_overview(new OverviewView(reads, this)),
-      m_attention(new AttentionBar(primary, this)), m_history(new HistoryView(reads, this)),
+      m_attention(new AttentionBar(primary, this)),
+      m_operations(new OperationsPanel(primary, this)), m_history(new HistoryView(reads, this)),
       m_sagas(new SagasView(primary, this)), m_suspense(new SuspenseView(primary, this)),
       m_outbox(new OutboxView(primary, this)), m_approvals(new ApprovalsView(primary, this)),
       m_audit(new AuditView(primary, this)), m_identity(new QLabel(this))
@@ -57,6 +59,7 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     auto *outer = new QVBoxLayout(central);
     outer->addWidget(m_banner);
     outer->addWidget(m_attention);
+    m_overview->addPanel(m_operations);
     auto *body = new QHBoxLayout;
     m_navigation->setAccessibleName(tr("Views"));
     m_navigation->setMaximumWidth(170);
@@ -263,6 +266,7 @@ void MainWindow::applyAccess()
                           m_session.canRead(QStringLiteral("payment_state_minute"))});
     m_history->setTimelineSources(HistoryQuery::timelineSourcesFor(m_session));
     m_attention->setScope(AttentionScope::of(m_session));
+    m_operations->setScope(AttentionScope::of(m_session));
     m_outbox->setCanPropose(m_session.canProposeActions());
     m_sagas->setAccess(m_session.canProposeActions(),
                        m_session.holds(QStringLiteral("keel_operator")));

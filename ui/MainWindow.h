@@ -20,6 +20,7 @@ class ConsoleSettings;
 class HistoryView;
 class LiveFeed;
 class MessageBanner;
+class OperationsPanel;
 class OverviewView;
 class QueryWorker;
 
@@ -41,6 +42,7 @@ public:
 
     OverviewView *overview() const { return m_overview; }
     AttentionBar *attention() const { return m_attention; }
+    OperationsPanel *operations() const { return m_operations; }
     HistoryView *history() const { return m_history; }
     SagasView *sagas() const { return m_sagas; }
     SuspenseView *suspense() const { return m_suspense; }
@@ -83,6 +85,7 @@ private:
     QStackedWidget *m_views;
     OverviewView *m_overview;
     AttentionBar *m_attention;
+    OperationsPanel *m_operations;
     HistoryView *m_history;
     SagasView *m_sagas;
     SuspenseView *m_suspense;

@@ -141,6 +141,12 @@ qint64 OverviewView::rangeSeconds() const
     return m_range->currentData().toLongLong();
 }
 
+void OverviewView::addPanel(QWidget *panel)
+{
+    auto *column = qobject_cast<QVBoxLayout *>(layout());
+    column->insertWidget(column->count() - 1, panel);
+}
+
 void OverviewView::setRangeSeconds(qint64 seconds)
 {
     const int index = m_range->findData(seconds);

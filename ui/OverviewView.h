@@ -28,6 +28,8 @@ public:
     QList<ChartPanel *> charts() const { return m_charts; }
     // What to read besides the rollups, from the session's grants.
     void setScope(OverviewScope scope) { m_scope = scope; }
+    // Puts a row of figures between the range bar and the charts.
+    void addPanel(QWidget *panel);
     // Polls every few seconds; with live updates on, notifications drive the
     // refreshes and polling only catches what they might miss.
     void startPolling();

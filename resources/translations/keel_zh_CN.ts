@@ -1022,242 +1022,242 @@ Comment (optional):</source>
 <context>
     <name>keel::MainWindow</name>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="55"/>
+        <location filename="../../ui/MainWindow.cpp" line="57"/>
         <source>keel console</source>
         <translation>keel 运维控制台</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="61"/>
+        <location filename="../../ui/MainWindow.cpp" line="64"/>
         <source>Views</source>
         <translation>视图</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="63"/>
+        <location filename="../../ui/MainWindow.cpp" line="66"/>
         <source>Overview</source>
         <translation>总览</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="64"/>
+        <location filename="../../ui/MainWindow.cpp" line="67"/>
         <source>Payment history</source>
         <translation>支付历史</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="65"/>
+        <location filename="../../ui/MainWindow.cpp" line="68"/>
         <source>Sagas</source>
         <translation>Saga 事务</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="66"/>
+        <location filename="../../ui/MainWindow.cpp" line="69"/>
         <source>Suspense cases</source>
         <translation>差错案件</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="67"/>
+        <location filename="../../ui/MainWindow.cpp" line="70"/>
         <source>Outbox</source>
         <translation>发件箱</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="68"/>
+        <location filename="../../ui/MainWindow.cpp" line="71"/>
         <source>Approvals</source>
         <translation>审批</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="69"/>
+        <location filename="../../ui/MainWindow.cpp" line="72"/>
         <source>Audit trail</source>
         <translation>审计日志</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="87"/>
+        <location filename="../../ui/MainWindow.cpp" line="90"/>
         <source>Payment history: %1</source>
         <translation>支付历史：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="94"/>
+        <location filename="../../ui/MainWindow.cpp" line="97"/>
         <source>The dashboard could not be refreshed: %1</source>
         <translation>仪表盘刷新失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="116"/>
+        <location filename="../../ui/MainWindow.cpp" line="119"/>
         <source>The read replica is unreachable: %1. keel keeps retrying.</source>
         <translation>只读副本不可达：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="128"/>
+        <location filename="../../ui/MainWindow.cpp" line="131"/>
         <source>Connection lost: %1. keel keeps retrying.</source>
         <translation>连接中断：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="130"/>
+        <location filename="../../ui/MainWindow.cpp" line="133"/>
         <source>not connected</source>
         <translation>未连接</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="146"/>
+        <location filename="../../ui/MainWindow.cpp" line="149"/>
         <source>&amp;Connection</source>
         <translation>连接(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="148"/>
+        <location filename="../../ui/MainWindow.cpp" line="151"/>
         <source>&amp;Connect to…</source>
         <translation>连接到(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="151"/>
+        <location filename="../../ui/MainWindow.cpp" line="154"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="153"/>
+        <location filename="../../ui/MainWindow.cpp" line="156"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="156"/>
+        <location filename="../../ui/MainWindow.cpp" line="159"/>
         <source>&amp;Overview</source>
         <translation>总览(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="158"/>
+        <location filename="../../ui/MainWindow.cpp" line="161"/>
         <source>Payment &amp;history</source>
         <translation>支付历史(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="162"/>
+        <location filename="../../ui/MainWindow.cpp" line="165"/>
         <source>&amp;Sagas</source>
         <translation>Saga 事务(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="163"/>
+        <location filename="../../ui/MainWindow.cpp" line="166"/>
         <source>Suspense &amp;cases</source>
         <translation>差错案件(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="164"/>
+        <location filename="../../ui/MainWindow.cpp" line="167"/>
         <source>O&amp;utbox</source>
         <translation>发件箱(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="165"/>
+        <location filename="../../ui/MainWindow.cpp" line="168"/>
         <source>A&amp;pprovals</source>
         <translation>审批(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="166"/>
+        <location filename="../../ui/MainWindow.cpp" line="169"/>
         <source>&amp;Audit trail</source>
         <translation>审计日志(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="172"/>
+        <location filename="../../ui/MainWindow.cpp" line="175"/>
         <source>&amp;Find a payment</source>
         <translation>查找支付(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="177"/>
+        <location filename="../../ui/MainWindow.cpp" line="180"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="182"/>
+        <location filename="../../ui/MainWindow.cpp" line="185"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="185"/>
+        <location filename="../../ui/MainWindow.cpp" line="188"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="197"/>
+        <location filename="../../ui/MainWindow.cpp" line="200"/>
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="199"/>
+        <location filename="../../ui/MainWindow.cpp" line="202"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="200"/>
+        <location filename="../../ui/MainWindow.cpp" line="203"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="237"/>
+        <location filename="../../ui/MainWindow.cpp" line="240"/>
         <source>Needs read access to keel.metrics_minute (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.metrics_minute 的读权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="239"/>
+        <location filename="../../ui/MainWindow.cpp" line="242"/>
         <source>Needs read access to keel.charges: keel_auditor, keel_operator or keel_approver.</source>
         <translation>需要 keel.charges 的读权限：keel_auditor、keel_operator 或 keel_approver。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="244"/>
+        <location filename="../../ui/MainWindow.cpp" line="247"/>
         <source>Needs read access to keel.sagas, saga_steps and saga_events (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.sagas、saga_steps 和 saga_events 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="247"/>
+        <location filename="../../ui/MainWindow.cpp" line="250"/>
         <source>Needs read access to keel.suspense_cases (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.suspense_cases 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="249"/>
+        <location filename="../../ui/MainWindow.cpp" line="252"/>
         <source>Needs read access to keel.outbox: keel_sre, keel_operator, keel_approver or keel_auditor.</source>
         <translation>需要 keel.outbox 的读取权限：keel_sre、keel_operator、keel_approver 或 keel_auditor。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="252"/>
+        <location filename="../../ui/MainWindow.cpp" line="255"/>
         <source>Needs read access to keel.operator_actions (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.operator_actions 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="254"/>
+        <location filename="../../ui/MainWindow.cpp" line="257"/>
         <source>Needs read access to keel.audit_log (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.audit_log 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="321"/>
+        <location filename="../../ui/MainWindow.cpp" line="325"/>
         <source>Outbox: %1</source>
         <translation>发件箱：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="324"/>
+        <location filename="../../ui/MainWindow.cpp" line="328"/>
         <source>Audit trail: %1</source>
         <translation>审计日志：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="327"/>
+        <location filename="../../ui/MainWindow.cpp" line="331"/>
         <source>Sagas: %1</source>
         <translation>Saga 事务：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="330"/>
+        <location filename="../../ui/MainWindow.cpp" line="334"/>
         <source>Proposal #%1 (%2) waits for a second person to approve it.</source>
         <translation>提案 #%1（%2）等待另一人批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="342"/>
+        <location filename="../../ui/MainWindow.cpp" line="346"/>
         <source>Suspense cases: %1</source>
         <translation>差错案件：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="376"/>
+        <location filename="../../ui/MainWindow.cpp" line="380"/>
         <source>superuser</source>
         <translation>超级用户</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="378"/>
+        <location filename="../../ui/MainWindow.cpp" line="382"/>
         <source>no keel role</source>
         <translation>无 keel 角色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="380"/>
+        <location filename="../../ui/MainWindow.cpp" line="384"/>
         <source>%1 on %2 · %3 · schema v%4</source>
         <translation>%1 @ %2 · %3 · 架构 v%4</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="384"/>
+        <location filename="../../ui/MainWindow.cpp" line="388"/>
         <source>%1 holds no keel role, so most of keel is hidden from it; ask an administrator to grant keel_auditor, keel_operator or keel_sre.</source>
         <translation>%1 没有任何 keel 角色，因此大部分内容不可见；请联系管理员授予 keel_auditor、keel_operator 或 keel_sre。</translation>
     </message>
@@ -1268,6 +1268,39 @@ Comment (optional):</source>
         <location filename="../../ui/MessageBanner.cpp" line="19"/>
         <source>Dismiss message</source>
         <translation>关闭消息</translation>
+    </message>
+</context>
+<context>
+    <name>keel::OperationsPanel</name>
+    <message>
+        <location filename="../../ui/OperationsPanel.cpp" line="29"/>
+        <source>Outbox now</source>
+        <translation>发件箱现状</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OperationsPanel.cpp" line="30"/>
+        <source>Sagas now</source>
+        <translation>Saga 现状</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OperationsPanel.cpp" line="31"/>
+        <source>Open cases by age</source>
+        <translation>未结案件按时长</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OperationsPanel.cpp" line="64"/>
+        <source>&lt;b&gt;Outbox&lt;/b&gt;&lt;br&gt;%1 waiting · oldest %2 s&lt;br&gt;%3 parked</source>
+        <translation>&lt;b&gt;发件箱&lt;/b&gt;&lt;br&gt;%1 条待发布 · 最早 %2 秒&lt;br&gt;%3 条搁置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OperationsPanel.cpp" line="69"/>
+        <source>&lt;b&gt;Sagas&lt;/b&gt;&lt;br&gt;%1 running · %2 compensating&lt;br&gt;%3 stuck · %4 parked</source>
+        <translation>&lt;b&gt;Saga&lt;/b&gt;&lt;br&gt;%1 运行中 · %2 补偿中&lt;br&gt;%3 卡住 · %4 已搁置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OperationsPanel.cpp" line="75"/>
+        <source>&lt;b&gt;Open suspense cases by age&lt;/b&gt;&lt;br&gt;0–1 d: %1 · 1–3 d: %2&lt;br&gt;3–7 d: %3 · over 7 d: %4</source>
+        <translation>&lt;b&gt;未结差错案件按时长&lt;/b&gt;&lt;br&gt;0–1 天：%1 · 1–3 天：%2&lt;br&gt;3–7 天：%3 · 超过 7 天：%4</translation>
     </message>
 </context>
 <context>
@@ -1532,87 +1565,87 @@ Comment (optional):</source>
         <translation>此时间范围内没有资金进入差错户</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="251"/>
+        <location filename="../../ui/OverviewView.cpp" line="257"/>
         <source>hit rate (replays)</source>
         <translation>命中率（重放）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="252"/>
+        <location filename="../../ui/OverviewView.cpp" line="258"/>
         <source>conflicts (409 + 422)</source>
         <translation>冲突 (409 + 422)</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="256"/>
+        <location filename="../../ui/OverviewView.cpp" line="262"/>
         <source>new</source>
         <translation>新请求</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="257"/>
+        <location filename="../../ui/OverviewView.cpp" line="263"/>
         <source>replayed</source>
         <translation>重放</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="259"/>
+        <location filename="../../ui/OverviewView.cpp" line="265"/>
         <source>in flight 409</source>
         <translation>处理中 409</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="261"/>
+        <location filename="../../ui/OverviewView.cpp" line="267"/>
         <source>mismatch 422</source>
         <translation>参数不一致 422</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="263"/>
+        <location filename="../../ui/OverviewView.cpp" line="269"/>
         <source>other 4xx</source>
         <translation>其他 4xx</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="188"/>
+        <location filename="../../ui/OverviewView.cpp" line="194"/>
         <source>%1 captured</source>
         <translation>%1 已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="191"/>
+        <location filename="../../ui/OverviewView.cpp" line="197"/>
         <source>%1 refunded</source>
         <translation>%1 已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="280"/>
+        <location filename="../../ui/OverviewView.cpp" line="286"/>
         <source>authorized</source>
         <translation>已授权</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="282"/>
+        <location filename="../../ui/OverviewView.cpp" line="288"/>
         <source>declined or failed</source>
         <translation>拒绝或失败</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="284"/>
+        <location filename="../../ui/OverviewView.cpp" line="290"/>
         <source>captured</source>
         <translation>已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="286"/>
+        <location filename="../../ui/OverviewView.cpp" line="292"/>
         <source>refunded</source>
         <translation>已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="233"/>
+        <location filename="../../ui/OverviewView.cpp" line="239"/>
         <source>%1 in %2</source>
         <translation>%1 笔处于 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="235"/>
+        <location filename="../../ui/OverviewView.cpp" line="241"/>
         <source>suspense %1</source>
         <translation>差错户 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="238"/>
+        <location filename="../../ui/OverviewView.cpp" line="244"/>
         <source>suspense balances need ledger access</source>
         <translation>差错户余额需要账本读权限</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="240"/>
+        <location filename="../../ui/OverviewView.cpp" line="246"/>
         <source>No payments in flight; suspense accounts are empty.</source>
         <translation>没有处理中的支付；差错户余额为零。</translation>
     </message>

@@ -7,6 +7,7 @@
 #include "ui/AttentionBar.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/MainWindow.h"
+#include "ui/OperationsPanel.h"
 #include "ui/OutboxView.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
@@ -358,7 +359,15 @@ TEST_F(GuardedActionsViewTest, TheHeadlineCountsWhatNeedsAPersonAndOpensItsList)
     MainWindow window(sre.get(), &consoleSettings);
     window.show();
     QSignalSpy counted(window.attention(), &AttentionBar::refreshed);
+    QSignalSpy figured(window.operations(), &OperationsPanel::refreshed);
     ASSERT_TRUE(counted.wait(15000));
+    ASSERT_TRUE(figured.count() > 0 || figured.wait(15000));
+    const OperationsNow now = window.operations()->figures();
+    EXPECT_EQ(now.outboxParked, 3);
+    EXPECT_EQ(now.outboxBacklog, 0);
+    EXPECT_EQ(now.sagasRunning, 1);
+    EXPECT_EQ(now.sagasStuck, 1);
+    EXPECT_EQ(now.casesByAge, (std::array<qint64, 4>{0, 0, 1, 0})) << "opened 4 days ago";
     const AttentionCounts counts = window.attention()->counts();
     EXPECT_EQ(counts.parkedMessages, 3);
     EXPECT_EQ(counts.stuckSagas, 1);
