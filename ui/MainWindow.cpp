@@ -55,6 +55,27 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
       m_audit(new AuditView(primary, this)), m_identity(new QLabel(this))
 {
     setWindowTitle(tr("keel console"));
+    buildLayout();
+    connect(m_history, &HistoryView::failed, this, [this](const QString &message) {
+        m_banner->showMessage(tr("Payment history: %1").arg(message), MessageBanner::Kind::Error);
+    });
+    connectGuardedActions();
+    buildMenus();
+    connectOverview(live);
+    connectWorkers(primary, reads);
+
+    m_overview->setRangeSeconds(m_settings->overviewRangeSeconds());
+    if (!restoreGeometry(m_settings->windowGeometry())) {
+        // Room for every Overview chart where the screen allows it.
+        const QSize room = screen() ? screen()->availableSize() * 0.92 : QSize(1280, 1000);
+        resize(std::min(1280, room.width()), std::min(1000, room.height()));
+    }
+    // Views start once the session's grants are known.
+    loadSession();
+}
+
+void MainWindow::buildLayout()
+{
     auto *central = new QWidget(this);
     auto *outer = new QVBoxLayout(central);
     outer->addWidget(m_banner);
@@ -63,20 +84,15 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     auto *body = new QHBoxLayout;
     m_navigation->setAccessibleName(tr("Views"));
     m_navigation->setMaximumWidth(170);
-    m_navigation->addItem(tr("Overview"));
-    m_navigation->addItem(tr("Payment history"));
-    m_navigation->addItem(tr("Sagas"));
-    m_navigation->addItem(tr("Suspense cases"));
-    m_navigation->addItem(tr("Outbox"));
-    m_navigation->addItem(tr("Approvals"));
-    m_navigation->addItem(tr("Audit trail"));
-    m_views->addWidget(m_overview);
-    m_views->addWidget(m_history);
-    m_views->addWidget(m_sagas);
-    m_views->addWidget(m_suspense);
-    m_views->addWidget(m_outbox);
-    m_views->addWidget(m_approvals);
-    m_views->addWidget(m_audit);
+    const std::pair<QString, QWidget *> views[] = {
+        {tr("Overview"), m_overview}, {tr("Payment history"), m_history},
+        {tr("Sagas"), m_sagas},       {tr("Suspense cases"), m_suspense},
+        {tr("Outbox"), m_outbox},     {tr("Approvals"), m_approvals},
+        {tr("Audit trail"), m_audit}};
+    for (const auto &[name, view] : views) {
+        m_navigation->addItem(name);
+        m_views->addWidget(view);
+    }
     body->addWidget(m_navigation);
     body->addWidget(m_views, 1);
     outer->addLayout(body, 1);
@@ -85,13 +101,10 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
     m_navigation->setCurrentRow(0);
     connect(m_navigation, &QListWidget::currentRowChanged, m_views,
             &QStackedWidget::setCurrentIndex);
+}
 
-    connect(m_history, &HistoryView::failed, this, [this](const QString &message) {
-        m_banner->showMessage(tr("Payment history: %1").arg(message), MessageBanner::Kind::Error);
-    });
-    connectGuardedActions();
-    buildMenus();
-
+void MainWindow::connectOverview(LiveFeed *live)
+{
     connect(m_overview, &OverviewView::refreshFailed, this, [this](const QString &message) {
         m_refreshFailureShown = true;
         m_banner->showMessage(tr("The dashboard could not be refreshed: %1").arg(message),
@@ -109,6 +122,10 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
         connect(live, &LiveFeed::listeningChanged, m_overview, &OverviewView::setLiveUpdates);
         m_overview->setLiveUpdates(live->listening());
     }
+}
+
+void MainWindow::connectWorkers(QueryWorker *primary, QueryWorker *reads)
+{
     if (reads != primary) {
         connect(reads, &QueryWorker::connectionChanged, this,
                 [this](bool connected, const QString &message) {
@@ -121,7 +138,7 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
                             MessageBanner::Kind::Error);
                 });
     }
-    connect(m_worker, &QueryWorker::connectionChanged, this,
+    connect(primary, &QueryWorker::connectionChanged, this,
             [this](bool connected, const QString &message) {
                 if (connected) {
                     m_banner->hide();
@@ -133,15 +150,6 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
                     m_identity->setText(tr("not connected"));
                 }
             });
-
-    m_overview->setRangeSeconds(m_settings->overviewRangeSeconds());
-    if (!restoreGeometry(m_settings->windowGeometry())) {
-        // Room for every Overview chart where the screen allows it.
-        const QSize room = screen() ? screen()->availableSize() * 0.92 : QSize(1280, 1000);
-        resize(std::min(1280, room.width()), std::min(1000, room.height()));
-    }
-    // Views start once the session's grants are known.
-    loadSession();
 }
 
 void MainWindow::buildMenus()

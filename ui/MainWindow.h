@@ -70,7 +70,10 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void buildLayout();
     void buildMenus();
+    void connectOverview(LiveFeed *live);
+    void connectWorkers(QueryWorker *primary, QueryWorker *reads);
     void loadSession();
     void showSession();
     // Enables what the session's grants allow; the database enforces it anyway.
