@@ -79,6 +79,7 @@ OverviewView::OverviewView(QueryWorker *worker, QWidget *parent)
 
     // Two charts a row; a window too short for all of them scrolls.
     auto *board = new QWidget(this);
+    m_board = board;
     auto *grid = new QGridLayout(board);
     grid->setContentsMargins(0, 0, 0, 0);
     m_charts = {
@@ -88,9 +89,16 @@ OverviewView::OverviewView(QueryWorker *worker, QWidget *parent)
         new ChartPanel(tr("Money captured and refunded"), tr("major units"), this),
         new ChartPanel(tr("Payment state transitions"), tr("payments"), this),
         new ChartPanel(tr("Payments by state"), tr("payments (log scale)"), this),
-        new ChartPanel(tr("Suspense account balance"), tr("major units"), this)};
+        new ChartPanel(tr("Suspense account balance"), tr("major units"), this),
+        new ChartPanel(tr("Outbox lag"), tr("seconds, oldest unpublished"), this),
+        new ChartPanel(tr("Outbox messages"), tr("messages"), this),
+        new ChartPanel(tr("Sagas"), tr("sagas"), this),
+        new ChartPanel(tr("Saga compensation rate"), tr("% of sagas started"), this),
+        new ChartPanel(tr("Saga step latency by definition"), tr("ms, p95"), this)};
     m_charts.at(5)->setLogarithmic(true);
     m_charts.at(6)->setEmptyText(tr("Nothing parked in a suspense account in this range"));
+    m_charts.at(7)->setEmptyText(tr("No relay reported in this range"));
+    m_charts.at(11)->setEmptyText(tr("No saga step ran in this range"));
     for (int i = 0; i < m_charts.size(); ++i) {
         m_charts.at(i)->setMinimumHeight(210);
         grid->addWidget(m_charts.at(i), i / 2, i % 2);
@@ -232,6 +240,65 @@ QList<ChartPanel::Line> suspenseLines(const OverviewData &data)
     return suspense;
 }
 
+// The relay's reports: lag in seconds; messages published, refused and
+// parked per bucket, and the backlog it saw.
+QList<ChartPanel::Line> outboxLagLines(const OverviewData &data)
+{
+    if (!data.levels.contains(QStringLiteral("outbox.lag_ms")))
+        return {};
+    QList<double> seconds;
+    for (const qint64 lag : data.levels.value(QStringLiteral("outbox.lag_ms")))
+        seconds << (lag < 0 ? Gap : double(lag) / 1000.0);
+    return {{OverviewView::tr("average lag"), Palette[1], seconds}};
+}
+
+QList<ChartPanel::Line> outboxMessageLines(const OverviewData &data)
+{
+    QList<double> backlog;
+    for (const qint64 level : data.levels.value(QStringLiteral("outbox.backlog")))
+        backlog << (level < 0 ? Gap : double(level));
+    backlog.resize(data.times.size(), Gap);
+    return {{OverviewView::tr("published"), Palette[0],
+             asDoubles(data.series(QStringLiteral("outbox.published")))},
+            {OverviewView::tr("refused"), Palette[1],
+             asDoubles(data.series(QStringLiteral("outbox.failed")))},
+            {OverviewView::tr("parked"), Palette[3],
+             asDoubles(data.series(QStringLiteral("outbox.parked")))},
+            {OverviewView::tr("backlog"), Palette[4], backlog, Qt::DashLine}};
+}
+
+QList<ChartPanel::Line> sagaLines(const OverviewData &data)
+{
+    return {{OverviewView::tr("started"), Palette[0],
+             asDoubles(data.series(QStringLiteral("saga.started")))},
+            {OverviewView::tr("succeeded"), Palette[2],
+             asDoubles(data.series(QStringLiteral("saga.succeeded")))},
+            {OverviewView::tr("compensated"), Palette[1],
+             asDoubles(data.series(QStringLiteral("saga.compensated")))},
+            {OverviewView::tr("parked"), Palette[3],
+             asDoubles(data.series(QStringLiteral("saga.parked")))}};
+}
+
+// One line per definition: p95 per bucket, named with the range's percentiles.
+QList<ChartPanel::Line> stepLatencyLines(const OverviewData &data)
+{
+    QList<ChartPanel::Line> lines;
+    int hue = 0;
+    for (auto step = data.stepLatency.cbegin(); step != data.stepLatency.cend(); ++step) {
+        QList<double> ms;
+        for (const qint64 micros : step->p95Micros)
+            ms << (micros == 0 ? Gap : double(micros) / 1000.0);
+        const auto asMs = [](qint64 micros) {
+            return QString::number(double(micros) / 1000.0, 'g', 3);
+        };
+        lines.append({OverviewView::tr("%1 (p50 %2 · p95 %3 · p99 %4 ms)")
+                          .arg(step.key(), asMs(step->p50), asMs(step->p95), asMs(step->p99)),
+                      Palette[hue % 6], ms, hue < 6 ? Qt::SolidLine : Qt::DashLine});
+        ++hue;
+    }
+    return lines;
+}
+
 QString summaryText(const OverviewData &data)
 {
     QStringList summary;
@@ -296,6 +363,13 @@ void OverviewView::display(const OverviewData &data)
     m_charts[5]->setLines(data.times, stateLines(data), range);
 
     m_charts[6]->setLines(data.times, suspenseLines(data), range);
+    m_charts[7]->setLines(data.times, outboxLagLines(data), range);
+    m_charts[8]->setLines(data.times, outboxMessageLines(data), range);
+    m_charts[9]->setLines(data.times, sagaLines(data), range);
+    m_charts[10]->setLines(
+        data.times, {{tr("turned to compensation"), Palette[1], percent(data.compensationRate())}},
+        range);
+    m_charts[11]->setLines(data.times, stepLatencyLines(data), range);
 
     m_summary->setText(summaryText(data));
 }

@@ -26,6 +26,8 @@ public:
     qint64 rangeSeconds() const;
     const OverviewData &data() const { return m_data; }
     QList<ChartPanel *> charts() const { return m_charts; }
+    // Every chart, laid out as on screen but not cut by the scroll area.
+    QWidget *chartBoard() const { return m_board; }
     // What to read besides the rollups, from the session's grants.
     void setScope(OverviewScope scope) { m_scope = scope; }
     // Puts a row of figures between the range bar and the charts.
@@ -54,6 +56,7 @@ private:
     QLabel *m_summary;
     QTimer *m_timer;
     QList<ChartPanel *> m_charts;
+    QWidget *m_board = nullptr;
     OverviewData m_data;
     QTimer *m_soon;
     OverviewScope m_scope;

@@ -51,11 +51,13 @@ void ConsoleOptions::declare(QCommandLineParser &parser)
         {QStringLiteral("screenshot"),
          QStringLiteral("Render the view to FILE (PNG) once its data has loaded, then exit."),
          QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("view"),
-                      QStringLiteral("View to show: overview, history, sagas, suspense, outbox, "
-                                     "approvals, audit, or connect (the "
-                                     "connection dialog)."),
-                      QStringLiteral("NAME")});
+    parser.addOption(
+        {QStringLiteral("view"),
+         QStringLiteral("View to show: overview, charts (every Overview chart), history, "
+                        "sagas, suspense, outbox, "
+                        "approvals, audit, or connect (the "
+                        "connection dialog)."),
+         QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("wait"),
                       QStringLiteral("With --screenshot: wait at least this long first (seconds)."),
                       QStringLiteral("S")});
@@ -85,9 +87,9 @@ Result<ConsoleOptions> ConsoleOptions::read(const QCommandLineParser &parser,
                       {QStringLiteral("light"), QStringLiteral("dark")})
               : Status(),
           oneOf(QStringLiteral("view"), options.view,
-                {QStringLiteral("overview"), QStringLiteral("history"), QStringLiteral("sagas"),
-                 QStringLiteral("suspense"), QStringLiteral("outbox"), QStringLiteral("approvals"),
-                 QStringLiteral("audit"), QStringLiteral("connect")})})
+                {QStringLiteral("overview"), QStringLiteral("charts"), QStringLiteral("history"),
+                 QStringLiteral("sagas"), QStringLiteral("suspense"), QStringLiteral("outbox"),
+                 QStringLiteral("approvals"), QStringLiteral("audit"), QStringLiteral("connect")})})
         if (!checked)
             return checked.error();
     if (parser.isSet(QStringLiteral("lang")))

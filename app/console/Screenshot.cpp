@@ -125,7 +125,10 @@ void Screenshot::verifyAuditThenShoot()
 void Screenshot::shoot()
 {
     QTimer::singleShot(300, this, [this] {
-        if (!m_window.grab().save(m_file))
+        // "charts": every Overview chart, however many the window can show.
+        QWidget *shown = m_view == QLatin1String("charts") ? m_window.overview()->chartBoard()
+                                                           : static_cast<QWidget *>(&m_window);
+        if (!shown->grab().save(m_file))
             std::fprintf(stderr, "keel-console: cannot write %s\n", qPrintable(m_file));
         QApplication::exit(0);
     });

@@ -54,6 +54,22 @@ qint64 percentile(const std::map<qint64, qint64> &buckets, double share)
     return buckets.rbegin()->first;
 }
 
+// Per-bucket p95 and the whole range's percentiles of one definition's steps.
+OverviewData::StepLatency stepLatencyOf(const QList<std::map<qint64, qint64>> &perBucket)
+{
+    OverviewData::StepLatency latency;
+    std::map<qint64, qint64> whole;
+    for (const auto &buckets : perBucket) {
+        latency.p95Micros << percentile(buckets, 0.95);
+        for (const auto &[bound, count] : buckets)
+            whole[bound] += count;
+    }
+    latency.p50 = percentile(whole, 0.50);
+    latency.p95 = percentile(whole, 0.95);
+    latency.p99 = percentile(whole, 0.99);
+    return latency;
+}
+
 } // namespace
 
 QList<qint64> OverviewData::series(const QString &metric) const
@@ -75,6 +91,16 @@ QList<double> OverviewData::hitRate() const
     return rates;
 }
 
+QList<double> OverviewData::compensationRate() const
+{
+    const QList<qint64> started = series(QStringLiteral("saga.started"));
+    const QList<qint64> compensating = series(QStringLiteral("saga.compensating"));
+    QList<double> rates;
+    for (qsizetype i = 0; i < times.size(); ++i)
+        rates << (started.at(i) == 0 ? -1.0 : double(compensating.at(i)) / double(started.at(i)));
+    return rates;
+}
+
 QList<double> OverviewData::conflictRate() const
 {
     QList<double> rates;
@@ -89,6 +115,13 @@ QList<double> OverviewData::conflictRate() const
     return rates;
 }
 
+// The rollup families the Overview draws, one filter for both readings.
+#define KEEL_OVERVIEW_METRICS                                                                      \
+    "(metric LIKE 'idempotency.%' OR metric LIKE 'http.charges_create.%' "                         \
+    " OR metric = 'latency.charges_create' OR metric LIKE 'volume.%' "                             \
+    " OR metric LIKE 'transition.%' OR metric LIKE 'outbox.%' OR metric LIKE 'saga.%' "            \
+    " OR metric LIKE 'saga\\_step\\_latency.%')"
+
 const char *OverviewQuery::rangeSql()
 {
     // Reads the range through metrics_minute_by_minute; rows are already rolled up per minute.
@@ -96,9 +129,7 @@ const char *OverviewQuery::rangeSql()
            "  sum(count)::bigint, sum(total)::bigint "
            "FROM keel.metrics_minute "
            "WHERE minute >= to_timestamp(?) AND minute < to_timestamp(?) "
-           "  AND (metric LIKE 'idempotency.%' OR metric LIKE 'http.charges_create.%' "
-           "       OR metric = 'latency.charges_create' OR metric LIKE 'volume.%' "
-           "       OR metric LIKE 'transition.%') "
+           "  AND " KEEL_OVERVIEW_METRICS " "
            "GROUP BY 1, 2, 3";
 }
 
@@ -162,17 +193,13 @@ const char *OverviewQuery::slotRangeSql()
            "      FROM keel.metrics_ten_minutes "
            "      WHERE slot >= to_timestamp(?) "
            "        AND slot < (SELECT folded_through FROM keel.metrics_ten_minutes_fold) "
-           "        AND (metric LIKE 'idempotency.%' OR metric LIKE 'http.charges_create.%' "
-           "             OR metric = 'latency.charges_create' OR metric LIKE 'volume.%' "
-           "             OR metric LIKE 'transition.%') "
+           "        AND " KEEL_OVERVIEW_METRICS " "
            "      UNION ALL "
            "      SELECT minute, metric, le_micros, count, total FROM keel.metrics_minute "
            "      WHERE minute >= greatest(to_timestamp(?), "
            "          (SELECT folded_through FROM keel.metrics_ten_minutes_fold)) "
            "        AND minute < to_timestamp(?) "
-           "        AND (metric LIKE 'idempotency.%' OR metric LIKE 'http.charges_create.%' "
-           "             OR metric = 'latency.charges_create' OR metric LIKE 'volume.%' "
-           "             OR metric LIKE 'transition.%')) r "
+           "        AND " KEEL_OVERVIEW_METRICS ") r "
            "GROUP BY 1, 2, 3";
 }
 
@@ -212,6 +239,8 @@ Status loadRollups(QSqlQuery &query, OverviewData &data)
     if (Status status = Database::exec(query); !status)
         return status;
     QList<std::map<qint64, qint64>> latency(data.times.size());
+    QHash<QString, QList<std::map<qint64, qint64>>> stepLatency;
+    QHash<QString, QList<std::pair<qint64, qint64>>> levels; // reports, sum
     while (query.next()) {
         const qsizetype i = slotOf(data, query.value(0).toLongLong());
         if (i < 0)
@@ -221,6 +250,16 @@ Status loadRollups(QSqlQuery &query, OverviewData &data)
         const qint64 total = query.value(4).toLongLong();
         if (metric == QLatin1String("latency.charges_create")) {
             latency[i][query.value(2).toLongLong()] += count;
+        } else if (metric.startsWith(QLatin1String("saga_step_latency."))) {
+            auto &perBucket = stepLatency[metric.section(u'.', 1)];
+            perBucket.resize(data.times.size());
+            perBucket[i][query.value(2).toLongLong()] += count;
+        } else if (metric == QLatin1String("outbox.lag_ms") ||
+                   metric == QLatin1String("outbox.backlog")) {
+            auto &perBucket = levels[metric];
+            perBucket.resize(data.times.size());
+            perBucket[i].first += count;
+            perBucket[i].second += total;
         } else if (metric.startsWith(QLatin1String("volume."))) {
             auto &perCurrency =
                 metric.startsWith(QLatin1String("volume.capture.")) ? data.captured : data.refunded;
@@ -238,6 +277,13 @@ Status loadRollups(QSqlQuery &query, OverviewData &data)
         data.p95Micros << percentile(buckets, 0.95);
         data.p99Micros << percentile(buckets, 0.99);
     }
+    for (auto level = levels.cbegin(); level != levels.cend(); ++level) {
+        QList<qint64> &averages = data.levels[level.key()];
+        for (const auto &[reports, sum] : level.value())
+            averages << (reports == 0 ? -1 : sum / reports);
+    }
+    for (auto step = stepLatency.cbegin(); step != stepLatency.cend(); ++step)
+        data.stepLatency.insert(step.key(), stepLatencyOf(step.value()));
     return {};
 }
 

@@ -4,6 +4,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QMap>
 #include <QSqlDatabase>
 #include <QString>
 
@@ -30,6 +31,16 @@ struct OverviewData {
     QHash<QString, QList<qint64>> stateLevels;
     // POST /v1/charges latency per bucket, in microseconds (0 where no requests)
     QList<qint64> p50Micros, p95Micros, p99Micros;
+    // Figures the relay reports as levels (outbox.lag_ms, outbox.backlog): the
+    // average of the reports in each bucket (-1 where there were none).
+    QHash<QString, QList<qint64>> levels;
+    // Saga step latency by definition: p95 per bucket (0 where no attempts)
+    // and the percentiles over the whole range, in microseconds.
+    struct StepLatency {
+        QList<qint64> p95Micros;
+        qint64 p50 = 0, p95 = 0, p99 = 0;
+    };
+    QMap<QString, StepLatency> stepLatency;
 
     bool suspenseShown = false; // false when the session may not read the ledger
     bool inFlightShown = false;
@@ -45,6 +56,9 @@ struct OverviewData {
     // (negative where there were none).
     QList<double> hitRate() const;
     QList<double> conflictRate() const;
+    // Sagas that turned to compensation per saga started, per bucket
+    // (negative where none started).
+    QList<double> compensationRate() const;
 };
 
 // Which "now" figures to read: a role without the grants (keel_sre has no

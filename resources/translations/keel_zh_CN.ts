@@ -1027,237 +1027,237 @@ Comment (optional):</source>
         <translation>keel 运维控制台</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="64"/>
+        <location filename="../../ui/MainWindow.cpp" line="85"/>
         <source>Views</source>
         <translation>视图</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="66"/>
+        <location filename="../../ui/MainWindow.cpp" line="88"/>
         <source>Overview</source>
         <translation>总览</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="67"/>
+        <location filename="../../ui/MainWindow.cpp" line="88"/>
         <source>Payment history</source>
         <translation>支付历史</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="68"/>
+        <location filename="../../ui/MainWindow.cpp" line="89"/>
         <source>Sagas</source>
         <translation>Saga 事务</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="69"/>
+        <location filename="../../ui/MainWindow.cpp" line="89"/>
         <source>Suspense cases</source>
         <translation>差错案件</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="70"/>
+        <location filename="../../ui/MainWindow.cpp" line="90"/>
         <source>Outbox</source>
         <translation>发件箱</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="71"/>
+        <location filename="../../ui/MainWindow.cpp" line="90"/>
         <source>Approvals</source>
         <translation>审批</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="72"/>
+        <location filename="../../ui/MainWindow.cpp" line="91"/>
         <source>Audit trail</source>
         <translation>审计日志</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="90"/>
+        <location filename="../../ui/MainWindow.cpp" line="60"/>
         <source>Payment history: %1</source>
         <translation>支付历史：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="97"/>
+        <location filename="../../ui/MainWindow.cpp" line="110"/>
         <source>The dashboard could not be refreshed: %1</source>
         <translation>仪表盘刷新失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="119"/>
+        <location filename="../../ui/MainWindow.cpp" line="136"/>
         <source>The read replica is unreachable: %1. keel keeps retrying.</source>
         <translation>只读副本不可达：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="131"/>
+        <location filename="../../ui/MainWindow.cpp" line="148"/>
         <source>Connection lost: %1. keel keeps retrying.</source>
         <translation>连接中断：%1。keel 会自动重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="133"/>
+        <location filename="../../ui/MainWindow.cpp" line="150"/>
         <source>not connected</source>
         <translation>未连接</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="149"/>
+        <location filename="../../ui/MainWindow.cpp" line="157"/>
         <source>&amp;Connection</source>
         <translation>连接(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="151"/>
+        <location filename="../../ui/MainWindow.cpp" line="159"/>
         <source>&amp;Connect to…</source>
         <translation>连接到(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="154"/>
+        <location filename="../../ui/MainWindow.cpp" line="162"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="156"/>
+        <location filename="../../ui/MainWindow.cpp" line="164"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="159"/>
+        <location filename="../../ui/MainWindow.cpp" line="167"/>
         <source>&amp;Overview</source>
         <translation>总览(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="161"/>
+        <location filename="../../ui/MainWindow.cpp" line="169"/>
         <source>Payment &amp;history</source>
         <translation>支付历史(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="165"/>
+        <location filename="../../ui/MainWindow.cpp" line="173"/>
         <source>&amp;Sagas</source>
         <translation>Saga 事务(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="166"/>
+        <location filename="../../ui/MainWindow.cpp" line="174"/>
         <source>Suspense &amp;cases</source>
         <translation>差错案件(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="167"/>
+        <location filename="../../ui/MainWindow.cpp" line="175"/>
         <source>O&amp;utbox</source>
         <translation>发件箱(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="168"/>
+        <location filename="../../ui/MainWindow.cpp" line="176"/>
         <source>A&amp;pprovals</source>
         <translation>审批(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="169"/>
+        <location filename="../../ui/MainWindow.cpp" line="177"/>
         <source>&amp;Audit trail</source>
         <translation>审计日志(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="175"/>
+        <location filename="../../ui/MainWindow.cpp" line="183"/>
         <source>&amp;Find a payment</source>
         <translation>查找支付(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="180"/>
+        <location filename="../../ui/MainWindow.cpp" line="188"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="185"/>
+        <location filename="../../ui/MainWindow.cpp" line="193"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="188"/>
+        <location filename="../../ui/MainWindow.cpp" line="196"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="200"/>
+        <location filename="../../ui/MainWindow.cpp" line="208"/>
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="202"/>
+        <location filename="../../ui/MainWindow.cpp" line="210"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="203"/>
+        <location filename="../../ui/MainWindow.cpp" line="211"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="240"/>
+        <location filename="../../ui/MainWindow.cpp" line="248"/>
         <source>Needs read access to keel.metrics_minute (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.metrics_minute 的读权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="242"/>
+        <location filename="../../ui/MainWindow.cpp" line="250"/>
         <source>Needs read access to keel.charges: keel_auditor, keel_operator or keel_approver.</source>
         <translation>需要 keel.charges 的读权限：keel_auditor、keel_operator 或 keel_approver。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="247"/>
+        <location filename="../../ui/MainWindow.cpp" line="255"/>
         <source>Needs read access to keel.sagas, saga_steps and saga_events (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.sagas、saga_steps 和 saga_events 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="250"/>
+        <location filename="../../ui/MainWindow.cpp" line="258"/>
         <source>Needs read access to keel.suspense_cases (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.suspense_cases 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="252"/>
+        <location filename="../../ui/MainWindow.cpp" line="260"/>
         <source>Needs read access to keel.outbox: keel_sre, keel_operator, keel_approver or keel_auditor.</source>
         <translation>需要 keel.outbox 的读取权限：keel_sre、keel_operator、keel_approver 或 keel_auditor。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="255"/>
+        <location filename="../../ui/MainWindow.cpp" line="263"/>
         <source>Needs read access to keel.operator_actions (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.operator_actions 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="257"/>
+        <location filename="../../ui/MainWindow.cpp" line="265"/>
         <source>Needs read access to keel.audit_log (any keel role but the gateway&apos;s).</source>
         <translation>需要 keel.audit_log 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="325"/>
+        <location filename="../../ui/MainWindow.cpp" line="333"/>
         <source>Outbox: %1</source>
         <translation>发件箱：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="328"/>
+        <location filename="../../ui/MainWindow.cpp" line="336"/>
         <source>Audit trail: %1</source>
         <translation>审计日志：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="331"/>
+        <location filename="../../ui/MainWindow.cpp" line="339"/>
         <source>Sagas: %1</source>
         <translation>Saga 事务：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="334"/>
+        <location filename="../../ui/MainWindow.cpp" line="342"/>
         <source>Proposal #%1 (%2) waits for a second person to approve it.</source>
         <translation>提案 #%1（%2）等待另一人批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="346"/>
+        <location filename="../../ui/MainWindow.cpp" line="354"/>
         <source>Suspense cases: %1</source>
         <translation>差错案件：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="380"/>
+        <location filename="../../ui/MainWindow.cpp" line="388"/>
         <source>superuser</source>
         <translation>超级用户</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="382"/>
+        <location filename="../../ui/MainWindow.cpp" line="390"/>
         <source>no keel role</source>
         <translation>无 keel 角色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="384"/>
+        <location filename="../../ui/MainWindow.cpp" line="392"/>
         <source>%1 on %2 · %3 · schema v%4</source>
         <translation>%1 @ %2 · %3 · 架构 v%4</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="388"/>
+        <location filename="../../ui/MainWindow.cpp" line="396"/>
         <source>%1 holds no keel role, so most of keel is hidden from it; ask an administrator to grant keel_auditor, keel_operator or keel_sre.</source>
         <translation>%1 没有任何 keel 角色，因此大部分内容不可见；请联系管理员授予 keel_auditor、keel_operator 或 keel_sre。</translation>
     </message>
@@ -1494,158 +1494,269 @@ Comment (optional):</source>
         <translation>时间范围</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="85"/>
+        <location filename="../../ui/OverviewView.cpp" line="86"/>
         <source>Idempotency hit and conflict rate</source>
         <translation>幂等命中率与冲突率</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="85"/>
+        <location filename="../../ui/OverviewView.cpp" line="86"/>
         <source>% of keyed requests</source>
         <translation>占带幂等键请求的百分比</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="86"/>
+        <location filename="../../ui/OverviewView.cpp" line="87"/>
         <source>Charge requests by outcome</source>
         <translation>下单请求（按结果）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="86"/>
+        <location filename="../../ui/OverviewView.cpp" line="87"/>
         <source>requests</source>
         <translation>请求数</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="87"/>
+        <location filename="../../ui/OverviewView.cpp" line="88"/>
         <source>Charge latency</source>
         <translation>下单延迟</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="87"/>
+        <location filename="../../ui/OverviewView.cpp" line="88"/>
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="88"/>
+        <location filename="../../ui/OverviewView.cpp" line="89"/>
         <source>Money captured and refunded</source>
         <translation>请款与退款金额</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="88"/>
-        <location filename="../../ui/OverviewView.cpp" line="91"/>
+        <location filename="../../ui/OverviewView.cpp" line="89"/>
+        <location filename="../../ui/OverviewView.cpp" line="92"/>
         <source>major units</source>
         <translation>主币单位</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="89"/>
+        <location filename="../../ui/OverviewView.cpp" line="90"/>
         <source>Payment state transitions</source>
         <translation>支付状态流转</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="89"/>
+        <location filename="../../ui/OverviewView.cpp" line="90"/>
         <source>payments</source>
         <translation>笔数</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="90"/>
+        <location filename="../../ui/OverviewView.cpp" line="91"/>
         <source>Payments by state</source>
         <translation>各状态支付笔数</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="90"/>
+        <location filename="../../ui/OverviewView.cpp" line="91"/>
         <source>payments (log scale)</source>
         <translation>笔数（对数刻度）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="91"/>
+        <location filename="../../ui/OverviewView.cpp" line="92"/>
         <source>Suspense account balance</source>
         <translation>差错户余额</translation>
     </message>
     <message>
         <location filename="../../ui/OverviewView.cpp" line="93"/>
+        <source>Outbox lag</source>
+        <translation>发件箱延迟</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="93"/>
+        <source>seconds, oldest unpublished</source>
+        <translation>秒，最早未发布</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="94"/>
+        <source>Outbox messages</source>
+        <translation>发件箱消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="94"/>
+        <source>messages</source>
+        <translation>条消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="95"/>
+        <source>Sagas</source>
+        <translation>Saga</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="95"/>
+        <source>sagas</source>
+        <translation>个 Saga</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="96"/>
+        <source>Saga compensation rate</source>
+        <translation>Saga 补偿率</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="96"/>
+        <source>% of sagas started</source>
+        <translation>占已启动 Saga 的 %</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="97"/>
+        <source>Saga step latency by definition</source>
+        <translation>各定义的 Saga 步骤延迟</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="97"/>
+        <source>ms, p95</source>
+        <translation>毫秒，p95</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="99"/>
         <source>Nothing parked in a suspense account in this range</source>
         <translation>此时间范围内没有资金进入差错户</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="257"/>
+        <location filename="../../ui/OverviewView.cpp" line="100"/>
+        <source>No relay reported in this range</source>
+        <translation>此时间范围内没有中继上报</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="101"/>
+        <source>No saga step ran in this range</source>
+        <translation>此时间范围内没有执行 Saga 步骤</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="252"/>
+        <source>average lag</source>
+        <translation>平均延迟</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="261"/>
+        <source>published</source>
+        <translation>已发布</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="263"/>
+        <source>refused</source>
+        <translation>被拒</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="265"/>
+        <location filename="../../ui/OverviewView.cpp" line="278"/>
+        <source>parked</source>
+        <translation>已搁置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="267"/>
+        <source>backlog</source>
+        <translation>积压</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="272"/>
+        <source>started</source>
+        <translation>已启动</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="274"/>
+        <source>succeeded</source>
+        <translation>已成功</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="276"/>
+        <source>compensated</source>
+        <translation>已补偿</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="294"/>
+        <source>%1 (p50 %2 · p95 %3 · p99 %4 ms)</source>
+        <translation>%1（p50 %2 · p95 %3 · p99 %4 毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="324"/>
         <source>hit rate (replays)</source>
         <translation>命中率（重放）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="258"/>
+        <location filename="../../ui/OverviewView.cpp" line="325"/>
         <source>conflicts (409 + 422)</source>
         <translation>冲突 (409 + 422)</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="262"/>
+        <location filename="../../ui/OverviewView.cpp" line="329"/>
         <source>new</source>
         <translation>新请求</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="263"/>
+        <location filename="../../ui/OverviewView.cpp" line="330"/>
         <source>replayed</source>
         <translation>重放</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="265"/>
+        <location filename="../../ui/OverviewView.cpp" line="332"/>
         <source>in flight 409</source>
         <translation>处理中 409</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="267"/>
+        <location filename="../../ui/OverviewView.cpp" line="334"/>
         <source>mismatch 422</source>
         <translation>参数不一致 422</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="269"/>
+        <location filename="../../ui/OverviewView.cpp" line="336"/>
         <source>other 4xx</source>
         <translation>其他 4xx</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="194"/>
+        <location filename="../../ui/OverviewView.cpp" line="370"/>
+        <source>turned to compensation</source>
+        <translation>转入补偿</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OverviewView.cpp" line="202"/>
         <source>%1 captured</source>
         <translation>%1 已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="197"/>
+        <location filename="../../ui/OverviewView.cpp" line="205"/>
         <source>%1 refunded</source>
         <translation>%1 已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="286"/>
+        <location filename="../../ui/OverviewView.cpp" line="353"/>
         <source>authorized</source>
         <translation>已授权</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="288"/>
+        <location filename="../../ui/OverviewView.cpp" line="355"/>
         <source>declined or failed</source>
         <translation>拒绝或失败</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="290"/>
+        <location filename="../../ui/OverviewView.cpp" line="357"/>
         <source>captured</source>
         <translation>已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="292"/>
+        <location filename="../../ui/OverviewView.cpp" line="359"/>
         <source>refunded</source>
         <translation>已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="239"/>
+        <location filename="../../ui/OverviewView.cpp" line="306"/>
         <source>%1 in %2</source>
         <translation>%1 笔处于 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="241"/>
+        <location filename="../../ui/OverviewView.cpp" line="308"/>
         <source>suspense %1</source>
         <translation>差错户 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="244"/>
+        <location filename="../../ui/OverviewView.cpp" line="311"/>
         <source>suspense balances need ledger access</source>
         <translation>差错户余额需要账本读权限</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="246"/>
+        <location filename="../../ui/OverviewView.cpp" line="313"/>
         <source>No payments in flight; suspense accounts are empty.</source>
         <translation>没有处理中的支付；差错户余额为零。</translation>
     </message>

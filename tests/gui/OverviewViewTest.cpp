@@ -58,7 +58,19 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
          at +
          ", 'a', 1, 700),"
          "('transition.Capturing.Captured', 0, " +
-         at + ", 'a', 7, 0)");
+         at +
+         ", 'a', 7, 0),"
+         "('outbox.lag_ms', 0, " +
+         at +
+         ", 'a', 2, 9000),"
+         "('saga.started', 0, " +
+         at +
+         ", 'a', 8, 0),"
+         "('saga.compensating', 0, " +
+         at +
+         ", 'a', 2, 0),"
+         "('saga_step_latency.refund', 5000, " +
+         at + ", 'a', 4, 0)");
     exec("INSERT INTO keel.payment_state_minute (minute, state, payments) VALUES (" + at +
          ", 'Captured', 1234), (" + at + ", 'Failed', 56)");
     QueryWorker worker(settings());
@@ -73,7 +85,7 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     const qsizetype i = view.data().times.indexOf(minute);
     ASSERT_GE(i, 0);
     const QList<ChartPanel *> charts = view.charts();
-    ASSERT_EQ(charts.size(), 7);
+    ASSERT_EQ(charts.size(), 12);
     // Hit rate 3 / 12, drawn in percent.
     QCPGraph *hits = charts[0]->plot()->graph(0);
     ASSERT_EQ(hits->dataCount(), int(view.data().times.size()));
@@ -96,6 +108,13 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     EXPECT_DOUBLE_EQ(states->graph(0)->data()->at(int(i))->value, 1234.0);
     EXPECT_DOUBLE_EQ(states->graph(1)->data()->at(int(i))->value, 56.0);
     EXPECT_EQ(states->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    // Two relay reports averaging 4.5 s of lag; 2 of 8 sagas compensated;
+    // the step latency line is named with the range's percentiles.
+    EXPECT_DOUBLE_EQ(charts[7]->plot()->graph(0)->data()->at(int(i))->value, 4.5);
+    EXPECT_DOUBLE_EQ(charts[10]->plot()->graph(0)->data()->at(int(i))->value, 25.0);
+    ASSERT_EQ(charts[11]->plot()->graphCount(), 1);
+    EXPECT_EQ(charts[11]->plot()->graph(0)->name(),
+              QStringLiteral("refund (p50 3.75 · p95 4.88 · p99 4.97 ms)"));
 
     // A person picks a longer range with the mouse and the keyboard: the
     // Overview reloads with wider buckets, still showing that minute's count.

@@ -4,6 +4,8 @@
 #include "core/db/MigrationSource.h"
 #include "core/db/PgConnection.h"
 #include "core/db/SessionInfo.h"
+#include "core/metrics/Metrics.h"
+#include "core/metrics/RollupBuffer.h"
 #include "core/read/OverviewQuery.h"
 
 #include <QDateTime>
@@ -98,6 +100,58 @@ TEST_F(OverviewQueryTest, RatesPercentilesAndVolumesComeFromTheRollups)
     EXPECT_EQ(data->refunded.value(QStringLiteral("USD")).at(i), 345);
     EXPECT_EQ(data->exponents.value(QStringLiteral("JPY")), 0);
     EXPECT_TRUE(data->suspenseBalances.isEmpty());
+}
+
+// Through the real producers: what the relay and the saga runner report
+// reaches the Overview under the names it reads.
+TEST_F(OverviewQueryTest, OutboxLagAndSagaFiguresComeFromWhatTheProcessesReport)
+{
+    auto session = PgConnection::open(settings());
+    ASSERT_TRUE(session.ok());
+    // Whatever earlier tests in this process counted is flushed and dropped.
+    ASSERT_TRUE(RollupBuffer::instance().flush(*session, QStringLiteral("earlier")).ok());
+    exec("DELETE FROM keel.metrics_minute");
+
+    Metrics &metrics = Metrics::instance();
+    metrics.setOutboxState(4000, 10, 0);
+    metrics.setOutboxState(2000, 30, 1);
+    metrics.countOutbox(QStringLiteral("published"), 25);
+    metrics.countOutbox(QStringLiteral("parked"), 1);
+    for (int i = 0; i < 4; ++i)
+        metrics.countSaga(QStringLiteral("refund"), QStringLiteral("started"));
+    metrics.countSaga(QStringLiteral("refund"), QStringLiteral("compensating"));
+    metrics.countSaga(QStringLiteral("refund"), QStringLiteral("compensated"));
+    // 90 quick steps and 10 slow ones of one definition, 1 of another.
+    for (int i = 0; i < 90; ++i)
+        metrics.observeSagaStep(QStringLiteral("refund"), QStringLiteral("reserve"),
+                                QStringLiteral("action"), QStringLiteral("ok"), 800);
+    for (int i = 0; i < 10; ++i)
+        metrics.observeSagaStep(QStringLiteral("refund"), QStringLiteral("reserve"),
+                                QStringLiteral("action"), QStringLiteral("ok"), 80000);
+    metrics.observeSagaStep(QStringLiteral("payout"), QStringLiteral("send"),
+                            QStringLiteral("action"), QStringLiteral("ok"), 3000);
+    ASSERT_TRUE(RollupBuffer::instance().flush(*session, QStringLiteral("test")).ok());
+
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    auto data = OverviewQuery::load(db(), 15 * 60, now);
+    ASSERT_TRUE(data.ok()) << qPrintable(data.error().message);
+    // The minute the reports were counted in (this one, or the one before).
+    const qsizetype i = data->series(QStringLiteral("outbox.published")).indexOf(25);
+    ASSERT_GE(i, data->times.size() - 2);
+    EXPECT_EQ(data->levels.value(QStringLiteral("outbox.lag_ms")).at(i), 3000);
+    EXPECT_EQ(data->levels.value(QStringLiteral("outbox.backlog")).at(i), 20);
+    EXPECT_LT(data->levels.value(QStringLiteral("outbox.lag_ms")).at(i == 0 ? 1 : 0), 0)
+        << "a minute without reports has no lag, not zero";
+    EXPECT_EQ(data->series(QStringLiteral("outbox.published")).at(i), 25);
+    EXPECT_EQ(data->series(QStringLiteral("outbox.parked")).at(i), 1);
+    EXPECT_EQ(data->series(QStringLiteral("saga.compensated")).at(i), 1);
+    EXPECT_DOUBLE_EQ(data->compensationRate().at(i), 0.25);
+    ASSERT_EQ(data->stepLatency.size(), 2);
+    const OverviewData::StepLatency refund = data->stepLatency.value(QStringLiteral("refund"));
+    EXPECT_EQ(refund.p50, 555);               // rank 50 is 50/90 into the (0, 1000] bucket
+    EXPECT_EQ(refund.p99, 95000);             // rank 99 is 9/10 into (50000, 100000]
+    EXPECT_EQ(refund.p95Micros.at(i), 75000); // rank 95 is halfway into it
+    EXPECT_EQ(data->stepLatency.value(QStringLiteral("payout")).p50, 3750);
 }
 
 TEST_F(OverviewQueryTest, LongRangesKeepAboutTwoHundredFortyPoints)
