@@ -18,6 +18,7 @@ namespace keel {
 namespace {
 
 constexpr int ListLimit = 1000;
+constexpr int PageSize = 500;
 
 QTableWidget *makeTable(const QStringList &headers, const QString &name, QWidget *parent)
 {
@@ -57,6 +58,7 @@ OutboxView::OutboxView(QueryWorker *worker, QWidget *parent)
       m_messages(makeTable({tr("Id"), tr("Aggregate"), tr("Event"), tr("Attempts"), tr("Parked at"),
                             tr("Lineage"), tr("Last error")},
                            tr("Parked messages"), this)),
+      m_moreMessages(new QPushButton(tr("&Load more"), this)),
       m_notifications(makeTable({tr("Id"), tr("Merchant"), tr("Event"), tr("Type"), tr("Charge"),
                                  tr("Attempts"), tr("Parked at"), tr("Last error")},
                                 tr("Notifications that gave up"), this)),
@@ -77,7 +79,9 @@ OutboxView::OutboxView(QueryWorker *worker, QWidget *parent)
     split->addWidget(messagesPane());
     split->addWidget(notificationsPane());
     layout->addWidget(split, 1);
-    connect(m_groups, &QListWidget::currentRowChanged, this, &OutboxView::loadMessages);
+    connect(m_groups, &QListWidget::currentRowChanged, this, [this] { loadMessages(false); });
+    m_moreMessages->setEnabled(false);
+    connect(m_moreMessages, &QPushButton::clicked, this, [this] { loadMessages(true); });
     for (QTableWidget *table : {m_messages, m_notifications})
         connect(table, &QTableWidget::itemSelectionChanged, this, &OutboxView::updateButtons);
     connect(m_resendSelected, &QPushButton::clicked, this, [this] {
@@ -108,6 +112,7 @@ QWidget *OutboxView::messagesPane()
     row->addWidget(m_messages, 1);
     layout->addLayout(row, 1);
     auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_moreMessages);
     buttons->addStretch(1);
     buttons->addWidget(m_resendSelected);
     buttons->addWidget(m_resendGroup);
@@ -206,32 +211,37 @@ void OutboxView::showSummary(const OutboxSummary &summary)
             keep = m_groups->count() - 1;
     }
     m_groups->setCurrentRow(keep);
-    loadMessages();
+    loadMessages(false);
 }
 
-void OutboxView::loadMessages()
+void OutboxView::loadMessages(bool append)
 {
     const QString error = m_groups->currentItem()
                               ? m_groups->currentItem()->data(Qt::UserRole).toString()
                               : QString();
+    const qint64 after = append && !m_shown.isEmpty() ? m_shown.constLast().id : 0;
+    m_moreMessages->setEnabled(false);
     m_worker->submit<QList<ParkedMessage>>(
-        this, [error](QSqlDatabase db) { return OutboxQuery::parked(db, error, ListLimit); },
-        [this](const Result<QList<ParkedMessage>> &messages) {
+        this,
+        [error, after](QSqlDatabase db) { return OutboxQuery::parked(db, error, PageSize, after); },
+        [this, append](const Result<QList<ParkedMessage>> &messages) {
             if (!messages) {
                 Q_EMIT failed(messages.error().message);
                 return;
             }
-            showMessages(*messages);
+            showMessages(*messages, append);
             Q_EMIT refreshed();
         });
 }
 
-void OutboxView::showMessages(const QList<ParkedMessage> &messages)
+void OutboxView::showMessages(const QList<ParkedMessage> &messages, bool append)
 {
-    m_shown = messages;
-    m_messages->setRowCount(int(messages.size()));
-    for (int row = 0; row < messages.size(); ++row) {
-        const ParkedMessage &message = messages[row];
+    const int first = append ? int(m_shown.size()) : 0;
+    m_shown = append ? m_shown + messages : messages;
+    m_moreMessages->setEnabled(messages.size() == PageSize);
+    m_messages->setRowCount(int(m_shown.size()));
+    for (int row = first; row < m_shown.size(); ++row) {
+        const ParkedMessage &message = m_shown[row];
         fillRow(m_messages, row,
                 {QString::number(message.id), message.aggregate, message.eventType,
                  QString::number(message.attempts), when(message.parkedAt),

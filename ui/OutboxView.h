@@ -49,8 +49,8 @@ private:
     QWidget *messagesPane();
     QWidget *notificationsPane();
     void showSummary(const OutboxSummary &summary);
-    void loadMessages();
-    void showMessages(const QList<ParkedMessage> &messages);
+    void loadMessages(bool append);
+    void showMessages(const QList<ParkedMessage> &messages, bool append);
     void showNotifications(const QList<ParkedNotification> &notifications);
     void updateButtons();
     struct ResendRow {
@@ -68,6 +68,7 @@ private:
     QLabel *m_summary;
     QListWidget *m_groups;
     QTableWidget *m_messages;
+    QPushButton *m_moreMessages;
     QTableWidget *m_notifications;
     QPushButton *m_resendSelected;
     QPushButton *m_resendGroup;

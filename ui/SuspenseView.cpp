@@ -26,6 +26,8 @@
 namespace keel {
 namespace {
 
+constexpr int PageSize = 200;
+
 QString when(const QDateTime &at)
 {
     return QLocale().toString(at.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm"));
@@ -44,8 +46,8 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
     : QWidget(parent), m_worker(worker), m_status(new QComboBox(this)),
       m_mine(new QCheckBox(tr("&Mine only"), this)),
       m_overdue(new QCheckBox(tr("Past &deadline only"), this)),
-      m_queue(new QTableWidget(0, 11, this)), m_header(new QLabel(this)),
-      m_trail(new QTreeWidget(this)), m_result(new QLabel(this)),
+      m_queue(new QTableWidget(0, 11, this)), m_more(new QPushButton(tr("&Load more"), this)),
+      m_header(new QLabel(this)), m_trail(new QTreeWidget(this)), m_result(new QLabel(this)),
       m_take(new QPushButton(tr("&Take case"), this)),
       m_note(new QPushButton(tr("Add &note…"), this)),
       m_retry(new QPushButton(tr("Retry &compensation…"), this)),
@@ -64,8 +66,18 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
     m_queue->verticalHeader()->hide();
     m_queue->horizontalHeader()->setStretchLastSection(true);
     auto *split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_queue);
+    auto *top = new QWidget(split);
+    auto *topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_queue, 1);
+    auto *moreRow = new QHBoxLayout;
+    moreRow->addStretch(1);
+    moreRow->addWidget(m_more);
+    topLayout->addLayout(moreRow);
+    split->addWidget(top);
     split->addWidget(detailPane());
+    m_more->setEnabled(false);
+    connect(m_more, &QPushButton::clicked, this, &SuspenseView::loadMore);
     layout->addWidget(split, 1);
     connect(m_queue, &QTableWidget::itemSelectionChanged, this, [this] {
         const QModelIndexList rows = m_queue->selectionModel()->selectedRows();
@@ -155,30 +167,48 @@ void SuspenseView::setAccess(bool canWork, bool canNote, const QStringList &trai
 
 void SuspenseView::refresh()
 {
-    SuspenseCaseFilter filter;
-    filter.status = SuspenseCaseFilter::Status(m_status->currentData().toInt());
-    filter.mineOnly = m_mine->isChecked();
-    filter.overdueOnly = m_overdue->isChecked();
+    m_filter = {};
+    m_filter.status = SuspenseCaseFilter::Status(m_status->currentData().toInt());
+    m_filter.mineOnly = m_mine->isChecked();
+    m_filter.overdueOnly = m_overdue->isChecked();
+    m_filter.limit = PageSize;
+    load(m_filter, false);
+}
+
+void SuspenseView::loadMore()
+{
+    if (m_rows.isEmpty())
+        return;
+    SuspenseCaseFilter next = m_filter;
+    next.after = m_rows.constLast().cursor();
+    load(next, true);
+}
+
+void SuspenseView::load(const SuspenseCaseFilter &filter, bool append)
+{
+    m_more->setEnabled(false);
     m_worker->submit<QList<SuspenseCaseRow>>(
         this, [filter](QSqlDatabase db) { return SuspenseQuery::queue(db, filter); },
-        [this](const Result<QList<SuspenseCaseRow>> &rows) {
+        [this, append](const Result<QList<SuspenseCaseRow>> &rows) {
             if (!rows) {
                 Q_EMIT failed(rows.error().message);
                 return;
             }
-            showQueue(*rows);
+            showQueue(*rows, append);
         });
 }
 
-void SuspenseView::showQueue(const QList<SuspenseCaseRow> &rows)
+void SuspenseView::showQueue(const QList<SuspenseCaseRow> &rows, bool append)
 {
     const qint64 wasSelected = selected() ? selected()->id : 0;
-    m_rows = rows;
+    const int first = append ? int(m_rows.size()) : 0;
+    m_rows = append ? m_rows + rows : rows;
+    m_more->setEnabled(rows.size() == PageSize);
     QSignalBlocker quiet(m_queue);
-    m_queue->setRowCount(int(rows.size()));
+    m_queue->setRowCount(int(m_rows.size()));
     int keep = -1;
-    for (int row = 0; row < rows.size(); ++row) {
-        const SuspenseCaseRow &item = rows[row];
+    for (int row = first; row < m_rows.size(); ++row) {
+        const SuspenseCaseRow &item = m_rows[row];
         const QStringList cells{
             QString::number(item.id),
             when(item.openedAt),
@@ -203,12 +233,13 @@ void SuspenseView::showQueue(const QList<SuspenseCaseRow> &rows)
         if (item.id == wasSelected)
             keep = row;
     }
-    m_queue->resizeColumnsToContents();
-    if (keep >= 0)
+    if (!append)
+        m_queue->resizeColumnsToContents();
+    if (keep >= 0 && !append)
         m_queue->selectRow(keep);
     updateButtons();
-    Q_EMIT listed(int(rows.size()));
-    if (keep >= 0)
+    Q_EMIT listed(int(m_rows.size()));
+    if (keep >= 0 && !append)
         selectCase(keep);
 }
 

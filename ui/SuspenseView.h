@@ -30,6 +30,7 @@ public:
     explicit SuspenseView(QueryWorker *worker, QWidget *parent = nullptr);
 
     QTableWidget *queue() const { return m_queue; }
+    QPushButton *moreButton() const { return m_more; }
     QCheckBox *overdueOnly() const { return m_overdue; }
     QTreeWidget *trail() const { return m_trail; }
     QPushButton *takeButton() const { return m_take; }
@@ -66,7 +67,9 @@ private:
     QWidget *filterBar();
     QWidget *detailPane();
     const SuspenseCaseRow *selected() const;
-    void showQueue(const QList<SuspenseCaseRow> &rows);
+    void load(const SuspenseCaseFilter &filter, bool append);
+    void loadMore();
+    void showQueue(const QList<SuspenseCaseRow> &rows, bool append);
     void showTrail(const QList<TimelineEntry> &entries);
     void updateButtons();
     void askForNote();
@@ -76,6 +79,7 @@ private:
     QCheckBox *m_mine;
     QCheckBox *m_overdue;
     QTableWidget *m_queue;
+    QPushButton *m_more;
     QLabel *m_header;
     QTreeWidget *m_trail;
     QLabel *m_result;
@@ -85,6 +89,7 @@ private:
     QPushButton *m_adjust;
     QPushButton *m_writeOff;
     QList<SuspenseCaseRow> m_rows;
+    SuspenseCaseFilter m_filter;
     QStringList m_sources;
     bool m_canWork = false;
     bool m_canNote = false;

@@ -64,18 +64,19 @@ Result<OutboxSummary> OutboxQuery::summary(QSqlDatabase db)
     return summary;
 }
 
-Result<QList<ParkedMessage>> OutboxQuery::parked(QSqlDatabase db, const QString &error, int limit)
+Result<QList<ParkedMessage>> OutboxQuery::parked(QSqlDatabase db, const QString &error, int limit,
+                                                 qint64 afterId)
 {
     QSqlQuery query(db);
     if (Status done = run(
             query,
-            QStringLiteral(
-                "SELECT id, xmin::text, aggregate_type || ':' || aggregate_id, "
-                "event_type, attempts, coalesce(last_error, ''), parked_at, "
-                "coalesce(resend_of, 0), resend_count FROM keel.outbox "
-                "WHERE parked_at IS NOT NULL AND resent_at IS NULL "
-                "AND (coalesce(?, '') = '' OR coalesce(last_error, '') = ?) ORDER BY id LIMIT ?"),
-            {error, error, limit});
+            QStringLiteral("SELECT id, xmin::text, aggregate_type || ':' || aggregate_id, "
+                           "event_type, attempts, coalesce(last_error, ''), parked_at, "
+                           "coalesce(resend_of, 0), resend_count FROM keel.outbox "
+                           "WHERE parked_at IS NOT NULL AND resent_at IS NULL "
+                           "AND (coalesce(?, '') = '' OR coalesce(last_error, '') = ?) AND id > ? "
+                           "ORDER BY id LIMIT ?"),
+            {error, error, afterId, limit});
         !done)
         return done.error();
     QList<ParkedMessage> messages;

@@ -57,7 +57,9 @@ public:
 
     static Result<OutboxSummary> summary(QSqlDatabase db);
     // Parked messages, oldest first; `error` narrows to one group.
-    static Result<QList<ParkedMessage>> parked(QSqlDatabase db, const QString &error, int limit);
+    // Oldest first, the page after message `afterId` (0: the first page).
+    static Result<QList<ParkedMessage>> parked(QSqlDatabase db, const QString &error, int limit,
+                                               qint64 afterId = 0);
     static Result<QList<ParkedNotification>> parkedNotifications(QSqlDatabase db, int limit);
 };
 

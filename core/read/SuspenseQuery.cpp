@@ -25,17 +25,23 @@ Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
             "  coalesce(k.currency, ''), coalesce(cur.exponent, 2), k.amount, k.status, "
             "  coalesce(k.owner, ''), k.reason, k.opened_at, k.opened_at + p.case_deadline, "
             "  k.status IN ('open', 'in_review') AND k.opened_at + p.case_deadline < now(), "
-            "  coalesce(s.version, 0), k.xmin::text "
+            "  coalesce(s.version, 0), k.xmin::text, "
+            "  (extract(epoch FROM k.opened_at) * 1000000)::bigint "
             "FROM keel.suspense_cases k CROSS JOIN keel.ops_policy p "
             "LEFT JOIN keel.sagas s ON s.id = k.saga_id "
             "LEFT JOIN keel.charges c ON c.id = k.charge_id "
             "LEFT JOIN keel.currencies cur ON cur.code = k.currency "
             "WHERE k.status IN (%1) AND (NOT ? OR k.owner = session_user) "
             "  AND (NOT ? OR k.opened_at + p.case_deadline < now()) "
+            "  AND (NOT ? OR (k.opened_at, k.id) > "
+            "       (timestamptz 'epoch' + ? * interval '1 microsecond', ?)) "
             "ORDER BY k.opened_at, k.id LIMIT ?")
             .arg(status));
     query.addBindValue(filter.mineOnly);
     query.addBindValue(filter.overdueOnly);
+    query.addBindValue(filter.after.has_value());
+    query.addBindValue(filter.after ? filter.after->openedAtMicros : qint64(0));
+    query.addBindValue(filter.after ? filter.after->id : qint64(0));
     query.addBindValue(filter.limit);
     if (Status done = Database::exec(query); !done)
         return done.error();
@@ -56,6 +62,7 @@ Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
         row.overdue = query.value(11).toBool();
         row.sagaVersion = query.value(12).toInt();
         row.version = query.value(13).toString();
+        row.openedAtMicros = query.value(14).toLongLong();
         rows << row;
     }
     return rows;

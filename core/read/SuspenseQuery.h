@@ -8,6 +8,8 @@
 #include <QSqlDatabase>
 #include <QString>
 
+#include <optional>
+
 namespace keel {
 
 struct SuspenseCaseFilter {
@@ -15,7 +17,14 @@ struct SuspenseCaseFilter {
     Status status = Status::Open;
     bool mineOnly = false;    // owned by the session user
     bool overdueOnly = false; // past ops_policy.case_deadline
-    int limit = 500;
+    int limit = 200;
+    // The page after this case of the previous page (keyset paging on the
+    // queue's order: opened, then id).
+    struct Cursor {
+        qint64 openedAtMicros = 0; // exact, so a case is never after itself
+        qint64 id = 0;
+    };
+    std::optional<Cursor> after;
 };
 
 // One case of the settlement staff's queue.
@@ -34,6 +43,8 @@ struct SuspenseCaseRow {
     QDateTime deadline;
     bool overdue = false;
     QString version; // the case row's xmin, which a resolution proposed now freezes
+    qint64 openedAtMicros = 0;
+    SuspenseCaseFilter::Cursor cursor() const { return {openedAtMicros, id}; }
 };
 
 // The suspense workbench's reads: the queue, oldest first, and one case's

@@ -1306,152 +1306,157 @@ Comment (optional):</source>
 <context>
     <name>keel::OutboxView</name>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="49"/>
+        <location filename="../../ui/OutboxView.cpp" line="50"/>
         <source>resend %1 of #%2</source>
         <translation>#%2 的第 %1 次重发</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="57"/>
-        <location filename="../../ui/OutboxView.cpp" line="60"/>
+        <location filename="../../ui/OutboxView.cpp" line="58"/>
+        <location filename="../../ui/OutboxView.cpp" line="62"/>
         <source>Id</source>
         <translation>编号</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="57"/>
+        <location filename="../../ui/OutboxView.cpp" line="58"/>
         <source>Aggregate</source>
         <translation>聚合</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="57"/>
-        <location filename="../../ui/OutboxView.cpp" line="60"/>
+        <location filename="../../ui/OutboxView.cpp" line="58"/>
+        <location filename="../../ui/OutboxView.cpp" line="62"/>
         <source>Event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="57"/>
-        <location filename="../../ui/OutboxView.cpp" line="61"/>
+        <location filename="../../ui/OutboxView.cpp" line="58"/>
+        <location filename="../../ui/OutboxView.cpp" line="63"/>
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="57"/>
-        <location filename="../../ui/OutboxView.cpp" line="61"/>
+        <location filename="../../ui/OutboxView.cpp" line="58"/>
+        <location filename="../../ui/OutboxView.cpp" line="63"/>
         <source>Parked at</source>
         <translation>搁置时间</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="58"/>
+        <location filename="../../ui/OutboxView.cpp" line="59"/>
         <source>Lineage</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="58"/>
-        <location filename="../../ui/OutboxView.cpp" line="61"/>
+        <location filename="../../ui/OutboxView.cpp" line="59"/>
+        <location filename="../../ui/OutboxView.cpp" line="63"/>
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="59"/>
+        <location filename="../../ui/OutboxView.cpp" line="60"/>
         <source>Parked messages</source>
         <translation>已搁置的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="60"/>
+        <location filename="../../ui/OutboxView.cpp" line="61"/>
+        <source>&amp;Load more</source>
+        <translation>加载更多(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/OutboxView.cpp" line="62"/>
         <source>Merchant</source>
         <translation>商户</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="60"/>
+        <location filename="../../ui/OutboxView.cpp" line="62"/>
         <source>Type</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="60"/>
+        <location filename="../../ui/OutboxView.cpp" line="62"/>
         <source>Charge</source>
         <translation>支付</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="62"/>
+        <location filename="../../ui/OutboxView.cpp" line="64"/>
         <source>Notifications that gave up</source>
         <translation>投递失败的通知</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="63"/>
+        <location filename="../../ui/OutboxView.cpp" line="65"/>
         <source>Resend &amp;selected…</source>
         <translation>重发所选(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="64"/>
+        <location filename="../../ui/OutboxView.cpp" line="66"/>
         <source>Resend the whole &amp;group…</source>
         <translation>重发整组(&amp;G)…</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="65"/>
+        <location filename="../../ui/OutboxView.cpp" line="67"/>
         <source>Resend selected &amp;notifications…</source>
         <translation>重发所选通知(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="69"/>
+        <location filename="../../ui/OutboxView.cpp" line="71"/>
         <source>Outbox summary</source>
         <translation>发件箱概况</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="71"/>
+        <location filename="../../ui/OutboxView.cpp" line="73"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="103"/>
+        <location filename="../../ui/OutboxView.cpp" line="107"/>
         <source>&lt;b&gt;Parked messages&lt;/b&gt;, grouped by error</source>
         <translation>&lt;b&gt;已搁置的消息&lt;/b&gt;，按错误分组</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="105"/>
+        <location filename="../../ui/OutboxView.cpp" line="109"/>
         <source>Parked by error</source>
         <translation>按错误分组</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="123"/>
+        <location filename="../../ui/OutboxView.cpp" line="128"/>
         <source>&lt;b&gt;Merchant notifications that gave up&lt;/b&gt;</source>
         <translation>&lt;b&gt;投递失败的商户通知&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="136"/>
+        <location filename="../../ui/OutboxView.cpp" line="141"/>
         <source>Proposing needs keel_operator or keel_sre; this login only reads.</source>
         <translation>提议需要 keel_operator 或 keel_sre 角色；当前登录只能读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="182"/>
+        <location filename="../../ui/OutboxView.cpp" line="187"/>
         <source>Backlog %1%2 · oldest unpublished %3 s · parked %4 message(s), %5 notification(s)</source>
         <translation>积压 %1%2 · 最早未发布 %3 秒 · 搁置消息 %4 条，通知 %5 条</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="194"/>
+        <location filename="../../ui/OutboxView.cpp" line="199"/>
         <source>All parked (%1)</source>
         <translation>全部搁置（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="200"/>
+        <location filename="../../ui/OutboxView.cpp" line="205"/>
         <source>no error recorded</source>
         <translation>无错误记录</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="289"/>
+        <location filename="../../ui/OutboxView.cpp" line="299"/>
         <source>%1 parked messages</source>
         <translation>%1 条搁置消息</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="290"/>
+        <location filename="../../ui/OutboxView.cpp" line="300"/>
         <source>Each message is published again as a new outbox row that names the original (lineage); the original stays parked and is marked resent.</source>
         <translation>每条消息作为新的发件箱记录重新发布，并注明原消息（来源）；原消息保持搁置并标记为已重发。</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="307"/>
+        <location filename="../../ui/OutboxView.cpp" line="317"/>
         <source>%1 notifications</source>
         <translation>%1 条通知</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="308"/>
+        <location filename="../../ui/OutboxView.cpp" line="318"/>
         <source>Each notification is delivered again with the same event id, as a new delivery that names the one it repeats.</source>
         <translation>每条通知以相同的事件编号重新投递，作为新的投递并注明所重复的那一次。</translation>
     </message>
@@ -2111,253 +2116,258 @@ Comment (optional):</source>
 <context>
     <name>keel::SuspenseView</name>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="37"/>
+        <location filename="../../ui/SuspenseView.cpp" line="39"/>
         <source>%1 h</source>
         <translation>%1 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="38"/>
+        <location filename="../../ui/SuspenseView.cpp" line="40"/>
         <source>%1 d</source>
         <translation>%1 天</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="45"/>
+        <location filename="../../ui/SuspenseView.cpp" line="47"/>
         <source>&amp;Mine only</source>
         <translation>仅我的(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="46"/>
+        <location filename="../../ui/SuspenseView.cpp" line="48"/>
         <source>Past &amp;deadline only</source>
         <translation>仅已逾期(&amp;D)</translation>
     </message>
     <message>
         <location filename="../../ui/SuspenseView.cpp" line="49"/>
+        <source>&amp;Load more</source>
+        <translation>加载更多(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="51"/>
         <source>&amp;Take case</source>
         <translation>认领案件(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="50"/>
+        <location filename="../../ui/SuspenseView.cpp" line="52"/>
         <source>Add &amp;note…</source>
         <translation>添加备注(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="51"/>
+        <location filename="../../ui/SuspenseView.cpp" line="53"/>
         <source>Retry &amp;compensation…</source>
         <translation>重试补偿(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="52"/>
+        <location filename="../../ui/SuspenseView.cpp" line="54"/>
         <source>Ad&amp;just ledger…</source>
         <translation>账务调整(&amp;J)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="53"/>
+        <location filename="../../ui/SuspenseView.cpp" line="55"/>
         <source>&amp;Write off…</source>
         <translation>核销(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="57"/>
-        <location filename="../../ui/SuspenseView.cpp" line="123"/>
+        <location filename="../../ui/SuspenseView.cpp" line="59"/>
+        <location filename="../../ui/SuspenseView.cpp" line="135"/>
         <source>Case</source>
         <translation>案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="57"/>
+        <location filename="../../ui/SuspenseView.cpp" line="59"/>
         <source>Opened</source>
         <translation>开立时间</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="57"/>
+        <location filename="../../ui/SuspenseView.cpp" line="59"/>
         <source>Age</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="57"/>
+        <location filename="../../ui/SuspenseView.cpp" line="59"/>
         <source>Amount</source>
         <translation>金额</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="58"/>
+        <location filename="../../ui/SuspenseView.cpp" line="60"/>
         <source>Currency</source>
         <translation>币种</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="58"/>
+        <location filename="../../ui/SuspenseView.cpp" line="60"/>
         <source>Owner</source>
         <translation>负责人</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="58"/>
+        <location filename="../../ui/SuspenseView.cpp" line="60"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="58"/>
+        <location filename="../../ui/SuspenseView.cpp" line="60"/>
         <source>Deadline</source>
         <translation>期限</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="59"/>
+        <location filename="../../ui/SuspenseView.cpp" line="61"/>
         <source>Saga</source>
         <translation>Saga</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="59"/>
+        <location filename="../../ui/SuspenseView.cpp" line="61"/>
         <source>Charge</source>
         <translation>支付</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="59"/>
+        <location filename="../../ui/SuspenseView.cpp" line="61"/>
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="60"/>
+        <location filename="../../ui/SuspenseView.cpp" line="62"/>
         <source>Suspense cases</source>
         <translation>差错案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="99"/>
+        <location filename="../../ui/SuspenseView.cpp" line="111"/>
         <source>Open and in review</source>
         <translation>未结与处理中</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="100"/>
+        <location filename="../../ui/SuspenseView.cpp" line="112"/>
         <source>Resolved</source>
         <translation>已解决</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="101"/>
+        <location filename="../../ui/SuspenseView.cpp" line="113"/>
         <source>All cases</source>
         <translation>全部案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="102"/>
+        <location filename="../../ui/SuspenseView.cpp" line="114"/>
         <source>Cases</source>
         <translation>案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="103"/>
+        <location filename="../../ui/SuspenseView.cpp" line="115"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="125"/>
+        <location filename="../../ui/SuspenseView.cpp" line="137"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="125"/>
+        <location filename="../../ui/SuspenseView.cpp" line="137"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="125"/>
+        <location filename="../../ui/SuspenseView.cpp" line="137"/>
         <source>What happened</source>
         <translation>经过</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="126"/>
+        <location filename="../../ui/SuspenseView.cpp" line="138"/>
         <source>Money trail</source>
         <translation>资金轨迹</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="131"/>
+        <location filename="../../ui/SuspenseView.cpp" line="143"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="148"/>
+        <location filename="../../ui/SuspenseView.cpp" line="160"/>
         <source>Working cases needs keel_operator.</source>
         <translation>处理案件需要 keel_operator 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="152"/>
+        <location filename="../../ui/SuspenseView.cpp" line="164"/>
         <source>Notes need keel_operator or keel_approver.</source>
         <translation>添加备注需要 keel_operator 或 keel_approver 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="191"/>
+        <location filename="../../ui/SuspenseView.cpp" line="221"/>
         <source>overdue since %1</source>
         <translation>自 %1 起逾期</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="233"/>
+        <location filename="../../ui/SuspenseView.cpp" line="264"/>
         <source>&lt;b&gt;Case %1&lt;/b&gt; · %2 %3 · %4%5 · %6</source>
         <translation>&lt;b&gt;案件 %1&lt;/b&gt; · %2 %3 · %4%5 · %6</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="235"/>
+        <location filename="../../ui/SuspenseView.cpp" line="266"/>
         <source>no money held</source>
         <translation>无挂账资金</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="238"/>
+        <location filename="../../ui/SuspenseView.cpp" line="269"/>
         <source>, taken by %1</source>
         <translation>，由 %1 认领</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="291"/>
+        <location filename="../../ui/SuspenseView.cpp" line="322"/>
         <source>Case %1 is yours (%2).</source>
         <translation>案件 %1 已由你认领（%2）。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="292"/>
+        <location filename="../../ui/SuspenseView.cpp" line="323"/>
         <source>Refused by the database: %1</source>
         <translation>数据库拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="313"/>
+        <location filename="../../ui/SuspenseView.cpp" line="344"/>
         <source>Note added to case %1.</source>
         <translation>已为案件 %1 添加备注。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="314"/>
+        <location filename="../../ui/SuspenseView.cpp" line="345"/>
         <source>Refused: %1</source>
         <translation>被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="327"/>
+        <location filename="../../ui/SuspenseView.cpp" line="358"/>
         <source>Note on case %1</source>
         <translation>案件 %1 的备注</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="330"/>
+        <location filename="../../ui/SuspenseView.cpp" line="361"/>
         <source>Note</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="332"/>
+        <location filename="../../ui/SuspenseView.cpp" line="363"/>
         <source>ticket, bank reference, file name…</source>
         <translation>工单、银行流水号、文件名……</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="333"/>
+        <location filename="../../ui/SuspenseView.cpp" line="364"/>
         <source>Reference</source>
         <translation>参考号</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="334"/>
+        <location filename="../../ui/SuspenseView.cpp" line="365"/>
         <source>&amp;Note</source>
         <translation>备注(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="335"/>
+        <location filename="../../ui/SuspenseView.cpp" line="366"/>
         <source>&amp;Reference</source>
         <translation>参考号(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="356"/>
+        <location filename="../../ui/SuspenseView.cpp" line="387"/>
         <source>Case %1 closes: its saga compensates again and the %2 %3 held in suspense returns to the merchant&apos;s account for the refund to take.</source>
         <translation>案件 %1 将关闭：其 Saga 重新补偿，差错户中的 %2 %3 退回商户账户，供退款使用。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="382"/>
+        <location filename="../../ui/SuspenseView.cpp" line="413"/>
         <source>nothing (the case holds no money)</source>
         <translation>无（案件未挂账资金）</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="386"/>
+        <location filename="../../ui/SuspenseView.cpp" line="417"/>
         <source>Case %1 is written off: %2 leaves suspense for the write-off account, with the reason on the record.</source>
         <translation>案件 %1 将被核销：%2 从差错户转入核销账户，原因记录在案。</translation>
     </message>

@@ -23,6 +23,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
@@ -188,6 +189,33 @@ TEST_F(GuardedActionsViewTest, ABulkResendTouchesOnlyTheFrozenSelection)
     ASSERT_TRUE(refreshed.wait(10000));
     ASSERT_EQ(outbox.messages()->rowCount(), 1) << "only the late message still needs a person";
     EXPECT_EQ(outbox.messages()->item(0, 0)->text(), later);
+}
+
+TEST_F(GuardedActionsViewTest, ParkedMessagesComeInPagesAndLoadMoreReachesTheLast)
+{
+    admin("INSERT INTO keel.outbox (aggregate_type, aggregate_id, event_type, payload, attempts, "
+          "last_error, parked_at) SELECT 'charge', 'ch_many' || g, 'charge.succeeded', '{}', 5, "
+          "'returned: no queue is bound', now() FROM generate_series(1, 600) g RETURNING 1");
+    auto sre = worker(loginAs(QStringLiteral("keel_sre")));
+    OutboxView outbox(sre.get());
+    QSignalSpy refreshed(&outbox, &OutboxView::refreshed);
+    outbox.refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    QPushButton *more = nullptr;
+    for (QPushButton *button : outbox.findChildren<QPushButton *>())
+        if (button->text() == QStringLiteral("&Load more"))
+            more = button;
+    ASSERT_NE(more, nullptr);
+    ASSERT_EQ(outbox.messages()->rowCount(), 500);
+    ASSERT_TRUE(more->isEnabled());
+    QTest::mouseClick(more, Qt::LeftButton);
+    ASSERT_TRUE(refreshed.wait(10000));
+    ASSERT_EQ(outbox.messages()->rowCount(), 603) << "the three from SetUp and the 600";
+    EXPECT_FALSE(more->isEnabled());
+    QSet<QString> ids;
+    for (int row = 0; row < outbox.messages()->rowCount(); ++row)
+        ids.insert(outbox.messages()->item(row, 0)->text());
+    EXPECT_EQ(ids.size(), 603) << "no message listed twice";
 }
 
 TEST_F(GuardedActionsViewTest, AnAuditorIsOfferedNoAction)

@@ -72,6 +72,32 @@ TEST_F(SuspenseWorkbenchTest, TheQueueIsOldestFirstAndMarksCasesPastTheirDeadlin
     EXPECT_FALSE(queue(as(QStringLiteral("keel_operator")))[0].overdue);
 }
 
+TEST_F(SuspenseWorkbenchTest, TheQueuePagesByKeysetAndCasesOpenedTogetherAreNeitherLostNorRepeated)
+{
+    // Seven more cases opened in one statement: the same opened_at to the
+    // microsecond, told apart by id.
+    admin("INSERT INTO keel.suspense_cases (amount, reason) SELECT 0, 'batch ' || g "
+          "FROM generate_series(1, 7) g RETURNING 1");
+    QSqlDatabase operatorDb = as(QStringLiteral("keel_operator"));
+    const QList<SuspenseCaseRow> whole = queue(operatorDb);
+    ASSERT_EQ(whole.size(), 9);
+    SuspenseCaseFilter page;
+    page.limit = 2;
+    QList<qint64> walked;
+    for (int pages = 0; pages < 10; ++pages) {
+        const QList<SuspenseCaseRow> rows = queue(operatorDb, page);
+        for (const SuspenseCaseRow &row : rows)
+            walked << row.id;
+        if (rows.size() < page.limit)
+            break;
+        page.after = rows.constLast().cursor();
+    }
+    QList<qint64> expected;
+    for (const SuspenseCaseRow &row : whole)
+        expected << row.id;
+    EXPECT_EQ(walked, expected);
+}
+
 TEST_F(SuspenseWorkbenchTest, AnOperatorTakesACaseAndOthersCannotEvenDirectly)
 {
     QSqlDatabase operatorDb = as(QStringLiteral("keel_operator"));
