@@ -247,7 +247,8 @@ void OutboxView::showMessages(const QList<ParkedMessage> &messages, bool append)
                  QString::number(message.attempts), when(message.parkedAt),
                  lineage(message.resendOf, message.resendCount), message.lastError});
     }
-    m_messages->resizeColumnsToContents();
+    if (!append) // sized by the first page: appending stays proportional to the page
+        m_messages->resizeColumnsToContents();
     updateButtons();
 }
 

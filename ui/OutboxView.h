@@ -27,6 +27,7 @@ public:
     QTableWidget *messages() const { return m_messages; }
     QTableWidget *notifications() const { return m_notifications; }
     QListWidget *groups() const { return m_groups; }
+    QPushButton *moreMessagesButton() const { return m_moreMessages; }
     QPushButton *resendSelectedButton() const { return m_resendSelected; }
     QPushButton *resendGroupButton() const { return m_resendGroup; }
     QPushButton *resendNotificationsButton() const { return m_resendNotifications; }

@@ -299,7 +299,8 @@ void SagasView::showSagas(const QList<SagaSummary> &sagas, bool append)
             m_list->setItem(row, column, item);
         }
     }
-    m_list->resizeColumnsToContents();
+    if (!append) // sized by the first page: appending stays proportional to the page
+        m_list->resizeColumnsToContents();
     m_more->setEnabled(sagas.size() == PageSize);
     Q_EMIT listed(int(m_sagas.size()));
 }

@@ -31,6 +31,7 @@ public:
     explicit SagasView(QueryWorker *worker, QWidget *parent = nullptr);
 
     QTableWidget *list() const { return m_list; }
+    QPushButton *moreButton() const { return m_more; }
     QTableWidget *steps() const { return m_steps; }
     QTreeWidget *timeline() const { return m_timeline; }
     QCheckBox *stuckOnly() const { return m_stuckOnly; }

@@ -6,10 +6,13 @@ namespace keel::stuckSagas {
 
 const char *condition()
 {
+    // The attempts are read per active saga through saga_steps' key: as an
+    // EXISTS the planner may hash the whole of saga_steps instead, which grows
+    // with every saga ever run.
     return "s.status IN ('running', 'compensating') AND "
-           "(s.created_at < now() - s.stuck_after_seconds * interval '1 second' OR EXISTS "
-           " (SELECT 1 FROM keel.saga_steps st WHERE st.saga_id = s.id "
-           "    AND st.attempts + st.compensation_attempts > $1::int))";
+           "(s.created_at < now() - s.stuck_after_seconds * interval '1 second' OR "
+           " (SELECT max(st.attempts + st.compensation_attempts) FROM keel.saga_steps st "
+           "  WHERE st.saga_id = s.id) > $1::int)";
 }
 
 Result<qint64> count(PgConnection &connection, int attemptLimit)

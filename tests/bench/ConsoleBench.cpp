@@ -1,8 +1,12 @@
 // keel-console-bench: the console's reads at production scale. Seeds a
 // throwaway cluster with --charges payments (default 1,000,000) and 7 days of
 // per-minute rollups, then reports the Overview refresh time per range, the
-// history page time at the first page and at --depth, the longest GUI-thread
-// stall while the real window refreshes and scrolls, and peak RSS.
+// history page time at the first page and at --depth; then 100,000 sagas,
+// 10,000 suspense cases and 1,000,000 outbox rows (OperationsSeed), with the
+// sagas, suspense and parked lists' first page against a deep one and the
+// operations refresh times; the longest GUI-thread stall while the real
+// window refreshes, scrolls and pages every list; and peak RSS.
+#include "OperationsSeed.h"
 #include "core/db/Database.h"
 #include "core/db/EmbeddedCluster.h"
 #include "core/db/Migrator.h"
@@ -17,8 +21,11 @@
 #include "ui/HistoryModel.h"
 #include "ui/HistoryView.h"
 #include "ui/MainWindow.h"
+#include "ui/OutboxView.h"
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
+#include "ui/SagasView.h"
+#include "ui/SuspenseView.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -35,8 +42,13 @@
 
 #include "ui/QCustomPlotInclude.h"
 
+#include <QPushButton>
+#include <QTableWidget>
+
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -203,8 +215,52 @@ void checkOverview(const OverviewData &data, const char *label)
         die(QStringLiteral("the %1 Overview is missing seeded data").arg(QLatin1String(label)));
 }
 
+// Opens each operations list, refreshes it and asks for five more pages.
+// A step that returns false is tried again on the next tick: Load more is
+// disabled while the previous page is on its way.
+std::vector<std::function<bool()>> operationSteps(MainWindow &window)
+{
+    std::vector<std::function<bool()>> steps;
+    const auto paged = [&steps](const std::function<void()> &open, QPushButton *more) {
+        steps.push_back([open] {
+            open();
+            return true;
+        });
+        for (int page = 0; page < 5; ++page)
+            steps.push_back([more] {
+                if (!more->isEnabled())
+                    return false;
+                more->click();
+                return true;
+            });
+    };
+    paged(
+        [&window] {
+            window.showView(QStringLiteral("sagas"));
+            window.sagas()->search();
+        },
+        window.sagas()->moreButton());
+    paged(
+        [&window] {
+            window.showView(QStringLiteral("suspense"));
+            window.suspense()->refresh();
+        },
+        window.suspense()->moreButton());
+    paged(
+        [&window] {
+            window.showView(QStringLiteral("outbox"));
+            window.outbox()->refresh();
+        },
+        window.outbox()->moreMessagesButton());
+    return steps;
+}
+
 struct WindowRun {
+    std::array<int, 3> operationRows{}; // sagas, cases, parked messages listed at the end
     qint64 longestStallUs = 0;
+    // The longest stall in each phase: Overview ranges, history, operations lists.
+    std::array<qint64, 3> phaseStallUs{};
+    int phase = 0;
     std::vector<double> refreshDrawnMs; // per range, from asking to the last chart drawn
     int rows = 0;
 };
@@ -225,7 +281,9 @@ WindowRun measureWindow(const ConnectionSettings &db)
     QElapsedTimer beat, refreshing;
     QTimer heartbeat;
     QObject::connect(&heartbeat, &QTimer::timeout, &heartbeat, [&] {
-        run.longestStallUs = std::max(run.longestStallUs, beat.nsecsElapsed() / 1000 - 2000);
+        const qint64 stall = beat.nsecsElapsed() / 1000 - 2000;
+        run.longestStallUs = std::max(run.longestStallUs, stall);
+        run.phaseStallUs[size_t(run.phase)] = std::max(run.phaseStallUs[size_t(run.phase)], stall);
         beat.restart();
     });
     // Measured once the window has painted and settled: start-up (fonts,
@@ -251,11 +309,33 @@ WindowRun measureWindow(const ConnectionSettings &db)
         }
         window.showView(QStringLiteral("history"));
         window.history()->search();
+        run.phase = 1;
         scroller.start(400);
     };
+    // Then the SRE and settlement lists: each opened, refreshed and paged
+    // five times with Load more, one step every 300 ms.
+    const std::vector<std::function<bool()>> operations = operationSteps(window);
+    size_t nextStep = 0;
+    int retries = 0;
+    QTimer stepper;
+    QObject::connect(&stepper, &QTimer::timeout, &stepper, [&] {
+        if (nextStep == operations.size()) {
+            run.operationRows = {window.sagas()->list()->rowCount(),
+                                 window.suspense()->queue()->rowCount(),
+                                 window.outbox()->messages()->rowCount()};
+            QApplication::quit();
+            return;
+        }
+        if (operations[nextStep]() || ++retries > 30) {
+            ++nextStep;
+            retries = 0;
+        }
+    });
     QObject::connect(&scroller, &QTimer::timeout, &scroller, [&] {
         if (++scrolls > 23) {
-            QApplication::quit();
+            scroller.stop();
+            run.phase = 2;
+            stepper.start(300);
             return;
         }
         auto *table = window.history()->findChild<QTableView *>();
@@ -284,6 +364,7 @@ int main(int argc, char **argv)
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    std::setvbuf(stdout, nullptr, _IOLBF, 0); // each figure as soon as it is measured
     // The window starts from default settings, not whatever range or size the
     // person running the benchmark last chose in their own console.
     QTemporaryDir settingsHome;
@@ -329,6 +410,8 @@ int main(int argc, char **argv)
         die(seeded.error().message);
     seedRollups(*session);
     seedSuspense(*session, 5000);
+    const OperationsScale operations;
+    seedOperations(*session, operations);
     std::fprintf(stderr, "\rseeded %lld payments, 7 days of rollups and suspense in %.0f s\n",
                  static_cast<long long>(*seeded), double(seeding.elapsed()) / 1000.0);
 
@@ -373,19 +456,30 @@ int main(int argc, char **argv)
         std::printf("history page       first %.2f ms   at depth %lld %.2f ms   ratio %.2f\n",
                     medianMs(first), static_cast<long long>(depth), medianMs(deep),
                     medianMs(deep) / medianMs(first));
+        measureOperationLists(*session, *connection, operations);
     }
     Database::closeThreadConnections();
 
     // The real window, five times: the stall is reported as median and max.
     std::vector<double> stalls;
+    std::array<std::vector<double>, 3> phaseStalls;
     std::vector<std::vector<double>> drawn(5);
     int rows = 0;
     for (int run = 0; run < 5; ++run) {
         const WindowRun measured = measureWindow(db);
         stalls.push_back(double(measured.longestStallUs) / 1000.0);
+        for (size_t phase = 0; phase < phaseStalls.size(); ++phase)
+            phaseStalls[phase].push_back(double(measured.phaseStallUs[phase]) / 1000.0);
         for (size_t r = 0; r < measured.refreshDrawnMs.size() && r < drawn.size(); ++r)
             drawn[r].push_back(measured.refreshDrawnMs[r]);
         rows = rows == 0 ? measured.rows : std::min(rows, measured.rows);
+        if (measured.operationRows != std::array<int, 3>{1200, 1200, 3000})
+            die(QStringLiteral("window run %1 listed %2 sagas, %3 cases, %4 parked messages "
+                               "(expected six pages of each)")
+                    .arg(run)
+                    .arg(measured.operationRows[0])
+                    .arg(measured.operationRows[1])
+                    .arg(measured.operationRows[2]));
         if (measured.refreshDrawnMs.size() != 5 || rows < 2000)
             die(QStringLiteral("window run %1 did not refresh every range and scroll (%2 ranges "
                                "drawn, %3 rows)")
@@ -398,8 +492,12 @@ int main(int argc, char **argv)
                 medianMs(drawn[0]), medianMs(drawn[1]), medianMs(drawn[2]), medianMs(drawn[3]),
                 medianMs(drawn[4]));
     std::printf("GUI thread         longest stall median %.1f ms, max %.1f ms over 5 runs of "
-                "refreshing every range and scrolling to at least %d rows\n",
+                "refreshing every range, scrolling history to at least %d rows, and paging the "
+                "sagas, suspense and parked lists six pages deep\n",
                 medianMs(stalls), *std::max_element(stalls.begin(), stalls.end()), rows);
+    std::printf("                   by phase (medians): overview %.1f ms   history %.1f ms   "
+                "operations lists %.1f ms\n",
+                medianMs(phaseStalls[0]), medianMs(phaseStalls[1]), medianMs(phaseStalls[2]));
     std::printf("bench peak RSS     %s (benchmark process: seeder, window and worker)\n",
                 qPrintable(peakRss()));
     // The console on its own: the Overview over 7 days, then a history search
@@ -412,7 +510,7 @@ int main(int argc, char **argv)
             conf.write("[overview]\nrangeSeconds=604800\n");
         conf.close();
         long peak = -1;
-        for (const char *view : {"overview", "history"}) {
+        for (const char *view : {"overview", "history", "sagas", "suspense", "outbox"}) {
             const long kb = consolePeakRssKb(
                 {QStringLiteral("--db"), db.conninfo(), QStringLiteral("--view"),
                  QString::fromLatin1(view), QStringLiteral("--screenshot"),
@@ -426,8 +524,9 @@ int main(int argc, char **argv)
             peak = std::max(peak, kb);
         }
         if (peak >= 0)
-            std::printf("console peak RSS   %.1f MB (keel-console process: 7-day Overview, then "
-                        "history search and timeline)\n",
+            std::printf("console peak RSS   %.1f MB (keel-console process, largest of: 7-day "
+                        "Overview; history search and timeline; sagas, suspense and outbox "
+                        "views with one item open)\n",
                         double(peak) / 1024.0);
     }
     (void)(*cluster)->stop();

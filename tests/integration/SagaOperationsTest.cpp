@@ -240,5 +240,42 @@ TEST_F(SagaOperationsTest, TheListShowsStuckSagasFirstAndFiltersInSql)
     EXPECT_EQ(SagaQuery(*m_connection).list(filter)->size(), 0);
 }
 
+TEST_F(SagaOperationsTest, KeysetPagesWalkTheStuckThenTheRestWithNothingLostOrRepeated)
+{
+    // Three stuck by age, five fine, all written in one statement: the same
+    // created_at to the microsecond within each group.
+    ASSERT_TRUE(m_connection
+                    ->exec("INSERT INTO keel.sagas (kind, public_id, status, created_at) "
+                           "SELECT 'order', 'saga_page' || lpad(g::text, 8, '0'), "
+                           "  CASE WHEN g <= 3 THEN 'running' ELSE 'succeeded' END, "
+                           "  CASE WHEN g <= 3 THEN now() - interval '1 hour' ELSE now() END "
+                           "FROM generate_series(1, 8) g")
+                    .ok());
+    SagaFilter filter;
+    auto whole = SagaQuery(*m_connection).list(filter);
+    ASSERT_TRUE(whole.ok()) << qPrintable(whole.error().message);
+    ASSERT_EQ(whole->size(), 8);
+    QStringList expected;
+    for (const SagaSummary &saga : *whole)
+        expected << saga.publicId;
+    EXPECT_TRUE(whole->at(2).stuck);
+    EXPECT_FALSE(whole->at(3).stuck);
+    for (const int size : {1, 2, 3}) {
+        filter.limit = size;
+        filter.after.reset();
+        QStringList walked;
+        for (int pages = 0; pages < 10; ++pages) {
+            auto page = SagaQuery(*m_connection).list(filter);
+            ASSERT_TRUE(page.ok()) << qPrintable(page.error().message);
+            for (const SagaSummary &saga : *page)
+                walked << saga.publicId;
+            if (page->size() < size)
+                break;
+            filter.after = page->constLast().cursor();
+        }
+        EXPECT_EQ(walked, expected) << "pages of " << size;
+    }
+}
+
 } // namespace
 } // namespace keel::test
