@@ -148,10 +148,13 @@ SagasView::SagasView(QueryWorker *worker, QWidget *parent)
         next.after = m_sagas.constLast().cursor();
         load(next, true);
     });
+    // Several rows selected make a bulk proposal of exactly those sagas.
+    m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
     connect(m_list, &QTableWidget::itemSelectionChanged, this, [this] {
         const QModelIndexList rows = m_list->selectionModel()->selectedRows();
         if (!rows.isEmpty())
             selectSaga(rows.first().row());
+        updateButtons();
     });
     updateButtons();
 }
@@ -368,12 +371,37 @@ void SagasView::showSaga(const SagaRecord &saga)
     Q_EMIT sagaShown(saga.publicId);
 }
 
+QList<SagasView::Target> SagasView::targets() const
+{
+    QList<Target> chosen;
+    const QModelIndexList rows = m_list->selectionModel()->selectedRows();
+    if (rows.size() > 1) {
+        for (const QModelIndex &index : rows)
+            if (index.row() < m_sagas.size()) {
+                const SagaSummary &saga = m_sagas[index.row()];
+                chosen << Target{saga.publicId, saga.name, saga.status, saga.currentStep,
+                                 saga.version};
+            }
+        std::sort(chosen.begin(), chosen.end(),
+                  [](const Target &a, const Target &b) { return a.publicId < b.publicId; });
+    } else if (m_shown) {
+        chosen << Target{m_shown->publicId, m_shown->name, m_shown->status, m_shown->currentStep,
+                         m_shown->version};
+    }
+    return chosen;
+}
+
 void SagasView::updateButtons()
 {
+    const QList<Target> chosen = targets();
     for (int i = 0; i < actionSpecs().size(); ++i) {
         const ActionSpec &spec = actionSpecs()[i];
         const bool roleAllows = m_canPropose && (!spec.movesMoney || m_canMoveMoney);
-        m_actions[i]->setEnabled(roleAllows && m_shown && spec.appliesTo.contains(m_shown->status));
+        const bool applies =
+            !chosen.isEmpty() && std::all_of(chosen.begin(), chosen.end(), [&](const Target &t) {
+                return spec.appliesTo.contains(t.status);
+            });
+        m_actions[i]->setEnabled(roleAllows && applies);
         m_actions[i]->setToolTip(!m_canPropose ? tr("Proposing needs keel_operator or keel_sre.")
                                  : !roleAllows
                                      ? tr("This moves money: only keel_operator proposes it.")
@@ -386,18 +414,23 @@ ProposeDialog *SagasView::propose(Action action)
     const auto spec = std::find_if(actionSpecs().begin(), actionSpecs().end(),
                                    [action](const ActionSpec &s) { return s.action == action; });
     const int index = int(spec - actionSpecs().begin());
-    if (!m_shown || !m_actions.value(index) || !m_actions[index]->isEnabled())
+    const QList<Target> chosen = targets();
+    if (chosen.isEmpty() || !m_actions.value(index) || !m_actions[index]->isEnabled())
         return nullptr;
     ProposalRequest request;
     request.kind = QString::fromLatin1(spec->kind);
     request.targetType = QStringLiteral("saga");
-    request.summary = m_shown->publicId;
-    request.targets << ActionTarget{m_shown->publicId, QString::number(m_shown->version)};
-    const QString preview = QStringLiteral("%1  %2  %3  step %4  version %5")
-                                .arg(m_shown->publicId, m_shown->name, m_shown->status)
-                                .arg(m_shown->currentStep)
-                                .arg(m_shown->version);
-    auto *dialog = new ProposeDialog(m_worker, request, tr(spec->change), {preview}, this);
+    request.summary = chosen.size() == 1 ? chosen.first().publicId
+                                         : tr("%n saga(s)", nullptr, int(chosen.size()));
+    QStringList preview;
+    for (const Target &target : chosen) {
+        request.targets << ActionTarget{target.publicId, QString::number(target.version)};
+        preview << QStringLiteral("%1  %2  %3  step %4  version %5")
+                       .arg(target.publicId, target.name, target.status)
+                       .arg(target.step)
+                       .arg(target.version);
+    }
+    auto *dialog = new ProposeDialog(m_worker, request, tr(spec->change), preview, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ProposeDialog::proposed, this, &SagasView::proposed);
     return dialog;

@@ -53,6 +53,16 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
+    // What an action applies to: the selected rows when there are several,
+    // else the saga shown, each at the version the operator saw.
+    struct Target {
+        QString publicId;
+        QString name;
+        QString status;
+        int step = 0;
+        int version = 0;
+    };
+    QList<Target> targets() const;
     QWidget *filterBar();
     QWidget *detailPane();
     SagaFilter currentFilter() const;

@@ -1441,22 +1441,22 @@ Comment (optional):</source>
         <translation>无错误记录</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="299"/>
+        <location filename="../../ui/OutboxView.cpp" line="300"/>
         <source>%1 parked messages</source>
         <translation>%1 条搁置消息</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="300"/>
+        <location filename="../../ui/OutboxView.cpp" line="301"/>
         <source>Each message is published again as a new outbox row that names the original (lineage); the original stays parked and is marked resent.</source>
         <translation>每条消息作为新的发件箱记录重新发布，并注明原消息（来源）；原消息保持搁置并标记为已重发。</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="317"/>
+        <location filename="../../ui/OutboxView.cpp" line="318"/>
         <source>%1 notifications</source>
         <translation>%1 条通知</translation>
     </message>
     <message>
-        <location filename="../../ui/OutboxView.cpp" line="318"/>
+        <location filename="../../ui/OutboxView.cpp" line="319"/>
         <source>Each notification is delivered again with the same event id, as a new delivery that names the one it repeats.</source>
         <translation>每条通知以相同的事件编号重新投递，作为新的投递并注明所重复的那一次。</translation>
     </message>
@@ -1928,20 +1928,20 @@ Comment (optional):</source>
     </message>
     <message>
         <location filename="../../ui/SagasView.cpp" line="118"/>
-        <location filename="../../ui/SagasView.cpp" line="201"/>
+        <location filename="../../ui/SagasView.cpp" line="204"/>
         <source>Saga</source>
         <translation>Saga</translation>
     </message>
     <message>
         <location filename="../../ui/SagasView.cpp" line="118"/>
-        <location filename="../../ui/SagasView.cpp" line="165"/>
+        <location filename="../../ui/SagasView.cpp" line="168"/>
         <source>Definition</source>
         <translation>定义</translation>
     </message>
     <message>
         <location filename="../../ui/SagasView.cpp" line="118"/>
         <location filename="../../ui/SagasView.cpp" line="124"/>
-        <location filename="../../ui/SagasView.cpp" line="170"/>
+        <location filename="../../ui/SagasView.cpp" line="173"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
@@ -1953,7 +1953,7 @@ Comment (optional):</source>
     <message>
         <location filename="../../ui/SagasView.cpp" line="118"/>
         <location filename="../../ui/SagasView.cpp" line="124"/>
-        <location filename="../../ui/SagasView.cpp" line="205"/>
+        <location filename="../../ui/SagasView.cpp" line="208"/>
         <source>Step</source>
         <translation>步骤</translation>
     </message>
@@ -1965,19 +1965,19 @@ Comment (optional):</source>
     </message>
     <message>
         <location filename="../../ui/SagasView.cpp" line="119"/>
-        <location filename="../../ui/SagasView.cpp" line="173"/>
+        <location filename="../../ui/SagasView.cpp" line="176"/>
         <source>Merchant</source>
         <translation>商户</translation>
     </message>
     <message>
         <location filename="../../ui/SagasView.cpp" line="119"/>
-        <location filename="../../ui/SagasView.cpp" line="175"/>
+        <location filename="../../ui/SagasView.cpp" line="178"/>
         <source>Business key</source>
         <translation>业务键</translation>
     </message>
     <message>
         <location filename="../../ui/SagasView.cpp" line="119"/>
-        <location filename="../../ui/SagasView.cpp" line="182"/>
+        <location filename="../../ui/SagasView.cpp" line="185"/>
         <source>Age</source>
         <translation>时长</translation>
     </message>
@@ -2023,94 +2023,101 @@ Comment (optional):</source>
         <translation>步骤</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="164"/>
+        <location filename="../../ui/SagasView.cpp" line="167"/>
         <source>definition</source>
         <translation>定义</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="166"/>
+        <location filename="../../ui/SagasView.cpp" line="169"/>
         <source>any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="171"/>
+        <location filename="../../ui/SagasView.cpp" line="174"/>
         <source>merchant id</source>
         <translation>商户编号</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="174"/>
+        <location filename="../../ui/SagasView.cpp" line="177"/>
         <source>business key</source>
         <translation>业务键</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="176"/>
+        <location filename="../../ui/SagasView.cpp" line="179"/>
         <source>any age</source>
         <translation>任意时长</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="177"/>
+        <location filename="../../ui/SagasView.cpp" line="180"/>
         <source>older than 5 min</source>
         <translation>超过 5 分钟</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="178"/>
+        <location filename="../../ui/SagasView.cpp" line="181"/>
         <source>older than 1 h</source>
         <translation>超过 1 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="179"/>
+        <location filename="../../ui/SagasView.cpp" line="182"/>
         <source>older than 1 d</source>
         <translation>超过 1 天</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="183"/>
+        <location filename="../../ui/SagasView.cpp" line="186"/>
         <source>&amp;Find</source>
         <translation>查找(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="205"/>
+        <location filename="../../ui/SagasView.cpp" line="208"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="205"/>
+        <location filename="../../ui/SagasView.cpp" line="208"/>
         <source>Event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="205"/>
+        <location filename="../../ui/SagasView.cpp" line="208"/>
         <source>Detail</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="206"/>
+        <location filename="../../ui/SagasView.cpp" line="209"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="288"/>
+        <location filename="../../ui/SagasView.cpp" line="291"/>
         <source>stuck</source>
         <translation>卡住</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="332"/>
+        <location filename="../../ui/SagasView.cpp" line="336"/>
         <source>&lt;b&gt;%1&lt;/b&gt; · %2 v%3 · %4 · version %5 · compensation rounds %6/%7%8</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; · %2 v%3 · %4 · 版本 %5 · 补偿轮次 %6/%7%8</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="339"/>
+        <location filename="../../ui/SagasView.cpp" line="343"/>
         <source> · a worker holds it now</source>
         <translation> · 当前由 worker 执行中</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="376"/>
+        <location filename="../../ui/SagasView.cpp" line="405"/>
         <source>Proposing needs keel_operator or keel_sre.</source>
         <translation>提议需要 keel_operator 或 keel_sre 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="378"/>
+        <location filename="../../ui/SagasView.cpp" line="407"/>
         <source>This moves money: only keel_operator proposes it.</source>
         <translation>此操作涉及资金：只有 keel_operator 可以提议。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/SagasView.cpp" line="424"/>
+        <source>%n saga(s)</source>
+        <translation>
+            <numerusform>%n 个 Saga</numerusform>
+        </translation>
     </message>
 </context>
 <context>

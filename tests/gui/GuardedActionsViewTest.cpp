@@ -59,6 +59,21 @@ protected:
                      "', 'charge.succeeded', '{}', 5, 'returned: no queue is bound', now()) "
                      "RETURNING id");
     }
+    // A running saga `ageSeconds` old whose one step has had `attempts`.
+    void addRunningSaga(const char *publicId, int ageSeconds, int attempts)
+    {
+        const QByteArray step = R"({"action_url": "http://127.0.0.1:9/confirm", "payload": {}, )"
+                                R"("retry": {"attempts": 9}})";
+        admin("WITH s AS (INSERT INTO keel.sagas (kind, public_id, status, current_step, "
+              "created_at, next_attempt_at) VALUES ('order', '" +
+              QByteArray(publicId) + "', 'running', 0, now() - interval '" +
+              QByteArray::number(ageSeconds) +
+              " seconds', now() + interval '1 hour') RETURNING id) "
+              "INSERT INTO keel.saga_steps (saga_id, step_index, name, kind, definition, status, "
+              "attempts, last_error) SELECT id, 0, 'confirm', 'http', '" +
+              step + "', 'running', " + QByteArray::number(attempts) +
+              ", 'HTTP 503' FROM s RETURNING 1");
+    }
     std::unique_ptr<QueryWorker> worker(const ConnectionSettings &login)
     {
         auto started = std::make_unique<QueryWorker>(login);
@@ -254,19 +269,9 @@ TEST_F(GuardedActionsViewTest, AnAuditorIsOfferedNoAction)
 TEST_F(GuardedActionsViewTest, AStuckSagaIsFoundFirstAndRetriedOnceApproved)
 {
     // Two healthy sagas and one stuck for an hour on a step that keeps failing.
-    const QByteArray step =
-        R"({"action_url": "http://127.0.0.1:9/confirm", "payload": {}, "retry": {"attempts": 9}})";
-    for (const auto &[id, age, attempts] :
-         {std::tuple{"saga_fresh0000001", 10, 0}, std::tuple{"saga_stuck0000001", 3600, 6},
-          std::tuple{"saga_fresh0000002", 20, 1}})
-        admin("WITH s AS (INSERT INTO keel.sagas (kind, public_id, status, current_step, "
-              "created_at, next_attempt_at) VALUES ('order', '" +
-              QByteArray(id) + "', 'running', 0, now() - interval '" + QByteArray::number(age) +
-              " seconds', now() + interval '1 hour') RETURNING id) "
-              "INSERT INTO keel.saga_steps (saga_id, step_index, name, kind, definition, status, "
-              "attempts, last_error) SELECT id, 0, 'confirm', 'http', '" +
-              step + "', 'running', " + QByteArray::number(attempts) +
-              ", 'HTTP 503' FROM s RETURNING 1");
+    addRunningSaga("saga_fresh0000001", 10, 0);
+    addRunningSaga("saga_stuck0000001", 3600, 6);
+    addRunningSaga("saga_fresh0000002", 20, 1);
 
     auto sreWorker = worker(loginAs(QStringLiteral("keel_sre")));
     SagasView sagas(sreWorker.get());
@@ -320,6 +325,60 @@ TEST_F(GuardedActionsViewTest, AStuckSagaIsFoundFirstAndRetriedOnceApproved)
         logged = logged ||
                  sagas.timeline()->topLevelItem(i)->text(2) == QLatin1String("operator_retry_now");
     EXPECT_TRUE(logged) << "the timeline shows the action";
+}
+
+TEST_F(GuardedActionsViewTest, ABulkRetryFreezesTheSelectedSagasAndSkipsOneThatChanged)
+{
+    addRunningSaga("saga_stuck0000001", 3600, 6);
+    addRunningSaga("saga_stuck0000002", 3500, 7);
+    addRunningSaga("saga_stuck0000003", 3400, 8);
+    auto sreWorker = worker(loginAs(QStringLiteral("keel_sre")));
+    SagasView sagas(sreWorker.get());
+    sagas.setAccess(true, false);
+    sagas.resize(1000, 700);
+    sagas.show();
+    QSignalSpy listed(&sagas, &SagasView::listed);
+    sagas.search();
+    ASSERT_TRUE(listed.wait(10000));
+    ASSERT_EQ(sagas.list()->rowCount(), 3);
+    // The operator picks the first two with the mouse: click, then Ctrl+click.
+    QTableWidget *list = sagas.list();
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                      list->visualItemRect(list->item(0, 0)).center());
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::ControlModifier,
+                      list->visualItemRect(list->item(1, 0)).center());
+    ASSERT_EQ(list->selectionModel()->selectedRows().size(), 2);
+    ASSERT_TRUE(sagas.actionButton(SagasView::Action::RetryNow)->isEnabled());
+
+    ProposeDialog *dialog = sagas.propose(SagasView::Action::RetryNow);
+    ASSERT_NE(dialog, nullptr);
+    dialog->reasonField()->setText(QStringLiteral("confirm service back, INC-14"));
+    QTest::keyClicks(dialog->confirmField(), QStringLiteral("1"));
+    EXPECT_FALSE(dialog->complete()) << "the count typed must be the count shown";
+    dialog->confirmField()->clear();
+    QTest::keyClicks(dialog->confirmField(), QStringLiteral("2"));
+    QSignalSpy proposed(&sagas, &SagasView::proposed);
+    dialog->submit();
+    ASSERT_TRUE(proposed.wait(10000)) << qPrintable(dialog->result()->text());
+    const qint64 id = proposed.first().first().value<ActionRecord>().id;
+    EXPECT_EQ(admin("SELECT jsonb_array_length(targets) FROM keel.operator_actions WHERE id = " +
+                    QByteArray::number(id)),
+              QStringLiteral("2"));
+
+    // The worker moves the second saga on before anyone approves.
+    admin("UPDATE keel.sagas SET version = version + 1 WHERE public_id = 'saga_stuck0000002' "
+          "RETURNING 1");
+    auto checkerWorker = worker(loginAs(QStringLiteral("keel_approver")));
+    ApprovalsView checker(checkerWorker.get());
+    approveThenExecute(checker, id);
+    auto gateway = PgConnection::open(loginAs(QStringLiteral("keel_gateway")));
+    ASSERT_TRUE(gateway.ok());
+    auto ran = QueuedActions(*gateway).runOnce();
+    ASSERT_TRUE(ran.ok()) << qPrintable(ran.error().message);
+    EXPECT_EQ(admin("SELECT string_agg(public_id, ',' ORDER BY public_id) FROM keel.sagas "
+                    "WHERE next_attempt_at <= now()"),
+              QStringLiteral("saga_stuck0000001"))
+        << "the changed saga and the one not selected are left alone";
 }
 
 TEST_F(GuardedActionsViewTest, ACaseIsTakenNotedAndItsCompensationProposedFromTheWorkbench)
