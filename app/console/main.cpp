@@ -71,6 +71,12 @@ Result<Target> startDemo(const ConsoleOptions &options)
     demo.gateway.http.threads = 4;
     // A notification nobody answers gives up within about a minute, not three days.
     demo.notifications.retryDelaysSeconds = {3, 10, 30};
+    // Nobody has subscribed to parked-saga events yet: the broker returns
+    // them, and after three tries the relay parks them for the Outbox view.
+    demo.eventBindings = {QStringLiteral("charge.#"), QStringLiteral("refund.#"),
+                          QStringLiteral("saga.saga.succeeded"),
+                          QStringLiteral("saga.saga.compensated")};
+    demo.relayMaxAttempts = 3;
     Result<std::unique_ptr<DevStack>> started = DevStack::start(demo);
     if (!started)
         return started.error();

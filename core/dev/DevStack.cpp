@@ -111,12 +111,12 @@ Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progres
     if (!started)
         return started.error();
     stack->m_worker = std::move(started).value();
-    if (Status relayed = stack->startRelay(progress); !relayed)
+    if (Status relayed = stack->startRelay(options, progress); !relayed)
         return relayed.error();
     return stack;
 }
 
-Status DevStack::startRelay(const Progress &progress)
+Status DevStack::startRelay(const Options &options, const Progress &progress)
 {
     if (!EmbeddedBroker::available()) {
         if (progress)
@@ -132,7 +132,9 @@ Status DevStack::startRelay(const Progress &progress)
     RelayRuntimeOptions relay;
     relay.settings = database();
     relay.relay.broker = m_broker->address();
+    relay.relay.maxAttempts = options.relayMaxAttempts;
     relay.catchAllQueue = QStringLiteral("keel.events.all");
+    relay.catchAllBindings = options.eventBindings;
     Result<std::unique_ptr<RelayRuntime>> runtime = RelayRuntime::start(relay);
     if (!runtime)
         return runtime.error();

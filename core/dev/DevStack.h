@@ -32,6 +32,11 @@ public:
         std::optional<SimulatedChannelConfig> channelSimulator;
         // The worker's merchant notifications (the demo shortens the retries).
         NotificationOptions notifications;
+        // The routing keys the dev queue (keel.events.all) is bound to; an
+        // event no binding takes is returned, retried and after
+        // relayMaxAttempts parked, as with a production subscriber missing.
+        QStringList eventBindings{QStringLiteral("#")};
+        int relayMaxAttempts = RelayOptions().maxAttempts;
     };
     using Progress = std::function<void(const QString &)>;
 
@@ -66,7 +71,7 @@ private:
     // `fileName`, issuing the merchant on first use.
     Result<QString> merchantKey(const QString &fileName, const QString &name,
                                 const QString &notifyUrl);
-    Status startRelay(const Progress &progress);
+    Status startRelay(const Options &options, const Progress &progress);
     // Chooses the HTTP channel and the key the gateway trusts; the simulator
     // itself starts once the gateway's URL is known.
     Result<RsaKey> prepareChannelSimulator(Options &options, int port);

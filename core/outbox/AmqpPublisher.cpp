@@ -76,10 +76,12 @@ Error AmqpPublisher::failure(const QString &what) const
                       QStringLiteral("RabbitMQ at %1: %2").arg(m_address.redacted(), what));
 }
 
-void AmqpPublisher::setCatchAllQueue(const QString &queue, int maxLength)
+void AmqpPublisher::setCatchAllQueue(const QString &queue, int maxLength,
+                                     const QStringList &bindings)
 {
     m_catchAllQueue = queue;
     m_catchAllLength = maxLength;
+    m_catchAllBindings = bindings;
 }
 
 bool AmqpPublisher::connected() const
@@ -133,11 +135,22 @@ Status AmqpPublisher::connect(int timeoutMs)
         if (const QString error = replyError(amqp_get_rpc_reply(connection->state));
             !error.isEmpty())
             return failure(error);
-        amqp_queue_bind(connection->state, Channel, bytesOf(queue), bytesOf(exchange),
-                        amqp_cstring_bytes("#"), amqp_empty_table);
-        if (const QString error = replyError(amqp_get_rpc_reply(connection->state));
-            !error.isEmpty())
-            return failure(error);
+        // A durable queue keeps its bindings: one that took everything
+        // before must not keep doing so once fewer keys are wanted.
+        if (!m_catchAllBindings.contains(QStringLiteral("#"))) {
+            amqp_queue_unbind(connection->state, Channel, bytesOf(queue), bytesOf(exchange),
+                              amqp_cstring_bytes("#"), amqp_empty_table);
+            if (const QString error = replyError(amqp_get_rpc_reply(connection->state));
+                !error.isEmpty())
+                return failure(error);
+        }
+        for (const QString &binding : std::as_const(m_catchAllBindings)) {
+            amqp_queue_bind(connection->state, Channel, bytesOf(queue), bytesOf(exchange),
+                            bytesOf(binding.toUtf8()), amqp_empty_table);
+            if (const QString error = replyError(amqp_get_rpc_reply(connection->state));
+                !error.isEmpty())
+                return failure(error);
+        }
     }
     amqp_confirm_select(connection->state, Channel);
     if (const QString error = replyError(amqp_get_rpc_reply(connection->state)); !error.isEmpty())

@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 #include <map>
 #include <memory>
@@ -72,7 +73,8 @@ public:
     // On every connect, also declare a durable queue bound to every routing
     // key ("#"), holding at most `maxLength` messages (the oldest go first):
     // for `keel dev`, so its events have somewhere to go.
-    void setCatchAllQueue(const QString &queue, int maxLength);
+    void setCatchAllQueue(const QString &queue, int maxLength,
+                          const QStringList &bindings = {QStringLiteral("#")});
 
 private:
     struct Connection;
@@ -93,6 +95,7 @@ private:
     std::map<quint64, std::unique_ptr<Window>> m_open; // by ticket, oldest first
     QString m_catchAllQueue;
     int m_catchAllLength = 0;
+    QStringList m_catchAllBindings;
 };
 
 } // namespace keel

@@ -59,7 +59,7 @@ void RelayRuntime::run()
     std::unique_ptr<PgConnection> connection;
     AmqpPublisher publisher(m_options.relay.broker, m_options.relay.exchange);
     if (!m_options.catchAllQueue.isEmpty())
-        publisher.setCatchAllQueue(m_options.catchAllQueue, 100000);
+        publisher.setCatchAllQueue(m_options.catchAllQueue, 100000, m_options.catchAllBindings);
     int pauseMs = 0;
     while (!m_wakeup->stopping()) {
         if (!connection || !connection->healthy()) {

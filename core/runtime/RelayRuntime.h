@@ -4,6 +4,8 @@
 #include "core/db/ConnectionSettings.h"
 #include "core/outbox/OutboxRelay.h"
 
+#include <QStringList>
+
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -20,6 +22,7 @@ struct RelayRuntimeOptions {
     int pollMs = 1000;                    // the fallback when no notification arrives
     int keepPublishedSeconds = 7 * 86400; // published rows are swept after this
     QString catchAllQueue;                // see AmqpPublisher::setCatchAllQueue
+    QStringList catchAllBindings{QStringLiteral("#")};
 };
 
 // A running `keel relay`: a thread that publishes the outbox whenever rows

@@ -176,6 +176,31 @@ TEST_F(OutboxRelayTest, AMessageNoQueueTakesIsAFailureAndIsParkedAfterItsAttempt
         << "a parked message is left alone";
 }
 
+TEST_F(OutboxRelayTest, ACatchAllQueueNarrowedToSomeKeysReturnsTheRest)
+{
+    const QString queue =
+        QStringLiteral("keel.test.all.%1").arg(QRandomGenerator::global()->bounded(1000000000));
+    {
+        // First it took everything (the durable queue keeps that binding).
+        AmqpPublisher everything(m_options.broker, m_options.exchange);
+        everything.setCatchAllQueue(queue, 1000);
+        enqueue(QStringLiteral("ch_a"), QStringLiteral("charge.succeeded"), 1);
+        EXPECT_EQ(relayOnce(everything).published, 1);
+    }
+    AmqpPublisher narrowed(m_options.broker, m_options.exchange);
+    narrowed.setCatchAllQueue(queue, 1000, {QStringLiteral("refund.#")});
+    ASSERT_TRUE(m_connection
+                    ->exec("INSERT INTO keel.outbox (aggregate_type, aggregate_id, event_type, "
+                           "payload) VALUES ('refund', 're_1', 'refund.succeeded', '{}'), "
+                           "('charge', 'ch_b', 'charge.succeeded', '{}')")
+                    .ok());
+    const RelayPass pass = relayOnce(narrowed);
+    EXPECT_EQ(pass.published, 1);
+    EXPECT_EQ(pass.failed, 1);
+    EXPECT_EQ(scalar("SELECT aggregate_id FROM keel.outbox WHERE last_error LIKE 'returned%'"),
+              QStringLiteral("ch_b"));
+}
+
 TEST_F(OutboxRelayTest, AParkedMessageResentThroughAnApprovedActionArrivesWithItsLineage)
 {
     m_options.maxAttempts = 1;
