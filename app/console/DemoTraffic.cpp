@@ -1,20 +1,52 @@
 #include "DemoTraffic.h"
 
+#include "core/db/Database.h"
 #include "core/dev/DevStack.h"
+#include "core/ops/ActionDesk.h"
+#include "core/read/OutboxQuery.h"
 
 #include <chrono>
 
 namespace keel {
+namespace {
+
+// Once notifications have parked, the demo's login proposes resending them,
+// so the Approvals view has something waiting for a second person. One
+// proposal per demo: its idempotency key is fixed.
+bool proposeResendOnce(const ConnectionSettings &database)
+{
+    Result<QSqlDatabase> db = Database::connect(database, QStringLiteral("demo-proposals"));
+    if (!db)
+        return false;
+    Result<QList<ParkedNotification>> parked = OutboxQuery::parkedNotifications(*db, 5);
+    if (!parked || parked->size() < 5)
+        return false;
+    ProposalRequest request;
+    request.kind = QStringLiteral("notification.resend");
+    request.targetType = QStringLiteral("notification");
+    request.summary = QStringLiteral("%1 notifications").arg(parked->size());
+    for (const ParkedNotification &notification : std::as_const(*parked))
+        request.targets << ActionTarget{QString::number(notification.id), notification.version};
+    request.reason = QStringLiteral("merchant says its webhook endpoint is back (demo)");
+    request.idempotencyKey = QStringLiteral("demo-resend-parked-notifications");
+    return ActionDesk(*db).propose(request).ok();
+}
+
+} // namespace
 
 DemoTraffic::DemoTraffic(DevStack &stack)
     : m_simulator({stack.gatewayUrl(), stack.apiKey(), 12.0, 0, 3}),
       m_sagas(stack.gatewayUrl(), stack.apiKey()), m_traffic([this] { (void)m_simulator.run(); }),
       m_housekeeping([this, &stack] {
+          bool proposed = false;
           while (!m_stopping) {
               stack.maintain();
+              if (!proposed)
+                  proposed = proposeResendOnce(stack.database());
               for (int i = 0; i < 20 && !m_stopping; ++i)
                   std::this_thread::sleep_for(std::chrono::milliseconds(100));
           }
+          Database::closeThreadConnections();
       })
 {
     (void)m_sagas.start(); // without them the demo still shows payments

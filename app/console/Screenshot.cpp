@@ -12,6 +12,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QTableWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -83,8 +84,15 @@ void Screenshot::handleOverviewRefreshed()
                 Qt::SingleShotConnection);
         m_window.outbox()->refresh();
     } else if (m_view == QLatin1String("approvals")) {
-        connect(m_window.approvals(), &ApprovalsView::refreshed, this, &Screenshot::shoot,
-                Qt::SingleShotConnection);
+        ApprovalsView *approvals = m_window.approvals();
+        connect(
+            approvals, &ApprovalsView::refreshed, this,
+            [this, approvals] {
+                if (approvals->table()->rowCount() > 0)
+                    approvals->table()->selectRow(0); // its details below the list
+                shoot();
+            },
+            Qt::SingleShotConnection);
         m_window.approvals()->queueChoice()->setCurrentIndex(1);
     } else
         shoot();
