@@ -183,6 +183,52 @@ TEST_F(GuardedActionsViewTest, OwnApprovalIsRefusedByTheServerThenASecondLoginAp
               QStringLiteral("3"));
 }
 
+TEST_F(GuardedActionsViewTest, AnApprovedProposalThatExpiredCannotExecute)
+{
+    // Proposals live five seconds here; policy, changed in one place.
+    admin("UPDATE keel.ops_policy SET proposal_ttl = interval '5 seconds' RETURNING 1");
+    auto makerWorker = worker(loginAs(QStringLiteral("keel_sre")));
+    OutboxView outbox(makerWorker.get());
+    outbox.setCanPropose(true);
+    const qint64 id = proposeGroupResend(outbox);
+    ASSERT_GT(id, 0);
+    auto checkerWorker = worker(loginAs(QStringLiteral("keel_approver")));
+    ApprovalsView checker(checkerWorker.get());
+    checker.setAccess(true, true);
+    refreshAll(checker);
+    ASSERT_TRUE(checker.select(id));
+    QSignalSpy acted(&checker, &ApprovalsView::acted);
+    checker.approveSelected(QStringLiteral("looks right"));
+    ASSERT_TRUE(acted.wait(10000));
+    ASSERT_TRUE(acted.first().first().toBool()) << qPrintable(checker.result()->text());
+    refreshAll(checker);
+    ASSERT_TRUE(checker.select(id));
+    ASSERT_TRUE(checker.executeButton()->isEnabled()) << "approved and not yet expired";
+
+    // The list on screen is now stale: the proposal expires while it shows.
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            return admin("SELECT expires_at < now() FROM keel.operator_actions WHERE id = " +
+                         QByteArray::number(id)) == QLatin1String("t");
+        },
+        10000));
+    acted.clear();
+    QTest::mouseClick(checker.executeButton(), Qt::LeftButton);
+    ASSERT_TRUE(acted.wait(10000));
+    EXPECT_FALSE(acted.first().first().toBool());
+    EXPECT_TRUE(checker.result()->text().contains(QLatin1String("expired")))
+        << qPrintable(checker.result()->text());
+    EXPECT_EQ(
+        admin("SELECT status FROM keel.operator_actions WHERE id = " + QByteArray::number(id)),
+        QStringLiteral("expired"));
+    EXPECT_EQ(admin("SELECT count(*) FROM keel.outbox WHERE resend_of IS NOT NULL"),
+              QStringLiteral("0"))
+        << "nothing was resent";
+    refreshAll(checker);
+    ASSERT_TRUE(checker.select(id));
+    EXPECT_FALSE(checker.executeButton()->isEnabled()) << "an expired proposal offers nothing";
+}
+
 TEST_F(GuardedActionsViewTest, ABulkResendTouchesOnlyTheFrozenSelection)
 {
     auto makerWorker = worker(loginAs(QStringLiteral("keel_sre")));
