@@ -1,6 +1,7 @@
 #include "ui/SagasView.h"
 
 #include "core/ops/ActionDesk.h"
+#include "ui/PagedListPane.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
 
@@ -129,18 +130,9 @@ SagasView::SagasView(QueryWorker *worker, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(filterBar());
     auto *split = new QSplitter(Qt::Vertical, this);
-    auto *top = new QWidget(split);
-    auto *topLayout = new QVBoxLayout(top);
-    topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(m_list, 1);
-    auto *moreRow = new QHBoxLayout;
-    moreRow->addStretch(1);
-    moreRow->addWidget(m_more);
-    topLayout->addLayout(moreRow);
-    split->addWidget(top);
+    split->addWidget(pagedListPane(m_list, m_more, split));
     split->addWidget(detailPane());
     layout->addWidget(split, 1);
-    m_more->setEnabled(false);
     connect(m_more, &QPushButton::clicked, this, [this] {
         if (m_sagas.isEmpty())
             return;

@@ -3,6 +3,7 @@
 #include "core/ops/ActionDesk.h"
 #include "core/ops/CaseDesk.h"
 #include "ui/AdjustmentDialog.h"
+#include "ui/PagedListPane.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
 
@@ -66,17 +67,8 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
     m_queue->verticalHeader()->hide();
     m_queue->horizontalHeader()->setStretchLastSection(true);
     auto *split = new QSplitter(Qt::Vertical, this);
-    auto *top = new QWidget(split);
-    auto *topLayout = new QVBoxLayout(top);
-    topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(m_queue, 1);
-    auto *moreRow = new QHBoxLayout;
-    moreRow->addStretch(1);
-    moreRow->addWidget(m_more);
-    topLayout->addLayout(moreRow);
-    split->addWidget(top);
+    split->addWidget(pagedListPane(m_queue, m_more, split));
     split->addWidget(detailPane());
-    m_more->setEnabled(false);
     connect(m_more, &QPushButton::clicked, this, &SuspenseView::loadMore);
     layout->addWidget(split, 1);
     connect(m_queue, &QTableWidget::itemSelectionChanged, this, [this] {
