@@ -1,5 +1,6 @@
 #include "core/ops/ActionDesk.h"
 
+#include "core/db/BoundQuery.h"
 #include "core/db/Database.h"
 
 #include <QJsonArray>
@@ -41,15 +42,6 @@ ActionRecord recordAt(const QSqlQuery &query)
     record.outcome = query.value(13).toString();
     record.payload = query.value(14).toString();
     return record;
-}
-
-Status run(QSqlQuery &query, const QString &sql, const QVariantList &binds)
-{
-    query.setForwardOnly(true);
-    query.prepare(sql);
-    for (const QVariant &value : binds)
-        query.addBindValue(value);
-    return Database::exec(query);
 }
 
 QString targetsJson(const QList<ActionTarget> &targets)
@@ -100,15 +92,15 @@ Result<ActionRecord> ActionDesk::propose(const ProposalRequest &request)
     if (Status valid = validate(request); !valid)
         return valid.error();
     QSqlQuery query(m_db);
-    if (Status done =
-            run(query,
-                QStringLiteral("INSERT INTO keel.operator_actions (kind, target_type, "
-                               "target_id, targets, reason, idempotency_key, payload) "
-                               "VALUES (?, ?, ?, ?::jsonb, ?, ?, ?::jsonb) "
-                               "ON CONFLICT (idempotency_key) DO NOTHING RETURNING id"),
-                {request.kind, request.targetType, request.summary, targetsJson(request.targets),
-                 request.reason.trimmed(), request.idempotencyKey,
-                 QString::fromUtf8(QJsonDocument(request.payload).toJson(QJsonDocument::Compact))});
+    if (Status done = runBound(
+            query,
+            QStringLiteral("INSERT INTO keel.operator_actions (kind, target_type, "
+                           "target_id, targets, reason, idempotency_key, payload) "
+                           "VALUES (?, ?, ?, ?::jsonb, ?, ?, ?::jsonb) "
+                           "ON CONFLICT (idempotency_key) DO NOTHING RETURNING id"),
+            {request.kind, request.targetType, request.summary, targetsJson(request.targets),
+             request.reason.trimmed(), request.idempotencyKey,
+             QString::fromUtf8(QJsonDocument(request.payload).toJson(QJsonDocument::Compact))});
         !done)
         return done.error();
     const bool created = query.next();
@@ -116,10 +108,10 @@ Result<ActionRecord> ActionDesk::propose(const ProposalRequest &request)
     QSqlQuery existing(m_db);
     const QString where =
         created ? QStringLiteral("a.id = ?") : QStringLiteral("a.idempotency_key = ?");
-    if (Status done = run(existing,
-                          QStringLiteral("SELECT ") + QLatin1String(RecordColumns) +
-                              QStringLiteral(" FROM keel.operator_actions a WHERE ") + where,
-                          {created ? QVariant(id) : QVariant(request.idempotencyKey)});
+    if (Status done = runBound(existing,
+                               QStringLiteral("SELECT ") + QLatin1String(RecordColumns) +
+                                   QStringLiteral(" FROM keel.operator_actions a WHERE ") + where,
+                               {created ? QVariant(id) : QVariant(request.idempotencyKey)});
         !done)
         return done.error();
     if (!existing.next())
@@ -151,17 +143,19 @@ Status ActionDesk::reject(qint64 actionId, const QString &comment)
 Status ActionDesk::decide(qint64 actionId, const char *decision, const QString &comment)
 {
     QSqlQuery query(m_db);
-    return run(query,
-               QStringLiteral(
-                   "INSERT INTO keel.approvals (action_id, decision, comment) VALUES (?, ?, ?)"),
-               {actionId, QString::fromLatin1(decision),
-                comment.trimmed().isEmpty() ? QVariant() : QVariant(comment.trimmed())});
+    return runBound(
+        query,
+        QStringLiteral(
+            "INSERT INTO keel.approvals (action_id, decision, comment) VALUES (?, ?, ?)"),
+        {actionId, QString::fromLatin1(decision),
+         comment.trimmed().isEmpty() ? QVariant() : QVariant(comment.trimmed())});
 }
 
 Result<ActionExecution> ActionDesk::execute(qint64 actionId)
 {
     QSqlQuery query(m_db);
-    if (Status done = run(query, QStringLiteral("SELECT keel.execute_action(?)::text"), {actionId});
+    if (Status done =
+            runBound(query, QStringLiteral("SELECT keel.execute_action(?)::text"), {actionId});
         !done)
         return done.error();
     if (!query.next())
@@ -199,11 +193,11 @@ Result<QList<ActionRecord>> ActionDesk::queue(Queue which, bool canApprove, int 
     }
     binds << limit;
     QSqlQuery query(m_db);
-    if (Status done = run(query,
-                          QStringLiteral("SELECT ") + QLatin1String(RecordColumns) +
-                              QStringLiteral(" FROM keel.operator_actions a WHERE ") + where +
-                              QStringLiteral(" ORDER BY a.id DESC LIMIT ?"),
-                          binds);
+    if (Status done = runBound(query,
+                               QStringLiteral("SELECT ") + QLatin1String(RecordColumns) +
+                                   QStringLiteral(" FROM keel.operator_actions a WHERE ") + where +
+                                   QStringLiteral(" ORDER BY a.id DESC LIMIT ?"),
+                               binds);
         !done)
         return done.error();
     QList<ActionRecord> records;
@@ -215,10 +209,10 @@ Result<QList<ActionRecord>> ActionDesk::queue(Queue which, bool canApprove, int 
 Result<ActionRecord> ActionDesk::find(qint64 actionId)
 {
     QSqlQuery query(m_db);
-    if (Status done = run(query,
-                          QStringLiteral("SELECT ") + QLatin1String(RecordColumns) +
-                              QStringLiteral(" FROM keel.operator_actions a WHERE a.id = ?"),
-                          {actionId});
+    if (Status done = runBound(query,
+                               QStringLiteral("SELECT ") + QLatin1String(RecordColumns) +
+                                   QStringLiteral(" FROM keel.operator_actions a WHERE a.id = ?"),
+                               {actionId});
         !done)
         return done.error();
     if (!query.next())
@@ -230,7 +224,7 @@ Result<ActionRecord> ActionDesk::find(qint64 actionId)
 Result<int> ActionDesk::expireOverdue()
 {
     QSqlQuery query(m_db);
-    if (Status done = run(query, QStringLiteral("SELECT keel.expire_actions()"), {}); !done)
+    if (Status done = runBound(query, QStringLiteral("SELECT keel.expire_actions()"), {}); !done)
         return done.error();
     return query.next() ? query.value(0).toInt() : 0;
 }

@@ -1,32 +1,20 @@
 #include "core/read/OutboxQuery.h"
 
+#include "core/db/BoundQuery.h"
 #include "core/db/Database.h"
 
 #include <QSqlQuery>
 #include <QVariant>
 
 namespace keel {
-namespace {
-
-Status run(QSqlQuery &query, const QString &sql, const QVariantList &binds = {})
-{
-    query.setForwardOnly(true);
-    query.prepare(sql);
-    for (const QVariant &value : binds)
-        query.addBindValue(value);
-    return Database::exec(query);
-}
-
-} // namespace
-
 Result<OutboxSummary> OutboxQuery::summary(QSqlDatabase db)
 {
     OutboxSummary summary;
     QSqlQuery pending(db);
     if (Status done =
-            run(pending, QStringLiteral("SELECT aggregate_type, count(*) FROM keel.outbox "
-                                        "WHERE published_at IS NULL AND parked_at IS NULL "
-                                        "GROUP BY 1 ORDER BY 2 DESC"));
+            runBound(pending, QStringLiteral("SELECT aggregate_type, count(*) FROM keel.outbox "
+                                             "WHERE published_at IS NULL AND parked_at IS NULL "
+                                             "GROUP BY 1 ORDER BY 2 DESC"));
         !done)
         return done.error();
     while (pending.next()) {
@@ -35,28 +23,28 @@ Result<OutboxSummary> OutboxQuery::summary(QSqlDatabase db)
         summary.backlog += rows;
     }
     QSqlQuery oldest(db);
-    if (Status done =
-            run(oldest, QStringLiteral("SELECT coalesce((SELECT (extract(epoch FROM now() - "
-                                       "created_at) * 1000)::bigint FROM keel.outbox WHERE "
-                                       "published_at IS NULL AND parked_at IS NULL ORDER BY id "
-                                       "LIMIT 1), 0)"));
+    if (Status done = runBound(
+            oldest, QStringLiteral("SELECT coalesce((SELECT (extract(epoch FROM now() - "
+                                   "created_at) * 1000)::bigint FROM keel.outbox WHERE "
+                                   "published_at IS NULL AND parked_at IS NULL ORDER BY id "
+                                   "LIMIT 1), 0)"));
         !done)
         return done.error();
     if (oldest.next())
         summary.oldestPendingAgeMs = oldest.value(0).toLongLong();
     QSqlQuery parked(db);
-    if (Status done =
-            run(parked, QStringLiteral("SELECT coalesce(last_error, ''), count(*) FROM keel.outbox "
-                                       "WHERE parked_at IS NOT NULL AND resent_at IS NULL "
-                                       "GROUP BY 1 ORDER BY 2 DESC, 1"));
+    if (Status done = runBound(
+            parked, QStringLiteral("SELECT coalesce(last_error, ''), count(*) FROM keel.outbox "
+                                   "WHERE parked_at IS NOT NULL AND resent_at IS NULL "
+                                   "GROUP BY 1 ORDER BY 2 DESC, 1"));
         !done)
         return done.error();
     while (parked.next())
         summary.parkedByError.append({parked.value(0).toString(), parked.value(1).toLongLong()});
     QSqlQuery notifications(db);
-    if (Status done = run(notifications,
-                          QStringLiteral("SELECT count(*) FROM keel.notifications WHERE status = "
-                                         "'parked' AND resent_at IS NULL"));
+    if (Status done = runBound(
+            notifications, QStringLiteral("SELECT count(*) FROM keel.notifications WHERE status = "
+                                          "'parked' AND resent_at IS NULL"));
         !done)
         return done.error();
     if (notifications.next())
@@ -68,7 +56,7 @@ Result<QList<ParkedMessage>> OutboxQuery::parked(QSqlDatabase db, const QString 
                                                  qint64 afterId)
 {
     QSqlQuery query(db);
-    if (Status done = run(
+    if (Status done = runBound(
             query,
             QStringLiteral("SELECT id, xmin::text, aggregate_type || ':' || aggregate_id, "
                            "event_type, attempts, coalesce(last_error, ''), parked_at, "
@@ -91,13 +79,13 @@ Result<QList<ParkedMessage>> OutboxQuery::parked(QSqlDatabase db, const QString 
 Result<QList<ParkedNotification>> OutboxQuery::parkedNotifications(QSqlDatabase db, int limit)
 {
     QSqlQuery query(db);
-    if (Status done =
-            run(query,
-                QStringLiteral("SELECT id, xmin::text, merchant_id, event_id, event_type, "
-                               "charge_id, attempts, coalesce(last_error, ''), parked_at, "
-                               "resend_count FROM keel.notifications WHERE status = 'parked' AND "
-                               "resent_at IS NULL ORDER BY id LIMIT ?"),
-                {limit});
+    if (Status done = runBound(
+            query,
+            QStringLiteral("SELECT id, xmin::text, merchant_id, event_id, event_type, "
+                           "charge_id, attempts, coalesce(last_error, ''), parked_at, "
+                           "resend_count FROM keel.notifications WHERE status = 'parked' AND "
+                           "resent_at IS NULL ORDER BY id LIMIT ?"),
+            {limit});
         !done)
         return done.error();
     QList<ParkedNotification> parked;
