@@ -3,6 +3,7 @@
 #include "core/signing/RsaKey.h"
 
 #include <QMap>
+#include <QSet>
 
 #include <optional>
 
@@ -12,12 +13,16 @@ namespace {
 // The signed parameters sorted by key; nothing if a key repeats.
 std::optional<QMap<QString, QString>> signedParameters(const Parameters &parameters)
 {
+    // Any repeated key is refused, also an empty or unsigned one: "a=&a=1"
+    // or two `sign` values read differently in different parsers.
     QMap<QString, QString> kept;
+    QSet<QString> seen;
     for (const auto &[key, value] : parameters) {
+        if (seen.contains(key))
+            return std::nullopt;
+        seen.insert(key);
         if (key == QLatin1String("sign") || key == QLatin1String("sign_type") || value.isEmpty())
             continue;
-        if (kept.contains(key))
-            return std::nullopt;
         kept.insert(key, value);
     }
     return kept;

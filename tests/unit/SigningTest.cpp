@@ -292,3 +292,19 @@ TEST(AesGcmTest, AnAlteredByteTheWrongKeyOrOtherAssociatedDataFail)
 }
 
 } // namespace
+
+// Found by AlipaySignStringFuzz: a key repeated with an empty value first
+// ("x=&x=1") used to be signed as "x=1", though parsers that keep the first
+// value read it as empty. Any repeated key, and a second sign, is refused.
+TEST(AlipaySignatureTest, AnyRepeatedKeyIsMalformedEvenIfOneCopyIsEmptyOrUnsigned)
+{
+    const AlipaySignature::Parameters golden = alipayParameters(vector("alipay.body"));
+    AlipaySignature::Parameters emptyFirst{{QStringLiteral("extra"), QString()}};
+    emptyFirst += golden;
+    emptyFirst.append({QStringLiteral("extra"), QStringLiteral("1")});
+    EXPECT_TRUE(AlipaySignature::signString(emptyFirst).isEmpty());
+    EXPECT_EQ(AlipaySignature::verify(emptyFirst, key("alipay.pub")), SignatureVerdict::Malformed);
+    AlipaySignature::Parameters twoSigns = golden;
+    twoSigns.append({QStringLiteral("sign"), QStringLiteral("AAAA")});
+    EXPECT_EQ(AlipaySignature::verify(twoSigns, key("alipay.pub")), SignatureVerdict::Malformed);
+}
