@@ -8,6 +8,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <array>
 #include <chrono>
 #include <optional>
 #include <thread>
@@ -70,15 +71,15 @@ private:
             return;
         }
         if (ec == http::error::body_limit) {
-            reply(m_handler.refuse(HttpRefusal::BodyTooLarge), 11, false);
+            refuse(HttpRefusal::BodyTooLarge);
             return;
         }
         if (ec == http::error::header_limit) {
-            reply(m_handler.refuse(HttpRefusal::HeadersTooLarge), 11, false);
+            refuse(HttpRefusal::HeadersTooLarge);
             return;
         }
         if (ec) {
-            reply(m_handler.refuse(HttpRefusal::Malformed), 11, false);
+            refuse(HttpRefusal::Malformed);
             return;
         }
         const http::request<http::string_body> &in = m_parser->get();
@@ -101,6 +102,14 @@ private:
         reply(m_handler.handle(request), in.version(), in.keep_alive());
     }
 
+    // A request refused before it was read whole: the client may still be
+    // sending its body, so the connection lingers after the answer.
+    void refuse(HttpRefusal why)
+    {
+        m_lingerAfterReply = true;
+        reply(m_handler.refuse(why), 11, false);
+    }
+
     void reply(const HttpResponse &response, unsigned version, bool keepAlive)
     {
         if (response.withheld) {
@@ -112,6 +121,10 @@ private:
         m_stream.expires_after(std::chrono::seconds(m_options.readTimeoutSeconds));
         http::async_write(m_stream, *message,
                           [self = shared_from_this(), message](beast::error_code ec, std::size_t) {
+                              if (!ec && self->m_lingerAfterReply) {
+                                  self->lingerThenClose();
+                                  return;
+                              }
                               if (ec || !message->keep_alive()) {
                                   self->close();
                                   return;
@@ -125,6 +138,37 @@ private:
         beast::error_code ignored;
         m_stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
     }
+
+    // Closing a socket with unread data makes the kernel reset the
+    // connection, and a client still sending then loses the answer already
+    // sent (it sees only a network error). So after the answer the server
+    // stops sending, reads and discards what still comes until the client
+    // closes, for a few seconds at most, then closes.
+    void lingerThenClose()
+    {
+        close();
+        m_lingerUntil = std::chrono::steady_clock::now() + std::chrono::seconds(LingerSeconds);
+        discard();
+    }
+
+    void discard()
+    {
+        m_stream.expires_at(m_lingerUntil);
+        m_stream.async_read_some(asio::buffer(m_discard),
+                                 [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                     if (ec) {
+                                         beast::error_code ignored;
+                                         self->m_stream.socket().close(ignored);
+                                         return;
+                                     }
+                                     self->discard();
+                                 });
+    }
+
+    static constexpr int LingerSeconds = 5;
+    bool m_lingerAfterReply = false;
+    std::chrono::steady_clock::time_point m_lingerUntil;
+    std::array<char, 16384> m_discard{};
 
     beast::tcp_stream m_stream;
     beast::flat_buffer m_buffer;

@@ -3,6 +3,12 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
 using namespace keel;
 using keel::test::GatewayTest;
 
@@ -138,6 +144,64 @@ TEST_F(GatewayBadInputTest, OversizedBodyIs413AndOversizedHeadersAre431)
     EXPECT_EQ(headers.status, 431);
     HttpClient garbage(QStringLiteral("127.0.0.1"), m_gateway->port());
     EXPECT_EQ(garbage.raw("THIS IS NOT HTTP\r\n\r\n").status, 400);
+    expectNothingWritten();
+}
+
+namespace {
+
+struct EarlyAnswer {
+    bool sentWhole = false; // every byte of the body went out without an error
+    QByteArray answer;      // what came back (empty if the connection was reset)
+};
+
+// Sends a request announcing `bodyBytes` and then the body itself, in full,
+// as a client that does not wait for an early answer does (most HTTP
+// libraries report only the failed write when the server resets).
+EarlyAnswer sendWholeBodyThenRead(int port, qint64 bodyBytes)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    timeval timeout{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0) {
+        ::close(fd);
+        return {};
+    }
+    const QByteArray head = "POST /v1/charges HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            "Content-Type: application/x-www-form-urlencoded\r\n"
+                            "Content-Length: " +
+                            QByteArray::number(bodyBytes) + "\r\n\r\n";
+    bool sending = ::send(fd, head.constData(), size_t(head.size()), MSG_NOSIGNAL) > 0;
+    const QByteArray chunk(64 * 1024, 'x');
+    for (qint64 sent = 0; sending && sent < bodyBytes; sent += chunk.size())
+        sending = ::send(fd, chunk.constData(), size_t(chunk.size()), MSG_NOSIGNAL) > 0;
+    ::shutdown(fd, SHUT_WR);
+    QByteArray answer;
+    char buffer[4096];
+    for (ssize_t got; (got = ::recv(fd, buffer, sizeof buffer, 0)) > 0;)
+        answer.append(buffer, qsizetype(got));
+    ::close(fd);
+    return {sending, answer};
+}
+
+} // namespace
+
+// The 413 must reach a client that keeps sending its oversized body: closing
+// with unread data would reset the connection and lose the answer.
+TEST_F(GatewayBadInputTest, A413ReachesAClientStillSendingItsBodyEveryTime)
+{
+    for (int attempt = 0; attempt < 10; ++attempt) {
+        const EarlyAnswer early = sendWholeBodyThenRead(m_gateway->port(), 32 * 1024 * 1024);
+        EXPECT_TRUE(early.sentWhole) << "attempt " << attempt << ": the connection was reset";
+        ASSERT_TRUE(early.answer.startsWith("HTTP/1.1 413"))
+            << "attempt " << attempt << ": " << early.answer.left(80).constData();
+        EXPECT_TRUE(early.answer.contains("\"type\":\"invalid_request_error\""))
+            << early.answer.constData();
+    }
     expectNothingWritten();
 }
 
