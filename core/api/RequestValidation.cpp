@@ -117,6 +117,14 @@ Result<ChargeRequest> parseChargeRequest(const RequestParams &params,
     if (source->size() > 255)
         return fieldError(QStringLiteral("source"), QStringLiteral("parameter_invalid_string"),
                           QStringLiteral("source must be at most 255 characters"));
+    // A token id as the card networks' tokenisers issue them; anything else
+    // (quotes, spaces, markup) is refused here instead of travelling on to a
+    // channel, the ledger and the console.
+    static const QRegularExpression tokenId(QStringLiteral("^[A-Za-z0-9_-]+$"));
+    if (!tokenId.match(*source).hasMatch())
+        return fieldError(QStringLiteral("source"), QStringLiteral("parameter_invalid_string"),
+                          QStringLiteral("source must be a token id such as tok_visa: letters, "
+                                         "digits, '_' and '-'"));
     request.source = *source;
 
     Result<bool> capture = validate::flag(params, QStringLiteral("capture"), true);

@@ -2,6 +2,7 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QUrl>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -203,6 +204,61 @@ TEST_F(GatewayBadInputTest, A413ReachesAClientStillSendingItsBodyEveryTime)
             << early.answer.constData();
     }
     expectNothingWritten();
+}
+
+// SQL and format-string fragments in every place a client can put text:
+// path ids and list parameters get the normal 404 or 400, fields that are
+// checked get a 4xx naming nothing of the database, free text is stored as
+// written, and every table is still there afterwards.
+TEST_F(GatewayBadInputTest, InjectionAttemptsInEveryParameterChangeNothing)
+{
+    const QByteArrayList payloads{"' OR '1'='1",
+                                  "1; DROP TABLE keel.charges; --",
+                                  "ch_1' UNION SELECT api_key_hash FROM keel.merchants --",
+                                  "$1",
+                                  "%s%s%n",
+                                  "\\'",
+                                  "\")) OR ((\"1"};
+    int created = 0;
+    for (const QByteArray &payload : payloads) {
+        const QByteArray encoded = QUrl::toPercentEncoding(QString::fromUtf8(payload));
+        const QByteArrayList paths{QByteArray("/v1/charges/") + encoded,
+                                   QByteArray("/v1/charges/ch_") + encoded + "/capture",
+                                   QByteArray("/v1/refunds/") + encoded,
+                                   QByteArray("/v1/sagas/") + encoded};
+        for (const QByteArray &path : paths)
+            EXPECT_EQ(m_client->request("GET", path, auth()).status, 404) << path.constData();
+        const QByteArrayList queries{QByteArray("limit=") + encoded,
+                                     QByteArray("starting_after=") + encoded,
+                                     QByteArray("ending_before=") + encoded};
+        for (const QByteArray &query : queries)
+            EXPECT_EQ(get("/v1/charges?" + query).status / 100, 4) << query.constData();
+        for (const char *field : {"amount", "currency", "source", "capture"}) {
+            QByteArrayList pairs{"amount=100", "currency=usd", "source=tok_visa"};
+            pairs.removeIf([&](const QByteArray &pair) { return pair.startsWith(field); });
+            pairs << QByteArray(field) + '=' + encoded;
+            const QByteArray form = pairs.join('&');
+            const HttpReply refused = post("/v1/charges", form, "inj-" + QByteArray(field));
+            EXPECT_EQ(refused.status / 100, 4) << field << ": " << payload.constData();
+            // A Stripe-shaped refusal of the request, never a database error.
+            EXPECT_EQ(errorOf(refused).value(QStringLiteral("type")).toString(),
+                      QStringLiteral("invalid_request_error"))
+                << refused.body.constData();
+        }
+        const HttpReply stored =
+            post("/v1/charges", "amount=100&currency=usd&source=tok_visa&description=" + encoded,
+                 "inj-description-" + QByteArray::number(created));
+        ASSERT_EQ(stored.status, 200) << stored.body.constData();
+        ++created;
+        EXPECT_EQ(QJsonDocument::fromJson(stored.body)
+                      .object()
+                      .value(QStringLiteral("description"))
+                      .toString()
+                      .toUtf8(),
+                  payload);
+    }
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QString::number(created));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.merchants"), QStringLiteral("1"));
 }
 
 TEST_F(GatewayBadInputTest, WrongMethodAndUnknownPath)
