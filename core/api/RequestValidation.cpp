@@ -76,6 +76,26 @@ Result<std::optional<QString>> reference(const RequestParams &params, const QStr
     return value;
 }
 
+// A token id as the card networks' tokenisers issue them; anything else
+// (quotes, spaces, markup) is refused here instead of travelling on to a
+// channel, the ledger and the console.
+Result<QString> source(const RequestParams &params)
+{
+    const std::optional<QString> source = params.value(QStringLiteral("source"));
+    if (!source || source->isEmpty())
+        return fieldError(QStringLiteral("source"), QStringLiteral("parameter_missing"),
+                          QStringLiteral("source is required (a card token such as tok_visa)"));
+    if (source->size() > 255)
+        return fieldError(QStringLiteral("source"), QStringLiteral("parameter_invalid_string"),
+                          QStringLiteral("source must be at most 255 characters"));
+    static const QRegularExpression tokenId(QStringLiteral("^[A-Za-z0-9_-]+$"));
+    if (!tokenId.match(*source).hasMatch())
+        return fieldError(QStringLiteral("source"), QStringLiteral("parameter_invalid_string"),
+                          QStringLiteral("source must be a token id such as tok_visa: letters, "
+                                         "digits, '_' and '-'"));
+    return *source;
+}
+
 } // namespace validate
 
 Result<ChargeRequest> parseChargeRequest(const RequestParams &params,
@@ -110,21 +130,9 @@ Result<ChargeRequest> parseChargeRequest(const RequestParams &params,
         return amount.error();
     request.amount = *amount;
 
-    const std::optional<QString> source = params.value(QStringLiteral("source"));
-    if (!source || source->isEmpty())
-        return fieldError(QStringLiteral("source"), QStringLiteral("parameter_missing"),
-                          QStringLiteral("source is required (a card token such as tok_visa)"));
-    if (source->size() > 255)
-        return fieldError(QStringLiteral("source"), QStringLiteral("parameter_invalid_string"),
-                          QStringLiteral("source must be at most 255 characters"));
-    // A token id as the card networks' tokenisers issue them; anything else
-    // (quotes, spaces, markup) is refused here instead of travelling on to a
-    // channel, the ledger and the console.
-    static const QRegularExpression tokenId(QStringLiteral("^[A-Za-z0-9_-]+$"));
-    if (!tokenId.match(*source).hasMatch())
-        return fieldError(QStringLiteral("source"), QStringLiteral("parameter_invalid_string"),
-                          QStringLiteral("source must be a token id such as tok_visa: letters, "
-                                         "digits, '_' and '-'"));
+    Result<QString> source = validate::source(params);
+    if (!source)
+        return source.error();
     request.source = *source;
 
     Result<bool> capture = validate::flag(params, QStringLiteral("capture"), true);
