@@ -53,14 +53,6 @@ QString targetsJson(const QList<ActionTarget> &targets)
     return QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact));
 }
 
-Error invalid(const QString &field, const QString &message)
-{
-    Error error = makeError(ErrorKind::Usage, message);
-    error.field = field;
-    error.code = QStringLiteral("parameter_invalid");
-    return error;
-}
-
 } // namespace
 
 QString ActionDesk::newIdempotencyKey()
@@ -73,17 +65,18 @@ QString ActionDesk::newIdempotencyKey()
 Status ActionDesk::validate(const ProposalRequest &request)
 {
     if (request.kind.isEmpty())
-        return invalid(QStringLiteral("kind"), QStringLiteral("kind: choose what to do"));
+        return fieldError(QStringLiteral("kind"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("kind: choose what to do"));
     if (request.reason.trimmed().size() < MinReasonLength)
-        return invalid(
-            QStringLiteral("reason"),
+        return fieldError(
+            QStringLiteral("reason"), QStringLiteral("parameter_invalid"),
             QStringLiteral("reason: say why, in at least %1 characters").arg(MinReasonLength));
     if (request.targets.isEmpty() || request.targets.size() > MaxTargets)
-        return invalid(QStringLiteral("targets"),
-                       QStringLiteral("targets: select 1 to %1 rows").arg(MaxTargets));
+        return fieldError(QStringLiteral("targets"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("targets: select 1 to %1 rows").arg(MaxTargets));
     if (request.idempotencyKey.size() < 8)
-        return invalid(QStringLiteral("idempotency_key"),
-                       QStringLiteral("idempotency_key: at least 8 characters"));
+        return fieldError(QStringLiteral("idempotency_key"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("idempotency_key: at least 8 characters"));
     return {};
 }
 
@@ -134,9 +127,10 @@ Status ActionDesk::approve(qint64 actionId, const QString &comment)
 Status ActionDesk::reject(qint64 actionId, const QString &comment)
 {
     if (comment.trimmed().size() < MinReasonLength)
-        return invalid(QStringLiteral("comment"),
-                       QStringLiteral("comment: say why it is rejected, in at least %1 characters")
-                           .arg(MinReasonLength));
+        return fieldError(
+            QStringLiteral("comment"), QStringLiteral("parameter_invalid"),
+            QStringLiteral("comment: say why it is rejected, in at least %1 characters")
+                .arg(MinReasonLength));
     return decide(actionId, "reject", comment);
 }
 

@@ -11,14 +11,6 @@ namespace {
 constexpr int MaxNote = 4000;
 constexpr int MaxReference = 200;
 
-Error invalid(const QString &field, const QString &message)
-{
-    Error error = makeError(ErrorKind::Usage, message);
-    error.field = field;
-    error.code = QStringLiteral("parameter_invalid");
-    return error;
-}
-
 } // namespace
 
 Result<QString> CaseDesk::take(qint64 caseId)
@@ -35,11 +27,11 @@ Status CaseDesk::addNote(qint64 caseId, const QString &note, const QString &refe
 {
     const QString text = note.trimmed();
     if (text.isEmpty() || text.size() > MaxNote)
-        return invalid(QStringLiteral("note"),
-                       QStringLiteral("note: write 1 to %1 characters").arg(MaxNote));
+        return fieldError(QStringLiteral("note"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("note: write 1 to %1 characters").arg(MaxNote));
     if (reference.size() > MaxReference)
-        return invalid(QStringLiteral("reference"),
-                       QStringLiteral("reference: at most %1 characters").arg(MaxReference));
+        return fieldError(QStringLiteral("reference"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("reference: at most %1 characters").arg(MaxReference));
     QSqlQuery query(m_db);
     query.prepare(QStringLiteral(
         "INSERT INTO keel.suspense_case_notes (case_id, note, reference) VALUES (?, ?, ?)"));
