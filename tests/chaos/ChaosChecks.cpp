@@ -1,0 +1,376 @@
+#include "ChaosChecks.h"
+
+#include "core/db/PgConnection.h"
+#include "core/ledger/Ledger.h"
+
+#include <QHash>
+#include <QSet>
+
+namespace keel::chaos {
+namespace {
+
+constexpr const char *PaymentsMerchant = "Chaos payments";
+constexpr const char *SagasMerchant = "Chaos orders";
+
+struct StoredCharge {
+    QString state;
+    qint64 amount = 0;
+    qint64 captured = 0;
+    qint64 refunded = 0;
+    QString currency;
+};
+
+struct StoredRefund {
+    QString charge;
+    qint64 amount = 0;
+    QString status;
+};
+
+bool capturesAtOnce(const Told &told)
+{
+    return !told.body.contains("capture=false");
+}
+
+} // namespace
+
+Verdict ChaosChecks::run()
+{
+    Verdict verdict;
+    checkCharges(verdict);
+    checkRefunds(verdict);
+    checkSagas(verdict);
+    checkLedger(verdict);
+    checkEvents(verdict);
+    checkSettled(verdict);
+    return verdict;
+}
+
+qint64 ChaosChecks::count(const QByteArray &sql, Verdict &verdict)
+{
+    Result<QString> value = m_connection.scalar(sql);
+    if (!value) {
+        verdict.violation(QStringLiteral("could not read the result: ") + value.error().message);
+        return -1;
+    }
+    return value->toLongLong();
+}
+
+// Every key made at most one charge, every charge a client was told about
+// exists, a charge told failed moved no money, and each charge holds exactly
+// what the client was told was captured (ambiguous answers settled since).
+void ChaosChecks::checkCharges(Verdict &verdict)
+{
+    QHash<QString, StoredCharge> stored;
+    Result<PgRows> rows = m_connection.query(
+        "SELECT c.public_id, p.state, c.amount, c.amount_captured, c.amount_refunded, "
+        "lower(c.currency) FROM keel.charges c JOIN keel.payment_state p ON p.charge_id = c.id "
+        "JOIN keel.merchants m ON m.id = c.merchant_id WHERE m.name = $1",
+        {PaymentsMerchant});
+    if (!rows)
+        return verdict.violation(QStringLiteral("charges unreadable: ") + rows.error().message);
+    for (int i = 0; i < rows->size(); ++i)
+        stored.insert(rows->text(i, 0), {rows->text(i, 1), rows->toInt64(i, 2), rows->toInt64(i, 3),
+                                         rows->toInt64(i, 4), rows->text(i, 5)});
+    QHash<QString, QByteArray> claimedBy;
+    QHash<QString, qint64> expectedCaptured;
+    for (const Told &told : m_record) {
+        if (told.kind != Told::Kind::Charge && told.kind != Told::Kind::Capture)
+            continue;
+        if (told.status == 0) {
+            verdict.violation(QStringLiteral("%1 %2 never got a final answer")
+                                  .arg(kindName(told.kind), QString::fromLatin1(told.key)),
+                              told.key);
+            continue;
+        }
+        if (told.kind == Told::Kind::Capture) {
+            if (told.status == 200 && told.captured) {
+                expectedCaptured[told.target] = told.amount;
+            } else if (told.status == 200) { // in doubt when answered: settled since
+                ++verdict.counts[QStringLiteral("ambiguous captures settled later")];
+                expectedCaptured[told.target] = stored.value(told.target).captured;
+            }
+            continue;
+        }
+        ++verdict.counts[QStringLiteral("charges answered %1").arg(told.status)];
+        if (told.object.isEmpty())
+            continue; // refused before a charge existed (a 4xx that names none)
+        if (const QByteArray other = claimedBy.value(told.object); !other.isEmpty())
+            verdict.violation(
+                QStringLiteral("keys %1 and %2 were both told charge %3")
+                    .arg(QString::fromLatin1(other), QString::fromLatin1(told.key), told.object),
+                told.key);
+        claimedBy.insert(told.object, told.key);
+        const auto found = stored.constFind(told.object);
+        if (found == stored.cend()) {
+            verdict.violation(
+                QStringLiteral("key %1 was told about charge %2, which does not exist")
+                    .arg(QString::fromLatin1(told.key), told.object),
+                told.key);
+            continue;
+        }
+        if (told.status != 200) {
+            if (found->captured != 0 || found->state != QLatin1String("Failed"))
+                verdict.violation(QStringLiteral("key %1 was told its charge failed (%2) but %3 "
+                                                 "is %4 with %5 captured")
+                                      .arg(QString::fromLatin1(told.key))
+                                      .arg(told.status)
+                                      .arg(told.object, found->state)
+                                      .arg(found->captured),
+                                  told.key);
+            continue;
+        }
+        if (!capturesAtOnce(told))
+            continue; // captured later, if at all, by its own request
+        if (told.captured) {
+            expectedCaptured[told.object] = told.amount;
+        } else { // pending, or captured in doubt: explained by the settlement since
+            ++verdict.counts[QStringLiteral("ambiguous charges settled later")];
+            expectedCaptured[told.object] = found->captured;
+        }
+    }
+    for (auto it = stored.cbegin(); it != stored.cend(); ++it) {
+        if (!claimedBy.contains(it.key())) {
+            verdict.violation(QStringLiteral("charge %1 (%2) was made for no key a client was "
+                                             "told about: a second effect")
+                                  .arg(it.key(), it->state));
+            continue;
+        }
+        if (it->captured != expectedCaptured.value(it.key()))
+            verdict.violation(QStringLiteral("charge %1 has %2 captured; the client was told %3")
+                                  .arg(it.key())
+                                  .arg(it->captured)
+                                  .arg(expectedCaptured.value(it.key())),
+                              claimedBy.value(it.key()));
+        m_expectedPayable[it->currency] += expectedCaptured.value(it.key());
+    }
+    verdict.counts[QStringLiteral("charges stored")] = stored.size();
+}
+
+// Every refund a client was told about exists once; refused ones moved
+// nothing; each charge's refunded amount is what its clients were told.
+void ChaosChecks::checkRefunds(Verdict &verdict)
+{
+    QHash<QString, StoredRefund> stored;
+    Result<PgRows> rows = m_connection.query(
+        "SELECT r.public_id, c.public_id, r.amount, r.status, lower(c.currency) FROM keel.refunds "
+        "r "
+        "JOIN keel.charges c ON c.id = r.charge_id JOIN keel.merchants m ON m.id = c.merchant_id "
+        "WHERE m.name = $1",
+        {PaymentsMerchant});
+    if (!rows)
+        return verdict.violation(QStringLiteral("refunds unreadable: ") + rows.error().message);
+    QHash<QString, QString> currencyOf;
+    for (int i = 0; i < rows->size(); ++i) {
+        stored.insert(rows->text(i, 0), {rows->text(i, 1), rows->toInt64(i, 2), rows->text(i, 3)});
+        currencyOf.insert(rows->text(i, 1), rows->text(i, 4));
+    }
+    QSet<QString> claimed;
+    QHash<QString, qint64> expectedRefunded;
+    for (const Told &told : m_record) {
+        if (told.kind != Told::Kind::Refund)
+            continue;
+        if (told.status == 0) {
+            verdict.violation(QStringLiteral("refund %1 never got a final answer")
+                                  .arg(QString::fromLatin1(told.key)),
+                              told.key);
+            continue;
+        }
+        ++verdict.counts[QStringLiteral("refunds answered %1").arg(told.status)];
+        if (told.status != 200)
+            continue;
+        const auto found = stored.constFind(told.object);
+        if (found == stored.cend() || claimed.contains(told.object)) {
+            verdict.violation(QStringLiteral("key %1 was told about refund %2: %3")
+                                  .arg(QString::fromLatin1(told.key), told.object,
+                                       found == stored.cend()
+                                           ? QStringLiteral("it does not exist")
+                                           : QStringLiteral("so was another key")),
+                              told.key);
+            continue;
+        }
+        claimed.insert(told.object);
+        if (found->amount != told.amount || found->charge != told.target)
+            verdict.violation(QStringLiteral("refund %1 is not what key %2 asked for")
+                                  .arg(told.object, QString::fromLatin1(told.key)),
+                              told.key);
+        if (told.state == QLatin1String("succeeded") && found->status != told.state)
+            verdict.violation(QStringLiteral("refund %1 was told succeeded but is %2")
+                                  .arg(told.object, found->status),
+                              told.key);
+        if (told.state == QLatin1String("pending"))
+            ++verdict.counts[QStringLiteral("ambiguous refunds settled later")];
+        if (found->status == QLatin1String("succeeded"))
+            expectedRefunded[told.target] += told.amount;
+    }
+    for (auto it = stored.cbegin(); it != stored.cend(); ++it)
+        if (!claimed.contains(it.key()))
+            verdict.violation(QStringLiteral("refund %1 (%2) was made for no key a client was "
+                                             "told about: a second effect")
+                                  .arg(it.key(), it->status));
+    Result<PgRows> charges = m_connection.query(
+        "SELECT c.public_id, c.amount_refunded FROM keel.charges c JOIN keel.merchants m ON "
+        "m.id = c.merchant_id WHERE m.name = $1 AND c.amount_refunded > 0",
+        {PaymentsMerchant});
+    QSet<QString> seen;
+    for (int i = 0; charges && i < charges->size(); ++i) {
+        const QString charge = charges->text(i, 0);
+        seen.insert(charge);
+        if (charges->toInt64(i, 1) != expectedRefunded.value(charge))
+            verdict.violation(QStringLiteral("charge %1 has %2 refunded; its clients were told %3")
+                                  .arg(charge)
+                                  .arg(charges->toInt64(i, 1))
+                                  .arg(expectedRefunded.value(charge)));
+    }
+    for (auto it = expectedRefunded.cbegin(); it != expectedRefunded.cend(); ++it) {
+        if (!seen.contains(it.key()) && it.value() != 0)
+            verdict.violation(QStringLiteral("charge %1 has nothing refunded; its clients were "
+                                             "told %2")
+                                  .arg(it.key())
+                                  .arg(it.value()));
+        m_expectedPayable[currencyOf.value(it.key())] -= it.value();
+    }
+    verdict.counts[QStringLiteral("refunds stored")] = stored.size();
+}
+
+// Every saga a client started exists once and is terminal, or parked with
+// exactly one suspense case.
+void ChaosChecks::checkSagas(Verdict &verdict)
+{
+    Result<PgRows> rows = m_connection.query(
+        "SELECT s.public_id, s.status, (SELECT count(*) FROM keel.suspense_cases c WHERE "
+        "c.saga_id = s.id) FROM keel.sagas s JOIN keel.merchants m ON m.id = s.merchant_id "
+        "WHERE m.name = $1",
+        {SagasMerchant});
+    if (!rows)
+        return verdict.violation(QStringLiteral("sagas unreadable: ") + rows.error().message);
+    QHash<QString, std::pair<QString, qint64>> stored;
+    for (int i = 0; i < rows->size(); ++i)
+        stored.insert(rows->text(i, 0), {rows->text(i, 1), rows->toInt64(i, 2)});
+    QSet<QString> claimed;
+    for (const Told &told : m_record) {
+        if (told.kind != Told::Kind::Saga)
+            continue;
+        if (told.status != 200) {
+            verdict.violation(QStringLiteral("saga %1 was never started (last answer %2)")
+                                  .arg(QString::fromLatin1(told.key))
+                                  .arg(told.status),
+                              told.key);
+            continue;
+        }
+        const auto found = stored.constFind(told.object);
+        if (found == stored.cend() || claimed.contains(told.object)) {
+            verdict.violation(QStringLiteral("key %1 was told about saga %2, which %3")
+                                  .arg(QString::fromLatin1(told.key), told.object,
+                                       found == stored.cend() ? QStringLiteral("does not exist")
+                                                              : QStringLiteral("another key has")),
+                              told.key);
+            continue;
+        }
+        claimed.insert(told.object);
+        const QString status = found->first;
+        ++verdict.counts[QStringLiteral("sagas %1").arg(status)];
+        if (status == QLatin1String("succeeded"))
+            m_expectedSagaPayable += told.amount;
+        const bool terminal =
+            status == QLatin1String("succeeded") || status == QLatin1String("compensated");
+        if (!terminal && !(status == QLatin1String("parked") && found->second == 1))
+            verdict.violation(QStringLiteral("saga %1 is %2 with %3 suspense cases")
+                                  .arg(told.object, status)
+                                  .arg(found->second),
+                              told.key);
+        else if (terminal && found->second != 0)
+            verdict.violation(
+                QStringLiteral("saga %1 is %2 but has a suspense case").arg(told.object, status),
+                told.key);
+    }
+    for (auto it = stored.cbegin(); it != stored.cend(); ++it)
+        if (!claimed.contains(it.key()))
+            verdict.violation(
+                QStringLiteral("saga %1 was started for no key a client was told about")
+                    .arg(it.key()));
+}
+
+// The books balance, and each merchant's payable account holds what the
+// clients' record says it should.
+void ChaosChecks::checkLedger(Verdict &verdict)
+{
+    Result<Ledger::AuditReport> audit = Ledger::audit(m_connection);
+    if (!audit)
+        return verdict.violation(QStringLiteral("ledger audit failed: ") + audit.error().message);
+    for (const QString &line : audit->violations)
+        verdict.violation(QStringLiteral("ledger: ") + line);
+    verdict.counts[QStringLiteral("ledger transactions")] = audit->transactions;
+    Result<PgRows> rows = m_connection.query(
+        "SELECT m.name, lower(a.currency), -coalesce(sum(e.amount), 0) FROM keel.ledger_accounts a "
+        "JOIN keel.merchants m ON a.code LIKE 'merchant_payable:' || m.id || ':%' LEFT JOIN "
+        "keel.ledger_entries e ON e.account_id = a.id GROUP BY 1, 2");
+    if (!rows)
+        return verdict.violation(QStringLiteral("accounts unreadable: ") + rows.error().message);
+    QMap<QString, qint64> payable;
+    qint64 sagaPayable = 0;
+    for (int i = 0; i < rows->size(); ++i) {
+        if (rows->text(i, 0) == QLatin1String(PaymentsMerchant))
+            payable[rows->text(i, 1)] = rows->toInt64(i, 2);
+        else if (rows->text(i, 1) == QLatin1String("usd"))
+            sagaPayable = rows->toInt64(i, 2);
+    }
+    for (const QString &currency :
+         QSet<QString>(payable.keyBegin(), payable.keyEnd()) +
+             QSet<QString>(m_expectedPayable.keyBegin(), m_expectedPayable.keyEnd()))
+        if (payable.value(currency) != m_expectedPayable.value(currency))
+            verdict.violation(QStringLiteral("the merchant's %1 payable is %2; from the clients' "
+                                             "record it should be %3")
+                                  .arg(currency)
+                                  .arg(payable.value(currency))
+                                  .arg(m_expectedPayable.value(currency)));
+    if (sagaPayable != m_expectedSagaPayable)
+        verdict.violation(QStringLiteral("the order merchant's usd payable is %1; from its "
+                                         "succeeded sagas it should be %2")
+                              .arg(sagaPayable)
+                              .arg(m_expectedSagaPayable));
+}
+
+// Every committed outbox row reached the broker and was applied exactly once
+// by the inbox consumer; every merchant notification was delivered or parked.
+void ChaosChecks::checkEvents(Verdict &verdict)
+{
+    verdict.counts[QStringLiteral("events committed")] =
+        count("SELECT count(*) FROM chaos.committed_events", verdict);
+    const qint64 missing =
+        count("SELECT count(*) FROM chaos.committed_events e WHERE NOT EXISTS (SELECT 1 FROM "
+              "chaos.applied_events a WHERE a.message_id = 'keel-outbox-' || e.outbox_id)",
+              verdict);
+    if (missing != 0)
+        verdict.violation(
+            QStringLiteral("%1 committed events never reached the consumer").arg(missing));
+    const qint64 twice = count("SELECT count(*) FROM (SELECT message_id FROM chaos.applied_events "
+                               "GROUP BY 1 HAVING count(*) > 1) t",
+                               verdict);
+    if (twice != 0)
+        verdict.violation(QStringLiteral("%1 events were applied more than once").arg(twice));
+    const qint64 parked =
+        count("SELECT count(*) FROM keel.outbox WHERE parked_at IS NOT NULL", verdict);
+    if (parked != 0)
+        verdict.violation(QStringLiteral("%1 outbox rows are parked").arg(parked));
+    verdict.counts[QStringLiteral("notifications delivered")] =
+        count("SELECT count(*) FROM keel.notifications WHERE status = 'delivered'", verdict);
+    verdict.counts[QStringLiteral("notifications parked")] =
+        count("SELECT count(*) FROM keel.notifications WHERE status = 'parked'", verdict);
+    const qint64 pending =
+        count("SELECT count(*) FROM keel.notifications WHERE status = 'pending'", verdict);
+    if (pending != 0)
+        verdict.violation(
+            QStringLiteral("%1 notifications neither delivered nor parked").arg(pending));
+}
+
+// No payment is left in doubt: the reconciler settled every one.
+void ChaosChecks::checkSettled(Verdict &verdict)
+{
+    const qint64 inDoubt = count("SELECT count(*) FROM keel.payment_state WHERE state IN "
+                                 "('Created', 'Authorizing', 'Capturing', 'Refunding')",
+                                 verdict);
+    if (inDoubt != 0)
+        verdict.violation(QStringLiteral("%1 payments are still in doubt").arg(inDoubt));
+}
+
+} // namespace keel::chaos

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "ChaosRecord.h"
+
+#include <QMap>
+#include <QStringList>
+
+namespace keel {
+class PgConnection;
+}
+
+namespace keel::chaos {
+
+// What the end of a run showed: figures to print and the violations found.
+struct Verdict {
+    QMap<QString, qint64> counts; // printed in key order
+    QStringList violations;
+    QList<QByteArray> violatingKeys; // for the smallest history that shows each
+
+    void violation(const QString &what, const QByteArray &key = {})
+    {
+        violations << what;
+        if (!key.isEmpty())
+            violatingKeys << key;
+    }
+};
+
+// Judges keel's database against what the clients were told. The database is
+// read with a superuser connection after every process has recovered.
+class ChaosChecks final {
+public:
+    ChaosChecks(PgConnection &connection, const QList<Told> &record)
+        : m_connection(connection), m_record(record)
+    {}
+
+    Verdict run();
+
+private:
+    void checkCharges(Verdict &verdict);
+    void checkRefunds(Verdict &verdict);
+    void checkSagas(Verdict &verdict);
+    void checkLedger(Verdict &verdict);
+    void checkEvents(Verdict &verdict);
+    void checkSettled(Verdict &verdict);
+    qint64 count(const QByteArray &sql, Verdict &verdict);
+
+    PgConnection &m_connection;
+    const QList<Told> &m_record;
+    QMap<QString, qint64> m_expectedPayable; // currency -> from the record
+    qint64 m_expectedSagaPayable = 0;
+};
+
+} // namespace keel::chaos

@@ -1,0 +1,324 @@
+#include "ChaosRun.h"
+
+#include "ChaosClient.h"
+#include "ChaosWorld.h"
+#include "InboxConsumer.h"
+#include "TestParticipant.h"
+
+#include "core/db/EmbeddedCluster.h"
+#include "core/db/PgConnection.h"
+#include "core/net/HttpClient.h"
+#include "core/outbox/EmbeddedBroker.h"
+
+#include <QDirIterator>
+#include <QFile>
+#include <QThread>
+
+#include <algorithm>
+
+namespace keel::chaos {
+namespace {
+
+constexpr int HangMs = 3000; // beyond the 2 s step timeout the sagas use
+
+test::TestParticipant::Behaviour participantFault(const Fault &fault, int callsSoFar)
+{
+    test::TestParticipant::Behaviour behaviour;
+    const int until = callsSoFar + fault.count;
+    if (fault.kind == Fault::Kind::ParticipantHangs) {
+        behaviour.delayMs = HangMs;
+        behaviour.delayTimes = until;
+    } else {
+        behaviour.failStatus = fault.kind == Fault::Kind::ParticipantFails ? 503 : 409;
+        behaviour.failTimes = until;
+    }
+    return behaviour;
+}
+
+} // namespace
+
+ChaosRun::ChaosRun(RunOptions options, QTextStream &out) : m_options(std::move(options)), m_out(out)
+{}
+
+ChaosRun::~ChaosRun()
+{
+    m_consumer.reset();
+    m_world.reset();
+}
+
+int ChaosRun::run()
+{
+    m_out << "chaos: seed " << m_options.seed << ", " << m_options.seconds
+          << " s of load; replay with --seed " << m_options.seed << " --seconds "
+          << m_options.seconds << Qt::endl;
+    auto world = ChaosWorld::start(m_options.directory);
+    if (!world) {
+        m_out << "chaos: could not start: " << world.error().message << Qt::endl;
+        return 2;
+    }
+    m_world = std::move(world).value();
+    m_consumer = std::make_unique<InboxConsumer>(m_world->broker().address(), m_world->exchange(),
+                                                 m_world->settings());
+    if (!m_consumer->start()) {
+        m_out << "chaos: the inbox consumer could not declare its queue" << Qt::endl;
+        return 2;
+    }
+    m_faults = planFaults(m_options.seed, m_options.seconds, m_world->processNames());
+    m_out << "fault plan (" << m_faults.size() << " faults):" << Qt::endl;
+    for (const Fault &fault : m_faults)
+        m_out << "  " << fault.describe() << Qt::endl;
+
+    ClientOptions clientOptions;
+    clientOptions.gateways = m_world->gatewayUrls();
+    clientOptions.paymentsKey = m_world->paymentsKey();
+    clientOptions.sagasKey = m_world->sagasKey();
+    clientOptions.participant = m_world->participantUrl();
+    clientOptions.seed = m_options.seed;
+    clientOptions.clients = m_options.clients;
+    ChaosClient client(clientOptions, m_record, m_clock);
+    m_clock.start();
+    client.start();
+    for (const Fault &fault : m_faults)
+        schedule(fault.atMs, fault.describe(), [this, fault] {
+            inject(fault);
+            return true;
+        });
+    runUntil(qint64(m_options.seconds) * 1000);
+    client.stop();
+    m_out << "load stopped at " << m_clock.elapsed() / 1000.0 << " s; bringing everything back"
+          << Qt::endl;
+    restartAllNow();
+    const int open = client.resolveOpenRequests(60000);
+    QElapsedTimer recovery;
+    recovery.start();
+    while (!quiet() && recovery.elapsed() < qint64(m_options.recoverySeconds) * 1000) {
+        restartAllNow();
+        QThread::msleep(1000);
+    }
+    m_recoveryMs = recovery.elapsed();
+    m_consumer->stop();
+
+    const QList<Told> record = m_record.all();
+    auto connection = PgConnection::open(m_world->settings());
+    if (!connection) {
+        m_out << "chaos: cannot read the database: " << connection.error().message << Qt::endl;
+        return 2;
+    }
+    Verdict verdict = ChaosChecks(*connection, record).run();
+    if (open > 0)
+        verdict.counts[QStringLiteral("requests still open")] = open;
+    scanArtefacts(verdict);
+    report(verdict, record);
+    return verdict.violations.isEmpty() ? 0 : 1;
+}
+
+void ChaosRun::schedule(qint64 atMs, QString what, std::function<bool()> action)
+{
+    m_pending.append({atMs, std::move(what), std::move(action)});
+    std::stable_sort(m_pending.begin(), m_pending.end(),
+                     [](const Pending &a, const Pending &b) { return a.atMs < b.atMs; });
+}
+
+void ChaosRun::runUntil(qint64 endMs)
+{
+    while (m_clock.elapsed() < endMs) {
+        const qint64 now = m_clock.elapsed();
+        while (!m_pending.isEmpty() && m_pending.first().atMs <= now) {
+            Pending due = m_pending.takeFirst();
+            if (!due.action())
+                schedule(now + 500, due.what, due.action);
+        }
+        // A process that died without being killed is a finding, and comes back.
+        for (const QString &name : m_world->processNames()) {
+            KeelService *process = m_world->process(name);
+            if (!m_down.contains(name) && !process->running()) {
+                ++m_unplannedExits[name];
+                m_out << "  t=" << now / 1000.0 << "s " << name << " exited by itself" << Qt::endl;
+                m_down.insert(name);
+                schedule(now + 500, name, [this, name] {
+                    if (m_databaseDown || !m_world->process(name)->start())
+                        return false;
+                    m_down.remove(name);
+                    return true;
+                });
+            }
+        }
+        QThread::msleep(50);
+    }
+}
+
+void ChaosRun::inject(const Fault &fault)
+{
+    ++m_faultCounts[fault.kindName()];
+    const qint64 back = m_clock.elapsed() + fault.durationMs;
+    switch (fault.kind) {
+    case Fault::Kind::KillProcess: {
+        if (m_down.contains(fault.target))
+            return; // already down: this fault changes nothing
+        m_world->process(fault.target)->kill();
+        m_down.insert(fault.target);
+        const QString name = fault.target;
+        schedule(back, QStringLiteral("restart ") + name, [this, name] {
+            // With the database down a process cannot start; it comes back after.
+            if (m_databaseDown || !m_world->process(name)->start())
+                return false;
+            m_down.remove(name);
+            return true;
+        });
+        return;
+    }
+    case Fault::Kind::RestartDatabase:
+        if (m_databaseDown)
+            return;
+        (void)m_world->database().stopImmediately();
+        m_databaseDown = true;
+        schedule(back, QStringLiteral("start postgresql"), [this] {
+            if (!m_world->database().start())
+                return false;
+            m_databaseDown = false;
+            return true;
+        });
+        return;
+    case Fault::Kind::RestartBroker:
+        if (m_brokerDown)
+            return;
+        (void)m_world->broker().stop();
+        m_brokerDown = true;
+        schedule(back, QStringLiteral("start rabbitmq"), [this] {
+            if (!m_world->broker().restart())
+                return false;
+            m_brokerDown = false;
+            return true;
+        });
+        return;
+    default: {
+        const QByteArray path = fault.target.toUtf8();
+        test::TestParticipant &participant = m_world->participant();
+        participant.program(path, participantFault(fault, participant.calls(path)));
+        return;
+    }
+    }
+}
+
+void ChaosRun::restartAllNow()
+{
+    // What the schedule still owed, at once and in dependency order.
+    for (int round = 0; round < 20 && !m_pending.isEmpty(); ++round) {
+        QList<Pending> due = std::exchange(m_pending, {});
+        std::stable_partition(due.begin(), due.end(), [](const Pending &p) {
+            return p.what.contains(QLatin1String("postgresql")) ||
+                   p.what.contains(QLatin1String("rabbitmq"));
+        });
+        for (Pending &pending : due)
+            if (!pending.what.startsWith(QLatin1String("t=")) && !pending.action())
+                m_pending.append(pending);
+        if (!m_pending.isEmpty())
+            QThread::msleep(500);
+    }
+    for (const QString &name : m_world->processNames())
+        if (!m_world->process(name)->running() && !m_databaseDown &&
+            m_world->process(name)->start())
+            m_down.remove(name);
+}
+
+// Nothing left in flight: every event applied, every saga and payment at
+// rest, every notification delivered or parked.
+bool ChaosRun::quiet()
+{
+    auto connection = PgConnection::open(m_world->settings());
+    if (!connection)
+        return false;
+    const Result<QString> busy = connection->scalar(
+        "SELECT (SELECT count(*) FROM keel.outbox WHERE published_at IS NULL AND parked_at IS "
+        "NULL) + (SELECT count(*) FROM keel.sagas WHERE status IN ('running', 'compensating')) + "
+        "(SELECT count(*) FROM keel.notifications WHERE status = 'pending') + (SELECT count(*) "
+        "FROM keel.payment_state WHERE state IN ('Created', 'Authorizing', 'Capturing', "
+        "'Refunding')) + (SELECT count(*) FROM chaos.committed_events e WHERE NOT EXISTS (SELECT 1 "
+        "FROM chaos.applied_events a WHERE a.message_id = 'keel-outbox-' || e.outbox_id))");
+    return busy && *busy == QLatin1String("0");
+}
+
+// No secret the run handed out appears in any log or in /metrics.
+void ChaosRun::scanArtefacts(Verdict &verdict)
+{
+    QList<std::pair<QString, QByteArray>> artefacts;
+    QDirIterator files(m_options.directory, {QStringLiteral("*.log"), QStringLiteral("*.log.*")},
+                       QDir::Files, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        QFile file(files.next());
+        if (file.open(QIODevice::ReadOnly))
+            artefacts.append({file.fileName(), file.readAll()});
+    }
+    for (const QString &url : m_world->gatewayUrls()) {
+        QString host;
+        int port = 0;
+        HttpClient::parseUrl(url, &host, &port);
+        HttpClient http(host, port, 5000);
+        artefacts.append({url + QStringLiteral("/metrics"), http.request("GET", "/metrics").body});
+    }
+    qint64 bytes = 0;
+    for (const auto &[name, content] : artefacts) {
+        bytes += content.size();
+        for (const QByteArray &secret : m_world->secrets())
+            if (!secret.isEmpty() && content.contains(secret))
+                verdict.violation(QStringLiteral("a secret (%1...) appears in %2")
+                                      .arg(QString::fromLatin1(secret.left(6)), name));
+    }
+    verdict.counts[QStringLiteral("artefacts scanned for secrets")] = artefacts.size();
+    verdict.counts[QStringLiteral("artefact bytes scanned")] = bytes;
+}
+
+void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
+{
+    qint64 attempts = 0, retried = 0;
+    for (const Told &told : record) {
+        attempts += told.attempts.size();
+        retried += told.attempts.size() > 1 ? 1 : 0;
+    }
+    m_out << "\nchaos result (seed " << m_options.seed << ")" << Qt::endl;
+    m_out << "  requests (keys): " << record.size() << ", HTTP attempts: " << attempts
+          << ", keys retried: " << retried << Qt::endl;
+    m_out << "  faults injected:" << Qt::endl;
+    for (auto it = m_faultCounts.cbegin(); it != m_faultCounts.cend(); ++it)
+        m_out << "    " << it.key() << ": " << it.value() << Qt::endl;
+    m_out << "  process starts:";
+    for (const QString &name : m_world->processNames())
+        m_out << ' ' << name << '=' << m_world->process(name)->starts();
+    m_out << Qt::endl;
+    for (auto it = m_unplannedExits.cbegin(); it != m_unplannedExits.cend(); ++it)
+        m_out << "  exited by itself: " << it.key() << " x" << it.value() << Qt::endl;
+    m_out << "  events received by the consumer: " << m_consumer->received()
+          << ", duplicates absorbed by its inbox: " << m_consumer->duplicates()
+          << ", consumer reconnects: " << m_consumer->reconnects() << Qt::endl;
+    m_out << "  recovery after the load: " << m_recoveryMs / 1000.0 << " s" << Qt::endl;
+    for (auto it = verdict.counts.cbegin(); it != verdict.counts.cend(); ++it)
+        m_out << "  " << it.key() << ": " << it.value() << Qt::endl;
+    m_out << "  violations: " << verdict.violations.size() << Qt::endl;
+    for (const QString &violation : verdict.violations)
+        m_out << "    " << violation << Qt::endl;
+    if (verdict.violations.isEmpty())
+        return;
+    // The smallest history that shows each: the key's own requests and the
+    // faults that fell while it was being answered.
+    m_out << "\nreplay: keel-chaos --seed " << m_options.seed << " --seconds " << m_options.seconds
+          << Qt::endl;
+    for (const QByteArray &key : verdict.violatingKeys) {
+        for (const Told &told : record) {
+            if (told.key != key)
+                continue;
+            QStringList answers;
+            for (const int status : told.attempts)
+                answers << QString::number(status);
+            m_out << "  " << kindName(told.kind) << ' ' << key << ' ' << told.path << ' '
+                  << told.body << " -> " << told.status << ' ' << told.object << ' ' << told.state
+                  << " [" << answers.join(u',') << "] t=" << told.firstMs / 1000.0 << ".."
+                  << told.lastMs / 1000.0 << 's' << Qt::endl;
+            for (const Fault &fault : m_faults)
+                if (fault.atMs + fault.durationMs >= told.firstMs - 1000 &&
+                    fault.atMs <= told.lastMs)
+                    m_out << "      " << fault.describe() << Qt::endl;
+        }
+    }
+}
+
+} // namespace keel::chaos

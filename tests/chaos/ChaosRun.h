@@ -1,0 +1,69 @@
+#pragma once
+
+#include "ChaosChecks.h"
+#include "ChaosRecord.h"
+#include "FaultPlan.h"
+
+#include <QElapsedTimer>
+#include <QMap>
+#include <QSet>
+#include <QTextStream>
+
+#include <functional>
+#include <memory>
+
+namespace keel::chaos {
+
+class ChaosWorld;
+class InboxConsumer;
+
+struct RunOptions {
+    quint64 seed = 0;
+    int seconds = 90; // of load under faults
+    int clients = 4;
+    int recoverySeconds = 240; // to settle everything once the faults stop
+    QString directory;         // where the servers and the logs live
+};
+
+// One chaos run: the world started, load and the seed's faults together for
+// the given time, everything brought back, and the end checks.
+class ChaosRun final {
+public:
+    ChaosRun(RunOptions options, QTextStream &out);
+    ~ChaosRun();
+
+    // 0 when the checks found no violation.
+    int run();
+
+private:
+    struct Pending {
+        qint64 atMs;
+        QString what;
+        std::function<bool()> action; // false: not yet possible, try again shortly
+    };
+
+    void inject(const Fault &fault);
+    void runUntil(qint64 endMs);
+    void schedule(qint64 atMs, QString what, std::function<bool()> action);
+    void restartAllNow();
+    bool quiet();
+    void scanArtefacts(Verdict &verdict);
+    void report(const Verdict &verdict, const QList<Told> &record);
+
+    RunOptions m_options;
+    QTextStream &m_out;
+    std::unique_ptr<ChaosWorld> m_world;
+    std::unique_ptr<InboxConsumer> m_consumer;
+    ClientRecord m_record;
+    QElapsedTimer m_clock;
+    QList<Fault> m_faults;
+    QList<Pending> m_pending;
+    QMap<QString, qint64> m_faultCounts;
+    QMap<QString, qint64> m_unplannedExits;
+    QSet<QString> m_down; // processes killed on purpose, not yet back
+    bool m_databaseDown = false;
+    bool m_brokerDown = false;
+    qint64 m_recoveryMs = 0;
+};
+
+} // namespace keel::chaos

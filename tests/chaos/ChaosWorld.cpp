@@ -1,0 +1,184 @@
+#include "ChaosWorld.h"
+
+#include "KeelProcess.h"
+#include "TestParticipant.h"
+
+#include "core/db/EmbeddedCluster.h"
+#include "core/db/PgConnection.h"
+#include "core/merchant/MerchantStore.h"
+#include "core/net/LoopbackPort.h"
+#include "core/outbox/EmbeddedBroker.h"
+
+#include <QDir>
+#include <QFile>
+
+namespace keel::chaos {
+namespace {
+
+// Test instrumentation, not keel: a record of every outbox row that
+// committed (the relay sweeps published rows, so the table alone cannot say
+// what should have arrived), and what the inbox consumer applied.
+constexpr const char *InstrumentationSql = R"(
+CREATE SCHEMA chaos;
+CREATE TABLE chaos.committed_events (outbox_id bigint PRIMARY KEY, routing_key text NOT NULL);
+CREATE TABLE chaos.applied_events (message_id text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+CREATE FUNCTION chaos.remember_event() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = chaos, pg_temp AS $$
+BEGIN
+    INSERT INTO chaos.committed_events VALUES (NEW.id, NEW.aggregate_type || '.' || NEW.event_type);
+    RETURN NEW;
+END $$;
+CREATE TRIGGER chaos_remember_event AFTER INSERT ON keel.outbox
+    FOR EACH ROW EXECUTE FUNCTION chaos.remember_event();
+)";
+
+} // namespace
+
+Result<std::unique_ptr<ChaosWorld>> ChaosWorld::start(const QString &directory)
+{
+    std::unique_ptr<ChaosWorld> world(new ChaosWorld);
+    world->m_directory = directory;
+    if (Status started = world->startServers(); !started)
+        return started.error();
+    if (Status prepared = world->prepareDatabase(); !prepared)
+        return prepared.error();
+    world->defineProcesses();
+    if (!world->startStopped())
+        return makeError(
+            ErrorKind::Environment,
+            QStringLiteral("the keel processes did not start; see the logs in %1").arg(directory));
+    return world;
+}
+
+ChaosWorld::~ChaosWorld()
+{
+    m_processes.clear();
+    m_participant.reset();
+    if (m_broker)
+        (void)m_broker->stop();
+    if (m_database)
+        (void)m_database->stop();
+}
+
+Status ChaosWorld::startServers()
+{
+    // The server runs as its own account, which must reach the directory.
+    QFile::setPermissions(m_directory,
+                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ExeOther);
+    auto cluster =
+        EmbeddedCluster::create({QDir(m_directory).filePath(QStringLiteral("pg")), 0, true});
+    if (!cluster)
+        return cluster.error();
+    m_database = std::move(cluster).value();
+    if (Result<bool> initialized = m_database->initialize(); !initialized)
+        return initialized.error();
+    if (Status started = m_database->start(); !started)
+        return started;
+    if (Status created = m_database->ensureDatabase(QStringLiteral("keel")); !created)
+        return created;
+    m_settings = m_database->settings(QStringLiteral("keel"));
+    auto broker = EmbeddedBroker::start(QDir(m_directory).filePath(QStringLiteral("rabbitmq")));
+    if (!broker)
+        return broker.error();
+    m_broker = std::move(broker).value();
+    m_participant = std::make_unique<test::TestParticipant>();
+    return {};
+}
+
+Status ChaosWorld::prepareDatabase()
+{
+    const test::ProcessResult migrated =
+        test::runKeel({QStringLiteral("migrate"), QStringLiteral("--db"), m_settings.conninfo()});
+    if (migrated.exitCode != 0)
+        return makeError(ErrorKind::Failed, QStringLiteral("keel migrate: ") + migrated.err);
+    Result<PgConnection> connection = PgConnection::open(m_settings);
+    if (!connection)
+        return connection.error();
+    if (Status instrumented = connection->exec(InstrumentationSql); !instrumented)
+        return instrumented;
+    MerchantStore merchants(*connection);
+    auto payments =
+        merchants.create(QStringLiteral("Chaos payments"), m_participant->url("/merchant-notify"));
+    auto sagas = merchants.create(QStringLiteral("Chaos orders"), {});
+    if (!payments || !sagas)
+        return !payments ? payments.error() : sagas.error();
+    m_paymentsKey = payments->apiKey.toLatin1();
+    m_sagasKey = sagas->apiKey.toLatin1();
+    m_secrets = {m_paymentsKey, m_sagasKey, payments->webhookSecret.toLatin1(),
+                 sagas->webhookSecret.toLatin1()};
+    return {};
+}
+
+void ChaosWorld::defineProcesses()
+{
+    const QString db = m_settings.conninfo();
+    const QString channel = QStringLiteral("http://127.0.0.1:%1").arg(bindLoopback());
+    const auto add = [&](const QString &name, QStringList arguments, const char *ready) {
+        m_processes.push_back(std::make_unique<KeelService>(
+            name, std::move(arguments), QLatin1String(ready),
+            QDir(m_directory).filePath(name + QStringLiteral(".log"))));
+    };
+    add(QStringLiteral("channel-sim"),
+        {QStringLiteral("channel-sim"), QStringLiteral("--db"), db, QStringLiteral("--listen"),
+         channel.mid(7), QStringLiteral("--sim-ambiguous-rate"), QStringLiteral("0.05"),
+         QStringLiteral("--sim-latency"), QStringLiteral("3")},
+        "KEEL_CHANNEL");
+    const QStringList channelClient{QStringLiteral("--channel"),         channel,
+                                    QStringLiteral("--channel-timeout"), QStringLiteral("2000"),
+                                    QStringLiteral("--lock-timeout"),    QStringLiteral("2000")};
+    for (int i = 1; i <= 2; ++i) {
+        const QString listen = QStringLiteral("127.0.0.1:%1").arg(bindLoopback());
+        m_gatewayUrls << QStringLiteral("http://") + listen;
+        add(QStringLiteral("gateway-%1").arg(i),
+            QStringList{QStringLiteral("gateway"), QStringLiteral("--db"), db,
+                        QStringLiteral("--listen"), listen, QStringLiteral("--threads"),
+                        QStringLiteral("4"), QStringLiteral("--reconcile-after"),
+                        QStringLiteral("2")} +
+                channelClient,
+            "KEEL_HTTP");
+    }
+    add(QStringLiteral("worker-1"),
+        QStringList{QStringLiteral("worker"), QStringLiteral("--db"), db, QStringLiteral("--poll"),
+                    QStringLiteral("200"), QStringLiteral("--lease"), QStringLiteral("2000"),
+                    QStringLiteral("--notify-schedule"), QStringLiteral("1,1,2,3")} +
+            channelClient,
+        "KEEL_WORKER");
+    for (int i = 1; i <= 2; ++i)
+        add(QStringLiteral("relay-%1").arg(i),
+            {QStringLiteral("relay"), QStringLiteral("--db"), db, QStringLiteral("--amqp"),
+             m_broker->address().url(), QStringLiteral("--poll"), QStringLiteral("200"),
+             QStringLiteral("--batch"), QStringLiteral("50")},
+            "KEEL_RELAY");
+}
+
+QString ChaosWorld::participantUrl() const
+{
+    return m_participant->url("");
+}
+
+QStringList ChaosWorld::processNames() const
+{
+    QStringList names;
+    for (const auto &process : m_processes)
+        names << process->name();
+    return names;
+}
+
+KeelService *ChaosWorld::process(const QString &name)
+{
+    for (const auto &process : m_processes)
+        if (process->name() == name)
+            return process.get();
+    return nullptr;
+}
+
+bool ChaosWorld::startStopped()
+{
+    bool all = true;
+    for (const auto &process : m_processes)
+        if (!process->running())
+            all = process->start() && all;
+    return all;
+}
+
+} // namespace keel::chaos

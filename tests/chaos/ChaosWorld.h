@@ -1,0 +1,69 @@
+#pragma once
+
+#include "KeelService.h"
+
+#include "core/Result.h"
+#include "core/db/ConnectionSettings.h"
+
+#include <QByteArray>
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+namespace keel {
+class EmbeddedBroker;
+class EmbeddedCluster;
+namespace test {
+class TestParticipant;
+}
+} // namespace keel
+
+namespace keel::chaos {
+
+// Everything a chaos run runs on, in a directory of its own: a durable
+// PostgreSQL, a RabbitMQ node, the saga participants and a merchant's notify
+// endpoint (one local HTTP server), and the keel processes — a channel
+// simulator, two gateways, a saga worker and two relays.
+class ChaosWorld final {
+public:
+    static Result<std::unique_ptr<ChaosWorld>> start(const QString &directory);
+    ~ChaosWorld();
+
+    ConnectionSettings settings() const { return m_settings; }
+    EmbeddedCluster &database() { return *m_database; }
+    EmbeddedBroker &broker() { return *m_broker; }
+    test::TestParticipant &participant() { return *m_participant; }
+    QString participantUrl() const;
+    QStringList gatewayUrls() const { return m_gatewayUrls; }
+    QByteArray paymentsKey() const { return m_paymentsKey; }
+    QByteArray sagasKey() const { return m_sagasKey; }
+    QString exchange() const { return QStringLiteral("keel.events"); }
+    QString directory() const { return m_directory; }
+    // Secrets the run handed out: none may appear in any artefact.
+    QList<QByteArray> secrets() const { return m_secrets; }
+
+    QStringList processNames() const;
+    KeelService *process(const QString &name);
+    // Starts every keel process that is not running; false if one would not.
+    bool startStopped();
+
+private:
+    ChaosWorld() = default;
+    Status startServers();
+    Status prepareDatabase();
+    void defineProcesses();
+
+    QString m_directory;
+    std::unique_ptr<EmbeddedCluster> m_database;
+    std::unique_ptr<EmbeddedBroker> m_broker;
+    std::unique_ptr<test::TestParticipant> m_participant;
+    ConnectionSettings m_settings;
+    QStringList m_gatewayUrls;
+    QByteArray m_paymentsKey;
+    QByteArray m_sagasKey;
+    QList<QByteArray> m_secrets;
+    std::vector<std::unique_ptr<KeelService>> m_processes;
+};
+
+} // namespace keel::chaos

@@ -1,0 +1,83 @@
+#include "FaultPlan.h"
+
+#include <QStringList>
+
+#include <random>
+
+namespace keel::chaos {
+
+QString Fault::kindName() const
+{
+    switch (kind) {
+    case Kind::KillProcess:
+        return QStringLiteral("kill -9 ") + target.section(u'-', 0, 0);
+    case Kind::RestartDatabase:
+        return QStringLiteral("postgresql immediate shutdown");
+    case Kind::RestartBroker:
+        return QStringLiteral("rabbitmq stopped");
+    case Kind::ParticipantFails:
+        return QStringLiteral("participant fails");
+    case Kind::ParticipantHangs:
+        return QStringLiteral("participant hangs");
+    case Kind::ParticipantRefuses:
+        return QStringLiteral("participant refuses");
+    }
+    return {};
+}
+
+QString Fault::describe() const
+{
+    const QString at = QString::number(double(atMs) / 1000.0, 'f', 1);
+    switch (kind) {
+    case Kind::KillProcess:
+        return QStringLiteral("t=%1s kill -9 %2, back after %3 ms").arg(at, target).arg(durationMs);
+    case Kind::RestartDatabase:
+    case Kind::RestartBroker:
+        return QStringLiteral("t=%1s %2, back after %3 ms").arg(at, kindName()).arg(durationMs);
+    default:
+        return QStringLiteral("t=%1s %2: %3, next %4 calls").arg(at, kindName(), target).arg(count);
+    }
+}
+
+QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes)
+{
+    std::mt19937_64 random(seed);
+    const auto between = [&](int low, int high) {
+        return low + int(random() % quint64(high - low + 1));
+    };
+    // Refusals only where a step may refuse (its action); failures and hangs
+    // anywhere, the merchant's notify endpoint included.
+    static const char *const participantPaths[] = {"/reserve", "/confirm",   "/notify",
+                                                   "/release", "/unconfirm", "/merchant-notify"};
+    QList<Fault> faults;
+    // The first faults come once the load is going; the last leave time to
+    // see recovery before the load stops.
+    for (qint64 at = between(1500, 3000); at < qint64(seconds) * 1000 - 3000;
+         at += between(1500, 4500)) {
+        Fault fault;
+        fault.atMs = at;
+        const int roll = between(0, 99);
+        if (roll < 45) {
+            fault.kind = Fault::Kind::KillProcess;
+            fault.target = processes.at(between(0, int(processes.size()) - 1));
+            fault.durationMs = between(200, 2500);
+        } else if (roll < 57) {
+            fault.kind = Fault::Kind::RestartDatabase;
+            fault.durationMs = between(300, 3000);
+        } else if (roll < 67) {
+            fault.kind = Fault::Kind::RestartBroker;
+            fault.durationMs = between(500, 4000);
+        } else {
+            fault.kind = roll < 80   ? Fault::Kind::ParticipantFails
+                         : roll < 90 ? Fault::Kind::ParticipantHangs
+                                     : Fault::Kind::ParticipantRefuses;
+            fault.target = QLatin1String(participantPaths[between(
+                0, fault.kind == Fault::Kind::ParticipantRefuses ? 2 : 5)]);
+            fault.count = between(1, 8);
+        }
+        faults.append(fault);
+    }
+    return faults;
+}
+
+} // namespace keel::chaos

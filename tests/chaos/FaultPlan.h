@@ -1,0 +1,32 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+
+namespace keel::chaos {
+
+// One fault: what, when (ms after the load starts) and for how long.
+struct Fault {
+    enum class Kind {
+        KillProcess,        // kill -9 of `target`, restarted after `durationMs`
+        RestartDatabase,    // PostgreSQL immediate shutdown, started after `durationMs`
+        RestartBroker,      // RabbitMQ stopped, started after `durationMs`
+        ParticipantFails,   // `target` answers 503 to its next `count` calls
+        ParticipantHangs,   // `target` answers after 3 s (beyond the step timeout) `count` times
+        ParticipantRefuses, // `target` answers 409 (business failure) `count` times
+    };
+    Kind kind = Kind::KillProcess;
+    qint64 atMs = 0;
+    int durationMs = 0;
+    QString target;
+    int count = 0;
+
+    QString describe() const;
+    QString kindName() const;
+};
+
+// The faults of a run, all derived from its seed: the same seed and length
+// give the same plan, so a run can be replayed.
+QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes);
+
+} // namespace keel::chaos

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "core/db/ConnectionSettings.h"
+#include "core/outbox/AmqpAddress.h"
+
+#include <atomic>
+#include <thread>
+
+namespace keel::chaos {
+
+// A downstream service reading keel's events from a durable queue bound to
+// every routing key: it applies each one through an Inbox in keel's database
+// and acks only after that committed, reconnecting to either server
+// whenever one goes away. What it applied is in chaos.applied_events.
+class InboxConsumer final {
+public:
+    InboxConsumer(AmqpAddress broker, QString exchange, ConnectionSettings database);
+    ~InboxConsumer();
+
+    // Declares the queue and its binding (so nothing published from now on
+    // is returned unroutable), then consumes on a thread of its own.
+    bool start();
+    void stop();
+
+    qint64 received() const { return m_received; }
+    qint64 duplicates() const { return m_duplicates; }
+    qint64 reconnects() const { return m_reconnects; }
+
+private:
+    void run();
+
+    AmqpAddress m_broker;
+    QString m_exchange;
+    ConnectionSettings m_database;
+    std::atomic<bool> m_stopping{false};
+    std::atomic<qint64> m_received{0};
+    std::atomic<qint64> m_duplicates{0};
+    std::atomic<qint64> m_reconnects{0};
+    std::thread m_thread;
+};
+
+} // namespace keel::chaos

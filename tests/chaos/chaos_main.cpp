@@ -1,0 +1,67 @@
+// keel-chaos: load and a seeded fault schedule against real keel processes on
+// a real PostgreSQL and RabbitMQ, then the end checks (ChaosChecks.h).
+// Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--keep DIR]
+
+#include "ChaosRun.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTextStream>
+
+#include <cstdio>
+
+using namespace keel::chaos;
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Runs keel under load and faults derived from a seed, then checks that "
+                       "nothing was lost, duplicated or left in doubt."));
+    parser.addHelpOption();
+    parser.addOptions({
+        {QStringLiteral("seed"), QStringLiteral("The fault plan's seed (default: from the clock)."),
+         QStringLiteral("N")},
+        {QStringLiteral("seconds"), QStringLiteral("Seconds of load under faults (default 90)."),
+         QStringLiteral("N")},
+        {QStringLiteral("clients"), QStringLiteral("Concurrent merchant clients (default 4)."),
+         QStringLiteral("N")},
+        {QStringLiteral("keep"),
+         QStringLiteral("Keep the servers' directory and logs here instead of a temporary one."),
+         QStringLiteral("DIR")},
+    });
+    parser.process(app);
+    QTextStream out(stdout);
+    RunOptions options;
+    bool ok = true;
+    options.seed = parser.isSet(QStringLiteral("seed"))
+                       ? parser.value(QStringLiteral("seed")).toULongLong(&ok)
+                       : quint64(QDateTime::currentMSecsSinceEpoch());
+    const auto positive = [&](const char *name, int fallback, int most) {
+        if (!parser.isSet(QLatin1String(name)))
+            return fallback;
+        bool valid = false;
+        const int value = parser.value(QLatin1String(name)).toInt(&valid);
+        ok = ok && valid && value > 0 && value <= most;
+        return value;
+    };
+    options.seconds = positive("seconds", 90, 7 * 86400);
+    options.clients = positive("clients", 4, 64);
+    if (!ok) {
+        out << "keel-chaos: --seed must be a whole number, --seconds and --clients positive"
+            << Qt::endl;
+        return 2;
+    }
+    QTemporaryDir temporary;
+    options.directory = parser.isSet(QStringLiteral("keep"))
+                            ? QDir(parser.value(QStringLiteral("keep"))).absolutePath()
+                            : temporary.path();
+    if (parser.isSet(QStringLiteral("keep")))
+        QDir().mkpath(options.directory);
+    ChaosRun run(options, out);
+    return run.run();
+}
