@@ -2,6 +2,7 @@
 
 #include "ChaosClient.h"
 #include "ChaosWorld.h"
+#include "FailoverCluster.h"
 #include "InboxConsumer.h"
 #include "TestParticipant.h"
 
@@ -51,7 +52,7 @@ int ChaosRun::run()
     m_out << "chaos: seed " << m_options.seed << ", " << m_options.seconds
           << " s of load; replay with --seed " << m_options.seed << " --seconds "
           << m_options.seconds << Qt::endl;
-    auto world = ChaosWorld::start(m_options.directory);
+    auto world = ChaosWorld::start(m_options.directory, m_options.failover);
     if (!world) {
         m_out << "chaos: could not start: " << world.error().message << Qt::endl;
         return 2;
@@ -63,7 +64,8 @@ int ChaosRun::run()
         m_out << "chaos: the inbox consumer could not declare its queue" << Qt::endl;
         return 2;
     }
-    m_faults = planFaults(m_options.seed, m_options.seconds, m_world->processNames());
+    m_faults =
+        planFaults(m_options.seed, m_options.seconds, m_world->processNames(), m_options.failover);
     m_out << "fault plan (" << m_faults.size() << " faults):" << Qt::endl;
     for (const Fault &fault : m_faults)
         m_out << "  " << fault.describe() << Qt::endl;
@@ -170,15 +172,31 @@ void ChaosRun::inject(const Fault &fault)
     case Fault::Kind::RestartDatabase:
         if (m_databaseDown)
             return;
-        (void)m_world->database().stopImmediately();
+        (void)m_world->stopDatabase();
         m_databaseDown = true;
         schedule(back, QStringLiteral("start postgresql"), [this] {
-            if (!m_world->database().start())
+            if (!m_world->startDatabase())
                 return false;
             m_databaseDown = false;
             return true;
         });
         return;
+    case Fault::Kind::FailOver: {
+        FailoverCluster *formation = m_world->failover();
+        // A failover needs a secondary to promote: not while the last one settles.
+        if (!formation->healthy()) {
+            ++m_faultCounts[QStringLiteral("failover skipped: formation not yet healthy")];
+            return;
+        }
+        const int before = formation->primaryPort();
+        if (Status started = formation->failOver(); !started) {
+            m_out << "  failover refused: " << started.error().message << Qt::endl;
+            return;
+        }
+        m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s failover from port " << before
+              << Qt::endl;
+        return;
+    }
     case Fault::Kind::RestartBroker:
         if (m_brokerDown)
             return;
@@ -225,6 +243,8 @@ void ChaosRun::restartAllNow()
 // rest, every notification delivered or parked.
 bool ChaosRun::quiet()
 {
+    if (m_world->failover() && !m_world->failover()->healthy())
+        return false;
     auto connection = PgConnection::open(m_world->settings());
     if (!connection)
         return false;
@@ -291,6 +311,9 @@ void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
           << ", duplicates absorbed by its inbox: " << m_consumer->duplicates()
           << ", consumer reconnects: " << m_consumer->reconnects() << Qt::endl;
     m_out << "  recovery after the load: " << m_recoveryMs / 1000.0 << " s" << Qt::endl;
+    if (FailoverCluster *formation = m_world->failover())
+        m_out << "  failovers performed: " << formation->failovers() << ", primary now on port "
+              << formation->primaryPort() << Qt::endl;
     for (auto it = verdict.counts.cbegin(); it != verdict.counts.cend(); ++it)
         m_out << "  " << it.key() << ": " << it.value() << Qt::endl;
     m_out << "  violations: " << verdict.violations.size() << Qt::endl;

@@ -23,6 +23,7 @@ struct RunOptions {
     int clients = 4;
     int recoverySeconds = 240; // to settle everything once the faults stop
     QString directory;         // where the servers and the logs live
+    bool failover = false;     // PostgreSQL as a pg_auto_failover formation
 };
 
 // One chaos run: the world started, load and the seed's faults together for

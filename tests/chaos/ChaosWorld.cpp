@@ -1,5 +1,6 @@
 #include "ChaosWorld.h"
 
+#include "FailoverCluster.h"
 #include "KeelProcess.h"
 #include "TestParticipant.h"
 
@@ -34,11 +35,12 @@ CREATE TRIGGER chaos_remember_event AFTER INSERT ON keel.outbox
 
 } // namespace
 
-Result<std::unique_ptr<ChaosWorld>> ChaosWorld::start(const QString &directory)
+Result<std::unique_ptr<ChaosWorld>> ChaosWorld::start(const QString &directory,
+                                                      bool highlyAvailable)
 {
     std::unique_ptr<ChaosWorld> world(new ChaosWorld);
     world->m_directory = directory;
-    if (Status started = world->startServers(); !started)
+    if (Status started = world->startServers(highlyAvailable); !started)
         return started.error();
     if (Status prepared = world->prepareDatabase(); !prepared)
         return prepared.error();
@@ -58,13 +60,43 @@ ChaosWorld::~ChaosWorld()
         (void)m_broker->stop();
     if (m_database)
         (void)m_database->stop();
+    m_failover.reset();
 }
 
-Status ChaosWorld::startServers()
+Status ChaosWorld::stopDatabase()
+{
+    return m_database ? m_database->stopImmediately() : Status();
+}
+
+Status ChaosWorld::startDatabase()
+{
+    return m_database ? m_database->start() : Status();
+}
+
+Status ChaosWorld::startServers(bool highlyAvailable)
 {
     // The server runs as its own account, which must reach the directory.
     QFile::setPermissions(m_directory,
                           QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ExeOther);
+    if (highlyAvailable) {
+        auto formation = FailoverCluster::start(m_directory);
+        if (!formation)
+            return formation.error();
+        m_failover = std::move(formation).value();
+        m_settings = m_failover->settings(QStringLiteral("keel"));
+    } else if (Status started = startSingleServer(); !started) {
+        return started;
+    }
+    auto broker = EmbeddedBroker::start(QDir(m_directory).filePath(QStringLiteral("rabbitmq")));
+    if (!broker)
+        return broker.error();
+    m_broker = std::move(broker).value();
+    m_participant = std::make_unique<test::TestParticipant>();
+    return {};
+}
+
+Status ChaosWorld::startSingleServer()
+{
     auto cluster =
         EmbeddedCluster::create({QDir(m_directory).filePath(QStringLiteral("pg")), 0, true});
     if (!cluster)
@@ -77,11 +109,6 @@ Status ChaosWorld::startServers()
     if (Status created = m_database->ensureDatabase(QStringLiteral("keel")); !created)
         return created;
     m_settings = m_database->settings(QStringLiteral("keel"));
-    auto broker = EmbeddedBroker::start(QDir(m_directory).filePath(QStringLiteral("rabbitmq")));
-    if (!broker)
-        return broker.error();
-    m_broker = std::move(broker).value();
-    m_participant = std::make_unique<test::TestParticipant>();
     return {};
 }
 

@@ -22,16 +22,23 @@ class TestParticipant;
 namespace keel::chaos {
 
 // Everything a chaos run runs on, in a directory of its own: a durable
-// PostgreSQL, a RabbitMQ node, the saga participants and a merchant's notify
-// endpoint (one local HTTP server), and the keel processes — a channel
+// PostgreSQL (one server, or a pg_auto_failover formation), a RabbitMQ node, the saga participants
+// and a merchant's notify endpoint (one local HTTP server), and the keel processes — a channel
 // simulator, two gateways, a saga worker and two relays.
+class FailoverCluster;
+
 class ChaosWorld final {
 public:
-    static Result<std::unique_ptr<ChaosWorld>> start(const QString &directory);
+    // `highlyAvailable`: the database is a pg_auto_failover formation.
+    static Result<std::unique_ptr<ChaosWorld>> start(const QString &directory,
+                                                     bool highlyAvailable);
     ~ChaosWorld();
 
     ConnectionSettings settings() const { return m_settings; }
-    EmbeddedCluster &database() { return *m_database; }
+    // The single server's immediate shutdown and start (not with failover).
+    Status stopDatabase();
+    Status startDatabase();
+    FailoverCluster *failover() { return m_failover.get(); }
     EmbeddedBroker &broker() { return *m_broker; }
     test::TestParticipant &participant() { return *m_participant; }
     QString participantUrl() const;
@@ -50,12 +57,14 @@ public:
 
 private:
     ChaosWorld() = default;
-    Status startServers();
+    Status startServers(bool highlyAvailable);
+    Status startSingleServer();
     Status prepareDatabase();
     void defineProcesses();
 
     QString m_directory;
     std::unique_ptr<EmbeddedCluster> m_database;
+    std::unique_ptr<FailoverCluster> m_failover;
     std::unique_ptr<EmbeddedBroker> m_broker;
     std::unique_ptr<test::TestParticipant> m_participant;
     ConnectionSettings m_settings;

@@ -2,6 +2,7 @@
 
 #include <QStringList>
 
+#include <algorithm>
 #include <random>
 
 namespace keel::chaos {
@@ -13,6 +14,8 @@ QString Fault::kindName() const
         return QStringLiteral("kill -9 ") + target.section(u'-', 0, 0);
     case Kind::RestartDatabase:
         return QStringLiteral("postgresql immediate shutdown");
+    case Kind::FailOver:
+        return QStringLiteral("postgresql primary failed over");
     case Kind::RestartBroker:
         return QStringLiteral("rabbitmq stopped");
     case Kind::ParticipantFails:
@@ -34,12 +37,14 @@ QString Fault::describe() const
     case Kind::RestartDatabase:
     case Kind::RestartBroker:
         return QStringLiteral("t=%1s %2, back after %3 ms").arg(at, kindName()).arg(durationMs);
+    case Kind::FailOver:
+        return QStringLiteral("t=%1s %2").arg(at, kindName());
     default:
         return QStringLiteral("t=%1s %2: %3, next %4 calls").arg(at, kindName(), target).arg(count);
     }
 }
 
-QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes)
+QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover)
 {
     std::mt19937_64 random(seed);
     const auto between = [&](int low, int high) {
@@ -62,7 +67,7 @@ QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes)
             fault.target = processes.at(between(0, int(processes.size()) - 1));
             fault.durationMs = between(200, 2500);
         } else if (roll < 57) {
-            fault.kind = Fault::Kind::RestartDatabase;
+            fault.kind = failover ? Fault::Kind::FailOver : Fault::Kind::RestartDatabase;
             fault.durationMs = between(300, 3000);
         } else if (roll < 67) {
             fault.kind = Fault::Kind::RestartBroker;
@@ -76,6 +81,13 @@ QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes)
             fault.count = between(1, 8);
         }
         faults.append(fault);
+    }
+    const auto failsOver = [](const Fault &fault) {
+        return fault.kind == Fault::Kind::FailOver;
+    };
+    if (failover && !faults.isEmpty() && std::none_of(faults.cbegin(), faults.cend(), failsOver)) {
+        Fault &middle = faults[faults.size() / 2];
+        middle = Fault{Fault::Kind::FailOver, middle.atMs, 0, {}, 0};
     }
     return faults;
 }

@@ -10,6 +10,7 @@ struct Fault {
     enum class Kind {
         KillProcess,        // kill -9 of `target`, restarted after `durationMs`
         RestartDatabase,    // PostgreSQL immediate shutdown, started after `durationMs`
+        FailOver,           // pg_auto_failover promotes the secondary (HA runs only)
         RestartBroker,      // RabbitMQ stopped, started after `durationMs`
         ParticipantFails,   // `target` answers 503 to its next `count` calls
         ParticipantHangs,   // `target` answers after 3 s (beyond the step timeout) `count` times
@@ -26,7 +27,8 @@ struct Fault {
 };
 
 // The faults of a run, all derived from its seed: the same seed and length
-// give the same plan, so a run can be replayed.
-QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes);
+// give the same plan, so a run can be replayed. With `failover` the database
+// faults are failovers of the primary, at least one.
+QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover);
 
 } // namespace keel::chaos

@@ -1,6 +1,6 @@
 // keel-chaos: load and a seeded fault schedule against real keel processes on
 // a real PostgreSQL and RabbitMQ, then the end checks (ChaosChecks.h).
-// Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--keep DIR]
+// Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--failover] [--keep DIR]
 
 #include "ChaosRun.h"
 
@@ -30,6 +30,10 @@ int main(int argc, char *argv[])
          QStringLiteral("N")},
         {QStringLiteral("clients"), QStringLiteral("Concurrent merchant clients (default 4)."),
          QStringLiteral("N")},
+        {QStringLiteral("failover"),
+         QStringLiteral("Run PostgreSQL as a pg_auto_failover formation (monitor, primary, "
+                        "synchronous secondary) and fail the primary over instead of shutting "
+                        "it down.")},
         {QStringLiteral("keep"),
          QStringLiteral("Keep the servers' directory and logs here instead of a temporary one."),
          QStringLiteral("DIR")},
@@ -51,6 +55,7 @@ int main(int argc, char *argv[])
     };
     options.seconds = positive("seconds", 90, 7 * 86400);
     options.clients = positive("clients", 4, 64);
+    options.failover = parser.isSet(QStringLiteral("failover"));
     if (!ok) {
         out << "keel-chaos: --seed must be a whole number, --seconds and --clients positive"
             << Qt::endl;

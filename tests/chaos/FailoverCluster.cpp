@@ -1,0 +1,252 @@
+#include "FailoverCluster.h"
+
+#include "core/db/EmbeddedCluster.h"
+#include "core/db/PgConnection.h"
+#include "core/db/ServerBinaries.h"
+#include "core/db/ServiceAccount.h"
+#include "core/net/LoopbackPort.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QThread>
+
+#include <csignal>
+
+namespace keel::chaos {
+namespace {
+
+constexpr int StartTimeoutMs = 120000;
+
+QString autoctlProgram()
+{
+    return QStandardPaths::findExecutable(QStringLiteral("pg_autoctl"));
+}
+
+} // namespace
+
+bool FailoverCluster::available()
+{
+    return !autoctlProgram().isEmpty();
+}
+
+Result<std::unique_ptr<FailoverCluster>> FailoverCluster::start(const QString &directory)
+{
+    std::unique_ptr<FailoverCluster> cluster(new FailoverCluster);
+    cluster->m_directory = QDir(directory).filePath(QStringLiteral("failover"));
+    Result<ServiceAccount> account = ServiceAccount::forServer();
+    if (!account)
+        return account.error();
+    if (Status prepared = account->prepareDirectory(cluster->m_directory); !prepared)
+        return prepared.error();
+    if (Status monitor = cluster->createMonitor(); !monitor)
+        return monitor.error();
+    for (const char *name : {"node_a", "node_b"})
+        if (Status node = cluster->createNode(QLatin1String(name), bindLoopback()); !node)
+            return node.error();
+    if (Status healthy = cluster->waitUntilHealthy(StartTimeoutMs); !healthy)
+        return healthy.error();
+    return cluster;
+}
+
+FailoverCluster::~FailoverCluster()
+{
+    // Nodes first, the monitor last; pg_autoctl stops its PostgreSQL on SIGTERM.
+    for (auto it = m_services.rbegin(); it != m_services.rend(); ++it) {
+        (*it)->terminate();
+        if (!(*it)->waitForFinished(20000)) {
+            (*it)->kill();
+            (*it)->waitForFinished(5000);
+        }
+    }
+    Result<ServerBinaries> binaries = ServerBinaries::locate();
+    Result<ServiceAccount> account = ServiceAccount::forServer();
+    if (!binaries || !account)
+        return;
+    for (const char *data : {"node_b", "node_a", "monitor"}) {
+        QProcess stop; // whatever the supervisors left running
+        const ServiceAccount who = *account;
+        stop.setChildProcessModifier([who] { who.enterInChild(0); });
+        stop.start(binaries->program(QStringLiteral("pg_ctl")),
+                   {QStringLiteral("stop"), QStringLiteral("-m"), QStringLiteral("immediate"),
+                    QStringLiteral("-D"), QDir(m_directory).filePath(QLatin1String(data))});
+        stop.waitForFinished(20000);
+    }
+}
+
+std::unique_ptr<QProcess> FailoverCluster::autoctl(const QStringList &arguments, const QString &log)
+{
+    auto process = std::make_unique<QProcess>();
+    QProcessEnvironment environment = EmbeddedCluster::programEnvironment();
+    // pg_autoctl keeps its configuration and state under XDG directories:
+    // give it ones inside the run's directory, never the account's home.
+    for (const char *variable : {"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"})
+        environment.insert(QLatin1String(variable), m_directory);
+    if (Result<ServerBinaries> binaries = ServerBinaries::locate(); binaries)
+        environment.insert(QStringLiteral("PATH"), binaries->directory() + u':' +
+                                                       environment.value(QStringLiteral("PATH")));
+    process->setProcessEnvironment(environment);
+    process->setWorkingDirectory(m_directory);
+    process->setStandardOutputFile(log, QIODevice::Append);
+    process->setStandardErrorFile(log, QIODevice::Append);
+    if (Result<ServiceAccount> account = ServiceAccount::forServer(); account) {
+        const ServiceAccount who = *account;
+        process->setChildProcessModifier([who] { who.enterInChild(SIGTERM); });
+    }
+    process->start(autoctlProgram(), arguments);
+    return process;
+}
+
+Status FailoverCluster::createMonitor()
+{
+    m_monitorPort = bindLoopback();
+    Result<ServerBinaries> binaries = ServerBinaries::locate();
+    if (!binaries)
+        return binaries.error();
+    m_services.push_back(
+        autoctl({QStringLiteral("create"), QStringLiteral("monitor"), QStringLiteral("--pgdata"),
+                 QDir(m_directory).filePath(QStringLiteral("monitor")), QStringLiteral("--pgport"),
+                 QString::number(m_monitorPort), QStringLiteral("--hostname"),
+                 QStringLiteral("127.0.0.1"), QStringLiteral("--auth"), QStringLiteral("trust"),
+                 QStringLiteral("--no-ssl"), QStringLiteral("--pgctl"),
+                 binaries->program(QStringLiteral("pg_ctl")), QStringLiteral("--run")},
+                QDir(m_directory).filePath(QStringLiteral("monitor.log"))));
+    QElapsedTimer timer;
+    timer.start();
+    while (!askMonitor("SELECT count(*) FROM pgautofailover.formation")) {
+        if (timer.elapsed() > StartTimeoutMs || m_services.back()->state() == QProcess::NotRunning)
+            return makeError(ErrorKind::Environment,
+                             QStringLiteral("the pg_auto_failover monitor did not start; see %1")
+                                 .arg(QDir(m_directory).filePath(QStringLiteral("monitor.log"))));
+        QThread::msleep(500);
+    }
+    return {};
+}
+
+Status FailoverCluster::createNode(const QString &name, int port)
+{
+    Result<ServerBinaries> binaries = ServerBinaries::locate();
+    Result<ServiceAccount> account = ServiceAccount::forServer();
+    if (!binaries || !account)
+        return !binaries ? binaries.error() : account.error();
+    const QString monitor =
+        QStringLiteral("postgres://autoctl_node@127.0.0.1:%1/pg_auto_failover?sslmode=disable")
+            .arg(m_monitorPort);
+    m_nodePorts.push_back(port);
+    m_services.push_back(autoctl({QStringLiteral("create"),
+                                  QStringLiteral("postgres"),
+                                  QStringLiteral("--pgdata"),
+                                  QDir(m_directory).filePath(name),
+                                  QStringLiteral("--pgport"),
+                                  QString::number(port),
+                                  QStringLiteral("--hostname"),
+                                  QStringLiteral("127.0.0.1"),
+                                  QStringLiteral("--name"),
+                                  name,
+                                  QStringLiteral("--dbname"),
+                                  QStringLiteral("keel"),
+                                  QStringLiteral("--username"),
+                                  account->name(),
+                                  QStringLiteral("--auth"),
+                                  QStringLiteral("trust"),
+                                  QStringLiteral("--no-ssl"),
+                                  QStringLiteral("--pgctl"),
+                                  binaries->program(QStringLiteral("pg_ctl")),
+                                  QStringLiteral("--monitor"),
+                                  monitor,
+                                  QStringLiteral("--run")},
+                                 QDir(m_directory).filePath(name + QStringLiteral(".log"))));
+    // The first node must be primary before the second asks to follow it.
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < StartTimeoutMs) {
+        Result<QString> registered = askMonitor(
+            "SELECT count(*) FROM pgautofailover.node WHERE nodename = '" + name.toUtf8() +
+            "' AND reportedstate IN ('single', 'wait_primary', 'primary', 'catchingup', "
+            "'wait_standby', 'secondary')");
+        if (registered && *registered == QLatin1String("1"))
+            return {};
+        QThread::msleep(500);
+    }
+    return makeError(ErrorKind::Environment,
+                     QStringLiteral("pg_auto_failover node %1 did not register").arg(name));
+}
+
+Status FailoverCluster::waitUntilHealthy(int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!healthy()) {
+        if (timer.elapsed() > timeoutMs)
+            return makeError(ErrorKind::Environment,
+                             QStringLiteral("the pg_auto_failover formation did not become "
+                                            "healthy; see the logs in %1")
+                                 .arg(m_directory));
+        // pg_basebackup waits for a checkpoint; a spread one takes minutes.
+        if (Result<PgConnection> primary = PgConnection::open(settings(QStringLiteral("keel"))))
+            (void)primary->exec("CHECKPOINT");
+        QThread::msleep(1000);
+    }
+    return {};
+}
+
+ConnectionSettings FailoverCluster::settings(const QString &database) const
+{
+    QStringList hosts, ports;
+    for (const int port : m_nodePorts) {
+        hosts << QStringLiteral("127.0.0.1");
+        ports << QString::number(port);
+    }
+    ConnectionSettings settings;
+    settings.set(QStringLiteral("host"), hosts.join(u','));
+    settings.set(QStringLiteral("port"), ports.join(u','));
+    settings.set(QStringLiteral("dbname"), database);
+    if (Result<ServiceAccount> account = ServiceAccount::forServer(); account)
+        settings.set(QStringLiteral("user"), account->name());
+    settings.set(QStringLiteral("target_session_attrs"), QStringLiteral("read-write"));
+    settings.set(QStringLiteral("connect_timeout"), QStringLiteral("3"));
+    return settings;
+}
+
+Result<QString> FailoverCluster::askMonitor(const QByteArray &sql)
+{
+    ConnectionSettings monitor;
+    monitor.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
+    monitor.set(QStringLiteral("port"), QString::number(m_monitorPort));
+    monitor.set(QStringLiteral("dbname"), QStringLiteral("pg_auto_failover"));
+    if (Result<ServiceAccount> account = ServiceAccount::forServer(); account)
+        monitor.set(QStringLiteral("user"), account->name());
+    monitor.set(QStringLiteral("connect_timeout"), QStringLiteral("3"));
+    Result<PgConnection> connection = PgConnection::open(monitor);
+    if (!connection)
+        return connection.error();
+    return connection->scalar(sql);
+}
+
+bool FailoverCluster::healthy()
+{
+    Result<QString> settled =
+        askMonitor("SELECT count(*) FROM pgautofailover.node WHERE reportedstate = goalstate AND "
+                   "reportedstate IN ('primary', 'secondary')");
+    return settled && *settled == QLatin1String("2");
+}
+
+int FailoverCluster::primaryPort()
+{
+    Result<QString> port =
+        askMonitor("SELECT nodeport FROM pgautofailover.node WHERE reportedstate = 'primary'");
+    return port ? port->toInt() : 0;
+}
+
+Status FailoverCluster::failOver()
+{
+    Result<QString> done = askMonitor("SELECT pgautofailover.perform_failover('default', 0)");
+    if (!done)
+        return done.error();
+    ++m_failovers;
+    return {};
+}
+
+} // namespace keel::chaos

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/db/ConnectionSettings.h"
+
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+class QProcess;
+
+namespace keel::chaos {
+
+// A highly available PostgreSQL from Debian's pg_auto_failover, all local
+// and private to one directory: a monitor, and a primary with a synchronous
+// secondary, each run by its own `pg_autoctl run` as the server account.
+// keel reaches it through a multi-host DSN that only accepts the writable
+// node, as production keel would.
+class FailoverCluster final {
+public:
+    static bool available();
+    static Result<std::unique_ptr<FailoverCluster>> start(const QString &directory);
+    ~FailoverCluster();
+
+    // host=a,b port=pa,pb dbname=... target_session_attrs=read-write
+    ConnectionSettings settings(const QString &database) const;
+    // The monitor promotes the secondary and demotes the primary; returns
+    // once the monitor has accepted (the switch itself takes seconds).
+    Status failOver();
+    // Both nodes are back in their places, primary and secondary.
+    bool healthy();
+    // Which node port is primary now (0: none).
+    int primaryPort();
+    int failovers() const { return m_failovers; }
+
+private:
+    FailoverCluster() = default;
+    Status createMonitor();
+    Status createNode(const QString &name, int port);
+    Status waitUntilHealthy(int timeoutMs);
+    Result<QString> askMonitor(const QByteArray &sql);
+    std::unique_ptr<QProcess> autoctl(const QStringList &arguments, const QString &log);
+
+    QString m_directory;
+    int m_monitorPort = 0;
+    std::vector<int> m_nodePorts;
+    std::vector<std::unique_ptr<QProcess>> m_services;
+    int m_failovers = 0;
+};
+
+} // namespace keel::chaos
