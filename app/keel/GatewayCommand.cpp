@@ -29,6 +29,11 @@ public:
              QStringLiteral("Address to serve on (default 127.0.0.1:8080; port 0 picks "
                             "a free one)."),
              QStringLiteral("HOST:PORT")});
+        parser.addOption({QStringLiteral("transaction-pooler"),
+                          QStringLiteral("--db is a pooler in transaction mode (PgBouncer "
+                                         "pool_mode=transaction): send every statement unnamed, "
+                                         "since a prepared one would not exist on the next "
+                                         "transaction's server connection.")});
         addGatewayOptions(parser);
     }
 
@@ -46,6 +51,7 @@ public:
         if (!listen)
             return fail(name(), listen.error());
         options->settings = *settings;
+        options->settings.setTransactionPooled(parser.isSet(QStringLiteral("transaction-pooler")));
         options->http.host = listen->first;
         options->http.port = listen->second;
 

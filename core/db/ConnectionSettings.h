@@ -43,8 +43,17 @@ public:
 
     const QList<std::pair<QString, QString>> &parameters() const { return m_parameters; }
 
+    // The server is reached through a pooler in transaction mode (PgBouncer's
+    // pool_mode=transaction): consecutive transactions may run on different
+    // server connections, so nothing may outlive a transaction — statements
+    // are sent unnamed instead of prepared once per connection. Not a libpq
+    // keyword: keel's own, set from a command-line option.
+    bool transactionPooled() const { return m_transactionPooled; }
+    void setTransactionPooled(bool pooled) { m_transactionPooled = pooled; }
+
 private:
     QList<std::pair<QString, QString>> m_parameters; // keyword -> value, only those given
+    bool m_transactionPooled = false;
 };
 
 } // namespace keel

@@ -43,8 +43,17 @@ QByteArray PgRows::value(int row, int column) const
 
 QByteArray PgRows::bytea(int row, int column) const
 {
+    // Either output form: a session sharing this server connection through a
+    // transaction pooler may have set bytea_output to escape (Qt's driver does).
     const QByteArray raw = value(row, column);
-    return raw.startsWith("\\x") ? QByteArray::fromHex(raw.mid(2)) : raw;
+    size_t length = 0;
+    unsigned char *decoded =
+        PQunescapeBytea(reinterpret_cast<const unsigned char *>(raw.constData()), &length);
+    if (!decoded)
+        return {};
+    QByteArray bytes(reinterpret_cast<const char *>(decoded), qsizetype(length));
+    PQfreemem(decoded);
+    return bytes;
 }
 
 int PgRows::affected() const
@@ -61,6 +70,7 @@ Result<PgConnection> PgConnection::open(const ConnectionSettings &settings)
 {
     PgConnection session;
     session.m_conninfo = settings.conninfo().toUtf8();
+    session.m_unnamedStatements = settings.transactionPooled();
     session.m_conn.reset(PQconnectdb(session.m_conninfo.constData()));
     if (PQstatus(session.m_conn.get()) != CONNECTION_OK)
         return makeError(ErrorKind::Connection,
@@ -113,6 +123,8 @@ Result<QString> PgConnection::scalar(const QByteArray &sql)
 
 Result<QByteArray> PgConnection::prepared(const QByteArray &sql, int parameters)
 {
+    if (m_unnamedStatements)
+        return QByteArray(); // parsed with each execution, on whichever server runs it
     QByteArray name = m_prepared.value(sql);
     if (!name.isEmpty())
         return name;
@@ -149,9 +161,12 @@ Status PgConnection::commitPipelined()
         std::vector<const char *> values;
         for (const QByteArray &param : statement.params)
             values.push_back(param.isNull() ? nullptr : param.constData());
-        sent = sent &&
-               PQsendQueryPrepared(conn, statement.name.constData(), int(statement.params.size()),
-                                   values.data(), nullptr, nullptr, 0) == 1;
+        const int count = int(statement.params.size());
+        sent = sent && (statement.name.isEmpty()
+                            ? PQsendQueryParams(conn, statement.sql.constData(), count, nullptr,
+                                                values.data(), nullptr, nullptr, 0)
+                            : PQsendQueryPrepared(conn, statement.name.constData(), count,
+                                                  values.data(), nullptr, nullptr, 0)) == 1;
     }
     sent = sent && PQsendQueryParams(conn, "COMMIT", 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
     sent = sent && PQpipelineSync(conn) == 1;
@@ -204,15 +219,18 @@ Result<PgRows> PgConnection::query(const QByteArray &sql, const QByteArrayList &
         return statement.error();
     const QByteArray &name = *statement;
     if (m_pipelining) {
-        m_queue.append({name, params});
+        m_queue.append({name, name.isEmpty() ? sql : QByteArray(), params});
         return PgRows();
     }
     std::vector<const char *> values;
     values.reserve(size_t(params.size()));
     for (const QByteArray &param : params)
         values.push_back(param.isNull() ? nullptr : param.constData());
-    auto result = own(PQexecPrepared(m_conn.get(), name.constData(), int(params.size()),
-                                     values.data(), nullptr, nullptr, 0));
+    const int count = int(params.size());
+    auto result = own(name.isEmpty() ? PQexecParams(m_conn.get(), sql.constData(), count, nullptr,
+                                                    values.data(), nullptr, nullptr, 0)
+                                     : PQexecPrepared(m_conn.get(), name.constData(), count,
+                                                      values.data(), nullptr, nullptr, 0));
     const ExecStatusType status = PQresultStatus(result.get());
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
         return failure(result.get());

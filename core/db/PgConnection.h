@@ -27,7 +27,7 @@ public:
     QByteArray value(int row, int column) const;
     QString text(int row, int column) const { return QString::fromUtf8(value(row, column)); }
     qint64 toInt64(int row, int column) const { return value(row, column).toLongLong(); }
-    // bytea in PostgreSQL's hex output form, decoded.
+    // bytea in either of PostgreSQL's output forms (hex, escape), decoded.
     QByteArray bytea(int row, int column) const;
     // Affected rows of INSERT/UPDATE/DELETE.
     int affected() const;
@@ -91,15 +91,17 @@ private:
 
     QHash<QByteArray, QByteArray> m_prepared; // sql -> statement name
     struct Queued {
-        QByteArray name;
+        QByteArray name; // empty: unnamed, `sql` parsed with the statement
+        QByteArray sql;
         QByteArrayList params;
     };
     QList<Queued> m_queue;
     bool m_pipelining = false;
     QString m_lastSqlState;
     QString m_identity;
-    QByteArray m_conninfo; // to connect afresh when the link's state is unknown
-    bool m_broken = false; // a pipeline could not be closed: the link is unusable
+    QByteArray m_conninfo;            // to connect afresh when the link's state is unknown
+    bool m_unnamedStatements = false; // behind a transaction pooler
+    bool m_broken = false;            // a pipeline could not be closed: the link is unusable
 };
 
 // Whether a server answers at the settings' address (libpq's PQping).
