@@ -7,10 +7,24 @@
 
 #include <QCommandLineParser>
 
+#include <sys/resource.h>
+
 #include <cstring>
 
 namespace keel::cli {
 namespace {
+
+// Each client connection holds a descriptor; at the usual soft limit of 1024
+// a crowd of idle connections would leave none for new clients or the
+// database. Take what the system allows this process.
+void raiseOpenFileLimit()
+{
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        (void)::setrlimit(RLIMIT_NOFILE, &limit);
+    }
+}
 
 class GatewayCommand final : public Command {
 public:
@@ -55,6 +69,7 @@ public:
         options->http.host = listen->first;
         options->http.port = listen->second;
 
+        raiseOpenFileLimit();
         ShutdownSignals signals;
         Result<std::unique_ptr<GatewayRuntime>> runtime = GatewayRuntime::start(*options);
         if (!runtime)

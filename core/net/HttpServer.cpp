@@ -5,6 +5,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -193,6 +194,7 @@ struct HttpServer::Impl {
     std::vector<std::unique_ptr<asio::io_context>> workers;
     std::vector<asio::executor_work_guard<asio::io_context::executor_type>> keepRunning;
     asio::io_context accepting{1};
+    asio::steady_timer pause{accepting};
     std::optional<tcp::acceptor> acceptor;
     std::vector<std::thread> threads;
     size_t next = 0;
@@ -204,10 +206,20 @@ struct HttpServer::Impl {
         acceptor->async_accept(worker, [this](beast::error_code ec, tcp::socket socket) {
             if (ec == asio::error::operation_aborted)
                 return;
-            if (!ec) {
-                socket.set_option(tcp::no_delay(true));
-                std::make_shared<Connection>(std::move(socket), options, handler)->start();
+            if (ec) {
+                // Out of file descriptors, typically: the connection waits in
+                // the backlog, and accepting again at once would only spin
+                // until a descriptor is freed.
+                pause.expires_after(std::chrono::milliseconds(100));
+                pause.async_wait([this](beast::error_code waited) {
+                    if (!waited)
+                        accept();
+                });
+                return;
             }
+            beast::error_code ignored; // a peer that already left is dealt with by the read
+            socket.set_option(tcp::no_delay(true), ignored);
+            std::make_shared<Connection>(std::move(socket), options, handler)->start();
             accept();
         });
     }
@@ -265,6 +277,7 @@ void HttpServer::stop()
     asio::post(m_impl->accepting, [this] {
         beast::error_code ignored;
         m_impl->acceptor->close(ignored);
+        m_impl->pause.cancel();
     });
     m_impl->accepting.stop();
     m_impl->keepRunning.clear();
