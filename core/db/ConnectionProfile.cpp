@@ -84,8 +84,27 @@ const QStringList &ConnectionProfile::sslModes()
     return modes;
 }
 
+// libpq reads a connection string as C text: a NUL ends it, so a field
+// holding one would reach the server cut short, as something else.
+Status ConnectionProfile::checkNoNul() const
+{
+    const std::pair<const char *, const QString *> fields[] = {
+        {"name", &name},         {"host", &host},
+        {"database", &database}, {"user", &user},
+        {"service", &service},   {"uri", &uri},
+        {"sslmode", &sslMode},   {"sslrootcert", &sslRootCert},
+        {"replica", &replicaDsn}};
+    for (const auto &[field, text] : fields)
+        if (text->contains(QChar(u'\0')))
+            return invalid(QLatin1String(field),
+                           QStringLiteral("%1 contains a NUL character").arg(QLatin1String(field)));
+    return {};
+}
+
 Result<ConnectionSettings> ConnectionProfile::primary() const
 {
+    if (Status text = checkNoNul(); !text)
+        return text.error();
     if (name.trimmed().isEmpty())
         return invalid(QStringLiteral("name"), QStringLiteral("give the profile a name"));
     ConnectionSettings settings;

@@ -41,6 +41,9 @@ struct ConnectionProfile {
     static ConnectionProfile fromMap(const QVariantMap &map);
 
     static const QStringList &sslModes();
+
+private:
+    Status checkNoNul() const;
 };
 
 } // namespace keel

@@ -89,8 +89,14 @@ Result<qint64> parseMajorUnits(const QString &text, const Currency &currency, co
                               .arg(currency.exponent)
                               .arg(text));
     qint64 value = whole.toLongLong();
-    for (int i = 0; i < currency.exponent; ++i)
-        value = value * 10 + (i < fraction.size() ? fraction.at(i).unicode() - u'0' : 0);
+    for (int i = 0; i < currency.exponent; ++i) {
+        const int digit = i < fraction.size() ? fraction.at(i).unicode() - u'0' : 0;
+        // Fifteen digits and an exponent of 4 do not fit in 64 bits.
+        if (__builtin_mul_overflow(value, 10, &value) ||
+            __builtin_add_overflow(value, digit, &value))
+            return fieldError(field, QStringLiteral("parameter_invalid"),
+                              QStringLiteral("%1 is too large; got \"%2\"").arg(field, text));
+    }
     return value;
 }
 

@@ -39,8 +39,9 @@ Result<qint64> parseMinorUnits(const QString &text, const Currency &currency, qi
                                const QString &field = QStringLiteral("amount"));
 
 // Parses an amount written in major units with a decimal point, as Alipay
-// writes total_amount ("19.99" CNY is 1999): ASCII digits, at most one '.',
-// at most the currency's exponent of decimals; the result in minor units.
+// writes total_amount ("19.99" CNY is 1999): 1 to 15 ASCII digits, then
+// optionally '.' and 1 to the currency's exponent of decimals; zero is read
+// as zero (the caller compares it). The result in minor units.
 Result<qint64> parseMajorUnits(const QString &text, const Currency &currency,
                                const QString &field = QStringLiteral("amount"));
 

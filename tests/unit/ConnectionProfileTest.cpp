@@ -89,6 +89,14 @@ TEST_F(ConnectionProfileTest, EachBadFieldIsNamed)
     missingCert.sslMode = QStringLiteral("verify-full");
     missingCert.sslRootCert = QStringLiteral("/nonexistent/ca.crt");
     EXPECT_EQ(fieldOf(missingCert), QStringLiteral("sslrootcert"));
+
+    // Found by ConnectionProfileFuzz: libpq would have read "al" as the user.
+    ConnectionProfile nulInUser = hostProfile();
+    nulInUser.user = QStringLiteral("al") + QChar(u'\0') + QStringLiteral("ice");
+    EXPECT_EQ(fieldOf(nulInUser), QStringLiteral("user"));
+    ConnectionProfile nulInReplica = hostProfile();
+    nulInReplica.replicaDsn = QStringLiteral("host=replica") + QChar(u'\0') + QStringLiteral("x");
+    EXPECT_EQ(fieldOf(nulInReplica), QStringLiteral("replica"));
 }
 
 TEST_F(ConnectionProfileTest, PasswordsAreRefusedInUris)

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 using namespace keel;
 
 namespace {
@@ -98,6 +100,11 @@ TEST(MajorUnits, DecimalAmountsBecomeMinorUnitsWithTheCurrencysExponent)
          {"", ".5", "19.", "19.999", "1,99", "-1", "1e3", "19.9a", " 1", "1234567890123456"})
         EXPECT_FALSE(keel::parseMajorUnits(QString::fromLatin1(bad), cny).ok()) << bad;
     EXPECT_FALSE(keel::parseMajorUnits(QStringLiteral("5.0"), jpy).ok());
+    // Found by AmountFuzz: fifteen digits in a four-decimal currency overflowed.
+    const keel::Currency clf{QStringLiteral("CLF"), 4, 0};
+    EXPECT_FALSE(keel::parseMajorUnits(QStringLiteral("991336854775807"), clf).ok());
+    EXPECT_EQ(*keel::parseMajorUnits(QStringLiteral("922337203685477.5807"), clf),
+              std::numeric_limits<qint64>::max());
 }
 
 TEST(MajorUnits, FormattingIsTheInverseOfParsing)
