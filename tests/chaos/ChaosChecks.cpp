@@ -12,14 +12,6 @@ namespace {
 constexpr const char *PaymentsMerchant = "Chaos payments";
 constexpr const char *SagasMerchant = "Chaos orders";
 
-struct StoredCharge {
-    QString state;
-    qint64 amount = 0;
-    qint64 captured = 0;
-    qint64 refunded = 0;
-    QString currency;
-};
-
 struct StoredRefund {
     QString charge;
     qint64 amount = 0;
@@ -71,8 +63,34 @@ void ChaosChecks::checkCharges(Verdict &verdict)
     for (int i = 0; i < rows->size(); ++i)
         stored.insert(rows->text(i, 0), {rows->text(i, 1), rows->toInt64(i, 2), rows->toInt64(i, 3),
                                          rows->toInt64(i, 4), rows->text(i, 5)});
-    QHash<QString, QByteArray> claimedBy;
-    QHash<QString, qint64> expectedCaptured;
+    const ChargeClaims claims = claimCharges(stored, verdict);
+    for (auto it = stored.cbegin(); it != stored.cend(); ++it) {
+        if (!claims.claimedBy.contains(it.key())) {
+            verdict.violation(QStringLiteral("charge %1 (%2) was made for no key a client was "
+                                             "told about: a second effect")
+                                  .arg(it.key(), it->state));
+            continue;
+        }
+        const qint64 expected = claims.expectedCaptured.value(it.key());
+        if (it->captured != expected)
+            verdict.violation(QStringLiteral("charge %1 has %2 captured; the client was told %3")
+                                  .arg(it.key())
+                                  .arg(it->captured)
+                                  .arg(expected),
+                              claims.claimedBy.value(it.key()));
+        m_expectedPayable[it->currency] += expected;
+    }
+    verdict.counts[QStringLiteral("charges stored")] = stored.size();
+}
+
+// Matches what each client was told about charges and captures to the
+// stored charges: which key each charge belongs to, and what it should hold.
+ChaosChecks::ChargeClaims ChaosChecks::claimCharges(const QHash<QString, StoredCharge> &stored,
+                                                    Verdict &verdict)
+{
+    ChargeClaims claims;
+    QHash<QString, QByteArray> &claimedBy = claims.claimedBy;
+    QHash<QString, qint64> &expectedCaptured = claims.expectedCaptured;
     for (const Told &told : m_record) {
         if (told.kind != Told::Kind::Charge && told.kind != Told::Kind::Capture)
             continue;
@@ -128,22 +146,7 @@ void ChaosChecks::checkCharges(Verdict &verdict)
             expectedCaptured[told.object] = found->captured;
         }
     }
-    for (auto it = stored.cbegin(); it != stored.cend(); ++it) {
-        if (!claimedBy.contains(it.key())) {
-            verdict.violation(QStringLiteral("charge %1 (%2) was made for no key a client was "
-                                             "told about: a second effect")
-                                  .arg(it.key(), it->state));
-            continue;
-        }
-        if (it->captured != expectedCaptured.value(it.key()))
-            verdict.violation(QStringLiteral("charge %1 has %2 captured; the client was told %3")
-                                  .arg(it.key())
-                                  .arg(it->captured)
-                                  .arg(expectedCaptured.value(it.key())),
-                              claimedBy.value(it.key()));
-        m_expectedPayable[it->currency] += expectedCaptured.value(it.key());
-    }
-    verdict.counts[QStringLiteral("charges stored")] = stored.size();
+    return claims;
 }
 
 // Every refund a client was told about exists once; refused ones moved
@@ -207,12 +210,23 @@ void ChaosChecks::checkRefunds(Verdict &verdict)
             verdict.violation(QStringLiteral("refund %1 (%2) was made for no key a client was "
                                              "told about: a second effect")
                                   .arg(it.key(), it->status));
+    compareRefunded(expectedRefunded, currencyOf, verdict);
+    verdict.counts[QStringLiteral("refunds stored")] = stored.size();
+}
+
+// Each charge's refunded amount against the refunds its clients were told
+// succeeded; the merchant's expected payable loses them.
+void ChaosChecks::compareRefunded(const QHash<QString, qint64> &expectedRefunded,
+                                  const QHash<QString, QString> &currencyOf, Verdict &verdict)
+{
     Result<PgRows> charges = m_connection.query(
         "SELECT c.public_id, c.amount_refunded FROM keel.charges c JOIN keel.merchants m ON "
         "m.id = c.merchant_id WHERE m.name = $1 AND c.amount_refunded > 0",
         {PaymentsMerchant});
+    if (!charges)
+        return verdict.violation(QStringLiteral("charges unreadable: ") + charges.error().message);
     QSet<QString> seen;
-    for (int i = 0; charges && i < charges->size(); ++i) {
+    for (int i = 0; i < charges->size(); ++i) {
         const QString charge = charges->text(i, 0);
         seen.insert(charge);
         if (charges->toInt64(i, 1) != expectedRefunded.value(charge))
@@ -229,7 +243,6 @@ void ChaosChecks::checkRefunds(Verdict &verdict)
                                   .arg(it.value()));
         m_expectedPayable[currencyOf.value(it.key())] -= it.value();
     }
-    verdict.counts[QStringLiteral("refunds stored")] = stored.size();
 }
 
 // Every saga a client started exists once and is terminal, or parked with

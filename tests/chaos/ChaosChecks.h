@@ -2,6 +2,7 @@
 
 #include "ChaosRecord.h"
 
+#include <QHash>
 #include <QMap>
 #include <QStringList>
 
@@ -36,7 +37,22 @@ public:
     Verdict run();
 
 private:
+    struct StoredCharge {
+        QString state;
+        qint64 amount = 0;
+        qint64 captured = 0;
+        qint64 refunded = 0;
+        QString currency;
+    };
+    struct ChargeClaims {
+        QHash<QString, QByteArray> claimedBy;    // charge -> the key told about it
+        QHash<QString, qint64> expectedCaptured; // charge -> what it should hold
+    };
+
     void checkCharges(Verdict &verdict);
+    ChargeClaims claimCharges(const QHash<QString, StoredCharge> &stored, Verdict &verdict);
+    void compareRefunded(const QHash<QString, qint64> &expectedRefunded,
+                         const QHash<QString, QString> &currencyOf, Verdict &verdict);
     void checkRefunds(Verdict &verdict);
     void checkSagas(Verdict &verdict);
     void checkLedger(Verdict &verdict);

@@ -151,7 +151,8 @@ void ChaosRun::runUntil(qint64 endMs)
 
 void ChaosRun::inject(const Fault &fault)
 {
-    ++m_faultCounts[fault.kindName()];
+    if (fault.kind != Fault::Kind::FailOver) // counted once the monitor accepts it
+        ++m_faultCounts[fault.kindName()];
     const qint64 back = m_clock.elapsed() + fault.durationMs;
     switch (fault.kind) {
     case Fault::Kind::KillProcess: {
@@ -193,6 +194,7 @@ void ChaosRun::inject(const Fault &fault)
             m_out << "  failover refused: " << started.error().message << Qt::endl;
             return;
         }
+        ++m_faultCounts[fault.kindName()];
         m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s failover from port " << before
               << Qt::endl;
         return;
@@ -301,7 +303,7 @@ void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
     m_out << "  faults injected:" << Qt::endl;
     for (auto it = m_faultCounts.cbegin(); it != m_faultCounts.cend(); ++it)
         m_out << "    " << it.key() << ": " << it.value() << Qt::endl;
-    m_out << "  process starts:";
+    m_out << "  process start attempts (a start fails while the database is away):";
     for (const QString &name : m_world->processNames())
         m_out << ' ' << name << '=' << m_world->process(name)->starts();
     m_out << Qt::endl;
