@@ -183,7 +183,7 @@ void ChaosRun::inject(const Fault &fault)
         });
         return;
     case Fault::Kind::FailOver: {
-        FailoverCluster *formation = m_world->failover();
+        test::FailoverCluster *formation = m_world->failover();
         // A failover needs a secondary to promote: not while the last one settles.
         if (!formation->healthy()) {
             ++m_faultCounts[QStringLiteral("failover skipped: formation not yet healthy")];
@@ -313,7 +313,7 @@ void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
           << ", duplicates absorbed by its inbox: " << m_consumer->duplicates()
           << ", consumer reconnects: " << m_consumer->reconnects() << Qt::endl;
     m_out << "  recovery after the load: " << m_recoveryMs / 1000.0 << " s" << Qt::endl;
-    if (FailoverCluster *formation = m_world->failover())
+    if (test::FailoverCluster *formation = m_world->failover())
         m_out << "  failovers performed: " << formation->failovers() << ", primary now on port "
               << formation->primaryPort() << Qt::endl;
     for (auto it = verdict.counts.cbegin(); it != verdict.counts.cend(); ++it)

@@ -79,7 +79,7 @@ Status ChaosWorld::startServers(bool highlyAvailable)
     QFile::setPermissions(m_directory,
                           QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ExeOther);
     if (highlyAvailable) {
-        auto formation = FailoverCluster::start(m_directory);
+        auto formation = test::FailoverCluster::start(m_directory);
         if (!formation)
             return formation.error();
         m_failover = std::move(formation).value();

@@ -15,8 +15,9 @@ namespace keel {
 class EmbeddedBroker;
 class EmbeddedCluster;
 namespace test {
+class FailoverCluster;
 class TestParticipant;
-}
+} // namespace test
 } // namespace keel
 
 namespace keel::chaos {
@@ -25,7 +26,6 @@ namespace keel::chaos {
 // PostgreSQL (one server, or a pg_auto_failover formation), a RabbitMQ node, the saga participants
 // and a merchant's notify endpoint (one local HTTP server), and the keel processes — a channel
 // simulator, two gateways, a saga worker and two relays.
-class FailoverCluster;
 
 class ChaosWorld final {
 public:
@@ -38,7 +38,7 @@ public:
     // The single server's immediate shutdown and start (not with failover).
     Status stopDatabase();
     Status startDatabase();
-    FailoverCluster *failover() { return m_failover.get(); }
+    test::FailoverCluster *failover() { return m_failover.get(); }
     EmbeddedBroker &broker() { return *m_broker; }
     test::TestParticipant &participant() { return *m_participant; }
     QString participantUrl() const;
@@ -64,7 +64,7 @@ private:
 
     QString m_directory;
     std::unique_ptr<EmbeddedCluster> m_database;
-    std::unique_ptr<FailoverCluster> m_failover;
+    std::unique_ptr<test::FailoverCluster> m_failover;
     std::unique_ptr<EmbeddedBroker> m_broker;
     std::unique_ptr<test::TestParticipant> m_participant;
     ConnectionSettings m_settings;

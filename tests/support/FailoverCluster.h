@@ -10,7 +10,7 @@
 
 class QProcess;
 
-namespace keel::chaos {
+namespace keel::test {
 
 // A highly available PostgreSQL from Debian's pg_auto_failover, all local
 // and private to one directory: a monitor, and a primary with a synchronous
@@ -49,4 +49,4 @@ private:
     int m_failovers = 0;
 };
 
-} // namespace keel::chaos
+} // namespace keel::test

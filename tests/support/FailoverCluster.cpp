@@ -15,7 +15,7 @@
 
 #include <csignal>
 
-namespace keel::chaos {
+namespace keel::test {
 namespace {
 
 constexpr int StartTimeoutMs = 120000;
@@ -249,4 +249,4 @@ Status FailoverCluster::failOver()
     return {};
 }
 
-} // namespace keel::chaos
+} // namespace keel::test
