@@ -12,6 +12,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QRandomGenerator>
 
 namespace keel::chaos {
 namespace {
@@ -133,12 +134,34 @@ Status ChaosWorld::prepareDatabase()
     m_sagasKey = sagas->apiKey.toLatin1();
     m_secrets = {m_paymentsKey, m_sagasKey, payments->webhookSecret.toLatin1(),
                  sagas->webhookSecret.toLatin1()};
+    return createProcessLogin(*connection);
+}
+
+// The keel processes log in as a gateway role with a password, over TCP, as
+// in production: the password is one more secret no artefact may show.
+Status ChaosWorld::createProcessLogin(PgConnection &connection)
+{
+    const QByteArray password = QByteArray::number(QRandomGenerator::system()->generate64(), 36) +
+                                QByteArray::number(QRandomGenerator::system()->generate64(), 36);
+    if (Status created = connection.exec("CREATE ROLE chaos_keel LOGIN IN ROLE keel_gateway "
+                                         "PASSWORD '" +
+                                         password + "'");
+        !created)
+        return created;
+    m_processSettings = m_settings;
+    if (!m_failover) { // the single server: its loopback port, where passwords are checked
+        m_processSettings.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
+        m_processSettings.set(QStringLiteral("port"), QString::number(m_database->port()));
+    }
+    m_processSettings.set(QStringLiteral("user"), QStringLiteral("chaos_keel"));
+    m_processSettings.set(QStringLiteral("password"), QString::fromLatin1(password));
+    m_secrets << password;
     return {};
 }
 
 void ChaosWorld::defineProcesses()
 {
-    const QString db = m_settings.conninfo();
+    const QString db = m_processSettings.conninfo();
     const QString channel = QStringLiteral("http://127.0.0.1:%1").arg(bindLoopback());
     const auto add = [&](const QString &name, QStringList arguments, const char *ready) {
         m_processes.push_back(std::make_unique<KeelService>(

@@ -13,6 +13,7 @@
 
 namespace keel {
 class EmbeddedBroker;
+class PgConnection;
 class EmbeddedCluster;
 namespace test {
 class FailoverCluster;
@@ -60,6 +61,7 @@ private:
     Status startServers(bool highlyAvailable);
     Status startSingleServer();
     Status prepareDatabase();
+    Status createProcessLogin(PgConnection &connection);
     void defineProcesses();
 
     QString m_directory;
@@ -67,7 +69,8 @@ private:
     std::unique_ptr<test::FailoverCluster> m_failover;
     std::unique_ptr<EmbeddedBroker> m_broker;
     std::unique_ptr<test::TestParticipant> m_participant;
-    ConnectionSettings m_settings;
+    ConnectionSettings m_settings;        // superuser, for the set-up and the checks
+    ConnectionSettings m_processSettings; // what the keel processes log in with
     QStringList m_gatewayUrls;
     QByteArray m_paymentsKey;
     QByteArray m_sagasKey;
