@@ -170,7 +170,9 @@ Status EmbeddedCluster::choosePort()
         m_port = m_options.port;
     } else {
         const int previous = readFirstLine(portFile).toInt();
-        m_port = previous > 0 ? bindLoopback(previous) : 0;
+        // PostgreSQL binds with SO_REUSEADDR: after a crash, connections still
+        // in TIME_WAIT do not keep it from its old port, and must not move it.
+        m_port = previous > 0 ? bindLoopback(previous, true) : 0;
         if (m_port == 0)
             m_port = bindLoopback(0);
         if (m_port == 0)

@@ -9,11 +9,15 @@
 
 namespace keel {
 
-int bindLoopback(int port)
+int bindLoopback(int port, bool asServer)
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
         return 0;
+    if (asServer) {
+        const int one = 1;
+        (void)::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
