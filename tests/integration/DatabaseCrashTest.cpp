@@ -16,6 +16,8 @@
 #include "core/merchant/MerchantStore.h"
 #include "core/net/HttpClient.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMutex>
@@ -183,6 +185,28 @@ TEST_F(DatabaseCrashTest, AcknowledgedChargesSurviveAnImmediateShutdownMidLoad)
     EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
     RecordProperty("refused_during_outage", refusedDuringOutage.load());
     RecordProperty("declined_during_outage", int(declined.size()));
+}
+
+// A server that dies with TCP clients connected leaves its port with sockets
+// waiting out TIME_WAIT; it must come back on that port, or every DSN naming
+// it breaks (the chaos suite's processes could not reconnect after a crash).
+TEST_F(DatabaseCrashTest, TheServerComesBackOnItsPortAfterACrashWithTcpClients)
+{
+    const int port = m_cluster.server().port();
+    QFile passwordFile(
+        QDir(m_cluster.server().dataDirectory()).filePath(QStringLiteral("keel.password")));
+    ASSERT_TRUE(passwordFile.open(QIODevice::ReadOnly));
+    ConnectionSettings tcp = m_settings;
+    tcp.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
+    tcp.set(QStringLiteral("port"), QString::number(port));
+    tcp.set(QStringLiteral("password"), QString::fromLatin1(passwordFile.readAll().trimmed()));
+    auto client = PgConnection::open(tcp);
+    ASSERT_TRUE(client.ok()) << qPrintable(client.error().message);
+    ASSERT_TRUE(client->exec("SELECT 1").ok());
+    ASSERT_TRUE(m_cluster.server().stopImmediately().ok());
+    ASSERT_TRUE(m_cluster.server().start().ok());
+    EXPECT_EQ(m_cluster.server().port(), port);
+    EXPECT_TRUE(PgConnection::open(tcp).ok()) << "the same DSN reaches it again";
 }
 
 } // namespace
