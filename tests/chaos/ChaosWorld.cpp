@@ -2,6 +2,7 @@
 
 #include "FailoverCluster.h"
 #include "KeelProcess.h"
+#include "ServerAccountAccess.h"
 #include "TestParticipant.h"
 
 #include "core/db/EmbeddedCluster.h"
@@ -11,7 +12,6 @@
 #include "core/outbox/EmbeddedBroker.h"
 
 #include <QDir>
-#include <QFile>
 #include <QRandomGenerator>
 
 namespace keel::chaos {
@@ -76,9 +76,7 @@ Status ChaosWorld::startDatabase()
 
 Status ChaosWorld::startServers(bool highlyAvailable)
 {
-    // The server runs as its own account, which must reach the directory.
-    QFile::setPermissions(m_directory,
-                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ExeOther);
+    test::letServerAccountThrough(m_directory);
     if (highlyAvailable) {
         auto formation = test::FailoverCluster::start(m_directory);
         if (!formation)

@@ -6,12 +6,12 @@
 
 #include "FailoverCluster.h"
 #include "QtPrinters.h"
+#include "ServerAccountAccess.h"
 #include "WaitUntil.h"
 
 #include "core/db/ChangeListener.h"
 #include "core/db/PgConnection.h"
 
-#include <QFile>
 #include <QMutex>
 #include <QTemporaryDir>
 
@@ -26,9 +26,7 @@ TEST(FailoverListenTest, AListenerListensAgainOnTheNewPrimaryAfterAFailover)
         << "pg_autoctl is missing (packaging/install-deps installs postgresql-15-auto-failover)";
     QTemporaryDir directory;
     ASSERT_TRUE(directory.isValid());
-    // The servers run as their own account, which must reach the directory.
-    QFile::setPermissions(directory.path(),
-                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ExeOther);
+    letServerAccountThrough(directory.path());
     auto formation = FailoverCluster::start(directory.path());
     ASSERT_TRUE(formation.ok()) << qPrintable(formation.error().message);
     const ConnectionSettings settings = (*formation)->settings(QStringLiteral("keel"));

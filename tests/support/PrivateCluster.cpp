@@ -1,11 +1,10 @@
 #include "PrivateCluster.h"
 
 #include "KeelProcess.h"
+#include "ServerAccountAccess.h"
 
 #include "core/db/EmbeddedCluster.h"
 #include "core/db/PgConnection.h"
-
-#include <QFile>
 
 #include <gtest/gtest.h>
 
@@ -22,9 +21,7 @@ PrivateCluster::~PrivateCluster()
 void PrivateCluster::start()
 {
     ASSERT_TRUE(m_work.isValid());
-    // The server runs as its own account, which must reach the directory.
-    QFile::setPermissions(m_work.path(),
-                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ExeOther);
+    letServerAccountThrough(m_work.path());
     auto created = EmbeddedCluster::create({m_work.filePath(QStringLiteral("data")), 0, true});
     ASSERT_TRUE(created.ok()) << qPrintable(created.error().message);
     m_cluster = std::move(created).value();

@@ -1,5 +1,7 @@
 #include "TestPooler.h"
 
+#include "ServerAccountAccess.h"
+
 #include "core/db/PgConnection.h"
 #include "core/db/ServiceAccount.h"
 #include "core/net/LoopbackPort.h"
@@ -36,9 +38,7 @@ TestPooler::TestPooler(const ConnectionSettings &server, int poolSize)
         m_error = account ? QStringLiteral("no temporary directory") : account.error().message;
         return;
     }
-    // The pooler runs as the server account, which must reach its directory.
-    QFile::setPermissions(m_parent.path(),
-                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ExeOther);
+    letServerAccountThrough(m_parent.path());
     m_directory = m_parent.filePath(QStringLiteral("pgbouncer"));
     if (Status prepared = account->prepareDirectory(m_directory); !prepared) {
         m_error = prepared.error().message;
