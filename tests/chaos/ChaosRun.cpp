@@ -107,6 +107,8 @@ int ChaosRun::run()
         return 2;
     }
     Verdict verdict = ChaosChecks(*connection, record).run();
+    if (m_world->failover())
+        checkFormation(*connection, verdict);
     if (open > 0)
         verdict.counts[QStringLiteral("requests still open")] = open;
     if (m_world->failover() && m_world->failover()->failovers() == 0)
@@ -147,6 +149,11 @@ void ChaosRun::runUntil(qint64 endMs)
                     return true;
                 });
             }
+        }
+        if (m_world->failover() && !m_supervisorExitSeen &&
+            !m_world->failover()->supervisorsRunning()) {
+            m_supervisorExitSeen = true;
+            m_out << "  t=" << now / 1000.0 << "s a pg_autoctl supervisor exited" << Qt::endl;
         }
         QThread::msleep(50);
     }
@@ -267,6 +274,43 @@ bool ChaosRun::quiet()
         "'Refunding')) + (SELECT count(*) FROM chaos.committed_events e WHERE NOT EXISTS (SELECT 1 "
         "FROM chaos.applied_events a WHERE a.message_id = 'keel-outbox-' || e.outbox_id))");
     return busy && *busy == QLatin1String("0");
+}
+
+// Exactly one writable node, the one the monitor calls primary, and the one
+// the checks read: otherwise what they found proves nothing. Each node's
+// charge count is printed so a lost write can be told from a split brain.
+void ChaosRun::checkFormation(PgConnection &checked, Verdict &verdict)
+{
+    test::FailoverCluster *formation = m_world->failover();
+    const int primary = formation->primaryPort();
+    const Result<QString> readPort = checked.scalar("SELECT inet_server_port()");
+    int writable = 0;
+    for (const test::FailoverCluster::Node &node : formation->nodes()) {
+        QString charges = QStringLiteral("-");
+        if (node.reachable)
+            if (auto direct =
+                    PgConnection::open(formation->nodeSettings(node.port, QStringLiteral("keel"))))
+                if (Result<QString> count = direct->scalar("SELECT count(*) FROM keel.charges"))
+                    charges = *count;
+        m_out << "  node " << node.name << " port " << node.port << ": " << node.reportedState
+              << " (goal " << node.goalState << "), keeper "
+              << (node.keeperRunning ? "running" : "exited") << ", "
+              << (node.reachable ? (node.writable ? "writable" : "in recovery") : "unreachable")
+              << ", charges " << charges << Qt::endl;
+        writable += node.writable ? 1 : 0;
+        if (node.writable && node.port != primary)
+            verdict.violation(QStringLiteral("node %1 accepts writes but the monitor's primary is "
+                                             "on port %2")
+                                  .arg(node.name)
+                                  .arg(primary));
+    }
+    if (writable != 1)
+        verdict.violation(QStringLiteral("%1 writable nodes at the end (split brain or no primary)")
+                              .arg(writable));
+    if (!readPort || readPort->toInt() != primary)
+        verdict.violation(QStringLiteral("the checks read port %1, the monitor's primary is %2")
+                              .arg(readPort ? *readPort : QStringLiteral("?"))
+                              .arg(primary));
 }
 
 // No secret the run handed out appears in any log or in /metrics.

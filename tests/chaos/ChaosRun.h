@@ -12,6 +12,10 @@
 #include <functional>
 #include <memory>
 
+namespace keel {
+class PgConnection;
+}
+
 namespace keel::chaos {
 
 class ChaosWorld;
@@ -48,6 +52,7 @@ private:
     void schedule(qint64 atMs, QString what, std::function<bool()> action);
     void restartAllNow();
     bool quiet();
+    void checkFormation(PgConnection &checked, Verdict &verdict);
     void scanArtefacts(Verdict &verdict);
     void report(const Verdict &verdict, const QList<Told> &record);
 
@@ -64,6 +69,7 @@ private:
     QSet<QString> m_down; // processes killed on purpose, not yet back
     bool m_databaseDown = false;
     bool m_brokerDown = false;
+    bool m_supervisorExitSeen = false;
     qint64 m_recoveryMs = 0;
 };
 

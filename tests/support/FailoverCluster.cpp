@@ -13,6 +13,7 @@
 #include <QStandardPaths>
 #include <QThread>
 
+#include <algorithm>
 #include <csignal>
 
 namespace keel::test {
@@ -238,6 +239,54 @@ int FailoverCluster::primaryPort()
     Result<QString> port =
         askMonitor("SELECT nodeport FROM pgautofailover.node WHERE reportedstate = 'primary'");
     return port ? port->toInt() : 0;
+}
+
+bool FailoverCluster::supervisorsRunning() const
+{
+    return std::all_of(m_services.cbegin(), m_services.cend(), [](const auto &service) {
+        return service->state() != QProcess::NotRunning;
+    });
+}
+
+QList<FailoverCluster::Node> FailoverCluster::nodes()
+{
+    QList<Node> nodes;
+    for (std::size_t i = 0; i < m_nodePorts.size(); ++i) {
+        const int port = m_nodePorts[i];
+        Node node;
+        node.port = port;
+        // m_services holds the monitor first, then the nodes in m_nodePorts' order.
+        node.keeperRunning = m_services.at(i + 1)->state() != QProcess::NotRunning;
+        Result<QString> states = askMonitor(
+            "SELECT nodename || ' ' || reportedstate || ' ' || goalstate FROM pgautofailover.node "
+            "WHERE nodeport = " +
+            QByteArray::number(port));
+        if (states) {
+            const QStringList parts = states->split(u' ');
+            if (parts.size() == 3) {
+                node.name = parts[0];
+                node.reportedState = parts[1];
+                node.goalState = parts[2];
+            }
+        }
+        if (Result<PgConnection> direct =
+                PgConnection::open(nodeSettings(port, QStringLiteral("postgres")))) {
+            Result<QString> recovering = direct->scalar("SELECT pg_is_in_recovery()");
+            node.reachable = bool(recovering);
+            node.writable = recovering && *recovering == QLatin1String("f");
+        }
+        nodes.append(node);
+    }
+    return nodes;
+}
+
+ConnectionSettings FailoverCluster::nodeSettings(int port, const QString &database) const
+{
+    ConnectionSettings settings = this->settings(database);
+    settings.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
+    settings.set(QStringLiteral("port"), QString::number(port));
+    settings.set(QStringLiteral("target_session_attrs"), QStringLiteral("any"));
+    return settings;
 }
 
 Status FailoverCluster::failOver()

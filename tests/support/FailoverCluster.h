@@ -3,6 +3,7 @@
 #include "core/Result.h"
 #include "core/db/ConnectionSettings.h"
 
+#include <QList>
 #include <QString>
 
 #include <memory>
@@ -19,6 +20,17 @@ namespace keel::test {
 // node, as production keel would.
 class FailoverCluster final {
 public:
+    // One node as the monitor and the node itself see it.
+    struct Node {
+        QString name;
+        int port = 0;
+        QString reportedState;      // what its keeper last told the monitor
+        QString goalState;          // what the monitor wants it to be
+        bool keeperRunning = false; // its `pg_autoctl run`
+        bool reachable = false;
+        bool writable = false; // up and not in recovery
+    };
+
     static bool available();
     static Result<std::unique_ptr<FailoverCluster>> start(const QString &directory);
     ~FailoverCluster();
@@ -33,6 +45,13 @@ public:
     // Which node port is primary now (0: none).
     int primaryPort();
     int failovers() const { return m_failovers; }
+    // The monitor's and each node's `pg_autoctl run` are all still running:
+    // a node whose supervisor died keeps its PostgreSQL running unfenced.
+    bool supervisorsRunning() const;
+    // Every node, asked directly; two writable nodes is a split brain.
+    QList<Node> nodes();
+    // One node only, not the multi-host DSN: for reading what each holds.
+    ConnectionSettings nodeSettings(int port, const QString &database) const;
 
 private:
     FailoverCluster() = default;
