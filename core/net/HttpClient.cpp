@@ -49,14 +49,17 @@ void HttpClient::disconnect()
     m_buffer.clear();
 }
 
-bool HttpClient::peerHasClosed() const
+bool HttpClient::unusable() const
 {
+    // Nothing was asked, so anything readable is end-of-file, an error, or
+    // bytes the peer sent unasked (an answer repeated): none of them can be
+    // followed by the answer to a new request.
     pollfd waiting{m_fd, POLLIN, 0};
     if (::poll(&waiting, 1, 0) <= 0)
         return false;
     char byte;
     const ssize_t got = ::recv(m_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+    return got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
 bool HttpClient::connectIfNeeded(HttpReply *reply)
@@ -146,7 +149,9 @@ HttpReply HttpClient::readReply()
         }
     reply.body = m_buffer.left(length);
     m_buffer.remove(0, length);
-    if (close)
+    // Bytes after the answer were sent unasked (a repeated answer): they
+    // would be read as the answer to the next request.
+    if (close || !m_buffer.isEmpty())
         disconnect();
     return reply;
 }
@@ -155,9 +160,10 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
 {
     HttpReply reply;
     // A kept-alive connection the server has closed since (idle timeout, or
-    // it went away) reads as end-of-file already: drop it before sending,
-    // so that a request is only ever sent where it can be answered.
-    if (m_fd >= 0 && peerHasClosed())
+    // it went away) reads as end-of-file already, and one it has written to
+    // unasked holds a stale answer: drop either before sending, so that a
+    // request is only ever sent where its own answer will be read.
+    if (m_fd >= 0 && unusable())
         disconnect();
     for (int attempt = 0; attempt < 2; ++attempt) {
         const bool reused = m_fd >= 0;

@@ -48,7 +48,7 @@ public:
 
 private:
     bool connectIfNeeded(HttpReply *reply);
-    bool peerHasClosed() const;
+    bool unusable() const;
     void disconnect();
     HttpReply readReply();
     bool fill(HttpReply *reply);
