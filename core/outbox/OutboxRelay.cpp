@@ -55,7 +55,7 @@ QByteArray dueRowsSql()
            "    WHERE id = ANY($3::bigint[])), "
            "  candidates AS MATERIALIZED (SELECT * FROM keel.outbox "
            "    WHERE published_at IS NULL AND parked_at IS NULL AND bucket = ANY($1::smallint[]) "
-           "      AND id <> ALL($4::bigint[]) ORDER BY id LIMIT $2 * 2), "
+           "      AND id <> ALL($4::bigint[]) ORDER BY id LIMIT $2), "
            "  retrying AS MATERIALIZED (SELECT aggregate_type, aggregate_id, min(id) AS first_id "
            "    FROM keel.outbox WHERE published_at IS NULL AND parked_at IS NULL AND attempts > 0 "
            "      AND bucket = ANY($1::smallint[]) GROUP BY aggregate_type, aggregate_id) "
@@ -145,6 +145,13 @@ struct OutboxRelay::Flow {
                 ids << row.id;
         return ids;
     }
+    QList<qint64> waitingIds() const
+    {
+        QList<qint64> ids;
+        for (const DueRow &row : waiting)
+            ids << row.id;
+        return ids;
+    }
     QSet<qint64> knownIds(const QList<qint64> &unmarked) const
     {
         QSet<qint64> ids(unmarked.begin(), unmarked.end());
@@ -178,6 +185,7 @@ Status OutboxRelay::pipeline(const QByteArray &buckets, RelayPass &pass)
     Error brokerError;
     QElapsedTimer sinceRead;
     sinceRead.start();
+    int limit = 0; // of the running read
     for (;;) {
         if (!reading.valid()) {
             // The connection is free: record the refusals, then read (which
@@ -190,11 +198,14 @@ Status OutboxRelay::pipeline(const QByteArray &buckets, RelayPass &pass)
                 return {};
             }
             if ((worthReading && flow.maySend()) || !m_unmarked.isEmpty()) {
-                const QList<qint64> exclude = m_unmarked + flow.inFlightIds();
+                // Rows already read are neither read nor rendered again; the
+                // read tops the rows at hand up to two windows.
+                const QList<qint64> exclude = m_unmarked + flow.inFlightIds() + flow.waitingIds();
+                limit = std::max(0, 2 * m_options.batch - int(flow.waiting.size()));
                 flow.markingWindows = std::exchange(flow.confirmedWindows, 0);
                 reading = std::async(std::launch::async,
-                                     [&, marked = std::exchange(m_unmarked, {}), exclude] {
-                                         return dueRows(buckets, marked, exclude);
+                                     [&, marked = std::exchange(m_unmarked, {}), exclude, limit] {
+                                         return dueRows(buckets, marked, exclude, limit);
                                      });
                 worthReading = false;
                 sinceRead.restart();
@@ -215,7 +226,8 @@ Status OutboxRelay::pipeline(const QByteArray &buckets, RelayPass &pass)
             std::sort(flow.waiting.begin(), flow.waiting.end(),
                       [](const DueRow &a, const DueRow &b) { return a.id < b.id; });
             // A full window suggests more right behind it.
-            worthReading = sendWaiting(flow, brokerError) && next->size() >= m_options.batch;
+            worthReading = sendWaiting(flow, brokerError) &&
+                           (limit == 0 || next->size() >= std::min(limit, m_options.batch));
             continue;
         }
         // Waits for confirms: briefly while a read runs, to take its rows at
@@ -313,7 +325,7 @@ Status OutboxRelay::recordRefusals(Flow &flow, RelayPass &pass)
 
 Result<QList<OutboxRelay::DueRow>> OutboxRelay::dueRows(const QByteArray &buckets,
                                                         const QList<qint64> &markPublished,
-                                                        const QList<qint64> &exclude)
+                                                        const QList<qint64> &exclude, int limit)
 {
     // Marks the previous window's confirmed rows published, in the same
     // round trip and commit, and reads the next: the oldest pending rows of
@@ -326,13 +338,13 @@ Result<QList<OutboxRelay::DueRow>> OutboxRelay::dueRows(const QByteArray &bucket
     // dealt with by the caller). The server renders the message body; a
     // resent message's names the one it repeats.
     static const QByteArray sql = dueRowsSql();
-    Result<PgRows> rows = m_connection.query(sql, {buckets, QByteArray::number(m_options.batch),
-                                                   idList(markPublished), idList(exclude)});
+    Result<PgRows> rows = m_connection.query(
+        sql, {buckets, QByteArray::number(limit), idList(markPublished), idList(exclude)});
     if (!rows)
         return rows.error();
     QList<DueRow> due;
     QSet<QString> seen;
-    for (int row = 0; row < rows->size() && due.size() < m_options.batch; ++row) {
+    for (int row = 0; row < rows->size(); ++row) {
         const QString aggregate = rows->text(row, 1);
         if (seen.contains(aggregate))
             continue; // its earlier row goes out first

@@ -83,8 +83,9 @@ private:
     // Marks `markPublished` published, then reads up to a window of rows
     // that may go out now (the first of each aggregate), in id order,
     // skipping `exclude` (rows in flight or just marked).
+    // Marks `markPublished` and reads at most `limit` pending rows not in `exclude`.
     Result<QList<DueRow>> dueRows(const QByteArray &buckets, const QList<qint64> &markPublished,
-                                  const QList<qint64> &exclude);
+                                  const QList<qint64> &exclude, int limit);
     Status recordRefusal(const DueRow &row, PublishVerdict verdict, bool park);
 
     PgConnection &m_connection;
