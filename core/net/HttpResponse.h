@@ -16,6 +16,9 @@ struct HttpResponse {
     // Close the connection without answering: how a channel simulator loses
     // the answer to a request it has acted on.
     bool withheld = false;
+    // Send the answer twice: how a faulty peer or proxy repeats itself, for
+    // tests of the clients that must not read the copy as their next answer.
+    bool repeated = false;
 
     void setHeader(const QByteArray &name, const QByteArray &value);
     QByteArray header(const QByteArray &name) const;

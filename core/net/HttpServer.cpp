@@ -120,18 +120,28 @@ private:
         auto message = std::make_shared<http::response<http::string_body>>(
             toBeast(response, version, keepAlive));
         m_stream.expires_after(std::chrono::seconds(m_options.readTimeoutSeconds));
-        http::async_write(m_stream, *message,
-                          [self = shared_from_this(), message](beast::error_code ec, std::size_t) {
-                              if (!ec && self->m_lingerAfterReply) {
-                                  self->lingerThenClose();
-                                  return;
-                              }
-                              if (ec || !message->keep_alive()) {
-                                  self->close();
-                                  return;
-                              }
-                              self->read(false);
-                          });
+        write(message, response.repeated ? 2 : 1);
+    }
+
+    void write(const std::shared_ptr<http::response<http::string_body>> &message, int copies)
+    {
+        http::async_write(
+            m_stream, *message,
+            [self = shared_from_this(), message, copies](beast::error_code ec, std::size_t) {
+                if (!ec && copies > 1) {
+                    self->write(message, copies - 1);
+                    return;
+                }
+                if (!ec && self->m_lingerAfterReply) {
+                    self->lingerThenClose();
+                    return;
+                }
+                if (ec || !message->keep_alive()) {
+                    self->close();
+                    return;
+                }
+                self->read(false);
+            });
     }
 
     void close()

@@ -295,12 +295,53 @@ void ChaosChecks::checkSagas(Verdict &verdict)
             verdict.violation(
                 QStringLiteral("saga %1 is %2 but has a suspense case").arg(told.object, status),
                 told.key);
+        checkSagaEffects(told.object, status, told.key, verdict);
     }
     for (auto it = stored.cbegin(); it != stored.cend(); ++it)
         if (!claimed.contains(it.key()))
             verdict.violation(
                 QStringLiteral("saga %1 was started for no key a client was told about")
                     .arg(it.key()));
+}
+
+// What the saga's participant did matches its outcome: a succeeded saga's
+// actions all took effect and none was undone; a compensated saga undid
+// every action that took effect. A step told it succeeded when its
+// participant never acted (an answer read from another call) shows here.
+void ChaosChecks::checkSagaEffects(const QString &saga, const QString &status,
+                                   const QByteArray &key, Verdict &verdict)
+{
+    static const std::pair<const char *, const char *> undoable[] = {{"/reserve", "/release"},
+                                                                     {"/confirm", "/unconfirm"}};
+    if (status == QLatin1String("succeeded")) {
+        for (const char *action : {"/reserve", "/confirm", "/notify"})
+            if (effects(action, saga) != 1)
+                verdict.violation(QStringLiteral("saga %1 succeeded but %2 took effect %3 times")
+                                      .arg(saga, QLatin1String(action))
+                                      .arg(effects(action, saga)),
+                                  key);
+        for (const auto &[action, undo] : undoable)
+            if (effects(undo, saga) != 0)
+                verdict.violation(QStringLiteral("saga %1 succeeded but %2 was undone")
+                                      .arg(saga, QLatin1String(action)),
+                                  key);
+    } else if (status == QLatin1String("compensated")) {
+        for (const auto &[action, undo] : undoable)
+            if (effects(action, saga) > 0 && effects(undo, saga) == 0)
+                verdict.violation(QStringLiteral("saga %1 was compensated but %2 was never undone")
+                                      .arg(saga, QLatin1String(action)),
+                                  key);
+    }
+}
+
+int ChaosChecks::effects(const char *path, const QString &saga) const
+{
+    const QByteArray prefix = QByteArray(path) + '|' + saga.toUtf8() + '|';
+    int count = 0;
+    for (auto it = m_effects.cbegin(); it != m_effects.cend(); ++it)
+        if (it.key().startsWith(prefix))
+            count += it.value();
+    return count;
 }
 
 // The books balance, and each merchant's payable account holds what the

@@ -30,8 +30,10 @@ struct Verdict {
 // read with a superuser connection after every process has recovered.
 class ChaosChecks final {
 public:
-    ChaosChecks(PgConnection &connection, const QList<Told> &record)
-        : m_connection(connection), m_record(record)
+    // `effects`: the participant's record, path|gid|branch|op -> 1 for every
+    // operation that took effect.
+    ChaosChecks(PgConnection &connection, const QList<Told> &record, QHash<QByteArray, int> effects)
+        : m_connection(connection), m_record(record), m_effects(std::move(effects))
     {}
 
     Verdict run();
@@ -55,6 +57,9 @@ private:
                          const QHash<QString, QString> &currencyOf, Verdict &verdict);
     void checkRefunds(Verdict &verdict);
     void checkSagas(Verdict &verdict);
+    void checkSagaEffects(const QString &saga, const QString &status, const QByteArray &key,
+                          Verdict &verdict);
+    int effects(const char *path, const QString &saga) const;
     void checkLedger(Verdict &verdict);
     void checkEvents(Verdict &verdict);
     void checkSettled(Verdict &verdict);
@@ -62,6 +67,7 @@ private:
 
     PgConnection &m_connection;
     const QList<Told> &m_record;
+    QHash<QByteArray, int> m_effects;
     QMap<QString, qint64> m_expectedPayable; // currency -> from the record
     qint64 m_expectedSagaPayable = 0;
 };

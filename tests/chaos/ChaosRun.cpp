@@ -29,6 +29,8 @@ test::TestParticipant::Behaviour participantFault(const Fault &fault, int callsS
     if (fault.kind == Fault::Kind::ParticipantHangs) {
         behaviour.delayMs = HangMs;
         behaviour.delayTimes = until;
+    } else if (fault.kind == Fault::Kind::ParticipantRepeats) {
+        behaviour.repeatTimes = until;
     } else {
         behaviour.failStatus = fault.kind == Fault::Kind::ParticipantFails ? 503 : 409;
         behaviour.failTimes = until;
@@ -106,7 +108,7 @@ int ChaosRun::run()
         m_out << "chaos: cannot read the database: " << connection.error().message << Qt::endl;
         return 2;
     }
-    Verdict verdict = ChaosChecks(*connection, record).run();
+    Verdict verdict = ChaosChecks(*connection, record, m_world->participant().allEffects()).run();
     if (m_world->failover())
         checkFormation(*connection, verdict);
     if (open > 0)

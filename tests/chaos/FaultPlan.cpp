@@ -24,6 +24,8 @@ QString Fault::kindName() const
         return QStringLiteral("participant hangs");
     case Kind::ParticipantRefuses:
         return QStringLiteral("participant refuses");
+    case Kind::ParticipantRepeats:
+        return QStringLiteral("participant answers twice");
     }
     return {};
 }
@@ -89,6 +91,20 @@ QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes,
         Fault &middle = faults[faults.size() / 2];
         middle = Fault{Fault::Kind::FailOver, middle.atMs, 0, {}, 0};
     }
+    // Repeated answers come from a generator of their own, so that the plan
+    // above stays what it was for seeds recorded before they existed.
+    std::mt19937_64 repeats(seed ^ 0x7265706561747321ULL);
+    for (qint64 at = 4000 + qint64(repeats() % 4000); at < qint64(seconds) * 1000 - 3000;
+         at += 5000 + qint64(repeats() % 5000)) {
+        Fault fault;
+        fault.kind = Fault::Kind::ParticipantRepeats;
+        fault.atMs = at;
+        fault.target = QLatin1String(participantPaths[repeats() % std::size(participantPaths)]);
+        fault.count = 1 + int(repeats() % 8);
+        faults.append(fault);
+    }
+    std::stable_sort(faults.begin(), faults.end(),
+                     [](const Fault &a, const Fault &b) { return a.atMs < b.atMs; });
     return faults;
 }
 

@@ -15,6 +15,7 @@ struct Fault {
         ParticipantFails,   // `target` answers 503 to its next `count` calls
         ParticipantHangs,   // `target` answers after 3 s (beyond the step timeout) `count` times
         ParticipantRefuses, // `target` answers 409 (business failure) `count` times
+        ParticipantRepeats, // `target` sends each of its next `count` answers twice
     };
     Kind kind = Kind::KillProcess;
     qint64 atMs = 0;

@@ -1,14 +1,17 @@
 // keel's HTTP client (saga participants, merchant notifications, the channel)
-// against peers that misbehave on a kept-alive connection.
+// against a peer that misbehaves on a kept-alive connection.
 
 #include "core/net/HttpClient.h"
+#include "core/net/HttpRequest.h"
+#include "core/net/HttpResponse.h"
+#include "core/net/HttpServer.h"
 
 #include <gtest/gtest.h>
 
-#include <QByteArray>
-
 #include <atomic>
+#include <chrono>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -17,74 +20,63 @@ using namespace keel;
 
 namespace {
 
-// A peer on a loopback port that answers every request on a connection
-// twice: each answer's body is the number of the request it answers.
-class RepeatingPeer {
+// Answers every request twice; each answer's body is the number of the
+// request it answers.
+class RepeatingPeer final : public HttpHandler {
 public:
-    RepeatingPeer()
+    RepeatingPeer() : m_server(HttpServerOptions{}, *this) { m_ok = bool(m_server.start()); }
+    ~RepeatingPeer() override { m_server.stop(); }
+    bool ok() const { return m_ok; }
+    int port() const { return m_server.port(); }
+
+    HttpResponse handle(const HttpRequest &) override
     {
-        m_listener = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        address.sin_port = 0;
-        ::bind(m_listener, reinterpret_cast<sockaddr *>(&address), sizeof address);
-        ::listen(m_listener, 4);
-        socklen_t length = sizeof address;
-        ::getsockname(m_listener, reinterpret_cast<sockaddr *>(&address), &length);
-        m_port = ntohs(address.sin_port);
-        m_thread = std::thread([this] { serve(); });
+        HttpResponse answer = jsonResponse(200, QByteArray::number(++m_requests));
+        answer.repeated = true;
+        return answer;
     }
-    ~RepeatingPeer()
-    {
-        ::shutdown(m_listener, SHUT_RDWR);
-        ::close(m_listener);
-        m_thread.join();
-    }
-    int port() const { return m_port; }
-    int requests() const { return m_requests.load(); }
+    HttpResponse refuse(HttpRefusal) override { return jsonResponse(400, "{}"); }
 
 private:
-    void serve()
-    {
-        for (;;) {
-            const int connection = ::accept(m_listener, nullptr, nullptr);
-            if (connection < 0)
-                return;
-            answerTwice(connection);
-        }
-    }
-
-    void answerTwice(int connection)
-    {
-        QByteArray pending;
-        char chunk[4096];
-        for (;;) {
-            const ssize_t got = ::recv(connection, chunk, sizeof chunk, 0);
-            if (got <= 0)
-                break;
-            pending.append(chunk, qsizetype(got));
-            qsizetype end;
-            while ((end = pending.indexOf("\r\n\r\n")) >= 0) {
-                pending.remove(0, end + 4);
-                const QByteArray body = QByteArray::number(++m_requests);
-                const QByteArray answer =
-                    "HTTP/1.1 200 OK\r\nContent-Length: " + QByteArray::number(body.size()) +
-                    "\r\n\r\n" + body;
-                const QByteArray twice = answer + answer;
-                (void)::send(connection, twice.constData(), size_t(twice.size()), MSG_NOSIGNAL);
-            }
-        }
-        ::close(connection);
-    }
-
-    int m_listener = -1;
-    int m_port = 0;
     std::atomic<int> m_requests{0};
-    std::thread m_thread;
+    HttpServer m_server;
+    bool m_ok = false;
 };
 
+// Everything the peer sends within `ms` after one raw request.
+QByteArray rawExchange(int port, int ms)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(quint16(port));
+    QByteArray received;
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0) {
+        const QByteArray request = "GET / HTTP/1.1\r\nHost: peer\r\n\r\n";
+        (void)::send(fd, request.constData(), size_t(request.size()), MSG_NOSIGNAL);
+        pollfd waiting{fd, POLLIN, 0};
+        char chunk[4096];
+        while (::poll(&waiting, 1, ms) > 0) {
+            const ssize_t got = ::recv(fd, chunk, sizeof chunk, 0);
+            if (got <= 0)
+                break;
+            received.append(chunk, qsizetype(got));
+        }
+    }
+    ::close(fd);
+    return received;
+}
+
 } // namespace
+
+// The peer really repeats itself (else the test below proves nothing).
+TEST(HttpClientTest, ARepeatedAnswerIsSentTwice)
+{
+    RepeatingPeer peer;
+    ASSERT_TRUE(peer.ok());
+    EXPECT_EQ(rawExchange(peer.port(), 300).count("HTTP/1.1 200"), 2);
+}
 
 // A stale answer left on a kept-alive connection (a peer or proxy that
 // repeated itself) must never be taken as the answer to the next request:
@@ -92,6 +84,7 @@ private:
 TEST(HttpClientTest, AnAnswerRepeatedByThePeerIsNeverTakenForTheNextRequest)
 {
     RepeatingPeer peer;
+    ASSERT_TRUE(peer.ok());
     HttpClient client(QStringLiteral("127.0.0.1"), peer.port(), 5000);
     const HttpReply first = client.request("GET", "/first");
     ASSERT_EQ(first.status, 200) << qPrintable(first.error);

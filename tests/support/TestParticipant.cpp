@@ -103,10 +103,18 @@ HttpResponse TestParticipant::handle(const HttpRequest &request)
     if (behaviour.delayMs > 0 && (behaviour.delayTimes < 0 || call <= behaviour.delayTimes))
         QThread::msleep(ulong(behaviour.delayMs));
     --m_inFlight;
-    if (fail)
-        return jsonResponse(behaviour.failStatus,
-                            behaviour.failBody.isEmpty() ? QByteArray("{}") : behaviour.failBody);
-    return jsonResponse(200, "{\"dtm_result\":\"SUCCESS\"}");
+    HttpResponse answer =
+        fail ? jsonResponse(behaviour.failStatus,
+                            behaviour.failBody.isEmpty() ? QByteArray("{}") : behaviour.failBody)
+             : jsonResponse(200, "{\"dtm_result\":\"SUCCESS\"}");
+    answer.repeated = call <= behaviour.repeatTimes;
+    return answer;
+}
+
+QHash<QByteArray, int> TestParticipant::allEffects() const
+{
+    const QMutexLocker lock(&m_mutex);
+    return m_effects;
 }
 
 QList<HttpRequest> TestParticipant::requests(const QByteArray &path) const

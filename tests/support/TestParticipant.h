@@ -27,6 +27,7 @@ public:
         QByteArray failBody; // with this body (e.g. {"dtm_result":"FAILURE"})
         int delayMs = 0;     // sleep this long before answering (after applying the effect)
         int delayTimes = -1; // ... for the first N calls (-1: always)
+        int repeatTimes = 0; // send the answer twice to the first N calls
     };
 
     TestParticipant();
@@ -44,6 +45,8 @@ public:
     QByteArray lastQuery(const QByteArray &path) const;
     // Every request to the path, in arrival order (a merchant's notify URL).
     QList<HttpRequest> requests(const QByteArray &path) const;
+    // Every operation's effects, keyed path|gid|branch|op (0 or 1 each).
+    QHash<QByteArray, int> allEffects() const;
     // The most calls this participant had in flight at once.
     int mostInFlight() const { return m_mostInFlight.load(); }
 
