@@ -131,9 +131,15 @@ void OverviewView::startPolling()
 
 void OverviewView::setLiveUpdates(bool live)
 {
+    const bool resumed = live && !m_live;
     m_live = live;
-    if (m_timer->isActive())
-        m_timer->start(m_live ? LivePollMs : PollMs);
+    if (!m_timer->isActive())
+        return;
+    m_timer->start(m_live ? LivePollMs : PollMs);
+    // What changed while the feed was away (a failover, a restart) was
+    // announced to no one: catch up now rather than at the next slow poll.
+    if (resumed)
+        refreshSoon();
 }
 
 void OverviewView::refreshSoon()

@@ -16,7 +16,9 @@
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
+
 #include <QTest>
+#include <numeric>
 
 using namespace keel;
 using keel::test::DatabaseTest;
@@ -169,5 +171,31 @@ TEST_F(OverviewViewTest, ADroppedConnectionRecoversOnTheNextRefresh)
     view.refresh();
     ASSERT_TRUE(refreshed.wait(15000)) << "the next refresh should reconnect";
     EXPECT_EQ(failed.count(), 0);
+    worker.stop();
+}
+
+// Changes made while the change feed was away (a failover, a restart) were
+// announced to no one: when it listens again the Overview catches up at
+// once, not at its next poll (30 s while live).
+TEST_F(OverviewViewTest, CatchesUpAtOnceWhenTheChangeFeedComesBack)
+{
+    QueryWorker worker(settings());
+    worker.start();
+    OverviewView view(&worker);
+    QSignalSpy refreshed(&view, &OverviewView::refreshed);
+    view.setLiveUpdates(true);
+    view.startPolling();
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(15000));
+    view.setLiveUpdates(false);
+    const qint64 minute = (QDateTime::currentSecsSinceEpoch() / 60 - 1) * 60;
+    exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, count, total) VALUES "
+         "('idempotency.new', 0, to_timestamp(" +
+         QByteArray::number(minute) + "), 'while-away', 17, 0)");
+    refreshed.clear();
+    view.setLiveUpdates(true);
+    ASSERT_TRUE(refreshed.wait(10000)) << "no refresh when live updates resumed";
+    const QList<qint64> created = view.data().series(QStringLiteral("idempotency.new"));
+    EXPECT_EQ(std::accumulate(created.cbegin(), created.cend(), qint64(0)), 17);
     worker.stop();
 }
