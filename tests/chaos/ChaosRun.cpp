@@ -163,7 +163,8 @@ void ChaosRun::runUntil(qint64 endMs)
 
 void ChaosRun::inject(const Fault &fault)
 {
-    if (fault.kind != Fault::Kind::FailOver) // counted once the monitor accepts it
+    // A failover is counted once the formation takes it.
+    if (fault.kind != Fault::Kind::FailOver && fault.kind != Fault::Kind::CrashPrimary)
         ++m_faultCounts[fault.kindName()];
     const qint64 back = m_clock.elapsed() + fault.durationMs;
     switch (fault.kind) {
@@ -211,6 +212,9 @@ void ChaosRun::inject(const Fault &fault)
               << Qt::endl;
         return;
     }
+    case Fault::Kind::CrashPrimary:
+        crashPrimary(fault, back);
+        return;
     case Fault::Kind::RestartBroker:
         if (m_brokerDown)
             return;
@@ -230,6 +234,37 @@ void ChaosRun::inject(const Fault &fault)
         return;
     }
     }
+}
+
+void ChaosRun::crashPrimary(const Fault &fault, qint64 back)
+{
+    test::FailoverCluster *formation = m_world->failover();
+    if (!formation->healthy()) {
+        ++m_faultCounts[QStringLiteral("failover skipped: formation not yet healthy")];
+        return;
+    }
+    const Result<int> crashed = formation->crashPrimary();
+    if (!crashed) {
+        m_out << "  crash refused: " << crashed.error().message << Qt::endl;
+        return;
+    }
+    ++m_faultCounts[fault.kindName()];
+    const int port = *crashed;
+    const qint64 at = m_clock.elapsed();
+    m_out << "  t=" << at / 1000.0 << "s primary on port " << port << " crashed" << Qt::endl;
+    // The node comes back once the monitor has promoted the other (as a
+    // rebooted machine finds a new primary), or after 60 s whatever it did.
+    schedule(back, QStringLiteral("start postgresql node on port %1").arg(port),
+             [this, formation, port, at] {
+                 const int primary = formation->primaryPort();
+                 if ((primary == 0 || primary == port) && m_clock.elapsed() - at < 60000)
+                     return false;
+                 const Status restarted = formation->restartNode(port);
+                 if (restarted)
+                     m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s node on port " << port
+                           << " restarted; primary now on port " << primary << Qt::endl;
+                 return restarted.ok();
+             });
 }
 
 void ChaosRun::restartAllNow()
@@ -306,6 +341,9 @@ void ChaosRun::checkFormation(PgConnection &checked, Verdict &verdict)
                                   .arg(node.name)
                                   .arg(primary));
     }
+    if (!formation->healthy())
+        verdict.violation(QStringLiteral("the formation did not come back to a primary and a "
+                                         "secondary after the load"));
     if (writable != 1)
         verdict.violation(QStringLiteral("%1 writable nodes at the end (split brain or no primary)")
                               .arg(writable));

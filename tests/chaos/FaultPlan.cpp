@@ -16,6 +16,8 @@ QString Fault::kindName() const
         return QStringLiteral("postgresql immediate shutdown");
     case Kind::FailOver:
         return QStringLiteral("postgresql primary failed over");
+    case Kind::CrashPrimary:
+        return QStringLiteral("postgresql primary crashed");
     case Kind::RestartBroker:
         return QStringLiteral("rabbitmq stopped");
     case Kind::ParticipantFails:
@@ -38,6 +40,7 @@ QString Fault::describe() const
         return QStringLiteral("t=%1s kill -9 %2, back after %3 ms").arg(at, target).arg(durationMs);
     case Kind::RestartDatabase:
     case Kind::RestartBroker:
+    case Kind::CrashPrimary:
         return QStringLiteral("t=%1s %2, back after %3 ms").arg(at, kindName()).arg(durationMs);
     case Kind::FailOver:
         return QStringLiteral("t=%1s %2").arg(at, kindName());
@@ -91,6 +94,12 @@ QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes,
         Fault &middle = faults[faults.size() / 2];
         middle = Fault{Fault::Kind::FailOver, middle.atMs, 0, {}, 0};
     }
+    // Half the failovers are crashes, decided by a generator of their own so
+    // that recorded seeds keep the rest of their plan.
+    std::mt19937_64 crashes(seed ^ 0x6372617368657321ULL);
+    for (Fault &fault : faults)
+        if (fault.kind == Fault::Kind::FailOver && crashes() % 2 == 0)
+            fault.kind = Fault::Kind::CrashPrimary;
     // Repeated answers come from a generator of their own, so that the plan
     // above stays what it was for seeds recorded before they existed.
     std::mt19937_64 repeats(seed ^ 0x7265706561747321ULL);

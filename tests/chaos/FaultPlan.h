@@ -11,6 +11,8 @@ struct Fault {
         KillProcess,        // kill -9 of `target`, restarted after `durationMs`
         RestartDatabase,    // PostgreSQL immediate shutdown, started after `durationMs`
         FailOver,           // pg_auto_failover promotes the secondary (HA runs only)
+        CrashPrimary,       // the primary's keeper and PostgreSQL SIGKILLed (HA runs only);
+                            // the monitor notices and fails over, the node restarts after
         RestartBroker,      // RabbitMQ stopped, started after `durationMs`
         ParticipantFails,   // `target` answers 503 to its next `count` calls
         ParticipantHangs,   // `target` answers after 3 s (beyond the step timeout) `count` times

@@ -44,6 +44,8 @@ Result<std::unique_ptr<FailoverCluster>> FailoverCluster::start(const QString &d
         return prepared.error();
     if (Status monitor = cluster->createMonitor(); !monitor)
         return monitor.error();
+    if (Status tuned = cluster->tuneMonitor(); !tuned)
+        return tuned.error();
     for (const char *name : {"node_a", "node_b"})
         if (Status node = cluster->createNode(QLatin1String(name), bindLoopback()); !node)
             return node.error();
@@ -136,6 +138,7 @@ Status FailoverCluster::createNode(const QString &name, int port)
         QStringLiteral("postgres://autoctl_node@127.0.0.1:%1/pg_auto_failover?sslmode=disable")
             .arg(m_monitorPort);
     m_nodePorts.push_back(port);
+    m_nodeNames.push_back(name);
     m_services.push_back(autoctl({QStringLiteral("create"),
                                   QStringLiteral("postgres"),
                                   QStringLiteral("--pgdata"),
@@ -211,7 +214,7 @@ ConnectionSettings FailoverCluster::settings(const QString &database) const
     return settings;
 }
 
-Result<QString> FailoverCluster::askMonitor(const QByteArray &sql)
+ConnectionSettings FailoverCluster::monitorSettings() const
 {
     ConnectionSettings monitor;
     monitor.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
@@ -220,7 +223,12 @@ Result<QString> FailoverCluster::askMonitor(const QByteArray &sql)
     if (Result<ServiceAccount> account = ServiceAccount::forServer(); account)
         monitor.set(QStringLiteral("user"), account->name());
     monitor.set(QStringLiteral("connect_timeout"), QStringLiteral("3"));
-    Result<PgConnection> connection = PgConnection::open(monitor);
+    return monitor;
+}
+
+Result<QString> FailoverCluster::askMonitor(const QByteArray &sql)
+{
+    Result<PgConnection> connection = PgConnection::open(monitorSettings());
     if (!connection)
         return connection.error();
     return connection->scalar(sql);
@@ -228,6 +236,8 @@ Result<QString> FailoverCluster::askMonitor(const QByteArray &sql)
 
 bool FailoverCluster::healthy()
 {
+    if (!m_crashed.isEmpty())
+        return false; // the monitor may not have noticed yet
     Result<QString> settled =
         askMonitor("SELECT count(*) FROM pgautofailover.node WHERE reportedstate = goalstate AND "
                    "reportedstate IN ('primary', 'secondary')");
@@ -237,15 +247,20 @@ bool FailoverCluster::healthy()
 int FailoverCluster::primaryPort()
 {
     Result<QString> port =
-        askMonitor("SELECT nodeport FROM pgautofailover.node WHERE reportedstate = 'primary'");
+        // A crashed primary still reads "primary" (it reports nothing more)
+        // but is meant to be demoted; the promoted node may be alone, in
+        // wait_primary.
+        askMonitor("SELECT nodeport FROM pgautofailover.node WHERE reportedstate = goalstate "
+                   "AND reportedstate IN ('primary', 'wait_primary', 'single')");
     return port ? port->toInt() : 0;
 }
 
 bool FailoverCluster::supervisorsRunning() const
 {
-    return std::all_of(m_services.cbegin(), m_services.cend(), [](const auto &service) {
-        return service->state() != QProcess::NotRunning;
-    });
+    for (std::size_t i = 0; i < m_services.size(); ++i)
+        if (m_services[i]->state() == QProcess::NotRunning && !m_crashed.contains(int(i)))
+            return false;
+    return true;
 }
 
 QList<FailoverCluster::Node> FailoverCluster::nodes()
@@ -287,6 +302,102 @@ ConnectionSettings FailoverCluster::nodeSettings(int port, const QString &databa
     settings.set(QStringLiteral("port"), QString::number(port));
     settings.set(QStringLiteral("target_session_attrs"), QStringLiteral("any"));
     return settings;
+}
+
+// Seconds rather than the defaults' tens of seconds to notice a dead node.
+// A primary that cannot be reached is given 5 s to demote before the
+// secondary is promoted: its keeper is dead too, so nothing answers anyway.
+Status FailoverCluster::tuneMonitor()
+{
+    Result<PgConnection> monitor = PgConnection::open(monitorSettings());
+    if (!monitor)
+        return monitor.error();
+    for (const char *setting :
+         {"pgautofailover.health_check_period = 1000", "pgautofailover.health_check_timeout = 1000",
+          "pgautofailover.health_check_retry_delay = 500",
+          "pgautofailover.node_considered_unhealthy_timeout = 3000",
+          "pgautofailover.primary_demote_timeout = 5000"})
+        if (Status set = monitor->exec(QByteArray("ALTER SYSTEM SET ") + setting); !set)
+            return set;
+    return statusOf(monitor->scalar("SELECT pg_reload_conf()"));
+}
+
+namespace {
+
+// Every process whose parent is `parent`.
+QList<pid_t> childrenOf(pid_t parent)
+{
+    QList<pid_t> children;
+    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
+    for (const QString &entry : entries) {
+        bool numeric = false;
+        const pid_t pid = entry.toInt(&numeric);
+        if (!numeric)
+            continue;
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue;
+        // pid (comm) state ppid ...: the command may hold spaces, its ')' ends it.
+        const QByteArray line = stat.readAll();
+        const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() > 1 && fields[1].toInt() == parent)
+            children << pid;
+    }
+    return children;
+}
+
+// The process and everything under it, SIGKILLed from the top so that no
+// supervisor restarts what was just killed.
+void killTree(pid_t root)
+{
+    const QList<pid_t> children = childrenOf(root);
+    ::kill(root, SIGKILL);
+    for (const pid_t child : children)
+        killTree(child);
+}
+
+} // namespace
+
+Result<int> FailoverCluster::crashPrimary()
+{
+    if (!m_crashed.isEmpty())
+        return makeError(ErrorKind::Failed, QStringLiteral("a crashed node is not back yet"));
+    const int port = primaryPort();
+    const auto found = std::find(m_nodePorts.cbegin(), m_nodePorts.cend(), port);
+    if (found == m_nodePorts.cend())
+        return makeError(ErrorKind::Failed, QStringLiteral("no node is primary"));
+    const std::size_t index = std::size_t(found - m_nodePorts.cbegin());
+    QProcess &keeper = *m_services.at(index + 1);
+    // The keeper first (its supervisor would restart PostgreSQL), then the
+    // postmaster and its backends, wherever they hang.
+    if (keeper.state() != QProcess::NotRunning)
+        killTree(pid_t(keeper.processId()));
+    keeper.waitForFinished(5000);
+    m_crashed.insert(int(index + 1));
+    QFile pidFile(
+        QDir(m_directory).filePath(m_nodeNames.at(index) + QStringLiteral("/postmaster.pid")));
+    if (pidFile.open(QIODevice::ReadOnly))
+        if (const pid_t postmaster = pid_t(pidFile.readLine().trimmed().toInt()); postmaster > 0)
+            killTree(postmaster);
+    ++m_failovers;
+    return port;
+}
+
+Status FailoverCluster::restartNode(int port)
+{
+    const auto found = std::find(m_nodePorts.cbegin(), m_nodePorts.cend(), port);
+    if (found == m_nodePorts.cend())
+        return makeError(ErrorKind::Usage, QStringLiteral("no node on port %1").arg(port));
+    const std::size_t index = std::size_t(found - m_nodePorts.cbegin());
+    const QString name = m_nodeNames.at(index);
+    m_services.at(index + 1) = autoctl(
+        {QStringLiteral("run"), QStringLiteral("--pgdata"), QDir(m_directory).filePath(name)},
+        QDir(m_directory).filePath(name + QStringLiteral(".log")));
+    m_crashed.remove(int(index + 1));
+    if (!m_services.at(index + 1)->waitForStarted(10000))
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("pg_autoctl run for %1 did not start").arg(name));
+    return {};
 }
 
 Status FailoverCluster::failOver()

@@ -4,7 +4,9 @@
 #include "core/db/ConnectionSettings.h"
 
 #include <QList>
+#include <QSet>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <vector>
@@ -40,12 +42,21 @@ public:
     // The monitor promotes the secondary and demotes the primary; returns
     // once the monitor has accepted (the switch itself takes seconds).
     Status failOver();
+    // The primary's machine dies: its keeper and its PostgreSQL are killed
+    // with SIGKILL, nothing shuts down cleanly, and the monitor must notice
+    // on its own (health checks tuned to seconds) and promote the secondary.
+    // Returns the crashed node's port.
+    Result<int> crashPrimary();
+    // The crashed node's keeper is started again; it must rejoin as a
+    // secondary (pg_rewind) instead of coming back as a second primary.
+    Status restartNode(int port);
     // Both nodes are back in their places, primary and secondary.
     bool healthy();
     // Which node port is primary now (0: none).
     int primaryPort();
     int failovers() const { return m_failovers; }
-    // The monitor's and each node's `pg_autoctl run` are all still running:
+    // The monitor's and each node's `pg_autoctl run` are all still running
+    // (but for a node crashed on purpose and not yet restarted):
     // a node whose supervisor died keeps its PostgreSQL running unfenced.
     bool supervisorsRunning() const;
     // Every node, asked directly; two writable nodes is a split brain.
@@ -58,12 +69,16 @@ private:
     Status createMonitor();
     Status createNode(const QString &name, int port);
     Status waitUntilHealthy(int timeoutMs);
+    Status tuneMonitor();
+    ConnectionSettings monitorSettings() const;
     Result<QString> askMonitor(const QByteArray &sql);
     std::unique_ptr<QProcess> autoctl(const QStringList &arguments, const QString &log);
 
     QString m_directory;
     int m_monitorPort = 0;
     std::vector<int> m_nodePorts;
+    std::vector<QString> m_nodeNames;
+    QSet<int> m_crashed; // indexes into m_services killed on purpose, not yet restarted
     std::vector<std::unique_ptr<QProcess>> m_services;
     int m_failovers = 0;
 };
