@@ -112,6 +112,9 @@ Status PgConnection::exec(const QByteArray &sql)
 Result<QString> PgConnection::scalar(const QByteArray &sql)
 {
     auto result = own(PQexec(m_conn.get(), sql.constData()));
+    if (PQresultStatus(result.get()) == PGRES_COMMAND_OK)
+        return makeError(ErrorKind::Usage,
+                         QStringLiteral("the statement returns no rows; run it with exec()"));
     if (PQresultStatus(result.get()) != PGRES_TUPLES_OK)
         return failure(result.get());
     m_lastSqlState.clear();

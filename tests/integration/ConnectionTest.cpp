@@ -142,3 +142,16 @@ TEST_F(ConnectionTest, UnnamedStatementsWorkAloneAndPipelined)
               QStringLiteral("0"))
         << "nothing was prepared by name";
 }
+
+// scalar() on a statement that returns no rows is the caller's mistake, and
+// says so; it used to report "connection lost" on a healthy connection.
+TEST_F(ConnectionTest, AScalarOfAStatementWithoutRowsIsAUsageErrorNotALostConnection)
+{
+    auto connection = PgConnection::open(settings());
+    ASSERT_TRUE(connection.ok());
+    const Result<QString> value = connection->scalar("SET application_name = 'scalar'");
+    ASSERT_FALSE(value.ok());
+    EXPECT_EQ(value.error().kind, ErrorKind::Usage) << qPrintable(value.error().message);
+    EXPECT_FALSE(value.error().message.contains(QLatin1String("connection lost")));
+    EXPECT_EQ(connection->scalar("SELECT 1").value(), QStringLiteral("1"));
+}
