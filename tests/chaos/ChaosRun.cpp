@@ -364,6 +364,9 @@ void ChaosRun::scanArtefacts(Verdict &verdict)
         if (file.open(QIODevice::ReadOnly))
             artefacts.append({file.fileName(), file.readAll()});
     }
+    for (const QString &name : m_world->processNames())
+        if (const QByteArray line = m_world->process(name)->commandLine(); !line.isEmpty())
+            artefacts.append({QStringLiteral("the command line of ") + name, line});
     for (const QString &url : m_world->gatewayUrls()) {
         QString host;
         int port = 0;

@@ -152,7 +152,7 @@ Status ChaosWorld::createProcessLogin(PgConnection &connection)
         m_processSettings.set(QStringLiteral("port"), QString::number(m_database->port()));
     }
     m_processSettings.set(QStringLiteral("user"), QStringLiteral("chaos_keel"));
-    m_processSettings.set(QStringLiteral("password"), QString::fromLatin1(password));
+    m_processPassword = QString::fromLatin1(password); // through PGPASSWORD, see defineProcesses
     m_secrets << password;
     return {};
 }
@@ -165,6 +165,9 @@ void ChaosWorld::defineProcesses()
         m_processes.push_back(std::make_unique<KeelService>(
             name, std::move(arguments), QLatin1String(ready),
             QDir(m_directory).filePath(name + QStringLiteral(".log"))));
+        // As an operator would run keel: the password in libpq's
+        // environment, not in the DSN on the command line.
+        m_processes.back()->setEnvironment(QStringLiteral("PGPASSWORD"), m_processPassword);
     };
     add(QStringLiteral("channel-sim"),
         {QStringLiteral("channel-sim"), QStringLiteral("--db"), db, QStringLiteral("--listen"),

@@ -75,6 +75,7 @@ private:
     QByteArray m_paymentsKey;
     QByteArray m_sagasKey;
     QList<QByteArray> m_secrets;
+    QString m_processPassword;
     std::vector<std::unique_ptr<KeelService>> m_processes;
 };
 

@@ -27,6 +27,10 @@ bool KeelService::start(int timeoutMs)
     m_process = std::make_unique<QProcess>();
     m_process->setStandardOutputFile(m_logPath, QIODevice::Append);
     m_process->setStandardErrorFile(m_logPath, QIODevice::Append);
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const auto &[name, value] : m_environment)
+        environment.insert(name, value);
+    m_process->setProcessEnvironment(environment);
     m_process->start(test::keelBinary(), m_arguments);
     ++m_starts;
     const QByteArray prefix = m_readyKey.toUtf8() + '=';
@@ -60,6 +64,23 @@ void KeelService::kill()
         m_process->waitForFinished(5000);
     }
     m_process.reset();
+}
+
+void KeelService::setEnvironment(const QString &name, const QString &value)
+{
+    m_environment.append({name, value});
+}
+
+QByteArray KeelService::commandLine() const
+{
+    if (!running())
+        return {};
+    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(m_process->processId()));
+    if (!cmdline.open(QIODevice::ReadOnly))
+        return {};
+    QByteArray line = cmdline.readAll();
+    line.replace('\0', ' ');
+    return line;
 }
 
 bool KeelService::running() const

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <QList>
 #include <QString>
 #include <QStringList>
 
 #include <memory>
+#include <utility>
 
 class QProcess;
 
@@ -21,6 +23,11 @@ public:
     bool start(int timeoutMs = 15000);
     void kill();
     bool running() const;
+    // Set in the environment of every start (a password: never on the
+    // command line, where any local user reads it).
+    void setEnvironment(const QString &name, const QString &value);
+    // The running process's command line as the system shows it to anyone.
+    QByteArray commandLine() const;
 
     const QString &name() const { return m_name; }
     QString readyValue() const { return m_readyValue; }
@@ -32,6 +39,7 @@ private:
     QString m_readyKey;
     QString m_logPath;
     QString m_readyValue;
+    QList<std::pair<QString, QString>> m_environment;
     int m_starts = 0;
     std::unique_ptr<QProcess> m_process;
 };
