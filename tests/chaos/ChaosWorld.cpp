@@ -194,12 +194,14 @@ void ChaosWorld::defineProcesses()
                     QStringLiteral("--notify-schedule"), QStringLiteral("1,1,2,3")} +
             channelClient,
         "KEEL_WORKER");
-    for (int i = 1; i <= 2; ++i)
+    for (int i = 1; i <= 2; ++i) {
         add(QStringLiteral("relay-%1").arg(i),
-            {QStringLiteral("relay"), QStringLiteral("--db"), db, QStringLiteral("--amqp"),
-             m_broker->address().url(), QStringLiteral("--poll"), QStringLiteral("200"),
-             QStringLiteral("--batch"), QStringLiteral("50")},
+            {QStringLiteral("relay"), QStringLiteral("--db"), db, QStringLiteral("--poll"),
+             QStringLiteral("200"), QStringLiteral("--batch"), QStringLiteral("50")},
             "KEEL_RELAY");
+        // The broker's credentials, like the database's, stay off the command line.
+        m_processes.back()->setEnvironment(QStringLiteral("KEEL_AMQP"), m_broker->address().url());
+    }
 }
 
 QString ChaosWorld::participantUrl() const
