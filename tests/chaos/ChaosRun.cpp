@@ -4,6 +4,7 @@
 #include "ChaosWorld.h"
 #include "FailoverCluster.h"
 #include "InboxConsumer.h"
+#include "KeelProcess.h"
 #include "TestParticipant.h"
 
 #include "core/db/EmbeddedCluster.h"
@@ -13,6 +14,7 @@
 
 #include <QDirIterator>
 #include <QFile>
+#include <QProcess>
 #include <QThread>
 
 #include <algorithm>
@@ -82,6 +84,7 @@ int ChaosRun::run()
     ChaosClient client(clientOptions, m_record, m_clock);
     m_clock.start();
     client.start();
+    startSimulate();
     for (const Fault &fault : m_faults)
         schedule(fault.atMs, fault.describe(), [this, fault] {
             inject(fault);
@@ -92,6 +95,7 @@ int ChaosRun::run()
     m_out << "load stopped at " << m_clock.elapsed() / 1000.0 << " s; bringing everything back"
           << Qt::endl;
     restartAllNow();
+    finishSimulate();
     const int open = client.resolveOpenRequests(60000);
     QElapsedTimer recovery;
     recovery.start();
@@ -116,9 +120,50 @@ int ChaosRun::run()
     if (m_world->failover() && m_world->failover()->failovers() == 0)
         verdict.violation(QStringLiteral("a --failover run in which no failover happened proves "
                                          "nothing about failover"));
+    if (m_simulateCrashed)
+        verdict.violation(QStringLiteral("keel simulate crashed; see simulate.log"));
     scanArtefacts(verdict);
     report(verdict, record);
     return verdict.violations.isEmpty() ? 0 : 1;
+}
+
+// keel's own traffic generator beside the recorded load, for a merchant of
+// its own: retries, duplicate keys, keys reused with another body, declines,
+// captures and refunds that the end checks see only through the books, the
+// events and the payments left in doubt. Its key goes through the
+// environment, like every secret of the run.
+void ChaosRun::startSimulate()
+{
+    m_simulate = std::make_unique<QProcess>();
+    const QString log = QDir(m_options.directory).filePath(QStringLiteral("simulate.log"));
+    m_simulate->setStandardOutputFile(log, QIODevice::Append);
+    m_simulate->setStandardErrorFile(log, QIODevice::Append);
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("KEEL_API_KEY"), QString::fromLatin1(m_world->simulateKey()));
+    m_simulate->setProcessEnvironment(environment);
+    m_simulate->start(test::keelBinary(),
+                      {QStringLiteral("simulate"), QStringLiteral("--http"),
+                       m_world->gatewayUrls().constFirst(), QStringLiteral("--rate"),
+                       QStringLiteral("5"), QStringLiteral("--clients"), QStringLiteral("2"),
+                       QStringLiteral("--seconds"), QString::number(m_options.seconds)});
+}
+
+void ChaosRun::finishSimulate()
+{
+    if (!m_simulate)
+        return;
+    if (!m_simulate->waitForFinished(30000)) {
+        m_simulate->kill();
+        m_simulate->waitForFinished(5000);
+    }
+    // Its tally is its last line; requests refused while a gateway was down
+    // count as failed there, and are expected.
+    QFile log(QDir(m_options.directory).filePath(QStringLiteral("simulate.log")));
+    if (log.open(QIODevice::ReadOnly)) {
+        const QList<QByteArray> lines = log.readAll().trimmed().split('\n');
+        m_simulateTally = QString::fromUtf8(lines.constLast());
+    }
+    m_simulateCrashed = m_simulate->exitStatus() == QProcess::CrashExit;
 }
 
 void ChaosRun::schedule(qint64 atMs, QString what, std::function<bool()> action)
@@ -408,6 +453,7 @@ void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
     m_out << "  events received by the consumer: " << m_consumer->received()
           << ", duplicates absorbed by its inbox: " << m_consumer->duplicates()
           << ", consumer reconnects: " << m_consumer->reconnects() << Qt::endl;
+    m_out << "  keel simulate beside it: " << m_simulateTally << Qt::endl;
     m_out << "  recovery after the load: " << m_recoveryMs / 1000.0 << " s" << Qt::endl;
     if (test::FailoverCluster *formation = m_world->failover())
         m_out << "  failovers performed: " << formation->failovers() << ", primary now on port "

@@ -12,6 +12,8 @@
 #include <functional>
 #include <memory>
 
+class QProcess;
+
 namespace keel {
 class PgConnection;
 }
@@ -52,6 +54,8 @@ private:
     void runUntil(qint64 endMs);
     void schedule(qint64 atMs, QString what, std::function<bool()> action);
     void restartAllNow();
+    void startSimulate();
+    void finishSimulate();
     bool quiet();
     void checkFormation(PgConnection &checked, Verdict &verdict);
     void scanArtefacts(Verdict &verdict);
@@ -71,6 +75,9 @@ private:
     bool m_databaseDown = false;
     bool m_brokerDown = false;
     bool m_supervisorExitSeen = false;
+    std::unique_ptr<QProcess> m_simulate;
+    QString m_simulateTally;
+    bool m_simulateCrashed = false;
     qint64 m_recoveryMs = 0;
 };
 

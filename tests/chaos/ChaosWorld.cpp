@@ -126,12 +126,18 @@ Status ChaosWorld::prepareDatabase()
     auto payments =
         merchants.create(QStringLiteral("Chaos payments"), m_participant->url("/merchant-notify"));
     auto sagas = merchants.create(QStringLiteral("Chaos orders"), {});
-    if (!payments || !sagas)
-        return !payments ? payments.error() : sagas.error();
+    auto simulated = merchants.create(QStringLiteral("Chaos simulate"), {});
+    if (!payments || !sagas || !simulated)
+        return !payments ? payments.error() : !sagas ? sagas.error() : simulated.error();
     m_paymentsKey = payments->apiKey.toLatin1();
     m_sagasKey = sagas->apiKey.toLatin1();
-    m_secrets = {m_paymentsKey, m_sagasKey, payments->webhookSecret.toLatin1(),
-                 sagas->webhookSecret.toLatin1()};
+    m_simulateKey = simulated->apiKey.toLatin1();
+    m_secrets = {m_paymentsKey,
+                 m_sagasKey,
+                 m_simulateKey,
+                 payments->webhookSecret.toLatin1(),
+                 sagas->webhookSecret.toLatin1(),
+                 simulated->webhookSecret.toLatin1()};
     return createProcessLogin(*connection);
 }
 

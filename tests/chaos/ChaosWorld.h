@@ -46,6 +46,8 @@ public:
     QStringList gatewayUrls() const { return m_gatewayUrls; }
     QByteArray paymentsKey() const { return m_paymentsKey; }
     QByteArray sagasKey() const { return m_sagasKey; }
+    // A third merchant's, for `keel simulate`'s traffic beside the recorded load.
+    QByteArray simulateKey() const { return m_simulateKey; }
     QString exchange() const { return QStringLiteral("keel.events"); }
     QString directory() const { return m_directory; }
     // Secrets the run handed out: none may appear in any artefact.
@@ -74,6 +76,7 @@ private:
     QStringList m_gatewayUrls;
     QByteArray m_paymentsKey;
     QByteArray m_sagasKey;
+    QByteArray m_simulateKey;
     QList<QByteArray> m_secrets;
     QString m_processPassword;
     std::vector<std::unique_ptr<KeelService>> m_processes;
