@@ -365,8 +365,9 @@ void ChaosChecks::checkLedger(Verdict &verdict)
     for (int i = 0; i < rows->size(); ++i) {
         if (rows->text(i, 0) == QLatin1String(PaymentsMerchant))
             payable[rows->text(i, 1)] = rows->toInt64(i, 2);
-        else if (rows->text(i, 1) == QLatin1String("usd"))
-            sagaPayable = rows->toInt64(i, 2);
+        else if (rows->text(i, 0) == QLatin1String(SagasMerchant) &&
+                 rows->text(i, 1) == QLatin1String("usd"))
+            sagaPayable = rows->toInt64(i, 2); // keel simulate's merchant has its own
     }
     for (const QString &currency :
          QSet<QString>(payable.keyBegin(), payable.keyEnd()) +
