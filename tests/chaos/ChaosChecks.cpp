@@ -25,6 +25,18 @@ bool capturesAtOnce(const Told &told)
 
 } // namespace
 
+ChaosChecks::ChaosChecks(PgConnection &connection, const QList<Told> &record,
+                         const QHash<QByteArray, int> &effects)
+    : m_connection(connection), m_record(record)
+{
+    // Summed per path and saga once rather than scanned for every saga: a
+    // long run has tens of thousands of each. Keys are path|gid|branch|op.
+    for (auto it = effects.cbegin(); it != effects.cend(); ++it) {
+        const QByteArray &key = it.key();
+        m_effects[key.left(key.indexOf('|', key.indexOf('|') + 1))] += it.value();
+    }
+}
+
 Verdict ChaosChecks::run()
 {
     Verdict verdict;
@@ -336,12 +348,7 @@ void ChaosChecks::checkSagaEffects(const QString &saga, const QString &status,
 
 int ChaosChecks::effects(const char *path, const QString &saga) const
 {
-    const QByteArray prefix = QByteArray(path) + '|' + saga.toUtf8() + '|';
-    int count = 0;
-    for (auto it = m_effects.cbegin(); it != m_effects.cend(); ++it)
-        if (it.key().startsWith(prefix))
-            count += it.value();
-    return count;
+    return m_effects.value(QByteArray(path) + '|' + saga.toUtf8());
 }
 
 // The books balance, and each merchant's payable account holds what the

@@ -32,9 +32,8 @@ class ChaosChecks final {
 public:
     // `effects`: the participant's record, path|gid|branch|op -> 1 for every
     // operation that took effect.
-    ChaosChecks(PgConnection &connection, const QList<Told> &record, QHash<QByteArray, int> effects)
-        : m_connection(connection), m_record(record), m_effects(std::move(effects))
-    {}
+    ChaosChecks(PgConnection &connection, const QList<Told> &record,
+                const QHash<QByteArray, int> &effects);
 
     Verdict run();
 
@@ -67,7 +66,7 @@ private:
 
     PgConnection &m_connection;
     const QList<Told> &m_record;
-    QHash<QByteArray, int> m_effects;
+    QHash<QByteArray, int> m_effects;        // path|gid -> effects of all its branches and ops
     QMap<QString, qint64> m_expectedPayable; // currency -> from the record
     qint64 m_expectedSagaPayable = 0;
 };
