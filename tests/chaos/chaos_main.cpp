@@ -68,5 +68,11 @@ int main(int argc, char *argv[])
     if (parser.isSet(QStringLiteral("keep")))
         QDir().mkpath(options.directory);
     ChaosRun run(options, out);
-    return run.run();
+    const int verdict = run.run();
+    // A failing run's logs and data are the evidence: never delete them.
+    if (verdict != 0 && !parser.isSet(QStringLiteral("keep"))) {
+        temporary.setAutoRemove(false);
+        out << "kept for inspection: " << options.directory << Qt::endl;
+    }
+    return verdict;
 }
