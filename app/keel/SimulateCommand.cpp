@@ -4,11 +4,48 @@
 #include "core/sim/TrafficSimulator.h"
 
 #include <QCommandLineParser>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMutex>
 
 #include <thread>
 
 namespace keel::cli {
 namespace {
+
+// `--record`: one JSON line per request and its answer, written as each
+// answer arrives so that a run cut short still leaves what it was told.
+class ExchangeLog final {
+public:
+    Status open(const QString &path)
+    {
+        m_file.setFileName(path);
+        if (!m_file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            return fieldError(
+                QStringLiteral("record"), QStringLiteral("parameter_invalid"),
+                QStringLiteral("--record: cannot write %1: %2").arg(path, m_file.errorString()));
+        return {};
+    }
+
+    void write(const SimulatedExchange &exchange)
+    {
+        const QJsonObject line{{QStringLiteral("key"), QString::fromLatin1(exchange.key)},
+                               {QStringLiteral("path"), QString::fromLatin1(exchange.path)},
+                               {QStringLiteral("body"), QString::fromUtf8(exchange.body)},
+                               {QStringLiteral("status"), exchange.status},
+                               {QStringLiteral("reply"), QString::fromUtf8(exchange.reply)},
+                               {QStringLiteral("sent_ms"), exchange.sentMs},
+                               {QStringLiteral("answered_ms"), exchange.answeredMs}};
+        const QMutexLocker lock(&m_mutex);
+        m_file.write(QJsonDocument(line).toJson(QJsonDocument::Compact) + '\n');
+        m_file.flush();
+    }
+
+private:
+    QMutex m_mutex;
+    QFile m_file;
+};
 
 class SimulateCommand final : public Command {
 public:
@@ -34,6 +71,10 @@ public:
                           QStringLiteral("S")});
         parser.addOption({QStringLiteral("clients"),
                           QStringLiteral("Concurrent clients (default 4)."), QStringLiteral("N")});
+        parser.addOption({QStringLiteral("record"),
+                          QStringLiteral("Write every request and its answer to FILE, one JSON "
+                                         "object per line."),
+                          QStringLiteral("FILE")});
     }
 
     int run(const QCommandLineParser &parser) override
@@ -63,6 +104,14 @@ public:
                                       .arg(parser.value(QStringLiteral("rate")))));
         options.seconds = *seconds;
         options.clients = *clients;
+        ExchangeLog log;
+        if (parser.isSet(QStringLiteral("record"))) {
+            if (Status opened = log.open(parser.value(QStringLiteral("record"))); !opened)
+                return fail(name(), opened.error());
+            options.record = [&log](const SimulatedExchange &exchange) {
+                log.write(exchange);
+            };
+        }
 
         ShutdownSignals signals;
         TrafficSimulator simulator(options);

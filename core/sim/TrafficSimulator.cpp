@@ -42,11 +42,11 @@ QString idOf(const HttpReply &reply)
 // still refund.
 class MerchantClient {
 public:
-    MerchantClient(const QString &host, int port, const QString &apiKey, int index,
-                   SimulationTally &tally)
+    MerchantClient(const QString &host, int port, const SimulationOptions &options, int index,
+                   SimulationTally &tally, const QElapsedTimer &clock)
         : m_host(host), m_port(port), m_http(host, port, 15000), m_index(index), m_tally(tally),
-          m_random(QRandomGenerator::system()->generate()),
-          m_auth{{"Authorization", "Bearer " + apiKey.toLatin1()},
+          m_options(options), m_clock(clock), m_random(QRandomGenerator::system()->generate()),
+          m_auth{{"Authorization", "Bearer " + options.apiKey.toLatin1()},
                  {"Content-Type", "application/x-www-form-urlencoded"}}
     {}
 
@@ -94,11 +94,7 @@ public:
 private:
     HttpReply post(const QByteArray &path, const QByteArray &body, const QByteArray &key)
     {
-        HttpClient::Headers headers = m_auth;
-        if (!key.isEmpty())
-            headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
-        const HttpReply reply = m_http.request("POST", path, headers, body);
-        ++m_tally.requests;
+        const HttpReply reply = exchange(m_http, path, body, key);
         if (reply.status == 0 || reply.status >= 500)
             ++m_tally.failed;
         else if (reply.header("idempotent-replayed") == "true")
@@ -112,16 +108,27 @@ private:
         return reply;
     }
 
+    // Sends one request and tells the record what came back.
+    HttpReply exchange(HttpClient &http, const QByteArray &path, const QByteArray &body,
+                       const QByteArray &key)
+    {
+        HttpClient::Headers headers = m_auth;
+        headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
+        const qint64 sentMs = m_clock.elapsed();
+        HttpReply reply = http.request("POST", path, headers, body);
+        ++m_tally.requests;
+        if (m_options.record)
+            m_options.record(
+                {key, path, body, reply.status, reply.body, sentMs, m_clock.elapsed()});
+        return reply;
+    }
+
     void sendTwice(const QByteArray &body, const QByteArray &key)
     {
         HttpClient twin(m_host, m_port, 15000);
         std::thread other([&] {
-            HttpClient::Headers headers = m_auth;
-            headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
-            const HttpReply reply = twin.request("POST", "/v1/charges", headers, body);
-            if (reply.status == 409)
+            if (exchange(twin, "/v1/charges", body, key).status == 409)
                 ++m_tally.inFlight;
-            ++m_tally.requests;
         });
         post("/v1/charges", body, key);
         other.join();
@@ -146,6 +153,8 @@ private:
     HttpClient m_http;
     int m_index;
     SimulationTally &m_tally;
+    const SimulationOptions &m_options;
+    const QElapsedTimer &m_clock;
     QRandomGenerator m_random;
     HttpClient::Headers m_auth;
     QList<QString> m_captured;
@@ -164,6 +173,7 @@ Status TrafficSimulator::run()
             QStringLiteral("http"), QStringLiteral("parameter_invalid"),
             QStringLiteral("--http must be a URL such as http://127.0.0.1:8080; got \"%1\"")
                 .arg(m_options.url));
+    m_clock.start();
     std::vector<std::thread> clients;
     for (int i = 0; i < std::max(1, m_options.clients); ++i)
         clients.emplace_back([this, i] { client(i); });
@@ -177,7 +187,7 @@ void TrafficSimulator::client(int index)
     QString host;
     int port = 0;
     HttpClient::parseUrl(m_options.url, &host, &port);
-    MerchantClient merchant(host, port, m_options.apiKey, index, m_tally);
+    MerchantClient merchant(host, port, m_options, index, m_tally, m_clock);
     const double perClient =
         std::max(0.1, m_options.ratePerSecond / std::max(1, m_options.clients));
     const QDeadlineTimer end = m_options.seconds > 0

@@ -2,6 +2,8 @@
 
 #include "core/Result.h"
 
+#include <QByteArray>
+#include <QElapsedTimer>
 #include <QString>
 
 #include <atomic>
@@ -9,12 +11,25 @@
 
 namespace keel {
 
+// One request the simulator sent and what it was told (status 0: no answer).
+struct SimulatedExchange {
+    QByteArray key; // its Idempotency-Key
+    QByteArray path;
+    QByteArray body;
+    int status = 0;
+    QByteArray reply;
+    qint64 sentMs = 0; // since the simulation began
+    qint64 answeredMs = 0;
+};
+
 struct SimulationOptions {
     QString url; // http://host:port of a keel gateway
     QString apiKey;
     double ratePerSecond = 20;
     int seconds = 60; // 0: until stop()
     int clients = 4;
+    // Told of every exchange, from the client threads at once.
+    std::function<void(const SimulatedExchange &)> record;
 };
 
 struct SimulationTally {
@@ -46,6 +61,7 @@ private:
 
     SimulationOptions m_options;
     SimulationTally m_tally;
+    QElapsedTimer m_clock;
     std::atomic<bool> m_stopping{false};
 };
 

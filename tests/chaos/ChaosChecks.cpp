@@ -11,6 +11,13 @@ namespace {
 
 constexpr const char *PaymentsMerchant = "Chaos payments";
 constexpr const char *SagasMerchant = "Chaos orders";
+constexpr const char *SimulateMerchant = "Chaos simulate";
+
+// The expected payable of one merchant in one currency.
+QString payableKey(const QString &merchant, const QString &currency)
+{
+    return merchant + u' ' + currency;
+}
 
 struct StoredRefund {
     QString charge;
@@ -67,14 +74,14 @@ void ChaosChecks::checkCharges(Verdict &verdict)
     QHash<QString, StoredCharge> stored;
     Result<PgRows> rows = m_connection.query(
         "SELECT c.public_id, p.state, c.amount, c.amount_captured, c.amount_refunded, "
-        "lower(c.currency) FROM keel.charges c JOIN keel.payment_state p ON p.charge_id = c.id "
-        "JOIN keel.merchants m ON m.id = c.merchant_id WHERE m.name = $1",
-        {PaymentsMerchant});
+        "lower(c.currency), m.name FROM keel.charges c JOIN keel.payment_state p ON p.charge_id = "
+        "c.id JOIN keel.merchants m ON m.id = c.merchant_id WHERE m.name IN ($1, $2)",
+        {PaymentsMerchant, SimulateMerchant});
     if (!rows)
         return verdict.violation(QStringLiteral("charges unreadable: ") + rows.error().message);
     for (int i = 0; i < rows->size(); ++i)
         stored.insert(rows->text(i, 0), {rows->text(i, 1), rows->toInt64(i, 2), rows->toInt64(i, 3),
-                                         rows->toInt64(i, 4), rows->text(i, 5)});
+                                         rows->toInt64(i, 4), rows->text(i, 5), rows->text(i, 6)});
     const ChargeClaims claims = claimCharges(stored, verdict);
     for (auto it = stored.cbegin(); it != stored.cend(); ++it) {
         if (!claims.claimedBy.contains(it.key())) {
@@ -90,7 +97,7 @@ void ChaosChecks::checkCharges(Verdict &verdict)
                                   .arg(it->captured)
                                   .arg(expected),
                               claims.claimedBy.value(it.key()));
-        m_expectedPayable[it->currency] += expected;
+        m_expectedPayable[payableKey(it->merchant, it->currency)] += expected;
     }
     verdict.counts[QStringLiteral("charges stored")] = stored.size();
 }
@@ -103,6 +110,7 @@ ChaosChecks::ChargeClaims ChaosChecks::claimCharges(const QHash<QString, StoredC
     ChargeClaims claims;
     QHash<QString, QByteArray> &claimedBy = claims.claimedBy;
     QHash<QString, qint64> &expectedCaptured = claims.expectedCaptured;
+    QHash<QByteArray, QString> referenceOf; // key -> the order number it charged
     for (const Told &told : m_record) {
         if (told.kind != Told::Kind::Charge && told.kind != Told::Kind::Capture)
             continue;
@@ -124,7 +132,14 @@ ChaosChecks::ChargeClaims ChaosChecks::claimCharges(const QHash<QString, StoredC
         ++verdict.counts[QStringLiteral("charges answered %1").arg(told.status)];
         if (told.object.isEmpty())
             continue; // refused before a charge existed (a 4xx that names none)
-        if (const QByteArray other = claimedBy.value(told.object); !other.isEmpty())
+        referenceOf.insert(told.key, told.reference);
+        const QByteArray other = claimedBy.value(told.object);
+        // The same order sent again under a new key is the same charge.
+        const bool sameOrder =
+            !told.reference.isEmpty() && referenceOf.value(other) == told.reference;
+        if (sameOrder)
+            ++verdict.counts[QStringLiteral("orders sent again under a new key")];
+        else if (!other.isEmpty())
             verdict.violation(
                 QStringLiteral("keys %1 and %2 were both told charge %3")
                     .arg(QString::fromLatin1(other), QString::fromLatin1(told.key), told.object),
@@ -167,17 +182,16 @@ void ChaosChecks::checkRefunds(Verdict &verdict)
 {
     QHash<QString, StoredRefund> stored;
     Result<PgRows> rows = m_connection.query(
-        "SELECT r.public_id, c.public_id, r.amount, r.status, lower(c.currency) FROM keel.refunds "
-        "r "
-        "JOIN keel.charges c ON c.id = r.charge_id JOIN keel.merchants m ON m.id = c.merchant_id "
-        "WHERE m.name = $1",
-        {PaymentsMerchant});
+        "SELECT r.public_id, c.public_id, r.amount, r.status, lower(c.currency), m.name FROM "
+        "keel.refunds r JOIN keel.charges c ON c.id = r.charge_id JOIN keel.merchants m ON m.id = "
+        "c.merchant_id WHERE m.name IN ($1, $2)",
+        {PaymentsMerchant, SimulateMerchant});
     if (!rows)
         return verdict.violation(QStringLiteral("refunds unreadable: ") + rows.error().message);
-    QHash<QString, QString> currencyOf;
+    QHash<QString, QString> payableOf; // charge -> whose payable its refunds reduce
     for (int i = 0; i < rows->size(); ++i) {
         stored.insert(rows->text(i, 0), {rows->text(i, 1), rows->toInt64(i, 2), rows->text(i, 3)});
-        currencyOf.insert(rows->text(i, 1), rows->text(i, 4));
+        payableOf.insert(rows->text(i, 1), payableKey(rows->text(i, 5), rows->text(i, 4)));
     }
     QSet<QString> claimed;
     QHash<QString, qint64> expectedRefunded;
@@ -222,19 +236,19 @@ void ChaosChecks::checkRefunds(Verdict &verdict)
             verdict.violation(QStringLiteral("refund %1 (%2) was made for no key a client was "
                                              "told about: a second effect")
                                   .arg(it.key(), it->status));
-    compareRefunded(expectedRefunded, currencyOf, verdict);
+    compareRefunded(expectedRefunded, payableOf, verdict);
     verdict.counts[QStringLiteral("refunds stored")] = stored.size();
 }
 
 // Each charge's refunded amount against the refunds its clients were told
 // succeeded; the merchant's expected payable loses them.
 void ChaosChecks::compareRefunded(const QHash<QString, qint64> &expectedRefunded,
-                                  const QHash<QString, QString> &currencyOf, Verdict &verdict)
+                                  const QHash<QString, QString> &payableOf, Verdict &verdict)
 {
     Result<PgRows> charges = m_connection.query(
         "SELECT c.public_id, c.amount_refunded FROM keel.charges c JOIN keel.merchants m ON "
-        "m.id = c.merchant_id WHERE m.name = $1 AND c.amount_refunded > 0",
-        {PaymentsMerchant});
+        "m.id = c.merchant_id WHERE m.name IN ($1, $2) AND c.amount_refunded > 0",
+        {PaymentsMerchant, SimulateMerchant});
     if (!charges)
         return verdict.violation(QStringLiteral("charges unreadable: ") + charges.error().message);
     QSet<QString> seen;
@@ -253,7 +267,7 @@ void ChaosChecks::compareRefunded(const QHash<QString, qint64> &expectedRefunded
                                              "told %2")
                                   .arg(it.key())
                                   .arg(it.value()));
-        m_expectedPayable[currencyOf.value(it.key())] -= it.value();
+        m_expectedPayable[payableOf.value(it.key())] -= it.value();
     }
 }
 
@@ -370,21 +384,23 @@ void ChaosChecks::checkLedger(Verdict &verdict)
     QMap<QString, qint64> payable;
     qint64 sagaPayable = 0;
     for (int i = 0; i < rows->size(); ++i) {
-        if (rows->text(i, 0) == QLatin1String(PaymentsMerchant))
-            payable[rows->text(i, 1)] = rows->toInt64(i, 2);
-        else if (rows->text(i, 0) == QLatin1String(SagasMerchant) &&
+        const QString merchant = rows->text(i, 0);
+        if (merchant == QLatin1String(PaymentsMerchant) ||
+            merchant == QLatin1String(SimulateMerchant))
+            payable[payableKey(merchant, rows->text(i, 1))] = rows->toInt64(i, 2);
+        else if (merchant == QLatin1String(SagasMerchant) &&
                  rows->text(i, 1) == QLatin1String("usd"))
-            sagaPayable = rows->toInt64(i, 2); // keel simulate's merchant has its own
+            sagaPayable = rows->toInt64(i, 2);
     }
-    for (const QString &currency :
+    for (const QString &account :
          QSet<QString>(payable.keyBegin(), payable.keyEnd()) +
              QSet<QString>(m_expectedPayable.keyBegin(), m_expectedPayable.keyEnd()))
-        if (payable.value(currency) != m_expectedPayable.value(currency))
-            verdict.violation(QStringLiteral("the merchant's %1 payable is %2; from the clients' "
-                                             "record it should be %3")
-                                  .arg(currency)
-                                  .arg(payable.value(currency))
-                                  .arg(m_expectedPayable.value(currency)));
+        if (payable.value(account) != m_expectedPayable.value(account))
+            verdict.violation(QStringLiteral("%1 payable is %2; from the clients' record it "
+                                             "should be %3")
+                                  .arg(account)
+                                  .arg(payable.value(account))
+                                  .arg(m_expectedPayable.value(account)));
     if (sagaPayable != m_expectedSagaPayable)
         verdict.violation(QStringLiteral("the order merchant's usd payable is %1; from its "
                                          "succeeded sagas it should be %2")

@@ -44,6 +44,7 @@ private:
         qint64 captured = 0;
         qint64 refunded = 0;
         QString currency;
+        QString merchant;
     };
     struct ChargeClaims {
         QHash<QString, QByteArray> claimedBy;    // charge -> the key told about it
@@ -53,7 +54,7 @@ private:
     void checkCharges(Verdict &verdict);
     ChargeClaims claimCharges(const QHash<QString, StoredCharge> &stored, Verdict &verdict);
     void compareRefunded(const QHash<QString, qint64> &expectedRefunded,
-                         const QHash<QString, QString> &currencyOf, Verdict &verdict);
+                         const QHash<QString, QString> &payableOf, Verdict &verdict);
     void checkRefunds(Verdict &verdict);
     void checkSagas(Verdict &verdict);
     void checkSagaEffects(const QString &saga, const QString &status, const QByteArray &key,
@@ -67,7 +68,7 @@ private:
     PgConnection &m_connection;
     const QList<Told> &m_record;
     QHash<QByteArray, int> m_effects;        // path|gid -> effects of all its branches and ops
-    QMap<QString, qint64> m_expectedPayable; // currency -> from the record
+    QMap<QString, qint64> m_expectedPayable; // "merchant currency" -> from the record
     qint64 m_expectedSagaPayable = 0;
 };
 

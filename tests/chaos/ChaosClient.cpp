@@ -27,14 +27,30 @@ QString kindName(Told::Kind kind)
     return {};
 }
 
-namespace {
-
-// An answer a client stops at: anything but "no answer", "busy, try again"
-// (409 key in flight / contended, 429) and the 5xx a client retries.
-bool isFinal(int status)
+bool isFinalAnswer(int status)
 {
     return status >= 200 && status < 500 && status != 409 && status != 429;
 }
+
+void readAnswer(Told &told, int status, const QByteArray &reply)
+{
+    told.status = status;
+    const QJsonObject body = QJsonDocument::fromJson(reply).object();
+    if (status == 200) {
+        told.object = body.value(QStringLiteral("id")).toString();
+        told.state = body.value(QStringLiteral("status")).toString();
+        told.captured = body.value(QStringLiteral("captured")).toBool();
+    } else {
+        // A declined charge still names the charge that failed.
+        told.object = body.value(QStringLiteral("error"))
+                          .toObject()
+                          .value(QStringLiteral("charge"))
+                          .toString();
+        told.state = QStringLiteral("error");
+    }
+}
+
+namespace {
 
 QJsonObject retry(int attempts)
 {
@@ -95,8 +111,10 @@ public:
         patience.start();
         if (told.firstMs == 0)
             told.firstMs = m_clock.elapsed();
-        const QByteArray apiKey =
-            told.merchant == QLatin1String("sagas") ? m_options.sagasKey : m_options.paymentsKey;
+        const QByteArray apiKey = told.merchant == QLatin1String("sagas") ? m_options.sagasKey
+                                  : told.merchant == QLatin1String("simulate")
+                                      ? m_options.simulateKey
+                                      : m_options.paymentsKey;
         const HttpClient::Headers headers{
             {"Authorization", "Bearer " + apiKey},
             {"Idempotency-Key", told.key},
@@ -106,8 +124,14 @@ public:
             const HttpReply reply = gateway.request("POST", told.path, headers, told.body);
             told.attempts << reply.status;
             told.lastMs = m_clock.elapsed();
-            if (isFinal(reply.status)) {
-                understand(told, reply);
+            if (reply.status == 422 && !told.otherBodies.isEmpty()) {
+                // keel took another of the bodies sent under this key: that one is the request.
+                told.body = told.otherBodies.takeFirst();
+                describeFromBody(told);
+                continue;
+            }
+            if (isFinalAnswer(reply.status)) {
+                readAnswer(told, reply.status, reply.body);
                 return;
             }
             if (patience.elapsed() > patienceMs || (abandon && abandon->load()))
@@ -185,24 +209,6 @@ public:
     }
 
 private:
-    static void understand(Told &told, const HttpReply &reply)
-    {
-        told.status = reply.status;
-        const QJsonObject body = QJsonDocument::fromJson(reply.body).object();
-        if (reply.status == 200) {
-            told.object = body.value(QStringLiteral("id")).toString();
-            told.state = body.value(QStringLiteral("status")).toString();
-            told.captured = body.value(QStringLiteral("captured")).toBool();
-        } else {
-            // A declined charge still names the charge that failed.
-            told.object = body.value(QStringLiteral("error"))
-                              .toObject()
-                              .value(QStringLiteral("charge"))
-                              .toString();
-            told.state = QStringLiteral("error");
-        }
-    }
-
     const ClientOptions &m_options;
     int m_index;
     const QElapsedTimer &m_clock;

@@ -15,6 +15,7 @@ struct ClientOptions {
     QStringList gateways;   // http://host:port of every gateway; any may be down
     QByteArray paymentsKey; // the merchant that charges and refunds
     QByteArray sagasKey;    // the merchant whose orders run as sagas
+    QByteArray simulateKey; // keel simulate's merchant, for its requests left open
     QString participant;    // http://host:port of the saga participants
     quint64 seed = 0;
     int clients = 4;

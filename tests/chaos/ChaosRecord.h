@@ -18,11 +18,15 @@ struct Told {
     QString merchant; // "payments" or "sagas"
     QString currency; // lower case, as sent
     qint64 amount = 0;
-    QString target; // the charge a capture or refund is for
+    QString target;    // the charge a capture or refund is for
+    QString reference; // a charge's out_trade_no, when the client chose one
     bool declinedCard = false;
     QByteArray path; // what was sent, so an open request can be sent again
     QByteArray body;
     bool json = false;
+    // Other bodies the client sent under the same key (a buggy client's
+    // reuse): if keel took one of them, a resend of `body` is refused (422).
+    QList<QByteArray> otherBodies;
     int status = 0;        // the final answer's HTTP status; 0: none before the client gave up
     QString object;        // ch_/re_/saga_ id the final answer named
     QString state;         // the object's status as told ("succeeded", "pending", ...)
@@ -33,6 +37,13 @@ struct Told {
 };
 
 QString kindName(Told::Kind kind);
+// An answer a client stops at: anything but "no answer", "busy, try again"
+// (409 key in flight / contended, 429) and the 5xx a client retries.
+bool isFinalAnswer(int status);
+// Fills in the final answer's status and what it named.
+void readAnswer(Told &told, int status, const QByteArray &body);
+// Fills in a form-encoded charge's or refund's terms from `told.body`.
+void describeFromBody(Told &told);
 
 // Everything every client was told, shared by the client threads.
 class ClientRecord final {

@@ -5,6 +5,7 @@
 #include "FailoverCluster.h"
 #include "InboxConsumer.h"
 #include "KeelProcess.h"
+#include "SimulateRecord.h"
 #include "TestParticipant.h"
 
 #include "core/db/EmbeddedCluster.h"
@@ -78,6 +79,7 @@ int ChaosRun::run()
     clientOptions.gateways = m_world->gatewayUrls();
     clientOptions.paymentsKey = m_world->paymentsKey();
     clientOptions.sagasKey = m_world->sagasKey();
+    clientOptions.simulateKey = m_world->simulateKey();
     clientOptions.participant = m_world->participantUrl();
     clientOptions.seed = m_options.seed;
     clientOptions.clients = m_options.clients;
@@ -122,16 +124,19 @@ int ChaosRun::run()
                                          "nothing about failover"));
     if (m_simulateCrashed)
         verdict.violation(QStringLiteral("keel simulate crashed; see simulate.log"));
+    for (const auto &[what, key] : std::as_const(m_simulateViolations))
+        verdict.violation(what, key);
     scanArtefacts(verdict);
     report(verdict, record);
     return verdict.violations.isEmpty() ? 0 : 1;
 }
 
 // keel's own traffic generator beside the recorded load, for a merchant of
-// its own: retries, duplicate keys, keys reused with another body, declines,
-// captures and refunds that the end checks see only through the books, the
-// events and the payments left in doubt. Its key goes through the
-// environment, like every secret of the run.
+// its own: retries, duplicate keys sent at once, keys reused with another
+// body, an order sent again under a new key, declines, captures and refunds.
+// It records every answer (--record), and the end checks judge its merchant
+// key by key from that record. Its key goes through the environment, like
+// every secret of the run.
 void ChaosRun::startSimulate()
 {
     m_simulate = std::make_unique<QProcess>();
@@ -145,7 +150,14 @@ void ChaosRun::startSimulate()
                       {QStringLiteral("simulate"), QStringLiteral("--http"),
                        m_world->gatewayUrls().constFirst(), QStringLiteral("--rate"),
                        QStringLiteral("5"), QStringLiteral("--clients"), QStringLiteral("2"),
-                       QStringLiteral("--seconds"), QString::number(m_options.seconds)});
+                       QStringLiteral("--seconds"), QString::number(m_options.seconds),
+                       QStringLiteral("--record"), simulateRecordPath()});
+    m_simulateStartMs = m_clock.elapsed();
+}
+
+QString ChaosRun::simulateRecordPath() const
+{
+    return QDir(m_options.directory).filePath(QStringLiteral("simulate.jsonl"));
 }
 
 void ChaosRun::finishSimulate()
@@ -164,6 +176,11 @@ void ChaosRun::finishSimulate()
         m_simulateTally = QString::fromUtf8(lines.constLast());
     }
     m_simulateCrashed = m_simulate->exitStatus() == QProcess::CrashExit;
+    SimulateRecord record = readSimulateRecord(simulateRecordPath(), m_simulateStartMs);
+    m_simulateViolations = record.violations;
+    m_simulateExchanges = record.exchanges;
+    for (Told &told : record.told)
+        m_record.add(std::move(told));
 }
 
 void ChaosRun::schedule(qint64 atMs, QString what, std::function<bool()> action)
@@ -453,7 +470,9 @@ void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
     m_out << "  events received by the consumer: " << m_consumer->received()
           << ", duplicates absorbed by its inbox: " << m_consumer->duplicates()
           << ", consumer reconnects: " << m_consumer->reconnects() << Qt::endl;
-    m_out << "  keel simulate beside it: " << m_simulateTally << Qt::endl;
+    m_out << "  keel simulate beside it (its " << m_simulateExchanges
+          << " recorded exchanges are judged key by key with the rest): " << m_simulateTally
+          << Qt::endl;
     m_out << "  recovery after the load: " << m_recoveryMs / 1000.0 << " s" << Qt::endl;
     if (test::FailoverCluster *formation = m_world->failover())
         m_out << "  failovers performed: " << formation->failovers() << ", primary now on port "

@@ -56,6 +56,7 @@ private:
     void restartAllNow();
     void startSimulate();
     void finishSimulate();
+    QString simulateRecordPath() const;
     bool quiet();
     void checkFormation(PgConnection &checked, Verdict &verdict);
     void scanArtefacts(Verdict &verdict);
@@ -78,6 +79,9 @@ private:
     std::unique_ptr<QProcess> m_simulate;
     QString m_simulateTally;
     bool m_simulateCrashed = false;
+    qint64 m_simulateStartMs = 0;
+    qint64 m_simulateExchanges = 0;
+    QList<std::pair<QString, QByteArray>> m_simulateViolations; // from its record alone
     qint64 m_recoveryMs = 0;
 };
 
