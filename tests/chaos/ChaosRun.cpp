@@ -1,7 +1,9 @@
 #include "ChaosRun.h"
 
 #include "ChaosClient.h"
+#include "ChaosHistory.h"
 #include "ChaosWorld.h"
+#include "EndChecks.h"
 #include "FailoverCluster.h"
 #include "InboxConsumer.h"
 #include "KeelProcess.h"
@@ -10,10 +12,9 @@
 
 #include "core/db/EmbeddedCluster.h"
 #include "core/db/PgConnection.h"
-#include "core/net/HttpClient.h"
 #include "core/outbox/EmbeddedBroker.h"
 
-#include <QDirIterator>
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QThread>
@@ -116,7 +117,7 @@ int ChaosRun::run()
     }
     Verdict verdict = ChaosChecks(*connection, record, m_world->participant().allEffects()).run();
     if (m_world->failover())
-        checkFormation(*connection, verdict);
+        checkFormation(*m_world->failover(), *connection, m_out, verdict);
     if (open > 0)
         verdict.counts[QStringLiteral("requests still open")] = open;
     if (m_world->failover() && m_world->failover()->failovers() == 0)
@@ -126,7 +127,7 @@ int ChaosRun::run()
         verdict.violation(QStringLiteral("keel simulate crashed; see simulate.log"));
     for (const auto &[what, key] : std::as_const(m_simulateViolations))
         verdict.violation(what, key);
-    scanArtefacts(verdict);
+    scanForSecrets(m_options.directory, *m_world, verdict);
     report(verdict, record);
     return verdict.violations.isEmpty() ? 0 : 1;
 }
@@ -375,79 +376,6 @@ bool ChaosRun::quiet()
     return busy && *busy == QLatin1String("0");
 }
 
-// Exactly one writable node, the one the monitor calls primary, and the one
-// the checks read: otherwise what they found proves nothing. Each node's
-// charge count is printed so a lost write can be told from a split brain.
-void ChaosRun::checkFormation(PgConnection &checked, Verdict &verdict)
-{
-    test::FailoverCluster *formation = m_world->failover();
-    const int primary = formation->primaryPort();
-    const Result<QString> readPort = checked.scalar("SELECT inet_server_port()");
-    int writable = 0;
-    for (const test::FailoverCluster::Node &node : formation->nodes()) {
-        QString charges = QStringLiteral("-");
-        if (node.reachable)
-            if (auto direct =
-                    PgConnection::open(formation->nodeSettings(node.port, QStringLiteral("keel"))))
-                if (Result<QString> count = direct->scalar("SELECT count(*) FROM keel.charges"))
-                    charges = *count;
-        m_out << "  node " << node.name << " port " << node.port << ": " << node.reportedState
-              << " (goal " << node.goalState << "), keeper "
-              << (node.keeperRunning ? "running" : "exited") << ", "
-              << (node.reachable ? (node.writable ? "writable" : "in recovery") : "unreachable")
-              << ", charges " << charges << Qt::endl;
-        writable += node.writable ? 1 : 0;
-        if (node.writable && node.port != primary)
-            verdict.violation(QStringLiteral("node %1 accepts writes but the monitor's primary is "
-                                             "on port %2")
-                                  .arg(node.name)
-                                  .arg(primary));
-    }
-    if (!formation->healthy())
-        verdict.violation(QStringLiteral("the formation did not come back to a primary and a "
-                                         "secondary after the load"));
-    if (writable != 1)
-        verdict.violation(QStringLiteral("%1 writable nodes at the end (split brain or no primary)")
-                              .arg(writable));
-    if (!readPort || readPort->toInt() != primary)
-        verdict.violation(QStringLiteral("the checks read port %1, the monitor's primary is %2")
-                              .arg(readPort ? *readPort : QStringLiteral("?"))
-                              .arg(primary));
-}
-
-// No secret the run handed out appears in any log or in /metrics.
-void ChaosRun::scanArtefacts(Verdict &verdict)
-{
-    QList<std::pair<QString, QByteArray>> artefacts;
-    QDirIterator files(m_options.directory, {QStringLiteral("*.log"), QStringLiteral("*.log.*")},
-                       QDir::Files, QDirIterator::Subdirectories);
-    while (files.hasNext()) {
-        QFile file(files.next());
-        if (file.open(QIODevice::ReadOnly))
-            artefacts.append({file.fileName(), file.readAll()});
-    }
-    for (const QString &name : m_world->processNames())
-        if (const QByteArray line = m_world->process(name)->commandLine(); !line.isEmpty())
-            artefacts.append({QStringLiteral("the command line of ") + name, line});
-    for (const QString &url : m_world->gatewayUrls()) {
-        QString host;
-        int port = 0;
-        HttpClient::parseUrl(url, &host, &port);
-        HttpClient http(host, port, 5000);
-        artefacts.append({url + QStringLiteral("/metrics"), http.request("GET", "/metrics").body});
-    }
-    qint64 bytes = 0;
-    for (const auto &[name, content] : artefacts) {
-        bytes += content.size();
-        for (const QByteArray &secret : m_world->secrets())
-            if (!secret.isEmpty() && content.contains(secret))
-                verdict.violation(QStringLiteral("a secret (%1...) appears in %2")
-                                      .arg(QString::fromLatin1(secret.left(6)), name));
-    }
-    verdict.counts[QStringLiteral("artefacts scanned for secrets")] = artefacts.size();
-    verdict.counts[QStringLiteral("artefact bytes scanned")] = bytes;
-}
-
 void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
 {
     qint64 attempts = 0, retried = 0;
@@ -480,31 +408,16 @@ void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
     for (auto it = verdict.counts.cbegin(); it != verdict.counts.cend(); ++it)
         m_out << "  " << it.key() << ": " << it.value() << Qt::endl;
     m_out << "  violations: " << verdict.violations.size() << Qt::endl;
-    for (const QString &violation : verdict.violations)
+    constexpr int Listed = 100;
+    for (const QString &violation : verdict.violations.mid(0, Listed))
         m_out << "    " << violation << Qt::endl;
+    if (verdict.violations.size() > Listed)
+        m_out << "    ... and " << verdict.violations.size() - Listed << " more" << Qt::endl;
     if (verdict.violations.isEmpty())
         return;
-    // The smallest history that shows each: the key's own requests and the
-    // faults that fell while it was being answered.
     m_out << "\nreplay: keel-chaos --seed " << m_options.seed << " --seconds " << m_options.seconds
-          << Qt::endl;
-    for (const QByteArray &key : verdict.violatingKeys) {
-        for (const Told &told : record) {
-            if (told.key != key)
-                continue;
-            QStringList answers;
-            for (const int status : told.attempts)
-                answers << QString::number(status);
-            m_out << "  " << kindName(told.kind) << ' ' << key << ' ' << told.path << ' '
-                  << told.body << " -> " << told.status << ' ' << told.object << ' ' << told.state
-                  << " [" << answers.join(u',') << "] t=" << told.firstMs / 1000.0 << ".."
-                  << told.lastMs / 1000.0 << 's' << Qt::endl;
-            for (const Fault &fault : m_faults)
-                if (fault.atMs + fault.durationMs >= told.firstMs - 1000 &&
-                    fault.atMs <= told.lastMs)
-                    m_out << "      " << fault.describe() << Qt::endl;
-        }
-    }
+          << (m_options.failover ? " --failover" : "") << Qt::endl;
+    printHistories(m_out, verdict.violatingKeys, record, m_faults);
 }
 
 } // namespace keel::chaos

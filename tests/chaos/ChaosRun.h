@@ -58,8 +58,6 @@ private:
     void finishSimulate();
     QString simulateRecordPath() const;
     bool quiet();
-    void checkFormation(PgConnection &checked, Verdict &verdict);
-    void scanArtefacts(Verdict &verdict);
     void report(const Verdict &verdict, const QList<Told> &record);
 
     RunOptions m_options;

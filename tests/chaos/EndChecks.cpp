@@ -1,0 +1,88 @@
+#include "EndChecks.h"
+
+#include "ChaosWorld.h"
+#include "FailoverCluster.h"
+#include "KeelService.h"
+
+#include "core/db/PgConnection.h"
+#include "core/net/HttpClient.h"
+
+#include <QDirIterator>
+#include <QFile>
+
+namespace keel::chaos {
+
+// Exactly one writable node, the one the monitor calls primary, and the one
+// the checks read: otherwise what they found proves nothing. Each node's
+// charge count is printed so a lost write can be told from a split brain.
+void checkFormation(test::FailoverCluster &formation, PgConnection &checked, QTextStream &out,
+                    Verdict &verdict)
+{
+    const int primary = formation.primaryPort();
+    const Result<QString> readPort = checked.scalar("SELECT inet_server_port()");
+    int writable = 0;
+    for (const test::FailoverCluster::Node &node : formation.nodes()) {
+        QString charges = QStringLiteral("-");
+        if (node.reachable)
+            if (auto direct =
+                    PgConnection::open(formation.nodeSettings(node.port, QStringLiteral("keel"))))
+                if (Result<QString> count = direct->scalar("SELECT count(*) FROM keel.charges"))
+                    charges = *count;
+        out << "  node " << node.name << " port " << node.port << ": " << node.reportedState
+            << " (goal " << node.goalState << "), keeper "
+            << (node.keeperRunning ? "running" : "exited") << ", "
+            << (node.reachable ? (node.writable ? "writable" : "in recovery") : "unreachable")
+            << ", charges " << charges << Qt::endl;
+        writable += node.writable ? 1 : 0;
+        if (node.writable && node.port != primary)
+            verdict.violation(QStringLiteral("node %1 accepts writes but the monitor's primary is "
+                                             "on port %2")
+                                  .arg(node.name)
+                                  .arg(primary));
+    }
+    if (!formation.healthy())
+        verdict.violation(QStringLiteral("the formation did not come back to a primary and a "
+                                         "secondary after the load"));
+    if (writable != 1)
+        verdict.violation(QStringLiteral("%1 writable nodes at the end (split brain or no primary)")
+                              .arg(writable));
+    if (!readPort || readPort->toInt() != primary)
+        verdict.violation(QStringLiteral("the checks read port %1, the monitor's primary is %2")
+                              .arg(readPort ? *readPort : QStringLiteral("?"))
+                              .arg(primary));
+}
+
+// No secret the run handed out appears in any log or in /metrics.
+void scanForSecrets(const QString &directory, ChaosWorld &world, Verdict &verdict)
+{
+    QList<std::pair<QString, QByteArray>> artefacts;
+    QDirIterator files(directory, {QStringLiteral("*.log"), QStringLiteral("*.log.*")}, QDir::Files,
+                       QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        QFile file(files.next());
+        if (file.open(QIODevice::ReadOnly))
+            artefacts.append({file.fileName(), file.readAll()});
+    }
+    for (const QString &name : world.processNames())
+        if (const QByteArray line = world.process(name)->commandLine(); !line.isEmpty())
+            artefacts.append({QStringLiteral("the command line of ") + name, line});
+    for (const QString &url : world.gatewayUrls()) {
+        QString host;
+        int port = 0;
+        HttpClient::parseUrl(url, &host, &port);
+        HttpClient http(host, port, 5000);
+        artefacts.append({url + QStringLiteral("/metrics"), http.request("GET", "/metrics").body});
+    }
+    qint64 bytes = 0;
+    for (const auto &[name, content] : artefacts) {
+        bytes += content.size();
+        for (const QByteArray &secret : world.secrets())
+            if (!secret.isEmpty() && content.contains(secret))
+                verdict.violation(QStringLiteral("a secret (%1...) appears in %2")
+                                      .arg(QString::fromLatin1(secret.left(6)), name));
+    }
+    verdict.counts[QStringLiteral("artefacts scanned for secrets")] = artefacts.size();
+    verdict.counts[QStringLiteral("artefact bytes scanned")] = bytes;
+}
+
+} // namespace keel::chaos

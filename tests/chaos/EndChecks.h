@@ -1,0 +1,29 @@
+#pragma once
+
+#include "ChaosChecks.h"
+
+#include <QTextStream>
+
+namespace keel {
+class PgConnection;
+}
+
+namespace keel::test {
+class FailoverCluster;
+}
+
+namespace keel::chaos {
+
+class ChaosWorld;
+
+// The checks of a run that are not about the clients' record (ChaosChecks):
+// the HA formation it ran on, and the secrets in what it left behind.
+
+// Exactly one writable node, the monitor's primary, the one `checked` reads.
+void checkFormation(test::FailoverCluster &formation, PgConnection &checked, QTextStream &out,
+                    Verdict &verdict);
+
+// No secret the run handed out appears in a log, a command line or /metrics.
+void scanForSecrets(const QString &directory, ChaosWorld &world, Verdict &verdict);
+
+} // namespace keel::chaos
