@@ -71,6 +71,10 @@ public:
                           QStringLiteral("S")});
         parser.addOption({QStringLiteral("clients"),
                           QStringLiteral("Concurrent clients (default 4)."), QStringLiteral("N")});
+        parser.addOption({QStringLiteral("participant"),
+                          QStringLiteral("Also run order sagas whose steps call this service "
+                                         "(/reserve, /release, /confirm, /unconfirm, /notify)."),
+                          QStringLiteral("URL")});
         parser.addOption({QStringLiteral("record"),
                           QStringLiteral("Write every request and its answer to FILE, one JSON "
                                          "object per line."),
@@ -104,6 +108,7 @@ public:
                                       .arg(parser.value(QStringLiteral("rate")))));
         options.seconds = *seconds;
         options.clients = *clients;
+        options.participantUrl = parser.value(QStringLiteral("participant"));
         ExchangeLog log;
         if (parser.isSet(QStringLiteral("record"))) {
             if (Status opened = log.open(parser.value(QStringLiteral("record"))); !opened)

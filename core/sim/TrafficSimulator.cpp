@@ -3,6 +3,7 @@
 #include "core/net/HttpClient.h"
 
 #include <QDeadlineTimer>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
@@ -33,6 +34,44 @@ QByteArray chargeBody(const Order &order, const QByteArray &source, const QByteA
            "&source=" + source + extra;
 }
 
+QJsonObject retryPolicy(int attempts)
+{
+    return {{QStringLiteral("attempts"), attempts},
+            {QStringLiteral("backoff_ms"), 50},
+            {QStringLiteral("max_backoff_ms"), 500},
+            {QStringLiteral("timeout_ms"), 2000}};
+}
+
+// An order as a saga: reserve stock, charge, confirm, notify; the stock and
+// the confirmation are undone if a later step fails.
+QByteArray orderSaga(const QString &participant, const Order &order, const QByteArray &orderNo)
+{
+    const auto call = [&](const char *name, const char *action, const char *undo) {
+        QJsonObject step{
+            {QStringLiteral("name"), QString::fromLatin1(name)},
+            {QStringLiteral("action_url"), QString(participant + QLatin1String(action))},
+            {QStringLiteral("retry"), retryPolicy(6)},
+            {QStringLiteral("compensation_retry"), retryPolicy(6)}};
+        if (undo)
+            step.insert(QStringLiteral("compensate_url"),
+                        QString(participant + QLatin1String(undo)));
+        return step;
+    };
+    const QJsonObject charge{{QStringLiteral("name"), QStringLiteral("charge")},
+                             {QStringLiteral("kind"), QStringLiteral("charge")},
+                             {QStringLiteral("amount"), order.amount},
+                             {QStringLiteral("currency"), QString::fromLatin1(order.currency)},
+                             {QStringLiteral("source"), QStringLiteral("tok_visa")},
+                             {QStringLiteral("compensation_retry"), retryPolicy(6)}};
+    const QJsonObject saga{
+        {QStringLiteral("name"), QStringLiteral("order")},
+        {QStringLiteral("business_key"), QString::fromLatin1(orderNo)},
+        {QStringLiteral("steps"), QJsonArray{call("reserve", "/reserve", "/release"), charge,
+                                             call("confirm", "/confirm", "/unconfirm"),
+                                             call("notify", "/notify", nullptr)}}};
+    return QJsonDocument(saga).toJson(QJsonDocument::Compact);
+}
+
 QString idOf(const HttpReply &reply)
 {
     return QJsonDocument::fromJson(reply.body).object().value(QStringLiteral("id")).toString();
@@ -46,8 +85,7 @@ public:
                    SimulationTally &tally, const QElapsedTimer &clock)
         : m_host(host), m_port(port), m_http(host, port, 15000), m_index(index), m_tally(tally),
           m_options(options), m_clock(clock), m_random(QRandomGenerator::system()->generate()),
-          m_auth{{"Authorization", "Bearer " + options.apiKey.toLatin1()},
-                 {"Content-Type", "application/x-www-form-urlencoded"}}
+          m_authorization("Bearer " + options.apiKey.toLatin1())
     {}
 
     // One thing a merchant's system does, chosen the way real traffic mixes them.
@@ -84,8 +122,14 @@ public:
                 post("/v1/charges", chargeBody(order, "tok_visa", "&capture=false"), key);
             if (reply.status == 200)
                 post("/v1/charges/" + idOf(reply).toLatin1() + "/capture", {}, newKey());
-        } else if (!m_captured.isEmpty()) { // a refund, sometimes partial
-            refundOne(key);
+        } else if (roll < 96 || m_options.participantUrl.isEmpty()) {
+            if (!m_captured.isEmpty()) // a refund, sometimes partial
+                refundOne(key);
+        } else { // an order as a saga
+            const QByteArray body =
+                orderSaga(m_options.participantUrl, order,
+                          "SIM-ORDER-" + QByteArray::number(m_random.generate64(), 36));
+            exchange(m_http, "/v1/sagas", body, key, "application/json");
         }
         if (m_captured.size() > 200)
             m_captured.removeFirst();
@@ -110,10 +154,11 @@ private:
 
     // Sends one request and tells the record what came back.
     HttpReply exchange(HttpClient &http, const QByteArray &path, const QByteArray &body,
-                       const QByteArray &key)
+                       const QByteArray &key,
+                       const QByteArray &type = "application/x-www-form-urlencoded")
     {
-        HttpClient::Headers headers = m_auth;
-        headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", key));
+        const HttpClient::Headers headers{
+            {"Authorization", m_authorization}, {"Content-Type", type}, {"Idempotency-Key", key}};
         const qint64 sentMs = m_clock.elapsed();
         HttpReply reply = http.request("POST", path, headers, body);
         ++m_tally.requests;
@@ -156,7 +201,7 @@ private:
     const SimulationOptions &m_options;
     const QElapsedTimer &m_clock;
     QRandomGenerator m_random;
-    HttpClient::Headers m_auth;
+    QByteArray m_authorization;
     QList<QString> m_captured;
 };
 
@@ -173,6 +218,14 @@ Status TrafficSimulator::run()
             QStringLiteral("http"), QStringLiteral("parameter_invalid"),
             QStringLiteral("--http must be a URL such as http://127.0.0.1:8080; got \"%1\"")
                 .arg(m_options.url));
+    QString participantHost;
+    int participantPort = 0;
+    if (!m_options.participantUrl.isEmpty() &&
+        !HttpClient::parseUrl(m_options.participantUrl, &participantHost, &participantPort))
+        return fieldError(QStringLiteral("participant"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("--participant must be a URL such as "
+                                         "http://127.0.0.1:9000; got \"%1\"")
+                              .arg(m_options.participantUrl));
     m_clock.start();
     std::vector<std::thread> clients;
     for (int i = 0; i < std::max(1, m_options.clients); ++i)

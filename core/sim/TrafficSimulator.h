@@ -28,6 +28,10 @@ struct SimulationOptions {
     double ratePerSecond = 20;
     int seconds = 60; // 0: until stop()
     int clients = 4;
+    // Set: some scenarios are order sagas (reserve, charge, confirm, notify)
+    // whose HTTP steps call /reserve, /release, /confirm, /unconfirm and
+    // /notify here, DTM-style (gid, branch_id and op in the query).
+    QString participantUrl;
     // Told of every exchange, from the client threads at once.
     std::function<void(const SimulatedExchange &)> record;
 };
@@ -46,7 +50,8 @@ struct SimulationTally {
 // Realistic traffic for a gateway, the way merchants' systems behave: new
 // charges in several currencies, client retries with the same key, duplicates
 // sent concurrently, the same order number under a fresh key, a key reused
-// with a different body, declined cards, authorize-then-capture, refunds.
+// with a different body, declined cards, authorize-then-capture, refunds,
+// and order sagas when given a participant to call.
 class TrafficSimulator final {
 public:
     explicit TrafficSimulator(SimulationOptions options);

@@ -75,7 +75,8 @@ void ChaosChecks::checkCharges(Verdict &verdict)
     Result<PgRows> rows = m_connection.query(
         "SELECT c.public_id, p.state, c.amount, c.amount_captured, c.amount_refunded, "
         "lower(c.currency), m.name FROM keel.charges c JOIN keel.payment_state p ON p.charge_id = "
-        "c.id JOIN keel.merchants m ON m.id = c.merchant_id WHERE m.name IN ($1, $2)",
+        "c.id JOIN keel.merchants m ON m.id = c.merchant_id WHERE m.name IN ($1, $2) AND NOT "
+        "(c.metadata ? 'saga')",
         {PaymentsMerchant, SimulateMerchant});
     if (!rows)
         return verdict.violation(QStringLiteral("charges unreadable: ") + rows.error().message);
@@ -184,7 +185,7 @@ void ChaosChecks::checkRefunds(Verdict &verdict)
     Result<PgRows> rows = m_connection.query(
         "SELECT r.public_id, c.public_id, r.amount, r.status, lower(c.currency), m.name FROM "
         "keel.refunds r JOIN keel.charges c ON c.id = r.charge_id JOIN keel.merchants m ON m.id = "
-        "c.merchant_id WHERE m.name IN ($1, $2)",
+        "c.merchant_id WHERE m.name IN ($1, $2) AND NOT (c.metadata ? 'saga')",
         {PaymentsMerchant, SimulateMerchant});
     if (!rows)
         return verdict.violation(QStringLiteral("refunds unreadable: ") + rows.error().message);
@@ -247,7 +248,8 @@ void ChaosChecks::compareRefunded(const QHash<QString, qint64> &expectedRefunded
 {
     Result<PgRows> charges = m_connection.query(
         "SELECT c.public_id, c.amount_refunded FROM keel.charges c JOIN keel.merchants m ON "
-        "m.id = c.merchant_id WHERE m.name IN ($1, $2) AND c.amount_refunded > 0",
+        "m.id = c.merchant_id WHERE m.name IN ($1, $2) AND c.amount_refunded > 0 AND NOT "
+        "(c.metadata ? 'saga')",
         {PaymentsMerchant, SimulateMerchant});
     if (!charges)
         return verdict.violation(QStringLiteral("charges unreadable: ") + charges.error().message);
@@ -277,14 +279,19 @@ void ChaosChecks::checkSagas(Verdict &verdict)
 {
     Result<PgRows> rows = m_connection.query(
         "SELECT s.public_id, s.status, (SELECT count(*) FROM keel.suspense_cases c WHERE "
-        "c.saga_id = s.id) FROM keel.sagas s JOIN keel.merchants m ON m.id = s.merchant_id "
-        "WHERE m.name = $1",
-        {SagasMerchant});
+        "c.saga_id = s.id), m.name FROM keel.sagas s JOIN keel.merchants m ON m.id = "
+        "s.merchant_id WHERE m.name IN ($1, $2)",
+        {SagasMerchant, SimulateMerchant});
     if (!rows)
         return verdict.violation(QStringLiteral("sagas unreadable: ") + rows.error().message);
-    QHash<QString, std::pair<QString, qint64>> stored;
+    struct StoredSaga {
+        QString status;
+        qint64 suspenseCases = 0;
+        QString merchant;
+    };
+    QHash<QString, StoredSaga> stored;
     for (int i = 0; i < rows->size(); ++i)
-        stored.insert(rows->text(i, 0), {rows->text(i, 1), rows->toInt64(i, 2)});
+        stored.insert(rows->text(i, 0), {rows->text(i, 1), rows->toInt64(i, 2), rows->text(i, 3)});
     QSet<QString> claimed;
     for (const Told &told : m_record) {
         if (told.kind != Told::Kind::Saga)
@@ -306,18 +313,21 @@ void ChaosChecks::checkSagas(Verdict &verdict)
             continue;
         }
         claimed.insert(told.object);
-        const QString status = found->first;
+        const QString status = found->status;
         ++verdict.counts[QStringLiteral("sagas %1").arg(status)];
-        if (status == QLatin1String("succeeded"))
+        // keel simulate's sagas charge its own merchant, beside its other charges.
+        if (status == QLatin1String("succeeded") && found->merchant == QLatin1String(SagasMerchant))
             m_expectedSagaPayable += told.amount;
+        else if (status == QLatin1String("succeeded"))
+            m_expectedPayable[payableKey(found->merchant, told.currency)] += told.amount;
         const bool terminal =
             status == QLatin1String("succeeded") || status == QLatin1String("compensated");
-        if (!terminal && !(status == QLatin1String("parked") && found->second == 1))
+        if (!terminal && !(status == QLatin1String("parked") && found->suspenseCases == 1))
             verdict.violation(QStringLiteral("saga %1 is %2 with %3 suspense cases")
                                   .arg(told.object, status)
-                                  .arg(found->second),
+                                  .arg(found->suspenseCases),
                               told.key);
-        else if (terminal && found->second != 0)
+        else if (terminal && found->suspenseCases != 0)
             verdict.violation(
                 QStringLiteral("saga %1 is %2 but has a suspense case").arg(told.object, status),
                 told.key);

@@ -152,6 +152,7 @@ void ChaosRun::startSimulate()
                        m_world->gatewayUrls().constFirst(), QStringLiteral("--rate"),
                        QStringLiteral("5"), QStringLiteral("--clients"), QStringLiteral("2"),
                        QStringLiteral("--seconds"), QString::number(m_options.seconds),
+                       QStringLiteral("--participant"), m_world->participantUrl(),
                        QStringLiteral("--record"), simulateRecordPath()});
     m_simulateStartMs = m_clock.elapsed();
 }

@@ -2,6 +2,7 @@
 
 #include <QFile>
 #include <QHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QUrlQuery>
@@ -35,6 +36,8 @@ Told::Kind kindOf(const QByteArray &path)
 {
     if (path == "/v1/refunds")
         return Told::Kind::Refund;
+    if (path == "/v1/sagas")
+        return Told::Kind::Saga;
     if (path.endsWith("/capture"))
         return Told::Kind::Capture;
     return Told::Kind::Charge;
@@ -58,6 +61,7 @@ Told toldOf(const QByteArray &key, const QList<Exchange> &exchanges, qint64 star
     told.kind = kindOf(taken->path);
     told.path = taken->path;
     told.body = taken->body;
+    told.json = told.kind == Told::Kind::Saga;
     describeFromBody(told);
     told.firstMs = startedMs + exchanges.constFirst().sentMs;
     QString named;
@@ -95,6 +99,16 @@ Told toldOf(const QByteArray &key, const QList<Exchange> &exchanges, qint64 star
 
 void describeFromBody(Told &told)
 {
+    if (told.kind == Told::Kind::Saga) { // what its charge step takes
+        const QJsonArray steps =
+            QJsonDocument::fromJson(told.body).object().value(QStringLiteral("steps")).toArray();
+        for (const QJsonValue &step : steps)
+            if (step[QStringLiteral("kind")].toString() == QLatin1String("charge")) {
+                told.amount = step[QStringLiteral("amount")].toInteger();
+                told.currency = step[QStringLiteral("currency")].toString().toLower();
+            }
+        return;
+    }
     const QUrlQuery form(QString::fromUtf8(told.body));
     const auto field = [&form](const char *name) {
         return form.queryItemValue(QLatin1String(name), QUrl::FullyDecoded);

@@ -3,6 +3,7 @@
 
 #include "GatewayTest.h"
 #include "KeelProcess.h"
+#include "TestParticipant.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -68,6 +69,52 @@ TEST_F(SimulateRecordTest, EveryAnswerIsRecordedAsTheGatewayGaveIt)
     ASSERT_GT(named.size(), 10);
     // Every charge the gateway made was named to the client, and so is in the record.
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QString::number(named.size()));
+}
+
+TEST_F(SimulateRecordTest, WithAParticipantSomeOrdersAreSagasThatCallIt)
+{
+    TestParticipant participant;
+    QTemporaryDir directory;
+    const QString path = directory.filePath(QStringLiteral("record.jsonl"));
+    const ProcessResult run = runKeel(
+        {QStringLiteral("simulate"), QStringLiteral("--http"), m_gateway->url(),
+         QStringLiteral("--api-key"), m_merchant.apiKey, QStringLiteral("--seconds"),
+         QStringLiteral("3"), QStringLiteral("--rate"), QStringLiteral("150"),
+         QStringLiteral("--participant"), participant.url(""), QStringLiteral("--record"), path},
+        QProcessEnvironment::systemEnvironment(), 60000);
+    ASSERT_EQ(run.exitCode, 0) << run.err.toStdString();
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    QSet<QString> started;
+    for (const QByteArray &line : file.readAll().trimmed().split('\n')) {
+        const QJsonObject exchange = QJsonDocument::fromJson(line).object();
+        if (exchange.value(QStringLiteral("path")).toString() != QLatin1String("/v1/sagas"))
+            continue;
+        EXPECT_EQ(exchange.value(QStringLiteral("status")).toInt(), 200) << line.data();
+        started.insert(
+            QJsonDocument::fromJson(exchange.value(QStringLiteral("reply")).toString().toUtf8())
+                .object()
+                .value(QStringLiteral("id"))
+                .toString());
+    }
+    ASSERT_GT(started.size(), 2);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.sagas"), QString::number(started.size()));
+    // Each saga's first step calls the participant given.
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.saga_steps WHERE definition->>'action_url' = '" +
+                     participant.url("/reserve").toUtf8() + "'"),
+              QString::number(started.size()));
+}
+
+TEST_F(SimulateRecordTest, AParticipantThatIsNotAUrlIsRefusedBeforeAnythingIsSent)
+{
+    const ProcessResult run =
+        runKeel({QStringLiteral("simulate"), QStringLiteral("--http"), m_gateway->url(),
+                 QStringLiteral("--api-key"), m_merchant.apiKey, QStringLiteral("--seconds"),
+                 QStringLiteral("2"), QStringLiteral("--participant"), QStringLiteral("inventory")},
+                QProcessEnvironment::systemEnvironment(), 30000);
+    EXPECT_EQ(run.exitCode, 2);
+    EXPECT_TRUE(run.err.contains(QLatin1String("--participant"))) << run.err.toStdString();
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QStringLiteral("0"));
 }
 
 TEST_F(SimulateRecordTest, AnUnwritableRecordIsRefusedBeforeAnythingIsSent)
