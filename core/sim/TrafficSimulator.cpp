@@ -1,9 +1,9 @@
 #include "core/sim/TrafficSimulator.h"
 
 #include "core/net/HttpClient.h"
+#include "core/sim/OrderSaga.h"
 
 #include <QDeadlineTimer>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
@@ -32,44 +32,6 @@ QByteArray chargeBody(const Order &order, const QByteArray &source, const QByteA
 {
     return "amount=" + QByteArray::number(order.amount) + "&currency=" + order.currency +
            "&source=" + source + extra;
-}
-
-QJsonObject retryPolicy(int attempts)
-{
-    return {{QStringLiteral("attempts"), attempts},
-            {QStringLiteral("backoff_ms"), 50},
-            {QStringLiteral("max_backoff_ms"), 500},
-            {QStringLiteral("timeout_ms"), 2000}};
-}
-
-// An order as a saga: reserve stock, charge, confirm, notify; the stock and
-// the confirmation are undone if a later step fails.
-QByteArray orderSaga(const QString &participant, const Order &order, const QByteArray &orderNo)
-{
-    const auto call = [&](const char *name, const char *action, const char *undo) {
-        QJsonObject step{
-            {QStringLiteral("name"), QString::fromLatin1(name)},
-            {QStringLiteral("action_url"), QString(participant + QLatin1String(action))},
-            {QStringLiteral("retry"), retryPolicy(6)},
-            {QStringLiteral("compensation_retry"), retryPolicy(6)}};
-        if (undo)
-            step.insert(QStringLiteral("compensate_url"),
-                        QString(participant + QLatin1String(undo)));
-        return step;
-    };
-    const QJsonObject charge{{QStringLiteral("name"), QStringLiteral("charge")},
-                             {QStringLiteral("kind"), QStringLiteral("charge")},
-                             {QStringLiteral("amount"), order.amount},
-                             {QStringLiteral("currency"), QString::fromLatin1(order.currency)},
-                             {QStringLiteral("source"), QStringLiteral("tok_visa")},
-                             {QStringLiteral("compensation_retry"), retryPolicy(6)}};
-    const QJsonObject saga{
-        {QStringLiteral("name"), QStringLiteral("order")},
-        {QStringLiteral("business_key"), QString::fromLatin1(orderNo)},
-        {QStringLiteral("steps"), QJsonArray{call("reserve", "/reserve", "/release"), charge,
-                                             call("confirm", "/confirm", "/unconfirm"),
-                                             call("notify", "/notify", nullptr)}}};
-    return QJsonDocument(saga).toJson(QJsonDocument::Compact);
 }
 
 QString idOf(const HttpReply &reply)
@@ -126,9 +88,9 @@ public:
             if (!m_captured.isEmpty()) // a refund, sometimes partial
                 refundOne(key);
         } else { // an order as a saga
-            const QByteArray body =
-                orderSaga(m_options.participantUrl, order,
-                          "SIM-ORDER-" + QByteArray::number(m_random.generate64(), 36));
+            const QByteArray body = orderSagaDefinition(
+                m_options.participantUrl, order.amount, QString::fromLatin1(order.currency),
+                QStringLiteral("SIM-ORDER-") + QString::number(m_random.generate64(), 36));
             exchange(m_http, "/v1/sagas", body, key, "application/json");
         }
         if (m_captured.size() > 200)

@@ -1,8 +1,8 @@
 #include "ChaosClient.h"
 
 #include "core/net/HttpClient.h"
+#include "core/sim/OrderSaga.h"
 
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QThread>
@@ -51,43 +51,6 @@ void readAnswer(Told &told, int status, const QByteArray &reply)
 }
 
 namespace {
-
-QJsonObject retry(int attempts)
-{
-    return {{QStringLiteral("attempts"), attempts},
-            {QStringLiteral("backoff_ms"), 50},
-            {QStringLiteral("max_backoff_ms"), 500},
-            {QStringLiteral("timeout_ms"), 2000}};
-}
-
-// The seed's order saga: reserve stock, charge, confirm, notify.
-QByteArray orderSaga(const QString &participant, const QByteArray &orderNo)
-{
-    const auto httpStep = [&](const char *name, const char *action, const char *undo) {
-        QJsonObject step{
-            {QStringLiteral("name"), QString::fromLatin1(name)},
-            {QStringLiteral("action_url"), QString(participant + QLatin1String(action))},
-            {QStringLiteral("retry"), retry(6)},
-            {QStringLiteral("compensation_retry"), retry(6)}};
-        if (undo)
-            step.insert(QStringLiteral("compensate_url"),
-                        QString(participant + QLatin1String(undo)));
-        return step;
-    };
-    const QJsonObject charge{{QStringLiteral("name"), QStringLiteral("charge")},
-                             {QStringLiteral("kind"), QStringLiteral("charge")},
-                             {QStringLiteral("amount"), 2500},
-                             {QStringLiteral("currency"), QStringLiteral("usd")},
-                             {QStringLiteral("source"), QStringLiteral("tok_visa")},
-                             {QStringLiteral("compensation_retry"), retry(6)}};
-    const QJsonObject saga{
-        {QStringLiteral("name"), QStringLiteral("order")},
-        {QStringLiteral("business_key"), QString::fromLatin1(orderNo)},
-        {QStringLiteral("steps"), QJsonArray{httpStep("reserve", "/reserve", "/release"), charge,
-                                             httpStep("confirm", "/confirm", "/unconfirm"),
-                                             httpStep("notify", "/notify", nullptr)}}};
-    return QJsonDocument(saga).toJson(QJsonDocument::Compact);
-}
 
 // One merchant system: its connections to every gateway and its own dice.
 class Merchant {
@@ -165,7 +128,9 @@ public:
             told.amount = 2500;
             told.path = "/v1/sagas";
             told.json = true;
-            told.body = orderSaga(m_options.participant, "order-" + told.key);
+            told.body =
+                orderSagaDefinition(m_options.participant, told.amount, told.currency,
+                                    QStringLiteral("order-") + QString::fromLatin1(told.key));
         } else {
             told.kind = Told::Kind::Charge;
             told.declinedCard = roll < 38;
