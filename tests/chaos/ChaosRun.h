@@ -51,6 +51,7 @@ private:
 
     void inject(const Fault &fault);
     void crashPrimary(const Fault &fault, qint64 back);
+    void ensureOneFailover();
     void runUntil(qint64 endMs);
     void schedule(qint64 atMs, QString what, std::function<bool()> action);
     void restartAllNow();
