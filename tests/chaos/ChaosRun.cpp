@@ -90,11 +90,10 @@ int ChaosRun::run()
     startSimulate();
     for (const Fault &fault : m_faults)
         schedule(fault.atMs, fault.describe(), [this, fault] {
-            // A failover waits up to 20 s for a formation still settling from the last.
+            // A failover waits up to 30 s for a formation still settling from the last.
             const bool failover =
                 fault.kind == Fault::Kind::FailOver || fault.kind == Fault::Kind::CrashPrimary;
-            if (failover && m_clock.elapsed() - fault.atMs < 20000 &&
-                !m_world->failover()->healthy())
+            if (failover && m_clock.elapsed() - fault.atMs < 30000 && !formationSettled())
                 return false;
             inject(fault);
             return true;
@@ -224,6 +223,13 @@ void ChaosRun::runUntil(qint64 endMs)
                 });
             }
         }
+        if (m_world->failover() && now - m_settledSampleMs >= 1000) {
+            m_settledSampleMs = now;
+            if (!m_world->failover()->synchronous())
+                m_settledSinceMs = -1;
+            else if (m_settledSinceMs < 0)
+                m_settledSinceMs = now;
+        }
         if (m_world->failover() && !m_supervisorExitSeen &&
             !m_world->failover()->supervisorsRunning()) {
             m_supervisorExitSeen = true;
@@ -270,8 +276,8 @@ void ChaosRun::inject(const Fault &fault)
     case Fault::Kind::FailOver: {
         test::FailoverCluster *formation = m_world->failover();
         // A failover needs a secondary to promote: not while the last one settles.
-        if (!formation->healthy()) {
-            ++m_faultCounts[QStringLiteral("failover skipped: formation not yet healthy")];
+        if (!formationSettled()) {
+            ++m_faultCounts[QStringLiteral("failover skipped: formation not settled")];
             return;
         }
         const int before = formation->primaryPort();
@@ -280,6 +286,7 @@ void ChaosRun::inject(const Fault &fault)
             return;
         }
         ++m_faultCounts[fault.kindName()];
+        m_settledSinceMs = -1;
         m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s failover from port " << before
               << Qt::endl;
         return;
@@ -313,6 +320,17 @@ void ChaosRun::inject(const Fault &fault)
 // can take most of a minute) or a formation still settling can leave none
 // taken when the load's time is up: then one now, the load still running,
 // and the load goes on for a while after it.
+// A failover is what an operator would do: only once the formation has been
+// whole and replicating synchronously for 10 s (sampled each second). A
+// secondary that has just rejoined may still restart its PostgreSQL; while
+// the monitor thinks it unhealthy the primary runs without synchronous
+// replication, and pg_auto_failover 2.0 lets a failover proceed then (see
+// the README: 6 s of acknowledged writes lost, seed 1796211429085).
+bool ChaosRun::formationSettled() const
+{
+    return m_settledSinceMs >= 0 && m_clock.elapsed() - m_settledSinceMs >= 10000;
+}
+
 void ChaosRun::ensureOneFailover()
 {
     test::FailoverCluster *formation = m_world->failover();
@@ -321,7 +339,7 @@ void ChaosRun::ensureOneFailover()
     // Faults the held loop owes fire meanwhile: a planned failover among them counts.
     const qint64 deadline = m_clock.elapsed() + 120000;
     while (formation->failovers() == 0 && m_clock.elapsed() < deadline) {
-        if (formation->healthy()) {
+        if (formationSettled()) {
             const int before = formation->primaryPort();
             if (Status started = formation->failOver(); !started) {
                 m_out << "  failover refused: " << started.error().message << Qt::endl;
@@ -329,6 +347,7 @@ void ChaosRun::ensureOneFailover()
             }
             ++m_faultCounts[QStringLiteral("failover added after the load's time (none planned "
                                            "was reached)")];
+            m_settledSinceMs = -1;
             m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s failover from port " << before
                   << " (none planned was reached)" << Qt::endl;
             break;
@@ -341,11 +360,12 @@ void ChaosRun::ensureOneFailover()
 void ChaosRun::crashPrimary(const Fault &fault, qint64 back)
 {
     test::FailoverCluster *formation = m_world->failover();
-    if (!formation->healthy()) {
-        ++m_faultCounts[QStringLiteral("failover skipped: formation not yet healthy")];
+    if (!formationSettled()) {
+        ++m_faultCounts[QStringLiteral("failover skipped: formation not settled")];
         return;
     }
     const Result<int> crashed = formation->crashPrimary();
+    m_settledSinceMs = -1;
     if (!crashed) {
         m_out << "  crash refused: " << crashed.error().message << Qt::endl;
         return;

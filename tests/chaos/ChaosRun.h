@@ -52,6 +52,7 @@ private:
     void inject(const Fault &fault);
     void crashPrimary(const Fault &fault, qint64 back);
     void ensureOneFailover();
+    bool formationSettled() const;
     void runUntil(qint64 endMs);
     void schedule(qint64 atMs, QString what, std::function<bool()> action);
     void restartAllNow();
@@ -75,6 +76,8 @@ private:
     bool m_databaseDown = false;
     bool m_brokerDown = false;
     bool m_supervisorExitSeen = false;
+    qint64 m_settledSinceMs = -1; // since when the formation is whole and synchronous
+    qint64 m_settledSampleMs = -1000000;
     std::unique_ptr<QProcess> m_simulate;
     QString m_simulateTally;
     bool m_simulateCrashed = false;

@@ -244,6 +244,23 @@ bool FailoverCluster::healthy()
     return settled && *settled == QLatin1String("2");
 }
 
+bool FailoverCluster::synchronous()
+{
+    if (!healthy())
+        return false;
+    const int port = primaryPort();
+    if (port == 0)
+        return false;
+    Result<PgConnection> primary =
+        PgConnection::open(nodeSettings(port, QStringLiteral("postgres")));
+    if (!primary)
+        return false;
+    Result<QString> streaming = primary->scalar(
+        "SELECT current_setting('synchronous_standby_names') <> '' AND EXISTS (SELECT 1 FROM "
+        "pg_stat_replication WHERE state = 'streaming' AND sync_state IN ('sync', 'quorum'))");
+    return streaming && *streaming == QLatin1String("t");
+}
+
 int FailoverCluster::primaryPort()
 {
     Result<QString> port =

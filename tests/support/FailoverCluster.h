@@ -52,6 +52,12 @@ public:
     Status restartNode(int port);
     // Both nodes are back in their places, primary and secondary.
     bool healthy();
+    // healthy(), and the primary is replicating synchronously right now: its
+    // synchronous_standby_names is set and a standby streams as sync/quorum.
+    // pg_auto_failover turns synchronous replication off (wait_primary) while
+    // it thinks the secondary unhealthy; a failover then loses what the
+    // primary acknowledged meanwhile.
+    bool synchronous();
     // Which node port is primary now (0: none).
     int primaryPort();
     int failovers() const { return m_failovers; }
