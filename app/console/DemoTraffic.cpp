@@ -32,10 +32,22 @@ bool proposeResendOnce(const ConnectionSettings &database)
     return ActionDesk(*db).propose(request).ok();
 }
 
+// A shop's traffic for as long as the demo runs.
+SimulationOptions shopTraffic(const QString &url, const QString &apiKey, double rate, int clients)
+{
+    SimulationOptions options;
+    options.url = url;
+    options.apiKey = apiKey;
+    options.ratePerSecond = rate;
+    options.seconds = 0;
+    options.clients = clients;
+    return options;
+}
+
 } // namespace
 
 DemoTraffic::DemoTraffic(DevStack &stack)
-    : m_simulator({stack.gatewayUrl(), stack.apiKey(), 12.0, 0, 3}),
+    : m_simulator(shopTraffic(stack.gatewayUrl(), stack.apiKey(), 12.0, 3)),
       m_sagas(stack.gatewayUrl(), stack.apiKey()), m_traffic([this] { (void)m_simulator.run(); }),
       m_housekeeping([this, &stack] {
           bool proposed = false;
@@ -51,8 +63,8 @@ DemoTraffic::DemoTraffic(DevStack &stack)
 {
     (void)m_sagas.start(); // without them the demo still shows payments
     if (Result<QString> key = stack.deadWebhookMerchantKey(); key.ok()) {
-        m_deadWebhookShop = std::make_unique<TrafficSimulator>(
-            SimulationOptions{stack.gatewayUrl(), *key, 0.3, 0, 1});
+        m_deadWebhookShop =
+            std::make_unique<TrafficSimulator>(shopTraffic(stack.gatewayUrl(), *key, 0.3, 1));
         m_deadWebhookTraffic = std::thread([this] { (void)m_deadWebhookShop->run(); });
     }
 }

@@ -145,7 +145,7 @@ Status EmbeddedBroker::stopDirectory(const QString &directory)
     return {};
 }
 
-Status EmbeddedBroker::launch(bool detached)
+Status EmbeddedBroker::launch(bool detached, Wait wait)
 {
     QFile config(QDir(m_directory).filePath(QStringLiteral("rabbitmq.conf")));
     if (!config.open(QIODevice::WriteOnly))
@@ -202,7 +202,7 @@ Status EmbeddedBroker::launch(bool detached)
         return makeError(
             ErrorKind::Environment,
             QStringLiteral("cannot run %1: %2").arg(ServerProgram, m_process->errorString()));
-    return waitUntilReady(StartTimeoutMs);
+    return wait == Wait::UntilReady ? waitUntilReady(StartTimeoutMs) : Status{};
 }
 
 Status EmbeddedBroker::waitUntilReady(int timeoutMs)
@@ -259,6 +259,35 @@ Status EmbeddedBroker::restart()
     if (Status stopped = stop(); !stopped)
         return stopped;
     return launch();
+}
+
+void EmbeddedBroker::beginStop()
+{
+    if (m_process && m_process->state() != QProcess::NotRunning)
+        ::kill(-pid_t(m_process->processId()), SIGTERM);
+}
+
+Result<bool> EmbeddedBroker::beginStart()
+{
+    if (m_process) {
+        if (m_process->state() != QProcess::NotRunning && !m_process->waitForFinished(0))
+            return false; // still shutting down
+        m_process.reset();
+        stopEpmd(QString::number(m_epmdPort));
+    }
+    if (Status launched = launch(false, Wait::No); !launched)
+        return launched.error();
+    return true;
+}
+
+Result<bool> EmbeddedBroker::ready()
+{
+    if (!m_process || (m_process->state() == QProcess::NotRunning || m_process->waitForFinished(0)))
+        return makeError(
+            ErrorKind::Environment,
+            QStringLiteral("rabbitmq-server is not running; see %1/server.out").arg(m_directory));
+    AmqpPublisher probe(address(), QStringLiteral("amq.topic"));
+    return bool(probe.connect(1000));
 }
 
 void EmbeddedBroker::kill()

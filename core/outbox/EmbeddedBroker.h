@@ -37,10 +37,20 @@ public:
     // Starts the node again on the same ports and directory.
     Status restart();
 
+    // The same in steps that return at once, for a caller that must not be
+    // held while an Erlang node shuts down or boots (the chaos suite's fault
+    // loop): beginStop() sends the stop; beginStart() answers false while the
+    // old node is still going, else starts it; ready() answers whether it
+    // takes logins yet, an error if it exited.
+    void beginStop();
+    Result<bool> beginStart();
+    Result<bool> ready();
+
 private:
     EmbeddedBroker() = default;
     Status prepare(const QString &directory, int port);
-    Status launch(bool detached = false);
+    enum class Wait { UntilReady, No };
+    Status launch(bool detached = false, Wait wait = Wait::UntilReady);
     Status waitUntilReady(int timeoutMs);
 
     QString m_directory;

@@ -297,10 +297,20 @@ void ChaosRun::inject(const Fault &fault)
     case Fault::Kind::RestartBroker:
         if (m_brokerDown)
             return;
-        (void)m_world->broker().stop();
+        // In steps that never wait: an Erlang node's stop and boot can take
+        // most of a minute on a starved machine, and held every fault behind them.
+        m_world->broker().beginStop();
         m_brokerDown = true;
-        schedule(back, QStringLiteral("start rabbitmq"), [this] {
-            if (!m_world->broker().restart())
+        schedule(back, QStringLiteral("start rabbitmq"), [this, started = false]() mutable {
+            if (!started) {
+                const Result<bool> begun = m_world->broker().beginStart();
+                started = begun && *begun;
+                return false;
+            }
+            const Result<bool> up = m_world->broker().ready();
+            if (!up)
+                started = false; // it exited: start it again
+            if (!up || !*up)
                 return false;
             m_brokerDown = false;
             return true;
