@@ -286,7 +286,7 @@ void ChaosRun::inject(const Fault &fault)
             return;
         }
         ++m_faultCounts[fault.kindName()];
-        m_settledSinceMs = -1;
+        tookFailover();
         m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s failover from port " << before
               << Qt::endl;
         return;
@@ -325,11 +325,6 @@ void ChaosRun::inject(const Fault &fault)
     }
 }
 
-// A --failover run must fail over under load. The plan has at least one,
-// but a slow restart holding the fault loop (RabbitMQ on a starved machine
-// can take most of a minute) or a formation still settling can leave none
-// taken when the load's time is up: then one now, the load still running,
-// and the load goes on for a while after it.
 // A failover is what an operator would do: only once the formation has been
 // whole and replicating synchronously for 10 s (sampled each second). A
 // secondary that has just rejoined may still restart its PostgreSQL; while
@@ -341,11 +336,19 @@ bool ChaosRun::formationSettled() const
     return m_settledSinceMs >= 0 && m_clock.elapsed() - m_settledSinceMs >= 10000;
 }
 
+void ChaosRun::tookFailover()
+{
+    m_settledSinceMs = -1;
+    m_lastFailoverMs = m_clock.elapsed();
+}
+
+// A --failover run must fail over under load. The plan has at least one,
+// but a formation that never settled can leave none taken when the load's
+// time is up: then one now, the load still running. Either way the clients
+// go on for 20 s after the last failover.
 void ChaosRun::ensureOneFailover()
 {
     test::FailoverCluster *formation = m_world->failover();
-    if (formation->failovers() > 0)
-        return;
     // Faults the held loop owes fire meanwhile: a planned failover among them counts.
     const qint64 deadline = m_clock.elapsed() + 120000;
     while (formation->failovers() == 0 && m_clock.elapsed() < deadline) {
@@ -357,14 +360,16 @@ void ChaosRun::ensureOneFailover()
             }
             ++m_faultCounts[QStringLiteral("failover added after the load's time (none planned "
                                            "was reached)")];
-            m_settledSinceMs = -1;
+            tookFailover();
             m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s failover from port " << before
                   << " (none planned was reached)" << Qt::endl;
             break;
         }
         runUntil(m_clock.elapsed() + 1000);
     }
-    runUntil(m_clock.elapsed() + 20000);
+    // The clients go on through the last failover's aftermath.
+    if (formation->failovers() > 0 && m_clock.elapsed() - m_lastFailoverMs < 20000)
+        runUntil(m_lastFailoverMs + 20000);
 }
 
 void ChaosRun::crashPrimary(const Fault &fault, qint64 back)
@@ -375,7 +380,8 @@ void ChaosRun::crashPrimary(const Fault &fault, qint64 back)
         return;
     }
     const Result<int> crashed = formation->crashPrimary();
-    m_settledSinceMs = -1;
+    if (crashed)
+        tookFailover();
     if (!crashed) {
         m_out << "  crash refused: " << crashed.error().message << Qt::endl;
         return;

@@ -53,6 +53,7 @@ private:
     void crashPrimary(const Fault &fault, qint64 back);
     void ensureOneFailover();
     bool formationSettled() const;
+    void tookFailover();
     void runUntil(qint64 endMs);
     void schedule(qint64 atMs, QString what, std::function<bool()> action);
     void restartAllNow();
@@ -78,6 +79,7 @@ private:
     bool m_supervisorExitSeen = false;
     qint64 m_settledSinceMs = -1; // since when the formation is whole and synchronous
     qint64 m_settledSampleMs = -1000000;
+    qint64 m_lastFailoverMs = 0;
     std::unique_ptr<QProcess> m_simulate;
     QString m_simulateTally;
     bool m_simulateCrashed = false;
