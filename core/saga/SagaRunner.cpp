@@ -244,16 +244,20 @@ Result<SagaRunner::Next> SagaRunner::recordForward(SagaRecord &saga, const StepR
         if (round.roundOver)
             sagaChange.event = QStringLiteral("confirm_round_failed");
     } else if (answer.verdict == Verdict::Failed || exhausted) {
-        // A business failure says the participant did nothing; an exhausted
-        // retry does not know, so that step is compensated too (and a TCC
-        // try always is: its cancel is harmless behind the barrier).
+        // A business failure says the participant did nothing this time. An
+        // exhausted retry does not know, and neither does a refusal after an
+        // unanswered attempt: a participant may refuse the retry of an action
+        // the first attempt applied. Such a step is compensated too (and a TCC
+        // try always is): its compensation is harmless behind the barrier.
+        const bool doubtful =
+            exhausted || (step.attempts > 1 && step.definition.kind == StepKind::Http);
         stepChange.status = StepStatus::Failed;
         stepChange.finished = true;
-        if (exhausted)
+        if (doubtful)
             stepChange.resultJson = markedAmbiguous(step.resultJson);
         sagaChange.status = SagaStatus::Compensating;
         sagaChange.currentStep =
-            exhausted || step.definition.compensateFailed ? step.index : step.index - 1;
+            doubtful || step.definition.compensateFailed ? step.index : step.index - 1;
         sagaChange.lastError = answer.error;
         sagaChange.event = QStringLiteral("compensating");
         sagaChange.notifyPool = poolName(SagaPool::Compensate);

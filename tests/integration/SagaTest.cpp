@@ -221,6 +221,26 @@ TEST_F(SagaTest, TimeoutsExhaustTheRetriesAndTheStepThatMayHaveActedIsCompensate
                     .toBool());
 }
 
+TEST_F(SagaTest, ARefusalAfterAnUnansweredAttemptStillUndoesWhatThatAttemptDid)
+{
+    // The first call applies the reservation and answers too late; the retry
+    // is refused (409) by a participant that checks stock before its barrier.
+    m_participant.program("/reserve", {0, 0, {}, 800, -1});
+    startWorker();
+    QJsonObject reserve = httpStep(QStringLiteral("reserve"), "/reserve", "/release", 4);
+    reserve.insert(QStringLiteral("retry"), quickRetry(4, 200));
+    QJsonObject saga = orderSaga();
+    saga.insert(QStringLiteral("steps"), QJsonArray{reserve});
+    const QString id = start(saga);
+    ASSERT_TRUE(waitUntil([&] { return m_participant.calls("/reserve", id) >= 1; }, 5000));
+    m_participant.program("/reserve", {409, 100, {}, 0, -1});
+    const QJsonObject done = waitFor(id, QStringLiteral("compensated"));
+    EXPECT_LT(step(done, 0).value(QStringLiteral("attempts")).toInt(), 4)
+        << "refused, not out of retries";
+    EXPECT_EQ(m_participant.effects("/reserve", id), 1) << "the first attempt took effect";
+    EXPECT_EQ(m_participant.effects("/release", id), 1) << "and is undone";
+}
+
 TEST_F(SagaTest, ADeclinedChargeCompensatesTheStepsBeforeIt)
 {
     startWorker();
