@@ -50,7 +50,7 @@ private:
     };
 
     void inject(const Fault &fault);
-    void crashPrimary(const Fault &fault, qint64 back);
+    void failPrimary(const Fault &fault, qint64 back);
     void ensureOneFailover();
     bool formationSettled() const;
     void tookFailover();

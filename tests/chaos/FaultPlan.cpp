@@ -15,7 +15,7 @@ QString Fault::kindName() const
     case Kind::RestartDatabase:
         return QStringLiteral("postgresql immediate shutdown");
     case Kind::FailOver:
-        return QStringLiteral("postgresql primary failed over");
+        return QStringLiteral("postgresql primary shut down");
     case Kind::CrashPrimary:
         return QStringLiteral("postgresql primary crashed");
     case Kind::RestartBroker:

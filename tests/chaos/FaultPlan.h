@@ -10,7 +10,8 @@ struct Fault {
     enum class Kind {
         KillProcess,        // kill -9 of `target`, restarted after `durationMs`
         RestartDatabase,    // PostgreSQL immediate shutdown, started after `durationMs`
-        FailOver,           // pg_auto_failover promotes the secondary (HA runs only)
+        FailOver,           // the primary's node shut down cleanly (HA runs only): the
+                            // monitor promotes the secondary, the node restarts after
         CrashPrimary,       // the primary's keeper and PostgreSQL SIGKILLed (HA runs only);
                             // the monitor notices and fails over, the node restarts after
         RestartBroker,      // RabbitMQ stopped, started after `durationMs`

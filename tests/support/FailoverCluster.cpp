@@ -375,15 +375,40 @@ void killTree(pid_t root)
 
 } // namespace
 
-Result<int> FailoverCluster::crashPrimary()
+Result<std::size_t> FailoverCluster::primaryIndex()
 {
     if (!m_crashed.isEmpty())
-        return makeError(ErrorKind::Failed, QStringLiteral("a crashed node is not back yet"));
+        return makeError(ErrorKind::Failed, QStringLiteral("a stopped node is not back yet"));
     const int port = primaryPort();
     const auto found = std::find(m_nodePorts.cbegin(), m_nodePorts.cend(), port);
     if (found == m_nodePorts.cend())
         return makeError(ErrorKind::Failed, QStringLiteral("no node is primary"));
-    const std::size_t index = std::size_t(found - m_nodePorts.cbegin());
+    return std::size_t(found - m_nodePorts.cbegin());
+}
+
+Result<int> FailoverCluster::shutDownPrimary()
+{
+    Result<std::size_t> primary = primaryIndex();
+    if (!primary)
+        return primary.error();
+    const std::size_t index = *primary;
+    QProcess &keeper = *m_services.at(index + 1);
+    keeper.terminate();
+    if (!keeper.waitForFinished(30000))
+        killTree(pid_t(keeper.processId()));
+    keeper.waitForFinished(5000);
+    m_crashed.insert(int(index + 1));
+    ++m_failovers;
+    return m_nodePorts.at(index);
+}
+
+Result<int> FailoverCluster::crashPrimary()
+{
+    Result<std::size_t> primary = primaryIndex();
+    if (!primary)
+        return primary.error();
+    const std::size_t index = *primary;
+    const int port = m_nodePorts.at(index);
     QProcess &keeper = *m_services.at(index + 1);
     // The keeper first (its supervisor would restart PostgreSQL), then the
     // postmaster and its backends, wherever they hang.

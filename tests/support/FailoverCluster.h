@@ -47,6 +47,12 @@ public:
     // on its own (health checks tuned to seconds) and promote the secondary.
     // Returns the crashed node's port.
     Result<int> crashPrimary();
+    // The primary's machine shut down for maintenance: its keeper is stopped
+    // (SIGTERM), stopping its PostgreSQL; the monitor notices and promotes
+    // the secondary. (perform_failover is not used under load: in
+    // pg_auto_failover 2.0 it turns the primary's synchronous replication
+    // off while the secondary is being promoted; see the README.)
+    Result<int> shutDownPrimary();
     // The crashed node's keeper is started again; it must rejoin as a
     // secondary (pg_rewind) instead of coming back as a second primary.
     Status restartNode(int port);
@@ -76,6 +82,7 @@ private:
     Status createNode(const QString &name, int port);
     Status waitUntilHealthy(int timeoutMs);
     Status tuneMonitor();
+    Result<std::size_t> primaryIndex(); // fails while a stopped node is away
     ConnectionSettings monitorSettings() const;
     Result<QString> askMonitor(const QByteArray &sql);
     std::unique_ptr<QProcess> autoctl(const QStringList &arguments, const QString &log);
