@@ -205,11 +205,7 @@ TEST_F(SagaTest, TimeoutsExhaustTheRetriesAndTheStepThatMayHaveActedIsCompensate
     // The participant applies the reservation, then answers too late, twice.
     m_participant.program("/reserve", {0, 0, {}, 800, -1});
     startWorker();
-    QJsonObject reserve = httpStep(QStringLiteral("reserve"), "/reserve", "/release", 2);
-    reserve.insert(QStringLiteral("retry"), quickRetry(2, 200));
-    QJsonObject saga = orderSaga();
-    saga.insert(QStringLiteral("steps"), QJsonArray{reserve});
-    const QString id = start(saga);
+    const QString id = start(quickReserveSaga(2));
     const QJsonObject done = waitFor(id, QStringLiteral("compensated"));
     EXPECT_EQ(m_participant.calls("/reserve", id), 2) << "delivered twice ...";
     EXPECT_EQ(m_participant.effects("/reserve", id), 1) << "... taking effect once";
@@ -227,11 +223,7 @@ TEST_F(SagaTest, ARefusalAfterAnUnansweredAttemptStillUndoesWhatThatAttemptDid)
     // is refused (409) by a participant that checks stock before its barrier.
     m_participant.program("/reserve", {0, 0, {}, 800, -1});
     startWorker();
-    QJsonObject reserve = httpStep(QStringLiteral("reserve"), "/reserve", "/release", 4);
-    reserve.insert(QStringLiteral("retry"), quickRetry(4, 200));
-    QJsonObject saga = orderSaga();
-    saga.insert(QStringLiteral("steps"), QJsonArray{reserve});
-    const QString id = start(saga);
+    const QString id = start(quickReserveSaga(4));
     ASSERT_TRUE(waitUntil([&] { return m_participant.calls("/reserve", id) >= 1; }, 5000));
     m_participant.program("/reserve", {409, 100, {}, 0, -1});
     const QJsonObject done = waitFor(id, QStringLiteral("compensated"));

@@ -86,6 +86,16 @@ protected:
                 {QStringLiteral("compensation_retry"), quickRetry(1)}};
     }
     // The seed's order saga: reserve inventory, charge, confirm, notify.
+    // An order saga cut down to its reservation, tried `attempts` times with a 200 ms timeout.
+    QJsonObject quickReserveSaga(int attempts)
+    {
+        QJsonObject reserve = httpStep(QStringLiteral("reserve"), "/reserve", "/release", attempts);
+        reserve.insert(QStringLiteral("retry"), quickRetry(attempts, 200));
+        QJsonObject saga = orderSaga();
+        saga.insert(QStringLiteral("steps"), QJsonArray{reserve});
+        return saga;
+    }
+
     QJsonObject orderSaga(const QString &source = QStringLiteral("tok_visa"))
     {
         return {{QStringLiteral("name"), QStringLiteral("order")},
