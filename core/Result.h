@@ -42,6 +42,11 @@ inline constexpr char DuplicateDatabase[] = "42P04";
 // Raised by keel.require_rows(): a guarded statement found other rows than it
 // expected, because a concurrent transaction moved them first.
 inline constexpr char RowsMoved[] = "KL409";
+// Raised by migration 0021's rules: a saga's case is closed, so its money is
+// no longer in suspense (a resume is refused); a channel operation on the
+// charge is in flight, so no case may open for it yet.
+inline constexpr char CaseClosed[] = "KL412";
+inline constexpr char ChannelInFlight[] = "KL425";
 // libpq reports no SQLSTATE when the connection itself is gone; keel uses the
 // class 08 code for it.
 inline constexpr char ConnectionLost[] = "08006";

@@ -81,10 +81,11 @@ AdjustmentDialog::AdjustmentDialog(QueryWorker *worker, SuspenseCaseRow suspense
     layout->addWidget(buttons);
     recompute();
     const QString currency = m_case.currency;
+    const qint64 caseId = m_case.id;
     m_worker->submit<Loaded>(
         this,
-        [currency](QSqlDatabase db) -> Result<Loaded> {
-            Result<QStringList> accounts = SuspenseQuery::adjustableAccounts(db, currency);
+        [currency, caseId](QSqlDatabase db) -> Result<Loaded> {
+            Result<QStringList> accounts = SuspenseQuery::adjustableAccounts(db, caseId);
             if (!accounts)
                 return accounts.error();
             Result<qint64> balance = SuspenseQuery::suspenseBalance(db, currency);

@@ -1,6 +1,10 @@
 #include "ui/ApprovalsView.h"
 
+#include "core/ops/ExportLog.h"
+#include "ui/ActionReviewPane.h"
 #include "ui/QueryWorker.h"
+#include "ui/RecordExport.h"
+#include "ui/StatusWords.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -66,7 +70,8 @@ QStringList postingLines(const QString &payload)
 ApprovalsView::ApprovalsView(QueryWorker *worker, QWidget *parent)
     : QWidget(parent), m_worker(worker), m_queue(new QComboBox(this)),
       m_table(new QTableWidget(0, 10, this)), m_details(new QLabel(this)),
-      m_result(new QLabel(this)), m_approve(new QPushButton(tr("&Approve…"), this)),
+      m_review(new ActionReviewPane(this)), m_result(new QLabel(this)),
+      m_approve(new QPushButton(tr("&Approve…"), this)),
       m_reject(new QPushButton(tr("Re&ject…"), this)),
       m_execute(new QPushButton(tr("E&xecute"), this))
 {
@@ -76,9 +81,16 @@ ApprovalsView::ApprovalsView(QueryWorker *worker, QWidget *parent)
     m_queue->addItem(tr("All proposals"));
     m_queue->setAccessibleName(tr("Queue"));
     auto *refreshButton = new QPushButton(tr("&Refresh"), this);
+    auto *exportButton = new QPushButton(tr("E&xport CSV…"), this);
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        if (const QString name = RecordExport::askFileName(this, QStringLiteral("approvals.csv"));
+            !name.isEmpty())
+            exportTo(name);
+    });
     top->addWidget(m_queue);
     top->addStretch(1);
     top->addWidget(refreshButton);
+    top->addWidget(exportButton);
     layout->addLayout(top);
     m_table->setHorizontalHeaderLabels({tr("#"), tr("Action"), tr("Targets"), tr("Rows"),
                                         tr("Status"), tr("Proposed by"), tr("Proposed"),
@@ -94,6 +106,7 @@ ApprovalsView::ApprovalsView(QueryWorker *worker, QWidget *parent)
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setAccessibleName(tr("Proposal details"));
     layout->addWidget(m_details);
+    layout->addWidget(m_review);
     auto *buttons = new QHBoxLayout;
     m_result->setWordWrap(true);
     m_result->setAccessibleName(tr("Result"));
@@ -106,7 +119,10 @@ ApprovalsView::ApprovalsView(QueryWorker *worker, QWidget *parent)
 
     connect(m_queue, &QComboBox::currentIndexChanged, this, &ApprovalsView::refresh);
     connect(refreshButton, &QPushButton::clicked, this, &ApprovalsView::refresh);
-    connect(m_table, &QTableWidget::itemSelectionChanged, this, &ApprovalsView::updateButtons);
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+        updateButtons();
+        loadReview();
+    });
     connect(m_approve, &QPushButton::clicked, this, &ApprovalsView::askAndApprove);
     connect(m_reject, &QPushButton::clicked, this, &ApprovalsView::askAndReject);
     connect(m_execute, &QPushButton::clicked, this, &ApprovalsView::executeSelected);
@@ -164,7 +180,7 @@ void ApprovalsView::show(const QList<ActionRecord> &records)
                                 record.kind,
                                 record.summary,
                                 QString::number(record.targets),
-                                record.status,
+                                statusWord(record.status),
                                 record.proposedBy,
                                 when(record.proposedAt),
                                 when(record.expiresAt),
@@ -203,7 +219,8 @@ void ApprovalsView::updateButtons()
     const bool open = record && record->status == QLatin1String("proposed");
     // The proposer's own proposal stays approvable here: the database is the
     // one that refuses it, and says so.
-    m_approve->setEnabled(m_canApprove && open);
+    // Approving waits until what it approves is on the screen.
+    m_approve->setEnabled(m_canApprove && open && m_shown && m_shown->record.id == record->id);
     m_reject->setEnabled(m_canApprove && open);
     m_execute->setEnabled(m_canExecute && record && record->status == QLatin1String("approved"));
     QString details = record
@@ -219,6 +236,43 @@ void ApprovalsView::updateButtons()
         for (const QString &line : postingLines(record->payload))
             details += u'\n' + line;
     m_details->setText(details);
+}
+
+void ApprovalsView::exportTo(const QString &fileName)
+{
+    RecordExport::toFile(
+        m_worker, this, fileName, QStringLiteral("approvals"), QStringLiteral("all"),
+        [](QSqlDatabase db, QIODevice &out) { return ExportLog::approvalsCsv(db, out); },
+        [this](bool ok, const QString &message) {
+            m_result->setText(message);
+            Q_EMIT exported(ok, message);
+        });
+}
+
+void ApprovalsView::loadReview()
+{
+    const ActionRecord *record = selected();
+    m_shown.reset();
+    if (!record) {
+        m_review->clear();
+        return;
+    }
+    const qint64 id = record->id;
+    m_worker->submit<ActionReview>(
+        this, [id](QSqlDatabase db) { return ActionReviews::load(db, id); },
+        [this, id](const Result<ActionReview> &review) {
+            const ActionRecord *now = selected();
+            if (!now || now->id != id)
+                return; // the selection moved on meanwhile
+            if (!review) {
+                m_result->setText(review.error().message);
+                return;
+            }
+            m_shown = *review;
+            m_review->show(*review);
+            updateButtons();
+            Q_EMIT reviewed(id);
+        });
 }
 
 void ApprovalsView::act(std::function<Status(ActionDesk &)> step, const QString &done)
@@ -245,9 +299,12 @@ void ApprovalsView::act(std::function<Status(ActionDesk &)> step, const QString 
 
 void ApprovalsView::approveSelected(const QString &comment)
 {
-    if (const ActionRecord *record = selected())
-        act([id = record->id, comment](ActionDesk &desk) { return desk.approve(id, comment); },
-            tr("Proposal #%1 approved.").arg(record->id));
+    const ActionRecord *record = selected();
+    if (!record || !m_shown || m_shown->record.id != record->id)
+        return;
+    act([id = record->id, seen = m_shown->record.contentHash,
+         comment](ActionDesk &desk) { return desk.approve(id, seen, comment); },
+        tr("Proposal #%1 approved.").arg(record->id));
 }
 
 void ApprovalsView::rejectSelected(const QString &comment)

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/ops/ActionDesk.h"
+#include "core/ops/ActionReview.h"
 
 #include <QWidget>
 
@@ -11,6 +11,7 @@ class QTableWidget;
 
 namespace keel {
 
+class ActionReviewPane;
 class QueryWorker;
 
 // The maker-checker queue: proposals waiting for this login (others' to
@@ -30,6 +31,7 @@ public:
     QPushButton *executeButton() const { return m_execute; }
     QLabel *result() const { return m_result; }
     QLabel *details() const { return m_details; }
+    ActionReviewPane *review() const { return m_review; }
     // What the login's roles offer; the database enforces it either way.
     void setAccess(bool canApprove, bool canExecute);
     // Selects the row of an action; false if it is not listed.
@@ -39,6 +41,8 @@ public:
     void approveSelected(const QString &comment);
     void rejectSelected(const QString &comment);
     void executeSelected();
+    // Every proposal and its decisions to a CSV file; the export is audited.
+    void exportTo(const QString &fileName);
 
 public Q_SLOTS:
     void refresh();
@@ -47,11 +51,15 @@ Q_SIGNALS:
     void refreshed(int rows);
     // One decision or execution finished: ok, and what to tell the user.
     void acted(bool ok, const QString &message);
+    // The selected proposal's review is loaded and shown; approving is possible.
+    void reviewed(qint64 actionId);
+    void exported(bool ok, const QString &message);
 
 private:
     const ActionRecord *selected() const;
     void show(const QList<ActionRecord> &records);
     void updateButtons();
+    void loadReview();
     void act(std::function<Status(ActionDesk &)> step, const QString &done);
     void askAndApprove();
     void askAndReject();
@@ -60,6 +68,9 @@ private:
     QComboBox *m_queue;
     QTableWidget *m_table;
     QLabel *m_details;
+    ActionReviewPane *m_review;
+    // What the approver was shown of the selected proposal: approving names its hash.
+    std::optional<ActionReview> m_shown;
     QLabel *m_result;
     QPushButton *m_approve;
     QPushButton *m_reject;

@@ -27,16 +27,16 @@ AttentionBar::AttentionBar(QueryWorker *worker, QWidget *parent)
     : QWidget(parent), m_worker(worker), m_title(new QLabel(tr("Needs a person now:"), this)),
       m_sagas(new QPushButton(this)), m_messages(new QPushButton(this)),
       m_notifications(new QPushButton(this)), m_cases(new QPushButton(this)),
-      m_proposals(new QPushButton(this)), m_timer(new QTimer(this))
+      m_notices(new QPushButton(this)), m_proposals(new QPushButton(this)),
+      m_timer(new QTimer(this))
 {
     auto *row = new QHBoxLayout(this);
     row->setContentsMargins(0, 0, 0, 0);
     row->addWidget(m_title);
-    const std::pair<QPushButton *, QString> links[] = {{m_sagas, QStringLiteral("sagas")},
-                                                       {m_cases, QStringLiteral("suspense")},
-                                                       {m_messages, QStringLiteral("outbox")},
-                                                       {m_notifications, QStringLiteral("outbox")},
-                                                       {m_proposals, QStringLiteral("approvals")}};
+    const std::pair<QPushButton *, QString> links[] = {
+        {m_sagas, QStringLiteral("sagas")},          {m_cases, QStringLiteral("suspense")},
+        {m_notices, QStringLiteral("notices")},      {m_messages, QStringLiteral("outbox")},
+        {m_notifications, QStringLiteral("outbox")}, {m_proposals, QStringLiteral("approvals")}};
     for (const auto &[button, view] : links) {
         button->setFlat(true);
         button->setCursor(Qt::PointingHandCursor);
@@ -54,7 +54,7 @@ AttentionBar::AttentionBar(QueryWorker *worker, QWidget *parent)
 
 QPushButton *AttentionBar::button(const QString &view) const
 {
-    for (QPushButton *button : {m_sagas, m_cases, m_messages, m_proposals})
+    for (QPushButton *button : {m_sagas, m_cases, m_notices, m_messages, m_proposals})
         if (button->property("view").toString() == view)
             return button;
     return nullptr;
@@ -84,6 +84,8 @@ void AttentionBar::show(const AttentionCounts &counts)
     showFigure(m_sagas, counts.stuckSagas, tr("%n stuck saga(s)", nullptr, int(counts.stuckSagas)));
     showFigure(m_cases, counts.overdueCases,
                tr("%n case(s) past deadline", nullptr, int(counts.overdueCases)));
+    showFigure(m_notices, counts.channelNotices,
+               tr("%n channel notice(s) for a person", nullptr, int(counts.channelNotices)));
     showFigure(m_messages, counts.parkedMessages,
                tr("%n parked message(s)", nullptr, int(counts.parkedMessages)));
     showFigure(m_notifications, counts.parkedNotifications,

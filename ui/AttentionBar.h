@@ -13,7 +13,8 @@ namespace keel {
 class QueryWorker;
 
 // The headline of what needs a person now: stuck sagas, parked messages and
-// notifications, cases past their deadline, proposals waiting for a
+// notifications, cases past their deadline, channel notices kept for a
+// person, proposals waiting for a
 // decision. Each is a click away from its list; figures the login may not
 // read are left out.
 class AttentionBar final : public QWidget {
@@ -32,7 +33,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     void refreshed();
     // The user wants the list behind a figure: sagas (stuck), suspense
-    // (overdue), outbox, approvals.
+    // (overdue), notices (the suspense cases channel notices opened), outbox,
+    // approvals.
     void openRequested(const QString &view);
 
 private:
@@ -46,6 +48,7 @@ private:
     QPushButton *m_messages;
     QPushButton *m_notifications;
     QPushButton *m_cases;
+    QPushButton *m_notices;
     QPushButton *m_proposals;
     QTimer *m_timer;
 };

@@ -1,8 +1,10 @@
 #include "ui/AuditView.h"
 
 #include "core/ops/AuditChain.h"
+#include "core/read/AuditQuery.h"
 #include "ui/AuditModel.h"
 #include "ui/QueryWorker.h"
+#include "ui/RecordExport.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -84,6 +86,12 @@ QWidget *AuditView::filterBar()
     for (QLineEdit *field : {m_actor, m_object})
         connect(field, &QLineEdit::returnPressed, this, &AuditView::search);
     connect(find, &QPushButton::clicked, this, &AuditView::search);
+    auto *exportButton = new QPushButton(tr("E&xport CSV…"), bar);
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        if (const QString name = RecordExport::askFileName(this, QStringLiteral("audit-trail.csv"));
+            !name.isEmpty())
+            exportTo(name);
+    });
     auto *who = new QLabel(tr("W&ho"), bar);
     who->setBuddy(m_actor);
     auto *action = new QLabel(tr("&Action"), bar);
@@ -97,6 +105,7 @@ QWidget *AuditView::filterBar()
     row->addWidget(object);
     row->addWidget(m_object);
     row->addWidget(find);
+    row->addWidget(exportButton);
     return bar;
 }
 
@@ -126,6 +135,23 @@ void AuditView::search()
 {
     m_model->search(
         {m_actor->text().trimmed(), m_action->currentText().trimmed(), m_object->text().trimmed()});
+}
+
+void AuditView::exportTo(const QString &fileName)
+{
+    const AuditFilter filter{m_actor->text().trimmed(), m_action->currentText().trimmed(),
+                             m_object->text().trimmed()};
+    const QString text = QStringLiteral("who=%1; action=%2; object=%3")
+                             .arg(filter.actor, filter.action, filter.object);
+    RecordExport::toFile(
+        m_worker, this, fileName, QStringLiteral("audit_log"), text,
+        [filter, text](QSqlDatabase db, QIODevice &out) {
+            return AuditQuery::exportCsv(db, filter, text, out);
+        },
+        [this](bool ok, const QString &message) {
+            m_verdict->setText(message);
+            Q_EMIT exported(ok, message);
+        });
 }
 
 void AuditView::verify()

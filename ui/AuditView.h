@@ -34,6 +34,8 @@ public:
     // The dialog-free paths tests and scripts use.
     void verifyAgainst(const std::optional<AuditCheckpoint> &checkpoint);
     void saveCheckpointTo(const QString &fileName);
+    // The trail the filter finds, to a CSV file; the export is itself audited.
+    void exportTo(const QString &fileName);
 
 public Q_SLOTS:
     void search();
@@ -44,6 +46,7 @@ Q_SIGNALS:
     void verified(bool intact, qint64 brokenSeq);
     void checkpointSaved(const QString &error); // empty on success
     void failed(const QString &message);
+    void exported(bool ok, const QString &message);
 
 private:
     QWidget *filterBar();

@@ -1,5 +1,6 @@
 #include "ui/HistoryView.h"
 
+#include "ui/FilterFields.h"
 #include "ui/HistoryModel.h"
 #include "ui/QueryWorker.h"
 
@@ -22,21 +23,6 @@
 
 namespace keel {
 namespace {
-
-// "12.50" in a currency-less field means nothing exact; amounts are searched
-// in minor units, as they are stored.
-Result<std::optional<qint64>> wholeNumber(const QLineEdit *field, const QString &name)
-{
-    const QString text = field->text().trimmed();
-    if (text.isEmpty())
-        return std::optional<qint64>();
-    bool ok = false;
-    const qint64 value = text.toLongLong(&ok);
-    if (!ok || value < 0)
-        return fieldError(name, QStringLiteral("invalid_filter"),
-                          QObject::tr("%1 must be a whole number ≥ 0; got \"%2\"").arg(name, text));
-    return std::optional<qint64>(value);
-}
 
 enum CreatedChoice { AnyTime, LastHour, LastDay, LastWeek, LastMonth, Between };
 
@@ -177,14 +163,14 @@ Result<HistoryFilter> HistoryView::currentFilter() const
         filter.chargeId = text;
     else
         filter.outTradeNo = text;
-    const Result<std::optional<qint64>> merchant = wholeNumber(m_merchant, tr("merchant id"));
+    const Result<std::optional<qint64>> merchant = wholeNumberField(m_merchant, tr("merchant id"));
     if (!merchant)
         return merchant.error();
     filter.merchantId = merchant->value_or(0);
-    const Result<std::optional<qint64>> minAmount = wholeNumber(m_minAmount, tr("min amount"));
+    const Result<std::optional<qint64>> minAmount = wholeNumberField(m_minAmount, tr("min amount"));
     if (!minAmount)
         return minAmount.error();
-    const Result<std::optional<qint64>> maxAmount = wholeNumber(m_maxAmount, tr("max amount"));
+    const Result<std::optional<qint64>> maxAmount = wholeNumberField(m_maxAmount, tr("max amount"));
     if (!maxAmount)
         return maxAmount.error();
     filter.minAmount = *minAmount;

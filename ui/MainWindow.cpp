@@ -322,6 +322,10 @@ void MainWindow::openFromHeadline(const QString &view)
         m_sagas->search();
     } else if (view == QLatin1String("suspense")) {
         m_suspense->overdueOnly()->setChecked(true); // refreshes the queue
+    } else if (view == QLatin1String("notices")) {
+        m_suspense->noticesOnly()->setChecked(true);
+        showView(QStringLiteral("suspense"));
+        return;
     }
     showView(view);
 }

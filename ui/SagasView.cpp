@@ -4,6 +4,7 @@
 #include "ui/PagedListPane.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
+#include "ui/StatusWords.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -159,9 +160,10 @@ QWidget *SagasView::filterBar()
     m_definition->setPlaceholderText(tr("definition"));
     m_definition->setAccessibleName(tr("Definition"));
     m_status->addItem(tr("any status"), QString());
-    for (const QString &status : {SagaStatus::Running, SagaStatus::Compensating, SagaStatus::Parked,
-                                  SagaStatus::Succeeded, SagaStatus::Compensated})
-        m_status->addItem(status, status);
+    for (const QString &status :
+         {SagaStatus::Running, SagaStatus::Compensating, SagaStatus::Parked, SagaStatus::Succeeded,
+          SagaStatus::Compensated, SagaStatus::Resolved})
+        m_status->addItem(statusWord(status), status);
     m_status->setAccessibleName(tr("Status"));
     m_merchant->setPlaceholderText(tr("merchant id"));
     m_merchant->setValidator(new QIntValidator(1, 2000000000, m_merchant));
@@ -279,7 +281,7 @@ void SagasView::showSagas(const QList<SagaSummary> &sagas, bool append)
         const QStringList cells{
             saga.publicId,
             saga.name,
-            saga.status,
+            statusWord(saga.status),
             saga.stuck ? tr("stuck") : QString(),
             QStringLiteral("%1 %2").arg(saga.currentStep).arg(saga.currentStepName),
             QString::number(saga.mostAttempts),
@@ -328,7 +330,7 @@ void SagasView::showSaga(const SagaRecord &saga)
     m_header->setText(tr("<b>%1</b> · %2 v%3 · %4 · version %5 · compensation rounds %6/%7%8")
                           .arg(saga.publicId, saga.name)
                           .arg(saga.definitionVersion)
-                          .arg(saga.status)
+                          .arg(statusWord(saga.status))
                           .arg(saga.version)
                           .arg(saga.compensationRounds)
                           .arg(saga.maxCompensationRounds)
@@ -338,7 +340,7 @@ void SagasView::showSaga(const SagaRecord &saga)
         const StepRecord &step = saga.steps[row];
         const QStringList cells{QString::number(step.index),
                                 step.definition.name,
-                                step.status,
+                                statusWord(step.status),
                                 QString::number(step.attempts),
                                 QString::number(step.compensationAttempts),
                                 when(step.startedAtMs),

@@ -3,9 +3,12 @@
 #include "core/ops/ActionDesk.h"
 #include "core/ops/CaseDesk.h"
 #include "ui/AdjustmentDialog.h"
+#include "ui/CaseSearchBar.h"
 #include "ui/PagedListPane.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
+#include "ui/RecordExport.h"
+#include "ui/StatusWords.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -29,9 +32,10 @@ namespace {
 
 constexpr int PageSize = 200;
 
+// Seconds and the zone: a case's times are compared with channels' and banks'.
 QString when(const QDateTime &at)
 {
-    return QLocale().toString(at.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm"));
+    return QLocale().toString(at.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm:ss t"));
 }
 
 QString age(const QDateTime &since)
@@ -47,8 +51,10 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
     : QWidget(parent), m_worker(worker), m_status(new QComboBox(this)),
       m_mine(new QCheckBox(tr("&Mine only"), this)),
       m_overdue(new QCheckBox(tr("Past &deadline only"), this)),
-      m_queue(new QTableWidget(0, 11, this)), m_more(new QPushButton(tr("&Load more"), this)),
-      m_header(new QLabel(this)), m_trail(new QTreeWidget(this)), m_result(new QLabel(this)),
+      m_notices(new QCheckBox(tr("From channel n&otices only"), this)),
+      m_search(new CaseSearchBar(this)), m_queue(new QTableWidget(0, 13, this)),
+      m_more(new QPushButton(tr("&Load more"), this)), m_header(new QLabel(this)),
+      m_trail(new QTreeWidget(this)), m_result(new QLabel(this)),
       m_take(new QPushButton(tr("&Take case"), this)),
       m_note(new QPushButton(tr("Add &note…"), this)),
       m_retry(new QPushButton(tr("Retry &compensation…"), this)),
@@ -57,9 +63,13 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(filterBar());
+    layout->addWidget(m_search);
+    connect(m_search, &CaseSearchBar::searchRequested, this, &SuspenseView::refresh);
+    // A notice's case shows what the channel said beside what keel has.
     m_queue->setHorizontalHeaderLabels({tr("Case"), tr("Opened"), tr("Age"), tr("Amount"),
                                         tr("Currency"), tr("Owner"), tr("Status"), tr("Deadline"),
-                                        tr("Saga"), tr("Charge"), tr("Reason")});
+                                        tr("Saga"), tr("Charge"), tr("Charge state"),
+                                        tr("Channel notice"), tr("Reason")});
     m_queue->setAccessibleName(tr("Suspense cases"));
     m_queue->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_queue->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -105,15 +115,24 @@ QWidget *SuspenseView::filterBar()
     m_status->addItem(tr("All cases"), int(SuspenseCaseFilter::Status::All));
     m_status->setAccessibleName(tr("Cases"));
     auto *refreshButton = new QPushButton(tr("&Refresh"), bar);
-    for (QCheckBox *box : {m_mine, m_overdue})
+    auto *exportButton = new QPushButton(tr("E&xport CSV…"), bar);
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        if (const QString name =
+                RecordExport::askFileName(this, QStringLiteral("suspense-cases.csv"));
+            !name.isEmpty())
+            exportTo(name);
+    });
+    for (QCheckBox *box : {m_mine, m_overdue, m_notices})
         connect(box, &QCheckBox::toggled, this, &SuspenseView::refresh);
     connect(m_status, &QComboBox::currentIndexChanged, this, &SuspenseView::refresh);
     connect(refreshButton, &QPushButton::clicked, this, &SuspenseView::refresh);
     row->addWidget(m_status);
     row->addWidget(m_mine);
     row->addWidget(m_overdue);
+    row->addWidget(m_notices);
     row->addStretch(1);
     row->addWidget(refreshButton);
+    row->addWidget(exportButton);
     return bar;
 }
 
@@ -163,8 +182,37 @@ void SuspenseView::refresh()
     m_filter.status = SuspenseCaseFilter::Status(m_status->currentData().toInt());
     m_filter.mineOnly = m_mine->isChecked();
     m_filter.overdueOnly = m_overdue->isChecked();
+    m_filter.noticesOnly = m_notices->isChecked();
     m_filter.limit = PageSize;
+    if (Status searched = m_search->narrow(m_filter); !searched) {
+        Q_EMIT failed(searched.error().message);
+        return;
+    }
     load(m_filter, false);
+}
+
+QString SuspenseView::filterText() const
+{
+    QStringList said{m_status->currentText()};
+    for (const QCheckBox *box : {m_mine, m_overdue, m_notices})
+        if (box->isChecked())
+            said << box->text().remove(u'&');
+    if (const QString search = m_search->describe(); !search.isEmpty())
+        said << search;
+    return said.join(QStringLiteral("; "));
+}
+
+void SuspenseView::exportTo(const QString &fileName)
+{
+    RecordExport::toFile(
+        m_worker, this, fileName, QStringLiteral("suspense_cases"), filterText(),
+        [filter = m_filter, text = filterText()](QSqlDatabase db, QIODevice &out) {
+            return SuspenseQuery::exportCsv(db, filter, text, out);
+        },
+        [this](bool ok, const QString &message) {
+            m_result->setText(message);
+            Q_EMIT exported(ok, message);
+        });
 }
 
 void SuspenseView::loadMore()
@@ -209,10 +257,12 @@ void SuspenseView::showQueue(const QList<SuspenseCaseRow> &rows, bool append)
                                     : HistoryQuery::formatAmount(item.amount, item.exponent),
             item.currency,
             item.owner,
-            item.status,
+            statusWord(item.status),
             item.overdue ? tr("overdue since %1").arg(when(item.deadline)) : when(item.deadline),
             item.sagaId,
             item.chargeId,
+            statusWord(item.chargeState),
+            item.notice,
             item.reason};
         for (int column = 0; column < cells.size(); ++column) {
             auto *cell = new QTableWidgetItem(cells[column]);
@@ -257,7 +307,7 @@ void SuspenseView::selectCase(int row)
             .arg(item.id)
             .arg(item.currency.isEmpty() ? tr("no money held")
                                          : HistoryQuery::formatAmount(item.amount, item.exponent),
-                 item.currency, item.status,
+                 item.currency, statusWord(item.status),
                  item.owner.isEmpty() ? QString() : tr(", taken by %1").arg(item.owner),
                  item.reason.toHtmlEscaped()));
     updateButtons();

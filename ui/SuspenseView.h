@@ -14,6 +14,7 @@ class QTreeWidget;
 namespace keel {
 
 class AdjustmentDialog;
+class CaseSearchBar;
 class ProposeDialog;
 class QueryWorker;
 struct ActionRecord;
@@ -32,6 +33,8 @@ public:
     QTableWidget *queue() const { return m_queue; }
     QPushButton *moreButton() const { return m_more; }
     QCheckBox *overdueOnly() const { return m_overdue; }
+    QCheckBox *noticesOnly() const { return m_notices; }
+    CaseSearchBar *search() const { return m_search; }
     QTreeWidget *trail() const { return m_trail; }
     QPushButton *takeButton() const { return m_take; }
     QPushButton *noteButton() const { return m_note; }
@@ -52,6 +55,11 @@ public:
     ProposeDialog *proposeWriteOff();
     // The adjustment composer, made but not shown; its proposal reports here.
     AdjustmentDialog *composeAdjustment();
+    // The cases the current filter finds, to a CSV file with the filter at
+    // its top; the export is recorded in the audit trail.
+    void exportTo(const QString &fileName);
+    // The current filter in words, as an export names it.
+    QString filterText() const;
 
 public Q_SLOTS:
     void refresh();
@@ -62,6 +70,7 @@ Q_SIGNALS:
     void acted(bool ok, const QString &message);
     void proposed(const ActionRecord &record);
     void failed(const QString &message);
+    void exported(bool ok, const QString &message);
 
 private:
     QWidget *filterBar();
@@ -78,6 +87,8 @@ private:
     QComboBox *m_status;
     QCheckBox *m_mine;
     QCheckBox *m_overdue;
+    QCheckBox *m_notices;
+    CaseSearchBar *m_search;
     QTableWidget *m_queue;
     QPushButton *m_more;
     QLabel *m_header;

@@ -117,9 +117,9 @@ HttpResponse SagaEndpoints::list(PgConnection &connection, const Merchant &merch
     SagaListFilter filter;
     for (const auto &[name, value] : query.queryItems(QUrl::FullyDecoded)) {
         if (name == QLatin1String("status")) {
-            static const QStringList statuses{SagaStatus::Running, SagaStatus::Compensating,
+            static const QStringList statuses{SagaStatus::Running,   SagaStatus::Compensating,
                                               SagaStatus::Succeeded, SagaStatus::Compensated,
-                                              SagaStatus::Parked};
+                                              SagaStatus::Parked,    SagaStatus::Resolved};
             if (!statuses.contains(value))
                 return invalid(name, QStringLiteral("status must be one of %1")
                                          .arg(statuses.join(QStringLiteral(", "))));

@@ -40,6 +40,28 @@ Status migrate(const ConnectionSettings &settings, const DevStack::Progress &pro
     return result;
 }
 
+// The login the services use, as production runs them: a member of
+// keel_gateway, never the superuser. It reaches the server through the data
+// directory's socket, which trusts local logins.
+constexpr char ServiceLogin[] = "keel_service";
+
+Result<ConnectionSettings> createServiceLogin(const ConnectionSettings &superuser)
+{
+    Result<PgConnection> admin = PgConnection::open(superuser);
+    if (!admin)
+        return admin.error();
+    if (Status made =
+            admin->exec(QByteArray("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE "
+                                   "rolname = '") +
+                        ServiceLogin + "') THEN CREATE ROLE " + ServiceLogin +
+                        " LOGIN IN ROLE keel_gateway; END IF; END $$");
+        !made)
+        return made.error();
+    ConnectionSettings login = superuser;
+    login.set(QStringLiteral("user"), QString::fromLatin1(ServiceLogin));
+    return login;
+}
+
 } // namespace
 
 QString DevStack::defaultDirectory()
@@ -77,7 +99,11 @@ Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progres
     if (!apiKey)
         return apiKey.error();
     stack->m_apiKey = *apiKey;
-    options.gateway.settings = stack->database();
+    Result<ConnectionSettings> service = createServiceLogin(stack->database());
+    if (!service)
+        return service.error();
+    stack->m_service = *service;
+    options.gateway.settings = stack->m_service;
     const int simulatorPort = options.channelSimulator ? bindLoopback() : 0;
     std::optional<RsaKey> simulatorKey;
     if (options.channelSimulator) {
@@ -102,7 +128,7 @@ Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progres
                          .arg(stack->m_channelSimulator->url()));
     }
     WorkerOptions worker;
-    worker.settings = stack->database();
+    worker.settings = stack->m_service;
     worker.channel = options.gateway.channel;
     worker.idempotency = options.gateway.idempotency;
     worker.saga = options.worker;
@@ -130,7 +156,7 @@ Status DevStack::startRelay(const Options &options, const Progress &progress)
         return broker.error();
     m_broker = std::move(broker).value();
     RelayRuntimeOptions relay;
-    relay.settings = database();
+    relay.settings = m_service;
     relay.relay.broker = m_broker->address();
     relay.relay.maxAttempts = options.relayMaxAttempts;
     relay.catchAllQueue = QStringLiteral("keel.events.all");

@@ -45,6 +45,8 @@ public:
     Q_DISABLE_COPY_MOVE(DevStack)
 
     ConnectionSettings database() const { return m_cluster->settings(QStringLiteral("keel")); }
+    // What the gateway, worker and relay log in as: a keel_gateway member.
+    ConnectionSettings serviceLogin() const { return m_service; }
     QString gatewayUrl() const { return m_gateway->url(); }
     // The private RabbitMQ node the relay publishes to; empty without
     // rabbitmq-server.
@@ -84,6 +86,7 @@ private:
     std::unique_ptr<WorkerRuntime> m_worker;
     std::unique_ptr<EmbeddedBroker> m_broker;
     std::unique_ptr<RelayRuntime> m_relay;
+    ConnectionSettings m_service;
     QString m_apiKey;
 };
 

@@ -130,19 +130,6 @@ Result<qint64> Ledger::postSuspense(qint64 chargeId, qint64 merchantId, const QS
                 amount);
 }
 
-Result<qint64> Ledger::postSuspenseRelease(qint64 chargeId, qint64 merchantId,
-                                           const QString &currency, qint64 amount)
-{
-    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
-    if (!accounts)
-        return accounts.error();
-    Result<qint64> suspense = suspenseAccount(currency);
-    if (!suspense)
-        return suspense.error();
-    return post(QStringLiteral("suspense_out"), chargeId, 0, *suspense, accounts->second, currency,
-                amount);
-}
-
 Status Ledger::postCapture(qint64 chargeId, qint64 merchantId, const QString &currency,
                            qint64 amount)
 {
@@ -228,6 +215,15 @@ Result<Ledger::AuditReport> Ledger::audit(PgConnection &session)
          "  AND c.status IN ('open', 'in_review')), 0) "
          "ORDER BY a.currency LIMIT 1",
          "the suspense account in %1 holds %2 but its open cases add up to %3"},
+        {"SELECT c.id::text, c.status, (-coalesce(sum(e.amount), 0))::text "
+         "FROM keel.suspense_cases c "
+         "JOIN keel.ledger_transactions t ON t.id = c.ledger_transaction_id "
+         "  OR t.suspense_case_id = c.id "
+         "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+         "JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.kind = 'suspense' "
+         "WHERE c.status NOT IN ('open', 'in_review') GROUP BY c.id, c.status "
+         "HAVING sum(e.amount) <> 0 ORDER BY c.id LIMIT 1",
+         "suspense case %1 is %2 but still holds %3 in suspense"},
     };
     for (const Check &check : checks) {
         Result<PgRows> rows = session.query(check.sql);

@@ -36,11 +36,8 @@ public:
     // Returns the ledger transaction's id.
     Result<qint64> postSuspense(qint64 chargeId, qint64 merchantId, const QString &currency,
                                 qint64 amount);
-    // The reverse: a case closed by handing the money back to automatic
-    // compensation (a resumed saga) returns it to the merchant's payable
-    // account, whence the refund will take it.
-    Result<qint64> postSuspenseRelease(qint64 chargeId, qint64 merchantId, const QString &currency,
-                                       qint64 amount);
+    // (The reverse, a case's money handed back for a resumed saga, is the
+    // database's keel.resume_case(): only it closes a case that way.)
 
     struct AuditReport {
         qint64 transactions = 0;
@@ -53,7 +50,8 @@ public:
     // books sum to zero per currency, every entry is in its account's
     // currency, and every charge's captured and refunded amounts match what
     // was posted for it, every suspense posting belongs to its case, and each
-    // suspense account holds what its open cases add up to. Every check runs, so one bad row shows
+    // suspense account holds what its open cases add up to, and every closed case
+    // nets to zero in suspense. Every check runs, so one bad row shows
     // everything it breaks.
     static Result<AuditReport> audit(PgConnection &session);
 

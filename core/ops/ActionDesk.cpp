@@ -21,7 +21,8 @@ constexpr char RecordColumns[] =
     "a.id, a.kind, a.target_type, a.target_id, jsonb_array_length(a.targets), a.targets_hash, "
     "a.reason, a.status, a.proposed_by, a.proposed_at, a.expires_at, "
     "(SELECT string_agg(decided_by, ', ' ORDER BY id) FROM keel.approvals WHERE action_id = a.id), "
-    "coalesce(a.executed_by, ''), coalesce(a.outcome::text, ''), a.payload::text";
+    "coalesce(a.executed_by, ''), coalesce(a.outcome::text, ''), a.payload::text, "
+    "a.content_hash";
 
 ActionRecord recordAt(const QSqlQuery &query)
 {
@@ -41,6 +42,7 @@ ActionRecord recordAt(const QSqlQuery &query)
     record.executedBy = query.value(12).toString();
     record.outcome = query.value(13).toString();
     record.payload = query.value(14).toString();
+    record.contentHash = query.value(15).toString();
     return record;
 }
 
@@ -119,9 +121,9 @@ Result<ActionRecord> ActionDesk::propose(const ProposalRequest &request)
     return record;
 }
 
-Status ActionDesk::approve(qint64 actionId, const QString &comment)
+Status ActionDesk::approve(qint64 actionId, const QString &seenHash, const QString &comment)
 {
-    return decide(actionId, "approve", comment);
+    return decide(actionId, "approve", seenHash, comment);
 }
 
 Status ActionDesk::reject(qint64 actionId, const QString &comment)
@@ -131,18 +133,19 @@ Status ActionDesk::reject(qint64 actionId, const QString &comment)
             QStringLiteral("comment"), QStringLiteral("parameter_invalid"),
             QStringLiteral("comment: say why it is rejected, in at least %1 characters")
                 .arg(MinReasonLength));
-    return decide(actionId, "reject", comment);
+    return decide(actionId, "reject", {}, comment);
 }
 
-Status ActionDesk::decide(qint64 actionId, const char *decision, const QString &comment)
+Status ActionDesk::decide(qint64 actionId, const char *decision, const QString &seenHash,
+                          const QString &comment)
 {
     QSqlQuery query(m_db);
-    return runBound(
-        query,
-        QStringLiteral(
-            "INSERT INTO keel.approvals (action_id, decision, comment) VALUES (?, ?, ?)"),
-        {actionId, QString::fromLatin1(decision),
-         comment.trimmed().isEmpty() ? QVariant() : QVariant(comment.trimmed())});
+    return runBound(query,
+                    QStringLiteral("INSERT INTO keel.approvals (action_id, decision, comment, "
+                                   "seen_hash) VALUES (?, ?, ?, ?)"),
+                    {actionId, QString::fromLatin1(decision),
+                     comment.trimmed().isEmpty() ? QVariant() : QVariant(comment.trimmed()),
+                     seenHash.isEmpty() ? QVariant() : QVariant(seenHash)});
 }
 
 Result<ActionExecution> ActionDesk::execute(qint64 actionId)

@@ -43,6 +43,9 @@ struct ActionRecord {
     QString summary;
     int targets = 0;
     QString targetsHash; // hex SHA-256 of the frozen target list
+    // hex SHA-256 of the kind, frozen targets and payload: what an approver
+    // is shown, names when approving, and what executes.
+    QString contentHash;
     QString reason;
     QString status; // proposed, approved, rejected, queued, executed, failed, expired
     QString proposedBy;
@@ -80,7 +83,9 @@ public:
     explicit ActionDesk(QSqlDatabase db) : m_db(std::move(db)) {}
 
     Result<ActionRecord> propose(const ProposalRequest &request);
-    Status approve(qint64 actionId, const QString &comment = {});
+    // `seenHash` is the contentHash of the record the approver was shown; the
+    // database refuses the approval if the proposal is not that content.
+    Status approve(qint64 actionId, const QString &seenHash, const QString &comment = {});
     Status reject(qint64 actionId, const QString &comment);
     Result<ActionExecution> execute(qint64 actionId);
 
@@ -99,7 +104,8 @@ public:
     static Status validate(const ProposalRequest &request);
 
 private:
-    Status decide(qint64 actionId, const char *decision, const QString &comment);
+    Status decide(qint64 actionId, const char *decision, const QString &seenHash,
+                  const QString &comment);
 
     QSqlDatabase m_db;
 };

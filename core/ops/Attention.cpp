@@ -61,6 +61,10 @@ Result<AttentionCounts> Attention::load(QSqlDatabase db, const AttentionScope &s
                         "k.status IN ('open', 'in_review') AND k.opened_at + p.case_deadline < "
                         "now()"),
          &counts.overdueCases},
+        {scope.cases,
+         QStringLiteral("SELECT count(*) FROM keel.suspense_cases WHERE status IN ('open', "
+                        "'in_review') AND channel_notification_id IS NOT NULL"),
+         &counts.channelNotices},
         {scope.proposals,
          QStringLiteral("SELECT count(*) FROM keel.operator_actions WHERE status = 'proposed' "
                         "AND expires_at > now()"),

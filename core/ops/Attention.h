@@ -15,6 +15,7 @@ struct AttentionCounts {
     qint64 parkedMessages = -1;      // outbox rows the relay gave up on, not resent
     qint64 parkedNotifications = -1; // merchant notifications that gave up, not resent
     qint64 overdueCases = -1;        // open suspense cases past ops_policy.case_deadline
+    qint64 channelNotices = -1;      // open cases a channel's notice opened (kept for a person)
     qint64 waitingProposals = -1;    // proposals nobody has decided yet
 };
 

@@ -63,7 +63,8 @@ Result<int> QueuedActions::runOnce()
 Result<bool> QueuedActions::runOne()
 {
     Result<PgRows> claimed = m_connection.query(
-        "SELECT id, kind, targets::text, reason, proposed_by FROM keel.claim_queued_action()");
+        "SELECT id, kind, targets::text, reason, proposed_by, claim_token::text, "
+        "  coalesce(executed_by, proposed_by) FROM keel.claim_queued_action()");
     if (!claimed)
         return claimed.error();
     if (claimed->size() == 0)
@@ -89,7 +90,8 @@ Result<bool> QueuedActions::runOne()
             bool numeric = false;
             const int version = target.value(QStringLiteral("version")).toString().toInt(&numeric);
             const SagaActionOutcome outcome =
-                numeric ? SagaOperations(m_connection).apply({*action, sagaId, version, reason})
+                numeric ? SagaOperations(m_connection)
+                              .apply({*action, sagaId, version, reason, claimed->text(0, 6)})
                         : SagaActionOutcome{SagaActionOutcome::Kind::Moved, {}, {}, {}};
             result.insert(QStringLiteral("outcome"), outcomeName(outcome.kind));
             if (!outcome.message.isEmpty())
@@ -97,9 +99,10 @@ Result<bool> QueuedActions::runOne()
         }
         results.append(result);
     }
-    Result<PgRows> finished = m_connection.query(
-        "SELECT keel.finish_queued_action($1, $2::jsonb)",
-        {QByteArray::number(id), QJsonDocument(results).toJson(QJsonDocument::Compact)});
+    Result<PgRows> finished =
+        m_connection.query("SELECT keel.finish_queued_action($1, $2::uuid, $3::jsonb)",
+                           {QByteArray::number(id), claimed->value(0, 5),
+                            QJsonDocument(results).toJson(QJsonDocument::Compact)});
     if (!finished)
         return finished.error();
     return true;

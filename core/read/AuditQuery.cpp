@@ -54,4 +54,34 @@ Result<AuditPage> AuditQuery::page(QSqlDatabase db, const AuditFilter &filter,
     return page;
 }
 
+Result<ExportSummary> AuditQuery::exportCsv(QSqlDatabase db, const AuditFilter &filter,
+                                            const QString &filterText, QIODevice &out)
+{
+    constexpr int PageRows = 1000;
+    CsvFile csv(out);
+    if (Status said = csv.comment(QStringLiteral("keel audit trail; filter: ") + filterText); !said)
+        return said.error();
+    if (Status header = csv.row({QStringLiteral("seq"), QStringLiteral("at"),
+                                 QStringLiteral("actor"), QStringLiteral("action"),
+                                 QStringLiteral("object_type"), QStringLiteral("object_id"),
+                                 QStringLiteral("detail"), QStringLiteral("hash")});
+        !header)
+        return header.error();
+    std::optional<qint64> before;
+    do {
+        Result<AuditPage> slice = page(db, filter, before, PageRows);
+        if (!slice)
+            return slice.error();
+        for (const AuditEntry &entry : std::as_const(slice->entries))
+            if (Status written = csv.row({QString::number(entry.seq),
+                                          entry.at.toUTC().toString(Qt::ISODateWithMs), entry.actor,
+                                          entry.action, entry.objectType, entry.objectId,
+                                          entry.detail, QString::fromLatin1(entry.hash.toHex())});
+                !written)
+                return written.error();
+        before = slice->nextBefore;
+    } while (before);
+    return csv.summary();
+}
+
 } // namespace keel

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
+#include "core/read/CsvFile.h"
 
 #include <QByteArray>
 #include <QDateTime>
@@ -43,6 +44,10 @@ public:
 
     static Result<AuditPage> page(QSqlDatabase db, const AuditFilter &filter,
                                   std::optional<qint64> beforeSeq, int limit);
+    // The whole trail the filter finds, newest first, with `filterText` at
+    // the top (times ISO 8601 UTC, hashes hex). The caller records the export.
+    static Result<ExportSummary> exportCsv(QSqlDatabase db, const AuditFilter &filter,
+                                           const QString &filterText, QIODevice &out);
 };
 
 } // namespace keel

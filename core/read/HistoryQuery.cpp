@@ -178,7 +178,14 @@ const QList<TimelineBranch> &timelineBranches()
          "UNION ALL SELECT n.parked_at, 'notification', n.event_type || ' ' || n.event_id || "
          "  ' parked after ' || n.attempts || ' attempts: ' || coalesce(n.last_error, ''), 5, "
          "  n.id * 1000 + 999 FROM keel.notifications n, c "
-         "  WHERE n.charge_id = c.public_id AND n.status = 'parked' "}};
+         "  WHERE n.charge_id = c.public_id AND n.status = 'parked' "},
+        // What the channel itself said about the payment, and what keel made of it.
+        {"channel",
+         {QStringLiteral("channel_notifications")},
+         "SELECT n.received_at, 'channel', n.channel || ' notice ' || n.notice_id || ': ' || "
+         "  n.outcome || coalesce(' ' || n.amount || ' ' || n.currency, '') || ' -> ' || "
+         "  n.verdict, 6, n.id FROM keel.channel_notifications n, c "
+         "  WHERE n.reference = c.public_id "}};
     return branches;
 }
 

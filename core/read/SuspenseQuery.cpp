@@ -19,6 +19,7 @@ Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
                                : QStringLiteral("'open', 'in_review', 'resolved', 'written_off'");
     QSqlQuery query(db);
     query.setForwardOnly(true);
+    // Every narrowing is a bound value that is NULL when unset.
     query.prepare(
         QStringLiteral(
             "SELECT k.id, coalesce(s.public_id, ''), coalesce(c.public_id, ''), "
@@ -26,23 +27,51 @@ Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
             "  coalesce(k.owner, ''), k.reason, k.opened_at, k.opened_at + p.case_deadline, "
             "  k.status IN ('open', 'in_review') AND k.opened_at + p.case_deadline < now(), "
             "  coalesce(s.version, 0), k.xmin::text, "
-            "  (extract(epoch FROM k.opened_at) * 1000000)::bigint "
+            "  (extract(epoch FROM k.opened_at) * 1000000)::bigint, coalesce(k.merchant_id, 0), "
+            "  coalesce(c.out_trade_no, ''), "
+            "  coalesce(n.channel || ' ' || n.notice_id || ': ' || n.outcome || "
+            "    coalesce(' ' || n.amount || ' ' || n.currency, '') || ' (' || n.verdict || ')', "
+            "    ''), "
+            "  coalesce((SELECT state FROM keel.payment_state ps WHERE ps.charge_id = c.id), '') "
             "FROM keel.suspense_cases k CROSS JOIN keel.ops_policy p "
             "LEFT JOIN keel.sagas s ON s.id = k.saga_id "
             "LEFT JOIN keel.charges c ON c.id = k.charge_id "
             "LEFT JOIN keel.currencies cur ON cur.code = k.currency "
+            "LEFT JOIN keel.channel_notifications n ON n.id = k.channel_notification_id "
             "WHERE k.status IN (%1) AND (NOT ? OR k.owner = session_user) "
             "  AND (NOT ? OR k.opened_at + p.case_deadline < now()) "
+            "  AND (NOT ? OR k.channel_notification_id IS NOT NULL) "
+            "  AND k.amount >= coalesce(?::bigint, k.amount) "
+            "  AND k.amount <= coalesce(?::bigint, k.amount) "
+            "  AND k.opened_at >= coalesce(?::timestamptz, k.opened_at) "
+            "  AND k.opened_at < coalesce(?::timestamptz, 'infinity') "
+            "  AND (?::bigint IS NULL OR k.merchant_id = ?::bigint) "
+            "  AND (?::text IS NULL OR c.public_id = ?::text) "
+            "  AND (?::text IS NULL OR s.public_id = ?::text) "
+            "  AND (?::text IS NULL OR c.out_trade_no = ?::text) "
             "  AND (NOT ? OR (k.opened_at, k.id) > "
             "       (timestamptz 'epoch' + ? * interval '1 microsecond', ?)) "
             "ORDER BY k.opened_at, k.id LIMIT ?")
             .arg(status));
-    query.addBindValue(filter.mineOnly);
-    query.addBindValue(filter.overdueOnly);
-    query.addBindValue(filter.after.has_value());
-    query.addBindValue(filter.after ? filter.after->openedAtMicros : qint64(0));
-    query.addBindValue(filter.after ? filter.after->id : qint64(0));
-    query.addBindValue(filter.limit);
+    const auto orNull = [](const QString &text) {
+        return text.trimmed().isEmpty() ? QVariant(QMetaType::fromType<QString>())
+                                        : QVariant(text.trimmed());
+    };
+    const QVariant noNumber(QMetaType::fromType<qint64>());
+    const QVariant noTime(QMetaType::fromType<QDateTime>());
+    const QVariant merchant = filter.merchantId > 0 ? QVariant(filter.merchantId) : noNumber;
+    for (const QVariant &value :
+         {QVariant(filter.mineOnly), QVariant(filter.overdueOnly), QVariant(filter.noticesOnly),
+          filter.amountMin ? QVariant(*filter.amountMin) : noNumber,
+          filter.amountMax ? QVariant(*filter.amountMax) : noNumber,
+          filter.openedFrom.isValid() ? QVariant(filter.openedFrom) : noTime,
+          filter.openedTo.isValid() ? QVariant(filter.openedTo) : noTime, merchant, merchant,
+          orNull(filter.chargeId), orNull(filter.chargeId), orNull(filter.sagaId),
+          orNull(filter.sagaId), orNull(filter.outTradeNo), orNull(filter.outTradeNo),
+          QVariant(filter.after.has_value()),
+          QVariant(filter.after ? filter.after->openedAtMicros : qint64(0)),
+          QVariant(filter.after ? filter.after->id : qint64(0)), QVariant(filter.limit)})
+        query.addBindValue(value);
     if (Status done = Database::exec(query); !done)
         return done.error();
     QList<SuspenseCaseRow> rows;
@@ -63,6 +92,10 @@ Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
         row.sagaVersion = query.value(12).toInt();
         row.version = query.value(13).toString();
         row.openedAtMicros = query.value(14).toLongLong();
+        row.merchantId = query.value(15).toLongLong();
+        row.outTradeNo = query.value(16).toString();
+        row.notice = query.value(17).toString();
+        row.chargeState = query.value(18).toString();
         rows << row;
     }
     return rows;
@@ -82,7 +115,13 @@ Result<QList<TimelineEntry>> SuspenseQuery::trail(QSqlDatabase db, const Suspens
     // the case or its saga with every decision on them.
     QSqlQuery query(db);
     query.setForwardOnly(true);
+    // An action names the case or its saga among its frozen targets, alone
+    // or in a bulk selection (operator_actions_targets, a GIN index).
     query.prepare(QStringLiteral(
+        "WITH t AS (SELECT 'suspense_case'::text AS type, "
+        "    jsonb_build_array(jsonb_build_object('id', ?::text)) AS mine "
+        "  UNION ALL SELECT 'saga', jsonb_build_array(jsonb_build_object('id', ?::text)) "
+        "  WHERE ?::text <> '') "
         "SELECT e.created_at, 'saga', 'step ' || coalesce(e.step_index::text, '-') || ' ' || "
         "e.event "
         "    || ' ' || e.detail::text "
@@ -92,16 +131,27 @@ Result<QList<TimelineEntry>> SuspenseQuery::trail(QSqlDatabase db, const Suspens
         "  FROM keel.suspense_case_notes n WHERE n.case_id = ? "
         "UNION ALL SELECT a.proposed_at, 'action', '#' || a.id || ' ' || a.kind || ' proposed by ' "
         "    || a.proposed_by || ' (' || a.status || '): ' || a.reason "
-        "  FROM keel.operator_actions a WHERE (a.target_type = 'suspense_case' AND "
-        "    a.target_id = ?::text) OR (a.target_type = 'saga' AND a.target_id = ?) "
+        "  FROM keel.operator_actions a, t WHERE a.target_type = t.type AND a.targets @> t.mine "
         "UNION ALL SELECT d.decided_at, 'action', '#' || a.id || ' ' || d.decision || 'd by ' "
         "    || d.decided_by || coalesce(': ' || d.comment, '') "
-        "  FROM keel.approvals d JOIN keel.operator_actions a ON a.id = d.action_id "
-        "  WHERE (a.target_type = 'suspense_case' AND a.target_id = ?::text) "
-        "    OR (a.target_type = 'saga' AND a.target_id = ?) "
+        "  FROM keel.approvals d JOIN keel.operator_actions a ON a.id = d.action_id, t "
+        "  WHERE a.target_type = t.type AND a.targets @> t.mine "
+        "UNION ALL SELECT a.executed_at, 'action', '#' || a.id || ' ' || a.kind || ' ' || a.status "
+        "    || ' by ' || coalesce(a.executed_by, '?') || ': ' || coalesce(("
+        "      SELECT r ->> 'outcome' FROM jsonb_array_elements(a.after) r "
+        "      WHERE r ->> 'id' IN (?::text, ?) LIMIT 1), 'no outcome') "
+        "  FROM keel.operator_actions a, t WHERE a.target_type = t.type AND a.targets @> t.mine "
+        "AND a.executed_at IS NOT NULL "
+        "UNION ALL SELECT n.received_at, 'channel', n.channel || ' notice ' || n.notice_id || ': ' "
+        "    || n.outcome || coalesce(' ' || n.amount || ' ' || n.currency, '') || ' -> ' "
+        "    || n.verdict "
+        "  FROM keel.channel_notifications n JOIN keel.suspense_cases k "
+        "    ON k.channel_notification_id = n.id WHERE k.id = ? AND k.charge_id IS NULL "
         "ORDER BY 1"));
-    for (const QVariant &value : {QVariant(row.sagaId), QVariant(row.id), QVariant(row.id),
-                                  QVariant(row.sagaId), QVariant(row.id), QVariant(row.sagaId)})
+    const QVariant caseId(QString::number(row.id));
+    for (const QVariant &value :
+         {caseId, QVariant(row.sagaId), QVariant(row.sagaId), QVariant(row.sagaId),
+          QVariant(row.id), caseId, QVariant(row.sagaId), QVariant(row.id)})
         query.addBindValue(value);
     if (Status done = Database::exec(query); !done)
         return done.error();
@@ -113,14 +163,19 @@ Result<QList<TimelineEntry>> SuspenseQuery::trail(QSqlDatabase db, const Suspens
     return entries;
 }
 
-Result<QStringList> SuspenseQuery::adjustableAccounts(QSqlDatabase db, const QString &currency)
+Result<QStringList> SuspenseQuery::adjustableAccounts(QSqlDatabase db, qint64 caseId)
 {
+    // The rule of keel.adjustment_problem() (migration 0021): only the
+    // case's own accounts, so the list is short whatever the ledger holds.
     QSqlQuery query(db);
     query.setForwardOnly(true);
-    query.prepare(QStringLiteral("SELECT code FROM keel.ledger_accounts WHERE currency = ? AND "
-                                 "kind <> 'suspense' ORDER BY merchant_id NULLS FIRST, code "
-                                 "LIMIT 1000"));
-    query.addBindValue(currency);
+    query.prepare(QStringLiteral(
+        "SELECT a.code FROM keel.suspense_cases c JOIN keel.ledger_accounts a "
+        "  ON a.currency = c.currency AND a.kind <> 'suspense' "
+        " AND (a.case_adjustable OR a.merchant_id = c.merchant_id "
+        "      OR (c.charge_id IS NOT NULL AND a.code = 'channel_clearing:' || c.currency)) "
+        "WHERE c.id = ? ORDER BY a.merchant_id NULLS LAST, a.code"));
+    query.addBindValue(caseId);
     if (Status done = Database::exec(query); !done)
         return done.error();
     QStringList codes;
@@ -140,6 +195,47 @@ Result<qint64> SuspenseQuery::suspenseBalance(QSqlDatabase db, const QString &cu
     if (Status done = Database::exec(query); !done)
         return done.error();
     return query.next() ? query.value(0).toLongLong() : 0;
+}
+
+Result<ExportSummary> SuspenseQuery::exportCsv(QSqlDatabase db, SuspenseCaseFilter filter,
+                                               const QString &filterText, QIODevice &out)
+{
+    CsvFile csv(out);
+    if (Status said = csv.comment(QStringLiteral("keel suspense cases; filter: ") + filterText);
+        !said)
+        return said.error();
+    if (Status header =
+            csv.row({QStringLiteral("case"), QStringLiteral("opened_at"), QStringLiteral("status"),
+                     QStringLiteral("amount"), QStringLiteral("currency"),
+                     QStringLiteral("merchant_id"), QStringLiteral("charge"),
+                     QStringLiteral("out_trade_no"), QStringLiteral("charge_state"),
+                     QStringLiteral("saga"), QStringLiteral("owner"), QStringLiteral("deadline"),
+                     QStringLiteral("channel_notice"), QStringLiteral("reason")});
+        !header)
+        return header.error();
+    const auto iso = [](const QDateTime &at) {
+        return at.toUTC().toString(Qt::ISODateWithMs);
+    };
+    filter.after.reset();
+    for (;;) {
+        Result<QList<SuspenseCaseRow>> page = queue(db, filter);
+        if (!page)
+            return page.error();
+        for (const SuspenseCaseRow &row : std::as_const(*page))
+            if (Status written = csv.row(
+                    {QString::number(row.id), iso(row.openedAt), row.status,
+                     row.currency.isEmpty() ? QString()
+                                            : HistoryQuery::formatAmount(row.amount, row.exponent),
+                     row.currency, row.merchantId > 0 ? QString::number(row.merchantId) : QString(),
+                     row.chargeId, row.outTradeNo, row.chargeState, row.sagaId, row.owner,
+                     iso(row.deadline), row.notice, row.reason});
+                !written)
+                return written.error();
+        if (page->size() < filter.limit)
+            break;
+        filter.after = page->constLast().cursor();
+    }
+    return csv.summary();
 }
 
 } // namespace keel

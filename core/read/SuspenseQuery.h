@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
+#include "core/read/CsvFile.h"
 #include "core/read/HistoryQuery.h"
 
 #include <QDateTime>
@@ -17,6 +18,16 @@ struct SuspenseCaseFilter {
     Status status = Status::Open;
     bool mineOnly = false;    // owned by the session user
     bool overdueOnly = false; // past ops_policy.case_deadline
+    bool noticesOnly = false; // opened by a channel notice kept for a person
+    // Finding one case: each narrows the queue when set.
+    std::optional<qint64> amountMin; // minor units, inclusive; equal bounds: an exact amount
+    std::optional<qint64> amountMax;
+    QDateTime openedFrom; // inclusive; invalid: unbounded
+    QDateTime openedTo;   // exclusive
+    qint64 merchantId = 0;
+    QString chargeId;   // ch_...
+    QString sagaId;     // saga_...
+    QString outTradeNo; // the merchant's order number of the case's charge
     int limit = 200;
     // The page after this case of the previous page (keyset paging on the
     // queue's order: opened, then id).
@@ -43,6 +54,12 @@ struct SuspenseCaseRow {
     QDateTime deadline;
     bool overdue = false;
     QString version; // the case row's xmin, which a resolution proposed now freezes
+    qint64 merchantId = 0;
+    QString outTradeNo;
+    // The channel notice that opened the case, if one did: what the channel
+    // said, beside what keel has (`chargeId`, `chargeState`).
+    QString notice;
+    QString chargeState;
     qint64 openedAtMicros = 0;
     SuspenseCaseFilter::Cursor cursor() const { return {openedAtMicros, id}; }
 };
@@ -60,11 +77,18 @@ public:
     // `sources` as HistoryQuery::timelineSourcesFor() gives them for the login.
     static Result<QList<TimelineEntry>> trail(QSqlDatabase db, const SuspenseCaseRow &row,
                                               const QStringList &sources);
-    // What an adjustment dialog offers for a case in `currency`: the ledger
-    // accounts it may post to (never the suspense account, whose leg keel
-    // adds), and the suspense account's balance now (minor units held).
-    static Result<QStringList> adjustableAccounts(QSqlDatabase db, const QString &currency);
+    // What an adjustment dialog offers for a case: the ledger accounts the
+    // database lets its adjustment post to (the case merchant's, its charge's
+    // channel clearing account, keel's fee and loss accounts; never the
+    // suspense account, whose leg keel adds), and the suspense account's
+    // balance now (minor units held).
+    static Result<QStringList> adjustableAccounts(QSqlDatabase db, qint64 caseId);
     static Result<qint64> suspenseBalance(QSqlDatabase db, const QString &currency);
+    // Every case the filter finds (its limit is the page size), oldest first,
+    // with `filterText` at the top; times in ISO 8601 UTC, amounts in major
+    // units. The caller records the export (ExportLog).
+    static Result<ExportSummary> exportCsv(QSqlDatabase db, SuspenseCaseFilter filter,
+                                           const QString &filterText, QIODevice &out);
 };
 
 } // namespace keel

@@ -2,7 +2,6 @@
 
 #include "core/db/PgConnection.h"
 #include "core/db/PgTransaction.h"
-#include "core/ledger/Ledger.h"
 #include "core/saga/SagaParking.h"
 #include "core/saga/SagaRunner.h"
 #include "core/saga/SagaStore.h"
@@ -128,9 +127,11 @@ SagaActionOutcome SagaOperations::apply(const SagaActionRequest &request)
         Result<QString> actor = m_connection.scalar("SELECT session_user");
         if (!actor)
             return failed(actor.error());
-        const QJsonObject detail{{QStringLiteral("action"), sagaActionName(request.action)},
-                                 {QStringLiteral("reason"), request.reason},
-                                 {QStringLiteral("actor"), *actor}};
+        QJsonObject detail{{QStringLiteral("action"), sagaActionName(request.action)},
+                           {QStringLiteral("reason"), request.reason},
+                           {QStringLiteral("actor"), *actor}};
+        if (!request.onBehalfOf.isEmpty())
+            detail.insert(QStringLiteral("on_behalf_of"), request.onBehalfOf);
         Status applied;
         switch (request.action) {
         case SagaAction::RetryNow:
@@ -149,12 +150,17 @@ SagaActionOutcome SagaOperations::apply(const SagaActionRequest &request)
             applied = skipStep(saga, detail);
             break;
         }
-        if (!applied && !applied.error().is(ErrorCode::RowsMoved))
+        if (!applied && applied.error().is(ErrorCode::CaseClosed))
+            outcome = outcomeOf(Kind::NotAllowed, applied.error().message);
+        else if (!applied && applied.error().is(ErrorCode::ChannelInFlight))
+            outcome = outcomeOf(Kind::Busy, applied.error().message);
+        else if (!applied && !applied.error().is(ErrorCode::RowsMoved))
             return failed(applied.error());
-        outcome = outcomeOf(applied ? Kind::Done : Kind::Moved,
-                            applied ? QString()
-                                    : QStringLiteral("the saga changed while the action was "
-                                                     "being applied; look again"));
+        else
+            outcome = outcomeOf(applied ? Kind::Done : Kind::Moved,
+                                applied ? QString()
+                                        : QStringLiteral("the saga changed while the action was "
+                                                         "being applied; look again"));
     }
     Result<std::optional<SagaRecord>> now = store.load(saga.id);
     if (!now || !now->has_value())
@@ -212,45 +218,19 @@ Status SagaOperations::park(SagaRecord &saga, const QJsonObject &detail, const Q
 
 Status SagaOperations::resume(SagaRecord &saga, const QJsonObject &detail, const QString &reason)
 {
-    Result<PgRows> cases = m_connection.query(
-        "SELECT c.id, c.amount, coalesce(c.currency, ''), coalesce(c.charge_id, 0), "
-        "  coalesce(ch.merchant_id, 0) FROM keel.suspense_cases c "
-        "LEFT JOIN keel.charges ch ON ch.id = c.charge_id "
-        "WHERE c.saga_id = $1 AND c.status IN ('open', 'in_review')",
-        {QByteArray::number(saga.id)});
-    if (!cases)
-        return cases.error();
-    const bool hasCase = cases->size() == 1;
-    const qint64 amount = hasCase ? cases->toInt64(0, 1) : 0;
-    if (amount > 0)
-        if (Status prepared =
-                Ledger(m_connection).prepareAccounts(cases->toInt64(0, 4), cases->text(0, 2));
-            !prepared)
-            return prepared;
-
     PgTransaction tx(m_connection);
     if (!tx.begun())
         return tx.begun();
-    QByteArray release;
-    if (amount > 0) {
-        Result<qint64> posted = Ledger(m_connection)
-                                    .postSuspenseRelease(cases->toInt64(0, 3), cases->toInt64(0, 4),
-                                                         cases->text(0, 2), amount);
-        if (!posted)
-            return posted.error();
-        release = QByteArray::number(*posted);
-    }
-    if (hasCase) {
-        Result<PgRows> closed = m_connection.query(
-            "WITH c AS (UPDATE keel.suspense_cases SET status = 'resolved', resolved_at = now(), "
-            "    resolution = jsonb_build_object('action', 'resumed', 'reason', $2::text, "
-            "      'actor', session_user, 'release_transaction', $3::bigint) "
-            "  WHERE id = $1 AND status IN ('open', 'in_review') RETURNING id) "
-            "SELECT keel.require_rows((SELECT count(*) FROM c), 1, 'suspense case moved')",
-            {cases->value(0, 0), reason.toUtf8(), release});
-        if (!closed)
-            return closed.error();
-    }
+    // The database closes the case and hands its money back, or refuses
+    // (ErrorCode::CaseClosed) when a person already resolved it otherwise.
+    Result<PgRows> released =
+        m_connection.query("SELECT keel.resume_case($1, $2, $3)",
+                           {QByteArray::number(saga.id), reason.toUtf8(),
+                            detail.value(QStringLiteral("on_behalf_of"))
+                                .toString(detail.value(QStringLiteral("actor")).toString())
+                                .toUtf8()});
+    if (!released)
+        return released.error();
     // Parked while undoing: undo again; parked going forward (a confirm, or
     // a person's park of a running saga): go forward again.
     bool undoing = false;
@@ -267,7 +247,9 @@ Status SagaOperations::resume(SagaRecord &saga, const QJsonObject &detail, const
     change.addRounds = -saga.compensationRounds;
     change.event = QStringLiteral("operator_resume");
     change.notifyPool = poolOf(change.status);
-    if (Status recorded = SagaStore(m_connection).record(saga, {}, -1, {}, change, detail, false);
+    QJsonObject resumed = detail;
+    resumed.insert(QStringLiteral("release_transaction"), released->text(0, 0));
+    if (Status recorded = SagaStore(m_connection).record(saga, {}, -1, {}, change, resumed, false);
         !recorded)
         return recorded;
     return tx.commit();

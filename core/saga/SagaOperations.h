@@ -27,6 +27,7 @@ struct SagaActionRequest {
     QString sagaId;      // saga_...
     int seenVersion = 0; // the version the person acted on
     QString reason;      // required: why, in the person's words
+    QString onBehalfOf;  // the person a service login acts for (a queued action's proposer)
 };
 
 struct SagaActionOutcome {

@@ -34,6 +34,18 @@ Result<SagaParking::Money> SagaParking::moneyInQuestion(const SagaRecord &saga, 
 
 Result<qint64> SagaParking::park(SagaRecord &saga, const QString &owner, const Request &request)
 {
+    if (saga.chargeId > 0) {
+        // The database refuses the case too (KL425); asking first keeps the
+        // common refusal cheap and its words keel's.
+        Result<PgRows> inFlight = m_connection.query("SELECT keel.channel_operation_in_flight($1)",
+                                                     {QByteArray::number(saga.chargeId)});
+        if (!inFlight)
+            return inFlight.error();
+        if (inFlight->text(0, 0) == QLatin1String("t"))
+            return codedError(ErrorKind::Failed, QString::fromLatin1(ErrorCode::ChannelInFlight),
+                              QStringLiteral("a channel operation on the saga's charge is in "
+                                             "flight; it can be parked once the channel answers"));
+    }
     // Accounts are created outside the transaction (see Ledger).
     Result<Money> estimate = moneyInQuestion(saga, false);
     if (!estimate)
@@ -44,6 +56,17 @@ Result<qint64> SagaParking::park(SagaRecord &saga, const QString &owner, const R
             !prepared)
             return prepared.error();
 
+    // The caller's record changes only if the whole park commits.
+    SagaRecord parked = saga;
+    Result<qint64> opened = parkInTransaction(parked, owner, request);
+    if (opened)
+        saga = std::move(parked);
+    return opened;
+}
+
+Result<qint64> SagaParking::parkInTransaction(SagaRecord &saga, const QString &owner,
+                                              const Request &request)
+{
     PgTransaction tx(m_connection);
     if (!tx.begun())
         return tx.begun().error();
@@ -60,14 +83,11 @@ Result<qint64> SagaParking::park(SagaRecord &saga, const QString &owner, const R
     sagaChange.addRounds = 1;
     sagaChange.lastError = request.reason;
     sagaChange.event = QStringLiteral("parked");
-    const int versionBefore = saga.version;
     if (Status recorded =
             SagaStore(m_connection)
                 .record(saga, owner, request.step, stepChange, sagaChange, request.detail, false);
-        !recorded) {
-        saga.version = versionBefore;
+        !recorded)
         return recorded.error();
-    }
     QByteArray posting;
     if (money->amount > 0) {
         Result<qint64> posted =

@@ -29,6 +29,10 @@ public:
         QString stepEvent = QStringLiteral("attempt_ended");
     };
     // Returns the case's id. `owner` is the lease holder ("" for a person).
+    // While a channel operation on the saga's charge is in flight (a refund
+    // the channel has not answered), nothing is parked and the error carries
+    // ErrorCode::ChannelInFlight: the case would not hold what that
+    // operation moves. `saga` changes only when the park commits.
     Result<qint64> park(SagaRecord &saga, const QString &owner, const Request &request);
 
 private:
@@ -38,6 +42,8 @@ private:
         qint64 merchantId = 0;
     };
     Result<Money> moneyInQuestion(const SagaRecord &saga, bool lock);
+    Result<qint64> parkInTransaction(SagaRecord &saga, const QString &owner,
+                                     const Request &request);
 
     PgConnection &m_connection;
 };

@@ -15,6 +15,8 @@ inline const QString Compensating = QStringLiteral("compensating");
 inline const QString Succeeded = QStringLiteral("succeeded");
 inline const QString Compensated = QStringLiteral("compensated");
 inline const QString Parked = QStringLiteral("parked");
+// Closed by a person: its case was adjusted or written off, never to resume.
+inline const QString Resolved = QStringLiteral("resolved");
 } // namespace SagaStatus
 
 namespace StepStatus {
@@ -88,7 +90,7 @@ struct SagaRecord {
     bool terminal() const
     {
         return status == SagaStatus::Succeeded || status == SagaStatus::Compensated ||
-               status == SagaStatus::Parked;
+               status == SagaStatus::Parked || status == SagaStatus::Resolved;
     }
 };
 

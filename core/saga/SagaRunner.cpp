@@ -342,9 +342,30 @@ Result<SagaRunner::Next> SagaRunner::park(SagaRecord &saga, const StepRecord &st
     Result<qint64> parked =
         SagaParking(m_connection)
             .park(saga, m_owner, {step.index, stepStatus, answer.error, detail});
+    if (!parked && parked.error().is(ErrorCode::ChannelInFlight))
+        return deferPark(saga, step, parked.error().message);
     if (!parked)
         return parked.error();
     sagaMetrics::countFinished(saga.name, saga.status);
+    return Next::Stop;
+}
+
+Result<SagaRunner::Next> SagaRunner::deferPark(SagaRecord &saga, const StepRecord &step,
+                                               const QString &why)
+{
+    // The channel's answer (or the reconciler) settles the operation within
+    // seconds to minutes; the last round is tried again then, so the park
+    // sees what that operation moved.
+    constexpr int WaitForChannelMs = 5000;
+    SagaChange waiting;
+    waiting.currentStep = step.index;
+    waiting.delayMs = WaitForChannelMs;
+    waiting.event = QStringLiteral("park_deferred");
+    if (Status recorded = SagaStore(m_connection)
+                              .record(saga, m_owner, -1, {}, waiting,
+                                      QJsonObject{{QStringLiteral("reason"), why}});
+        !recorded)
+        return recorded.error();
     return Next::Stop;
 }
 

@@ -48,6 +48,9 @@ private:
     // The last round failed: the saga parks with a suspense case.
     Result<Next> park(SagaRecord &saga, const StepRecord &step, const StepAnswer &answer,
                       const QString &stepStatus, const QJsonObject &detail);
+    // A park refused while a channel operation on the charge is in flight:
+    // the saga waits and tries its last round again.
+    Result<Next> deferPark(SagaRecord &saga, const StepRecord &step, const QString &why);
     Result<Next> recordCompensation(SagaRecord &saga, const StepRecord &step,
                                     const StepAnswer &answer, qint64 elapsedMs);
     // Runs one attempt of the step's action or compensation, recorded before

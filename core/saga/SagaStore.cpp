@@ -247,6 +247,8 @@ Status SagaStore::guardedUpdate(SagaRecord &saga, const QString &owner, const Sa
         "    charge_id = coalesce($10::bigint, charge_id), "
         "    finished_at = CASE WHEN coalesce($4::text, status) IN "
         "                    ('succeeded', 'compensated', 'parked') THEN now() END, "
+        "    progressed_at = CASE WHEN coalesce($4::text, status) <> status "
+        "                      OR current_step <> $5 THEN now() ELSE progressed_at END, "
         "    version = version + 1, updated_at = now() "
         "  WHERE id = $1 AND version = $2 AND CASE WHEN coalesce($3::text, '') = '' "
         "    THEN lease_owner IS NULL OR lease_expires_at < now() "
@@ -291,6 +293,7 @@ Status SagaStore::beginAttempt(SagaRecord &saga, int step, bool compensation, co
     PgTransaction tx(m_connection, PgTransaction::Pipelined);
     Result<PgRows> moved = m_connection.query(
         "WITH s AS (UPDATE keel.sagas SET current_step = $4, "
+        "    progressed_at = CASE WHEN current_step <> $4 THEN now() ELSE progressed_at END, "
         "    lease_expires_at = now() + $5 * interval '1 millisecond', "
         "    next_attempt_at = now() + $5 * interval '1 millisecond', "
         "    version = version + 1, updated_at = now() "

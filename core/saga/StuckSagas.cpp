@@ -10,7 +10,8 @@ const char *condition()
     // EXISTS the planner may hash the whole of saga_steps instead, which grows
     // with every saga ever run.
     return "s.status IN ('running', 'compensating') AND "
-           "(s.created_at < now() - s.stuck_after_seconds * interval '1 second' OR "
+           "(coalesce(s.progressed_at, s.created_at) < now() - s.stuck_after_seconds * interval '1 "
+           "second' OR "
            " (SELECT max(st.attempts + st.compensation_attempts) FROM keel.saga_steps st "
            "  WHERE st.saga_id = s.id) > $1::int)";
 }

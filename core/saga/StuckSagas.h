@@ -7,7 +7,8 @@ namespace keel {
 class PgConnection;
 
 // "Stuck" is computed, never stored: a saga that is not terminal and either
-// older than its definition's threshold (stuck_after_seconds) or with a step
+// without progress (a step reached, a status changed) for longer than its
+// definition's threshold (stuck_after_seconds) or with a step
 // past `attemptLimit` attempts (action and compensation together).
 namespace stuckSagas {
 inline constexpr int DefaultAttemptLimit = 5;

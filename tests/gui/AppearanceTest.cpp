@@ -6,6 +6,7 @@
 #include "ui/MainWindow.h"
 #include "ui/MessageBanner.h"
 #include "ui/QueryWorker.h"
+#include "ui/StatusWords.h"
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QToolButton>
+
+#include <algorithm>
 
 using namespace keel;
 
@@ -32,6 +35,23 @@ TEST(Appearance, SimplifiedChineseTranslatesTheConsole)
     EXPECT_EQ(exportButton->text(), QString::fromUtf8("导出…"));
     MessageBanner banner;
     EXPECT_EQ(banner.findChild<QToolButton *>()->accessibleName(), QString::fromUtf8("关闭消息"));
+}
+
+// The statuses the queues show come from the database in English; each has
+// its word in the Chinese catalogue.
+TEST(Appearance, NoStatusWordStaysUntranslatedInSimplifiedChinese)
+{
+    auto *app = qobject_cast<QApplication *>(QCoreApplication::instance());
+    ASSERT_EQ(Appearance::applyLanguage(*app, QStringLiteral("zh_CN")), QStringLiteral("zh_CN"));
+    for (const QString &status : knownStatuses()) {
+        const QString word = statusWord(status);
+        EXPECT_FALSE(word.isEmpty());
+        EXPECT_TRUE(std::none_of(word.cbegin(), word.cend(),
+                                 [](QChar c) { return c.isLetter() && c.unicode() < 0x80; }))
+            << qPrintable(status) << " shows as " << qPrintable(word);
+    }
+    Appearance::applyLanguage(*app, QStringLiteral("en"));
+    EXPECT_EQ(statusWord(QStringLiteral("in_review")), QStringLiteral("in review"));
 }
 
 TEST(Appearance, DarkThemeDarkensTheBase)

@@ -6,7 +6,11 @@
 
 #include "GatewayTest.h"
 
+#include "core/db/Database.h"
+#include "core/db/PgConnection.h"
+#include "core/ledger/Ledger.h"
 #include "core/metrics/Metrics.h"
+#include "core/read/HistoryQuery.h"
 #include "core/signing/AesGcm.h"
 #include "core/signing/AlipaySignature.h"
 #include "core/signing/RsaKey.h"
@@ -279,6 +283,34 @@ TEST_F(ChannelNotifyTest, ASignedNoticeWithTheWrongAmountIsRecordedButNotApplied
     EXPECT_EQ(stateOf(charge), QStringLiteral("Authorizing"));
     EXPECT_EQ(scalar("SELECT verdict || ' ' || amount FROM keel.channel_notifications"),
               QStringLiteral("amount_mismatch 199900"));
+    // ... and a person has it in the suspense workbench, with nothing posted:
+    // the charge is still in flight, its money not yet keel's to question.
+    EXPECT_EQ(scalar("SELECT k.status || ' ' || k.amount || ' ' || (k.charge_id = c.id) FROM "
+                     "keel.suspense_cases k JOIN keel.channel_notifications n ON n.id = "
+                     "k.channel_notification_id JOIN keel.charges c ON c.public_id = n.reference"),
+              QStringLiteral("open 0 true"));
+}
+
+TEST_F(ChannelNotifyTest, MoneyTheChannelTookForAChargeKeelNeverMadeIsHeldInSuspense)
+{
+    const HttpReply reply =
+        postRaw("/v1/channels/alipay/notify",
+                signedAlipay(alipayNotice(QStringLiteral("ch_unknown0000000001"),
+                                          QStringLiteral("n-unknown"))));
+    EXPECT_EQ(reply.body, QByteArray("success"));
+    EXPECT_EQ(scalar("SELECT verdict FROM keel.channel_notifications"),
+              QStringLiteral("unknown_charge"));
+    EXPECT_EQ(scalar("SELECT status || ' ' || amount || ' ' || currency || ' ' || "
+                     "(ledger_transaction_id IS NOT NULL) FROM keel.suspense_cases"),
+              QStringLiteral("open 1999 CNY true"));
+    EXPECT_EQ(scalar("SELECT string_agg(a.code || ' ' || e.amount, ', ' ORDER BY a.code) FROM "
+                     "keel.ledger_entries e JOIN keel.ledger_accounts a ON a.id = e.account_id"),
+              QStringLiteral("channel_clearing:CNY 1999, suspense:CNY -1999"));
+    auto session = PgConnection::open(settings());
+    ASSERT_TRUE(session.ok());
+    auto report = Ledger::audit(*session);
+    ASSERT_TRUE(report.ok());
+    EXPECT_TRUE(report->violations.isEmpty()) << qPrintable(report->violations.join(u'\n'));
 }
 
 TEST_F(ChannelNotifyTest, AFailureForACapturedChargeIsKeptAsAConflictAndChangesNothing)
@@ -295,6 +327,18 @@ TEST_F(ChannelNotifyTest, AFailureForACapturedChargeIsKeptAsAConflictAndChangesN
     EXPECT_EQ(stateOf(charge), QStringLiteral("Captured"));
     EXPECT_EQ(scalar("SELECT verdict FROM keel.channel_notifications WHERE notice_id = 'n-5'"),
               QStringLiteral("conflicting"));
+    EXPECT_EQ(scalar("SELECT count(*) || ' ' || min(amount) FROM keel.suspense_cases"),
+              QStringLiteral("1 0"))
+        << "the conflict waits for a person; keel's books still hold the capture";
+    // The payment's own timeline shows what the channel said.
+    auto db = Database::connect(settings(), QStringLiteral("notify-timeline"));
+    ASSERT_TRUE(db.ok());
+    auto timeline = HistoryQuery::timeline(*db, charge, {QStringLiteral("channel")});
+    ASSERT_TRUE(timeline.ok()) << qPrintable(timeline.error().message);
+    ASSERT_EQ(timeline->size(), 2);
+    EXPECT_TRUE(timeline->at(1).summary.contains(QLatin1String("n-5: failed")))
+        << qPrintable(timeline->at(1).summary);
+    EXPECT_TRUE(timeline->at(1).summary.endsWith(QLatin1String("-> conflicting")));
 }
 
 TEST_F(ChannelNotifyTest, WechatPaySettlesAChargeAndRefusesAReusedNonce)

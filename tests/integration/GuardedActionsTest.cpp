@@ -68,7 +68,8 @@ protected:
     }
     QString auditActions()
     {
-        return admin("SELECT string_agg(action, ',' ORDER BY seq) FROM keel.audit_log");
+        return admin("SELECT string_agg(action, ',' ORDER BY seq) FROM keel.audit_log "
+                     "WHERE object_type = 'operator_action'");
     }
 
     QList<ActionTarget> m_parked;
@@ -96,7 +97,9 @@ TEST_F(GuardedActionsTest, ProposedApprovedExecutedOnceWithLineageAndEveryStepAu
     ASSERT_FALSE(early.ok());
     EXPECT_EQ(early.error().code, QLatin1String(ActionErrorCode::Decided));
 
-    ASSERT_TRUE(checker.approve(proposal->id, QStringLiteral("checked the binding")).ok());
+    ASSERT_TRUE(
+        checker.approve(proposal->id, proposal->contentHash, QStringLiteral("checked the binding"))
+            .ok());
     auto executed = maker.execute(proposal->id);
     ASSERT_TRUE(executed.ok()) << qPrintable(executed.error().message);
     EXPECT_FALSE(executed->replayed);
@@ -135,7 +138,7 @@ TEST_F(GuardedActionsTest, TheProposerCannotApproveAndTheServerSaysWhy)
     ActionDesk both(as(QStringLiteral("keel_operator"), QStringLiteral("keel_approver")));
     auto proposal = both.propose(resend(m_parked, QStringLiteral("act_test_0002")));
     ASSERT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
-    Status own = both.approve(proposal->id);
+    Status own = both.approve(proposal->id, proposal->contentHash);
     ASSERT_FALSE(own.ok());
     EXPECT_EQ(own.error().code, QLatin1String(ErrorCode::InsufficientPrivilege));
     EXPECT_TRUE(own.error().message.contains(QLatin1String("maker-checker")))
@@ -145,7 +148,7 @@ TEST_F(GuardedActionsTest, TheProposerCannotApproveAndTheServerSaysWhy)
     ActionDesk checker(as(QStringLiteral("keel_approver")));
     ASSERT_TRUE(checker.reject(proposal->id, QStringLiteral("wrong incident number")).ok());
     EXPECT_EQ(checker.find(proposal->id)->status, QStringLiteral("rejected"));
-    Status late = checker.approve(proposal->id);
+    Status late = checker.approve(proposal->id, proposal->contentHash);
     ASSERT_FALSE(late.ok());
     EXPECT_EQ(late.error().code, QLatin1String(ActionErrorCode::Decided));
     EXPECT_FALSE(both.execute(proposal->id).ok());
@@ -160,11 +163,11 @@ TEST_F(GuardedActionsTest, AnExpiredProposalCannotBeApprovedOrExecuted)
     auto approved = maker.propose(resend(m_parked.mid(0, 1), QStringLiteral("act_test_0003")));
     auto open = maker.propose(resend(m_parked.mid(1, 1), QStringLiteral("act_test_0004")));
     ASSERT_TRUE(approved.ok() && open.ok());
-    ASSERT_TRUE(checker.approve(approved->id).ok());
+    ASSERT_TRUE(checker.approve(approved->id, approved->contentHash).ok());
     admin("UPDATE keel.operator_actions SET expires_at = now() - interval '1 second' "
           "RETURNING 1");
 
-    Status tooLate = checker.approve(open->id);
+    Status tooLate = checker.approve(open->id, open->contentHash);
     ASSERT_FALSE(tooLate.ok());
     EXPECT_EQ(tooLate.error().code, QLatin1String(ActionErrorCode::Expired));
 
@@ -193,7 +196,7 @@ TEST_F(GuardedActionsTest, AFrozenSelectionTouchesNothingTheOperatorDidNotSee)
     const ActionTarget later = parkedMessage(QStringLiteral("ch_later"));
     admin("UPDATE keel.outbox SET last_error = 'nack' WHERE id = " + m_parked[1].id.toLatin1() +
           " RETURNING 1");
-    ASSERT_TRUE(checker.approve(proposal->id).ok());
+    ASSERT_TRUE(checker.approve(proposal->id, proposal->contentHash).ok());
     auto executed = maker.execute(proposal->id);
     ASSERT_TRUE(executed.ok()) << qPrintable(executed.error().message);
     EXPECT_EQ(executed->applied, 1);
@@ -226,7 +229,7 @@ TEST_F(GuardedActionsTest, RolesDecideWhoProposesWhatAndBadProposalsWriteNothing
     EXPECT_EQ(money.error().code, QLatin1String(ErrorCode::InsufficientPrivilege));
     EXPECT_TRUE(money.error().message.contains(QLatin1String("moves money")));
     if (resendBySre.ok()) {
-        Status sreApproves = sre.approve(resendBySre->id);
+        Status sreApproves = sre.approve(resendBySre->id, resendBySre->contentHash);
         ASSERT_FALSE(sreApproves.ok());
         EXPECT_EQ(sreApproves.error().code, QLatin1String(ErrorCode::InsufficientPrivilege));
     }
@@ -256,4 +259,7 @@ TEST_F(GuardedActionsTest, RolesDecideWhoProposesWhatAndBadProposalsWriteNothing
     EXPECT_EQ(noReason.error().field, QStringLiteral("reason"));
     EXPECT_EQ(admin("SELECT count(*) FROM keel.operator_actions"), QStringLiteral("1"));
     EXPECT_EQ(auditActions(), QStringLiteral("propose"));
+    // The rule added at the start is on the trail too (migration 0021).
+    EXPECT_EQ(admin("SELECT object_id FROM keel.audit_log WHERE action = 'rules.insert'"),
+              QStringLiteral("ledger.adjust"));
 }

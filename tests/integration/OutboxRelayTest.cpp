@@ -222,7 +222,7 @@ TEST_F(OutboxRelayTest, AParkedMessageResentThroughAnApprovedActionArrivesWithIt
                                                 ActionDesk::newIdempotencyKey(),
                                                 {}});
     ASSERT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
-    ASSERT_TRUE(ActionDesk(*checker).approve(proposal->id).ok());
+    ASSERT_TRUE(ActionDesk(*checker).approve(proposal->id, proposal->contentHash).ok());
     auto executed = ActionDesk(*maker).execute(proposal->id);
     ASSERT_TRUE(executed.ok()) << qPrintable(executed.error().message);
     ASSERT_EQ(executed->applied, 1);

@@ -192,14 +192,15 @@ TEST_F(OverviewQueryTest, SuspenseBalanceAndPaymentsInFlightAreReported)
 TEST_F(OverviewQueryTest, SuspenseBalanceOverTimeIsTodaysLessWhatCameLater)
 {
     const qint64 now = QDateTime::currentSecsSinceEpoch();
-    // 700 parked 30 minutes ago, 200 of it released 10 minutes ago (parking
-    // credits the suspense account, as Ledger::postSuspense does).
+    // 700 parked 30 minutes ago, 200 of it released for its case 10 minutes
+    // ago (parking credits the suspense account, as Ledger::postSuspense does;
+    // money leaves suspense only for a case).
     const auto post = [&](qint64 ago, qint64 amount) {
         exec("BEGIN;"
-             "WITH t AS (INSERT INTO keel.ledger_transactions (kind, created_at) VALUES "
-             "('suspense_in', to_timestamp(" +
+             "WITH t AS (INSERT INTO keel.ledger_transactions (kind, created_at, "
+             "suspense_case_id) VALUES ('suspense_in', to_timestamp(" +
              QByteArray::number(now - ago) +
-             ")) RETURNING id) "
+             "), (SELECT max(id) FROM keel.suspense_cases)) RETURNING id) "
              "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount, "
              "created_at) SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN " +
              QByteArray::number(-amount) + " ELSE " + QByteArray::number(amount) +
@@ -209,6 +210,8 @@ TEST_F(OverviewQueryTest, SuspenseBalanceOverTimeIsTodaysLessWhatCameLater)
              "COMMIT;");
     };
     post(1800, 700);
+    exec("INSERT INTO keel.suspense_cases (currency, amount, reason, ledger_transaction_id) "
+         "SELECT 'USD', 700, 'parked', max(id) FROM keel.ledger_transactions");
     post(600, -200);
     auto data = OverviewQuery::load(db(), 3600, now);
     ASSERT_TRUE(data.ok()) << qPrintable(data.error().message);

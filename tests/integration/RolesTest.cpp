@@ -141,7 +141,13 @@ TEST_F(RolesTest, ApproverCannotApproveTheirOwnProposal)
 
     auto checker = PgConnection::open(loginAs(QStringLiteral("keel_approver")));
     ASSERT_TRUE(checker.ok());
-    Status other = checker->exec("INSERT INTO keel.approvals (action_id, decision) VALUES (" +
+    // An approval names the content its approver was shown; blind ones are refused.
+    Status blind = checker->exec("INSERT INTO keel.approvals (action_id, decision) VALUES (" +
                                  id.toLatin1() + ", 'approve')");
+    EXPECT_FALSE(blind.ok());
+    Status other = checker->exec(
+        "INSERT INTO keel.approvals (action_id, decision, seen_hash) SELECT id, 'approve', "
+        "content_hash FROM keel.operator_actions WHERE id = " +
+        id.toLatin1());
     EXPECT_TRUE(other.ok()) << qPrintable(other.ok() ? QString() : other.error().message);
 }

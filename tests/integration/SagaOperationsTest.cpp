@@ -26,6 +26,23 @@ QJsonObject patientRetry()
 
 class SagaOperationsTest : public SagaTest {
 protected:
+    // Manual actions run where production runs them: in a worker, logged in
+    // as a keel_gateway member.
+    void SetUp() override
+    {
+        SagaTest::SetUp();
+        if (HasFatalFailure())
+            return;
+        auto service = PgConnection::open(m_serviceLogin);
+        ASSERT_TRUE(service.ok()) << qPrintable(service.error().message);
+        m_service = std::make_unique<PgConnection>(std::move(service).value());
+    }
+    void TearDown() override
+    {
+        m_service.reset();
+        SagaTest::TearDown();
+    }
+
     // The order saga whose confirmation is down and waits a minute per retry.
     QString startWithConfirmDown(int failures = -1)
     {
@@ -49,13 +66,15 @@ protected:
     SagaActionOutcome act(SagaAction action, const QString &id,
                           const QString &reason = QStringLiteral("INC-7: confirm service down"))
     {
-        return SagaOperations(*m_connection).apply({action, id, record(id).version, reason});
+        return SagaOperations(*m_service).apply({action, id, record(id).version, reason, {}});
     }
     QString auditViolations()
     {
         auto report = Ledger::audit(*m_connection);
         return report ? report->violations.join(u'\n') : report.error().message;
     }
+
+    std::unique_ptr<PgConnection> m_service;
 };
 
 TEST_F(SagaOperationsTest, RetryNowRunsAWaitingStepAtOnce)
@@ -98,7 +117,7 @@ TEST_F(SagaOperationsTest, AnApprovedRetryIsCarriedOutByTheWorkerAndAnSreCannotP
                                            ActionDesk::newIdempotencyKey(),
                                            {}});
     ASSERT_TRUE(retry.ok()) << qPrintable(retry.error().message);
-    ASSERT_TRUE(ActionDesk(*approver).approve(retry->id).ok());
+    ASSERT_TRUE(ActionDesk(*approver).approve(retry->id, retry->contentHash).ok());
     auto queued = ActionDesk(*sre).execute(retry->id);
     ASSERT_TRUE(queued.ok()) << qPrintable(queued.error().message);
     EXPECT_TRUE(queued->queued);
@@ -120,7 +139,8 @@ TEST_F(SagaOperationsTest, AnApprovedRetryIsCarriedOutByTheWorkerAndAnSreCannotP
     EXPECT_TRUE(scalar("SELECT detail->>'reason' FROM keel.saga_events WHERE event = "
                        "'operator_retry_now'")
                     .contains(QStringLiteral("guarded action #%1").arg(retry->id)));
-    EXPECT_EQ(scalar("SELECT string_agg(action, ',' ORDER BY seq) FROM keel.audit_log"),
+    EXPECT_EQ(scalar("SELECT string_agg(action, ',' ORDER BY seq) FROM keel.audit_log "
+                     "WHERE object_type = 'operator_action'"),
               QStringLiteral("propose,approve,queue,execute"));
 }
 
@@ -129,9 +149,12 @@ TEST_F(SagaOperationsTest, AnActionOnAVersionThatMovedOrWithoutAReasonChangesNot
     startWorker();
     const QString id = startWithConfirmDown();
     const SagaRecord before = record(id);
-    SagaActionOutcome stale = SagaOperations(*m_connection)
-                                  .apply({SagaAction::RetryNow, id, before.version - 1,
-                                          QStringLiteral("looked a while ago")});
+    SagaActionOutcome stale = SagaOperations(*m_service)
+                                  .apply({SagaAction::RetryNow,
+                                          id,
+                                          before.version - 1,
+                                          QStringLiteral("looked a while ago"),
+                                          {}});
     EXPECT_EQ(stale.kind, Kind::Moved);
     EXPECT_EQ(stale.saga.version, before.version);
     SagaActionOutcome reasonless = act(SagaAction::RetryNow, id, QStringLiteral("  "));
@@ -139,8 +162,8 @@ TEST_F(SagaOperationsTest, AnActionOnAVersionThatMovedOrWithoutAReasonChangesNot
     EXPECT_EQ(reasonless.error.field, QStringLiteral("reason"));
     EXPECT_EQ(act(SagaAction::Resume, id).kind, Kind::NotAllowed);
     EXPECT_EQ(
-        SagaOperations(*m_connection)
-            .apply({SagaAction::RetryNow, QStringLiteral("saga_nope"), 0, QStringLiteral("x")})
+        SagaOperations(*m_service)
+            .apply({SagaAction::RetryNow, QStringLiteral("saga_nope"), 0, QStringLiteral("x"), {}})
             .kind,
         Kind::NotFound);
     EXPECT_EQ(record(id).version, before.version);
@@ -275,6 +298,25 @@ TEST_F(SagaOperationsTest, KeysetPagesWalkTheStuckThenTheRestWithNothingLostOrRe
         }
         EXPECT_EQ(walked, expected) << "pages of " << size;
     }
+}
+
+TEST_F(SagaOperationsTest, StuckCountsFromTheLastProgressNotFromCreation)
+{
+    // Both began an hour ago; one reached a step a moment ago.
+    ASSERT_TRUE(m_connection
+                    ->exec("INSERT INTO keel.sagas (kind, public_id, status, created_at, "
+                           "  progressed_at) VALUES "
+                           "('order', 'saga_moving00000001', 'running', now() - interval '1 hour', "
+                           "  now() - interval '1 second'), "
+                           "('order', 'saga_stalled0000001', 'running', now() - interval '1 hour', "
+                           "  now() - interval '59 minutes')")
+                    .ok());
+    SagaFilter filter;
+    filter.stuckOnly = true;
+    auto stuck = SagaQuery(*m_connection).list(filter);
+    ASSERT_TRUE(stuck.ok()) << qPrintable(stuck.error().message);
+    ASSERT_EQ(stuck->size(), 1);
+    EXPECT_EQ(stuck->at(0).publicId, QStringLiteral("saga_stalled0000001"));
 }
 
 } // namespace

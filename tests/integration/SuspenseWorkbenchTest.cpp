@@ -6,11 +6,15 @@
 #include "core/ledger/Ledger.h"
 #include "core/ops/ActionDesk.h"
 #include "core/ops/CaseDesk.h"
+#include "core/ops/ExportLog.h"
 #include "core/read/SuspenseQuery.h"
 
+#include <QBuffer>
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QSqlQuery>
+#include <QTimeZone>
 
 using namespace keel;
 using keel::test::DatabaseTest;
@@ -173,6 +177,92 @@ TEST_F(SuspenseWorkbenchTest, NotesAndActionsJoinTheCasesTrailAndABlankNoteWrite
               QStringLiteral("case.note,case.note,propose"));
 }
 
+TEST_F(SuspenseWorkbenchTest, ABulkActionIsOnTheTrailOfEveryCaseItNamed)
+{
+    admin("WITH s AS (INSERT INTO keel.sagas (kind, public_id, status, current_step) "
+          "  VALUES ('order', 'saga_parked0000002', 'parked', 1) RETURNING id) "
+          "INSERT INTO keel.suspense_cases (saga_id, amount, reason) "
+          "  SELECT id, 0, 'compensation failed 3 rounds' FROM s RETURNING 1");
+    QSqlDatabase operatorDb = as(QStringLiteral("keel_operator"));
+    QList<SuspenseCaseRow> parked;
+    for (const SuspenseCaseRow &row : queue(operatorDb))
+        if (!row.sagaId.isEmpty())
+            parked << row;
+    ASSERT_EQ(parked.size(), 2);
+    auto bulk = ActionDesk(operatorDb)
+                    .propose({QStringLiteral("saga.resume"),
+                              QStringLiteral("saga"),
+                              QStringLiteral("2 sagas"),
+                              {{parked[0].sagaId, QString::number(parked[0].sagaVersion)},
+                               {parked[1].sagaId, QString::number(parked[1].sagaVersion)}},
+                              QStringLiteral("refunds work again, INC-31"),
+                              ActionDesk::newIdempotencyKey(),
+                              {}});
+    ASSERT_TRUE(bulk.ok()) << qPrintable(bulk.error().message);
+    for (const SuspenseCaseRow &row : parked) {
+        auto trail = SuspenseQuery::trail(as(QStringLiteral("keel_auditor")), row, {});
+        ASSERT_TRUE(trail.ok()) << qPrintable(trail.error().message);
+        QString text;
+        for (const TimelineEntry &entry : *trail)
+            text += entry.summary + u'\n';
+        EXPECT_TRUE(text.contains(QStringLiteral("#%1 saga.resume proposed").arg(bulk->id)))
+            << qPrintable(row.sagaId) << ": " << qPrintable(text);
+    }
+}
+
+TEST_F(SuspenseWorkbenchTest, ACaseIsFoundByAmountDateMerchantOrChargeAndEachExportIsAudited)
+{
+    admin("WITH m AS (INSERT INTO keel.merchants (name, api_key_hash) VALUES ('Tea House', "
+          "sha256('k')) RETURNING id) "
+          "INSERT INTO keel.suspense_cases (amount, reason, merchant_id, opened_at) "
+          "SELECT 0, 'unmatched line 7', id, timestamptz '2026-11-02 10:00:00+00' FROM m "
+          "RETURNING 1");
+    QSqlDatabase auditorDb = as(QStringLiteral("keel_auditor"));
+    SuspenseCaseFilter byMerchant;
+    byMerchant.merchantId = admin("SELECT id FROM keel.merchants").toLongLong();
+    ASSERT_EQ(queue(auditorDb, byMerchant).size(), 1);
+    EXPECT_EQ(queue(auditorDb, byMerchant)[0].reason, QStringLiteral("unmatched line 7"));
+    SuspenseCaseFilter byDay;
+    byDay.openedFrom = QDateTime(QDate(2026, 11, 2), QTime(0, 0), QTimeZone::utc());
+    byDay.openedTo = byDay.openedFrom.addDays(1);
+    EXPECT_EQ(queue(auditorDb, byDay).size(), 1);
+    SuspenseCaseFilter bySaga;
+    bySaga.sagaId = QStringLiteral("saga_parked0000001");
+    EXPECT_EQ(queue(auditorDb, bySaga).size(), 1);
+    SuspenseCaseFilter byAmount;
+    byAmount.amountMin = 1;
+    EXPECT_EQ(queue(auditorDb, byAmount).size(), 0);
+    byAmount.amountMin = 0;
+    byAmount.amountMax = 0;
+    EXPECT_EQ(queue(auditorDb, byAmount).size(), 3);
+    SuspenseCaseFilter byCharge;
+    byCharge.chargeId = QStringLiteral("ch_nosuchcharge01");
+    EXPECT_EQ(queue(auditorDb, byCharge).size(), 0);
+
+    QBuffer file;
+    file.open(QIODevice::WriteOnly);
+    auto written =
+        SuspenseQuery::exportCsv(auditorDb, byMerchant, QStringLiteral("merchant 1"), file);
+    ASSERT_TRUE(written.ok()) << qPrintable(written.error().message);
+    EXPECT_EQ(written->rows, 1);
+    const QList<QByteArray> lines = file.data().split('\n');
+    EXPECT_EQ(lines.value(0), QByteArray("# keel suspense cases; filter: merchant 1\r"));
+    EXPECT_TRUE(lines.value(2).contains(",2026-11-02T10:00:00.000Z,open,"))
+        << lines.value(2).constData();
+    EXPECT_EQ(written->sha256,
+              QString::fromLatin1(
+                  QCryptographicHash::hash(file.data(), QCryptographicHash::Sha256).toHex()));
+    ASSERT_TRUE(ExportLog::record(auditorDb, QStringLiteral("suspense_cases"),
+                                  QStringLiteral("merchant 1"), *written)
+                    .ok());
+    EXPECT_EQ(admin("SELECT actor LIKE 't_keel_auditor%' AND (detail->>'rows')::int = 1 AND "
+                    "detail->>'sha256' = object_id AND detail->>'filter' = 'merchant 1' "
+                    "FROM keel.audit_log WHERE action = 'export'"),
+              QStringLiteral("t"));
+    EXPECT_FALSE(
+        ExportLog::record(auditorDb, QStringLiteral("merchant_secrets"), {}, *written).ok());
+}
+
 // A case that holds money, posted the way a parked saga posts it: the
 // merchant's payable account debited, the suspense account credited.
 class CaseResolutionTest : public SuspenseWorkbenchTest {
@@ -238,7 +328,9 @@ TEST_F(CaseResolutionTest, ABalancedAdjustmentApprovedByASecondPersonClearsTheCa
     ActionDesk maker(as(QStringLiteral("keel_operator")));
     auto proposal = maker.propose(adjust(-17632));
     ASSERT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
-    ASSERT_TRUE(ActionDesk(as(QStringLiteral("keel_approver"))).approve(proposal->id).ok());
+    ASSERT_TRUE(ActionDesk(as(QStringLiteral("keel_approver")))
+                    .approve(proposal->id, proposal->contentHash)
+                    .ok());
     auto executed = maker.execute(proposal->id);
     ASSERT_TRUE(executed.ok()) << qPrintable(executed.error().message);
     EXPECT_EQ(executed->applied, 1);
@@ -272,7 +364,9 @@ TEST_F(CaseResolutionTest, AWriteOffOfACaseThatChangedSinceItWasSeenDoesNothing)
     ASSERT_TRUE(writeOff.ok()) << qPrintable(writeOff.error().message);
     // Someone takes the case meanwhile: its row, and so its version, moves on.
     ASSERT_TRUE(CaseDesk(as(QStringLiteral("keel_operator"))).take(m_case.id).ok());
-    ASSERT_TRUE(ActionDesk(as(QStringLiteral("keel_approver"))).approve(writeOff->id).ok());
+    ASSERT_TRUE(ActionDesk(as(QStringLiteral("keel_approver")))
+                    .approve(writeOff->id, writeOff->contentHash)
+                    .ok());
     auto stale = maker.execute(writeOff->id);
     ASSERT_TRUE(stale.ok());
     EXPECT_EQ(stale->applied, 0);
@@ -294,7 +388,9 @@ TEST_F(CaseResolutionTest, AWriteOffOfACaseThatChangedSinceItWasSeenDoesNothing)
                                 ActionDesk::newIdempotencyKey(),
                                 {}});
     ASSERT_TRUE(again.ok());
-    ASSERT_TRUE(ActionDesk(as(QStringLiteral("keel_approver"))).approve(again->id).ok());
+    ASSERT_TRUE(ActionDesk(as(QStringLiteral("keel_approver")))
+                    .approve(again->id, again->contentHash)
+                    .ok());
     auto written = maker.execute(again->id);
     ASSERT_TRUE(written.ok());
     EXPECT_EQ(written->applied, 1);

@@ -18,7 +18,9 @@ void GatewayTest::SetUp()
     auto issued = MerchantStore(*session).create(QStringLiteral("Test Merchant"), {});
     ASSERT_TRUE(issued.ok()) << qPrintable(issued.error().message);
     m_merchant = *issued;
-    m_options.settings = settings();
+    // As production runs it: the service logs in as a keel_gateway member.
+    m_serviceLogin = loginAs(QStringLiteral("keel_gateway"));
+    m_options.settings = m_serviceLogin;
     m_options.http.port = 0;
     m_options.http.threads = 4;
 }
@@ -76,7 +78,7 @@ std::unique_ptr<QProcess> GatewayTest::spawnGateway(const QStringList &extraArgu
                                                     const QProcessEnvironment &environment)
 {
     return startKeel(QStringList{QStringLiteral("gateway"), QStringLiteral("--db"),
-                                 settings().conninfo(), QStringLiteral("--listen"),
+                                 m_serviceLogin.conninfo(), QStringLiteral("--listen"),
                                  QStringLiteral("127.0.0.1:0")} +
                          extraArguments,
                      QStringLiteral("KEEL_HTTP"), url, environment);

@@ -45,6 +45,7 @@ protected:
     void crashGatewayAt(const char *point, const QByteArray &path, const QByteArray &form,
                         const QByteArray &key);
 
+    ConnectionSettings m_serviceLogin; // a keel_gateway login, as the services run
     GatewayOptions m_options;
     SimulatedChannelConfig m_channel; // the simulated channel startGateway() uses
     ChannelFactory m_remoteChannel;   // when set, startGateway() uses it instead

@@ -15,7 +15,9 @@ inline constexpr char MoneyCaseSql[] =
     "  SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN -17632 ELSE 17632 END "
     "  FROM t, keel.ledger_accounts a WHERE a.currency = 'USD' AND "
     "    (a.kind = 'suspense' OR a.code LIKE 'merchant_payable:%')) "
-    "INSERT INTO keel.suspense_cases (amount, currency, reason, ledger_transaction_id) "
-    "  SELECT 17632, 'USD', 'refund refused by the channel', id FROM t;";
+    "INSERT INTO keel.suspense_cases (amount, currency, reason, ledger_transaction_id, "
+    "    merchant_id) "
+    "  SELECT 17632, 'USD', 'refund refused by the channel', t.id, m.id FROM t, keel.merchants m "
+    "  WHERE m.name = 'Tea House';";
 
 } // namespace keel::test

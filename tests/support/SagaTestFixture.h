@@ -40,7 +40,7 @@ protected:
         auto connection = PgConnection::open(settings());
         ASSERT_TRUE(connection.ok());
         m_connection = std::make_unique<PgConnection>(std::move(connection).value());
-        m_workerOptions.settings = settings();
+        m_workerOptions.settings = m_serviceLogin;
         m_workerOptions.channel = simulatedChannel(m_channel);
         m_workerOptions.idempotency.lockTimeoutMs = 1000;
         m_workerOptions.saga.forwardThreads = 2;
@@ -167,7 +167,7 @@ protected:
         process->setProcessEnvironment(environment);
         process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
         process->start(keelBinary(),
-                       {QStringLiteral("worker"), QStringLiteral("--db"), settings().conninfo(),
+                       {QStringLiteral("worker"), QStringLiteral("--db"), m_serviceLogin.conninfo(),
                         QStringLiteral("--poll"), QStringLiteral("100"), QStringLiteral("--lease"),
                         QStringLiteral("1000"), QStringLiteral("--lock-timeout"),
                         QStringLiteral("1000"), QStringLiteral("--forward"), QStringLiteral("1"),

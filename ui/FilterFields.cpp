@@ -1,0 +1,37 @@
+#include "ui/FilterFields.h"
+
+#include <QCoreApplication>
+#include <QLineEdit>
+
+namespace keel {
+
+Result<std::optional<qint64>> wholeNumberField(const QLineEdit *field, const QString &name)
+{
+    const QString text = field->text().trimmed();
+    if (text.isEmpty())
+        return std::optional<qint64>();
+    bool ok = false;
+    const qint64 value = text.toLongLong(&ok);
+    if (!ok || value < 0)
+        return fieldError(name, QStringLiteral("invalid_filter"),
+                          QCoreApplication::translate("keel::FilterFields",
+                                                      "%1 must be a whole number ≥ 0; got \"%2\"")
+                              .arg(name, text));
+    return std::optional<qint64>(value);
+}
+
+Result<QDateTime> dayField(const QLineEdit *field, const QString &name)
+{
+    const QString text = field->text().trimmed();
+    if (text.isEmpty())
+        return QDateTime();
+    const QDate day = QDate::fromString(text, Qt::ISODate);
+    if (!day.isValid())
+        return fieldError(name, QStringLiteral("invalid_filter"),
+                          QCoreApplication::translate(
+                              "keel::FilterFields", "%1 must be a day like 2026-11-30; got \"%2\"")
+                              .arg(name, text));
+    return day.startOfDay();
+}
+
+} // namespace keel

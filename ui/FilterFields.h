@@ -1,0 +1,23 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QDateTime>
+
+#include <optional>
+
+class QLineEdit;
+
+namespace keel {
+
+// The console's search fields read the same way everywhere: empty means "any",
+// anything else is checked and the error names the field.
+
+// A whole number ≥ 0 (ids, amounts in minor units as they are stored: "12.50"
+// in a currency-less field would mean nothing exact).
+Result<std::optional<qint64>> wholeNumberField(const QLineEdit *field, const QString &name);
+
+// A day as ISO 8601 (2026-11-30), the start of that day in local time.
+Result<QDateTime> dayField(const QLineEdit *field, const QString &name);
+
+} // namespace keel
