@@ -4,17 +4,12 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="37"/>
-        <source>%1 must be a whole number ≥ 0; got &quot;%2&quot;</source>
-        <translation>%1 必须是 ≥ 0 的整数；收到的是“%2”</translation>
-    </message>
-    <message>
-        <location filename="../../ui/HistoryView.cpp" line="308"/>
+        <location filename="../../ui/HistoryView.cpp" line="294"/>
         <source>cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="314"/>
+        <location filename="../../ui/HistoryView.cpp" line="300"/>
         <source>Exported %1 rows…</source>
         <translation>已导出 %1 行…</translation>
     </message>
@@ -22,6 +17,66 @@
         <location filename="../../ui/ConnectDialog.cpp" line="354"/>
         <source>the read replica: %1</source>
         <translation>只读副本：%1</translation>
+    </message>
+</context>
+<context>
+    <name>keel::ActionReviewPane</name>
+    <message>
+        <location filename="../../ui/ActionReviewPane.cpp" line="39"/>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ActionReviewPane.cpp" line="39"/>
+        <source>Version it must still have</source>
+        <translation>须仍为的版本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ActionReviewPane.cpp" line="39"/>
+        <source>Frozen targets</source>
+        <translation>冻结的目标</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ActionReviewPane.cpp" line="41"/>
+        <source>Account</source>
+        <translation>科目</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ActionReviewPane.cpp" line="41"/>
+        <source>Posting</source>
+        <translation>分录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ActionReviewPane.cpp" line="41"/>
+        <source>Balance before</source>
+        <translation>执行前余额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ActionReviewPane.cpp" line="41"/>
+        <source>Balance after</source>
+        <translation>执行后余额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ActionReviewPane.cpp" line="42"/>
+        <source>Postings</source>
+        <translation>分录</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ActionReviewPane.cpp" line="48"/>
+        <source>What executing will do</source>
+        <translation>执行将做什么</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ActionReviewPane.cpp" line="59"/>
+        <source>Select a proposal to see what executing it will do.</source>
+        <translation>选择一个提案，查看执行它将做什么。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/ActionReviewPane.cpp" line="67"/>
+        <source>#%1 %2 will touch %n row(s), each only if still at the version below; content %3</source>
+        <translation>
+            <numerusform>#%1 %2 将作用于 %n 行，每行仅在仍为下列版本时生效；内容 %3</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -72,47 +127,47 @@
         <translation>调整后差错户余额</translation>
     </message>
     <message>
-        <location filename="../../ui/AdjustmentDialog.cpp" line="118"/>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="119"/>
         <source>Account of line %1</source>
         <translation>第 %1 行账户</translation>
     </message>
     <message>
-        <location filename="../../ui/AdjustmentDialog.cpp" line="120"/>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="121"/>
         <source>Amount of line %1</source>
         <translation>第 %1 行金额</translation>
     </message>
     <message>
-        <location filename="../../ui/AdjustmentDialog.cpp" line="143"/>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="144"/>
         <source>line %1: choose an account</source>
         <translation>第 %1 行：请选择账户</translation>
     </message>
     <message>
-        <location filename="../../ui/AdjustmentDialog.cpp" line="148"/>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="149"/>
         <source>line %1 amount</source>
         <translation>第 %1 行金额</translation>
     </message>
     <message>
-        <location filename="../../ui/AdjustmentDialog.cpp" line="173"/>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="174"/>
         <source>Sum: %1 %2 — balanced</source>
         <translation>合计：%1 %2 — 已平衡</translation>
     </message>
     <message>
-        <location filename="../../ui/AdjustmentDialog.cpp" line="174"/>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="175"/>
         <source>Sum: %1 %2 — does not balance</source>
         <translation>合计：%1 %2 — 不平衡</translation>
     </message>
     <message>
-        <location filename="../../ui/AdjustmentDialog.cpp" line="177"/>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="178"/>
         <source>Suspense %1 after: %2 (now %3)</source>
         <translation>调整后差错户 %1：%2（当前 %3）</translation>
     </message>
     <message>
-        <location filename="../../ui/AdjustmentDialog.cpp" line="199"/>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="200"/>
         <source>sum 0 %1 · suspense %1 after: %2</source>
         <translation>合计 0 %1 · 调整后差错户 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/AdjustmentDialog.cpp" line="211"/>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="212"/>
         <source>Case %1 is resolved by these postings, which sum to zero.</source>
         <translation>案件 %1 将以这些合计为零的分录解决。</translation>
     </message>
@@ -120,173 +175,178 @@
 <context>
     <name>keel::ApprovalsView</name>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="30"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="34"/>
         <source>The proposal had expired: nothing was done.</source>
         <translation>提案已过期：未执行任何操作。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="32"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="36"/>
         <source>Queued: a keel worker carries it out within seconds; its outcome appears in the list.</source>
         <translation>已排队：keel worker 将在数秒内执行，结果会显示在列表中。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="38"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="42"/>
         <source>Executed%1: %2 applied, %3 skipped.</source>
         <translation>已执行%1：%2 项生效，%3 项跳过。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="39"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="43"/>
         <source> earlier</source>
         <translation>（之前）</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="43"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="47"/>
         <source>Skipped: %1</source>
         <translation>跳过：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="57"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="61"/>
         <source>posting: %1  %2 (minor units)</source>
         <translation>分录：%1  %2（最小货币单位）</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="69"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="74"/>
         <source>&amp;Approve…</source>
         <translation>批准(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="70"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="75"/>
         <source>Re&amp;ject…</source>
         <translation>驳回(&amp;J)…</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="71"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="76"/>
         <source>E&amp;xecute</source>
         <translation>执行(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="75"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="80"/>
         <source>Waiting for me</source>
         <translation>待我处理</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="76"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="81"/>
         <source>All proposals</source>
         <translation>全部提案</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="77"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="82"/>
         <source>Queue</source>
         <translation>队列</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="78"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="83"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="83"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="84"/>
+        <source>E&amp;xport CSV…</source>
+        <translation>导出 CSV(&amp;X)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/ApprovalsView.cpp" line="95"/>
         <source>#</source>
         <translation>#</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="83"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="95"/>
         <source>Action</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="83"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="95"/>
         <source>Targets</source>
         <translation>对象</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="83"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="95"/>
         <source>Rows</source>
         <translation>行数</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="84"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="96"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="84"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="96"/>
         <source>Proposed by</source>
         <translation>提议人</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="84"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="96"/>
         <source>Proposed</source>
         <translation>提议时间</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="85"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="97"/>
         <source>Expires</source>
         <translation>过期时间</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="85"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="97"/>
         <source>Decided by</source>
         <translation>审批人</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="85"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="97"/>
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="86"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="98"/>
         <source>Proposals</source>
         <translation>提案</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="95"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="107"/>
         <source>Proposal details</source>
         <translation>提案详情</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="99"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="112"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="120"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="136"/>
         <source>Approving needs keel_approver.</source>
         <translation>批准需要 keel_approver 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="124"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="140"/>
         <source>Executing needs the proposer or keel_approver.</source>
         <translation>只有提议人或 keel_approver 可以执行。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="210"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="227"/>
         <source>#%1 %2 on %3 row(s) · targets hash %4 · %5</source>
         <translation>#%1 %2，共 %3 行 · 对象哈希 %4 · %5</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="239"/>
-        <location filename="../../ui/ApprovalsView.cpp" line="272"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="293"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="330"/>
         <source>Refused by the database: %1</source>
         <translation>数据库拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="250"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="308"/>
         <source>Proposal #%1 approved.</source>
         <translation>提案 #%1 已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="257"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="315"/>
         <source>Proposal #%1 rejected.</source>
         <translation>提案 #%1 已驳回。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="286"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="344"/>
         <source>Approve #%1</source>
         <translation>批准 #%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="287"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="345"/>
         <source>Approve %1 on %2 row(s) proposed by %3?
 Reason given: %4
 
@@ -297,12 +357,12 @@ Comment (optional):</source>
 备注（可选）：</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="302"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="360"/>
         <source>Reject #%1</source>
         <translation>驳回 #%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="303"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="361"/>
         <source>Why is it rejected? (at least 5 characters)</source>
         <translation>驳回原因？（至少 5 个字符）</translation>
     </message>
@@ -315,40 +375,47 @@ Comment (optional):</source>
         <translation>需要人工处理：</translation>
     </message>
     <message>
-        <location filename="../../ui/AttentionBar.cpp" line="50"/>
+        <location filename="../../ui/AttentionBar.cpp" line="52"/>
         <source>Needs a person now</source>
         <translation>需要人工处理</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="84"/>
+        <location filename="../../ui/AttentionBar.cpp" line="86"/>
         <source>%n stuck saga(s)</source>
         <translation>
             <numerusform>%n 个卡住的 Saga</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="86"/>
+        <location filename="../../ui/AttentionBar.cpp" line="88"/>
         <source>%n case(s) past deadline</source>
         <translation>
             <numerusform>%n 个逾期案件</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="88"/>
+        <location filename="../../ui/AttentionBar.cpp" line="90"/>
+        <source>%n channel notice(s) for a person</source>
+        <translation>
+            <numerusform>%n 条待人工处理的渠道通知</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/AttentionBar.cpp" line="92"/>
         <source>%n parked message(s)</source>
         <translation>
             <numerusform>%n 条搁置消息</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="90"/>
+        <location filename="../../ui/AttentionBar.cpp" line="94"/>
         <source>%n notification(s) that gave up</source>
         <translation>
             <numerusform>%n 条投递失败的通知</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="92"/>
+        <location filename="../../ui/AttentionBar.cpp" line="96"/>
         <source>%n proposal(s) waiting</source>
         <translation>
             <numerusform>%n 个待审批提案</numerusform>
@@ -396,159 +463,260 @@ Comment (optional):</source>
 <context>
     <name>keel::AuditView</name>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="26"/>
+        <location filename="../../ui/AuditView.cpp" line="28"/>
         <source>seq %1 is missing: a link was deleted.</source>
         <translation>序号 %1 缺失：有一环被删除。</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="28"/>
+        <location filename="../../ui/AuditView.cpp" line="30"/>
         <source>seq %1 does not point at the hash of the link before it: links before it were replaced.</source>
         <translation>序号 %1 未指向前一环的哈希：之前的记录被替换。</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="32"/>
+        <location filename="../../ui/AuditView.cpp" line="34"/>
         <source>seq %1 does not match its hash: the row was edited.</source>
         <translation>序号 %1 与其哈希不符：该行被修改。</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="34"/>
+        <location filename="../../ui/AuditView.cpp" line="36"/>
         <source>seq %1 holds another hash than the checkpoint: the chain up to it was rewritten.</source>
         <translation>序号 %1 的哈希与检查点不同：到此为止的链被重写。</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="38"/>
+        <location filename="../../ui/AuditView.cpp" line="40"/>
         <source>the checkpoint&apos;s seq %1 is gone: the chain was cut back.</source>
         <translation>检查点的序号 %1 已不存在：链被截断。</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="49"/>
+        <location filename="../../ui/AuditView.cpp" line="51"/>
         <source>&amp;Verify chain</source>
         <translation>校验哈希链(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="55"/>
+        <location filename="../../ui/AuditView.cpp" line="57"/>
         <source>Audit trail</source>
         <translation>审计日志</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="73"/>
+        <location filename="../../ui/AuditView.cpp" line="75"/>
         <source>login</source>
         <translation>登录名</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="74"/>
+        <location filename="../../ui/AuditView.cpp" line="76"/>
         <source>Who</source>
         <translation>操作人</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="76"/>
+        <location filename="../../ui/AuditView.cpp" line="78"/>
         <source>Action</source>
         <translation>操作</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="80"/>
+        <location filename="../../ui/AuditView.cpp" line="82"/>
         <source>type or type:id</source>
         <translation>类型 或 类型:编号</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="81"/>
+        <location filename="../../ui/AuditView.cpp" line="83"/>
         <source>Object</source>
         <translation>对象</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="82"/>
+        <location filename="../../ui/AuditView.cpp" line="84"/>
         <source>&amp;Find</source>
         <translation>查找(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="87"/>
+        <location filename="../../ui/AuditView.cpp" line="89"/>
+        <source>E&amp;xport CSV…</source>
+        <translation>导出 CSV(&amp;X)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/AuditView.cpp" line="95"/>
         <source>W&amp;ho</source>
         <translation>操作人(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="89"/>
+        <location filename="../../ui/AuditView.cpp" line="97"/>
         <source>&amp;Action</source>
         <translation>操作(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="91"/>
+        <location filename="../../ui/AuditView.cpp" line="99"/>
         <source>O&amp;bject</source>
         <translation>对象(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="108"/>
+        <location filename="../../ui/AuditView.cpp" line="117"/>
         <source>Verify against &amp;checkpoint…</source>
         <translation>对照检查点校验(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="109"/>
+        <location filename="../../ui/AuditView.cpp" line="118"/>
         <source>&amp;Save checkpoint…</source>
         <translation>保存检查点(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="110"/>
+        <location filename="../../ui/AuditView.cpp" line="119"/>
         <source>Writes the chain&apos;s head (seq and hash) to a file to keep outside the database; verifying against it later proves nothing up to it changed.</source>
         <translation>把链头（序号与哈希）写入文件并保存在数据库之外；日后对照校验可证明此前的记录未被改动。</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="112"/>
+        <location filename="../../ui/AuditView.cpp" line="121"/>
         <source>Verification result</source>
         <translation>校验结果</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="139"/>
+        <location filename="../../ui/AuditView.cpp" line="165"/>
         <source>Verifying…</source>
         <translation>正在校验…</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="145"/>
+        <location filename="../../ui/AuditView.cpp" line="171"/>
         <source>Could not verify: %1</source>
         <translation>无法校验：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="159"/>
+        <location filename="../../ui/AuditView.cpp" line="185"/>
         <source>Chain intact and holds the checkpoint: %1 links, head seq %2.</source>
         <translation>哈希链完整且与检查点一致：共 %1 环，链头序号 %2。</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="161"/>
+        <location filename="../../ui/AuditView.cpp" line="187"/>
         <source>Chain intact: %1 links, head seq %2.</source>
         <translation>哈希链完整：共 %1 环，链头序号 %2。</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="170"/>
+        <location filename="../../ui/AuditView.cpp" line="196"/>
         <source>Chain broken: %1</source>
         <translation>哈希链断裂：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="180"/>
+        <location filename="../../ui/AuditView.cpp" line="206"/>
         <source>Checkpoint to verify against</source>
         <translation>选择用于校验的检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="185"/>
+        <location filename="../../ui/AuditView.cpp" line="211"/>
         <source>Cannot read %1: %2</source>
         <translation>无法读取 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="190"/>
+        <location filename="../../ui/AuditView.cpp" line="216"/>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="199"/>
+        <location filename="../../ui/AuditView.cpp" line="225"/>
         <source>Save checkpoint</source>
         <translation>保存检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="219"/>
+        <location filename="../../ui/AuditView.cpp" line="245"/>
         <source>Checkpoint saved: seq %1.</source>
         <translation>检查点已保存：序号 %1。</translation>
     </message>
     <message>
-        <location filename="../../ui/AuditView.cpp" line="222"/>
+        <location filename="../../ui/AuditView.cpp" line="248"/>
         <source>Could not save the checkpoint: %1</source>
         <translation>无法保存检查点：%1</translation>
+    </message>
+</context>
+<context>
+    <name>keel::CaseSearchBar</name>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="23"/>
+        <source>ch_…, saga_… or order no.</source>
+        <translation>ch_…、saga_… 或订单号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="23"/>
+        <source>Charge, saga or order number</source>
+        <translation>支付、Saga 或订单号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="24"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="48"/>
+        <source>merchant id</source>
+        <translation>商户编号</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="24"/>
+        <source>Merchant</source>
+        <translation>商户</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="25"/>
+        <source>min amount (minor units)</source>
+        <translation>最小金额（最小货币单位）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="25"/>
+        <source>Minimum amount</source>
+        <translation>最小金额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="26"/>
+        <source>max amount (minor units)</source>
+        <translation>最大金额（最小货币单位）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="26"/>
+        <source>Maximum amount</source>
+        <translation>最大金额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="27"/>
+        <source>opened from (YYYY-MM-DD)</source>
+        <translation>开立起始日（YYYY-MM-DD）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="27"/>
+        <source>Opened from</source>
+        <translation>开立起始日</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="28"/>
+        <source>opened before (YYYY-MM-DD)</source>
+        <translation>开立截止日前（YYYY-MM-DD）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="28"/>
+        <source>Opened before</source>
+        <translation>开立截止日前</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="52"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="59"/>
+        <source>min amount</source>
+        <translation>最小金额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="55"/>
+        <source>max amount</source>
+        <translation>最大金额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="60"/>
+        <source>min amount is above max amount</source>
+        <translation>最小金额大于最大金额</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="63"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="70"/>
+        <source>opened from</source>
+        <translation>开立起始日</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="66"/>
+        <source>opened before</source>
+        <translation>开立截止日前</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="71"/>
+        <source>the first day must be before the last</source>
+        <translation>起始日必须早于截止日</translation>
     </message>
 </context>
 <context>
@@ -783,6 +951,19 @@ Comment (optional):</source>
     </message>
 </context>
 <context>
+    <name>keel::FilterFields</name>
+    <message>
+        <location filename="../../ui/FilterFields.cpp" line="17"/>
+        <source>%1 must be a whole number ≥ 0; got &quot;%2&quot;</source>
+        <translation>%1 必须是 ≥ 0 的整数；收到的是“%2”</translation>
+    </message>
+    <message>
+        <location filename="../../ui/FilterFields.cpp" line="31"/>
+        <source>%1 must be a day like 2026-11-30; got &quot;%2&quot;</source>
+        <translation>%1 必须是形如 2026-11-30 的日期；收到的是“%2”</translation>
+    </message>
+</context>
+<context>
     <name>keel::HistoryModel</name>
     <message>
         <location filename="../../ui/HistoryModel.cpp" line="69"/>
@@ -828,193 +1009,193 @@ Comment (optional):</source>
 <context>
     <name>keel::HistoryView</name>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="52"/>
+        <location filename="../../ui/HistoryView.cpp" line="38"/>
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="79"/>
+        <location filename="../../ui/HistoryView.cpp" line="65"/>
         <source>charge id (ch_…) or order number</source>
         <translation>支付单号 (ch_…) 或商户订单号</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="80"/>
+        <location filename="../../ui/HistoryView.cpp" line="66"/>
         <source>Charge id or order number</source>
         <translation>支付单号或商户订单号</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="81"/>
-        <location filename="../../ui/HistoryView.cpp" line="180"/>
+        <location filename="../../ui/HistoryView.cpp" line="67"/>
+        <location filename="../../ui/HistoryView.cpp" line="166"/>
         <source>merchant id</source>
         <translation>商户 ID</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="82"/>
+        <location filename="../../ui/HistoryView.cpp" line="68"/>
         <source>min, minor units</source>
         <translation>最小值（最小货币单位）</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="83"/>
+        <location filename="../../ui/HistoryView.cpp" line="69"/>
         <source>max, minor units</source>
         <translation>最大值（最小货币单位）</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="84"/>
+        <location filename="../../ui/HistoryView.cpp" line="70"/>
         <source>any state</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="88"/>
+        <location filename="../../ui/HistoryView.cpp" line="74"/>
         <source>Payment state</source>
         <translation>支付状态</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="89"/>
+        <location filename="../../ui/HistoryView.cpp" line="75"/>
         <source>any time</source>
         <translation>任意时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="90"/>
+        <location filename="../../ui/HistoryView.cpp" line="76"/>
         <source>last hour</source>
         <translation>最近 1 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="91"/>
+        <location filename="../../ui/HistoryView.cpp" line="77"/>
         <source>last 24 hours</source>
         <translation>最近 24 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="92"/>
+        <location filename="../../ui/HistoryView.cpp" line="78"/>
         <source>last 7 days</source>
         <translation>最近 7 天</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="93"/>
+        <location filename="../../ui/HistoryView.cpp" line="79"/>
         <source>last 30 days</source>
         <translation>最近 30 天</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="94"/>
+        <location filename="../../ui/HistoryView.cpp" line="80"/>
         <source>between…</source>
         <translation>指定区间…</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="95"/>
+        <location filename="../../ui/HistoryView.cpp" line="81"/>
         <source>Created</source>
         <translation>创建时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="104"/>
+        <location filename="../../ui/HistoryView.cpp" line="90"/>
         <source>Created from</source>
         <translation>创建时间起</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="105"/>
+        <location filename="../../ui/HistoryView.cpp" line="91"/>
         <source>Created before</source>
         <translation>创建时间止</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="57"/>
+        <location filename="../../ui/HistoryView.cpp" line="43"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="140"/>
+        <location filename="../../ui/HistoryView.cpp" line="126"/>
         <source>Payments</source>
         <translation>支付记录</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="141"/>
+        <location filename="../../ui/HistoryView.cpp" line="127"/>
         <source>When</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="141"/>
+        <location filename="../../ui/HistoryView.cpp" line="127"/>
         <source>Where</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="141"/>
+        <location filename="../../ui/HistoryView.cpp" line="127"/>
         <source>What</source>
         <translation>内容</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="143"/>
+        <location filename="../../ui/HistoryView.cpp" line="129"/>
         <source>Timeline of the selected payment</source>
         <translation>所选支付的时间线</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/HistoryView.cpp" line="168"/>
+        <location filename="../../ui/HistoryView.cpp" line="154"/>
         <source>%n payment(s) loaded</source>
         <translation>
             <numerusform>已加载 %n 笔支付</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="169"/>
+        <location filename="../../ui/HistoryView.cpp" line="155"/>
         <source>; scroll for more</source>
         <translation>；向下滚动加载更多</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="184"/>
-        <location filename="../../ui/HistoryView.cpp" line="193"/>
+        <location filename="../../ui/HistoryView.cpp" line="170"/>
+        <location filename="../../ui/HistoryView.cpp" line="179"/>
         <source>min amount</source>
         <translation>最小金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="187"/>
+        <location filename="../../ui/HistoryView.cpp" line="173"/>
         <source>max amount</source>
         <translation>最大金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="194"/>
+        <location filename="../../ui/HistoryView.cpp" line="180"/>
         <source>min amount is above max amount</source>
         <translation>最小金额大于最大金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="214"/>
+        <location filename="../../ui/HistoryView.cpp" line="200"/>
         <source>created</source>
         <translation>创建时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="215"/>
+        <location filename="../../ui/HistoryView.cpp" line="201"/>
         <source>the start of the time range must be before its end</source>
         <translation>时间范围的开始必须早于结束</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="245"/>
+        <location filename="../../ui/HistoryView.cpp" line="231"/>
         <source>Not shown, because this connection may not read them: %1.</source>
         <translation>未显示（当前连接无权读取）：%1。</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="264"/>
+        <location filename="../../ui/HistoryView.cpp" line="250"/>
         <source>Searching…</source>
         <translation>正在搜索…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/HistoryView.cpp" line="323"/>
+        <location filename="../../ui/HistoryView.cpp" line="309"/>
         <source>Exported %n payment(s).</source>
         <translation>
             <numerusform>已导出 %n 笔支付。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="334"/>
+        <location filename="../../ui/HistoryView.cpp" line="320"/>
         <source>Export payments</source>
         <translation>导出支付记录</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="334"/>
+        <location filename="../../ui/HistoryView.cpp" line="320"/>
         <source>CSV (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="337"/>
+        <location filename="../../ui/HistoryView.cpp" line="323"/>
         <source>Exporting payments…</source>
         <translation>正在导出支付记录…</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="337"/>
+        <location filename="../../ui/HistoryView.cpp" line="323"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -1217,47 +1398,47 @@ Comment (optional):</source>
         <translation>需要 keel.audit_log 的读取权限（除网关外的任一 keel 角色）。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="333"/>
+        <location filename="../../ui/MainWindow.cpp" line="337"/>
         <source>Outbox: %1</source>
         <translation>发件箱：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="336"/>
+        <location filename="../../ui/MainWindow.cpp" line="340"/>
         <source>Audit trail: %1</source>
         <translation>审计日志：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="339"/>
+        <location filename="../../ui/MainWindow.cpp" line="343"/>
         <source>Sagas: %1</source>
         <translation>Saga 事务：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="342"/>
+        <location filename="../../ui/MainWindow.cpp" line="346"/>
         <source>Proposal #%1 (%2) waits for a second person to approve it.</source>
         <translation>提案 #%1（%2）等待另一人批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="354"/>
+        <location filename="../../ui/MainWindow.cpp" line="358"/>
         <source>Suspense cases: %1</source>
         <translation>差错案件：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="388"/>
+        <location filename="../../ui/MainWindow.cpp" line="392"/>
         <source>superuser</source>
         <translation>超级用户</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="390"/>
+        <location filename="../../ui/MainWindow.cpp" line="394"/>
         <source>no keel role</source>
         <translation>无 keel 角色</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="392"/>
+        <location filename="../../ui/MainWindow.cpp" line="396"/>
         <source>%1 on %2 · %3 · schema v%4</source>
         <translation>%1 @ %2 · %3 · 架构 v%4</translation>
     </message>
     <message>
-        <location filename="../../ui/MainWindow.cpp" line="396"/>
+        <location filename="../../ui/MainWindow.cpp" line="400"/>
         <source>%1 holds no keel role, so most of keel is hidden from it; ask an administrator to grant keel_auditor, keel_operator or keel_sre.</source>
         <translation>%1 没有任何 keel 角色，因此大部分内容不可见；请联系管理员授予 keel_auditor、keel_operator 或 keel_sre。</translation>
     </message>
@@ -1630,138 +1811,138 @@ Comment (optional):</source>
         <translation>此时间范围内没有执行 Saga 步骤</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="252"/>
+        <location filename="../../ui/OverviewView.cpp" line="258"/>
         <source>average lag</source>
         <translation>平均延迟</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="261"/>
+        <location filename="../../ui/OverviewView.cpp" line="267"/>
         <source>published</source>
         <translation>已发布</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="263"/>
+        <location filename="../../ui/OverviewView.cpp" line="269"/>
         <source>refused</source>
         <translation>被拒</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="265"/>
-        <location filename="../../ui/OverviewView.cpp" line="278"/>
+        <location filename="../../ui/OverviewView.cpp" line="271"/>
+        <location filename="../../ui/OverviewView.cpp" line="284"/>
         <source>parked</source>
         <translation>已搁置</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="267"/>
+        <location filename="../../ui/OverviewView.cpp" line="273"/>
         <source>backlog</source>
         <translation>积压</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="272"/>
+        <location filename="../../ui/OverviewView.cpp" line="278"/>
         <source>started</source>
         <translation>已启动</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="274"/>
+        <location filename="../../ui/OverviewView.cpp" line="280"/>
         <source>succeeded</source>
         <translation>已成功</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="276"/>
+        <location filename="../../ui/OverviewView.cpp" line="282"/>
         <source>compensated</source>
         <translation>已补偿</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="294"/>
+        <location filename="../../ui/OverviewView.cpp" line="300"/>
         <source>%1 (p50 %2 · p95 %3 · p99 %4 ms)</source>
         <translation>%1（p50 %2 · p95 %3 · p99 %4 毫秒）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="324"/>
+        <location filename="../../ui/OverviewView.cpp" line="330"/>
         <source>hit rate (replays)</source>
         <translation>命中率（重放）</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="325"/>
+        <location filename="../../ui/OverviewView.cpp" line="331"/>
         <source>conflicts (409 + 422)</source>
         <translation>冲突 (409 + 422)</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="329"/>
+        <location filename="../../ui/OverviewView.cpp" line="335"/>
         <source>new</source>
         <translation>新请求</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="330"/>
+        <location filename="../../ui/OverviewView.cpp" line="336"/>
         <source>replayed</source>
         <translation>重放</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="332"/>
+        <location filename="../../ui/OverviewView.cpp" line="338"/>
         <source>in flight 409</source>
         <translation>处理中 409</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="334"/>
+        <location filename="../../ui/OverviewView.cpp" line="340"/>
         <source>mismatch 422</source>
         <translation>参数不一致 422</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="336"/>
+        <location filename="../../ui/OverviewView.cpp" line="342"/>
         <source>other 4xx</source>
         <translation>其他 4xx</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="370"/>
+        <location filename="../../ui/OverviewView.cpp" line="376"/>
         <source>turned to compensation</source>
         <translation>转入补偿</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="202"/>
+        <location filename="../../ui/OverviewView.cpp" line="208"/>
         <source>%1 captured</source>
         <translation>%1 已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="205"/>
+        <location filename="../../ui/OverviewView.cpp" line="211"/>
         <source>%1 refunded</source>
         <translation>%1 已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="353"/>
+        <location filename="../../ui/OverviewView.cpp" line="359"/>
         <source>authorized</source>
         <translation>已授权</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="355"/>
+        <location filename="../../ui/OverviewView.cpp" line="361"/>
         <source>declined or failed</source>
         <translation>拒绝或失败</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="357"/>
+        <location filename="../../ui/OverviewView.cpp" line="363"/>
         <source>captured</source>
         <translation>已请款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="359"/>
+        <location filename="../../ui/OverviewView.cpp" line="365"/>
         <source>refunded</source>
         <translation>已退款</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="306"/>
+        <location filename="../../ui/OverviewView.cpp" line="312"/>
         <source>%1 in %2</source>
         <translation>%1 笔处于 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="308"/>
+        <location filename="../../ui/OverviewView.cpp" line="314"/>
         <source>suspense %1</source>
         <translation>差错户 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="311"/>
+        <location filename="../../ui/OverviewView.cpp" line="317"/>
         <source>suspense balances need ledger access</source>
         <translation>差错户余额需要账本读权限</translation>
     </message>
     <message>
-        <location filename="../../ui/OverviewView.cpp" line="313"/>
+        <location filename="../../ui/OverviewView.cpp" line="319"/>
         <source>No payments in flight; suspense accounts are empty.</source>
         <translation>没有处理中的支付；差错户余额为零。</translation>
     </message>
@@ -1850,270 +2031,293 @@ Comment (optional):</source>
     </message>
 </context>
 <context>
+    <name>keel::RecordExport</name>
+    <message>
+        <location filename="../../ui/RecordExport.cpp" line="38"/>
+        <source>Export failed: %1</source>
+        <translation>导出失败：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/RecordExport.cpp" line="42"/>
+        <source>Exported %1 row(s) to %2 (SHA-256 %3), recorded in the audit trail.</source>
+        <translation>已导出 %1 行到 %2（SHA-256 %3），并已记入审计日志。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/RecordExport.cpp" line="53"/>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../../ui/RecordExport.cpp" line="54"/>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+</context>
+<context>
     <name>keel::SagasView</name>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="42"/>
+        <location filename="../../ui/SagasView.cpp" line="44"/>
         <source>&amp;Retry now…</source>
         <translation>立即重试(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="45"/>
+        <location filename="../../ui/SagasView.cpp" line="47"/>
         <source>The waiting step or compensation is attempted again at once.</source>
         <translation>等待中的步骤或补偿立即再次执行。</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="49"/>
+        <location filename="../../ui/SagasView.cpp" line="51"/>
         <source>Force &amp;compensation…</source>
         <translation>强制补偿(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="52"/>
+        <location filename="../../ui/SagasView.cpp" line="54"/>
         <source>The saga stops going forward and undoes what it did (refunds).</source>
         <translation>Saga 停止前进并撤销已完成的操作（退款）。</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="56"/>
+        <location filename="../../ui/SagasView.cpp" line="58"/>
         <source>&amp;Park…</source>
         <translation>搁置(&amp;P)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="59"/>
+        <location filename="../../ui/SagasView.cpp" line="61"/>
         <source>The saga stops for good; a suspense case opens and the money in question moves to suspense.</source>
         <translation>Saga 永久停止；开立差错案件，相关资金转入差错户。</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="63"/>
+        <location filename="../../ui/SagasView.cpp" line="65"/>
         <source>Res&amp;ume…</source>
         <translation>恢复(&amp;U)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="66"/>
+        <location filename="../../ui/SagasView.cpp" line="68"/>
         <source>The parked saga compensates again; its case closes and the suspense money returns.</source>
         <translation>已搁置的 Saga 重新补偿；案件关闭，差错户资金退回。</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="70"/>
+        <location filename="../../ui/SagasView.cpp" line="72"/>
         <source>S&amp;kip step…</source>
         <translation>跳过步骤(&amp;K)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="73"/>
+        <location filename="../../ui/SagasView.cpp" line="75"/>
         <source>The current step (or compensation) counts as done without running.</source>
         <translation>当前步骤（或补偿）不执行，直接视为完成。</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="96"/>
+        <location filename="../../ui/SagasView.cpp" line="98"/>
         <source>%1 s</source>
         <translation>%1 秒</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="98"/>
+        <location filename="../../ui/SagasView.cpp" line="100"/>
         <source>%1 min</source>
         <translation>%1 分钟</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="100"/>
+        <location filename="../../ui/SagasView.cpp" line="102"/>
         <source>%1 h</source>
         <translation>%1 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="101"/>
+        <location filename="../../ui/SagasView.cpp" line="103"/>
         <source>%1 d</source>
         <translation>%1 天</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="117"/>
+        <location filename="../../ui/SagasView.cpp" line="119"/>
         <source>S&amp;tuck only</source>
         <translation>仅卡住的(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="118"/>
-        <location filename="../../ui/SagasView.cpp" line="204"/>
+        <location filename="../../ui/SagasView.cpp" line="120"/>
+        <location filename="../../ui/SagasView.cpp" line="198"/>
         <source>Saga</source>
         <translation>Saga</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="118"/>
-        <location filename="../../ui/SagasView.cpp" line="168"/>
+        <location filename="../../ui/SagasView.cpp" line="120"/>
+        <location filename="../../ui/SagasView.cpp" line="161"/>
         <source>Definition</source>
         <translation>定义</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="118"/>
-        <location filename="../../ui/SagasView.cpp" line="124"/>
-        <location filename="../../ui/SagasView.cpp" line="173"/>
+        <location filename="../../ui/SagasView.cpp" line="120"/>
+        <location filename="../../ui/SagasView.cpp" line="126"/>
+        <location filename="../../ui/SagasView.cpp" line="167"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="118"/>
+        <location filename="../../ui/SagasView.cpp" line="120"/>
         <source>Stuck</source>
         <translation>卡住</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="118"/>
-        <location filename="../../ui/SagasView.cpp" line="124"/>
-        <location filename="../../ui/SagasView.cpp" line="208"/>
+        <location filename="../../ui/SagasView.cpp" line="120"/>
+        <location filename="../../ui/SagasView.cpp" line="126"/>
+        <location filename="../../ui/SagasView.cpp" line="202"/>
         <source>Step</source>
         <translation>步骤</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="119"/>
-        <location filename="../../ui/SagasView.cpp" line="124"/>
+        <location filename="../../ui/SagasView.cpp" line="121"/>
+        <location filename="../../ui/SagasView.cpp" line="126"/>
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="119"/>
-        <location filename="../../ui/SagasView.cpp" line="176"/>
+        <location filename="../../ui/SagasView.cpp" line="121"/>
+        <location filename="../../ui/SagasView.cpp" line="170"/>
         <source>Merchant</source>
         <translation>商户</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="119"/>
-        <location filename="../../ui/SagasView.cpp" line="178"/>
+        <location filename="../../ui/SagasView.cpp" line="121"/>
+        <location filename="../../ui/SagasView.cpp" line="172"/>
         <source>Business key</source>
         <translation>业务键</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="119"/>
-        <location filename="../../ui/SagasView.cpp" line="185"/>
+        <location filename="../../ui/SagasView.cpp" line="121"/>
+        <location filename="../../ui/SagasView.cpp" line="179"/>
         <source>Age</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="120"/>
-        <location filename="../../ui/SagasView.cpp" line="125"/>
+        <location filename="../../ui/SagasView.cpp" line="122"/>
+        <location filename="../../ui/SagasView.cpp" line="127"/>
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="121"/>
+        <location filename="../../ui/SagasView.cpp" line="123"/>
         <source>Sagas</source>
         <translation>Saga 列表</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="122"/>
+        <location filename="../../ui/SagasView.cpp" line="124"/>
         <source>Load &amp;more</source>
         <translation>加载更多(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="124"/>
+        <location filename="../../ui/SagasView.cpp" line="126"/>
         <source>#</source>
         <translation>#</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="124"/>
+        <location filename="../../ui/SagasView.cpp" line="126"/>
         <source>Compensation attempts</source>
         <translation>补偿次数</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="125"/>
+        <location filename="../../ui/SagasView.cpp" line="127"/>
         <source>Started</source>
         <translation>开始</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="125"/>
+        <location filename="../../ui/SagasView.cpp" line="127"/>
         <source>Finished</source>
         <translation>结束</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="126"/>
+        <location filename="../../ui/SagasView.cpp" line="128"/>
         <source>Steps</source>
         <translation>步骤</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="167"/>
+        <location filename="../../ui/SagasView.cpp" line="160"/>
         <source>definition</source>
         <translation>定义</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="169"/>
+        <location filename="../../ui/SagasView.cpp" line="162"/>
         <source>any status</source>
         <translation>任意状态</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="174"/>
+        <location filename="../../ui/SagasView.cpp" line="168"/>
         <source>merchant id</source>
         <translation>商户编号</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="177"/>
+        <location filename="../../ui/SagasView.cpp" line="171"/>
         <source>business key</source>
         <translation>业务键</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="179"/>
+        <location filename="../../ui/SagasView.cpp" line="173"/>
         <source>any age</source>
         <translation>任意时长</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="180"/>
+        <location filename="../../ui/SagasView.cpp" line="174"/>
         <source>older than 5 min</source>
         <translation>超过 5 分钟</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="181"/>
+        <location filename="../../ui/SagasView.cpp" line="175"/>
         <source>older than 1 h</source>
         <translation>超过 1 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="182"/>
+        <location filename="../../ui/SagasView.cpp" line="176"/>
         <source>older than 1 d</source>
         <translation>超过 1 天</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="186"/>
+        <location filename="../../ui/SagasView.cpp" line="180"/>
         <source>&amp;Find</source>
         <translation>查找(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="208"/>
+        <location filename="../../ui/SagasView.cpp" line="202"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="208"/>
+        <location filename="../../ui/SagasView.cpp" line="202"/>
         <source>Event</source>
         <translation>事件</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="208"/>
+        <location filename="../../ui/SagasView.cpp" line="202"/>
         <source>Detail</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="209"/>
+        <location filename="../../ui/SagasView.cpp" line="203"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="291"/>
+        <location filename="../../ui/SagasView.cpp" line="285"/>
         <source>stuck</source>
         <translation>卡住</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="336"/>
+        <location filename="../../ui/SagasView.cpp" line="330"/>
         <source>&lt;b&gt;%1&lt;/b&gt; · %2 v%3 · %4 · version %5 · compensation rounds %6/%7%8</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; · %2 v%3 · %4 · 版本 %5 · 补偿轮次 %6/%7%8</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="343"/>
+        <location filename="../../ui/SagasView.cpp" line="337"/>
         <source> · a worker holds it now</source>
         <translation> · 当前由 worker 执行中</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="405"/>
+        <location filename="../../ui/SagasView.cpp" line="399"/>
         <source>Proposing needs keel_operator or keel_sre.</source>
         <translation>提议需要 keel_operator 或 keel_sre 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/SagasView.cpp" line="407"/>
+        <location filename="../../ui/SagasView.cpp" line="401"/>
         <source>This moves money: only keel_operator proposes it.</source>
         <translation>此操作涉及资金：只有 keel_operator 可以提议。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/SagasView.cpp" line="424"/>
+        <location filename="../../ui/SagasView.cpp" line="418"/>
         <source>%n saga(s)</source>
         <translation>
             <numerusform>%n 个 Saga</numerusform>
@@ -2121,260 +2325,453 @@ Comment (optional):</source>
     </message>
 </context>
 <context>
+    <name>keel::StatusWords</name>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="13"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="14"/>
+        <source>compensating</source>
+        <translation>补偿中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="15"/>
+        <source>succeeded</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="16"/>
+        <source>compensated</source>
+        <translation>已补偿</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="17"/>
+        <source>parked</source>
+        <translation>已挂起</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="18"/>
+        <source>resolved</source>
+        <translation>已人工解决</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="19"/>
+        <source>pending</source>
+        <translation>待处理</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="20"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="21"/>
+        <source>compensation failed</source>
+        <translation>补偿失败</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="22"/>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="23"/>
+        <source>open</source>
+        <translation>未结</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="24"/>
+        <source>in review</source>
+        <translation>处理中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="25"/>
+        <source>written off</source>
+        <translation>已核销</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="26"/>
+        <source>proposed</source>
+        <translation>已提议</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="27"/>
+        <source>approved</source>
+        <translation>已批准</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="28"/>
+        <source>rejected</source>
+        <translation>已驳回</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="29"/>
+        <source>queued</source>
+        <translation>已排队</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="30"/>
+        <source>executed</source>
+        <translation>已执行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="31"/>
+        <source>expired</source>
+        <translation>已过期</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="32"/>
+        <source>delivered</source>
+        <translation>已送达</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="33"/>
+        <source>Created</source>
+        <translation>已创建</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="34"/>
+        <source>Authorizing</source>
+        <translation>授权中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="35"/>
+        <source>Authorized</source>
+        <translation>已授权</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="36"/>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="37"/>
+        <source>Capturing</source>
+        <translation>请款中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="38"/>
+        <source>Captured</source>
+        <translation>已请款</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="39"/>
+        <source>Refunding</source>
+        <translation>退款中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="40"/>
+        <source>Refunded</source>
+        <translation>已退款</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="41"/>
+        <source>Reversed</source>
+        <translation>已撤销</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="42"/>
+        <source>Canceled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="43"/>
+        <source>applied</source>
+        <translation>已应用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="44"/>
+        <source>conflicting</source>
+        <translation>冲突</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="45"/>
+        <source>amount mismatch</source>
+        <translation>金额不符</translation>
+    </message>
+    <message>
+        <location filename="../../ui/StatusWords.cpp" line="46"/>
+        <source>unknown charge</source>
+        <translation>未知支付</translation>
+    </message>
+</context>
+<context>
     <name>keel::SuspenseView</name>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="39"/>
+        <location filename="../../ui/SuspenseView.cpp" line="44"/>
         <source>%1 h</source>
         <translation>%1 小时</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="40"/>
+        <location filename="../../ui/SuspenseView.cpp" line="45"/>
         <source>%1 d</source>
         <translation>%1 天</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="47"/>
+        <location filename="../../ui/SuspenseView.cpp" line="52"/>
         <source>&amp;Mine only</source>
         <translation>仅我的(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="48"/>
+        <location filename="../../ui/SuspenseView.cpp" line="53"/>
         <source>Past &amp;deadline only</source>
         <translation>仅已逾期(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="49"/>
+        <location filename="../../ui/SuspenseView.cpp" line="54"/>
+        <source>From channel n&amp;otices only</source>
+        <translation>仅渠道通知(&amp;O)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="55"/>
         <source>&amp;Load more</source>
         <translation>加载更多(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="51"/>
+        <location filename="../../ui/SuspenseView.cpp" line="57"/>
         <source>&amp;Take case</source>
         <translation>认领案件(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="52"/>
+        <location filename="../../ui/SuspenseView.cpp" line="58"/>
         <source>Add &amp;note…</source>
         <translation>添加备注(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="53"/>
+        <location filename="../../ui/SuspenseView.cpp" line="59"/>
         <source>Retry &amp;compensation…</source>
         <translation>重试补偿(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="54"/>
+        <location filename="../../ui/SuspenseView.cpp" line="60"/>
         <source>Ad&amp;just ledger…</source>
         <translation>账务调整(&amp;J)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="55"/>
+        <location filename="../../ui/SuspenseView.cpp" line="61"/>
         <source>&amp;Write off…</source>
         <translation>核销(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="59"/>
-        <location filename="../../ui/SuspenseView.cpp" line="135"/>
+        <location filename="../../ui/SuspenseView.cpp" line="68"/>
+        <location filename="../../ui/SuspenseView.cpp" line="144"/>
         <source>Case</source>
         <translation>案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="59"/>
+        <location filename="../../ui/SuspenseView.cpp" line="68"/>
         <source>Opened</source>
         <translation>开立时间</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="59"/>
+        <location filename="../../ui/SuspenseView.cpp" line="68"/>
         <source>Age</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="59"/>
+        <location filename="../../ui/SuspenseView.cpp" line="68"/>
         <source>Amount</source>
         <translation>金额</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="60"/>
+        <location filename="../../ui/SuspenseView.cpp" line="69"/>
         <source>Currency</source>
         <translation>币种</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="60"/>
+        <location filename="../../ui/SuspenseView.cpp" line="69"/>
         <source>Owner</source>
         <translation>负责人</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="60"/>
+        <location filename="../../ui/SuspenseView.cpp" line="69"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="60"/>
+        <location filename="../../ui/SuspenseView.cpp" line="69"/>
         <source>Deadline</source>
         <translation>期限</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="61"/>
+        <location filename="../../ui/SuspenseView.cpp" line="70"/>
         <source>Saga</source>
         <translation>Saga</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="61"/>
+        <location filename="../../ui/SuspenseView.cpp" line="70"/>
         <source>Charge</source>
         <translation>支付</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="61"/>
+        <location filename="../../ui/SuspenseView.cpp" line="70"/>
+        <source>Charge state</source>
+        <translation>支付状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="71"/>
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="62"/>
+        <location filename="../../ui/SuspenseView.cpp" line="71"/>
+        <source>Channel notice</source>
+        <translation>渠道通知</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="72"/>
         <source>Suspense cases</source>
         <translation>差错案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="111"/>
+        <location filename="../../ui/SuspenseView.cpp" line="112"/>
         <source>Open and in review</source>
         <translation>未结与处理中</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="112"/>
+        <location filename="../../ui/SuspenseView.cpp" line="113"/>
         <source>Resolved</source>
         <translation>已解决</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="113"/>
+        <location filename="../../ui/SuspenseView.cpp" line="114"/>
         <source>All cases</source>
         <translation>全部案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="114"/>
+        <location filename="../../ui/SuspenseView.cpp" line="115"/>
         <source>Cases</source>
         <translation>案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="115"/>
+        <location filename="../../ui/SuspenseView.cpp" line="116"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="137"/>
+        <location filename="../../ui/SuspenseView.cpp" line="117"/>
+        <source>E&amp;xport CSV…</source>
+        <translation>导出 CSV(&amp;X)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="146"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="137"/>
+        <location filename="../../ui/SuspenseView.cpp" line="146"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="137"/>
+        <location filename="../../ui/SuspenseView.cpp" line="146"/>
         <source>What happened</source>
         <translation>经过</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="138"/>
+        <location filename="../../ui/SuspenseView.cpp" line="147"/>
         <source>Money trail</source>
         <translation>资金轨迹</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="143"/>
+        <location filename="../../ui/SuspenseView.cpp" line="152"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="160"/>
+        <location filename="../../ui/SuspenseView.cpp" line="169"/>
         <source>Working cases needs keel_operator.</source>
         <translation>处理案件需要 keel_operator 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="164"/>
+        <location filename="../../ui/SuspenseView.cpp" line="173"/>
         <source>Notes need keel_operator or keel_approver.</source>
         <translation>添加备注需要 keel_operator 或 keel_approver 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="221"/>
+        <location filename="../../ui/SuspenseView.cpp" line="259"/>
         <source>overdue since %1</source>
         <translation>自 %1 起逾期</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="264"/>
+        <location filename="../../ui/SuspenseView.cpp" line="304"/>
         <source>&lt;b&gt;Case %1&lt;/b&gt; · %2 %3 · %4%5 · %6</source>
         <translation>&lt;b&gt;案件 %1&lt;/b&gt; · %2 %3 · %4%5 · %6</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="266"/>
+        <location filename="../../ui/SuspenseView.cpp" line="306"/>
         <source>no money held</source>
         <translation>无挂账资金</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="269"/>
+        <location filename="../../ui/SuspenseView.cpp" line="309"/>
         <source>, taken by %1</source>
         <translation>，由 %1 认领</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="322"/>
+        <location filename="../../ui/SuspenseView.cpp" line="362"/>
         <source>Case %1 is yours (%2).</source>
         <translation>案件 %1 已由你认领（%2）。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="323"/>
+        <location filename="../../ui/SuspenseView.cpp" line="363"/>
         <source>Refused by the database: %1</source>
         <translation>数据库拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="344"/>
+        <location filename="../../ui/SuspenseView.cpp" line="384"/>
         <source>Note added to case %1.</source>
         <translation>已为案件 %1 添加备注。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="345"/>
+        <location filename="../../ui/SuspenseView.cpp" line="385"/>
         <source>Refused: %1</source>
         <translation>被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="358"/>
+        <location filename="../../ui/SuspenseView.cpp" line="398"/>
         <source>Note on case %1</source>
         <translation>案件 %1 的备注</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="361"/>
+        <location filename="../../ui/SuspenseView.cpp" line="401"/>
         <source>Note</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="363"/>
+        <location filename="../../ui/SuspenseView.cpp" line="403"/>
         <source>ticket, bank reference, file name…</source>
         <translation>工单、银行流水号、文件名……</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="364"/>
+        <location filename="../../ui/SuspenseView.cpp" line="404"/>
         <source>Reference</source>
         <translation>参考号</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="365"/>
+        <location filename="../../ui/SuspenseView.cpp" line="405"/>
         <source>&amp;Note</source>
         <translation>备注(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="366"/>
+        <location filename="../../ui/SuspenseView.cpp" line="406"/>
         <source>&amp;Reference</source>
         <translation>参考号(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="387"/>
+        <location filename="../../ui/SuspenseView.cpp" line="427"/>
         <source>Case %1 closes: its saga compensates again and the %2 %3 held in suspense returns to the merchant&apos;s account for the refund to take.</source>
         <translation>案件 %1 将关闭：其 Saga 重新补偿，差错户中的 %2 %3 退回商户账户，供退款使用。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="413"/>
+        <location filename="../../ui/SuspenseView.cpp" line="453"/>
         <source>nothing (the case holds no money)</source>
         <translation>无（案件未挂账资金）</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="417"/>
+        <location filename="../../ui/SuspenseView.cpp" line="457"/>
         <source>Case %1 is written off: %2 leaves suspense for the write-off account, with the reason on the record.</source>
         <translation>案件 %1 将被核销：%2 从差错户转入核销账户，原因记录在案。</translation>
     </message>
