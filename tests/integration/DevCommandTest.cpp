@@ -154,6 +154,13 @@ TEST(DevCommand, StartConnectStopRestart)
         EXPECT_TRUE(
             first.line(QStringLiteral("KEEL_API_KEY")).startsWith(QLatin1String("sk_test_")));
         demoKey = first.line(QStringLiteral("KEEL_API_KEY"));
+        // The services log in as production runs them: a keel_gateway member.
+        EXPECT_EQ(scalarAt(dsn, "SELECT string_agg(DISTINCT usename, ',') FROM pg_stat_activity "
+                                "WHERE application_name LIKE 'keel-%' AND usename <> 'keel'"),
+                  QStringLiteral("keel_service"));
+        EXPECT_EQ(scalarAt(dsn, "SELECT pg_has_role('keel_service', 'keel_gateway', 'USAGE') AND "
+                                "NOT rolsuper FROM pg_roles WHERE rolname = 'keel_service'"),
+                  QStringLiteral("t"));
         EXPECT_EQ(first.terminate(SIGTERM), 0) << qPrintable(first.errors());
     }
     EXPECT_EQ(postmasterPid(dir), 0) << "server left running after a clean stop";
