@@ -49,17 +49,12 @@ Status CaseSearchBar::narrow(SuspenseCaseFilter &filter) const
     if (!merchant)
         return merchant.error();
     filter.merchantId = merchant->value_or(0);
-    const Result<std::optional<qint64>> minAmount = wholeNumberField(m_minAmount, tr("min amount"));
-    if (!minAmount)
-        return minAmount.error();
-    const Result<std::optional<qint64>> maxAmount = wholeNumberField(m_maxAmount, tr("max amount"));
-    if (!maxAmount)
-        return maxAmount.error();
-    if (*minAmount && *maxAmount && **minAmount > **maxAmount)
-        return fieldError(tr("min amount"), QStringLiteral("invalid_filter"),
-                          tr("min amount is above max amount"));
-    filter.amountMin = *minAmount;
-    filter.amountMax = *maxAmount;
+    const Result<WholeRange> amounts =
+        wholeRangeFields(m_minAmount, tr("min amount"), m_maxAmount, tr("max amount"));
+    if (!amounts)
+        return amounts.error();
+    filter.amountMin = amounts->min;
+    filter.amountMax = amounts->max;
     const Result<QDateTime> from = dayField(m_from, tr("opened from"));
     if (!from)
         return from.error();

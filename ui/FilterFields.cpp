@@ -20,6 +20,22 @@ Result<std::optional<qint64>> wholeNumberField(const QLineEdit *field, const QSt
     return std::optional<qint64>(value);
 }
 
+Result<WholeRange> wholeRangeFields(const QLineEdit *minField, const QString &minName,
+                                    const QLineEdit *maxField, const QString &maxName)
+{
+    const Result<std::optional<qint64>> min = wholeNumberField(minField, minName);
+    if (!min)
+        return min.error();
+    const Result<std::optional<qint64>> max = wholeNumberField(maxField, maxName);
+    if (!max)
+        return max.error();
+    if (*min && *max && **min > **max)
+        return fieldError(minName, QStringLiteral("invalid_filter"),
+                          QCoreApplication::translate("keel::FilterFields", "%1 is above %2")
+                              .arg(minName, maxName));
+    return WholeRange{*min, *max};
+}
+
 Result<QDateTime> dayField(const QLineEdit *field, const QString &name)
 {
     const QString text = field->text().trimmed();

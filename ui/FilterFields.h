@@ -17,6 +17,15 @@ namespace keel {
 // in a currency-less field would mean nothing exact).
 Result<std::optional<qint64>> wholeNumberField(const QLineEdit *field, const QString &name);
 
+// Two whole-number fields that bound a range (minor units); the first may not
+// exceed the second.
+struct WholeRange {
+    std::optional<qint64> min;
+    std::optional<qint64> max;
+};
+Result<WholeRange> wholeRangeFields(const QLineEdit *minField, const QString &minName,
+                                    const QLineEdit *maxField, const QString &maxName);
+
 // A day as ISO 8601 (2026-11-30), the start of that day in local time.
 Result<QDateTime> dayField(const QLineEdit *field, const QString &name);
 

@@ -167,17 +167,12 @@ Result<HistoryFilter> HistoryView::currentFilter() const
     if (!merchant)
         return merchant.error();
     filter.merchantId = merchant->value_or(0);
-    const Result<std::optional<qint64>> minAmount = wholeNumberField(m_minAmount, tr("min amount"));
-    if (!minAmount)
-        return minAmount.error();
-    const Result<std::optional<qint64>> maxAmount = wholeNumberField(m_maxAmount, tr("max amount"));
-    if (!maxAmount)
-        return maxAmount.error();
-    filter.minAmount = *minAmount;
-    filter.maxAmount = *maxAmount;
-    if (filter.minAmount && filter.maxAmount && *filter.minAmount > *filter.maxAmount)
-        return fieldError(tr("min amount"), QStringLiteral("invalid_filter"),
-                          tr("min amount is above max amount"));
+    const Result<WholeRange> amounts =
+        wholeRangeFields(m_minAmount, tr("min amount"), m_maxAmount, tr("max amount"));
+    if (!amounts)
+        return amounts.error();
+    filter.minAmount = amounts->min;
+    filter.maxAmount = amounts->max;
     filter.state = m_state->currentData().toString();
     const QDateTime now = QDateTime::currentDateTime();
     switch (m_created->currentData().toInt()) {

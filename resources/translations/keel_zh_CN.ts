@@ -4,12 +4,12 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="294"/>
+        <location filename="../../ui/HistoryView.cpp" line="289"/>
         <source>cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="300"/>
+        <location filename="../../ui/HistoryView.cpp" line="295"/>
         <source>Exported %1 rows…</source>
         <translation>已导出 %1 行…</translation>
     </message>
@@ -22,17 +22,17 @@
 <context>
     <name>keel::ActionReviewPane</name>
     <message>
-        <location filename="../../ui/ActionReviewPane.cpp" line="39"/>
+        <location filename="../../ui/ActionReviewPane.cpp" line="40"/>
         <source>Target</source>
         <translation>目标</translation>
     </message>
     <message>
-        <location filename="../../ui/ActionReviewPane.cpp" line="39"/>
+        <location filename="../../ui/ActionReviewPane.cpp" line="40"/>
         <source>Version it must still have</source>
         <translation>须仍为的版本</translation>
     </message>
     <message>
-        <location filename="../../ui/ActionReviewPane.cpp" line="39"/>
+        <location filename="../../ui/ActionReviewPane.cpp" line="40"/>
         <source>Frozen targets</source>
         <translation>冻结的目标</translation>
     </message>
@@ -326,27 +326,27 @@
     </message>
     <message>
         <location filename="../../ui/ApprovalsView.cpp" line="293"/>
-        <location filename="../../ui/ApprovalsView.cpp" line="330"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="329"/>
         <source>Refused by the database: %1</source>
         <translation>数据库拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="308"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="307"/>
         <source>Proposal #%1 approved.</source>
         <translation>提案 #%1 已批准。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="315"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="314"/>
         <source>Proposal #%1 rejected.</source>
         <translation>提案 #%1 已驳回。</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="344"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="343"/>
         <source>Approve #%1</source>
         <translation>批准 #%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="345"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="344"/>
         <source>Approve %1 on %2 row(s) proposed by %3?
 Reason given: %4
 
@@ -357,12 +357,12 @@ Comment (optional):</source>
 备注（可选）：</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="360"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="359"/>
         <source>Reject #%1</source>
         <translation>驳回 #%1</translation>
     </message>
     <message>
-        <location filename="../../ui/ApprovalsView.cpp" line="361"/>
+        <location filename="../../ui/ApprovalsView.cpp" line="360"/>
         <source>Why is it rejected? (at least 5 characters)</source>
         <translation>驳回原因？（至少 5 个字符）</translation>
     </message>
@@ -375,47 +375,47 @@ Comment (optional):</source>
         <translation>需要人工处理：</translation>
     </message>
     <message>
-        <location filename="../../ui/AttentionBar.cpp" line="52"/>
+        <location filename="../../ui/AttentionBar.cpp" line="50"/>
         <source>Needs a person now</source>
         <translation>需要人工处理</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="86"/>
+        <location filename="../../ui/AttentionBar.cpp" line="84"/>
         <source>%n stuck saga(s)</source>
         <translation>
             <numerusform>%n 个卡住的 Saga</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="88"/>
+        <location filename="../../ui/AttentionBar.cpp" line="86"/>
         <source>%n case(s) past deadline</source>
         <translation>
             <numerusform>%n 个逾期案件</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="90"/>
+        <location filename="../../ui/AttentionBar.cpp" line="88"/>
         <source>%n channel notice(s) for a person</source>
         <translation>
             <numerusform>%n 条待人工处理的渠道通知</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="92"/>
+        <location filename="../../ui/AttentionBar.cpp" line="90"/>
         <source>%n parked message(s)</source>
         <translation>
             <numerusform>%n 条搁置消息</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="94"/>
+        <location filename="../../ui/AttentionBar.cpp" line="92"/>
         <source>%n notification(s) that gave up</source>
         <translation>
             <numerusform>%n 条投递失败的通知</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/AttentionBar.cpp" line="96"/>
+        <location filename="../../ui/AttentionBar.cpp" line="94"/>
         <source>%n proposal(s) waiting</source>
         <translation>
             <numerusform>%n 个待审批提案</numerusform>
@@ -687,34 +687,28 @@ Comment (optional):</source>
         <translation>开立截止日前</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="52"/>
-        <location filename="../../ui/CaseSearchBar.cpp" line="59"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="53"/>
         <source>min amount</source>
         <translation>最小金额</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="55"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="53"/>
         <source>max amount</source>
         <translation>最大金额</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="60"/>
-        <source>min amount is above max amount</source>
-        <translation>最小金额大于最大金额</translation>
-    </message>
-    <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="63"/>
-        <location filename="../../ui/CaseSearchBar.cpp" line="70"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="58"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="65"/>
         <source>opened from</source>
         <translation>开立起始日</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="66"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="61"/>
         <source>opened before</source>
         <translation>开立截止日前</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="71"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="66"/>
         <source>the first day must be before the last</source>
         <translation>起始日必须早于截止日</translation>
     </message>
@@ -958,7 +952,12 @@ Comment (optional):</source>
         <translation>%1 必须是 ≥ 0 的整数；收到的是“%2”</translation>
     </message>
     <message>
-        <location filename="../../ui/FilterFields.cpp" line="31"/>
+        <location filename="../../ui/FilterFields.cpp" line="34"/>
+        <source>%1 is above %2</source>
+        <translation>%1 大于 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/FilterFields.cpp" line="47"/>
         <source>%1 must be a day like 2026-11-30; got &quot;%2&quot;</source>
         <translation>%1 必须是形如 2026-11-30 的日期；收到的是“%2”</translation>
     </message>
@@ -1137,65 +1136,59 @@ Comment (optional):</source>
         <translation>；向下滚动加载更多</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="170"/>
-        <location filename="../../ui/HistoryView.cpp" line="179"/>
+        <location filename="../../ui/HistoryView.cpp" line="171"/>
         <source>min amount</source>
         <translation>最小金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="173"/>
+        <location filename="../../ui/HistoryView.cpp" line="171"/>
         <source>max amount</source>
         <translation>最大金额</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="180"/>
-        <source>min amount is above max amount</source>
-        <translation>最小金额大于最大金额</translation>
-    </message>
-    <message>
-        <location filename="../../ui/HistoryView.cpp" line="200"/>
+        <location filename="../../ui/HistoryView.cpp" line="195"/>
         <source>created</source>
         <translation>创建时间</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="201"/>
+        <location filename="../../ui/HistoryView.cpp" line="196"/>
         <source>the start of the time range must be before its end</source>
         <translation>时间范围的开始必须早于结束</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="231"/>
+        <location filename="../../ui/HistoryView.cpp" line="226"/>
         <source>Not shown, because this connection may not read them: %1.</source>
         <translation>未显示（当前连接无权读取）：%1。</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="250"/>
+        <location filename="../../ui/HistoryView.cpp" line="245"/>
         <source>Searching…</source>
         <translation>正在搜索…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/HistoryView.cpp" line="309"/>
+        <location filename="../../ui/HistoryView.cpp" line="304"/>
         <source>Exported %n payment(s).</source>
         <translation>
             <numerusform>已导出 %n 笔支付。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="320"/>
+        <location filename="../../ui/HistoryView.cpp" line="315"/>
         <source>Export payments</source>
         <translation>导出支付记录</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="320"/>
+        <location filename="../../ui/HistoryView.cpp" line="315"/>
         <source>CSV (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="323"/>
+        <location filename="../../ui/HistoryView.cpp" line="318"/>
         <source>Exporting payments…</source>
         <translation>正在导出支付记录…</translation>
     </message>
     <message>
-        <location filename="../../ui/HistoryView.cpp" line="323"/>
+        <location filename="../../ui/HistoryView.cpp" line="318"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -2525,253 +2518,253 @@ Comment (optional):</source>
         <translation>仅渠道通知(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="55"/>
+        <location filename="../../ui/SuspenseView.cpp" line="56"/>
         <source>&amp;Load more</source>
         <translation>加载更多(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="57"/>
+        <location filename="../../ui/SuspenseView.cpp" line="58"/>
         <source>&amp;Take case</source>
         <translation>认领案件(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="58"/>
+        <location filename="../../ui/SuspenseView.cpp" line="59"/>
         <source>Add &amp;note…</source>
         <translation>添加备注(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="59"/>
+        <location filename="../../ui/SuspenseView.cpp" line="60"/>
         <source>Retry &amp;compensation…</source>
         <translation>重试补偿(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="60"/>
+        <location filename="../../ui/SuspenseView.cpp" line="61"/>
         <source>Ad&amp;just ledger…</source>
         <translation>账务调整(&amp;J)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="61"/>
+        <location filename="../../ui/SuspenseView.cpp" line="62"/>
         <source>&amp;Write off…</source>
         <translation>核销(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="68"/>
-        <location filename="../../ui/SuspenseView.cpp" line="144"/>
+        <location filename="../../ui/SuspenseView.cpp" line="69"/>
+        <location filename="../../ui/SuspenseView.cpp" line="146"/>
         <source>Case</source>
         <translation>案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="68"/>
+        <location filename="../../ui/SuspenseView.cpp" line="69"/>
         <source>Opened</source>
         <translation>开立时间</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="68"/>
+        <location filename="../../ui/SuspenseView.cpp" line="69"/>
         <source>Age</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="68"/>
+        <location filename="../../ui/SuspenseView.cpp" line="69"/>
         <source>Amount</source>
         <translation>金额</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="69"/>
+        <location filename="../../ui/SuspenseView.cpp" line="70"/>
         <source>Currency</source>
         <translation>币种</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="69"/>
+        <location filename="../../ui/SuspenseView.cpp" line="70"/>
         <source>Owner</source>
         <translation>负责人</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="69"/>
+        <location filename="../../ui/SuspenseView.cpp" line="70"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="69"/>
+        <location filename="../../ui/SuspenseView.cpp" line="70"/>
         <source>Deadline</source>
         <translation>期限</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="70"/>
+        <location filename="../../ui/SuspenseView.cpp" line="71"/>
         <source>Saga</source>
         <translation>Saga</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="70"/>
+        <location filename="../../ui/SuspenseView.cpp" line="71"/>
         <source>Charge</source>
         <translation>支付</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="70"/>
+        <location filename="../../ui/SuspenseView.cpp" line="71"/>
         <source>Charge state</source>
         <translation>支付状态</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="71"/>
+        <location filename="../../ui/SuspenseView.cpp" line="72"/>
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="71"/>
+        <location filename="../../ui/SuspenseView.cpp" line="72"/>
         <source>Channel notice</source>
         <translation>渠道通知</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="72"/>
+        <location filename="../../ui/SuspenseView.cpp" line="73"/>
         <source>Suspense cases</source>
         <translation>差错案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="112"/>
+        <location filename="../../ui/SuspenseView.cpp" line="113"/>
         <source>Open and in review</source>
         <translation>未结与处理中</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="113"/>
+        <location filename="../../ui/SuspenseView.cpp" line="114"/>
         <source>Resolved</source>
         <translation>已解决</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="114"/>
+        <location filename="../../ui/SuspenseView.cpp" line="115"/>
         <source>All cases</source>
         <translation>全部案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="115"/>
+        <location filename="../../ui/SuspenseView.cpp" line="116"/>
         <source>Cases</source>
         <translation>案件</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="116"/>
+        <location filename="../../ui/SuspenseView.cpp" line="117"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="117"/>
+        <location filename="../../ui/SuspenseView.cpp" line="118"/>
         <source>E&amp;xport CSV…</source>
         <translation>导出 CSV(&amp;X)…</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="146"/>
+        <location filename="../../ui/SuspenseView.cpp" line="148"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="146"/>
+        <location filename="../../ui/SuspenseView.cpp" line="148"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="146"/>
+        <location filename="../../ui/SuspenseView.cpp" line="148"/>
         <source>What happened</source>
         <translation>经过</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="147"/>
+        <location filename="../../ui/SuspenseView.cpp" line="149"/>
         <source>Money trail</source>
         <translation>资金轨迹</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="152"/>
+        <location filename="../../ui/SuspenseView.cpp" line="154"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="169"/>
+        <location filename="../../ui/SuspenseView.cpp" line="171"/>
         <source>Working cases needs keel_operator.</source>
         <translation>处理案件需要 keel_operator 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="173"/>
+        <location filename="../../ui/SuspenseView.cpp" line="175"/>
         <source>Notes need keel_operator or keel_approver.</source>
         <translation>添加备注需要 keel_operator 或 keel_approver 角色。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="259"/>
+        <location filename="../../ui/SuspenseView.cpp" line="261"/>
         <source>overdue since %1</source>
         <translation>自 %1 起逾期</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="304"/>
+        <location filename="../../ui/SuspenseView.cpp" line="306"/>
         <source>&lt;b&gt;Case %1&lt;/b&gt; · %2 %3 · %4%5 · %6</source>
         <translation>&lt;b&gt;案件 %1&lt;/b&gt; · %2 %3 · %4%5 · %6</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="306"/>
+        <location filename="../../ui/SuspenseView.cpp" line="308"/>
         <source>no money held</source>
         <translation>无挂账资金</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="309"/>
+        <location filename="../../ui/SuspenseView.cpp" line="311"/>
         <source>, taken by %1</source>
         <translation>，由 %1 认领</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="362"/>
+        <location filename="../../ui/SuspenseView.cpp" line="364"/>
         <source>Case %1 is yours (%2).</source>
         <translation>案件 %1 已由你认领（%2）。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="363"/>
+        <location filename="../../ui/SuspenseView.cpp" line="365"/>
         <source>Refused by the database: %1</source>
         <translation>数据库拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="384"/>
+        <location filename="../../ui/SuspenseView.cpp" line="386"/>
         <source>Note added to case %1.</source>
         <translation>已为案件 %1 添加备注。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="385"/>
+        <location filename="../../ui/SuspenseView.cpp" line="387"/>
         <source>Refused: %1</source>
         <translation>被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="398"/>
+        <location filename="../../ui/SuspenseView.cpp" line="400"/>
         <source>Note on case %1</source>
         <translation>案件 %1 的备注</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="401"/>
+        <location filename="../../ui/SuspenseView.cpp" line="403"/>
         <source>Note</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="403"/>
+        <location filename="../../ui/SuspenseView.cpp" line="405"/>
         <source>ticket, bank reference, file name…</source>
         <translation>工单、银行流水号、文件名……</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="404"/>
+        <location filename="../../ui/SuspenseView.cpp" line="406"/>
         <source>Reference</source>
         <translation>参考号</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="405"/>
+        <location filename="../../ui/SuspenseView.cpp" line="407"/>
         <source>&amp;Note</source>
         <translation>备注(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="406"/>
+        <location filename="../../ui/SuspenseView.cpp" line="408"/>
         <source>&amp;Reference</source>
         <translation>参考号(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="427"/>
+        <location filename="../../ui/SuspenseView.cpp" line="429"/>
         <source>Case %1 closes: its saga compensates again and the %2 %3 held in suspense returns to the merchant&apos;s account for the refund to take.</source>
         <translation>案件 %1 将关闭：其 Saga 重新补偿，差错户中的 %2 %3 退回商户账户，供退款使用。</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="453"/>
+        <location filename="../../ui/SuspenseView.cpp" line="455"/>
         <source>nothing (the case holds no money)</source>
         <translation>无（案件未挂账资金）</translation>
     </message>
     <message>
-        <location filename="../../ui/SuspenseView.cpp" line="457"/>
+        <location filename="../../ui/SuspenseView.cpp" line="459"/>
         <source>Case %1 is written off: %2 leaves suspense for the write-off account, with the reason on the record.</source>
         <translation>案件 %1 将被核销：%2 从差错户转入核销账户，原因记录在案。</translation>
     </message>

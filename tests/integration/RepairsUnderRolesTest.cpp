@@ -3,7 +3,7 @@
 // and the books are checked after each. Each test names the defect of issue
 // #25 it guards; each failed before migration 0021.
 
-#include "SagaTestFixture.h"
+#include "ManualActionsTest.h"
 
 #include "core/db/Database.h"
 #include "core/merchant/MerchantStore.h"
@@ -20,23 +20,15 @@ namespace {
 
 using Kind = SagaActionOutcome::Kind;
 
-class RepairsUnderRolesTest : public SagaTest {
+class RepairsUnderRolesTest : public ManualActionsTest {
 protected:
     void SetUp() override
     {
-        SagaTest::SetUp();
+        ManualActionsTest::SetUp();
         if (HasFatalFailure())
             return;
-        auto service = PgConnection::open(m_serviceLogin);
-        ASSERT_TRUE(service.ok()) << qPrintable(service.error().message);
-        m_service = std::make_unique<PgConnection>(std::move(service).value());
         m_makerLogin = loginAs(QStringLiteral("keel_operator"));
         m_checkerLogin = loginAs(QStringLiteral("keel_approver"));
-    }
-    void TearDown() override
-    {
-        m_service.reset();
-        SagaTest::TearDown();
     }
     // The people's console connections, opened again if a worker started in
     // this thread closed them (its schema check closes the thread's connections).
@@ -57,11 +49,6 @@ protected:
         const QString id = start(orderSaga(QStringLiteral("tok_refundFails")));
         waitFor(id, QStringLiteral("parked"));
         return id;
-    }
-    SagaRecord record(const QString &id)
-    {
-        auto saga = SagaStore(*m_connection).findByPublicId(0, id);
-        return saga && saga->has_value() ? **saga : SagaRecord();
     }
     QString openCase(const QString &sagaId)
     {
@@ -126,7 +113,6 @@ protected:
                       "'merchant_payable:%'");
     }
 
-    std::unique_ptr<PgConnection> m_service; // the worker's login
     ConnectionSettings m_makerLogin;
     ConnectionSettings m_checkerLogin;
 };
@@ -135,20 +121,8 @@ protected:
 // suspense_cases), so every approved resume ended "failed".
 TEST_F(RepairsUnderRolesTest, AnApprovedResumeIsCarriedOutByTheServiceLoginAndReleasesTheMoney)
 {
-    m_participant.program("/confirm", {503, 1, {}, 0, -1});
-    QJsonObject saga = orderSaga();
-    QJsonArray steps = saga.value(QStringLiteral("steps")).toArray();
-    QJsonObject confirm = steps.at(2).toObject();
-    confirm.insert(QStringLiteral("retry"), QJsonObject{{QStringLiteral("attempts"), 5},
-                                                        {QStringLiteral("backoff_ms"), 60000},
-                                                        {QStringLiteral("max_backoff_ms"), 60000},
-                                                        {QStringLiteral("timeout_ms"), 2000}});
-    steps.replace(2, confirm);
-    saga.insert(QStringLiteral("steps"), steps);
     startWorker();
-    const QString id = start(saga);
-    ASSERT_TRUE(
-        waitUntil([&] { return m_participant.calls("/confirm", id) == 1 && !record(id).leased; }));
+    const QString id = startWithConfirmDown(1);
 
     EXPECT_EQ(outcomeOf(onSaga(QStringLiteral("saga.park"), id)), QStringLiteral("done"));
     EXPECT_EQ(record(id).status, SagaStatus::Parked);
@@ -230,20 +204,8 @@ TEST_F(RepairsUnderRolesTest, AWriteOffClosesTheSagaAndNoResumeCanDebitTheMercha
 // suspense, and the refund then took the same money from the merchant.
 TEST_F(RepairsUnderRolesTest, AParkWaitsForARefundTheChannelHasNotAnswered)
 {
-    m_participant.program("/confirm", {503, -1, {}, 0, -1});
-    QJsonObject saga = orderSaga();
-    QJsonArray steps = saga.value(QStringLiteral("steps")).toArray();
-    QJsonObject confirm = steps.at(2).toObject();
-    confirm.insert(QStringLiteral("retry"), QJsonObject{{QStringLiteral("attempts"), 5},
-                                                        {QStringLiteral("backoff_ms"), 60000},
-                                                        {QStringLiteral("max_backoff_ms"), 60000},
-                                                        {QStringLiteral("timeout_ms"), 2000}});
-    steps.replace(2, confirm);
-    saga.insert(QStringLiteral("steps"), steps);
     startWorker();
-    const QString id = start(saga);
-    ASSERT_TRUE(
-        waitUntil([&] { return m_participant.calls("/confirm", id) == 1 && !record(id).leased; }));
+    const QString id = startWithConfirmDown();
     // A partial refund of the saga's charge whose answer has not come back.
     ASSERT_EQ(scalar("INSERT INTO keel.refunds (public_id, charge_id, out_refund_no, amount, "
                      "currency, request_hash) SELECT 're_inflight0001', charge_id, 'r-1', 1000, "

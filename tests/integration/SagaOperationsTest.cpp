@@ -1,7 +1,7 @@
 // The manual actions and the saga list the console drives, on sagas run by a
 // real worker against real participants.
 
-#include "SagaTestFixture.h"
+#include "ManualActionsTest.h"
 
 #include "core/db/Database.h"
 #include "core/ops/ActionDesk.h"
@@ -15,54 +15,8 @@ namespace {
 
 using Kind = SagaActionOutcome::Kind;
 
-// Retries that wait a minute: a failing step sits waiting until a person acts.
-QJsonObject patientRetry()
-{
-    return {{QStringLiteral("attempts"), 5},
-            {QStringLiteral("backoff_ms"), 60000},
-            {QStringLiteral("max_backoff_ms"), 60000},
-            {QStringLiteral("timeout_ms"), 2000}};
-}
-
-class SagaOperationsTest : public SagaTest {
+class SagaOperationsTest : public ManualActionsTest {
 protected:
-    // Manual actions run where production runs them: in a worker, logged in
-    // as a keel_gateway member.
-    void SetUp() override
-    {
-        SagaTest::SetUp();
-        if (HasFatalFailure())
-            return;
-        auto service = PgConnection::open(m_serviceLogin);
-        ASSERT_TRUE(service.ok()) << qPrintable(service.error().message);
-        m_service = std::make_unique<PgConnection>(std::move(service).value());
-    }
-    void TearDown() override
-    {
-        m_service.reset();
-        SagaTest::TearDown();
-    }
-
-    // The order saga whose confirmation is down and waits a minute per retry.
-    QString startWithConfirmDown(int failures = -1)
-    {
-        m_participant.program("/confirm", {503, failures, {}, 0, -1});
-        QJsonObject saga = orderSaga();
-        QJsonArray steps = saga.value(QStringLiteral("steps")).toArray();
-        QJsonObject confirm = steps.at(2).toObject();
-        confirm.insert(QStringLiteral("retry"), patientRetry());
-        steps.replace(2, confirm);
-        saga.insert(QStringLiteral("steps"), steps);
-        const QString id = start(saga);
-        EXPECT_TRUE(waitUntil(
-            [&] { return m_participant.calls("/confirm", id) == 1 && !record(id).leased; }));
-        return id;
-    }
-    SagaRecord record(const QString &id)
-    {
-        auto saga = SagaStore(*m_connection).findByPublicId(0, id);
-        return saga && saga->has_value() ? **saga : SagaRecord();
-    }
     SagaActionOutcome act(SagaAction action, const QString &id,
                           const QString &reason = QStringLiteral("INC-7: confirm service down"))
     {
@@ -73,8 +27,6 @@ protected:
         auto report = Ledger::audit(*m_connection);
         return report ? report->violations.join(u'\n') : report.error().message;
     }
-
-    std::unique_ptr<PgConnection> m_service;
 };
 
 TEST_F(SagaOperationsTest, RetryNowRunsAWaitingStepAtOnce)
