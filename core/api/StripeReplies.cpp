@@ -60,6 +60,12 @@ ApiError refusal(const PaymentOutcome &outcome)
         return invalid(QStringLiteral("charge_not_refundable"), QStringLiteral("charge"),
                        QStringLiteral("charge %1 is %2; only captured charges can be refunded")
                            .arg(charge->publicId, stateName(charge->state)));
+    case Kind::ChargeHeldInSuspense:
+        return invalid(QStringLiteral("charge_held_in_suspense"), QStringLiteral("charge"),
+                       QStringLiteral("charge %1's money is held in suspense case %2 for "
+                                      "settlement staff to resolve; it can be refunded once the "
+                                      "case is closed")
+                           .arg(charge->publicId, outcome.reference));
     case Kind::RefundExceedsBalance:
         return invalid(QStringLiteral("amount_too_large"), QStringLiteral("amount"),
                        QStringLiteral("amount %1 exceeds the %2 still refundable on charge %3")

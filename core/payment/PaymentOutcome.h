@@ -29,7 +29,10 @@ struct PaymentOutcome {
         RefundNotFound,
         ChargeNotCapturable, // `charge` is in a state that cannot be captured
         ChargeNotRefundable, // `charge` is in a state that cannot be refunded
-        RefundInProgress,    // `charge` has another refund running; try again later
+        // `charge`'s money is held in the open suspense case `reference`: a
+        // refund now would take from the merchant what suspense already holds.
+        ChargeHeldInSuspense,
+        RefundInProgress, // `charge` has another refund running; try again later
         RefundExceedsBalance,
         OrderNumberTaken,   // `charge` owns `reference` (out_trade_no) with other terms
         RefundNumberTaken,  // `refund` owns `reference` (out_refund_no) with another amount

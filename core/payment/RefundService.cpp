@@ -140,6 +140,17 @@ PaymentOutcome RefundService::begin(IdempotentOperation &operation, PgTransactio
         return PaymentOutcome::ofCharge(Kind::RefundInProgress, charge);
     if (charge.state != PaymentState::Captured)
         return operation.finish(tx, PaymentOutcome::ofCharge(Kind::ChargeNotRefundable, charge));
+    Result<PgRows> held =
+        m_connection.query("SELECT id FROM keel.suspense_cases WHERE charge_id = $1 "
+                           "AND status IN ('open', 'in_review') AND amount > 0 LIMIT 1",
+                           {QByteArray::number(charge.id)});
+    if (!held)
+        return PaymentOutcome::failure(held.error());
+    if (held->size() > 0) {
+        PaymentOutcome inSuspense = PaymentOutcome::ofCharge(Kind::ChargeHeldInSuspense, charge);
+        inSuspense.reference = held->text(0, 0);
+        return operation.finish(tx, inSuspense);
+    }
     const qint64 refundable = charge.amountCaptured - charge.amountRefunded;
     if (refund.amount > refundable) {
         PaymentOutcome tooLarge = PaymentOutcome::ofCharge(Kind::RefundExceedsBalance, charge);

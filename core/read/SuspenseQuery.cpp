@@ -173,7 +173,8 @@ Result<QStringList> SuspenseQuery::adjustableAccounts(QSqlDatabase db, qint64 ca
         "SELECT a.code FROM keel.suspense_cases c JOIN keel.ledger_accounts a "
         "  ON a.currency = c.currency AND a.kind <> 'suspense' "
         " AND (a.case_adjustable OR a.merchant_id = c.merchant_id "
-        "      OR (c.charge_id IS NOT NULL AND a.code = 'channel_clearing:' || c.currency)) "
+        "      OR ((c.charge_id IS NOT NULL OR c.channel_notification_id IS NOT NULL) "
+        "          AND a.code = 'channel_clearing:' || c.currency)) "
         "WHERE c.id = ? ORDER BY a.merchant_id NULLS LAST, a.code"));
     query.addBindValue(caseId);
     if (Status done = Database::exec(query); !done)

@@ -255,6 +255,10 @@ StepAnswer PaymentSteps::refundRemaining(const SagaRecord &saga, int chargeStep,
         return StepAnswer::of(
             Verdict::Retryable,
             QStringLiteral("the charge %1 cannot be refunded now").arg(charge.publicId));
+    case Kind::ChargeHeldInSuspense:
+        return StepAnswer::of(Verdict::Retryable,
+                              QStringLiteral("the charge %1's money is held in suspense case %2")
+                                  .arg(charge.publicId, outcome.reference));
     case Kind::ChannelUnavailable:
     case Kind::StoreUnavailable:
     case Kind::Replayed:

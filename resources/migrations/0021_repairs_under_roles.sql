@@ -25,6 +25,7 @@
 
 -- Error codes raised here, besides those of 0016:
 --   KL412  the saga's case is closed: its money is no longer in suspense
+--   KL423  the charge's money is held in an open suspense case: no refund
 --   KL425  a channel operation on the charge is in flight; try again later
 
 ALTER TABLE sagas DROP CONSTRAINT sagas_status_check;
@@ -254,7 +255,8 @@ BEGIN
         END IF;
         IF NOT (account.case_adjustable
                 OR (merchant IS NOT NULL AND account.merchant_id = merchant)
-                OR (held.charge_id IS NOT NULL AND account.code = 'channel_clearing:' || held.currency))
+                OR ((held.charge_id IS NOT NULL OR held.channel_notification_id IS NOT NULL)
+                    AND account.code = 'channel_clearing:' || held.currency))
         THEN
             RETURN format('posting %s: account %s is outside case %s (its merchant''s accounts, '
                           'its charge''s channel clearing account and keel''s fee and loss '
@@ -572,3 +574,25 @@ $$;
 REVOKE EXECUTE ON FUNCTION record_export(text, text, bigint, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION record_export(text, text, bigint, text)
     TO keel_auditor, keel_operator, keel_approver, keel_sre;
+
+-- While a case holds a charge's money, the charge is not refunded: the refund
+-- would take from the merchant's payable what suspense already took. keel's
+-- refund service asks first and answers charge_held_in_suspense; this is the
+-- rule behind it.
+CREATE FUNCTION refunds_admit() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    holding bigint;
+BEGIN
+    SELECT id INTO holding FROM suspense_cases
+    WHERE charge_id = NEW.charge_id AND status IN ('open', 'in_review') AND amount > 0 LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'charge % is held in suspense case %: no refund until it is resolved',
+            NEW.charge_id, holding
+            USING ERRCODE = 'KL423';
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER refunds_admit BEFORE INSERT ON refunds
+    FOR EACH ROW EXECUTE FUNCTION refunds_admit();

@@ -306,6 +306,11 @@ TEST_F(ChannelNotifyTest, MoneyTheChannelTookForAChargeKeelNeverMadeIsHeldInSusp
     EXPECT_EQ(scalar("SELECT string_agg(a.code || ' ' || e.amount, ', ' ORDER BY a.code) FROM "
                      "keel.ledger_entries e JOIN keel.ledger_accounts a ON a.id = e.account_id"),
               QStringLiteral("channel_clearing:CNY 1999, suspense:CNY -1999"));
+    // Handing it back through the channel is an adjustment inside the case.
+    EXPECT_EQ(scalar("SELECT coalesce(keel.adjustment_problem(id, '[{\"account\": "
+                     "\"channel_clearing:CNY\", \"amount\": -1999}]'), 'none') FROM "
+                     "keel.suspense_cases"),
+              QStringLiteral("none"));
     auto session = PgConnection::open(settings());
     ASSERT_TRUE(session.ok());
     auto report = Ledger::audit(*session);

@@ -238,6 +238,31 @@ TEST_F(RepairsUnderRolesTest, AParkWaitsForARefundTheChannelHasNotAnswered)
     EXPECT_EQ(scalar("SELECT amount FROM keel.suspense_cases"), QStringLiteral("1500"));
 }
 
+// Found while fixing defect 4: the other order. A refund asked for after the
+// park would take from the merchant what suspense already holds.
+TEST_F(RepairsUnderRolesTest, AChargeWhoseMoneyIsInSuspenseIsNotRefundedUntilItsCaseCloses)
+{
+    startWorker();
+    const QString id = parkedWithMoney();
+    const QString charge = scalar("SELECT c.public_id FROM keel.charges c JOIN keel.sagas s ON "
+                                  "s.charge_id = c.id WHERE s.public_id = '" +
+                                  id.toUtf8() + "'");
+    const HttpReply refused =
+        post("/v1/refunds", "charge=" + charge.toUtf8() + "&amount=100", "refund-held-1");
+    EXPECT_EQ(refused.status, 400) << refused.body.constData();
+    EXPECT_TRUE(refused.body.contains("charge_held_in_suspense")) << refused.body.constData();
+    EXPECT_FALSE(m_service
+                     ->exec("INSERT INTO keel.refunds (public_id, charge_id, out_refund_no, "
+                            "amount, currency, request_hash) SELECT 're_direct0000001', id, "
+                            "'direct', 100, currency, sha256('d') FROM keel.charges WHERE "
+                            "public_id = '" +
+                            charge.toUtf8() + "'")
+                     .ok());
+    EXPECT_EQ(m_service->lastSqlState(), QLatin1String("KL423"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.refunds WHERE amount = 100"), QStringLiteral("0"));
+    expectLedgerBalances();
+}
+
 // Defect 5: case.adjust posted anywhere; now only within its case, and no
 // posting takes more out of suspense than a case put in.
 TEST_F(RepairsUnderRolesTest, AnAdjustmentPostsOnlyWithinItsCase)
