@@ -24,8 +24,9 @@ namespace {
 
 QString when(const QDateTime &at)
 {
-    return at.isValid() ? QLocale().toString(at.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm"))
-                        : QString();
+    return at.isValid()
+               ? QLocale().toString(at.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm:ss t"))
+               : QString();
 }
 
 QString describe(const ActionExecution &execution)
@@ -101,12 +102,12 @@ ApprovalsView::ApprovalsView(QueryWorker *worker, QWidget *parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
-    layout->addWidget(m_table, 1);
+    layout->addWidget(m_table, 2);
     m_details->setWordWrap(true);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setAccessibleName(tr("Proposal details"));
     layout->addWidget(m_details);
-    layout->addWidget(m_review);
+    layout->addWidget(m_review, 1);
     auto *buttons = new QHBoxLayout;
     m_result->setWordWrap(true);
     m_result->setAccessibleName(tr("Result"));

@@ -22,15 +22,16 @@ CaseSearchBar::CaseSearchBar(QWidget *parent)
     } fields[] = {
         {m_reference, tr("ch_…, saga_… or order no."), tr("Charge, saga or order number"), 3},
         {m_merchant, tr("merchant id"), tr("Merchant"), 1},
-        {m_minAmount, tr("min amount (minor units)"), tr("Minimum amount"), 1},
-        {m_maxAmount, tr("max amount (minor units)"), tr("Maximum amount"), 1},
-        {m_from, tr("opened from (YYYY-MM-DD)"), tr("Opened from"), 1},
-        {m_to, tr("opened before (YYYY-MM-DD)"), tr("Opened before"), 1},
+        {m_minAmount, tr("min amount"), tr("Minimum amount, in minor units"), 1},
+        {m_maxAmount, tr("max amount"), tr("Maximum amount, in minor units"), 1},
+        {m_from, tr("from YYYY-MM-DD"), tr("Opened from"), 1},
+        {m_to, tr("before YYYY-MM-DD"), tr("Opened before"), 1},
     };
     for (const auto &field : fields) {
         field.field->setPlaceholderText(field.placeholder);
         field.field->setAccessibleName(field.name);
         field.field->setClearButtonEnabled(true);
+        field.field->setToolTip(field.name);
         connect(field.field, &QLineEdit::returnPressed, this, &CaseSearchBar::searchRequested);
         row->addWidget(field.field, field.stretch);
     }

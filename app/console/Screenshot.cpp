@@ -88,9 +88,14 @@ void Screenshot::handleOverviewRefreshed()
         connect(
             approvals, &ApprovalsView::refreshed, this,
             [this, approvals] {
-                if (approvals->table()->rowCount() > 0)
-                    approvals->table()->selectRow(0); // its details below the list
-                shoot();
+                if (approvals->table()->rowCount() == 0) {
+                    shoot();
+                    return;
+                }
+                // Its details and its review (targets, postings) below the list.
+                connect(approvals, &ApprovalsView::reviewed, this, &Screenshot::shoot,
+                        Qt::SingleShotConnection);
+                approvals->table()->selectRow(0);
             },
             Qt::SingleShotConnection);
         m_window.approvals()->queueChoice()->setCurrentIndex(1);

@@ -637,7 +637,7 @@ Comment (optional):</source>
     </message>
     <message>
         <location filename="../../ui/CaseSearchBar.cpp" line="24"/>
-        <location filename="../../ui/CaseSearchBar.cpp" line="48"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="49"/>
         <source>merchant id</source>
         <translation>商户编号</translation>
     </message>
@@ -647,39 +647,9 @@ Comment (optional):</source>
         <translation>商户</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="25"/>
-        <source>min amount (minor units)</source>
-        <translation>最小金额（最小货币单位）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="25"/>
-        <source>Minimum amount</source>
-        <translation>最小金额</translation>
-    </message>
-    <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="26"/>
-        <source>max amount (minor units)</source>
-        <translation>最大金额（最小货币单位）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="26"/>
-        <source>Maximum amount</source>
-        <translation>最大金额</translation>
-    </message>
-    <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="27"/>
-        <source>opened from (YYYY-MM-DD)</source>
-        <translation>开立起始日（YYYY-MM-DD）</translation>
-    </message>
-    <message>
         <location filename="../../ui/CaseSearchBar.cpp" line="27"/>
         <source>Opened from</source>
         <translation>开立起始日</translation>
-    </message>
-    <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="28"/>
-        <source>opened before (YYYY-MM-DD)</source>
-        <translation>开立截止日前（YYYY-MM-DD）</translation>
     </message>
     <message>
         <location filename="../../ui/CaseSearchBar.cpp" line="28"/>
@@ -687,28 +657,50 @@ Comment (optional):</source>
         <translation>开立截止日前</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="53"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="25"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="54"/>
         <source>min amount</source>
         <translation>最小金额</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="53"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="25"/>
+        <source>Minimum amount, in minor units</source>
+        <translation>最小金额（最小货币单位）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="26"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="54"/>
         <source>max amount</source>
         <translation>最大金额</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="58"/>
-        <location filename="../../ui/CaseSearchBar.cpp" line="65"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="26"/>
+        <source>Maximum amount, in minor units</source>
+        <translation>最大金额（最小货币单位）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="27"/>
+        <source>from YYYY-MM-DD</source>
+        <translation>起始 YYYY-MM-DD</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="28"/>
+        <source>before YYYY-MM-DD</source>
+        <translation>截止前 YYYY-MM-DD</translation>
+    </message>
+    <message>
+        <location filename="../../ui/CaseSearchBar.cpp" line="59"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="66"/>
         <source>opened from</source>
         <translation>开立起始日</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="61"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="62"/>
         <source>opened before</source>
         <translation>开立截止日前</translation>
     </message>
     <message>
-        <location filename="../../ui/CaseSearchBar.cpp" line="66"/>
+        <location filename="../../ui/CaseSearchBar.cpp" line="67"/>
         <source>the first day must be before the last</source>
         <translation>起始日必须早于截止日</translation>
     </message>
