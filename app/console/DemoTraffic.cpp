@@ -50,11 +50,14 @@ DemoTraffic::DemoTraffic(DevStack &stack)
     : m_simulator(shopTraffic(stack.gatewayUrl(), stack.apiKey(), 12.0, 3)),
       m_sagas(stack.gatewayUrl(), stack.apiKey()), m_traffic([this] { (void)m_simulator.run(); }),
       m_housekeeping([this, &stack] {
-          bool proposed = false;
+          // An SRE of the demo proposes, so the person at the console may approve.
+          const Result<ConnectionSettings> sre =
+              stack.personLogin(QStringLiteral("demo_sre"), {QStringLiteral("keel_sre")});
+          bool proposed = !sre.ok();
           while (!m_stopping) {
               stack.maintain();
               if (!proposed)
-                  proposed = proposeResendOnce(stack.database());
+                  proposed = proposeResendOnce(*sre);
               for (int i = 0; i < 20 && !m_stopping; ++i)
                   std::this_thread::sleep_for(std::chrono::milliseconds(100));
           }

@@ -82,7 +82,15 @@ Result<Target> startDemo(const ConsoleOptions &options)
         return started.error();
     Target target;
     target.stack = std::move(started).value();
-    target.primary = target.stack->database();
+    // The person at the console holds every role a person may, as a login of
+    // them, never the superuser: maker-checker still stops approving one's own.
+    Result<ConnectionSettings> person =
+        target.stack->personLogin(QStringLiteral("demo_person"),
+                                  {QStringLiteral("keel_operator"), QStringLiteral("keel_approver"),
+                                   QStringLiteral("keel_auditor"), QStringLiteral("keel_sre")});
+    if (!person)
+        return person.error();
+    target.primary = *person;
     target.traffic = std::make_unique<DemoTraffic>(*target.stack);
     target.chosen = true;
     return target;

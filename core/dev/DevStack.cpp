@@ -40,25 +40,23 @@ Status migrate(const ConnectionSettings &settings, const DevStack::Progress &pro
     return result;
 }
 
-// The login the services use, as production runs them: a member of
-// keel_gateway, never the superuser. It reaches the server through the data
-// directory's socket, which trusts local logins.
-constexpr char ServiceLogin[] = "keel_service";
-
-Result<ConnectionSettings> createServiceLogin(const ConnectionSettings &superuser)
+// A login of keel's roles, made on first use. It reaches the server through
+// the data directory's socket, which trusts local logins.
+Result<ConnectionSettings> ensureLogin(const ConnectionSettings &superuser, const QString &name,
+                                       const QStringList &roles)
 {
     Result<PgConnection> admin = PgConnection::open(superuser);
     if (!admin)
         return admin.error();
-    if (Status made =
-            admin->exec(QByteArray("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE "
-                                   "rolname = '") +
-                        ServiceLogin + "') THEN CREATE ROLE " + ServiceLogin +
-                        " LOGIN IN ROLE keel_gateway; END IF; END $$");
+    const QByteArray role = name.toLatin1();
+    if (Status made = admin->exec("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE "
+                                  "rolname = '" +
+                                  role + "') THEN CREATE ROLE " + role + " LOGIN IN ROLE " +
+                                  roles.join(QStringLiteral(", ")).toLatin1() + "; END IF; END $$");
         !made)
         return made.error();
     ConnectionSettings login = superuser;
-    login.set(QStringLiteral("user"), QString::fromLatin1(ServiceLogin));
+    login.set(QStringLiteral("user"), name);
     return login;
 }
 
@@ -99,7 +97,10 @@ Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progres
     if (!apiKey)
         return apiKey.error();
     stack->m_apiKey = *apiKey;
-    Result<ConnectionSettings> service = createServiceLogin(stack->database());
+    // The services log in as production runs them: a keel_gateway member,
+    // never the superuser.
+    Result<ConnectionSettings> service = ensureLogin(
+        stack->database(), QStringLiteral("keel_service"), {QStringLiteral("keel_gateway")});
     if (!service)
         return service.error();
     stack->m_service = *service;
@@ -280,6 +281,11 @@ Result<QString> DevStack::merchantKey(const QString &fileName, const QString &na
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     file.write(issued->apiKey.toLatin1() + '\n');
     return issued->apiKey;
+}
+
+Result<ConnectionSettings> DevStack::personLogin(const QString &name, const QStringList &roles)
+{
+    return ensureLogin(database(), name, roles);
 }
 
 } // namespace keel

@@ -47,6 +47,9 @@ public:
     ConnectionSettings database() const { return m_cluster->settings(QStringLiteral("keel")); }
     // What the gateway, worker and relay log in as: a keel_gateway member.
     ConnectionSettings serviceLogin() const { return m_service; }
+    // A person's login (`name`, lower case) holding `roles` (keel_operator,
+    // ...), made on first use: the demo's people act as deployments have them act.
+    Result<ConnectionSettings> personLogin(const QString &name, const QStringList &roles);
     QString gatewayUrl() const { return m_gateway->url(); }
     // The private RabbitMQ node the relay publishes to; empty without
     // rabbitmq-server.
