@@ -166,6 +166,22 @@ CREATE TRIGGER sagas_resolved_final BEFORE UPDATE OF status ON sagas
     FOR EACH ROW WHEN (OLD.status = 'resolved' AND NEW.status <> 'resolved')
     EXECUTE FUNCTION reject_change();
 
+-- Sagas left parked by a case a person already adjusted or wrote off (the
+-- state a resume could once debit the merchant from again) are closed now.
+WITH latest AS (
+    SELECT DISTINCT ON (saga_id) saga_id, id, status, resolution
+    FROM suspense_cases WHERE saga_id IS NOT NULL ORDER BY saga_id, id DESC),
+closed AS (
+    UPDATE sagas s SET status = 'resolved', version = s.version + 1, updated_at = now(),
+        finished_at = now()
+    FROM latest l
+    WHERE s.id = l.saga_id AND s.status = 'parked' AND l.status IN ('resolved', 'written_off')
+      AND l.resolution ->> 'action' IS DISTINCT FROM 'resumed'
+    RETURNING s.id, l.id AS case_id)
+INSERT INTO saga_events (saga_id, event, detail)
+SELECT id, 'case_resolved', jsonb_build_object('case', case_id, 'by', 'migration 0021')
+FROM closed;
+
 -- The worker's half of a resume: the saga's open case closes and every
 -- posting that put its money into suspense is reversed, so the merchant's
 -- payable holds it again for the compensation to take. Returns the release

@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QSqlError>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QVariant>
@@ -215,4 +216,35 @@ TEST_F(MigratorTest, EveryKeelFunctionPinsItsSearchPath)
                 "WHERE n.nspname = 'keel' AND NOT coalesce(p.proconfig::text LIKE "
                 "'%search_path=keel%', false)")),
         0);
+}
+
+// Migration 0021 on a database that 0020 left in the state issue #25 found:
+// a saga still parked after a person wrote its case off, resumable and able
+// to refund from the merchant what suspense had already given up. The
+// upgrade closes it as resolved and links the write-off to its case.
+TEST_F(MigratorTest, TheRepairsMigrationClosesSagasWhoseCaseWasAlreadyWrittenOff)
+{
+    const QList<Migration> all = shipped();
+    ASSERT_GE(all.size(), 21);
+    ASSERT_TRUE(Migrator(db(), all.mid(0, 20)).migrate().ok());
+    QSqlQuery seed(db());
+    ASSERT_TRUE(seed.exec(QStringLiteral(
+        "WITH s AS (INSERT INTO keel.sagas (kind, public_id, status) VALUES ('order', "
+        "  'saga_writtenoff00001', 'parked') RETURNING id), "
+        "t AS (INSERT INTO keel.ledger_transactions (kind) VALUES ('write_off') RETURNING id) "
+        "INSERT INTO keel.suspense_cases (saga_id, amount, reason, status, resolved_at, "
+        "  resolution) SELECT s.id, 0, 'compensation failed', 'written_off', now(), "
+        "  jsonb_build_object('kind', 'case.write_off', 'ledger_transaction', t.id) FROM s, t")))
+        << qPrintable(seed.lastError().text());
+    ASSERT_TRUE(Migrator(db(), all).migrate().ok());
+    EXPECT_EQ(scalarInt(db(), QStringLiteral("SELECT count(*) FROM keel.sagas WHERE status = "
+                                             "'resolved' AND public_id = 'saga_writtenoff00001'")),
+              1);
+    EXPECT_EQ(scalarInt(db(), QStringLiteral("SELECT count(*) FROM keel.saga_events WHERE event = "
+                                             "'case_resolved'")),
+              1);
+    EXPECT_EQ(scalarInt(db(), QStringLiteral("SELECT count(*) FROM keel.ledger_transactions t "
+                                             "JOIN keel.suspense_cases c ON c.id = "
+                                             "t.suspense_case_id WHERE t.kind = 'write_off'")),
+              1);
 }
