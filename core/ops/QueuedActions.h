@@ -2,6 +2,8 @@
 
 #include "core/Result.h"
 
+#include <QString>
+
 namespace keel {
 
 class PgConnection;
@@ -18,6 +20,8 @@ public:
 
     // Runs what is queued now; how many actions it finished.
     Result<int> runOnce();
+    // What keel.execute_action() NOTIFYs when it queues one.
+    static QString channel() { return QStringLiteral("keel_actions"); }
 
 private:
     Result<bool> runOne();

@@ -1,16 +1,13 @@
 #pragma once
 
-#include "core/Result.h"
 #include "core/db/ConnectionSettings.h"
 #include "core/outbox/NotificationSender.h"
 
 #include <memory>
-#include <thread>
-#include <vector>
 
 namespace keel {
 
-class NotifyWakeup;
+class WakeupLoop;
 
 struct NotificationLoopOptions {
     ConnectionSettings settings;
@@ -21,8 +18,7 @@ struct NotificationLoopOptions {
 
 // Merchant notifications in a running `keel worker`: threads that deliver
 // whatever is due when a notification is written (NOTIFY keel_notifications)
-// or at the latest every pollMs; a lost database costs pauses growing to
-// 30 s, then they carry on from the table.
+// or at the latest every pollMs (a WakeupLoop).
 class NotificationLoop final {
 public:
     static std::unique_ptr<NotificationLoop> start(NotificationLoopOptions options);
@@ -34,11 +30,8 @@ public:
 
 private:
     NotificationLoop() = default;
-    void run();
 
-    NotificationLoopOptions m_options;
-    std::unique_ptr<NotifyWakeup> m_wakeup;
-    std::vector<std::thread> m_threads;
+    std::unique_ptr<WakeupLoop> m_loop;
 };
 
 } // namespace keel

@@ -9,6 +9,7 @@
 #include "core/runtime/FailureLog.h"
 #include "core/runtime/NotificationLoop.h"
 #include "core/runtime/ProcessSetup.h"
+#include "core/runtime/WakeupLoop.h"
 #include "core/saga/StuckSagas.h"
 
 namespace keel {
@@ -37,6 +38,18 @@ Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::start(WorkerOptions option
     if (options.notificationSenders > 0)
         runtime->m_notifications = NotificationLoop::start(
             {options.settings, options.notifications, options.notificationSenders});
+    runtime->m_actions = WakeupLoop::start({options.settings,
+                                            {QueuedActions::channel()},
+                                            1,
+                                            options.actionPollMs,
+                                            QStringLiteral("guarded_actions"),
+                                            [](PgConnection &connection) -> Result<bool> {
+                                                Result<int> finished =
+                                                    QueuedActions(connection).runOnce();
+                                                if (!finished)
+                                                    return finished.error();
+                                                return *finished > 0;
+                                            }});
     return runtime;
 }
 
@@ -64,11 +77,14 @@ void WorkerRuntime::maintain()
     note("stuck_count", statusOf(stuck));
     note("reconcile", statusOf(Reconciler(m_context, *m_housekeeping, *m_replies)
                                    .runOnce(m_options.reconcileGraceSeconds)));
-    note("guarded_actions", statusOf(QueuedActions(*m_housekeeping).runOnce()));
 }
 
 void WorkerRuntime::stop()
 {
+    if (m_actions) {
+        m_actions->stop();
+        m_actions.reset();
+    }
     if (m_notifications) {
         m_notifications->stop();
         m_notifications.reset();

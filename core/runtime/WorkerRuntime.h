@@ -14,6 +14,7 @@ namespace keel {
 class FailureLog;
 class NotificationLoop;
 class PgConnection;
+class WakeupLoop;
 class StripeReplies;
 
 struct WorkerOptions {
@@ -23,14 +24,15 @@ struct WorkerOptions {
     SagaWorkerOptions saga;
     int reconcileGraceSeconds = 30;
     int notificationSenders = 2; // 0: this worker sends no merchant notifications
+    int actionPollMs = 5000;     // queued guarded actions when no NOTIFY announces one
     NotificationOptions notifications;
 };
 
-// A running `keel worker`: the saga worker's pools and the merchant
-// notification senders, plus housekeeping the
-// owner drives by calling maintain() every few seconds (flushing rollups,
-// the stuck-saga gauge, settling payments a crashed process left in flight,
-// running the guarded actions people approved for it).
+// A running `keel worker`: the saga worker's pools, the merchant
+// notification senders, the guarded actions people approved for it (run as
+// soon as one is queued: NOTIFY keel_actions), plus housekeeping the owner
+// drives by calling maintain() every few seconds (flushing rollups, the
+// stuck-saga gauge, settling payments a crashed process left in flight).
 class WorkerRuntime final {
 public:
     static Result<std::unique_ptr<WorkerRuntime>> start(WorkerOptions options);
@@ -49,6 +51,7 @@ private:
     std::unique_ptr<StripeReplies> m_replies;
     std::unique_ptr<SagaWorker> m_worker;
     std::unique_ptr<NotificationLoop> m_notifications;
+    std::unique_ptr<WakeupLoop> m_actions;
     std::unique_ptr<PgConnection> m_housekeeping;
     std::unique_ptr<FailureLog> m_failures;
 };

@@ -7,6 +7,7 @@
 #include "FailoverCluster.h"
 #include "InboxConsumer.h"
 #include "KeelProcess.h"
+#include "OperatorDesk.h"
 #include "SimulateRecord.h"
 #include "TestParticipant.h"
 
@@ -85,8 +86,18 @@ int ChaosRun::run()
     clientOptions.seed = m_options.seed;
     clientOptions.clients = m_options.clients;
     ChaosClient client(clientOptions, m_record, m_clock);
+    if (m_options.operators) {
+        m_desk = std::make_unique<OperatorDesk>(m_world->settings(), m_options.seed);
+        QString why;
+        if (!m_desk->prepare(&why)) {
+            m_out << "chaos: the operator desk could not start: " << why << Qt::endl;
+            return 2;
+        }
+    }
     m_clock.start();
     client.start();
+    if (m_desk)
+        m_desk->start();
     startSimulate();
     for (const Fault &fault : m_faults)
         schedule(fault.atMs, fault.describe(), [this, fault] {
@@ -102,6 +113,8 @@ int ChaosRun::run()
     if (m_world->failover())
         ensureOneFailover();
     client.stop();
+    if (m_desk)
+        m_desk->stop();
     m_out << "load stopped at " << m_clock.elapsed() / 1000.0 << " s; bringing everything back"
           << Qt::endl;
     restartAllNow();
@@ -125,6 +138,10 @@ int ChaosRun::run()
     Verdict verdict = ChaosChecks(*connection, record, m_world->participant().allEffects()).run();
     if (m_world->failover())
         checkFormation(*m_world->failover(), *connection, m_out, verdict);
+    checkRepairs(*connection, verdict);
+    if (m_desk)
+        for (auto it = m_desk->tried().cbegin(); it != m_desk->tried().cend(); ++it)
+            verdict.counts[QStringLiteral("desk: ") + it.key()] = it.value();
     if (open > 0)
         verdict.counts[QStringLiteral("requests still open")] = open;
     if (m_world->failover() && m_world->failover()->failovers() == 0)

@@ -22,6 +22,7 @@ namespace keel::chaos {
 
 class ChaosWorld;
 class InboxConsumer;
+class OperatorDesk;
 
 struct RunOptions {
     quint64 seed = 0;
@@ -30,6 +31,7 @@ struct RunOptions {
     int recoverySeconds = 240; // to settle everything once the faults stop
     QString directory;         // where the servers and the logs live
     bool failover = false;     // PostgreSQL as a pg_auto_failover formation
+    bool operators = false;    // the operator desk (OperatorDesk) acts during the faults
 };
 
 // One chaos run: the world started, load and the seed's faults together for
@@ -67,6 +69,7 @@ private:
     QTextStream &m_out;
     std::unique_ptr<ChaosWorld> m_world;
     std::unique_ptr<InboxConsumer> m_consumer;
+    std::unique_ptr<OperatorDesk> m_desk;
     ClientRecord m_record;
     QElapsedTimer m_clock;
     QList<Fault> m_faults;

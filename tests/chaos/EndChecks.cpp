@@ -6,6 +6,7 @@
 
 #include "core/db/PgConnection.h"
 #include "core/net/HttpClient.h"
+#include "core/ops/AuditChain.h"
 
 #include <QDirIterator>
 #include <QFile>
@@ -53,6 +54,51 @@ void checkFormation(test::FailoverCluster &formation, PgConnection &checked, QTe
 }
 
 // No secret the run handed out appears in any log or in /metrics.
+void checkRepairs(PgConnection &checked, Verdict &verdict)
+{
+    struct Rule {
+        const char *sql;
+        const char *violation;
+    };
+    static const Rule rules[] = {
+        {"SELECT s.public_id FROM keel.sagas s WHERE s.status = 'parked' AND NOT EXISTS (SELECT 1 "
+         "FROM keel.suspense_cases c WHERE c.saga_id = s.id AND c.status IN ('open', "
+         "'in_review'))",
+         "saga %1 is parked but none of its cases is open: nothing holds its money"},
+        {"SELECT s.public_id FROM keel.sagas s WHERE s.status = 'resolved' AND EXISTS (SELECT 1 "
+         "FROM keel.suspense_cases c WHERE c.saga_id = s.id AND c.status IN ('open', "
+         "'in_review'))",
+         "saga %1 is resolved but still has an open case"},
+        {"SELECT id::text FROM keel.operator_actions WHERE status = 'queued'",
+         "guarded action #%1 is still queued after the recovery"},
+        {"SELECT a.id::text FROM keel.operator_actions a WHERE a.status = 'executed' AND (SELECT "
+         "count(*) FROM keel.audit_log l WHERE l.action = 'execute' AND l.object_type = "
+         "'operator_action' AND l.object_id = a.id::text) <> 1",
+         "guarded action #%1 is executed but not in the audit chain exactly once"},
+    };
+    for (const Rule &rule : rules) {
+        Result<PgRows> rows = checked.query(rule.sql);
+        if (!rows)
+            return verdict.violation(QStringLiteral("repairs unreadable: ") + rows.error().message);
+        for (int i = 0; i < rows->size(); ++i)
+            verdict.violation(QString::fromLatin1(rule.violation).arg(rows->text(i, 0)));
+    }
+    Result<AuditChainReport> chain = AuditChain(checked).verify();
+    if (!chain)
+        verdict.violation(QStringLiteral("audit chain unreadable: ") + chain.error().message);
+    else if (!chain->intact())
+        verdict.violation(
+            QStringLiteral("the audit chain is broken at seq %1").arg(chain->firstBreak->seq));
+    Result<PgRows> executed = checked.query(
+        "SELECT a.kind || ' ' || coalesce(r ->> 'outcome', a.status), count(*) "
+        "FROM keel.operator_actions a LEFT JOIN LATERAL jsonb_array_elements(a.after) r ON true "
+        "GROUP BY 1");
+    if (executed)
+        for (int i = 0; i < executed->size(); ++i)
+            verdict.counts[QStringLiteral("actions: ") + executed->text(i, 0)] =
+                executed->toInt64(i, 1);
+}
+
 void scanForSecrets(const QString &directory, ChaosWorld &world, Verdict &verdict)
 {
     QList<std::pair<QString, QByteArray>> artefacts;

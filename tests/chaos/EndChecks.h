@@ -23,6 +23,12 @@ class ChaosWorld;
 void checkFormation(test::FailoverCluster &formation, PgConnection &checked, QTextStream &out,
                     Verdict &verdict);
 
+// The repairs people made, and the rules around them: no saga parked without
+// an open case (nor resolved with one), nothing queued left undone, every
+// executed action in the audit chain exactly once, and the chain intact.
+// Counts what was executed, by kind and outcome.
+void checkRepairs(PgConnection &checked, Verdict &verdict);
+
 // No secret the run handed out appears in a log, a command line or /metrics.
 void scanForSecrets(const QString &directory, ChaosWorld &world, Verdict &verdict);
 

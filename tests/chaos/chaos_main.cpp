@@ -1,6 +1,7 @@
 // keel-chaos: load and a seeded fault schedule against real keel processes on
 // a real PostgreSQL and RabbitMQ, then the end checks (ChaosChecks.h).
-// Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--failover] [--keep DIR]
+// Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--failover] [--operators]
+//                   [--keep DIR]
 
 #include "ChaosRun.h"
 
@@ -34,6 +35,9 @@ int main(int argc, char *argv[])
          QStringLiteral("Run PostgreSQL as a pg_auto_failover formation (monitor, primary, "
                         "synchronous secondary) and fail the primary over instead of shutting "
                         "it down.")},
+        {QStringLiteral("operators"),
+         QStringLiteral("Two people at the console during the faults (a maker and a checker) "
+                        "propose, approve, reject, let expire and execute guarded actions.")},
         {QStringLiteral("keep"),
          QStringLiteral("Keep the servers' directory and logs here instead of a temporary one."),
          QStringLiteral("DIR")},
@@ -56,6 +60,7 @@ int main(int argc, char *argv[])
     options.seconds = positive("seconds", 90, 7 * 86400);
     options.clients = positive("clients", 4, 64);
     options.failover = parser.isSet(QStringLiteral("failover"));
+    options.operators = parser.isSet(QStringLiteral("operators"));
     if (!ok) {
         out << "keel-chaos: --seed must be a whole number, --seconds and --clients positive"
             << Qt::endl;
