@@ -144,24 +144,37 @@ bool OperatorDesk::actOnce(std::mt19937_64 &random)
     }
 }
 
+// Proposes `kind` on the one row `target` (id, version) as the maker; the
+// proposal, or nothing if the database refused it (counted).
+std::optional<ActionRecord> OperatorDesk::propose(QSqlDatabase maker, const QString &kind,
+                                                  const QString &type, const QStringList &target,
+                                                  const QString &reason)
+{
+    Result<ActionRecord> proposal = ActionDesk(maker).propose({kind,
+                                                               type,
+                                                               target[0],
+                                                               {{target[0], target[1]}},
+                                                               reason,
+                                                               ActionDesk::newIdempotencyKey(),
+                                                               {}});
+    if (!proposal) {
+        count(kind + QStringLiteral(" refused at proposal"));
+        return std::nullopt;
+    }
+    return *proposal;
+}
+
 bool OperatorDesk::onSaga(std::mt19937_64 &random, const QString &kind, const QString &status)
 {
     QSqlDatabase maker = connect(m_maker, "chaos-maker");
     const QStringList saga = randomRow(maker, QString::fromLatin1(SagaPick), {status});
     if (saga.isEmpty())
         return maker.isOpen();
-    Result<ActionRecord> proposal =
-        ActionDesk(maker).propose({kind,
-                                   QStringLiteral("saga"),
-                                   saga[0],
-                                   {{saga[0], saga[1]}},
-                                   QStringLiteral("chaos desk: %1 while the faults run").arg(kind),
-                                   ActionDesk::newIdempotencyKey(),
-                                   {}});
-    if (!proposal) {
-        count(kind + QStringLiteral(" refused at proposal"));
+    const std::optional<ActionRecord> proposal =
+        propose(maker, kind, QStringLiteral("saga"), saga,
+                QStringLiteral("chaos desk: %1 while the faults run").arg(kind));
+    if (!proposal)
         return false;
-    }
     decide(random, kind, proposal->id, proposal->contentHash);
     return true;
 }
@@ -184,18 +197,11 @@ bool OperatorDesk::onCase(std::mt19937_64 &random, const QString &kind)
         count(kind + (taken ? QStringLiteral(" done") : QStringLiteral(" refused")));
         return taken;
     }
-    Result<ActionRecord> proposal =
-        ActionDesk(maker).propose({kind,
-                                   QStringLiteral("suspense_case"),
-                                   held[0],
-                                   {{held[0], held[1]}},
-                                   QStringLiteral("chaos desk: customer unreachable"),
-                                   ActionDesk::newIdempotencyKey(),
-                                   {}});
-    if (!proposal) {
-        count(kind + QStringLiteral(" refused at proposal"));
+    const std::optional<ActionRecord> proposal =
+        propose(maker, kind, QStringLiteral("suspense_case"), held,
+                QStringLiteral("chaos desk: customer unreachable"));
+    if (!proposal)
         return false;
-    }
     decide(random, kind, proposal->id, proposal->contentHash);
     return true;
 }
@@ -210,14 +216,9 @@ bool OperatorDesk::raceOnSaga()
     if (saga.isEmpty())
         return maker.isOpen();
     for (const QString &kind : {QStringLiteral("saga.retry_now"), QStringLiteral("saga.park")}) {
-        Result<ActionRecord> proposal =
-            ActionDesk(maker).propose({kind,
-                                       QStringLiteral("saga"),
-                                       saga[0],
-                                       {{saga[0], saga[1]}},
-                                       QStringLiteral("chaos desk: two people on one saga"),
-                                       ActionDesk::newIdempotencyKey(),
-                                       {}});
+        const std::optional<ActionRecord> proposal =
+            propose(maker, kind, QStringLiteral("saga"), saga,
+                    QStringLiteral("chaos desk: two people on one saga"));
         if (!proposal)
             return false;
         if (!ActionDesk(connect(m_checker, "chaos-checker"))
@@ -238,19 +239,12 @@ bool OperatorDesk::resendParked(std::mt19937_64 &random)
                               "NOT NULL AND resent_at IS NULL"));
     if (parked.isEmpty())
         return maker.isOpen();
-    Result<ActionRecord> proposal =
-        ActionDesk(maker).propose({QStringLiteral("outbox.resend"),
-                                   QStringLiteral("outbox"),
-                                   parked[0],
-                                   {{parked[0], parked[1]}},
-                                   QStringLiteral("chaos desk: binding fixed"),
-                                   ActionDesk::newIdempotencyKey(),
-                                   {}});
-    if (!proposal) {
-        count(QStringLiteral("outbox.resend refused at proposal"));
+    const QString kind = QStringLiteral("outbox.resend");
+    const std::optional<ActionRecord> proposal = propose(
+        maker, kind, QStringLiteral("outbox"), parked, QStringLiteral("chaos desk: binding fixed"));
+    if (!proposal)
         return false;
-    }
-    decide(random, QStringLiteral("outbox.resend"), proposal->id, proposal->contentHash);
+    decide(random, kind, proposal->id, proposal->contentHash);
     return true;
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 
 #include "core/db/ConnectionSettings.h"
+#include "core/ops/ActionDesk.h"
 
 #include <QMap>
 #include <QMutex>
 #include <QString>
 
 #include <atomic>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -38,6 +40,9 @@ public:
 private:
     void run();
     bool actOnce(std::mt19937_64 &random);
+    std::optional<ActionRecord> propose(QSqlDatabase maker, const QString &kind,
+                                        const QString &type, const QStringList &target,
+                                        const QString &reason);
     bool onSaga(std::mt19937_64 &random, const QString &kind, const QString &status);
     bool onCase(std::mt19937_64 &random, const QString &kind);
     bool raceOnSaga();
