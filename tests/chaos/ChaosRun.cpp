@@ -86,14 +86,8 @@ int ChaosRun::run()
     clientOptions.seed = m_options.seed;
     clientOptions.clients = m_options.clients;
     ChaosClient client(clientOptions, m_record, m_clock);
-    if (m_options.operators) {
-        m_desk = std::make_unique<OperatorDesk>(m_world->settings(), m_options.seed);
-        QString why;
-        if (!m_desk->prepare(&why)) {
-            m_out << "chaos: the operator desk could not start: " << why << Qt::endl;
-            return 2;
-        }
-    }
+    if (m_options.operators && !prepareDesk())
+        return 2;
     m_clock.start();
     client.start();
     if (m_desk)
@@ -129,6 +123,22 @@ int ChaosRun::run()
     m_recoveryMs = recovery.elapsed();
     m_consumer->stop();
 
+    return judge(open);
+}
+
+bool ChaosRun::prepareDesk()
+{
+    m_desk = std::make_unique<OperatorDesk>(m_world->settings(), m_options.seed);
+    QString why;
+    if (m_desk->prepare(&why))
+        return true;
+    m_out << "chaos: the operator desk could not start: " << why << Qt::endl;
+    return false;
+}
+
+// The end checks on what the run left, reported; 0 when none found a violation.
+int ChaosRun::judge(int openRequests)
+{
     const QList<Told> record = m_record.all();
     auto connection = PgConnection::open(m_world->settings());
     if (!connection) {
@@ -139,11 +149,13 @@ int ChaosRun::run()
     if (m_world->failover())
         checkFormation(*m_world->failover(), *connection, m_out, verdict);
     checkRepairs(*connection, verdict);
-    if (m_desk)
-        for (auto it = m_desk->tried().cbegin(); it != m_desk->tried().cend(); ++it)
+    if (m_desk) {
+        const QMap<QString, qint64> tried = m_desk->tried();
+        for (auto it = tried.cbegin(); it != tried.cend(); ++it)
             verdict.counts[QStringLiteral("desk: ") + it.key()] = it.value();
-    if (open > 0)
-        verdict.counts[QStringLiteral("requests still open")] = open;
+    }
+    if (openRequests > 0)
+        verdict.counts[QStringLiteral("requests still open")] = openRequests;
     if (m_world->failover() && m_world->failover()->failovers() == 0)
         verdict.violation(QStringLiteral("a --failover run in which no failover happened proves "
                                          "nothing about failover"));

@@ -63,6 +63,8 @@ private:
     void finishSimulate();
     QString simulateRecordPath() const;
     bool quiet();
+    bool prepareDesk();
+    int judge(int openRequests);
     void report(const Verdict &verdict, const QList<Told> &record);
 
     RunOptions m_options;
