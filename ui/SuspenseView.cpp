@@ -176,18 +176,27 @@ void SuspenseView::setAccess(bool canWork, bool canNote, const QStringList &trai
     updateButtons();
 }
 
+Result<SuspenseCaseFilter> SuspenseView::filterOnScreen() const
+{
+    SuspenseCaseFilter filter;
+    filter.status = SuspenseCaseFilter::Status(m_status->currentData().toInt());
+    filter.mineOnly = m_mine->isChecked();
+    filter.overdueOnly = m_overdue->isChecked();
+    filter.noticesOnly = m_notices->isChecked();
+    filter.limit = PageSize;
+    if (Status searched = m_search->narrow(filter); !searched)
+        return searched.error();
+    return filter;
+}
+
 void SuspenseView::refresh()
 {
-    m_filter = {};
-    m_filter.status = SuspenseCaseFilter::Status(m_status->currentData().toInt());
-    m_filter.mineOnly = m_mine->isChecked();
-    m_filter.overdueOnly = m_overdue->isChecked();
-    m_filter.noticesOnly = m_notices->isChecked();
-    m_filter.limit = PageSize;
-    if (Status searched = m_search->narrow(m_filter); !searched) {
-        Q_EMIT failed(searched.error().message);
+    Result<SuspenseCaseFilter> filter = filterOnScreen();
+    if (!filter) {
+        Q_EMIT failed(filter.error().message);
         return;
     }
+    m_filter = *filter;
     load(m_filter, false);
 }
 
@@ -204,9 +213,15 @@ QString SuspenseView::filterText() const
 
 void SuspenseView::exportTo(const QString &fileName)
 {
+    // What the file says it holds (its first line) is what is on the screen now.
+    Result<SuspenseCaseFilter> filter = filterOnScreen();
+    if (!filter) {
+        Q_EMIT failed(filter.error().message);
+        return;
+    }
     RecordExport::toFile(
         m_worker, this, fileName, QStringLiteral("suspense_cases"), filterText(),
-        [filter = m_filter, text = filterText()](QSqlDatabase db, QIODevice &out) {
+        [filter = *filter, text = filterText()](QSqlDatabase db, QIODevice &out) {
             return SuspenseQuery::exportCsv(db, filter, text, out);
         },
         [this](bool ok, const QString &message) {

@@ -74,6 +74,7 @@ Q_SIGNALS:
 
 private:
     QWidget *filterBar();
+    Result<SuspenseCaseFilter> filterOnScreen() const;
     QWidget *detailPane();
     const SuspenseCaseRow *selected() const;
     void load(const SuspenseCaseFilter &filter, bool append);
