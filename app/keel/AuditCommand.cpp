@@ -74,9 +74,11 @@ private:
             return fail(name(), makeError(ErrorKind::Failed,
                                           QStringLiteral("the ledger does not add up: %1")
                                               .arg(report->violations.join(QStringLiteral("; ")))));
-        printLine(QStringLiteral("ledger balances: %1 transactions, %2 entries checked")
+        printLine(QStringLiteral("ledger balances: %1 transactions, %2 entries checked; %3 "
+                                 "charges match the channel's own record")
                       .arg(report->transactions)
-                      .arg(report->entries));
+                      .arg(report->entries)
+                      .arg(report->chargesAgainstChannel));
         return ExitOk;
     }
 

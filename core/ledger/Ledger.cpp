@@ -1,6 +1,7 @@
 #include "core/ledger/Ledger.h"
 
 #include "core/db/PgConnection.h"
+#include "core/ledger/LedgerChecks.h"
 
 #include <QHash>
 #include <QMutex>
@@ -159,73 +160,17 @@ Status Ledger::postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId,
 Result<Ledger::AuditReport> Ledger::audit(PgConnection &session)
 {
     AuditReport report;
-    Result<PgRows> counts = session.query("SELECT (SELECT count(*) FROM keel.ledger_transactions), "
-                                          "       (SELECT count(*) FROM keel.ledger_entries)");
+    Result<PgRows> counts =
+        session.query("SELECT (SELECT count(*) FROM keel.ledger_transactions), "
+                      "       (SELECT count(*) FROM keel.ledger_entries), "
+                      "       (SELECT count(DISTINCT c.id) FROM keel.charges c "
+                      "          JOIN keel.sim_channel_operations o ON o.reference = c.public_id)");
     if (!counts)
         return counts.error();
     report.transactions = counts->toInt64(0, 0);
     report.entries = counts->toInt64(0, 1);
-
-    struct Check {
-        const char *sql;
-        const char *message;
-    };
-    static const Check checks[] = {
-        {"SELECT transaction_id::text, currency, sum(amount)::text FROM keel.ledger_entries "
-         "GROUP BY transaction_id, currency HAVING sum(amount) <> 0 ORDER BY transaction_id LIMIT "
-         "1",
-         "ledger transaction %1 does not balance in %2: %3 left over"},
-        {"SELECT currency, sum(amount)::text, '' FROM keel.ledger_entries GROUP BY currency "
-         "HAVING sum(amount) <> 0 ORDER BY currency LIMIT 1",
-         "the books do not sum to zero in %1: %2 (%3)"},
-        {"SELECT e.id::text, e.currency, a.currency FROM keel.ledger_entries e "
-         "JOIN keel.ledger_accounts a ON a.id = e.account_id WHERE a.currency <> e.currency "
-         "ORDER BY e.id LIMIT 1",
-         "ledger entry %1 is in %2 but its account is in %3"},
-        {"SELECT c.public_id, c.amount_captured::text, coalesce(p.posted, 0)::text "
-         "FROM keel.charges c LEFT JOIN (SELECT t.charge_id, sum(e.amount) AS posted "
-         "  FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
-         "  WHERE t.kind = 'capture' AND e.amount > 0 GROUP BY t.charge_id) p ON p.charge_id = "
-         "c.id "
-         "WHERE c.amount_captured <> coalesce(p.posted, 0) ORDER BY c.id LIMIT 1",
-         "charge %1 records %2 captured but the ledger has %3 posted for it"},
-        {"SELECT c.public_id, c.amount_refunded::text, coalesce(p.posted, 0)::text "
-         "FROM keel.charges c LEFT JOIN (SELECT t.charge_id, sum(e.amount) AS posted "
-         "  FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
-         "  WHERE t.kind = 'refund' AND e.amount > 0 GROUP BY t.charge_id) p ON p.charge_id = c.id "
-         "WHERE c.amount_refunded <> coalesce(p.posted, 0) ORDER BY c.id LIMIT 1",
-         "charge %1 records %2 refunded but the ledger has %3 posted for it"},
-        {"SELECT t.id::text, coalesce(c.amount, 0)::text, "
-         "       (-sum(e.amount) FILTER (WHERE a.kind = 'suspense'))::text "
-         "FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
-         "JOIN keel.ledger_accounts a ON a.id = e.account_id "
-         "LEFT JOIN keel.suspense_cases c ON c.ledger_transaction_id = t.id "
-         "WHERE t.kind = 'suspense_in' GROUP BY t.id, c.amount "
-         "HAVING c.amount IS DISTINCT FROM -sum(e.amount) FILTER (WHERE a.kind = 'suspense') "
-         "ORDER BY t.id LIMIT 1",
-         "suspense posting %1 belongs to no case or to one of another amount: the case records "
-         "%2, the posting moves %3"},
-        {"SELECT a.currency, coalesce(-sum(e.amount), 0)::text, "
-         "       coalesce((SELECT sum(c.amount) FROM keel.suspense_cases c "
-         "         WHERE c.currency = a.currency AND c.status IN ('open', 'in_review')), 0)::text "
-         "FROM keel.ledger_accounts a LEFT JOIN keel.ledger_entries e ON e.account_id = a.id "
-         "WHERE a.kind = 'suspense' GROUP BY a.currency "
-         "HAVING coalesce(-sum(e.amount), 0) <> coalesce((SELECT sum(c.amount) FROM "
-         "  keel.suspense_cases c WHERE c.currency = a.currency "
-         "  AND c.status IN ('open', 'in_review')), 0) "
-         "ORDER BY a.currency LIMIT 1",
-         "the suspense account in %1 holds %2 but its open cases add up to %3"},
-        {"SELECT c.id::text, c.status, (-coalesce(sum(e.amount), 0))::text "
-         "FROM keel.suspense_cases c "
-         "JOIN keel.ledger_transactions t ON t.id = c.ledger_transaction_id "
-         "  OR t.suspense_case_id = c.id "
-         "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
-         "JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.kind = 'suspense' "
-         "WHERE c.status NOT IN ('open', 'in_review') GROUP BY c.id, c.status "
-         "HAVING sum(e.amount) <> 0 ORDER BY c.id LIMIT 1",
-         "suspense case %1 is %2 but still holds %3 in suspense"},
-    };
-    for (const Check &check : checks) {
+    report.chargesAgainstChannel = counts->toInt64(0, 2);
+    for (const LedgerCheck &check : ledgerChecks()) {
         Result<PgRows> rows = session.query(check.sql);
         if (!rows)
             return rows.error();

@@ -42,6 +42,7 @@ public:
     struct AuditReport {
         qint64 transactions = 0;
         qint64 entries = 0;
+        qint64 chargesAgainstChannel = 0; // charges the channel's own record was compared for
         // One line per check that failed, naming its first offender; empty when
         // the ledger balances.
         QStringList violations;
@@ -51,8 +52,10 @@ public:
     // currency, and every charge's captured and refunded amounts match what
     // was posted for it, every suspense posting belongs to its case, and each
     // suspense account holds what its open cases add up to, and every closed case
-    // nets to zero in suspense. Every check runs, so one bad row shows
-    // everything it breaks.
+    // nets to zero in suspense. Per charge, what keel booked with the channel
+    // matches the channel's own record where keel holds one, and what sits in
+    // suspense is what its open cases hold; per open case, its postings hold
+    // its amount. Every check runs, so one bad row shows everything it breaks.
     static Result<AuditReport> audit(PgConnection &session);
 
 private:

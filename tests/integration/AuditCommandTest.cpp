@@ -109,6 +109,62 @@ TEST_F(AuditLedgerChecksTest, ARefundTheLedgerNeverPostedIsNamed)
         << qPrintable(broken.err);
 }
 
+// The channel returned money (its own record shows the refund approved) that
+// keel never booked: its charges table and ledger agree with each other, so
+// only the channel's record can tell.
+TEST_F(AuditLedgerChecksTest, MoneyTheChannelReturnedThatKeelNeverBookedIsNamed)
+{
+    const auto clean = audit();
+    EXPECT_TRUE(clean.out.contains(QLatin1String("1 charges match the channel's own record")))
+        << qPrintable(clean.out);
+    ASSERT_EQ(scalar("INSERT INTO keel.refunds (public_id, charge_id, out_refund_no, amount, "
+                     "currency, status, request_hash) SELECT 're_auditunbooked1', id, 'r-1', 300, "
+                     "currency, 'failed', '\\x00' FROM keel.charges; "
+                     "INSERT INTO keel.sim_channel_operations (reference, operation, outcome, "
+                     "amount) VALUES ('re_auditunbooked1', 'refund', 'approved', 300) RETURNING 1"),
+              QStringLiteral("1"));
+    const auto broken = audit();
+    EXPECT_EQ(broken.exitCode, 1);
+    EXPECT_TRUE(broken.err.contains(QStringLiteral("charge %1: the channel's record says it holds "
+                                                   "700 for it, keel's clearing account 1000")
+                                        .arg(m_chargeId)))
+        << qPrintable(broken.err);
+}
+
+// The charge's money moved from the merchant into suspense a second time, with
+// no case to hold it: the merchant is debited twice for one charge.
+TEST_F(AuditLedgerChecksTest, SuspenseAChargeHoldsBeyondItsOpenCasesIsNamed)
+{
+    ASSERT_EQ(bypassingTriggers(
+                  "WITH t AS (INSERT INTO keel.ledger_transactions (kind, charge_id, description) "
+                  "SELECT 'suspense_in', id, 'hand edit' FROM keel.charges RETURNING id) "
+                  "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
+                  "SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN -1000 ELSE 1000 END "
+                  "FROM t, keel.ledger_accounts a WHERE a.currency = 'USD' AND (a.kind = "
+                  "'suspense' OR a.code LIKE 'merchant_payable:%') RETURNING 1"),
+              QStringLiteral("1"));
+    const auto broken = audit();
+    EXPECT_EQ(broken.exitCode, 1);
+    EXPECT_TRUE(broken.err.contains(
+        QStringLiteral("charge %1 has 1000 in suspense but its open cases hold 0").arg(m_chargeId)))
+        << qPrintable(broken.err);
+}
+
+TEST_F(AuditLedgerChecksTest, AnOpenCaseWhosePostingsHoldLessIsNamed)
+{
+    // It names a posting (the charge's capture) that moved nothing into suspense.
+    const QString caseId = scalar(
+        "INSERT INTO keel.suspense_cases (charge_id, currency, amount, reason, "
+        "ledger_transaction_id) SELECT c.id, c.currency, 400, 'hand edit', t.id FROM keel.charges "
+        "c JOIN keel.ledger_transactions t ON t.charge_id = c.id RETURNING id");
+    ASSERT_TRUE(caseId.toLongLong() > 0) << qPrintable(caseId);
+    const auto broken = audit();
+    EXPECT_EQ(broken.exitCode, 1);
+    EXPECT_TRUE(broken.err.contains(
+        QStringLiteral("suspense case %1 is open for 400 but its postings hold 0").arg(caseId)))
+        << qPrintable(broken.err);
+}
+
 TEST_F(AuditCommandTest, MerchantCreatePrintsKeysOnceAndStoresOnlyTheirHash)
 {
     auto made =
