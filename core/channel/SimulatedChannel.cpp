@@ -104,8 +104,26 @@ ChannelResult SimulatedChannel::record(const ChannelRequest &request, const Chan
         {request.reference.toUtf8(), request.operation.toUtf8(),
          outcomeName(decided.outcome).toUtf8(), QByteArray::number(request.amount),
          decided.declineCode.isEmpty() ? QByteArray() : decided.declineCode.toUtf8()});
-    if (!rows || rows->size() == 0)
+    if (!rows && !(*session)->healthy()) {
+        // The connection broke under the statement, which may have committed
+        // before it did: whether the network processed it is not known.
+        return {ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel lost its answer")};
+    }
+    if (!rows)
         return unavailable();
+    if (rows->size() == 0) {
+        // A twin of this request inserted the row while it ran: the insert
+        // waited for the twin to commit and did nothing, but the statement's
+        // snapshot predates the twin's row. The network processed the
+        // operation, so the answer is the twin's, read afresh; "unavailable"
+        // would tell keel it was never processed.
+        rows = (*session)->query("SELECT outcome, decline_code FROM keel.sim_channel_operations "
+                                 "WHERE reference = $1 AND operation = $2",
+                                 {request.reference.toUtf8(), request.operation.toUtf8()});
+        if (!rows || rows->size() == 0)
+            return {
+                ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel lost its answer")};
+    }
     ChannelResult result{outcomeFromName(rows->value(0, 0)), rows->text(0, 1), decided.message};
     if (result.outcome == ChannelOutcome::Declined && result.message.isEmpty())
         result.message = QStringLiteral("Your card was declined.");

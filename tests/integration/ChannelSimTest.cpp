@@ -8,6 +8,7 @@
 
 #include "core/api/StripeReplies.h"
 #include "core/channel/HttpChannel.h"
+#include "core/channel/SimulatedChannel.h"
 #include "core/db/PgConnection.h"
 #include "core/money/Currency.h"
 #include "core/net/LoopbackPort.h"
@@ -198,4 +199,37 @@ TEST_F(ChannelSimTest, AKilledChannelChargesNothingAndItsRestartServesAgain)
     const HttpReply again = chargeAsAClientWould("sim-7");
     EXPECT_EQ(again.status, 200) << again.body.constData();
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("4"));
+}
+
+// A network deduplicates a request sent twice at once (a client's resend on
+// a fresh connection while the first is still being processed): the second
+// gets the first's outcome, never "unavailable" for an operation the network
+// did process. Here the first is held uncommitted while the second arrives.
+TEST_F(ChannelSimTest, ARequestRacingItsTwinGetsTheTwinsOutcome)
+{
+    Result<PgConnection> first = PgConnection::open(settings());
+    ASSERT_TRUE(first.ok());
+    ASSERT_TRUE(first
+                    ->exec("BEGIN; INSERT INTO keel.sim_channel_operations (reference, "
+                           "operation, outcome, amount, decline_code) VALUES "
+                           "('ch_twinsRacing01', 'authorize', 'declined', 700, 'stolen_card')")
+                    .ok());
+    SimulatedChannel channel(settings(), {});
+    ChannelResult second;
+    QThread *twin = QThread::create([&] {
+        second = channel.execute({QStringLiteral("ch_twinsRacing01"), QStringLiteral("authorize"),
+                                  700, QStringLiteral("USD"), QStringLiteral("tok_visa"), true});
+    });
+    twin->start();
+    // The twin waits on the first one's row before the first commits.
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            return scalar("SELECT count(*) FROM pg_locks WHERE NOT granted") != QLatin1String("0");
+        },
+        10000));
+    ASSERT_TRUE(first->exec("COMMIT").ok());
+    ASSERT_TRUE(twin->wait(10000));
+    delete twin;
+    EXPECT_EQ(second.outcome, ChannelOutcome::Declined) << qPrintable(second.message);
+    EXPECT_EQ(second.declineCode, QStringLiteral("stolen_card"));
 }
