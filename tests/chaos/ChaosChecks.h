@@ -4,6 +4,7 @@
 
 #include <QHash>
 #include <QMap>
+#include <QSet>
 #include <QStringList>
 
 namespace keel {
@@ -51,6 +52,7 @@ private:
         QHash<QString, qint64> expectedCaptured; // charge -> what it should hold
     };
 
+    void readPeoplesDecisions(Verdict &verdict);
     void checkCharges(Verdict &verdict);
     ChargeClaims claimCharges(const QHash<QString, StoredCharge> &stored, Verdict &verdict);
     void compareRefunded(const QHash<QString, qint64> &expectedRefunded,
@@ -70,6 +72,7 @@ private:
     QHash<QByteArray, int> m_effects;        // path|gid -> effects of all its branches and ops
     QMap<QString, qint64> m_expectedPayable; // "merchant currency" -> from the record
     qint64 m_expectedSagaPayable = 0;
+    QSet<QString> m_skipped; // saga|/step for the steps a person skipped
 };
 
 } // namespace keel::chaos

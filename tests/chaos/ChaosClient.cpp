@@ -130,7 +130,8 @@ public:
             told.json = true;
             told.body =
                 orderSagaDefinition(m_options.participant, told.amount, told.currency,
-                                    QStringLiteral("order-") + QString::fromLatin1(told.key));
+                                    QStringLiteral("order-") + QString::fromLatin1(told.key),
+                                    m_options.patientSagas && m_random() % 4 == 0 ? 3000 : 50);
         } else {
             told.kind = Told::Kind::Charge;
             told.declinedCard = roll < 38;

@@ -21,6 +21,10 @@ struct ClientOptions {
     int clients = 4;
     int pauseMs = 40;       // between one client's scenarios
     int patienceMs = 60000; // how long a client retries one key before giving up for now
+    // One order saga in four waits seconds, not milliseconds, between
+    // attempts of a failing step: a target the operator desk can act on
+    // before it moves.
+    bool patientSagas = false;
 };
 
 // Merchant systems sending charges, captures, refunds and order sagas to

@@ -83,6 +83,7 @@ int ChaosRun::run()
     clientOptions.sagasKey = m_world->sagasKey();
     clientOptions.simulateKey = m_world->simulateKey();
     clientOptions.participant = m_world->participantUrl();
+    clientOptions.patientSagas = m_options.operators;
     clientOptions.seed = m_options.seed;
     clientOptions.clients = m_options.clients;
     ChaosClient client(clientOptions, m_record, m_clock);

@@ -5,6 +5,8 @@
 #include "core/ops/ActionDesk.h"
 #include "core/ops/CaseDesk.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QSqlQuery>
 #include <QSqlRecord>
 #include <QVariant>
@@ -21,6 +23,12 @@ constexpr char SagaPick[] =
     "SELECT s.public_id, s.version FROM keel.sagas s JOIN keel.merchants m ON m.id = "
     "s.merchant_id WHERE s.status = ? AND m.name IN ('Chaos orders', 'Chaos simulate') "
     "AND (s.status = 'parked' OR s.next_attempt_at > now() + interval '300 milliseconds')";
+
+// A step a person may skip here: any but the charge, whose money the end
+// checks hold to the client's record.
+constexpr char NotOnTheCharge[] =
+    " AND NOT EXISTS (SELECT 1 FROM keel.saga_steps t WHERE t.saga_id = s.id AND "
+    "t.step_index = s.current_step AND t.name = 'charge')";
 
 QSqlDatabase connect(const ConnectionSettings &login, const char *name)
 {
@@ -120,7 +128,7 @@ bool OperatorDesk::actOnce(std::mt19937_64 &random)
 {
     const QString running = QStringLiteral("running");
     const QString compensating = QStringLiteral("compensating");
-    switch (std::uniform_int_distribution<int>(0, 11)(random)) {
+    switch (std::uniform_int_distribution<int>(0, 15)(random)) {
     case 0:
         return onSaga(random, QStringLiteral("saga.retry_now"), running);
     case 1:
@@ -133,11 +141,17 @@ bool OperatorDesk::actOnce(std::mt19937_64 &random)
     case 5:
         return onSaga(random, QStringLiteral("saga.resume"), QStringLiteral("parked"));
     case 6:
+        return onSaga(random, QStringLiteral("saga.force_compensation"), running);
     case 7:
-        return onCase(random, QStringLiteral("case.write_off"));
+        return onSaga(random, QStringLiteral("saga.skip_step"), running, NotOnTheCharge);
     case 8:
-        return onCase(random, QStringLiteral("case.take"));
+        return onCase(random, QStringLiteral("case.write_off"));
     case 9:
+    case 10:
+        return adjustCase(random);
+    case 11:
+        return onCase(random, QStringLiteral("case.take"));
+    case 12:
         return raceOnSaga();
     default:
         return resendParked(random);
@@ -148,7 +162,7 @@ bool OperatorDesk::actOnce(std::mt19937_64 &random)
 // proposal, or nothing if the database refused it (counted).
 std::optional<ActionRecord> OperatorDesk::propose(QSqlDatabase maker, const QString &kind,
                                                   const QString &type, const QStringList &target,
-                                                  const QString &reason)
+                                                  const QString &reason, const QJsonObject &payload)
 {
     Result<ActionRecord> proposal = ActionDesk(maker).propose({kind,
                                                                type,
@@ -156,7 +170,7 @@ std::optional<ActionRecord> OperatorDesk::propose(QSqlDatabase maker, const QStr
                                                                {{target[0], target[1]}},
                                                                reason,
                                                                ActionDesk::newIdempotencyKey(),
-                                                               {}});
+                                                               payload});
     if (!proposal) {
         count(kind + QStringLiteral(" refused at proposal"));
         return std::nullopt;
@@ -164,10 +178,12 @@ std::optional<ActionRecord> OperatorDesk::propose(QSqlDatabase maker, const QStr
     return *proposal;
 }
 
-bool OperatorDesk::onSaga(std::mt19937_64 &random, const QString &kind, const QString &status)
+bool OperatorDesk::onSaga(std::mt19937_64 &random, const QString &kind, const QString &status,
+                          const char *condition)
 {
     QSqlDatabase maker = connect(m_maker, "chaos-maker");
-    const QStringList saga = randomRow(maker, QString::fromLatin1(SagaPick), {status});
+    const QStringList saga =
+        randomRow(maker, QString::fromLatin1(SagaPick) + QString::fromLatin1(condition), {status});
     if (saga.isEmpty())
         return maker.isOpen();
     const std::optional<ActionRecord> proposal =
@@ -200,6 +216,58 @@ bool OperatorDesk::onCase(std::mt19937_64 &random, const QString &kind)
     const std::optional<ActionRecord> proposal =
         propose(maker, kind, QStringLiteral("suspense_case"), held,
                 QStringLiteral("chaos desk: customer unreachable"));
+    if (!proposal)
+        return false;
+    decide(random, kind, proposal->id, proposal->contentHash);
+    return true;
+}
+
+// A person settles a case with a journal entry instead of a write-off: what
+// the case holds goes to the channel's fees, to an operational loss, back to
+// its merchant, or half to the merchant and half to fees. A case without
+// money is closed with no postings.
+bool OperatorDesk::adjustCase(std::mt19937_64 &random)
+{
+    QSqlDatabase maker = connect(m_maker, "chaos-maker");
+    const QStringList held =
+        randomRow(maker, QStringLiteral("SELECT id::text, xmin::text, amount::text, currency, "
+                                        "coalesce(merchant_id, 0)::text FROM keel.suspense_cases "
+                                        "WHERE status IN ('open', 'in_review')"));
+    if (held.isEmpty())
+        return maker.isOpen();
+    const qint64 amount = held[2].toLongLong();
+    const QString merchant =
+        QStringLiteral("merchant_payable:%1:%2").arg(held[4], held[3].trimmed());
+    const QString fees = QStringLiteral("channel_fees:") + held[3].trimmed();
+    const auto posting = [](const QString &account, qint64 minor) {
+        return QJsonObject{{QStringLiteral("account"), account},
+                           {QStringLiteral("amount"), -minor}};
+    };
+    QJsonArray postings;
+    if (amount > 0) {
+        switch (std::uniform_int_distribution<int>(0, 3)(random)) {
+        case 0:
+            postings << posting(fees, amount);
+            break;
+        case 1:
+            postings << posting(QStringLiteral("operational_loss:") + held[3].trimmed(), amount);
+            break;
+        case 2:
+            postings << posting(merchant, amount);
+            break;
+        default:
+            postings << posting(merchant, amount / 2);
+            if (amount - amount / 2 > 0)
+                postings << posting(fees, amount - amount / 2);
+            if (amount / 2 == 0)
+                postings.removeFirst();
+        }
+    }
+    const QString kind = QStringLiteral("case.adjust");
+    const std::optional<ActionRecord> proposal =
+        propose(maker, kind, QStringLiteral("suspense_case"), held.mid(0, 2),
+                QStringLiteral("chaos desk: settled with the channel"),
+                {{QStringLiteral("postings"), postings}});
     if (!proposal)
         return false;
     decide(random, kind, proposal->id, proposal->contentHash);

@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+class QJsonObject;
 class QSqlDatabase;
 
 namespace keel::chaos {
@@ -19,11 +20,11 @@ namespace keel::chaos {
 // Two people at the console while the faults run: a maker (keel_operator and
 // keel_sre) and a checker (keel_approver), each a login of their roles. Every
 // few hundred milliseconds the maker proposes a guarded action on a target it
-// picks at random among what the console would offer it (retry, park or
-// resume a saga, write off or take a case, resend a parked message; two
-// proposals racing on one saga), and the checker approves, rejects or lets it
-// expire; approved ones the maker executes, and keel's worker processes carry
-// out the saga kinds. What happened is judged at the end from the database.
+// picks at random among what the console would offer it (retry, park,
+// resume, force to compensate or skip a step of a saga; write off, adjust or
+// take a case; resend a parked message; two proposals racing on one saga), and the checker
+// approves, rejects or lets it expire; approved ones the maker executes, and keel's worker
+// processes carry out the saga kinds. What happened is judged at the end from the database.
 class OperatorDesk final {
 public:
     OperatorDesk(ConnectionSettings superuser, quint64 seed);
@@ -42,9 +43,11 @@ private:
     bool actOnce(std::mt19937_64 &random);
     std::optional<ActionRecord> propose(QSqlDatabase maker, const QString &kind,
                                         const QString &type, const QStringList &target,
-                                        const QString &reason);
-    bool onSaga(std::mt19937_64 &random, const QString &kind, const QString &status);
+                                        const QString &reason, const QJsonObject &payload = {});
+    bool onSaga(std::mt19937_64 &random, const QString &kind, const QString &status,
+                const char *condition = "");
     bool onCase(std::mt19937_64 &random, const QString &kind);
+    bool adjustCase(std::mt19937_64 &random);
     bool raceOnSaga();
     bool resendParked(std::mt19937_64 &random);
     void decide(std::mt19937_64 &random, const QString &kind, qint64 id,
