@@ -41,6 +41,7 @@ private:
         QString currency;
         qint64 merchantId = 0;
     };
+    Result<qint64> chargeMadeByItsSteps(const SagaRecord &saga);
     Result<Money> moneyInQuestion(const SagaRecord &saga, bool lock);
     Result<qint64> parkInTransaction(SagaRecord &saga, const QString &owner,
                                      const Request &request);

@@ -237,6 +237,39 @@ TEST_F(RepairsUnderRolesTest, AParkWaitsForARefundTheChannelHasNotAnswered)
     EXPECT_EQ(scalar("SELECT amount FROM keel.suspense_cases"), QStringLiteral("1500"));
 }
 
+// Found by the chaos suite's operator desk: a charge step whose answer was
+// lost had made its charge, but the saga did not name it yet; a person parked
+// the saga, the case held nothing, and when the reconciler captured the charge
+// the merchant kept the money of an order that never completed.
+TEST_F(RepairsUnderRolesTest, AParkHoldsTheMoneyOfAChargeItsSagaDoesNotNameYet)
+{
+    startWorker();
+    const QString id = startWithConfirmDown();
+    // The state the lost answer leaves: the charge captured, the saga not
+    // pointing at it.
+    const QString charge = scalar(
+        "UPDATE keel.sagas SET charge_id = NULL WHERE public_id = '" + id.toUtf8() +
+        "' RETURNING (SELECT charge_id FROM keel.sagas WHERE public_id = '" + id.toUtf8() + "')");
+    ASSERT_FALSE(charge.isEmpty());
+    EXPECT_FALSE(m_service
+                     ->exec("INSERT INTO keel.suspense_cases (saga_id, currency, amount, reason) "
+                            "SELECT id, 'USD', 0, 'x' FROM keel.sagas")
+                     .ok());
+    EXPECT_EQ(m_service->lastSqlState(), QLatin1String(ErrorCode::ChannelInFlight));
+
+    const SagaActionOutcome parked =
+        SagaOperations(*m_service)
+            .apply(
+                {SagaAction::Park, id, record(id).version, QStringLiteral("confirm is down"), {}});
+    EXPECT_EQ(parked.kind, Kind::Done) << qPrintable(parked.message);
+    EXPECT_EQ(scalar("SELECT amount || ' ' || charge_id FROM keel.suspense_cases"),
+              QStringLiteral("2500 ") + charge);
+    EXPECT_EQ(scalar("SELECT charge_id FROM keel.sagas WHERE public_id = '" + id.toUtf8() + "'"),
+              charge);
+    EXPECT_EQ(suspenseHeld(), QStringLiteral("2500"));
+    EXPECT_EQ(payable(), QStringLiteral("0"));
+}
+
 // Found while fixing defect 4: the other order. A refund asked for after the
 // park would take from the merchant what suspense already holds.
 TEST_F(RepairsUnderRolesTest, AChargeWhoseMoneyIsInSuspenseIsNotRefundedUntilItsCaseCloses)

@@ -151,11 +151,19 @@ TEST_F(SagaTest, TheAuditNoticesASuspensePostingWithoutItsCase)
     ASSERT_TRUE(session->exec("UPDATE keel.suspense_cases SET amount = 2400").ok());
     auto report = Ledger::audit(*session);
     ASSERT_TRUE(report.ok());
-    ASSERT_EQ(report->violations.size(), 2) << qPrintable(report->violations.join(u'\n'));
+    // Seen by the posting's own rule, by the currency's suspense account, by
+    // the charge's and by the case's.
+    ASSERT_EQ(report->violations.size(), 4) << qPrintable(report->violations.join(u'\n'));
     EXPECT_TRUE(report->violations.at(0).contains(QLatin1String("suspense posting")))
         << qPrintable(report->violations.at(0));
     EXPECT_TRUE(report->violations.at(1).contains(QLatin1String("open cases add up to 2400")))
         << qPrintable(report->violations.at(1));
+    EXPECT_TRUE(report->violations.at(2).contains(
+        QLatin1String("has 2500 in suspense but its open cases hold 2400")))
+        << qPrintable(report->violations.at(2));
+    EXPECT_TRUE(report->violations.at(3).contains(
+        QLatin1String("is open for 2400 but its postings hold 2500")))
+        << qPrintable(report->violations.at(3));
 }
 
 TEST_F(SagaTest, AParticipantThatFailsTransientlyIsRetriedUntilItAnswers)
