@@ -7,32 +7,6 @@
 namespace keel::ChannelWire {
 namespace {
 
-QString outcomeName(ChannelOutcome outcome)
-{
-    switch (outcome) {
-    case ChannelOutcome::Approved:
-        return QStringLiteral("approved");
-    case ChannelOutcome::Declined:
-        return QStringLiteral("declined");
-    case ChannelOutcome::Failed:
-        return QStringLiteral("failed");
-    case ChannelOutcome::NotFound:
-        return QStringLiteral("not_found");
-    case ChannelOutcome::Unknown:
-        break;
-    }
-    return QStringLiteral("unknown");
-}
-
-ChannelOutcome outcomeNamed(const QString &name)
-{
-    for (const ChannelOutcome outcome : {ChannelOutcome::Approved, ChannelOutcome::Declined,
-                                         ChannelOutcome::Failed, ChannelOutcome::NotFound})
-        if (outcomeName(outcome) == name)
-            return outcome;
-    return ChannelOutcome::Unknown;
-}
-
 Error badField(const char *field, const QString &what)
 {
     return fieldError(QString::fromLatin1(field), QStringLiteral("parameter_invalid"),
@@ -83,7 +57,7 @@ Result<ChannelRequest> decodeRequest(const QByteArray &json)
 
 QByteArray encodeResult(const ChannelResult &result)
 {
-    QJsonObject object{{QStringLiteral("outcome"), outcomeName(result.outcome)},
+    QJsonObject object{{QStringLiteral("outcome"), channelOutcomeName(result.outcome)},
                        {QStringLiteral("message"), result.message}};
     if (!result.declineCode.isEmpty())
         object.insert(QStringLiteral("decline_code"), result.declineCode);
@@ -93,7 +67,7 @@ QByteArray encodeResult(const ChannelResult &result)
 ChannelResult decodeResult(const QByteArray &json)
 {
     const QJsonObject object = QJsonDocument::fromJson(json).object();
-    return {outcomeNamed(object.value(QLatin1String("outcome")).toString()),
+    return {channelOutcomeNamed(object.value(QLatin1String("outcome")).toString()),
             object.value(QLatin1String("decline_code")).toString(),
             object.value(QLatin1String("message")).toString()};
 }

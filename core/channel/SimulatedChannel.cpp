@@ -9,27 +9,6 @@
 namespace keel {
 namespace {
 
-QString outcomeName(ChannelOutcome outcome)
-{
-    switch (outcome) {
-    case ChannelOutcome::Approved:
-        return QStringLiteral("approved");
-    case ChannelOutcome::Declined:
-        return QStringLiteral("declined");
-    default:
-        return QStringLiteral("failed");
-    }
-}
-
-ChannelOutcome outcomeFromName(const QByteArray &name)
-{
-    if (name == "approved")
-        return ChannelOutcome::Approved;
-    if (name == "declined")
-        return ChannelOutcome::Declined;
-    return ChannelOutcome::Failed;
-}
-
 // Stripe's test tokens that ask for a decline, and the decline code they give.
 QString declineCodeForSource(const QString &source)
 {
@@ -102,7 +81,7 @@ ChannelResult SimulatedChannel::record(const ChannelRequest &request, const Chan
         "SELECT outcome, decline_code FROM keel.sim_channel_operations "
         "WHERE reference = $1 AND operation = $2 LIMIT 1",
         {request.reference.toUtf8(), request.operation.toUtf8(),
-         outcomeName(decided.outcome).toUtf8(), QByteArray::number(request.amount),
+         channelOutcomeName(decided.outcome).toUtf8(), QByteArray::number(request.amount),
          decided.declineCode.isEmpty() ? QByteArray() : decided.declineCode.toUtf8()});
     if (!rows && !(*session)->healthy()) {
         // The connection broke under the statement, which may have committed
@@ -124,7 +103,8 @@ ChannelResult SimulatedChannel::record(const ChannelRequest &request, const Chan
             return {
                 ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel lost its answer")};
     }
-    ChannelResult result{outcomeFromName(rows->value(0, 0)), rows->text(0, 1), decided.message};
+    ChannelResult result{channelOutcomeNamed(QString::fromLatin1(rows->value(0, 0))),
+                         rows->text(0, 1), decided.message};
     if (result.outcome == ChannelOutcome::Declined && result.message.isEmpty())
         result.message = QStringLiteral("Your card was declined.");
     return result;
@@ -143,7 +123,7 @@ ChannelResult SimulatedChannel::query(const QString &reference, const QString &o
         return {ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel unreachable")};
     if (rows->size() == 0)
         return {ChannelOutcome::NotFound, {}, QStringLiteral("no such operation")};
-    return {outcomeFromName(rows->value(0, 0)), rows->text(0, 1), {}};
+    return {channelOutcomeNamed(QString::fromLatin1(rows->value(0, 0))), rows->text(0, 1), {}};
 }
 
 ChannelFactory simulatedChannel(SimulatedChannelConfig config)

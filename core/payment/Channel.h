@@ -17,6 +17,11 @@ enum class ChannelOutcome {
     NotFound, // query only: the network never received this operation
 };
 
+// The one spelling of each outcome: on the channel wire, in the simulated
+// channel's record, in logs. A name keel does not know reads as Unknown.
+QString channelOutcomeName(ChannelOutcome outcome);
+ChannelOutcome channelOutcomeNamed(QStringView name);
+
 struct ChannelRequest {
     QString reference; // keel's id for the operation's object (ch_..., re_...)
     QString operation; // authorize, capture, refund, void

@@ -2,6 +2,8 @@
 
 #include "core/channel/ChannelWire.h"
 
+#include <QSet>
+
 #include <gtest/gtest.h>
 
 using namespace keel;
@@ -46,4 +48,21 @@ TEST(ChannelWire, ABadRequestNamesItsField)
         EXPECT_EQ(read.error().field, QString::fromLatin1(bad.field)) << bad.json;
     }
     EXPECT_FALSE(ChannelWire::decodeRequest("not json").ok());
+}
+
+// One spelling per outcome, read back as itself; what keel does not know is
+// Unknown (it may have been processed), never Failed (it certainly was not).
+TEST(ChannelWire, EveryOutcomeHasOneNameThatReadsBackAsItself)
+{
+    QSet<QString> names;
+    for (const ChannelOutcome outcome :
+         {ChannelOutcome::Approved, ChannelOutcome::Declined, ChannelOutcome::Failed,
+          ChannelOutcome::Unknown, ChannelOutcome::NotFound}) {
+        const QString name = channelOutcomeName(outcome);
+        EXPECT_EQ(channelOutcomeNamed(name), outcome) << qPrintable(name);
+        names.insert(name);
+    }
+    EXPECT_EQ(names.size(), 5);
+    EXPECT_EQ(channelOutcomeNamed(u"APPROVED"), ChannelOutcome::Unknown);
+    EXPECT_EQ(channelOutcomeNamed(u""), ChannelOutcome::Unknown);
 }
