@@ -340,8 +340,32 @@ void OperatorDesk::decide(std::mt19937_64 &random, const QString &kind, qint64 i
         count(kind + QStringLiteral(" approved, left to expire"));
         return;
     }
-    const bool executed = ActionDesk(connect(m_maker, "chaos-maker")).execute(id).ok();
-    count(kind + (executed ? QStringLiteral(" executed") : QStringLiteral(" execution refused")));
+    execute(kind, id);
+}
+
+// The maker clicks Execute. When the database goes away under the click (a
+// restart, a failover) the answer is lost and the action ran or did not; the
+// person clicks again once it is back, and it must run exactly once in all.
+void OperatorDesk::execute(const QString &kind, qint64 id)
+{
+    QSqlDatabase maker = connect(m_maker, "chaos-maker");
+    if (ActionDesk(maker).execute(id).ok())
+        return count(kind + QStringLiteral(" executed"));
+    if (QSqlQuery(maker).exec(QStringLiteral("SELECT 1")))
+        return count(kind + QStringLiteral(" execution refused"));
+    Database::closeThreadConnections();
+    for (int tries = 0; tries < 60 && !m_stopping; ++tries) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        QSqlDatabase again = connect(m_maker, "chaos-maker");
+        if (!again.isOpen()) {
+            Database::closeThreadConnections();
+            continue;
+        }
+        const bool executed = ActionDesk(again).execute(id).ok();
+        return count(kind + (executed ? QStringLiteral(" cut off, executed on the second click")
+                                      : QStringLiteral(" cut off, refused on the second click")));
+    }
+    count(kind + QStringLiteral(" cut off, never clicked again"));
 }
 
 } // namespace keel::chaos

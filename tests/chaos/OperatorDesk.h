@@ -52,6 +52,7 @@ private:
     bool resendParked(std::mt19937_64 &random);
     void decide(std::mt19937_64 &random, const QString &kind, qint64 id,
                 const QString &contentHash);
+    void execute(const QString &kind, qint64 id);
     void count(const QString &what);
 
     ConnectionSettings m_superuser;
