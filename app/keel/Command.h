@@ -15,7 +15,7 @@ class PgConnection;
 
 namespace keel::cli {
 
-// Exit codes of every keel command (documented in `keel --help` and README).
+// Exit codes of every keel command (documented in `keel --help` and docs/cli.md).
 enum ExitCode : int {
     ExitOk = 0,
     ExitFailed = 1,      // the operation was attempted and failed

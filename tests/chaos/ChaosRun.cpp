@@ -343,7 +343,7 @@ void ChaosRun::inject(const Fault &fault)
 // secondary that has just rejoined may still restart its PostgreSQL; while
 // the monitor thinks it unhealthy the primary runs without synchronous
 // replication, and pg_auto_failover 2.0 lets a failover proceed then (see
-// the README: 6 s of acknowledged writes lost, seed 1796211429085).
+// docs/findings.md: 6 s of acknowledged writes lost, seed 1796211429085).
 bool ChaosRun::formationSettled() const
 {
     return m_settledSinceMs >= 0 && m_clock.elapsed() - m_settledSinceMs >= 10000;

@@ -51,7 +51,7 @@ public:
     // (SIGTERM), stopping its PostgreSQL; the monitor notices and promotes
     // the secondary. (perform_failover is not used under load: in
     // pg_auto_failover 2.0 it turns the primary's synchronous replication
-    // off while the secondary is being promoted; see the README.)
+    // off while the secondary is being promoted; see docs/findings.md.)
     Result<int> shutDownPrimary();
     // The crashed node's keeper is started again; it must rejoin as a
     // secondary (pg_rewind) instead of coming back as a second primary.
