@@ -124,17 +124,6 @@ BEGIN
                         'not hold what that operation moves', NEW.charge_id
             USING ERRCODE = 'KL425';
     END IF;
-    -- A saga's case names the charge its steps made, linked to the saga or
-    -- not yet (a charge step still running): otherwise it holds none of that
-    -- charge's money and the merchant keeps it for an order that never completed.
-    IF NEW.saga_id IS NOT NULL AND NEW.charge_id IS NULL AND EXISTS (
-        SELECT 1 FROM sagas s JOIN saga_steps t ON t.saga_id = s.id
-        JOIN charges c ON c.merchant_id = s.merchant_id
-                      AND c.out_trade_no = s.public_id || '.' || t.step_index
-        WHERE s.id = NEW.saga_id) THEN
-        RAISE EXCEPTION 'saga % made a charge its case does not name', NEW.saga_id
-            USING ERRCODE = 'KL425';
-    END IF;
     IF NEW.charge_id IS NOT NULL THEN
         NEW.merchant_id := (SELECT merchant_id FROM charges WHERE id = NEW.charge_id);
     END IF;
