@@ -19,9 +19,15 @@ QString stripeStatus(PaymentState state)
     case PaymentState::Failed:
     case PaymentState::Canceled:
         return QStringLiteral("failed");
-    default:
-        return QStringLiteral("succeeded");
+    case PaymentState::Authorized:
+    case PaymentState::Capturing:
+    case PaymentState::Captured:
+    case PaymentState::Refunding:
+    case PaymentState::Refunded:
+    case PaymentState::Reversed:
+        break;
     }
+    return QStringLiteral("succeeded");
 }
 
 bool paid(PaymentState state)
@@ -33,9 +39,14 @@ bool paid(PaymentState state)
     case PaymentState::Refunding:
     case PaymentState::Refunded:
         return true;
-    default:
-        return false;
+    case PaymentState::Created:
+    case PaymentState::Authorizing:
+    case PaymentState::Failed:
+    case PaymentState::Reversed:
+    case PaymentState::Canceled:
+        break;
     }
+    return false;
 }
 
 std::optional<QString> optionalText(const QJsonObject &object, const QString &key)

@@ -98,9 +98,22 @@ ApiError refusal(const PaymentOutcome &outcome)
         error.status = 404;
         return error;
     }
-    default:
-        return invalidRequest(outcome.error);
+    case Kind::Charge:
+    case Kind::Refund:
+    case Kind::CardDeclined:
+    case Kind::AuthorizationFailed:
+    case Kind::CaptureNotProcessed:
+    case Kind::Replayed:
+    case Kind::KeyReusedDifferently:
+    case Kind::KeyInFlight:
+    case Kind::InvalidRequest:
+    case Kind::RefundInProgress:
+    case Kind::Contended:
+    case Kind::ChannelUnavailable:
+    case Kind::StoreUnavailable:
+        break;
     }
+    return invalidRequest(outcome.error);
 }
 
 // The answers that say "not now": the same request may succeed later.
@@ -134,12 +147,29 @@ ApiError notNow(const PaymentOutcome &outcome)
                          QStringLiteral("the payment network did not answer; retry with the same "
                                         "Idempotency-Key"),
                          outcome.retryAfterSeconds);
-    default:
-        return retryable(503, QStringLiteral("api_error"), QStringLiteral("database_unavailable"),
-                         QStringLiteral("keel could not reach its database; retry with the same "
-                                        "Idempotency-Key"),
-                         outcome.retryAfterSeconds);
+    case Kind::Charge:
+    case Kind::Refund:
+    case Kind::CardDeclined:
+    case Kind::AuthorizationFailed:
+    case Kind::CaptureNotProcessed:
+    case Kind::Replayed:
+    case Kind::KeyReusedDifferently:
+    case Kind::InvalidRequest:
+    case Kind::ChargeNotFound:
+    case Kind::RefundNotFound:
+    case Kind::ChargeNotCapturable:
+    case Kind::ChargeNotRefundable:
+    case Kind::ChargeHeldInSuspense:
+    case Kind::RefundExceedsBalance:
+    case Kind::OrderNumberTaken:
+    case Kind::RefundNumberTaken:
+    case Kind::StoreUnavailable:
+        break;
     }
+    return retryable(503, QStringLiteral("api_error"), QStringLiteral("database_unavailable"),
+                     QStringLiteral("keel could not reach its database; retry with the same "
+                                    "Idempotency-Key"),
+                     outcome.retryAfterSeconds);
 }
 
 HttpResponse rendered(const PaymentOutcome &outcome)
@@ -179,7 +209,20 @@ HttpResponse rendered(const PaymentOutcome &outcome)
     }
     case Kind::Replayed:
         break;
-    default:
+    case Kind::KeyInFlight:
+    case Kind::InvalidRequest:
+    case Kind::ChargeNotFound:
+    case Kind::RefundNotFound:
+    case Kind::ChargeNotCapturable:
+    case Kind::ChargeNotRefundable:
+    case Kind::ChargeHeldInSuspense:
+    case Kind::RefundInProgress:
+    case Kind::RefundExceedsBalance:
+    case Kind::OrderNumberTaken:
+    case Kind::RefundNumberTaken:
+    case Kind::Contended:
+    case Kind::ChannelUnavailable:
+    case Kind::StoreUnavailable:
         return outcome.final() ? refusal(outcome).response() : notNow(outcome).response();
     }
     HttpResponse replay;

@@ -13,9 +13,10 @@ Result<ChannelResult> askChannel(Channel &channel, const QString &reference,
     return known;
 }
 
-Result<ChannelResult> callChannel(Channel &channel, const ChannelRequest &request, bool askFirst)
+Result<ChannelResult> callChannel(Channel &channel, const ChannelRequest &request,
+                                  EarlierAttempt earlier)
 {
-    if (askFirst) {
+    if (earlier == EarlierAttempt::Possible) {
         Result<ChannelResult> known = askChannel(channel, request.reference, request.operation);
         if (!known || known->outcome != ChannelOutcome::NotFound)
             return known;

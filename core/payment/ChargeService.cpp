@@ -100,7 +100,8 @@ PaymentOutcome ChargeService::create(const Merchant &merchant, const ChargeReque
             return answerExistingOrder(operation, merchant.id, request, outTradeNo);
         paymentMetrics::countTransition(PaymentState::Created, PaymentState::Authorizing);
         chaosPoint("charge_reserved");
-        return callAndSettle(operation, *intake->charge, false, false);
+        return callAndSettle(operation, *intake->charge, ChargeStep::Authorize,
+                             EarlierAttempt::None);
     }
     return PaymentOutcome::failure(
         makeError(ErrorKind::Failed, QStringLiteral("the Idempotency-Key kept expiring")));
@@ -142,26 +143,28 @@ PaymentOutcome ChargeService::resumeCreate(IdempotentOperation &operation, qint6
         return PaymentOutcome::failure(found.error());
     ChargeRecord charge = *found;
     if (charge.state == PaymentState::Authorizing)
-        return callAndSettle(operation, charge, false, true);
+        return callAndSettle(operation, charge, ChargeStep::Authorize, EarlierAttempt::Possible);
     return operation.finish(PaymentOutcome::ofCharge(Kind::Charge, charge), charge.publicId);
 }
 
 PaymentOutcome ChargeService::callAndSettle(IdempotentOperation &operation, ChargeRecord &charge,
-                                            bool capturing, bool askFirst)
+                                            ChargeStep step, EarlierAttempt earlier)
 {
+    const bool capturing = step == ChargeStep::Capture;
     Result<ChannelResult> result = callChannel(
         *m_context.channel,
         channelRequest(charge, capturing ? QStringLiteral("capture") : QStringLiteral("authorize")),
-        askFirst);
+        earlier);
     if (!result)
         return PaymentOutcome::failure(result.error());
     chaosPoint(capturing ? "capture_channel_answered" : "charge_channel_answered");
-    return settle(operation, charge, *result, capturing);
+    return settle(operation, charge, *result, step);
 }
 
 PaymentOutcome ChargeService::settle(IdempotentOperation &operation, ChargeRecord &charge,
-                                     const ChannelResult &result, bool capturing)
+                                     const ChannelResult &result, ChargeStep step)
 {
+    const bool capturing = step == ChargeStep::Capture;
     if (result.outcome == ChannelOutcome::Approved && (capturing || charge.capture))
         if (Status prepared =
                 Ledger(m_connection).prepareAccounts(charge.merchantId, charge.currency);
@@ -180,14 +183,15 @@ PaymentOutcome ChargeService::settle(IdempotentOperation &operation, ChargeRecor
             return PaymentOutcome::failure(outcome.error());
         moved = outcome.error();
     }
-    return settledMeanwhile(operation, charge, result, capturing, moved);
+    return settledMeanwhile(operation, charge, result, step, moved);
 }
 
 PaymentOutcome ChargeService::settledMeanwhile(IdempotentOperation &operation,
                                                const ChargeRecord &charge,
-                                               const ChannelResult &result, bool capturing,
+                                               const ChannelResult &result, ChargeStep step,
                                                const Error &moved)
 {
+    const bool capturing = step == ChargeStep::Capture;
     // The channel's notification (or the reconciler) settled the payment
     // while this request waited for the same answer: if it agrees, that is
     // this request's answer too.
@@ -352,7 +356,7 @@ PaymentOutcome ChargeService::startCapture(IdempotentOperation &operation, const
         return PaymentOutcome::failure(committed.error());
     paymentMetrics::countSteps(PaymentState::Authorized, {QStringLiteral("capture")});
     chaosPoint("capture_started");
-    return callAndSettle(operation, charge, true, false);
+    return callAndSettle(operation, charge, ChargeStep::Capture, EarlierAttempt::None);
 }
 
 PaymentOutcome ChargeService::resumeCapture(IdempotentOperation &operation,
@@ -366,7 +370,7 @@ PaymentOutcome ChargeService::resumeCapture(IdempotentOperation &operation,
         return PaymentOutcome::notFound(Kind::ChargeNotFound, chargeId);
     ChargeRecord charge = **found;
     if (charge.state == PaymentState::Capturing)
-        return callAndSettle(operation, charge, true, true);
+        return callAndSettle(operation, charge, ChargeStep::Capture, EarlierAttempt::Possible);
     return operation.finish(PaymentOutcome::ofCharge(Kind::Charge, charge), charge.publicId);
 }
 
@@ -419,7 +423,7 @@ PaymentOutcome ChargeService::settleInFlight(ChargeRecord &charge, const Channel
     if (charge.state != PaymentState::Authorizing && !capturing)
         return PaymentOutcome::ofCharge(Kind::Charge, charge);
     IdempotentOperation unkeyed(m_context, m_connection, m_replies, {});
-    return settle(unkeyed, charge, result, capturing);
+    return settle(unkeyed, charge, result, capturing ? ChargeStep::Capture : ChargeStep::Authorize);
 }
 
 } // namespace keel

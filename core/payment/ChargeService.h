@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/payment/ChannelCall.h"
 #include "core/payment/PaymentOutcome.h"
 
 #include <QByteArray>
@@ -55,20 +56,22 @@ private:
                                        const ChargeRequest &request, const QString &outTradeNo);
     PaymentOutcome resumeCreate(IdempotentOperation &operation, qint64 merchantId,
                                 const QString &outTradeNo);
-    // The channel call (asking first when `askFirst`), then settle().
+    // Which of the charge's channel operations a call is.
+    enum class ChargeStep : bool { Authorize, Capture };
+    // The channel call (asking first after a possible earlier attempt), then settle().
     PaymentOutcome callAndSettle(IdempotentOperation &operation, ChargeRecord &charge,
-                                 bool capturing, bool askFirst);
+                                 ChargeStep step, EarlierAttempt earlier);
     PaymentOutcome startCapture(IdempotentOperation &operation, const Merchant &merchant,
                                 const QString &chargeId);
     PaymentOutcome resumeCapture(IdempotentOperation &operation, const Merchant &merchant,
                                  const QString &chargeId);
     // Applies a channel outcome and stores the reply, in one pipelined transaction.
     PaymentOutcome settle(IdempotentOperation &operation, ChargeRecord &charge,
-                          const ChannelResult &result, bool capturing);
+                          const ChannelResult &result, ChargeStep step);
     // After settle() lost the race to move the payment: the answer of
     // whoever moved it, if it agrees with `result`.
     PaymentOutcome settledMeanwhile(IdempotentOperation &operation, const ChargeRecord &charge,
-                                    const ChannelResult &result, bool capturing,
+                                    const ChannelResult &result, ChargeStep step,
                                     const Error &moved);
     // Applies a channel outcome inside an open transaction.
     Result<PaymentOutcome> applyAuthorization(ChargeRecord &charge, const ChannelResult &result);

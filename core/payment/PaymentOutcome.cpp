@@ -65,9 +65,25 @@ bool PaymentOutcome::final() const
     case Kind::ChannelUnavailable:
     case Kind::StoreUnavailable:
         return false;
-    default:
-        return true;
+    case Kind::Charge:
+    case Kind::Refund:
+    case Kind::CardDeclined:
+    case Kind::AuthorizationFailed:
+    case Kind::CaptureNotProcessed:
+    case Kind::Replayed:
+    case Kind::KeyReusedDifferently:
+    case Kind::InvalidRequest:
+    case Kind::ChargeNotFound:
+    case Kind::RefundNotFound:
+    case Kind::ChargeNotCapturable:
+    case Kind::ChargeNotRefundable:
+    case Kind::ChargeHeldInSuspense:
+    case Kind::RefundExceedsBalance:
+    case Kind::OrderNumberTaken:
+    case Kind::RefundNumberTaken:
+        break;
     }
+    return true;
 }
 
 } // namespace keel

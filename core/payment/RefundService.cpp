@@ -116,7 +116,7 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
     if (!begun.is(Kind::Refund) || refund.status != QLatin1String("pending") || refund.id == 0)
         return begun;
     chaosPoint("refund_started");
-    return execute(operation, refund, charge, false);
+    return execute(operation, refund, charge, EarlierAttempt::None);
 }
 
 PaymentOutcome RefundService::begin(IdempotentOperation &operation, PgTransaction &tx,
@@ -195,18 +195,18 @@ PaymentOutcome RefundService::resume(IdempotentOperation &operation, const Merch
                                                   QStringLiteral("taken-over refund vanished")));
     if ((*refund)->status == QLatin1String("pending") &&
         (*charge)->state == PaymentState::Refunding)
-        return execute(operation, **refund, **charge, true);
+        return execute(operation, **refund, **charge, EarlierAttempt::Possible);
     return operation.finish(PaymentOutcome::ofRefund(Kind::Refund, **refund), (*refund)->publicId);
 }
 
 PaymentOutcome RefundService::execute(IdempotentOperation &operation, RefundRecord &refund,
-                                      ChargeRecord &charge, bool askFirst)
+                                      ChargeRecord &charge, EarlierAttempt earlier)
 {
     Result<ChannelResult> result =
         callChannel(*m_context.channel,
                     {refund.publicId, QStringLiteral("refund"), refund.amount, refund.currency,
                      charge.source, true},
-                    askFirst);
+                    earlier);
     if (!result)
         return PaymentOutcome::failure(result.error());
     chaosPoint("refund_channel_answered");
@@ -304,7 +304,7 @@ PaymentOutcome RefundService::resolveInFlight(qint64 merchantId, const QString &
         (*charge)->state != PaymentState::Refunding)
         return PaymentOutcome::ofRefund(Kind::Refund, **refund);
     IdempotentOperation unkeyed(m_context, m_connection, m_replies, {});
-    return execute(unkeyed, **refund, **charge, true);
+    return execute(unkeyed, **refund, **charge, EarlierAttempt::Possible);
 }
 
 PaymentOutcome RefundService::retrieve(const Merchant &merchant, const QString &refundId)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/payment/ChannelCall.h"
 #include "core/payment/PaymentOutcome.h"
 
 #include <QString>
@@ -42,7 +43,7 @@ private:
     PaymentOutcome resume(IdempotentOperation &operation, const Merchant &merchant,
                           const QString &chargeId, const QString &outRefundNo);
     PaymentOutcome execute(IdempotentOperation &operation, RefundRecord &refund,
-                           ChargeRecord &charge, bool askFirst);
+                           ChargeRecord &charge, EarlierAttempt earlier);
     Status applySuccess(RefundRecord &refund, ChargeRecord &charge);
     Status applyFailure(RefundRecord &refund, ChargeRecord &charge);
     // The merchant's notification of an event about `refund`, as it is now.

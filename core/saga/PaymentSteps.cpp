@@ -72,12 +72,16 @@ StepAnswer PaymentSteps::verdictOf(ChargeRecord &charge)
         answer.error =
             QStringLiteral("the charge %1 is %2").arg(charge.publicId, stateName(charge.state));
         return answer;
-    default:
-        answer.verdict = Verdict::Ongoing;
-        answer.error = QStringLiteral("the charge %1 is still %2")
-                           .arg(charge.publicId, stateName(charge.state));
-        return answer;
+    case PaymentState::Created:
+    case PaymentState::Authorizing:
+    case PaymentState::Authorized:
+    case PaymentState::Capturing:
+        break;
     }
+    answer.verdict = Verdict::Ongoing;
+    answer.error =
+        QStringLiteral("the charge %1 is still %2").arg(charge.publicId, stateName(charge.state));
+    return answer;
 }
 
 StepAnswer PaymentSteps::charge(const SagaRecord &saga, const StepRecord &step)
@@ -140,11 +144,23 @@ StepAnswer PaymentSteps::charge(const SagaRecord &saga, const StepRecord &step)
     case Kind::ChannelUnavailable:
     case Kind::StoreUnavailable:
         return transient(outcome, Verdict::Retryable);
-    default:
-        return StepAnswer::of(
-            Verdict::Failed,
-            QStringLiteral("the charge was refused: %1").arg(outcome.error.message));
+    case Kind::Refund:
+    case Kind::CaptureNotProcessed:
+    case Kind::KeyReusedDifferently:
+    case Kind::InvalidRequest:
+    case Kind::ChargeNotFound:
+    case Kind::RefundNotFound:
+    case Kind::ChargeNotCapturable:
+    case Kind::ChargeNotRefundable:
+    case Kind::ChargeHeldInSuspense:
+    case Kind::RefundInProgress:
+    case Kind::RefundExceedsBalance:
+    case Kind::OrderNumberTaken:
+    case Kind::RefundNumberTaken:
+        break;
     }
+    return StepAnswer::of(Verdict::Failed,
+                          QStringLiteral("the charge was refused: %1").arg(outcome.error.message));
 }
 
 StepAnswer PaymentSteps::refundCharge(const SagaRecord &saga, const StepRecord &step)
@@ -263,11 +279,22 @@ StepAnswer PaymentSteps::refundRemaining(const SagaRecord &saga, int chargeStep,
     case Kind::StoreUnavailable:
     case Kind::Replayed:
         return transient(outcome, Verdict::Retryable);
-    default:
-        return StepAnswer::of(
-            Verdict::Retryable,
-            QStringLiteral("the refund was refused: %1").arg(outcome.error.message));
+    case Kind::Charge:
+    case Kind::CardDeclined:
+    case Kind::AuthorizationFailed:
+    case Kind::CaptureNotProcessed:
+    case Kind::KeyReusedDifferently:
+    case Kind::InvalidRequest:
+    case Kind::ChargeNotFound:
+    case Kind::RefundNotFound:
+    case Kind::ChargeNotCapturable:
+    case Kind::RefundExceedsBalance:
+    case Kind::OrderNumberTaken:
+    case Kind::RefundNumberTaken:
+        break;
     }
+    return StepAnswer::of(Verdict::Retryable,
+                          QStringLiteral("the refund was refused: %1").arg(outcome.error.message));
 }
 
 } // namespace keel
