@@ -1,7 +1,7 @@
 #include "ui/QueryWorker.h"
 
-#include "core/db/Database.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -49,25 +49,25 @@ void QueryWorker::run()
         job();
     }
     m_libpq.reset();
-    Database::closeThreadConnections();
+    QtSqlConnections::closeThreadConnections();
 }
 
-Result<PgConnection *> QueryWorker::libpq()
+Result<LibpqConnection *> QueryWorker::libpq()
 {
     if (m_libpq && !m_libpq->healthy())
         (void)m_libpq->reset();
     if (!m_libpq || !m_libpq->healthy()) {
-        Result<PgConnection> opened = PgConnection::open(m_settings);
+        Result<LibpqConnection> opened = LibpqConnection::open(m_settings);
         if (!opened)
             return opened.error();
-        m_libpq = std::make_unique<PgConnection>(std::move(opened).value());
+        m_libpq = std::make_unique<LibpqConnection>(std::move(opened).value());
     }
     return m_libpq.get();
 }
 
 Result<QSqlDatabase> QueryWorker::connection()
 {
-    Result<QSqlDatabase> db = Database::connect(m_settings, QStringLiteral("keel-console"));
+    Result<QSqlDatabase> db = QtSqlConnections::connect(m_settings, QStringLiteral("keel-console"));
     if (db) {
         // A connection that dropped since the last job reconnects here.
         QSqlQuery ping(*db);
@@ -76,7 +76,7 @@ Result<QSqlDatabase> QueryWorker::connection()
             if (!db->open())
                 db = Result<QSqlDatabase>(
                     makeError(ErrorKind::Connection,
-                              Database::describeConnectError(m_settings, db->lastError())));
+                              QtSqlConnections::describeConnectError(m_settings, db->lastError())));
         }
     }
     const bool connected = db.ok();
@@ -89,7 +89,7 @@ Result<QSqlDatabase> QueryWorker::connection()
 
 void QueryWorker::dropConnection()
 {
-    Database::closeThreadConnections();
+    QtSqlConnections::closeThreadConnections();
 }
 
 } // namespace keel

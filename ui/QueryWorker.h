@@ -16,7 +16,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // The console's database thread: owns its own connection (Qt's rule: one per
 // thread), takes jobs from a queue, and hands each result back to the object
@@ -37,14 +37,14 @@ public:
                  done = std::move(done)]() { deliver<T>(guard, done, withConnection<T>(job)); });
     }
     // The same for core code written on libpq (sagas, their manual actions):
-    // this thread's own PgConnection to the same server, as the same login.
+    // this thread's own LibpqConnection to the same server, as the same login.
     template <typename T>
-    void submitLibpq(QObject *receiver, std::function<Result<T>(PgConnection &)> job,
+    void submitLibpq(QObject *receiver, std::function<Result<T>(LibpqConnection &)> job,
                      std::function<void(const Result<T> &)> done)
     {
         enqueue([this, guard = QPointer<QObject>(receiver), job = std::move(job),
                  done = std::move(done)]() {
-            Result<PgConnection *> session = libpq();
+            Result<LibpqConnection *> session = libpq();
             deliver<T>(guard, done, session ? job(**session) : Result<T>(session.error()));
         });
     }
@@ -86,7 +86,7 @@ private:
         return result;
     }
     Result<QSqlDatabase> connection();
-    Result<PgConnection *> libpq();
+    Result<LibpqConnection *> libpq();
     void dropConnection();
     void enqueue(std::function<void()> job);
 
@@ -95,7 +95,7 @@ private:
     QWaitCondition m_wake;
     std::deque<std::function<void()>> m_jobs;
     bool m_connected = false;
-    std::unique_ptr<PgConnection> m_libpq; // made and used on the worker thread only
+    std::unique_ptr<LibpqConnection> m_libpq; // made and used on the worker thread only
 };
 
 } // namespace keel

@@ -258,7 +258,7 @@ void SagasView::load(const SagaFilter &filter, bool append)
 {
     m_more->setEnabled(false);
     m_worker->submitLibpq<QList<SagaSummary>>(
-        this, [filter](PgConnection &session) { return SagaQuery(session).list(filter); },
+        this, [filter](LibpqConnection &session) { return SagaQuery(session).list(filter); },
         [this, append](const Result<QList<SagaSummary>> &sagas) {
             if (!sagas) {
                 Q_EMIT failed(sagas.error().message);
@@ -313,7 +313,7 @@ void SagasView::selectSaga(int row)
     }
     const QString publicId = m_sagas[row].publicId;
     m_worker->submitLibpq<std::optional<SagaRecord>>(
-        this, [publicId](PgConnection &session) { return SagaQuery(session).one(publicId); },
+        this, [publicId](LibpqConnection &session) { return SagaQuery(session).one(publicId); },
         [this](const Result<std::optional<SagaRecord>> &saga) {
             if (!saga) {
                 Q_EMIT failed(saga.error().message);

@@ -1,9 +1,9 @@
 #include "DemoTraffic.h"
 
-#include "core/db/Database.h"
-#include "core/dev/DevStack.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/ops/ActionDesk.h"
 #include "core/read/OutboxQuery.h"
+#include "devkit/stack/DevStack.h"
 
 #include <chrono>
 
@@ -15,7 +15,7 @@ namespace {
 // proposal per demo: its idempotency key is fixed.
 bool proposeResendOnce(const ConnectionSettings &database)
 {
-    Result<QSqlDatabase> db = Database::connect(database, QStringLiteral("demo-proposals"));
+    Result<QSqlDatabase> db = QtSqlConnections::connect(database, QStringLiteral("demo-proposals"));
     if (!db)
         return false;
     Result<QList<ParkedNotification>> parked = OutboxQuery::parkedNotifications(*db, 5);
@@ -61,7 +61,7 @@ DemoTraffic::DemoTraffic(DevStack &stack)
               for (int i = 0; i < 20 && !m_stopping; ++i)
                   std::this_thread::sleep_for(std::chrono::milliseconds(100));
           }
-          Database::closeThreadConnections();
+          QtSqlConnections::closeThreadConnections();
       })
 {
     (void)m_sagas.start(); // without them the demo still shows payments

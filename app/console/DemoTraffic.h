@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/sim/DemoSagas.h"
-#include "core/sim/TrafficSimulator.h"
+#include "devkit/sim/DemoSagas.h"
+#include "devkit/sim/TrafficSimulator.h"
 
 #include <atomic>
 #include <memory>

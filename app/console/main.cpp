@@ -6,7 +6,7 @@
 
 #include "core/channel/SimulatedChannel.h"
 #include "core/db/ConnectionSettings.h"
-#include "core/dev/DevStack.h"
+#include "devkit/stack/DevStack.h"
 #include "ui/Appearance.h"
 #include "ui/ConnectDialog.h"
 #include "ui/ConsoleSession.h"

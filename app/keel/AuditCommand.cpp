@@ -1,7 +1,7 @@
 #include "Command.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ledger/Ledger.h"
 #include "core/ops/AuditChain.h"
 
@@ -54,7 +54,7 @@ public:
                 return fail(name(), read.error());
             checkpoint = *read;
         }
-        Result<PgConnection> session = openDatabase(parser);
+        Result<LibpqConnection> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
         if (action == QLatin1String("verify"))
@@ -65,7 +65,7 @@ public:
     }
 
 private:
-    int auditLedger(PgConnection &session)
+    int auditLedger(LibpqConnection &session)
     {
         Result<Ledger::AuditReport> report = Ledger::audit(session);
         if (!report)
@@ -82,7 +82,7 @@ private:
         return ExitOk;
     }
 
-    int verify(PgConnection &session, const std::optional<AuditCheckpoint> &checkpoint)
+    int verify(LibpqConnection &session, const std::optional<AuditCheckpoint> &checkpoint)
     {
         Result<AuditChainReport> report = AuditChain(session).verify(checkpoint);
         if (!report)
@@ -102,7 +102,7 @@ private:
         return ExitOk;
     }
 
-    int writeCheckpoint(PgConnection &session, const QString &path)
+    int writeCheckpoint(LibpqConnection &session, const QString &path)
     {
         Result<AuditCheckpoint> head = AuditChain(session).head();
         if (!head)

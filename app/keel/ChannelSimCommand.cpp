@@ -3,7 +3,7 @@
 #include "ShutdownSignals.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/sim/ChannelSimulator.h"
+#include "devkit/sim/ChannelSimulator.h"
 
 #include <QCommandLineParser>
 #include <QFile>

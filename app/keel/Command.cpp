@@ -97,12 +97,12 @@ Result<double> rateOption(const QCommandLineParser &parser, const QString &name)
     return value;
 }
 
-Result<PgConnection> openDatabase(const QCommandLineParser &parser)
+Result<LibpqConnection> openDatabase(const QCommandLineParser &parser)
 {
     Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
     if (!settings)
         return settings.error();
-    return PgConnection::open(*settings);
+    return LibpqConnection::open(*settings);
 }
 
 QString databaseOption(const QCommandLineParser &parser)

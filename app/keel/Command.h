@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 #include <QStringList>
 
@@ -10,7 +10,7 @@
 class QCommandLineParser;
 
 namespace keel {
-class PgConnection;
+class LibpqConnection;
 }
 
 namespace keel::cli {
@@ -69,6 +69,6 @@ void note(const QString &line);
 void addDatabaseOption(QCommandLineParser &parser);
 QString databaseOption(const QCommandLineParser &parser);
 // A libpq session to the --db database (parsed, opened, errors as one line).
-Result<PgConnection> openDatabase(const QCommandLineParser &parser);
+Result<LibpqConnection> openDatabase(const QCommandLineParser &parser);
 
 } // namespace keel::cli

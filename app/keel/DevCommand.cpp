@@ -2,7 +2,7 @@
 #include "GatewayOptionsParser.h"
 #include "ShutdownSignals.h"
 
-#include "core/dev/DevStack.h"
+#include "devkit/stack/DevStack.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>

@@ -1,7 +1,7 @@
 #include "Command.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/merchant/MerchantStore.h"
 
 #include <QCommandLineParser>
@@ -48,7 +48,7 @@ public:
             return rotateSecret(parser);
         if (!parser.isSet(QStringLiteral("name")))
             return fail(name(), makeError(ErrorKind::Usage, QStringLiteral("--name is required")));
-        Result<PgConnection> session = openDatabase(parser);
+        Result<LibpqConnection> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
         Result<IssuedMerchant> issued = MerchantStore(*session).create(
@@ -72,7 +72,7 @@ private:
         Result<int> keep = intOption(parser, QStringLiteral("keep-previous-hours"), 24, 0, 720);
         if (!keep)
             return fail(name(), keep.error());
-        Result<PgConnection> session = openDatabase(parser);
+        Result<LibpqConnection> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
         Result<QString> secret = MerchantStore(*session).rotateSecret(merchant, *keep);

@@ -1,8 +1,8 @@
 #include "Command.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/Database.h"
 #include "core/db/Migrator.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QCommandLineParser>
 #include <QLocale>
@@ -40,7 +40,8 @@ public:
                 : MigrationSource::load();
         if (!migrations)
             return fail(name(), migrations.error());
-        Result<QSqlDatabase> db = Database::connect(*settings, QStringLiteral("keel-migrate"));
+        Result<QSqlDatabase> db =
+            QtSqlConnections::connect(*settings, QStringLiteral("keel-migrate"));
         if (!db)
             return fail(name(), db.error());
 

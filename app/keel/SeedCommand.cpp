@@ -1,8 +1,8 @@
 #include "Command.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/PgConnection.h"
-#include "core/dev/HistorySeeder.h"
+#include "core/db/LibpqConnection.h"
+#include "devkit/sim/HistorySeeder.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -43,7 +43,7 @@ public:
         for (const auto *option : {&charges, &merchants, &days})
             if (!*option)
                 return fail(name(), option->error());
-        Result<PgConnection> session = openDatabase(parser);
+        Result<LibpqConnection> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
         QElapsedTimer timer;

@@ -1,7 +1,7 @@
 #include "Command.h"
 #include "ShutdownSignals.h"
 
-#include "core/sim/TrafficSimulator.h"
+#include "devkit/sim/TrafficSimulator.h"
 
 #include <QCommandLineParser>
 #include <QFile>

@@ -1,7 +1,7 @@
 #include "core/api/ChannelNotifyEndpoints.h"
 
 #include "core/api/RequestParams.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/ThreadConnections.h"
 #include "core/metrics/Metrics.h"
 #include "core/net/HttpRequest.h"
@@ -110,7 +110,7 @@ namespace {
 HttpResponse deliver(const PaymentContext &context, const ReplyRenderer &replies,
                      const Answering &answering, const ChannelNotice &notice)
 {
-    Result<PgConnection *> connection = ThreadConnections::get(context.settings);
+    Result<LibpqConnection *> connection = ThreadConnections::get(context.settings);
     if (!connection)
         return answering.refused(503, QStringLiteral("unavailable"),
                                  QStringLiteral("keel cannot reach its database; send it again"));

@@ -7,7 +7,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 class ReplyRenderer;
 struct HttpRequest;
 struct PaymentContext;

@@ -3,7 +3,7 @@
 #include "core/api/ApiError.h"
 #include "core/api/RequestParams.h"
 #include "core/api/RequestValidation.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/ThreadConnections.h"
 #include "core/idempotency/IdempotencyKey.h"
 #include "core/merchant/MerchantStore.h"
@@ -122,7 +122,7 @@ HttpResponse GatewayApi::refuse(HttpRefusal refusal)
 
 HttpResponse GatewayApi::health()
 {
-    Result<PgConnection *> connection = ThreadConnections::get(m_context.settings);
+    Result<LibpqConnection *> connection = ThreadConnections::get(m_context.settings);
     if (!connection || !(*connection)->exec("SELECT 1"))
         return unavailable();
     return jsonResponse(200, "{\"status\":\"ok\"}");
@@ -214,7 +214,7 @@ HttpResponse GatewayApi::route(const HttpRequest &request, int &endpoint)
 
 HttpResponse GatewayApi::serve(const Route &route, const HttpRequest &request)
 {
-    Result<PgConnection *> connection = ThreadConnections::get(m_context.settings);
+    Result<LibpqConnection *> connection = ThreadConnections::get(m_context.settings);
     if (!connection)
         return unavailable();
     const std::optional<QString> apiKey = apiKeyFrom(request);
@@ -251,7 +251,7 @@ HttpResponse GatewayApi::serve(const Route &route, const HttpRequest &request)
     return dispatch(route, **connection, **merchant, params, key);
 }
 
-HttpResponse GatewayApi::dispatch(const Route &route, PgConnection &connection,
+HttpResponse GatewayApi::dispatch(const Route &route, LibpqConnection &connection,
                                   const Merchant &merchant, const RequestParams &params,
                                   const std::optional<QByteArray> &key)
 {

@@ -10,7 +10,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 class RequestParams;
 struct HttpRequest;
 
@@ -40,7 +40,7 @@ private:
     HttpResponse route(const HttpRequest &request, int &endpoint);
     HttpResponse health();
     HttpResponse serve(const Route &route, const HttpRequest &request);
-    HttpResponse dispatch(const Route &route, PgConnection &connection, const Merchant &merchant,
+    HttpResponse dispatch(const Route &route, LibpqConnection &connection, const Merchant &merchant,
                           const RequestParams &params, const std::optional<QByteArray> &key);
 
     PaymentContext m_context;

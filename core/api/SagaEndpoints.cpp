@@ -34,7 +34,7 @@ SagaEndpoints::SagaEndpoints(const PaymentContext &context, const StripeReplies 
     : m_context(context), m_replies(replies)
 {}
 
-SagaService SagaEndpoints::service(PgConnection &connection) const
+SagaService SagaEndpoints::service(LibpqConnection &connection) const
 {
     return SagaService(connection, m_context.idempotency, m_context.instance);
 }
@@ -73,7 +73,7 @@ HttpResponse SagaEndpoints::respond(const SagaOutcome &outcome) const
     return m_replies.respond(PaymentOutcome::failure(outcome.error));
 }
 
-HttpResponse SagaEndpoints::create(PgConnection &connection, const Merchant &merchant,
+HttpResponse SagaEndpoints::create(LibpqConnection &connection, const Merchant &merchant,
                                    const HttpRequest &request, const std::optional<QByteArray> &key,
                                    bool tcc) const
 {
@@ -104,13 +104,13 @@ HttpResponse SagaEndpoints::create(PgConnection &connection, const Merchant &mer
                               SagaService::fingerprintOf(*definition), *this));
 }
 
-HttpResponse SagaEndpoints::retrieve(PgConnection &connection, const Merchant &merchant,
+HttpResponse SagaEndpoints::retrieve(LibpqConnection &connection, const Merchant &merchant,
                                      const QString &publicId) const
 {
     return respond(service(connection).retrieve(merchant, publicId));
 }
 
-HttpResponse SagaEndpoints::list(PgConnection &connection, const Merchant &merchant,
+HttpResponse SagaEndpoints::list(LibpqConnection &connection, const Merchant &merchant,
                                  const HttpRequest &request) const
 {
     const QUrlQuery query(QString::fromUtf8(request.query));

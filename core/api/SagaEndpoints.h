@@ -7,7 +7,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 class StripeReplies;
 struct HttpRequest;
 struct Merchant;
@@ -21,19 +21,19 @@ public:
     SagaEndpoints(const PaymentContext &context, const StripeReplies &replies);
 
     // POST /v1/sagas, or (`tcc`) POST /v1/tcc with branches instead of steps.
-    HttpResponse create(PgConnection &connection, const Merchant &merchant,
+    HttpResponse create(LibpqConnection &connection, const Merchant &merchant,
                         const HttpRequest &request, const std::optional<QByteArray> &key,
                         bool tcc = false) const;
-    HttpResponse retrieve(PgConnection &connection, const Merchant &merchant,
+    HttpResponse retrieve(LibpqConnection &connection, const Merchant &merchant,
                           const QString &publicId) const;
-    HttpResponse list(PgConnection &connection, const Merchant &merchant,
+    HttpResponse list(LibpqConnection &connection, const Merchant &merchant,
                       const HttpRequest &request) const;
 
     StoredResponse render(const SagaRecord &saga) const override;
 
 private:
     HttpResponse respond(const SagaOutcome &outcome) const;
-    SagaService service(PgConnection &connection) const;
+    SagaService service(LibpqConnection &connection) const;
 
     const PaymentContext &m_context;
     const StripeReplies &m_replies;

@@ -1,6 +1,6 @@
 #include "core/channel/SimulatedChannel.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/ThreadConnections.h"
 
 #include <QRandomGenerator>
@@ -68,7 +68,7 @@ ChannelResult SimulatedChannel::execute(const ChannelRequest &request)
 
 ChannelResult SimulatedChannel::record(const ChannelRequest &request, const ChannelResult &decided)
 {
-    Result<PgConnection *> session = ThreadConnections::get(m_settings);
+    Result<LibpqConnection *> session = ThreadConnections::get(m_settings);
     if (!session)
         return unavailable();
     // Processing is idempotent per (reference, operation): a repeat returns
@@ -112,7 +112,7 @@ ChannelResult SimulatedChannel::record(const ChannelRequest &request, const Chan
 
 ChannelResult SimulatedChannel::query(const QString &reference, const QString &operation)
 {
-    Result<PgConnection *> session = ThreadConnections::get(m_settings);
+    Result<LibpqConnection *> session = ThreadConnections::get(m_settings);
     if (!session)
         return {ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel unreachable")};
     Result<PgRows> rows =

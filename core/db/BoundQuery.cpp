@@ -1,6 +1,6 @@
 #include "core/db/BoundQuery.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QSqlQuery>
 
@@ -12,7 +12,7 @@ Status runBound(QSqlQuery &query, const QString &sql, const QVariantList &binds)
     query.prepare(sql);
     for (const QVariant &value : binds)
         query.addBindValue(value);
-    return Database::exec(query);
+    return QtSqlConnections::exec(query);
 }
 
 } // namespace keel

@@ -1,6 +1,6 @@
 #include "core/db/Migrator.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QElapsedTimer>
 #include <QSqlError>
@@ -33,7 +33,7 @@ public:
         QSqlQuery lock(m_db);
         lock.prepare(QStringLiteral("SELECT pg_advisory_lock(?)"));
         lock.addBindValue(MigrationLockKey);
-        if (Status status = Database::exec(lock); !status)
+        if (Status status = QtSqlConnections::exec(lock); !status)
             return status;
         m_held = true;
         return {};
@@ -59,7 +59,7 @@ Migrator::Migrator(QSqlDatabase db, QList<Migration> migrations)
 Result<QList<Migrator::Applied>> Migrator::readApplied()
 {
     QSqlQuery query(m_db);
-    if (Status status = Database::exec(
+    if (Status status = QtSqlConnections::exec(
             query, QStringLiteral("SELECT to_regclass('keel.schema_migrations') IS NOT NULL"));
         !status)
         return status.error();
@@ -67,7 +67,7 @@ Result<QList<Migrator::Applied>> Migrator::readApplied()
     QList<Applied> applied;
     if (!query.value(0).toBool())
         return applied;
-    if (Status status = Database::exec(
+    if (Status status = QtSqlConnections::exec(
             query, QStringLiteral("SELECT version, name, checksum, applied_at, applied_by "
                                   "FROM keel.schema_migrations ORDER BY version"));
         !status)
@@ -120,7 +120,7 @@ Result<int> Migrator::migrate(const AppliedCallback &onApplied)
     if (bootstrap.isEmpty())
         return makeError(ErrorKind::Environment,
                          QStringLiteral("the bootstrap SQL is missing from this build"));
-    if (Status status = Database::execScript(m_db, bootstrap); !status)
+    if (Status status = QtSqlConnections::execScript(m_db, bootstrap); !status)
         return makeError(ErrorKind::Failed,
                          QStringLiteral("cannot prepare roles and schema: %1 (the migrating role "
                                         "needs CREATEROLE and CREATE on the database)")
@@ -146,13 +146,13 @@ Status Migrator::apply(const Migration &migration)
     QElapsedTimer timer;
     timer.start();
     QSqlQuery query(m_db);
-    if (Status status = Database::exec(query, QStringLiteral("BEGIN")); !status)
+    if (Status status = QtSqlConnections::exec(query, QStringLiteral("BEGIN")); !status)
         return status;
-    if (Status status = Database::exec(
+    if (Status status = QtSqlConnections::exec(
             query, QStringLiteral("SET LOCAL ROLE keel_owner; SET LOCAL search_path TO keel"));
         !status)
         return rollback(m_db, status.error());
-    if (Status status = Database::execScript(m_db, migration.sql); !status)
+    if (Status status = QtSqlConnections::execScript(m_db, migration.sql); !status)
         return rollback(m_db,
                         makeError(ErrorKind::Failed,
                                   QStringLiteral("migration %1 failed and was rolled back: %2")
@@ -164,9 +164,9 @@ Status Migrator::apply(const Migration &migration)
     query.addBindValue(migration.name);
     query.addBindValue(migration.checksum);
     query.addBindValue(qint64(timer.elapsed()));
-    if (Status status = Database::exec(query); !status)
+    if (Status status = QtSqlConnections::exec(query); !status)
         return rollback(m_db, status.error());
-    if (Status status = Database::exec(query, QStringLiteral("COMMIT")); !status)
+    if (Status status = QtSqlConnections::exec(query, QStringLiteral("COMMIT")); !status)
         return rollback(m_db, status.error());
     return {};
 }

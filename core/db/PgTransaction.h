@@ -1,18 +1,18 @@
 #pragma once
 
 #include "core/Result.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 namespace keel {
 
 // BEGIN on construction (check begun()), ROLLBACK on destruction unless
 // committed. A Pipelined transaction sends nothing until commit(), then all of
-// it in one round trip; its statements return no rows (see PgConnection).
+// it in one round trip; its statements return no rows (see LibpqConnection).
 class PgTransaction final {
 public:
     enum Mode { Interactive, Pipelined };
 
-    explicit PgTransaction(PgConnection &session, Mode mode = Interactive)
+    explicit PgTransaction(LibpqConnection &session, Mode mode = Interactive)
         : m_session(session), m_mode(mode)
     {
         if (m_mode == Pipelined)
@@ -44,7 +44,7 @@ public:
     }
 
 private:
-    PgConnection &m_session;
+    LibpqConnection &m_session;
     Mode m_mode;
     Status m_status;
     bool m_done = false;

@@ -1,6 +1,6 @@
 #include "core/db/SessionInfo.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QSqlQuery>
 #include <QVariant>
@@ -11,7 +11,7 @@ Result<SessionInfo> SessionInfo::load(QSqlDatabase db)
 {
     QSqlQuery query(db);
     query.setForwardOnly(true);
-    if (Status status = Database::exec(
+    if (Status status = QtSqlConnections::exec(
             query,
             QStringLiteral(
                 "SELECT current_user, current_database(), current_setting('server_version'), "
@@ -48,7 +48,7 @@ Result<SessionInfo> SessionInfo::load(QSqlDatabase db)
     info.insertable = list(query.value(6).toString());
     // A role with no keel grants may not even look inside the schema.
     if (info.canRead(QStringLiteral("schema_migrations"))) {
-        if (Status status = Database::exec(
+        if (Status status = QtSqlConnections::exec(
                 query,
                 QStringLiteral("SELECT coalesce(max(version), 0) FROM keel.schema_migrations"));
             !status)

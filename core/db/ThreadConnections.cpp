@@ -1,7 +1,7 @@
 #include "core/db/ThreadConnections.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 #include <QHash>
 
@@ -9,14 +9,14 @@
 
 namespace keel {
 namespace {
-thread_local QHash<QString, std::shared_ptr<PgConnection>> t_sessions;
+thread_local QHash<QString, std::shared_ptr<LibpqConnection>> t_sessions;
 }
 
-Result<PgConnection *> ThreadConnections::get(const ConnectionSettings &settings)
+Result<LibpqConnection *> ThreadConnections::get(const ConnectionSettings &settings)
 {
     const QString key = settings.conninfo();
     if (auto it = t_sessions.find(key); it != t_sessions.end()) {
-        PgConnection *session = it->get();
+        LibpqConnection *session = it->get();
         if (session->healthy())
             return session;
         // Left inside a transaction by an error path, or the server went away.
@@ -26,10 +26,10 @@ Result<PgConnection *> ThreadConnections::get(const ConnectionSettings &settings
             return session;
         t_sessions.erase(it);
     }
-    Result<PgConnection> opened = PgConnection::open(settings);
+    Result<LibpqConnection> opened = LibpqConnection::open(settings);
     if (!opened)
         return opened.error();
-    auto session = std::make_shared<PgConnection>(std::move(opened).value());
+    auto session = std::make_shared<LibpqConnection>(std::move(opened).value());
     t_sessions.insert(key, session);
     return session.get();
 }

@@ -5,7 +5,7 @@
 namespace keel {
 
 class ConnectionSettings;
-class PgConnection;
+class LibpqConnection;
 
 // One libpq session per thread and connection settings, opened on first use,
 // reconnected when broken, closed when the thread ends. Server threads that
@@ -13,7 +13,7 @@ class PgConnection;
 class ThreadConnections final {
 public:
     ThreadConnections() = delete;
-    static Result<PgConnection *> get(const ConnectionSettings &settings);
+    static Result<LibpqConnection *> get(const ConnectionSettings &settings);
 };
 
 } // namespace keel

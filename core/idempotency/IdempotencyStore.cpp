@@ -1,6 +1,6 @@
 #include "core/idempotency/IdempotencyStore.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/json/JsonWriter.h"
 
 #include <QJsonArray>
@@ -10,7 +10,8 @@
 
 namespace keel {
 
-IdempotencyStore::IdempotencyStore(PgConnection &session, IdempotencyPolicy policy, QString owner)
+IdempotencyStore::IdempotencyStore(LibpqConnection &session, IdempotencyPolicy policy,
+                                   QString owner)
     : m_session(session), m_policy(policy), m_owner(std::move(owner))
 {}
 
@@ -44,10 +45,10 @@ Result<PgRows> IdempotencyStore::reserveWith(const QByteArray &keyHash, qint64 m
     if (!dependentCtes.isEmpty())
         sql += ", " + dependentCtes;
     sql += ' ' + finalSelect;
-    QByteArrayList params{PgConnection::byteaParam(keyHash),
+    QByteArrayList params{LibpqConnection::byteaParam(keyHash),
                           QByteArray::number(merchantId),
                           endpoint.toUtf8(),
-                          PgConnection::byteaParam(requestHash),
+                          LibpqConnection::byteaParam(requestHash),
                           QByteArray::number(expectedDurationMs),
                           m_owner.toUtf8(),
                           QByteArray::number(m_policy.ttlSeconds),
@@ -75,7 +76,7 @@ Result<std::optional<IdempotencyRecord>> IdempotencyStore::find(const QByteArray
         "  expected_duration_ms, "
         "  (extract(epoch FROM now() - coalesce(locked_at, created_at)) * 1000)::bigint "
         "FROM keel.idempotency_keys WHERE key_hash = $1 AND expires_at >= now()",
-        {PgConnection::byteaParam(keyHash)});
+        {LibpqConnection::byteaParam(keyHash)});
     if (!rows)
         return rows.error();
     if (rows->size() == 0)
@@ -105,7 +106,7 @@ Result<bool> IdempotencyStore::takeOver(const QByteArray &keyHash)
         "WHERE key_hash = $1 AND status = 'processing' "
         "  AND locked_at < now() - make_interval(secs => $3::double precision / 1000) "
         "RETURNING 1",
-        {PgConnection::byteaParam(keyHash), m_owner.toUtf8(),
+        {LibpqConnection::byteaParam(keyHash), m_owner.toUtf8(),
          QByteArray::number(m_policy.lockTimeoutMs)});
     if (!rows)
         return rows.error();
@@ -133,10 +134,10 @@ Status IdempotencyStore::complete(const QByteArray &keyHash, const StoredRespons
         "  WHERE key_hash = $1 AND status = 'processing' AND locked_by = $6 RETURNING 1) "
         "SELECT keel.require_rows(count(*), 1, 'idempotency key no longer held by this request') "
         "FROM done",
-        {PgConnection::byteaParam(keyHash),
+        {LibpqConnection::byteaParam(keyHash),
          response.status >= 500 ? QByteArray("failed") : QByteArray("done"),
          QByteArray::number(response.status), headers.data(),
-         PgConnection::byteaParam(response.body), m_owner.toUtf8(),
+         LibpqConnection::byteaParam(response.body), m_owner.toUtf8(),
          resourceId.isEmpty() ? QByteArray() : resourceId.toUtf8()});
     if (!rows)
         return rows.error();

@@ -13,7 +13,7 @@
 namespace keel {
 
 class PgRows;
-class PgConnection;
+class LibpqConnection;
 
 // A response as it was first sent: replayed byte for byte.
 struct StoredResponse {
@@ -40,7 +40,7 @@ struct IdempotencyPolicy {
 // and completes together with its final state), everything else on its own.
 class IdempotencyStore final {
 public:
-    IdempotencyStore(PgConnection &session, IdempotencyPolicy policy, QString owner);
+    IdempotencyStore(LibpqConnection &session, IdempotencyPolicy policy, QString owner);
 
     // Inserts a processing record, or replaces one whose TTL has passed.
     // False if a live record exists (read it with find()). `resourceId` names
@@ -77,7 +77,7 @@ public:
     const IdempotencyPolicy &policy() const { return m_policy; }
 
 private:
-    PgConnection &m_session;
+    LibpqConnection &m_session;
     IdempotencyPolicy m_policy;
     QString m_owner;
 };

@@ -1,6 +1,6 @@
 #include "core/ledger/Ledger.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ledger/LedgerChecks.h"
 
 #include <QHash>
@@ -157,7 +157,7 @@ Status Ledger::postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId,
     return {};
 }
 
-Result<Ledger::AuditReport> Ledger::audit(PgConnection &session)
+Result<Ledger::AuditReport> Ledger::audit(LibpqConnection &session)
 {
     AuditReport report;
     Result<PgRows> counts =

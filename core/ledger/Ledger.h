@@ -9,14 +9,14 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // Double-entry postings for money that moved. Amounts are signed minor units:
 // debit > 0, credit < 0; each posting sums to zero in its currency (the
 // database refuses anything else at commit). Callers own the transaction.
 class Ledger final {
 public:
-    explicit Ledger(PgConnection &session) : m_session(session) {}
+    explicit Ledger(LibpqConnection &session) : m_session(session) {}
 
     // Finds or creates, committed at once, the accounts that postings for this
     // merchant and currency use. Call it outside any transaction before
@@ -56,7 +56,7 @@ public:
     // matches the channel's own record where keel holds one, and what sits in
     // suspense is what its open cases hold; per open case, its postings hold
     // its amount. Every check runs, so one bad row shows everything it breaks.
-    static Result<AuditReport> audit(PgConnection &session);
+    static Result<AuditReport> audit(LibpqConnection &session);
 
 private:
     Result<qint64> accountId(const QString &code, const QString &kind, const QString &currency,
@@ -67,7 +67,7 @@ private:
     Result<qint64> post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,
                         qint64 creditAccount, const QString &currency, qint64 amount);
 
-    PgConnection &m_session;
+    LibpqConnection &m_session;
 };
 
 } // namespace keel

@@ -1,6 +1,6 @@
 #include "core/merchant/MerchantStore.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
 
 #include <QCryptographicHash>
@@ -59,7 +59,7 @@ Result<IssuedMerchant> MerchantStore::create(const QString &name, const QString 
     Result<PgRows> rows = m_session.query(
         "INSERT INTO keel.merchants (name, api_key_hash, notify_url) VALUES ($1, $2, $3) RETURNING "
         "id",
-        {issued.merchant.name.toUtf8(), PgConnection::byteaParam(keyHash(issued.apiKey)),
+        {issued.merchant.name.toUtf8(), LibpqConnection::byteaParam(keyHash(issued.apiKey)),
          notifyUrl.isEmpty() ? QByteArray() : notifyUrl.toUtf8()});
     if (!rows)
         return rows.error();
@@ -108,7 +108,7 @@ Result<std::optional<Merchant>> MerchantStore::authenticate(const QString &apiKe
     Result<PgRows> rows =
         m_session.query("SELECT id, name, coalesce(max_charge_amount, 0) FROM keel.merchants "
                         "WHERE api_key_hash = $1 AND status = 'active'",
-                        {PgConnection::byteaParam(hash)});
+                        {LibpqConnection::byteaParam(hash)});
     if (!rows)
         return rows.error();
     std::optional<Merchant> merchant;

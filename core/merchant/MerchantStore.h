@@ -9,7 +9,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 struct IssuedMerchant {
     Merchant merchant;
@@ -19,7 +19,7 @@ struct IssuedMerchant {
 
 class MerchantStore final {
 public:
-    explicit MerchantStore(PgConnection &session) : m_session(session) {}
+    explicit MerchantStore(LibpqConnection &session) : m_session(session) {}
 
     Result<IssuedMerchant> create(const QString &name, const QString &notifyUrl);
     // A new webhook secret for the merchant, shown once; the old one stays
@@ -32,7 +32,7 @@ public:
     Result<std::optional<Merchant>> authenticate(const QString &apiKey);
 
 private:
-    PgConnection &m_session;
+    LibpqConnection &m_session;
 };
 
 } // namespace keel

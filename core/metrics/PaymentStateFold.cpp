@@ -1,10 +1,10 @@
 #include "core/metrics/PaymentStateFold.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 namespace keel {
 
-Result<qint64> PaymentStateFold::run(PgConnection &session, int batch, int maxRounds)
+Result<qint64> PaymentStateFold::run(LibpqConnection &session, int batch, int maxRounds)
 {
     qint64 total = 0;
     for (int round = 0; round < maxRounds; ++round) {

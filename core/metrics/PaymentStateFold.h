@@ -4,7 +4,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // Keeps "payments by state" current without counting payments: each pass folds
 // new payment_events into keel.payment_state_totals and records the minute's
@@ -14,7 +14,7 @@ class PaymentStateFold final {
 public:
     // Passes until caught up or `maxRounds` batches were folded; returns the
     // event ids folded.
-    static Result<qint64> run(PgConnection &session, int batch = 200000, int maxRounds = 10);
+    static Result<qint64> run(LibpqConnection &session, int batch = 200000, int maxRounds = 10);
 };
 
 } // namespace keel

@@ -1,6 +1,6 @@
 #include "core/metrics/RollupBuffer.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 #include <QDateTime>
 
@@ -21,7 +21,7 @@ void RollupBuffer::add(const QString &metric, qint64 count, qint64 total, qint64
     sums.total += total;
 }
 
-Status RollupBuffer::flush(PgConnection &session, const QString &source)
+Status RollupBuffer::flush(LibpqConnection &session, const QString &source)
 {
     QHash<Key, Sums> taken;
     {
@@ -45,9 +45,9 @@ Status RollupBuffer::flush(PgConnection &session, const QString &source)
         "  AS u(minute, metric, le, count, total) "
         "ON CONFLICT (metric, le_micros, minute, source) DO UPDATE "
         "SET count = m.count + EXCLUDED.count, total = m.total + EXCLUDED.total",
-        {source.toUtf8(), PgConnection::arrayParam(minutes), PgConnection::arrayParam(metrics),
-         PgConnection::arrayParam(bounds), PgConnection::arrayParam(counts),
-         PgConnection::arrayParam(totals)});
+        {source.toUtf8(), LibpqConnection::arrayParam(minutes),
+         LibpqConnection::arrayParam(metrics), LibpqConnection::arrayParam(bounds),
+         LibpqConnection::arrayParam(counts), LibpqConnection::arrayParam(totals)});
     if (!written) {
         // Kept for the next flush rather than lost.
         QMutexLocker locker(&m_lock);
@@ -66,7 +66,7 @@ Status RollupBuffer::flush(PgConnection &session, const QString &source)
     return {};
 }
 
-Result<int> RollupBuffer::sweep(PgConnection &session, int days, int batch)
+Result<int> RollupBuffer::sweep(LibpqConnection &session, int days, int batch)
 {
     Result<PgRows> rows = session.query(
         "DELETE FROM keel.metrics_minute WHERE ctid IN (SELECT ctid FROM keel.metrics_minute "
@@ -77,7 +77,7 @@ Result<int> RollupBuffer::sweep(PgConnection &session, int days, int batch)
     return rows->affected();
 }
 
-Status RollupBuffer::foldSlots(PgConnection &session)
+Status RollupBuffer::foldSlots(LibpqConnection &session)
 {
     return statusOf(session.query("SELECT keel.fold_metric_slots()"));
 }

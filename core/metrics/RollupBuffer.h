@@ -9,7 +9,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 struct RollupRow {
     qint64 minuteEpoch = 0; // start of the minute, seconds since the epoch (UTC)
@@ -27,12 +27,12 @@ public:
     static RollupBuffer &instance();
 
     void add(const QString &metric, qint64 count = 1, qint64 total = 0, qint64 leMicros = 0);
-    Status flush(PgConnection &session, const QString &source);
+    Status flush(LibpqConnection &session, const QString &source);
     // Deletes rows older than `days`, at most `batch` at a time.
-    static Result<int> sweep(PgConnection &session, int days, int batch);
+    static Result<int> sweep(LibpqConnection &session, int days, int batch);
     // Folds ended minutes into ten-minute slots (keel.fold_metric_slots) for
     // the Overview's long ranges; safe to call from several processes.
-    static Status foldSlots(PgConnection &session);
+    static Status foldSlots(LibpqConnection &session);
 
 private:
     RollupBuffer() = default;

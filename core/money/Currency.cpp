@@ -1,22 +1,13 @@
 #include "core/money/Currency.h"
 
-#include "core/db/PgConnection.h"
-
 #include <limits>
 
 namespace keel {
 
-Result<CurrencyTable> CurrencyTable::load(PgConnection &session)
+CurrencyTable::CurrencyTable(const QList<Currency> &currencies)
 {
-    Result<PgRows> rows = session.query("SELECT code, exponent, max_amount FROM keel.currencies");
-    if (!rows)
-        return rows.error();
-    CurrencyTable table;
-    for (int i = 0; i < rows->size(); ++i)
-        table.m_currencies.insert(
-            rows->text(i, 0),
-            Currency{rows->text(i, 0), int(rows->toInt64(i, 1)), rows->toInt64(i, 2)});
-    return table;
+    for (const Currency &currency : currencies)
+        m_currencies.insert(currency.code, currency);
 }
 
 std::optional<Currency> CurrencyTable::find(const QString &code) const

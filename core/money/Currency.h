@@ -3,13 +3,12 @@
 #include "core/Result.h"
 
 #include <QHash>
+#include <QList>
 #include <QString>
 
 #include <optional>
 
 namespace keel {
-
-class PgConnection;
 
 struct Currency {
     QString code;     // ISO 4217, upper case
@@ -17,11 +16,13 @@ struct Currency {
     qint64 maxAmount = 0;
 };
 
-// The currencies keel accepts (the currencies table), loaded once per process:
-// rows there change only through migrations.
+// The currencies keel accepts. The rows come from the currencies table
+// (reference/CurrencyStore.h), loaded once per process: they change only
+// through migrations.
 class CurrencyTable final {
 public:
-    static Result<CurrencyTable> load(PgConnection &session);
+    CurrencyTable() = default;
+    explicit CurrencyTable(const QList<Currency> &currencies);
 
     // Accepts the upper-case code or, as Stripe clients send it, the
     // all-lower-case one; mixed case and unknown codes are not found.

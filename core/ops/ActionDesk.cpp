@@ -1,7 +1,7 @@
 #include "core/ops/ActionDesk.h"
 
 #include "core/db/BoundQuery.h"
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

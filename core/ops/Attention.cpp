@@ -1,6 +1,6 @@
 #include "core/ops/Attention.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/db/SessionInfo.h"
 #include "core/saga/StuckSagas.h"
 
@@ -13,7 +13,7 @@ namespace {
 Result<qint64> count(QSqlDatabase db, const QString &sql)
 {
     QSqlQuery query(db);
-    if (Status done = Database::exec(query, sql); !done)
+    if (Status done = QtSqlConnections::exec(query, sql); !done)
         return done.error();
     return query.next() ? query.value(0).toLongLong() : 0;
 }

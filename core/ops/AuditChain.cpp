@@ -1,7 +1,7 @@
 #include "core/ops/AuditChain.h"
 
-#include "core/db/Database.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QCryptographicHash>
 #include <QRegularExpression>
@@ -64,7 +64,7 @@ namespace {
 
 class LibpqSource final : public AuditChain::Source {
 public:
-    explicit LibpqSource(PgConnection &session) : m_session(session) {}
+    explicit LibpqSource(LibpqConnection &session) : m_session(session) {}
     Status begin() override
     {
         if (Status begun = m_session.exec("BEGIN"); !begun)
@@ -102,7 +102,7 @@ public:
     }
 
 private:
-    PgConnection &m_session;
+    LibpqConnection &m_session;
 };
 
 class QtSqlSource final : public AuditChain::Source {
@@ -111,14 +111,14 @@ public:
     Status begin() override
     {
         QSqlQuery query(m_db);
-        if (Status begun = Database::exec(query, QStringLiteral("BEGIN")); !begun)
+        if (Status begun = QtSqlConnections::exec(query, QStringLiteral("BEGIN")); !begun)
             return begun;
-        return Database::exec(query, QString::fromLatin1(BeginSnapshotSql));
+        return QtSqlConnections::exec(query, QString::fromLatin1(BeginSnapshotSql));
     }
     void end() override
     {
         QSqlQuery query(m_db);
-        (void)Database::exec(query, QStringLiteral("ROLLBACK"));
+        (void)QtSqlConnections::exec(query, QStringLiteral("ROLLBACK"));
     }
     Result<QList<Link>> links(qint64 afterSeq, int limit) override
     {
@@ -129,7 +129,7 @@ public:
                           .replace(QLatin1String("$2"), QLatin1String("?")));
         query.addBindValue(afterSeq);
         query.addBindValue(limit);
-        if (Status done = Database::exec(query); !done)
+        if (Status done = QtSqlConnections::exec(query); !done)
             return done.error();
         QList<Link> links;
         while (query.next()) {
@@ -147,7 +147,7 @@ public:
     Result<AuditCheckpoint> head() override
     {
         QSqlQuery query(m_db);
-        if (Status done = Database::exec(query, QString::fromLatin1(HeadSql)); !done)
+        if (Status done = QtSqlConnections::exec(query, QString::fromLatin1(HeadSql)); !done)
             return done.error();
         if (!query.next())
             return AuditCheckpoint{};
@@ -160,7 +160,8 @@ private:
 
 } // namespace
 
-AuditChain::AuditChain(PgConnection &session) : m_source(std::make_unique<LibpqSource>(session)) {}
+AuditChain::AuditChain(LibpqConnection &session) : m_source(std::make_unique<LibpqSource>(session))
+{}
 
 AuditChain::AuditChain(const QSqlDatabase &db) : m_source(std::make_unique<QtSqlSource>(db)) {}
 

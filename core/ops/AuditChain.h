@@ -12,7 +12,7 @@ class QSqlDatabase;
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // A link of the audit chain as an auditor keeps it outside the database: its
 // sequence number and hash. Every link's hash covers every link before it, so
@@ -57,7 +57,7 @@ struct AuditChainReport {
 // Reads through libpq (the CLI) or Qt SQL (the console) with the same checks.
 class AuditChain final {
 public:
-    explicit AuditChain(PgConnection &session);
+    explicit AuditChain(LibpqConnection &session);
     explicit AuditChain(const QSqlDatabase &db);
     ~AuditChain();
     Q_DISABLE_COPY_MOVE(AuditChain)

@@ -1,6 +1,6 @@
 #include "core/ops/CaseDesk.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QSqlQuery>
 #include <QVariant>
@@ -18,7 +18,7 @@ Result<QString> CaseDesk::take(qint64 caseId)
     QSqlQuery query(m_db);
     query.prepare(QStringLiteral("SELECT (keel.take_case(?)).owner"));
     query.addBindValue(caseId);
-    if (Status done = Database::exec(query); !done)
+    if (Status done = QtSqlConnections::exec(query); !done)
         return done.error();
     return query.next() ? query.value(0).toString() : QString();
 }
@@ -38,7 +38,7 @@ Status CaseDesk::addNote(qint64 caseId, const QString &note, const QString &refe
     query.addBindValue(caseId);
     query.addBindValue(text);
     query.addBindValue(reference.trimmed().isEmpty() ? QVariant() : QVariant(reference.trimmed()));
-    return Database::exec(query);
+    return QtSqlConnections::exec(query);
 }
 
 } // namespace keel

@@ -1,6 +1,6 @@
 #include "core/ops/OperationsNow.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QSqlQuery>
 #include <QVariant>
@@ -12,7 +12,7 @@ namespace {
 Status readRow(QSqlDatabase db, const QString &sql, std::initializer_list<qint64 *> into)
 {
     QSqlQuery query(db);
-    if (Status done = Database::exec(query, sql); !done)
+    if (Status done = QtSqlConnections::exec(query, sql); !done)
         return done;
     if (!query.next())
         return {};

@@ -1,6 +1,6 @@
 #include "core/ops/QueuedActions.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/saga/SagaOperations.h"
 
 #include <QJsonArray>

@@ -6,7 +6,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // The worker's half of guarded actions whose work is keel_core's (a saga's
 // manual actions: they move money through the ledger and the saga engine's
@@ -16,7 +16,7 @@ class PgConnection;
 // execution and its audit entry.
 class QueuedActions final {
 public:
-    explicit QueuedActions(PgConnection &connection) : m_connection(connection) {}
+    explicit QueuedActions(LibpqConnection &connection) : m_connection(connection) {}
 
     // Runs what is queued now; how many actions it finished.
     Result<int> runOnce();
@@ -26,7 +26,7 @@ public:
 private:
     Result<bool> runOne();
 
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
 };
 
 } // namespace keel

@@ -22,11 +22,12 @@ amqp_bytes_t bytesOf(const QByteArray &data)
     return bytes;
 }
 
-QString replyError(const amqp_rpc_reply_t &reply)
+// Why a call failed, or nothing when it did not.
+std::optional<QString> replyError(const amqp_rpc_reply_t &reply)
 {
     switch (reply.reply_type) {
     case AMQP_RESPONSE_NORMAL:
-        return {};
+        return std::nullopt;
     case AMQP_RESPONSE_NONE:
         return QStringLiteral("the broker did not answer");
     case AMQP_RESPONSE_LIBRARY_EXCEPTION:
@@ -111,17 +112,18 @@ Status AmqpPublisher::connect(int timeoutMs)
         amqp_login(connection->state, m_address.vhost.toUtf8().constData(), 0, 131072, 0,
                    AMQP_SASL_METHOD_PLAIN, m_address.user.toUtf8().constData(),
                    m_address.password.toUtf8().constData());
-    if (login.reply_type != AMQP_RESPONSE_NORMAL)
-        return failure(QStringLiteral("login refused or failed (%1)").arg(replyError(login)));
+    if (const auto refused = replyError(login))
+        return failure(QStringLiteral("login refused or failed (%1)").arg(*refused));
     connection->open = true;
     amqp_channel_open(connection->state, Channel);
-    if (const QString error = replyError(amqp_get_rpc_reply(connection->state)); !error.isEmpty())
-        return failure(error);
+    if (const auto error = replyError(amqp_get_rpc_reply(connection->state)))
+        return failure(*error);
     const QByteArray exchange = m_exchange.toUtf8();
     amqp_exchange_declare(connection->state, Channel, bytesOf(exchange),
                           amqp_cstring_bytes("topic"), 0, 1, 0, 0, amqp_empty_table);
-    if (const QString error = replyError(amqp_get_rpc_reply(connection->state)); !error.isEmpty())
-        return failure(QStringLiteral("cannot declare the exchange %1: %2").arg(m_exchange, error));
+    if (const auto error = replyError(amqp_get_rpc_reply(connection->state)))
+        return failure(
+            QStringLiteral("cannot declare the exchange %1: %2").arg(m_exchange, *error));
     if (!m_catchAllQueue.isEmpty()) {
         const QByteArray queue = m_catchAllQueue.toUtf8();
         amqp_table_entry_t limit;
@@ -132,29 +134,26 @@ Status AmqpPublisher::connect(int timeoutMs)
         arguments.num_entries = 1;
         arguments.entries = &limit;
         amqp_queue_declare(connection->state, Channel, bytesOf(queue), 0, 1, 0, 0, arguments);
-        if (const QString error = replyError(amqp_get_rpc_reply(connection->state));
-            !error.isEmpty())
-            return failure(error);
+        if (const auto error = replyError(amqp_get_rpc_reply(connection->state)))
+            return failure(*error);
         // A durable queue keeps its bindings: one that took everything
         // before must not keep doing so once fewer keys are wanted.
         if (!m_catchAllBindings.contains(QStringLiteral("#"))) {
             amqp_queue_unbind(connection->state, Channel, bytesOf(queue), bytesOf(exchange),
                               amqp_cstring_bytes("#"), amqp_empty_table);
-            if (const QString error = replyError(amqp_get_rpc_reply(connection->state));
-                !error.isEmpty())
-                return failure(error);
+            if (const auto error = replyError(amqp_get_rpc_reply(connection->state)))
+                return failure(*error);
         }
         for (const QString &binding : std::as_const(m_catchAllBindings)) {
             amqp_queue_bind(connection->state, Channel, bytesOf(queue), bytesOf(exchange),
                             bytesOf(binding.toUtf8()), amqp_empty_table);
-            if (const QString error = replyError(amqp_get_rpc_reply(connection->state));
-                !error.isEmpty())
-                return failure(error);
+            if (const auto error = replyError(amqp_get_rpc_reply(connection->state)))
+                return failure(*error);
         }
     }
     amqp_confirm_select(connection->state, Channel);
-    if (const QString error = replyError(amqp_get_rpc_reply(connection->state)); !error.isEmpty())
-        return failure(error);
+    if (const auto error = replyError(amqp_get_rpc_reply(connection->state)))
+        return failure(*error);
     m_connection = std::move(connection);
     m_nextTag = 1;
     return {};
@@ -188,7 +187,7 @@ struct AmqpPublisher::Window {
     qint64 msLeft() const { return timeoutMs - posted.elapsed(); }
 };
 
-QString AmqpPublisher::send(const QList<OutgoingMessage> &messages, Window &window)
+std::optional<QString> AmqpPublisher::send(const QList<OutgoingMessage> &messages, Window &window)
 {
     const QByteArray exchange = m_exchange.toUtf8();
     for (int i = 0; i < messages.size(); ++i) {
@@ -211,7 +210,7 @@ QString AmqpPublisher::send(const QList<OutgoingMessage> &messages, Window &wind
         window.byId.insert(id, i);
         ++window.pending;
     }
-    return {};
+    return std::nullopt;
 }
 
 int AmqpPublisher::openWindows() const
@@ -225,18 +224,18 @@ void AmqpPublisher::settle(quint64 tag, bool multiple, PublishVerdict verdict)
         window->settle(tag, multiple, verdict);
 }
 
-QString AmqpPublisher::readFrame(int waitMs)
+std::optional<QString> AmqpPublisher::readFrame(int waitMs)
 {
     amqp_connection_state_t state = m_connection->state;
     timeval wait{long(waitMs / 1000), long(waitMs % 1000) * 1000};
     amqp_frame_t frame;
     const int got = amqp_simple_wait_frame_noblock(state, &frame, &wait);
     if (got == AMQP_STATUS_TIMEOUT)
-        return {};
+        return std::nullopt;
     if (got != AMQP_STATUS_OK)
         return QString::fromUtf8(amqp_error_string2(got));
     if (frame.frame_type != AMQP_FRAME_METHOD)
-        return {};
+        return std::nullopt;
     switch (frame.payload.method.id) {
     case AMQP_BASIC_ACK_METHOD: {
         const auto *ack = static_cast<amqp_basic_ack_t *>(frame.payload.method.decoded);
@@ -251,8 +250,8 @@ QString AmqpPublisher::readFrame(int waitMs)
     case AMQP_BASIC_RETURN_METHOD: {
         amqp_message_t returned;
         const amqp_rpc_reply_t read = amqp_read_message(state, frame.channel, &returned, 0);
-        if (read.reply_type != AMQP_RESPONSE_NORMAL)
-            return replyError(read);
+        if (const auto lost = replyError(read))
+            return lost;
         const QByteArray id(static_cast<const char *>(returned.properties.message_id.bytes),
                             qsizetype(returned.properties.message_id.len));
         for (auto &[ticket, window] : m_open)
@@ -267,22 +266,20 @@ QString AmqpPublisher::readFrame(int waitMs)
     default:
         break;
     }
-    return {};
+    return std::nullopt;
 }
 
-QList<AmqpPublisher::SettledWindow> AmqpPublisher::abandon(const QString &why,
-                                                           Error *connectionError)
+AmqpPublisher::Collected AmqpPublisher::abandon(const QString &why)
 {
-    QList<SettledWindow> settled;
+    Collected collected;
     for (auto &[ticket, window] : m_open)
-        settled.append({ticket, window->verdicts});
-    if (connectionError)
-        *connectionError = failure(why);
+        collected.windows.append({ticket, window->verdicts});
+    collected.connectionLost = failure(why);
     disconnect();
-    return settled;
+    return collected;
 }
 
-QList<AmqpPublisher::SettledWindow> AmqpPublisher::collect(int waitMs, Error *connectionError)
+AmqpPublisher::Collected AmqpPublisher::collect(int waitMs)
 {
     QElapsedTimer timer;
     timer.start();
@@ -301,31 +298,26 @@ QList<AmqpPublisher::SettledWindow> AmqpPublisher::collect(int waitMs, Error *co
         qint64 left = waitMs - timer.elapsed();
         for (const auto &[ticket, window] : m_open) {
             if (window->msLeft() <= 0)
-                return abandon(QStringLiteral("no confirm within %1 ms").arg(window->timeoutMs),
-                               connectionError);
+                return abandon(QStringLiteral("no confirm within %1 ms").arg(window->timeoutMs));
             left = std::min(left, window->msLeft());
         }
         if (left < 0)
             break;
-        if (const QString lost = readFrame(int(left)); !lost.isEmpty())
-            return abandon(lost, connectionError);
+        if (const auto lost = readFrame(int(left)))
+            return abandon(*lost);
         if (left == 0)
             break;
     }
     if (m_connection)
         amqp_maybe_release_buffers(m_connection->state);
-    return settled;
+    return {settled, std::nullopt};
 }
 
-quint64 AmqpPublisher::post(const QList<OutgoingMessage> &messages, int timeoutMs,
-                            Error *connectionError)
+Result<quint64> AmqpPublisher::post(const QList<OutgoingMessage> &messages, int timeoutMs)
 {
     if (!connected())
-        if (Status opened = connect(timeoutMs); !opened) {
-            if (connectionError)
-                *connectionError = opened.error();
-            return 0;
-        }
+        if (Status opened = connect(timeoutMs); !opened)
+            return opened.error();
     auto window = std::make_unique<Window>();
     window->verdicts = QList<PublishVerdict>(messages.size(), PublishVerdict::Unknown);
     window->timeoutMs = timeoutMs;
@@ -333,32 +325,25 @@ quint64 AmqpPublisher::post(const QList<OutgoingMessage> &messages, int timeoutM
     const quint64 ticket = m_nextTicket++;
     Window &sending = *window;
     m_open.emplace(ticket, std::move(window));
-    if (const QString lost = send(messages, sending); !lost.isEmpty()) {
-        (void)abandon(lost, connectionError);
-        return 0;
-    }
+    if (const auto lost = send(messages, sending))
+        return *abandon(*lost).connectionLost;
     return ticket;
 }
 
-QList<PublishVerdict> AmqpPublisher::publish(const QList<OutgoingMessage> &messages, int timeoutMs,
-                                             Error *connectionError)
+AmqpPublisher::Published AmqpPublisher::publish(const QList<OutgoingMessage> &messages,
+                                                int timeoutMs)
 {
-    const quint64 ticket = post(messages, timeoutMs, connectionError);
-    if (ticket == 0)
-        return QList<PublishVerdict>(messages.size(), PublishVerdict::Unknown);
+    const Result<quint64> ticket = post(messages, timeoutMs);
+    if (!ticket)
+        return {QList<PublishVerdict>(messages.size(), PublishVerdict::Unknown), ticket.error()};
     for (;;) {
-        Error lost;
-        for (const SettledWindow &window : collect(timeoutMs, &lost))
-            if (window.ticket == ticket) {
-                if (!lost.message.isEmpty() && connectionError)
-                    *connectionError = lost;
-                return window.verdicts;
-            }
-        if (!lost.message.isEmpty()) {
-            if (connectionError)
-                *connectionError = lost;
-            return QList<PublishVerdict>(messages.size(), PublishVerdict::Unknown);
-        }
+        const Collected collected = collect(timeoutMs);
+        for (const SettledWindow &window : collected.windows)
+            if (window.ticket == *ticket)
+                return {window.verdicts, collected.connectionLost};
+        if (collected.connectionLost)
+            return {QList<PublishVerdict>(messages.size(), PublishVerdict::Unknown),
+                    collected.connectionLost};
     }
 }
 

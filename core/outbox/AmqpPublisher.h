@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace keel {
 
@@ -46,26 +47,30 @@ public:
     bool connected() const;
     void disconnect();
 
-    // One verdict per message, in order. An error means the connection
-    // failed; messages without a confirm are Unknown.
-    QList<PublishVerdict> publish(const QList<OutgoingMessage> &messages, int timeoutMs,
-                                  Error *connectionError = nullptr);
+    struct Published {
+        QList<PublishVerdict> verdicts;      // one per message, in order
+        std::optional<Error> connectionLost; // messages without a confirm are Unknown
+    };
+    Published publish(const QList<OutgoingMessage> &messages, int timeoutMs);
 
     // The same in two halves. post() sends a window without waiting and
-    // returns its ticket (0 if the connection failed: `connectionError` says
-    // why, and every open window is settled as it stands). Each window must
-    // be confirmed within `timeoutMs` of its post.
-    quint64 post(const QList<OutgoingMessage> &messages, int timeoutMs,
-                 Error *connectionError = nullptr);
+    // returns its ticket, or why the connection failed (then every open
+    // window is dropped: none of them can be confirmed any more, so each of
+    // their messages is Unknown).
+    // Each window must be confirmed within `timeoutMs` of its post.
+    Result<quint64> post(const QList<OutgoingMessage> &messages, int timeoutMs);
     struct SettledWindow {
         quint64 ticket = 0;
         QList<PublishVerdict> verdicts; // Unknown where the connection went first
     };
+    struct Collected {
+        QList<SettledWindow> windows; // oldest first
+        std::optional<Error> connectionLost;
+    };
     // Reads confirms for up to `waitMs` and returns as soon as some windows
-    // have every verdict, oldest first (none if the time ran out first). When
-    // the connection fails, every open window comes back and
-    // `connectionError` is set.
-    QList<SettledWindow> collect(int waitMs, Error *connectionError = nullptr);
+    // have every verdict (none if the time ran out first). When the connection
+    // fails, every open window comes back with why.
+    Collected collect(int waitMs);
     int openWindows() const;
 
     const AmqpAddress &address() const { return m_address; }
@@ -81,11 +86,11 @@ private:
     struct Window;
     Error failure(const QString &what) const;
     // Each returns why the connection failed, or nothing.
-    QString send(const QList<OutgoingMessage> &messages, Window &window);
-    QString readFrame(int waitMs);
+    std::optional<QString> send(const QList<OutgoingMessage> &messages, Window &window);
+    std::optional<QString> readFrame(int waitMs);
     void settle(quint64 tag, bool multiple, PublishVerdict verdict);
     // Every open window as it stands, and the connection dropped.
-    QList<SettledWindow> abandon(const QString &why, Error *connectionError);
+    Collected abandon(const QString &why);
 
     AmqpAddress m_address;
     QString m_exchange;

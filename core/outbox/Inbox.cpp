@@ -1,6 +1,6 @@
 #include "core/outbox/Inbox.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
 
 namespace keel {
@@ -17,7 +17,7 @@ Result<bool> Inbox::claim(const QString &consumer, const QString &messageId)
 }
 
 Result<Inbox::Outcome> Inbox::process(const QString &consumer, const QString &messageId,
-                                      const std::function<Status(PgConnection &)> &effect)
+                                      const std::function<Status(LibpqConnection &)> &effect)
 {
     PgTransaction tx(m_connection);
     if (!tx.begun())

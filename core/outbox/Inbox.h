@@ -8,7 +8,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // The consumer's side of at-least-once delivery: a message's effect and the
 // record that `consumer` has seen `messageId` commit in one transaction (the
@@ -17,7 +17,7 @@ class PgConnection;
 // nothing the second time. Ack the broker only after process() returns.
 class Inbox final {
 public:
-    explicit Inbox(PgConnection &connection) : m_connection(connection) {}
+    explicit Inbox(LibpqConnection &connection) : m_connection(connection) {}
 
     enum class Outcome { Applied, Duplicate };
 
@@ -25,7 +25,7 @@ public:
     // already recorded for `consumer` is not run again. An error from
     // `effect` rolls both back, so the message can be processed later.
     Result<Outcome> process(const QString &consumer, const QString &messageId,
-                            const std::function<Status(PgConnection &)> &effect);
+                            const std::function<Status(LibpqConnection &)> &effect);
     // Inside a transaction the caller owns: true if the message is new (and
     // is now recorded), false if it was processed before.
     Result<bool> claim(const QString &consumer, const QString &messageId);
@@ -33,7 +33,7 @@ public:
     Result<int> sweep(int keepSeconds, int batch = 1000);
 
 private:
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
 };
 
 } // namespace keel

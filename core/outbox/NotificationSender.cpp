@@ -1,6 +1,6 @@
 #include "core/outbox/NotificationSender.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/metrics/Metrics.h"
 #include "core/net/HttpClient.h"
 #include "core/signing/StripeSignature.h"
@@ -49,7 +49,7 @@ struct NotificationSender::Answer {
     bool delivered() const { return status >= 200 && status < 300; }
 };
 
-NotificationSender::NotificationSender(PgConnection &connection, NotificationOptions options)
+NotificationSender::NotificationSender(LibpqConnection &connection, NotificationOptions options)
     : m_connection(connection), m_options(std::move(options))
 {}
 

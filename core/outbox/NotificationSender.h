@@ -7,7 +7,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 struct NotificationOptions {
     // Pauses after each failed attempt: minutes, then hours, about three
@@ -34,7 +34,7 @@ struct NotificationPass {
 // characters. Several senders share the table: a claim is a lease.
 class NotificationSender final {
 public:
-    NotificationSender(PgConnection &connection, NotificationOptions options);
+    NotificationSender(LibpqConnection &connection, NotificationOptions options);
 
     Result<NotificationPass> runOnce();
 
@@ -46,7 +46,7 @@ private:
     Answer post(const Claimed &notification) const;
     Status record(const Claimed &notification, const Answer &answer, NotificationPass &pass);
 
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     NotificationOptions m_options;
 };
 

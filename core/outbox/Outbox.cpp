@@ -1,6 +1,6 @@
 #include "core/outbox/Outbox.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 namespace keel {
 

@@ -7,7 +7,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // Who is told of an event over HTTP besides the broker: the merchant (if it
 // has a notify_url), with the Stripe-shaped object the event is about.
@@ -22,7 +22,7 @@ struct MerchantNotice {
 // publishes it later.
 class Outbox final {
 public:
-    explicit Outbox(PgConnection &session) : m_session(session) {}
+    explicit Outbox(LibpqConnection &session) : m_session(session) {}
     Status enqueue(const QString &aggregateType, const QString &aggregateId,
                    const QString &eventType, const QByteArray &payloadJson);
     // The event and, in the same statement, its notification to the
@@ -32,7 +32,7 @@ public:
                    const MerchantNotice &notice);
 
 private:
-    PgConnection &m_session;
+    LibpqConnection &m_session;
 };
 
 } // namespace keel

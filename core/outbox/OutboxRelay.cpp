@@ -1,6 +1,6 @@
 #include "core/outbox/OutboxRelay.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/metrics/Metrics.h"
 #include "core/outbox/AmqpPublisher.h"
 
@@ -33,7 +33,7 @@ QByteArray idList(const QList<qint64> &ids)
     QStringList items;
     for (const qint64 id : ids)
         items << QString::number(id);
-    return PgConnection::arrayParam(items);
+    return LibpqConnection::arrayParam(items);
 }
 
 QString refusal(PublishVerdict verdict, const QString &routingKey)
@@ -76,7 +76,8 @@ QByteArray dueRowsSql()
 
 } // namespace
 
-OutboxRelay::OutboxRelay(PgConnection &connection, AmqpPublisher &publisher, RelayOptions options)
+OutboxRelay::OutboxRelay(LibpqConnection &connection, AmqpPublisher &publisher,
+                         RelayOptions options)
     : m_connection(connection), m_publisher(publisher), m_options(std::move(options))
 {}
 
@@ -182,7 +183,7 @@ Status OutboxRelay::pipeline(const QByteArray &buckets, RelayPass &pass)
     Flow flow;
     std::future<Result<QList<DueRow>>> reading;
     bool worthReading = true;
-    Error brokerError;
+    std::optional<Error> brokerLost;
     QElapsedTimer sinceRead;
     sinceRead.start();
     int limit = 0; // of the running read
@@ -192,9 +193,8 @@ Status OutboxRelay::pipeline(const QByteArray &buckets, RelayPass &pass)
             // marks the confirmed rows published).
             if (Status recorded = recordRefusals(flow, pass); !recorded)
                 return recorded;
-            if (!brokerError.message.isEmpty()) {
-                pass.brokerDown = true;
-                pass.brokerError = brokerError.message;
+            if (brokerLost) {
+                pass.brokerLost = brokerLost;
                 return {};
             }
             if ((worthReading && flow.maySend()) || !m_unmarked.isEmpty()) {
@@ -226,8 +226,11 @@ Status OutboxRelay::pipeline(const QByteArray &buckets, RelayPass &pass)
             std::sort(flow.waiting.begin(), flow.waiting.end(),
                       [](const DueRow &a, const DueRow &b) { return a.id < b.id; });
             // A full window suggests more right behind it.
-            worthReading = sendWaiting(flow, brokerError) &&
-                           (limit == 0 || next->size() >= std::min(limit, m_options.batch));
+            const Result<bool> sent = sendWaiting(flow);
+            if (!sent)
+                brokerLost = sent.error();
+            worthReading =
+                sent && *sent && (limit == 0 || next->size() >= std::min(limit, m_options.batch));
             continue;
         }
         // Waits for confirms: briefly while a read runs, to take its rows at
@@ -236,19 +239,20 @@ Status OutboxRelay::pipeline(const QByteArray &buckets, RelayPass &pass)
                            : flow.maySend()
                                ? int(std::max<qint64>(1, ReadEveryMs - sinceRead.elapsed()))
                                : m_options.confirmTimeoutMs;
-        const QList<AmqpPublisher::SettledWindow> settled =
-            m_publisher.collect(waitMs, &brokerError);
-        for (const AmqpPublisher::SettledWindow &window : settled)
+        const AmqpPublisher::Collected collected = m_publisher.collect(waitMs);
+        for (const AmqpPublisher::SettledWindow &window : collected.windows)
             settle(flow, window, pass);
-        if (!settled.isEmpty() && brokerError.message.isEmpty())
-            (void)sendWaiting(flow, brokerError);
-        if (!settled.isEmpty() || !brokerError.message.isEmpty() ||
-            sinceRead.elapsed() >= ReadEveryMs)
+        if (collected.connectionLost)
+            brokerLost = collected.connectionLost;
+        if (!collected.windows.isEmpty() && !brokerLost)
+            if (const Result<bool> sent = sendWaiting(flow); !sent)
+                brokerLost = sent.error();
+        if (!collected.windows.isEmpty() || brokerLost || sinceRead.elapsed() >= ReadEveryMs)
             worthReading = true;
     }
 }
 
-bool OutboxRelay::sendWaiting(Flow &flow, Error &brokerError)
+Result<bool> OutboxRelay::sendWaiting(Flow &flow)
 {
     if (flow.waiting.isEmpty() || !flow.maySend())
         return false;
@@ -268,10 +272,10 @@ bool OutboxRelay::sendWaiting(Flow &flow, Error &brokerError)
     messages.reserve(rows.size());
     for (const DueRow &row : rows)
         messages.append(row.message);
-    const quint64 ticket = m_publisher.post(messages, m_options.confirmTimeoutMs, &brokerError);
-    if (ticket == 0)
-        return false;
-    flow.inFlight.append({ticket, rows});
+    const Result<quint64> ticket = m_publisher.post(messages, m_options.confirmTimeoutMs);
+    if (!ticket)
+        return ticket.error();
+    flow.inFlight.append({*ticket, rows});
     ++flow.windows;
     return true;
 }

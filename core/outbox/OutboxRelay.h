@@ -7,9 +7,11 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
+
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 struct RelayOptions {
     AmqpAddress broker;
@@ -21,10 +23,10 @@ struct RelayOptions {
 
 struct RelayPass {
     int published = 0;
-    int failed = 0; // refused by the broker (returned, nacked); tried again later
-    int parked = 0; // refused maxAttempts times: set aside, counted, visible
-    bool brokerDown = false;
-    QString brokerError;
+    int failed = 0;                  // refused by the broker (returned, nacked); tried again later
+    int parked = 0;                  // refused maxAttempts times: set aside, counted, visible
+    std::optional<Error> brokerLost; // the pass stopped: the broker went away
+    bool brokerDown() const { return brokerLost.has_value(); }
 };
 
 // Publishes committed outbox rows to RabbitMQ and marks them published.
@@ -44,7 +46,7 @@ struct RelayPass {
 // so after a crash the duplicates are at most two windows.
 class OutboxRelay final {
 public:
-    OutboxRelay(PgConnection &connection, AmqpPublisher &publisher, RelayOptions options);
+    OutboxRelay(LibpqConnection &connection, AmqpPublisher &publisher, RelayOptions options);
 
     // One pass over every bucket no other relay is working: windows until
     // nothing is due, or at most 50 windows.
@@ -73,9 +75,9 @@ private:
     // the one before waits for its confirms.
     Status pipeline(const QByteArray &buckets, RelayPass &pass);
     // Posts the waiting rows whose aggregate has nothing in flight, if the
-    // window limit allows; whether a window went out. A broker failure lands
-    // in `brokerError`.
-    bool sendWaiting(Flow &flow, Error &brokerError);
+    // window limit allows; whether a window went out, or why the broker
+    // connection failed.
+    Result<bool> sendWaiting(Flow &flow);
     // A window's verdicts: confirmed rows wait for their marks, refused ones
     // for recordRefusals().
     void settle(Flow &flow, const AmqpPublisher::SettledWindow &window, RelayPass &pass);
@@ -88,7 +90,7 @@ private:
                                   const QList<qint64> &exclude, int limit);
     Status recordRefusal(const DueRow &row, PublishVerdict verdict, bool park);
 
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     AmqpPublisher &m_publisher;
     RelayOptions m_options;
     QList<qint64> m_unmarked; // confirmed by the broker, not yet marked published

@@ -1,6 +1,6 @@
 #include "core/payment/ChannelNotices.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/payment/ChargeService.h"
 #include "core/payment/IdempotentOperation.h"
 #include "core/payment/PaymentRepository.h"
@@ -25,7 +25,7 @@ QString noticeVerdictCode(NoticeVerdict verdict)
     return {};
 }
 
-ChannelNotices::ChannelNotices(const PaymentContext &context, PgConnection &connection,
+ChannelNotices::ChannelNotices(const PaymentContext &context, LibpqConnection &connection,
                                const ReplyRenderer &replies)
     : m_context(context), m_connection(connection), m_replies(replies)
 {}

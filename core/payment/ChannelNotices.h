@@ -7,7 +7,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 class ReplyRenderer;
 struct PaymentContext;
 
@@ -40,7 +40,7 @@ QString noticeVerdictCode(NoticeVerdict verdict);
 // twice changes nothing the second time.
 class ChannelNotices final {
 public:
-    ChannelNotices(const PaymentContext &context, PgConnection &connection,
+    ChannelNotices(const PaymentContext &context, LibpqConnection &connection,
                    const ReplyRenderer &replies);
 
     Result<NoticeVerdict> apply(const ChannelNotice &notice);
@@ -51,7 +51,7 @@ private:
     Result<bool> remember(const ChannelNotice &notice, NoticeVerdict verdict);
 
     const PaymentContext &m_context;
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     const ReplyRenderer &m_replies;
 };
 

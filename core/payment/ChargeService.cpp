@@ -1,7 +1,7 @@
 #include "core/payment/ChargeService.h"
 
 #include "core/Chaos.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
 #include "core/idempotency/Fingerprint.h"
 #include "core/idempotency/IdempotencyKey.h"
@@ -61,7 +61,7 @@ ChannelRequest channelRequest(const ChargeRecord &charge, const QString &operati
 
 } // namespace
 
-ChargeService::ChargeService(const PaymentContext &context, PgConnection &connection,
+ChargeService::ChargeService(const PaymentContext &context, LibpqConnection &connection,
                              const ReplyRenderer &replies)
     : m_context(context), m_connection(connection), m_replies(replies)
 {}

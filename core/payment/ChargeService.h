@@ -12,7 +12,7 @@ namespace keel {
 
 class IdempotencyKey;
 class IdempotentOperation;
-class PgConnection;
+class LibpqConnection;
 class ReplyRenderer;
 struct ChannelResult;
 struct ChargeRequest;
@@ -29,7 +29,7 @@ struct PaymentContext;
 // matches what was committed.
 class ChargeService final {
 public:
-    ChargeService(const PaymentContext &context, PgConnection &connection,
+    ChargeService(const PaymentContext &context, LibpqConnection &connection,
                   const ReplyRenderer &replies);
 
     PaymentOutcome create(const Merchant &merchant, const ChargeRequest &request,
@@ -81,7 +81,7 @@ private:
     MerchantNotice notice(const ChargeRecord &charge) const;
 
     const PaymentContext &m_context;
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     const ReplyRenderer &m_replies;
 };
 

@@ -8,7 +8,7 @@
 
 namespace keel {
 
-IdempotentOperation::IdempotentOperation(const PaymentContext &context, PgConnection &connection,
+IdempotentOperation::IdempotentOperation(const PaymentContext &context, LibpqConnection &connection,
                                          const ReplyRenderer &replies, QByteArray keyHash)
     : m_connection(connection), m_replies(replies), m_keyHash(std::move(keyHash)),
       m_store(connection, context.idempotency, context.instance),

@@ -9,7 +9,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 class PgTransaction;
 class ReplyRenderer;
 struct PaymentContext;
@@ -20,7 +20,7 @@ struct PaymentContext;
 // capture, the reconciler) the same calls just commit.
 class IdempotentOperation final {
 public:
-    IdempotentOperation(const PaymentContext &context, PgConnection &connection,
+    IdempotentOperation(const PaymentContext &context, LibpqConnection &connection,
                         const ReplyRenderer &replies, QByteArray keyHash);
 
     bool keyed() const { return !m_keyHash.isEmpty(); }
@@ -61,7 +61,7 @@ public:
                                     const QString &resourceId);
 
 private:
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     const ReplyRenderer &m_replies;
     QByteArray m_keyHash;
     IdempotencyStore m_store;

@@ -1,6 +1,6 @@
 #include "core/payment/PaymentRepository.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/idempotency/IdempotencyStore.h"
 #include "core/json/JsonWriter.h"
 #include "core/payment/ChargeRequest.h"
@@ -86,7 +86,7 @@ PaymentRepository::reserveAndInsertCharge(IdempotencyStore &store, const QByteAr
         {outTradeNo.toUtf8(), QByteArray::number(request.amount), request.currency.code.toUtf8(),
          request.source.toUtf8(),
          request.description ? request.description->toUtf8() : QByteArray(), charge.metadataJson,
-         request.capture ? "true" : "false", PgConnection::byteaParam(request.terms)});
+         request.capture ? "true" : "false", LibpqConnection::byteaParam(request.terms)});
     if (!rows)
         return rows.error();
     Intake intake;
@@ -160,8 +160,8 @@ Status PaymentRepository::transition(ChargeRecord &charge, const QStringList &ev
         "SELECT keel.require_rows((SELECT count(*) FROM moved), 1, "
         "  'payment state changed concurrently'), (SELECT count(*) FROM ev)",
         {QByteArray::number(charge.id), stateName(charge.state).toUtf8(), stateName(state).toUtf8(),
-         QByteArray::number(charge.version), PgConnection::arrayParam(froms),
-         PgConnection::arrayParam(tos), PgConnection::arrayParam(events),
+         QByteArray::number(charge.version), LibpqConnection::arrayParam(froms),
+         LibpqConnection::arrayParam(tos), LibpqConnection::arrayParam(events),
          upstreamEventId.isEmpty() ? QByteArray() : upstreamEventId.toUtf8(),
          payloadJson.isEmpty() ? QByteArray("{}") : payloadJson});
     if (!rows)

@@ -12,7 +12,7 @@
 namespace keel {
 
 class IdempotencyStore;
-class PgConnection;
+class LibpqConnection;
 struct ChargeRequest;
 
 // The SQL behind charges, their state and their events. Callers own the
@@ -20,7 +20,7 @@ struct ChargeRequest;
 // expected state and version, with its events, in one statement.
 class PaymentRepository final {
 public:
-    explicit PaymentRepository(PgConnection &session) : m_session(session) {}
+    explicit PaymentRepository(LibpqConnection &session) : m_session(session) {}
 
     // Reserves the Idempotency-Key and, only if that succeeded, inserts the
     // charge and its state (Authorizing, after a Created -> submit event), in
@@ -52,7 +52,7 @@ public:
 private:
     Result<std::optional<ChargeRecord>> findWhere(const QByteArray &condition,
                                                   const QByteArrayList &params);
-    PgConnection &m_session;
+    LibpqConnection &m_session;
 };
 
 } // namespace keel

@@ -1,6 +1,6 @@
 #include "core/payment/Reconciler.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/payment/ChargeService.h"
 #include "core/payment/IdempotentOperation.h"
 #include "core/payment/PaymentRepository.h"
@@ -8,7 +8,7 @@
 
 namespace keel {
 
-Reconciler::Reconciler(const PaymentContext &context, PgConnection &connection,
+Reconciler::Reconciler(const PaymentContext &context, LibpqConnection &connection,
                        const ReplyRenderer &replies)
     : m_context(context), m_connection(connection), m_replies(replies)
 {}

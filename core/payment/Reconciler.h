@@ -4,7 +4,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 class ReplyRenderer;
 struct PaymentOutcome;
 struct PaymentContext;
@@ -16,7 +16,7 @@ struct PaymentContext;
 // rows are claimed with SKIP LOCKED, and each change is an optimistic transition.
 class Reconciler final {
 public:
-    Reconciler(const PaymentContext &context, PgConnection &connection,
+    Reconciler(const PaymentContext &context, LibpqConnection &connection,
                const ReplyRenderer &replies);
 
     struct Report {
@@ -35,7 +35,7 @@ private:
                Report &report);
 
     const PaymentContext &m_context;
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     const ReplyRenderer &m_replies;
 };
 

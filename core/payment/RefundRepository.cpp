@@ -1,6 +1,6 @@
 #include "core/payment/RefundRepository.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/payment/PaymentRepository.h"
 
 namespace keel {
@@ -65,7 +65,7 @@ Result<std::optional<RefundRecord>> RefundRepository::insert(RefundRecord refund
         {refund.publicId.toUtf8(), QByteArray::number(refund.chargeId), refund.outRefundNo.toUtf8(),
          QByteArray::number(refund.amount), refund.currency.toUtf8(),
          refund.reason ? refund.reason->toUtf8() : QByteArray(), refund.metadataJson,
-         PgConnection::byteaParam(refund.terms)});
+         LibpqConnection::byteaParam(refund.terms)});
     if (!rows)
         return rows.error();
     if (rows->size() == 0)

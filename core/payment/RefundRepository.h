@@ -9,12 +9,12 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // The SQL behind refunds. Callers own the transaction.
 class RefundRepository final {
 public:
-    explicit RefundRepository(PgConnection &connection) : m_connection(connection) {}
+    explicit RefundRepository(LibpqConnection &connection) : m_connection(connection) {}
 
     Result<std::optional<RefundRecord>> findByPublicId(qint64 merchantId, const QString &refundId);
     Result<std::optional<RefundRecord>> findByRefundNumber(qint64 merchantId, qint64 chargeId,
@@ -27,7 +27,7 @@ public:
 private:
     Result<std::optional<RefundRecord>> findWhere(qint64 merchantId, const QByteArray &condition,
                                                   const QByteArrayList &params);
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
 };
 
 } // namespace keel

@@ -1,7 +1,7 @@
 #include "core/payment/RefundService.h"
 
 #include "core/Chaos.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
 #include "core/idempotency/Fingerprint.h"
 #include "core/idempotency/IdempotencyKey.h"
@@ -68,7 +68,7 @@ Result<RefundRecord> refundFor(const RefundRequest &request, const ChargeRecord 
 
 } // namespace
 
-RefundService::RefundService(const PaymentContext &context, PgConnection &connection,
+RefundService::RefundService(const PaymentContext &context, LibpqConnection &connection,
                              const ReplyRenderer &replies)
     : m_context(context), m_connection(connection), m_replies(replies)
 {}

@@ -9,7 +9,7 @@ namespace keel {
 
 class IdempotencyKey;
 class IdempotentOperation;
-class PgConnection;
+class LibpqConnection;
 class PgTransaction;
 class ReplyRenderer;
 struct ChannelResult;
@@ -24,7 +24,7 @@ struct RefundRequest;
 // stored reply.
 class RefundService final {
 public:
-    RefundService(const PaymentContext &context, PgConnection &connection,
+    RefundService(const PaymentContext &context, LibpqConnection &connection,
                   const ReplyRenderer &replies);
 
     PaymentOutcome create(const Merchant &merchant, const RefundRequest &request,
@@ -50,7 +50,7 @@ private:
     MerchantNotice notice(const RefundRecord &refund, const ChargeRecord &charge) const;
 
     const PaymentContext &m_context;
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     const ReplyRenderer &m_replies;
 };
 

@@ -1,6 +1,6 @@
 #include "core/read/AuditQuery.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QSqlQuery>
 #include <QVariant>
@@ -38,7 +38,7 @@ Result<AuditPage> AuditQuery::page(QSqlDatabase db, const AuditFilter &filter,
     query.prepare(sql);
     for (const QVariant &value : std::as_const(binds))
         query.addBindValue(value);
-    if (Status done = Database::exec(query); !done)
+    if (Status done = QtSqlConnections::exec(query); !done)
         return done.error();
     AuditPage page;
     while (query.next()) {

@@ -1,6 +1,6 @@
 #include "core/read/HistoryQuery.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/db/SessionInfo.h"
 
 #include <QIODevice>
@@ -87,7 +87,7 @@ Result<HistoryPage> HistoryQuery::page(QSqlDatabase db, const HistoryFilter &fil
     for (const QVariant &value : std::as_const(binds))
         query.addBindValue(value);
     query.addBindValue(limit + 1); // one more tells whether another page exists
-    if (Status status = Database::exec(query); !status)
+    if (Status status = QtSqlConnections::exec(query); !status)
         return status.error();
     HistoryPage page;
     HistoryCursor last;
@@ -227,7 +227,7 @@ Result<QList<TimelineEntry>> HistoryQuery::timeline(QSqlDatabase db, const QStri
                                  "public_id = ?) ") +
                   branches.join(QStringLiteral("UNION ALL ")) + QStringLiteral("ORDER BY 1, 4, 5"));
     query.addBindValue(chargeId);
-    if (Status status = Database::exec(query); !status)
+    if (Status status = QtSqlConnections::exec(query); !status)
         return status.error();
     QList<TimelineEntry> entries;
     while (query.next())

@@ -1,7 +1,7 @@
 #include "core/read/OutboxQuery.h"
 
 #include "core/db/BoundQuery.h"
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QSqlQuery>
 #include <QVariant>

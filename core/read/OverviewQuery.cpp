@@ -1,6 +1,6 @@
 #include "core/read/OverviewQuery.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/metrics/Metrics.h"
 
 #include <QSqlQuery>
@@ -236,7 +236,7 @@ Status loadRollups(QSqlQuery &query, OverviewData &data)
         for (const qint64 bind : {data.stepSeconds, data.stepSeconds, data.fromEpoch, data.toEpoch})
             query.addBindValue(bind);
     }
-    if (Status status = Database::exec(query); !status)
+    if (Status status = QtSqlConnections::exec(query); !status)
         return status;
     QList<std::map<qint64, qint64>> latency(data.times.size());
     QHash<QString, QList<std::map<qint64, qint64>>> stepLatency;
@@ -291,7 +291,8 @@ Status loadRollups(QSqlQuery &query, OverviewData &data)
 // posted after it.
 Status loadSuspense(QSqlQuery &query, OverviewData &data)
 {
-    if (Status status = Database::exec(query, QString::fromLatin1(OverviewQuery::suspenseSql()));
+    if (Status status =
+            QtSqlConnections::exec(query, QString::fromLatin1(OverviewQuery::suspenseSql()));
         !status)
         return status;
     while (query.next())
@@ -299,7 +300,7 @@ Status loadSuspense(QSqlQuery &query, OverviewData &data)
     query.prepare(QString::fromLatin1(OverviewQuery::suspenseMovesSql()));
     for (const qint64 bind : {data.stepSeconds, data.stepSeconds, data.fromEpoch})
         query.addBindValue(bind);
-    if (Status status = Database::exec(query); !status)
+    if (Status status = QtSqlConnections::exec(query); !status)
         return status;
     QHash<QString, QList<qint64>> moves;
     while (query.next()) {
@@ -334,7 +335,7 @@ Status loadStateLevels(QSqlQuery &query, OverviewData &data)
     for (const qint64 bind : {data.fromEpoch + data.stepSeconds - 60, data.toEpoch - 60,
                               data.stepSeconds, data.fromEpoch})
         query.addBindValue(bind);
-    if (Status status = Database::exec(query); !status)
+    if (Status status = QtSqlConnections::exec(query); !status)
         return status;
     while (query.next()) {
         const qsizetype i = slotOf(data, query.value(0).toLongLong());
@@ -349,7 +350,7 @@ Status loadStateLevels(QSqlQuery &query, OverviewData &data)
 
 Status loadPairs(QSqlQuery &query, const QString &sql, QList<std::pair<QString, qint64>> &into)
 {
-    if (Status status = Database::exec(query, sql); !status)
+    if (Status status = QtSqlConnections::exec(query, sql); !status)
         return status;
     while (query.next())
         into.append({query.value(0).toString(), query.value(1).toLongLong()});

@@ -1,6 +1,6 @@
 #include "core/read/SuspenseQuery.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QSqlQuery>
 #include <QVariant>
@@ -72,7 +72,7 @@ Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
           QVariant(filter.after ? filter.after->openedAtMicros : qint64(0)),
           QVariant(filter.after ? filter.after->id : qint64(0)), QVariant(filter.limit)})
         query.addBindValue(value);
-    if (Status done = Database::exec(query); !done)
+    if (Status done = QtSqlConnections::exec(query); !done)
         return done.error();
     QList<SuspenseCaseRow> rows;
     while (query.next()) {
@@ -153,7 +153,7 @@ Result<QList<TimelineEntry>> SuspenseQuery::trail(QSqlDatabase db, const Suspens
          {caseId, QVariant(row.sagaId), QVariant(row.sagaId), QVariant(row.sagaId),
           QVariant(row.id), caseId, QVariant(row.sagaId), QVariant(row.id)})
         query.addBindValue(value);
-    if (Status done = Database::exec(query); !done)
+    if (Status done = QtSqlConnections::exec(query); !done)
         return done.error();
     while (query.next())
         entries.append(
@@ -177,7 +177,7 @@ Result<QStringList> SuspenseQuery::adjustableAccounts(QSqlDatabase db, qint64 ca
         "          AND a.code = 'channel_clearing:' || c.currency)) "
         "WHERE c.id = ? ORDER BY a.merchant_id NULLS LAST, a.code"));
     query.addBindValue(caseId);
-    if (Status done = Database::exec(query); !done)
+    if (Status done = QtSqlConnections::exec(query); !done)
         return done.error();
     QStringList codes;
     while (query.next())
@@ -193,7 +193,7 @@ Result<qint64> SuspenseQuery::suspenseBalance(QSqlDatabase db, const QString &cu
                        "JOIN keel.ledger_entries e ON e.account_id = a.id "
                        "WHERE a.kind = 'suspense' AND a.currency = ?"));
     query.addBindValue(currency);
-    if (Status done = Database::exec(query); !done)
+    if (Status done = QtSqlConnections::exec(query); !done)
         return done.error();
     return query.next() ? query.value(0).toLongLong() : 0;
 }

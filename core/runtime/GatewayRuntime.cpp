@@ -1,7 +1,7 @@
 #include "core/runtime/GatewayRuntime.h"
 
 #include "core/api/GatewayApi.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/metrics/PaymentStateFold.h"
 #include "core/metrics/RollupBuffer.h"
 #include "core/payment/Reconciler.h"

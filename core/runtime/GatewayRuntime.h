@@ -13,7 +13,7 @@ namespace keel {
 
 class FailureLog;
 class GatewayApi;
-class PgConnection;
+class LibpqConnection;
 
 struct GatewayOptions {
     ConnectionSettings settings;
@@ -53,7 +53,7 @@ private:
     GatewayOptions m_options;
     std::unique_ptr<GatewayApi> m_api;
     std::unique_ptr<HttpServer> m_server;
-    std::unique_ptr<PgConnection> m_housekeeping;
+    std::unique_ptr<LibpqConnection> m_housekeeping;
     std::unique_ptr<FailureLog> m_failures;
 };
 

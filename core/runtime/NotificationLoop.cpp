@@ -13,7 +13,7 @@ std::unique_ptr<NotificationLoop> NotificationLoop::start(NotificationLoopOption
                                       options.senders,
                                       options.pollMs,
                                       QStringLiteral("notifications"),
-                                      [sender](PgConnection &connection) -> Result<bool> {
+                                      [sender](LibpqConnection &connection) -> Result<bool> {
                                           Result<NotificationPass> pass =
                                               NotificationSender(connection, sender).runOnce();
                                           if (!pass)

@@ -1,9 +1,10 @@
 #include "core/runtime/ProcessSetup.h"
 
-#include "core/db/Database.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/MigrationSource.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgConnection.h"
+#include "core/db/QtSqlConnections.h"
+#include "core/reference/CurrencyStore.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>
@@ -18,12 +19,13 @@ Status checkSchema(const ConnectionSettings &settings)
         return migrations.error();
     Status result;
     {
-        Result<QSqlDatabase> db = Database::connect(settings, QStringLiteral("keel-schema-check"));
+        Result<QSqlDatabase> db =
+            QtSqlConnections::connect(settings, QStringLiteral("keel-schema-check"));
         if (!db)
             return db.error();
         result = Migrator(*db, *migrations).checkCurrent();
     }
-    Database::closeThreadConnections();
+    QtSqlConnections::closeThreadConnections();
     return result;
 }
 
@@ -38,15 +40,15 @@ Result<ProcessSetup> ProcessSetup::prepare(const ConnectionSettings &settings,
         return makeError(ErrorKind::Usage, QStringLiteral("no payment channel was chosen"));
     if (Status schema = checkSchema(settings); !schema)
         return schema.error();
-    Result<PgConnection> session = PgConnection::open(settings);
+    Result<LibpqConnection> session = LibpqConnection::open(settings);
     if (!session)
         return session.error();
-    Result<CurrencyTable> currencies = CurrencyTable::load(*session);
+    Result<CurrencyTable> currencies = loadCurrencies(*session);
     if (!currencies)
         return currencies.error();
 
     ProcessSetup setup;
-    setup.housekeeping = std::make_unique<PgConnection>(std::move(session).value());
+    setup.housekeeping = std::make_unique<LibpqConnection>(std::move(session).value());
     setup.context.settings = settings;
     if (!setup.context.settings.has(QStringLiteral("application_name")))
         setup.context.settings.set(QStringLiteral("application_name"), applicationName);

@@ -8,14 +8,14 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // What every keel service process does before it serves: check that the
 // database has the schema this binary was built for, open its housekeeping
 // connection, and assemble the payment context its threads share.
 struct ProcessSetup {
     PaymentContext context;
-    std::unique_ptr<PgConnection> housekeeping;
+    std::unique_ptr<LibpqConnection> housekeeping;
 
     // `applicationName` names the process's connections in pg_stat_activity
     // unless the settings name them already.

@@ -1,6 +1,6 @@
 #include "core/runtime/RelayRuntime.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/metrics/RollupBuffer.h"
 #include "core/outbox/AmqpPublisher.h"
 #include "core/runtime/FailureLog.h"
@@ -35,12 +35,12 @@ Result<std::unique_ptr<RelayRuntime>> RelayRuntime::start(RelayRuntimeOptions op
 {
     if (!options.settings.has(QStringLiteral("application_name")))
         options.settings.set(QStringLiteral("application_name"), QStringLiteral("keel-relay"));
-    Result<PgConnection> housekeeping = PgConnection::open(options.settings);
+    Result<LibpqConnection> housekeeping = LibpqConnection::open(options.settings);
     if (!housekeeping)
         return housekeeping.error();
     std::unique_ptr<RelayRuntime> runtime(new RelayRuntime);
     runtime->m_options = options;
-    runtime->m_housekeeping = std::make_unique<PgConnection>(std::move(housekeeping).value());
+    runtime->m_housekeeping = std::make_unique<LibpqConnection>(std::move(housekeeping).value());
     runtime->m_failures = std::make_unique<FailureLog>();
     runtime->m_wakeup =
         std::make_unique<NotifyWakeup>(options.settings, QStringList{OutboxRelay::channel()});
@@ -56,28 +56,28 @@ RelayRuntime::~RelayRuntime()
 
 void RelayRuntime::run()
 {
-    std::unique_ptr<PgConnection> connection;
+    std::unique_ptr<LibpqConnection> connection;
     AmqpPublisher publisher(m_options.relay.broker, m_options.relay.exchange);
     if (!m_options.catchAllQueue.isEmpty())
         publisher.setCatchAllQueue(m_options.catchAllQueue, 100000, m_options.catchAllBindings);
     int pauseMs = 0;
     while (!m_wakeup->stopping()) {
         if (!connection || !connection->healthy()) {
-            Result<PgConnection> opened = PgConnection::open(m_options.settings);
+            Result<LibpqConnection> opened = LibpqConnection::open(m_options.settings);
             connection =
-                opened ? std::make_unique<PgConnection>(std::move(opened).value()) : nullptr;
+                opened ? std::make_unique<LibpqConnection>(std::move(opened).value()) : nullptr;
         }
         Result<RelayPass> pass =
             connection ? OutboxRelay(*connection, publisher, m_options.relay).runOnce()
                        : Result<RelayPass>(
                              makeError(ErrorKind::Connection, QStringLiteral("no database")));
-        const bool failed = !pass || pass->brokerDown;
+        const bool failed = !pass || pass->brokerDown();
         if (failed != m_brokerDown.exchange(failed))
-            qWarning().noquote() << (failed
-                                         ? QStringLiteral("keel relay: cannot publish: %1; "
-                                                          "retrying with growing pauses")
-                                               .arg(pass ? pass->brokerError : pass.error().message)
-                                         : QStringLiteral("keel relay: publishing again"));
+            qWarning().noquote() << (failed ? QStringLiteral("keel relay: cannot publish: %1; "
+                                                             "retrying with growing pauses")
+                                                  .arg(pass ? pass->brokerLost->message
+                                                            : pass.error().message)
+                                            : QStringLiteral("keel relay: publishing again"));
         if (failed) {
             pauseMs = std::min(MaxPauseMs, std::max(250, pauseMs * 2));
             m_wakeup->sleep(pauseMs);

@@ -14,7 +14,7 @@ namespace keel {
 
 class FailureLog;
 class NotifyWakeup;
-class PgConnection;
+class LibpqConnection;
 
 struct RelayRuntimeOptions {
     ConnectionSettings settings;
@@ -44,7 +44,7 @@ private:
     void run();
 
     RelayRuntimeOptions m_options;
-    std::unique_ptr<PgConnection> m_housekeeping;
+    std::unique_ptr<LibpqConnection> m_housekeeping;
     std::unique_ptr<FailureLog> m_failures;
     std::unique_ptr<NotifyWakeup> m_wakeup;
     std::thread m_thread;

@@ -1,6 +1,6 @@
 #include "core/runtime/WakeupLoop.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/runtime/FailureLog.h"
 #include "core/runtime/NotifyWakeup.h"
 
@@ -31,14 +31,14 @@ WakeupLoop::~WakeupLoop()
 
 void WakeupLoop::run()
 {
-    std::unique_ptr<PgConnection> connection;
+    std::unique_ptr<LibpqConnection> connection;
     FailureLog failures;
     int pauseMs = 0;
     while (!m_wakeup->stopping()) {
         if (!connection || !connection->healthy()) {
-            Result<PgConnection> opened = PgConnection::open(m_options.settings);
+            Result<LibpqConnection> opened = LibpqConnection::open(m_options.settings);
             connection =
-                opened ? std::make_unique<PgConnection>(std::move(opened).value()) : nullptr;
+                opened ? std::make_unique<LibpqConnection>(std::move(opened).value()) : nullptr;
             if (!opened)
                 failures.note(m_options.task, opened.error());
         }

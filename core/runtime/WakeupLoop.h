@@ -13,7 +13,7 @@
 namespace keel {
 
 class NotifyWakeup;
-class PgConnection;
+class LibpqConnection;
 
 struct WakeupLoopOptions {
     ConnectionSettings settings;
@@ -23,7 +23,7 @@ struct WakeupLoopOptions {
     QString task;         // how its failures are named in the log
     // One pass over what is due; true if it did any work (then it runs again
     // at once), an error when the database failed it.
-    std::function<Result<bool>(PgConnection &)> pass;
+    std::function<Result<bool>(LibpqConnection &)> pass;
 };
 
 // Background work in a keel process that runs when the database announces

@@ -1,7 +1,7 @@
 #include "core/runtime/WorkerRuntime.h"
 
 #include "core/api/StripeReplies.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/metrics/Metrics.h"
 #include "core/metrics/RollupBuffer.h"
 #include "core/ops/QueuedActions.h"
@@ -43,7 +43,7 @@ Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::start(WorkerOptions option
                                             1,
                                             options.actionPollMs,
                                             QStringLiteral("guarded_actions"),
-                                            [](PgConnection &connection) -> Result<bool> {
+                                            [](LibpqConnection &connection) -> Result<bool> {
                                                 Result<int> finished =
                                                     QueuedActions(connection).runOnce();
                                                 if (!finished)

@@ -13,7 +13,7 @@ namespace keel {
 
 class FailureLog;
 class NotificationLoop;
-class PgConnection;
+class LibpqConnection;
 class WakeupLoop;
 class StripeReplies;
 
@@ -52,7 +52,7 @@ private:
     std::unique_ptr<SagaWorker> m_worker;
     std::unique_ptr<NotificationLoop> m_notifications;
     std::unique_ptr<WakeupLoop> m_actions;
-    std::unique_ptr<PgConnection> m_housekeeping;
+    std::unique_ptr<LibpqConnection> m_housekeeping;
     std::unique_ptr<FailureLog> m_failures;
 };
 

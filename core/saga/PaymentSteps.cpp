@@ -42,7 +42,7 @@ StepAnswer transient(const PaymentOutcome &outcome, Verdict verdict)
 
 } // namespace
 
-PaymentSteps::PaymentSteps(const PaymentContext &context, PgConnection &connection,
+PaymentSteps::PaymentSteps(const PaymentContext &context, LibpqConnection &connection,
                            const ReplyRenderer &replies)
     : m_context(context), m_connection(connection), m_replies(replies)
 {}

@@ -6,7 +6,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 class ReplyRenderer;
 struct ChargeRecord;
 struct PaymentContext;
@@ -21,7 +21,7 @@ struct StepRecord;
 // outcome, and the payment is the record the step's outcome is read from.
 class PaymentSteps final {
 public:
-    PaymentSteps(const PaymentContext &context, PgConnection &connection,
+    PaymentSteps(const PaymentContext &context, LibpqConnection &connection,
                  const ReplyRenderer &replies);
 
     // charge: authorize and capture the step's amount.
@@ -47,7 +47,7 @@ private:
                                int attempt, qint64 amount);
 
     const PaymentContext &m_context;
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     const ReplyRenderer &m_replies;
 };
 

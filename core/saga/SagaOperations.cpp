@@ -1,6 +1,6 @@
 #include "core/saga/SagaOperations.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
 #include "core/saga/SagaParking.h"
 #include "core/saga/SagaRunner.h"

@@ -7,7 +7,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // The manual actions people take on a saga (the console drives them; the
 // approvals around them are the console's). Each names the saga's version as
@@ -51,7 +51,7 @@ struct SagaActionOutcome {
 // user who acted.
 class SagaOperations final {
 public:
-    explicit SagaOperations(PgConnection &connection) : m_connection(connection) {}
+    explicit SagaOperations(LibpqConnection &connection) : m_connection(connection) {}
 
     SagaActionOutcome apply(const SagaActionRequest &request);
 
@@ -64,7 +64,7 @@ private:
     // Why `action` does not apply to `saga` now; empty if it does.
     static QString refusal(SagaAction action, const SagaRecord &saga);
 
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
 };
 
 } // namespace keel

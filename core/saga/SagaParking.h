@@ -7,7 +7,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 struct SagaRecord;
 
 // Parks a saga whose compensation failed its last round (差错户): in one
@@ -19,7 +19,7 @@ struct SagaRecord;
 // undo a reservation) opens with amount 0 and no posting.
 class SagaParking final {
 public:
-    explicit SagaParking(PgConnection &connection) : m_connection(connection) {}
+    explicit SagaParking(LibpqConnection &connection) : m_connection(connection) {}
 
     struct Request {
         int step = 0;       // the step whose compensation (or confirm) failed for good
@@ -46,7 +46,7 @@ private:
     Result<qint64> parkInTransaction(SagaRecord &saga, const QString &owner,
                                      const Request &request);
 
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
 };
 
 } // namespace keel

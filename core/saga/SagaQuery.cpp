@@ -1,6 +1,6 @@
 #include "core/saga/SagaQuery.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/saga/SagaStore.h"
 #include "core/saga/StuckSagas.h"
 

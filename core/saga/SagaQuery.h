@@ -10,7 +10,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // What the console's saga list filters by; empty fields do not filter.
 struct SagaFilter {
@@ -57,7 +57,7 @@ struct SagaSummary {
 // and by attempt count), then oldest first, in keyset pages.
 class SagaQuery final {
 public:
-    explicit SagaQuery(PgConnection &connection) : m_connection(connection) {}
+    explicit SagaQuery(LibpqConnection &connection) : m_connection(connection) {}
 
     Result<QList<SagaSummary>> list(const SagaFilter &filter);
     // One saga of any merchant with its steps and its whole event log (every
@@ -65,7 +65,7 @@ public:
     Result<std::optional<SagaRecord>> one(const QString &publicId);
 
 private:
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
 };
 
 } // namespace keel

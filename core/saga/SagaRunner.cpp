@@ -82,7 +82,7 @@ QString poolName(SagaPool pool)
     return pool == SagaPool::Forward ? QStringLiteral("forward") : QStringLiteral("compensate");
 }
 
-SagaRunner::SagaRunner(const PaymentContext &context, PgConnection &connection,
+SagaRunner::SagaRunner(const PaymentContext &context, LibpqConnection &connection,
                        const ReplyRenderer &replies, HostLimiter &hosts, QString owner, int leaseMs)
     : m_context(context), m_connection(connection), m_replies(replies), m_hosts(hosts),
       m_owner(std::move(owner)), m_leaseMs(leaseMs)

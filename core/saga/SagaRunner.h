@@ -9,7 +9,7 @@
 namespace keel {
 
 class HostLimiter;
-class PgConnection;
+class LibpqConnection;
 class ReplyRenderer;
 struct PaymentContext;
 struct SagaRecord;
@@ -33,7 +33,7 @@ class SagaRunner final {
 public:
     // `leaseMs` is the worker's lease: the margin each attempt's lease
     // gives beyond the attempt's own limit.
-    SagaRunner(const PaymentContext &context, PgConnection &connection,
+    SagaRunner(const PaymentContext &context, LibpqConnection &connection,
                const ReplyRenderer &replies, HostLimiter &hosts, QString owner, int leaseMs);
 
     Status run(qint64 sagaId, SagaPool pool);
@@ -61,7 +61,7 @@ private:
     int leaseMs(const StepRecord &step, bool compensation) const;
 
     const PaymentContext &m_context;
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     const ReplyRenderer &m_replies;
     HostLimiter &m_hosts;
     QString m_owner;

@@ -1,6 +1,6 @@
 #include "core/saga/SagaService.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
 #include "core/idempotency/Fingerprint.h"
 #include "core/idempotency/IdempotencyKey.h"
@@ -19,7 +19,7 @@ const QString Endpoint = QStringLiteral("POST /v1/sagas");
 
 } // namespace
 
-SagaService::SagaService(PgConnection &connection, IdempotencyPolicy policy, QString instance)
+SagaService::SagaService(LibpqConnection &connection, IdempotencyPolicy policy, QString instance)
     : m_connection(connection), m_keys(connection, policy, std::move(instance))
 {}
 

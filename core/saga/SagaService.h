@@ -13,7 +13,7 @@
 namespace keel {
 
 class IdempotencyKey;
-class PgConnection;
+class LibpqConnection;
 struct Merchant;
 
 // What a saga request came to; the API layer decides how a client is told.
@@ -65,7 +65,7 @@ struct SagaListFilter {
 // Sagas for merchants: start one (keyed, exactly once), read one, list them.
 class SagaService final {
 public:
-    SagaService(PgConnection &connection, IdempotencyPolicy policy, QString instance);
+    SagaService(LibpqConnection &connection, IdempotencyPolicy policy, QString instance);
 
     // Creates the saga and stores the key's reply in one transaction, so the
     // key never waits on anything: a retry finds the saga or nothing.
@@ -81,7 +81,7 @@ public:
 private:
     SagaOutcome answerTakenKey(const QByteArray &keyHash, const QByteArray &fingerprint);
 
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     IdempotencyStore m_keys;
 };
 

@@ -1,6 +1,6 @@
 #include "core/saga/SagaStore.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
 #include "core/outbox/Outbox.h"
 #include "core/payment/PaymentRepository.h"
@@ -134,8 +134,8 @@ Result<SagaRecord> SagaStore::insert(qint64 merchantId, const SagaDefinition &de
          number(definition.version),
          definition.businessKey ? definition.businessKey->toUtf8() : QByteArray(),
          number(definition.stuckAfterSeconds), number(definition.maxCompensationRounds),
-         PgConnection::arrayParam(names), PgConnection::arrayParam(kinds),
-         PgConnection::arrayParam(definitions), number(definition.steps.size()),
+         LibpqConnection::arrayParam(names), LibpqConnection::arrayParam(kinds),
+         LibpqConnection::arrayParam(definitions), number(definition.steps.size()),
          definition.transType.toUtf8()});
     if (!rows)
         return rows.error();

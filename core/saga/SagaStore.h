@@ -10,7 +10,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // How one recorded outcome changes a step.
 struct StepChange {
@@ -43,7 +43,7 @@ struct SagaChange {
 // operator's write (owner "") needs the saga unleased, or its lease expired.
 class SagaStore final {
 public:
-    explicit SagaStore(PgConnection &connection) : m_connection(connection) {}
+    explicit SagaStore(LibpqConnection &connection) : m_connection(connection) {}
 
     // Inserts a new saga and its steps in the caller's transaction, due now.
     Result<SagaRecord> insert(qint64 merchantId, const SagaDefinition &definition);
@@ -84,7 +84,7 @@ private:
     Status guardedUpdate(SagaRecord &saga, const QString &owner, const SagaChange &change);
     Status addEvent(qint64 sagaId, int step, const QString &event, const QJsonObject &detail);
 
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
 };
 
 } // namespace keel

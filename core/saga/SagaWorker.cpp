@@ -1,7 +1,7 @@
 #include "core/saga/SagaWorker.h"
 
 #include "core/db/ChangeListener.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/ThreadConnections.h"
 #include "core/metrics/Metrics.h"
 #include "core/saga/SagaStore.h"
@@ -82,7 +82,7 @@ void SagaWorker::work(SagaPool pool, int thread)
     const QString owner =
         QStringLiteral("%1/%2%3").arg(m_options.owner, poolName(pool).left(1)).arg(thread);
     while (!m_stopping) {
-        Result<PgConnection *> connection = ThreadConnections::get(m_context.settings);
+        Result<LibpqConnection *> connection = ThreadConnections::get(m_context.settings);
         if (!connection) {
             idle(pool);
             continue;

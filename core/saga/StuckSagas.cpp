@@ -1,6 +1,6 @@
 #include "core/saga/StuckSagas.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 namespace keel::stuckSagas {
 
@@ -16,7 +16,7 @@ const char *condition()
            "  WHERE st.saga_id = s.id) > $1::int)";
 }
 
-Result<qint64> count(PgConnection &connection, int attemptLimit)
+Result<qint64> count(LibpqConnection &connection, int attemptLimit)
 {
     Result<PgRows> rows =
         connection.query(QByteArray("SELECT count(*) FROM keel.sagas s WHERE ") + condition(),

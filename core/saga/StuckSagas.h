@@ -4,7 +4,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // "Stuck" is computed, never stored: a saga that is not terminal and either
 // without progress (a step reached, a status changed) for longer than its
@@ -14,7 +14,7 @@ namespace stuckSagas {
 inline constexpr int DefaultAttemptLimit = 5;
 // The SQL condition on a saga row aliased `s`; $1 is the attempt limit.
 const char *condition();
-Result<qint64> count(PgConnection &connection, int attemptLimit = DefaultAttemptLimit);
+Result<qint64> count(LibpqConnection &connection, int attemptLimit = DefaultAttemptLimit);
 } // namespace stuckSagas
 
 } // namespace keel

@@ -1,6 +1,6 @@
 #include "core/saga/TccBarrier.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
 
 namespace keel {
@@ -34,7 +34,7 @@ Result<bool> TccBarrier::insert(const QString &gid, const QString &branchId, con
 
 Result<TccBarrier::Outcome> TccBarrier::call(const QString &gid, const QString &branchId,
                                              const QString &requestedOp,
-                                             const std::function<Status(PgConnection &)> &work)
+                                             const std::function<Status(LibpqConnection &)> &work)
 {
     const QString op = requestedOp == QLatin1String("action")       ? QStringLiteral("try")
                        : requestedOp == QLatin1String("compensate") ? QStringLiteral("cancel")

@@ -8,7 +8,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // The barrier for TCC and saga participants that keep their data in
 // PostgreSQL (a C++ counterpart of DTM's dtm_barrier). It runs the
@@ -21,7 +21,7 @@ class PgConnection;
 // Saga actions and compensations map onto try and cancel.
 class TccBarrier final {
 public:
-    explicit TccBarrier(PgConnection &connection) : m_connection(connection) {}
+    explicit TccBarrier(LibpqConnection &connection) : m_connection(connection) {}
 
     enum class Outcome {
         Applied,       // the work ran and committed with the barrier row
@@ -35,13 +35,13 @@ public:
     // operation can be tried again. `op` is try, confirm or cancel (action
     // and compensate are accepted as try and cancel).
     Result<Outcome> call(const QString &gid, const QString &branchId, const QString &op,
-                         const std::function<Status(PgConnection &)> &work);
+                         const std::function<Status(LibpqConnection &)> &work);
 
 private:
     Result<bool> insert(const QString &gid, const QString &branchId, const QString &op,
                         const QString &reason);
 
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
 };
 
 QString barrierOutcomeName(TccBarrier::Outcome outcome);

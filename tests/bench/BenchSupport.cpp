@@ -1,11 +1,11 @@
 #include "BenchSupport.h"
 
-#include "core/db/Database.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/MigrationSource.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgConnection.h"
-#include "core/db/ServerBinaries.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/ledger/Ledger.h"
+#include "devkit/servers/ServerBinaries.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -143,14 +143,14 @@ IssuedMerchant prepareDatabase(EmbeddedCluster &cluster, const QString &name)
         die(made.error().message);
     const ConnectionSettings db = cluster.settings(name);
     {
-        auto connection = Database::connect(db, QStringLiteral("keel-bench"));
+        auto connection = QtSqlConnections::connect(db, QStringLiteral("keel-bench"));
         if (!connection)
             die(connection.error().message);
         if (auto applied = Migrator(*connection, *MigrationSource::load()).migrate(); !applied)
             die(applied.error().message);
     }
-    Database::closeThreadConnections();
-    auto session = PgConnection::open(db);
+    QtSqlConnections::closeThreadConnections();
+    auto session = LibpqConnection::open(db);
     if (!session)
         die(session.error().message);
     auto merchant = MerchantStore(*session).create(QStringLiteral("Bench"), {});
@@ -162,7 +162,7 @@ IssuedMerchant prepareDatabase(EmbeddedCluster &cluster, const QString &name)
     return *merchant;
 }
 
-QString scalarOf(PgConnection &session, const QByteArray &sql, const QByteArrayList &params)
+QString scalarOf(LibpqConnection &session, const QByteArray &sql, const QByteArrayList &params)
 {
     auto rows = session.query(sql, params);
     if (!rows || rows->size() != 1 || rows->isNull(0, 0))
@@ -187,7 +187,7 @@ QString spawnKeel(QProcess &process, const QStringList &arguments, const QString
 
 void auditOrDie(const ConnectionSettings &db, const char *what)
 {
-    auto session = PgConnection::open(db);
+    auto session = LibpqConnection::open(db);
     if (!session)
         die(session.error().message);
     auto audit = Ledger::audit(*session);
@@ -200,7 +200,7 @@ void auditOrDie(const ConnectionSettings &db, const char *what)
                 static_cast<long long>(audit->transactions));
 }
 
-QString fillReferenceScript(const QString &templatePath, PgConnection &keelSession,
+QString fillReferenceScript(const QString &templatePath, LibpqConnection &keelSession,
                             const QList<std::pair<QString, QString>> &more,
                             const QString &directory)
 {

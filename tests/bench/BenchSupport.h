@@ -5,8 +5,8 @@
 // ledger audit every run ends with.
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/EmbeddedCluster.h"
 #include "core/merchant/MerchantStore.h"
+#include "devkit/servers/EmbeddedCluster.h"
 
 #include <QByteArrayList>
 #include <QProcess>
@@ -22,7 +22,7 @@
 class QCommandLineParser;
 
 namespace keel {
-class PgConnection;
+class LibpqConnection;
 }
 
 namespace keel::bench {
@@ -51,7 +51,8 @@ std::unique_ptr<BenchServer> startBenchServer();
 // A database on the bench server with keel's schema and one merchant whose
 // USD ledger accounts exist.
 IssuedMerchant prepareDatabase(EmbeddedCluster &cluster, const QString &name);
-QString scalarOf(PgConnection &session, const QByteArray &sql, const QByteArrayList &params = {});
+QString scalarOf(LibpqConnection &session, const QByteArray &sql,
+                 const QByteArrayList &params = {});
 // Runs a pgbench script with -M prepared for `seconds`; rate and latencies
 // from its per-transaction log.
 Run pgbench(const ConnectionSettings &db, const QString &script, int clients, int seconds,
@@ -66,7 +67,7 @@ void auditOrDie(const ConnectionSettings &db, const char *what);
 // @LOCKED_BY@ filled in, then each of `more` (placeholder -> text, written
 // hex-encoded so no ':' reaches pgbench's variable parser); written into
 // `directory`, whose path is returned.
-QString fillReferenceScript(const QString &templatePath, PgConnection &keelSession,
+QString fillReferenceScript(const QString &templatePath, LibpqConnection &keelSession,
                             const QList<std::pair<QString, QString>> &more,
                             const QString &directory);
 

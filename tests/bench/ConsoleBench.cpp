@@ -7,15 +7,15 @@
 // operations refresh times; the longest GUI-thread stall while the real
 // window refreshes, scrolls and pages every list; and peak RSS.
 #include "OperationsSeed.h"
-#include "core/db/Database.h"
-#include "core/db/EmbeddedCluster.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgConnection.h"
-#include "core/dev/HistorySeeder.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/metrics/Metrics.h"
 #include "core/payment/PaymentState.h"
 #include "core/read/HistoryQuery.h"
 #include "core/read/OverviewQuery.h"
+#include "devkit/servers/EmbeddedCluster.h"
+#include "devkit/sim/HistorySeeder.h"
 #include "ui/ChartPanel.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/HistoryModel.h"
@@ -125,7 +125,7 @@ long consolePeakRssKb(const QStringList &arguments, const QString &configHome)
 // RollupBuffer writes them: every endpoint with every status class and every
 // latency bucket, every idempotency outcome, every whitelisted transition,
 // postings and volumes per currency.
-void seedRollups(PgConnection &session)
+void seedRollups(LibpqConnection &session)
 {
     const QStringList endpoints{QStringLiteral("charges_create"),  QStringLiteral("charges_get"),
                                 QStringLiteral("charges_capture"), QStringLiteral("refunds_create"),
@@ -178,7 +178,7 @@ void seedRollups(PgConnection &session)
 
 // Money parked in the suspense accounts over the week: balanced postings from
 // merchants' payables, spread over seven days, as compensation would park it.
-void seedSuspense(PgConnection &session, int postings)
+void seedSuspense(LibpqConnection &session, int postings)
 {
     if (Status parked = session.exec(
             "WITH picked AS (SELECT c.id, c.currency, c.amount, c.merchant_id, "
@@ -393,11 +393,11 @@ int main(int argc, char **argv)
         die(QStringLiteral("cannot start PostgreSQL in %1").arg(dir));
     const ConnectionSettings db = (*cluster)->settings(QStringLiteral("bench"));
     {
-        auto connection = Database::connect(db, QStringLiteral("bench-migrate"));
+        auto connection = QtSqlConnections::connect(db, QStringLiteral("bench-migrate"));
         if (!connection || !Migrator(*connection, *MigrationSource::load()).migrate())
             die(QStringLiteral("migration failed"));
     }
-    auto session = PgConnection::open(db);
+    auto session = LibpqConnection::open(db);
     if (!session)
         die(session.error().message);
     QElapsedTimer seeding;
@@ -416,7 +416,7 @@ int main(int argc, char **argv)
                  static_cast<long long>(*seeded), double(seeding.elapsed()) / 1000.0);
 
     {
-        auto connection = Database::connect(db, QStringLiteral("bench"));
+        auto connection = QtSqlConnections::connect(db, QStringLiteral("bench"));
         if (!connection)
             die(connection.error().message);
         std::printf(
@@ -458,7 +458,7 @@ int main(int argc, char **argv)
                     medianMs(deep) / medianMs(first));
         measureOperationLists(*session, *connection, operations);
     }
-    Database::closeThreadConnections();
+    QtSqlConnections::closeThreadConnections();
 
     // The real window, five times: the stall is reported as median and max.
     std::vector<double> stalls;

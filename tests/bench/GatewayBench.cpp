@@ -13,14 +13,14 @@
 //
 //   keel-bench [--seconds 10] [--rounds 3] [--clients 1,16]
 #include "core/db/ConnectionSettings.h"
-#include "core/db/Database.h"
-#include "core/db/EmbeddedCluster.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgConnection.h"
-#include "core/db/ServerBinaries.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/ledger/Ledger.h"
 #include "core/merchant/MerchantStore.h"
 #include "core/net/HttpClient.h"
+#include "devkit/servers/EmbeddedCluster.h"
+#include "devkit/servers/ServerBinaries.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -130,10 +130,10 @@ int main(int argc, char **argv)
         prepareDatabase(**cluster, QStringLiteral("reference"));
     const ConnectionSettings db = (*cluster)->settings(QStringLiteral("bench"));
     const ConnectionSettings referenceDb = (*cluster)->settings(QStringLiteral("reference"));
-    auto session = PgConnection::open(db);
+    auto session = LibpqConnection::open(db);
     if (!session)
         die(session.error().message);
-    auto referenceSession = PgConnection::open(referenceDb);
+    auto referenceSession = LibpqConnection::open(referenceDb);
     if (!referenceSession)
         die(referenceSession.error().message);
 

@@ -2,7 +2,7 @@
 
 #include "BenchSupport.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ops/Attention.h"
 #include "core/ops/OperationsNow.h"
 #include "core/read/OutboxQuery.h"
@@ -27,7 +27,7 @@ QByteArray n(qint64 value)
     return QByteArray::number(value);
 }
 
-void run(PgConnection &session, const QByteArray &sql)
+void run(LibpqConnection &session, const QByteArray &sql)
 {
     if (Status done = session.exec(sql); !done)
         die(done.error().message);
@@ -36,7 +36,7 @@ void run(PgConnection &session, const QByteArray &sql)
 // 1% stuck: half running past their deadline, half compensating with a step
 // past the attempt limit; 1% parked, 1% compensated, 1% running and fine,
 // the rest succeeded; created over thirty days.
-void seedSagas(PgConnection &session, qint64 sagas)
+void seedSagas(LibpqConnection &session, qint64 sagas)
 {
     run(session,
         "INSERT INTO keel.sagas (kind, public_id, status, current_step, merchant_id, "
@@ -79,7 +79,7 @@ void seedSagas(PgConnection &session, qint64 sagas)
 // Every suspense posting (seedSuspense's) has its case; the rest hold no
 // money (unmatched settlement lines). The parked sagas' cases come first;
 // a fifth are resolved; open ones were opened over ten days.
-void seedCases(PgConnection &session, qint64 cases)
+void seedCases(LibpqConnection &session, qint64 cases)
 {
     run(session,
         "WITH money AS (SELECT t.id AS tx, c.id AS charge, c.currency, c.amount, "
@@ -105,7 +105,7 @@ void seedCases(PgConnection &session, qint64 cases)
 
 // Published over seven days; a backlog of the last minute; parked rows under
 // three errors, as the relay leaves them.
-void seedOutbox(PgConnection &session, const OperationsScale &scale)
+void seedOutbox(LibpqConnection &session, const OperationsScale &scale)
 {
     run(session,
         "INSERT INTO keel.outbox (aggregate_type, aggregate_id, event_type, payload, created_at, "
@@ -161,7 +161,7 @@ T orDie(Result<T> result, const char *what)
     return std::move(*result);
 }
 
-void measureSagaPages(PgConnection &session, qint64 depth)
+void measureSagaPages(LibpqConnection &session, qint64 depth)
 {
     SagaFilter first;
     first.limit = 200;
@@ -220,7 +220,7 @@ void measureParkedPages(QSqlDatabase db, qint64 depth)
 
 } // namespace
 
-void seedOperations(PgConnection &session, const OperationsScale &scale)
+void seedOperations(LibpqConnection &session, const OperationsScale &scale)
 {
     QElapsedTimer timer;
     timer.start();
@@ -232,7 +232,7 @@ void seedOperations(PgConnection &session, const OperationsScale &scale)
                  static_cast<long long>(scale.outbox), double(timer.elapsed()) / 1000.0);
 }
 
-void measureOperationLists(PgConnection &session, QSqlDatabase db, const OperationsScale &scale)
+void measureOperationLists(LibpqConnection &session, QSqlDatabase db, const OperationsScale &scale)
 {
     std::printf("\noperations: %lld sagas (1%% stuck), %lld suspense cases, %lld outbox rows "
                 "(%lld parked, %lld waiting); pages of 200 (parked: 500), medians of 5\n",

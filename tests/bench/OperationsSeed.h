@@ -4,7 +4,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 // What the SRE and settlement views read at production scale, written the
 // way keel writes it: sagas with their steps (1% stuck: running past their
@@ -20,12 +20,12 @@ struct OperationsScale {
     qint64 backlog = 2000; // of the outbox rows
 };
 
-void seedOperations(PgConnection &session, const OperationsScale &scale);
+void seedOperations(LibpqConnection &session, const OperationsScale &scale);
 
 // Each list's first page and the page at `depth`, refreshed five times each
 // (medians), and the now-figures (outbox summary, operations panel,
 // headline); printed as the benchmark's "operations" lines. Dies if a page
 // does not come back full or a figure misses what was seeded.
-void measureOperationLists(PgConnection &session, QSqlDatabase db, const OperationsScale &scale);
+void measureOperationLists(LibpqConnection &session, QSqlDatabase db, const OperationsScale &scale);
 
 } // namespace keel

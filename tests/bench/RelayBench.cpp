@@ -10,11 +10,11 @@
 
 #include "BenchSupport.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/outbox/AmqpPublisher.h"
-#include "core/outbox/EmbeddedBroker.h"
 #include "core/outbox/OutboxRelay.h"
 #include "core/runtime/RelayRuntime.h"
+#include "devkit/servers/EmbeddedBroker.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -40,7 +40,7 @@ QByteArray payloadJson()
 }
 
 // Rows for the aggregates ch_<first + 1> ... ch_<first + rows>.
-void fillOutbox(PgConnection &session, int rows, qint64 first = 0)
+void fillOutbox(LibpqConnection &session, int rows, qint64 first = 0)
 {
     auto filled =
         session.query("INSERT INTO keel.outbox (aggregate_type, aggregate_id, event_type, payload) "
@@ -52,7 +52,7 @@ void fillOutbox(PgConnection &session, int rows, qint64 first = 0)
 }
 
 // Waits (up to a minute) until the relay runtime has published every row.
-void waitForEmptyOutbox(PgConnection &session)
+void waitForEmptyOutbox(LibpqConnection &session)
 {
     QElapsedTimer drain;
     drain.start();
@@ -65,7 +65,7 @@ void waitForEmptyOutbox(PgConnection &session)
 }
 
 // The relay publishing a full outbox until it is empty: rows per second.
-double relayRate(PgConnection &session, AmqpPublisher &publisher, const RelayOptions &options,
+double relayRate(LibpqConnection &session, AmqpPublisher &publisher, const RelayOptions &options,
                  int rows)
 {
     fillOutbox(session, rows);
@@ -74,8 +74,10 @@ double relayRate(PgConnection &session, AmqpPublisher &publisher, const RelayOpt
     int published = 0;
     while (published < rows) {
         auto pass = OutboxRelay(session, publisher, options).runOnce();
-        if (!pass || pass->brokerDown || pass->failed > 0)
-            die(pass ? QStringLiteral("the relay could not publish: %1").arg(pass->brokerError)
+        if (!pass || pass->brokerDown() || pass->failed > 0)
+            die(pass ? QStringLiteral("the relay could not publish: %1")
+                           .arg(pass->brokerDown() ? pass->brokerLost->message
+                                                   : QStringLiteral("refused"))
                      : pass.error().message);
         published += pass->published;
     }
@@ -83,6 +85,15 @@ double relayRate(PgConnection &session, AmqpPublisher &publisher, const RelayOpt
 }
 
 // The same messages from memory, in the same windows: messages per second.
+void requireConfirmed(const AmqpPublisher::Published &published)
+{
+    for (PublishVerdict verdict : published.verdicts)
+        if (verdict != PublishVerdict::Confirmed)
+            die(QStringLiteral("the plain publisher was refused: %1")
+                    .arg(published.connectionLost ? published.connectionLost->message
+                                                  : QStringLiteral("returned or nacked")));
+}
+
 double plainRate(AmqpPublisher &publisher, int rows)
 {
     QList<OutgoingMessage> window;
@@ -96,10 +107,7 @@ double plainRate(AmqpPublisher &publisher, int rows)
                            R"({"id":"plain","type":"charge.succeeded","aggregate":{"type":)"
                            R"("charge","id":"ch_1"},"created_ms":1764547200000,"payload":)" +
                                payloadJson() + '}'});
-        Error error;
-        for (PublishVerdict verdict : publisher.publish(window, 10000, &error))
-            if (verdict != PublishVerdict::Confirmed)
-                die(QStringLiteral("the plain publisher was refused: %1").arg(error.message));
+        requireConfirmed(publisher.publish(window, 10000));
     }
     return double(rows) / (double(timer.nsecsElapsed()) / 1e9);
 }
@@ -119,10 +127,7 @@ std::vector<qint64> plainConfirmLatencies(AmqpPublisher &publisher, int rate, in
             messages.append({QStringLiteral("steady-%1-%2").arg(window).arg(i),
                              QStringLiteral("charge.charge.succeeded"), payloadJson()});
         const qint64 sent = timer.nsecsElapsed();
-        Error error;
-        for (PublishVerdict verdict : publisher.publish(messages, 10000, &error))
-            if (verdict != PublishVerdict::Confirmed)
-                die(QStringLiteral("the plain publisher was refused: %1").arg(error.message));
+        requireConfirmed(publisher.publish(messages, 10000));
         latencies.insert(latencies.end(), messages.size(), (timer.nsecsElapsed() - sent) / 1000);
         if (const qint64 wait = (window + 1) * 10 - timer.elapsed(); wait > 0)
             std::this_thread::sleep_for(std::chrono::milliseconds(wait));
@@ -142,7 +147,7 @@ constexpr int HotAggregates = 20;
 
 // A writer commits `rate` events per second in 10 ms batches for `seconds`;
 // each row's lag is from its commit to its marking as published.
-Lag steadyLag(PgConnection &session, int rate, int seconds, Aggregates aggregates)
+Lag steadyLag(LibpqConnection &session, int rate, int seconds, Aggregates aggregates)
 {
     const QString since = scalarOf(session, "SELECT now()::text");
     const int perBatch = std::max(1, rate / 100);
@@ -207,7 +212,7 @@ int main(int argc, char **argv)
     relayPublisher.setCatchAllQueue(QStringLiteral("bench"), 100000);
     AmqpPublisher plainPublisher(options.broker, options.exchange);
     plainPublisher.setCatchAllQueue(QStringLiteral("bench"), 100000);
-    auto session = PgConnection::open(db);
+    auto session = LibpqConnection::open(db);
     if (!session)
         die(session.error().message);
 

@@ -14,7 +14,7 @@
 
 #include "BenchSupport.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/net/HttpClient.h"
 #include "core/net/HttpRequest.h"
 #include "core/net/HttpResponse.h"
@@ -76,7 +76,7 @@ struct SagaLoad {
     std::atomic<qint64> *serial = nullptr;
 };
 
-qint64 succeeded(PgConnection &session)
+qint64 succeeded(LibpqConnection &session)
 {
     return scalarOf(session, "SELECT count(*) FROM keel.sagas WHERE status = 'succeeded'")
         .toLongLong();
@@ -86,7 +86,7 @@ qint64 succeeded(PgConnection &session)
 // 2 x clients outstanding; the rate is what completed in the window.
 Run sagaLoad(const SagaLoad &load, int clients, int seconds)
 {
-    auto monitor = PgConnection::open(load.db);
+    auto monitor = LibpqConnection::open(load.db);
     if (!monitor)
         die(monitor.error().message);
     std::atomic<qint64> completed{succeeded(*monitor)};
@@ -166,7 +166,7 @@ struct SagaLatency {
 
 SagaLatency sagaLatency(const ConnectionSettings &db)
 {
-    auto session = PgConnection::open(db);
+    auto session = LibpqConnection::open(db);
     if (!session)
         die(session.error().message);
     auto rows = session->query(
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
     std::fflush(stdout);
     (void)sagaLoad(load, clients, 2);
 
-    auto session = PgConnection::open(db);
+    auto session = LibpqConnection::open(db);
     if (!session)
         die(session.error().message);
     QTemporaryDir scripts;

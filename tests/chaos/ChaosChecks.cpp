@@ -1,6 +1,6 @@
 #include "ChaosChecks.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ledger/Ledger.h"
 
 #include <QHash>
@@ -32,7 +32,7 @@ bool capturesAtOnce(const Told &told)
 
 } // namespace
 
-ChaosChecks::ChaosChecks(PgConnection &connection, const QList<Told> &record,
+ChaosChecks::ChaosChecks(LibpqConnection &connection, const QList<Told> &record,
                          const QHash<QByteArray, int> &effects)
     : m_connection(connection), m_record(record)
 {

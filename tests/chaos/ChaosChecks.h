@@ -8,7 +8,7 @@
 #include <QStringList>
 
 namespace keel {
-class PgConnection;
+class LibpqConnection;
 }
 
 namespace keel::chaos {
@@ -33,7 +33,7 @@ class ChaosChecks final {
 public:
     // `effects`: the participant's record, path|gid|branch|op -> 1 for every
     // operation that took effect.
-    ChaosChecks(PgConnection &connection, const QList<Told> &record,
+    ChaosChecks(LibpqConnection &connection, const QList<Told> &record,
                 const QHash<QByteArray, int> &effects);
 
     Verdict run();
@@ -67,7 +67,7 @@ private:
     void checkSettled(Verdict &verdict);
     qint64 count(const QByteArray &sql, Verdict &verdict);
 
-    PgConnection &m_connection;
+    LibpqConnection &m_connection;
     const QList<Told> &m_record;
     QHash<QByteArray, int> m_effects;        // path|gid -> effects of all its branches and ops
     QMap<QString, qint64> m_expectedPayable; // "merchant currency" -> from the record

@@ -1,7 +1,7 @@
 #include "ChaosClient.h"
 
 #include "core/net/HttpClient.h"
-#include "core/sim/OrderSaga.h"
+#include "devkit/sim/OrderSaga.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

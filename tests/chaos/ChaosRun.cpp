@@ -11,9 +11,9 @@
 #include "SimulateRecord.h"
 #include "TestParticipant.h"
 
-#include "core/db/EmbeddedCluster.h"
-#include "core/db/PgConnection.h"
-#include "core/outbox/EmbeddedBroker.h"
+#include "core/db/LibpqConnection.h"
+#include "devkit/servers/EmbeddedBroker.h"
+#include "devkit/servers/EmbeddedCluster.h"
 
 #include <QDir>
 #include <QFile>
@@ -141,7 +141,7 @@ bool ChaosRun::prepareDesk()
 int ChaosRun::judge(int openRequests)
 {
     const QList<Told> record = m_record.all();
-    auto connection = PgConnection::open(m_world->settings());
+    auto connection = LibpqConnection::open(m_world->settings());
     if (!connection) {
         m_out << "chaos: cannot read the database: " << connection.error().message << Qt::endl;
         return 2;
@@ -447,7 +447,7 @@ bool ChaosRun::quiet()
 {
     if (m_world->failover() && !m_world->failover()->healthy())
         return false;
-    auto connection = PgConnection::open(m_world->settings());
+    auto connection = LibpqConnection::open(m_world->settings());
     if (!connection)
         return false;
     const Result<QString> busy = connection->scalar(

@@ -15,7 +15,7 @@
 class QProcess;
 
 namespace keel {
-class PgConnection;
+class LibpqConnection;
 }
 
 namespace keel::chaos {

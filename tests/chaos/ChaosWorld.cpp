@@ -5,11 +5,11 @@
 #include "ServerAccountAccess.h"
 #include "TestParticipant.h"
 
-#include "core/db/EmbeddedCluster.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/merchant/MerchantStore.h"
 #include "core/net/LoopbackPort.h"
-#include "core/outbox/EmbeddedBroker.h"
+#include "devkit/servers/EmbeddedBroker.h"
+#include "devkit/servers/EmbeddedCluster.h"
 
 #include <QDir>
 #include <QRandomGenerator>
@@ -117,7 +117,7 @@ Status ChaosWorld::prepareDatabase()
         test::runKeel({QStringLiteral("migrate"), QStringLiteral("--db"), m_settings.conninfo()});
     if (migrated.exitCode != 0)
         return makeError(ErrorKind::Failed, QStringLiteral("keel migrate: ") + migrated.err);
-    Result<PgConnection> connection = PgConnection::open(m_settings);
+    Result<LibpqConnection> connection = LibpqConnection::open(m_settings);
     if (!connection)
         return connection.error();
     if (Status instrumented = connection->exec(InstrumentationSql); !instrumented)
@@ -143,7 +143,7 @@ Status ChaosWorld::prepareDatabase()
 
 // The keel processes log in as a gateway role with a password, over TCP, as
 // in production: the password is one more secret no artefact may show.
-Status ChaosWorld::createProcessLogin(PgConnection &connection)
+Status ChaosWorld::createProcessLogin(LibpqConnection &connection)
 {
     const QByteArray password = QByteArray::number(QRandomGenerator::system()->generate64(), 36) +
                                 QByteArray::number(QRandomGenerator::system()->generate64(), 36);

@@ -13,7 +13,7 @@
 
 namespace keel {
 class EmbeddedBroker;
-class PgConnection;
+class LibpqConnection;
 class EmbeddedCluster;
 namespace test {
 class FailoverCluster;
@@ -63,7 +63,7 @@ private:
     Status startServers(bool highlyAvailable);
     Status startSingleServer();
     Status prepareDatabase();
-    Status createProcessLogin(PgConnection &connection);
+    Status createProcessLogin(LibpqConnection &connection);
     void defineProcesses();
 
     QString m_directory;

@@ -4,7 +4,7 @@
 #include "FailoverCluster.h"
 #include "KeelService.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/net/HttpClient.h"
 #include "core/ops/AuditChain.h"
 
@@ -16,7 +16,7 @@ namespace keel::chaos {
 // Exactly one writable node, the one the monitor calls primary, and the one
 // the checks read: otherwise what they found proves nothing. Each node's
 // charge count is printed so a lost write can be told from a split brain.
-void checkFormation(test::FailoverCluster &formation, PgConnection &checked, QTextStream &out,
+void checkFormation(test::FailoverCluster &formation, LibpqConnection &checked, QTextStream &out,
                     Verdict &verdict)
 {
     const int primary = formation.primaryPort();
@@ -25,8 +25,8 @@ void checkFormation(test::FailoverCluster &formation, PgConnection &checked, QTe
     for (const test::FailoverCluster::Node &node : formation.nodes()) {
         QString charges = QStringLiteral("-");
         if (node.reachable)
-            if (auto direct =
-                    PgConnection::open(formation.nodeSettings(node.port, QStringLiteral("keel"))))
+            if (auto direct = LibpqConnection::open(
+                    formation.nodeSettings(node.port, QStringLiteral("keel"))))
                 if (Result<QString> count = direct->scalar("SELECT count(*) FROM keel.charges"))
                     charges = *count;
         out << "  node " << node.name << " port " << node.port << ": " << node.reportedState
@@ -54,7 +54,7 @@ void checkFormation(test::FailoverCluster &formation, PgConnection &checked, QTe
 }
 
 // No secret the run handed out appears in any log or in /metrics.
-void checkRepairs(PgConnection &checked, Verdict &verdict)
+void checkRepairs(LibpqConnection &checked, Verdict &verdict)
 {
     struct Rule {
         const char *sql;

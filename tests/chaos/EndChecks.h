@@ -5,7 +5,7 @@
 #include <QTextStream>
 
 namespace keel {
-class PgConnection;
+class LibpqConnection;
 }
 
 namespace keel::test {
@@ -20,14 +20,14 @@ class ChaosWorld;
 // the HA formation it ran on, and the secrets in what it left behind.
 
 // Exactly one writable node, the monitor's primary, the one `checked` reads.
-void checkFormation(test::FailoverCluster &formation, PgConnection &checked, QTextStream &out,
+void checkFormation(test::FailoverCluster &formation, LibpqConnection &checked, QTextStream &out,
                     Verdict &verdict);
 
 // The repairs people made, and the rules around them: no saga parked without
 // an open case (nor resolved with one), nothing queued left undone, every
 // executed action in the audit chain exactly once, and the chain intact.
 // Counts what was executed, by kind and outcome.
-void checkRepairs(PgConnection &checked, Verdict &verdict);
+void checkRepairs(LibpqConnection &checked, Verdict &verdict);
 
 // No secret the run handed out appears in a log, a command line or /metrics.
 void scanForSecrets(const QString &directory, ChaosWorld &world, Verdict &verdict);

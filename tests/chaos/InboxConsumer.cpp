@@ -1,6 +1,6 @@
 #include "InboxConsumer.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/outbox/Inbox.h"
 
 #include <amqp.h>
@@ -112,7 +112,7 @@ void InboxConsumer::stop()
 void InboxConsumer::run()
 {
     while (!m_stopping) {
-        Result<PgConnection> database = PgConnection::open(m_database);
+        Result<LibpqConnection> database = LibpqConnection::open(m_database);
         Subscription subscription(m_broker);
         if (!database || !subscription.open() || !subscription.consume()) {
             ++m_reconnects;
@@ -128,7 +128,7 @@ void InboxConsumer::run()
             ++m_received;
             const QByteArray id = message->first.toUtf8();
             Result<Inbox::Outcome> outcome =
-                inbox.process(QStringLiteral("chaos"), message->first, [&](PgConnection &c) {
+                inbox.process(QStringLiteral("chaos"), message->first, [&](LibpqConnection &c) {
                     auto applied =
                         c.query("INSERT INTO chaos.applied_events (message_id) VALUES ($1)", {id});
                     return applied ? Status() : Status(applied.error());

@@ -1,7 +1,7 @@
 #include "OperatorDesk.h"
 
-#include "core/db/Database.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/ops/ActionDesk.h"
 #include "core/ops/CaseDesk.h"
 
@@ -32,7 +32,7 @@ constexpr char NotOnTheCharge[] =
 
 QSqlDatabase connect(const ConnectionSettings &login, const char *name)
 {
-    Result<QSqlDatabase> db = Database::connect(login, QString::fromLatin1(name));
+    Result<QSqlDatabase> db = QtSqlConnections::connect(login, QString::fromLatin1(name));
     return db ? *db : QSqlDatabase();
 }
 
@@ -64,7 +64,7 @@ OperatorDesk::~OperatorDesk()
 
 bool OperatorDesk::prepare(QString *error)
 {
-    Result<PgConnection> admin = PgConnection::open(m_superuser);
+    Result<LibpqConnection> admin = LibpqConnection::open(m_superuser);
     if (!admin) {
         *error = admin.error().message;
         return false;
@@ -117,11 +117,11 @@ void OperatorDesk::run()
         // A database that went away (a restart, a failover) takes the
         // people's connections with it; they connect again next time.
         if (!actOnce(random))
-            Database::closeThreadConnections();
+            QtSqlConnections::closeThreadConnections();
         const int pause = std::uniform_int_distribution<int>(150, 600)(random);
         std::this_thread::sleep_for(std::chrono::milliseconds(pause));
     }
-    Database::closeThreadConnections();
+    QtSqlConnections::closeThreadConnections();
 }
 
 bool OperatorDesk::actOnce(std::mt19937_64 &random)
@@ -353,12 +353,12 @@ void OperatorDesk::execute(const QString &kind, qint64 id)
         return count(kind + QStringLiteral(" executed"));
     if (QSqlQuery(maker).exec(QStringLiteral("SELECT 1")))
         return count(kind + QStringLiteral(" execution refused"));
-    Database::closeThreadConnections();
+    QtSqlConnections::closeThreadConnections();
     for (int tries = 0; tries < 60 && !m_stopping; ++tries) {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
         QSqlDatabase again = connect(m_maker, "chaos-maker");
         if (!again.isOpen()) {
-            Database::closeThreadConnections();
+            QtSqlConnections::closeThreadConnections();
             continue;
         }
         const bool executed = ActionDesk(again).execute(id).ok();

@@ -1,6 +1,6 @@
 #include "DatabaseTest.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ops/AuditChain.h"
 #include "ui/AuditModel.h"
 #include "ui/AuditView.h"
@@ -41,7 +41,7 @@ protected:
     }
     void exec(const QByteArray &sql)
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         Status done = session->exec(sql);
         ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);

@@ -2,10 +2,10 @@
 // connection's grants enable; live updates; reads from a replica.
 #include "ConnectDialogTest.h"
 
-#include "core/db/Database.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/MigrationSource.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgConnection.h"
+#include "core/db/QtSqlConnections.h"
 #include "ui/ConnectDialog.h"
 #include "ui/ConsoleSession.h"
 #include "ui/ConsoleSettings.h"
@@ -67,7 +67,7 @@ protected:
 
     void exec(const ConnectionSettings &where, const QByteArray &sql)
     {
-        auto session = PgConnection::open(where);
+        auto session = LibpqConnection::open(where);
         ASSERT_TRUE(session.ok());
         Status done = session->exec(sql);
         ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);
@@ -282,7 +282,7 @@ TEST_F(ConsoleConnectionTest, DashboardsAndHistoryReadFromTheReplica)
     ASSERT_TRUE(replicaName.ok());
     const ConnectionSettings replica = TestCluster::instance().settings(*replicaName);
     {
-        auto replicaDb = Database::connect(replica, QStringLiteral("keel-test-replica"));
+        auto replicaDb = QtSqlConnections::connect(replica, QStringLiteral("keel-test-replica"));
         ASSERT_TRUE(replicaDb.ok());
         Migrator migrator(*replicaDb, *MigrationSource::load());
         ASSERT_TRUE(migrator.migrate().ok());
@@ -312,7 +312,7 @@ TEST_F(ConsoleConnectionTest, DashboardsAndHistoryReadFromTheReplica)
     }
     primaryWorker.stop();
     replicaWorker.stop();
-    Database::closeThreadConnections();
+    QtSqlConnections::closeThreadConnections();
     TestCluster::instance().dropDatabase(*replicaName);
 }
 

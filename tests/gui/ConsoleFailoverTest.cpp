@@ -7,10 +7,10 @@
 #include "FailoverCluster.h"
 #include "ServerAccountAccess.h"
 
-#include "core/db/Database.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/MigrationSource.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgConnection.h"
+#include "core/db/QtSqlConnections.h"
 #include "ui/ConsoleSession.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/MainWindow.h"
@@ -40,7 +40,7 @@ qint64 created(OverviewView *overview)
 // after flushing one, on whichever node is primary now.
 Status writeRollup(const ConnectionSettings &formation, int count, const QByteArray &source)
 {
-    Result<PgConnection> primary = PgConnection::open(formation);
+    Result<LibpqConnection> primary = LibpqConnection::open(formation);
     if (!primary)
         return primary.error();
     const QByteArray minute =
@@ -63,13 +63,13 @@ TEST(ConsoleFailoverTest, TheOverviewShowsWritesOnTheNewPrimaryWithoutARefresh)
     ASSERT_TRUE(formation.ok()) << qPrintable(formation.error().message);
     const ConnectionSettings settings = (*formation)->settings(QStringLiteral("keel"));
     {
-        Result<QSqlDatabase> db = Database::connect(settings, QStringLiteral("keel-test"));
+        Result<QSqlDatabase> db = QtSqlConnections::connect(settings, QStringLiteral("keel-test"));
         ASSERT_TRUE(db.ok()) << qPrintable(db.error().message);
         Result<QList<Migration>> migrations = MigrationSource::load();
         ASSERT_TRUE(migrations.ok());
         Result<int> applied = Migrator(*db, *migrations).migrate();
         ASSERT_TRUE(applied.ok()) << qPrintable(applied.error().message);
-        Database::closeThreadConnections();
+        QtSqlConnections::closeThreadConnections();
     }
     ASSERT_TRUE(writeRollup(settings, 23, "before").ok());
 

@@ -1,7 +1,7 @@
 #include "DatabaseTest.h"
 #include "MoneyCase.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "ui/ActionReviewPane.h"
 #include "ui/AdjustmentDialog.h"
 #include "ui/ApprovalsView.h"
@@ -46,7 +46,7 @@ protected:
     }
     QString admin(const QByteArray &sql)
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         EXPECT_TRUE(session.ok());
         auto value = session.ok() ? session->scalar(sql) : Result<QString>(session.error());
         EXPECT_TRUE(value.ok()) << sql.constData();
@@ -146,7 +146,7 @@ TEST_F(GuardedActionsViewTest, OwnApprovalIsRefusedByTheServerThenASecondLoginAp
     // One person who holds both roles: exactly what maker-checker stops.
     const ConnectionSettings both = loginAs(QStringLiteral("keel_operator"));
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         ASSERT_TRUE(
             session->exec("GRANT keel_approver TO " + both.value(QStringLiteral("user")).toLatin1())
@@ -367,7 +367,7 @@ TEST_F(GuardedActionsViewTest, AStuckSagaIsFoundFirstAndRetriedOnceApproved)
     EXPECT_TRUE(checker.result()->text().contains(QLatin1String("Queued")))
         << qPrintable(checker.result()->text());
 
-    auto gateway = PgConnection::open(loginAs(QStringLiteral("keel_gateway")));
+    auto gateway = LibpqConnection::open(loginAs(QStringLiteral("keel_gateway")));
     ASSERT_TRUE(gateway.ok());
     auto ran = QueuedActions(*gateway).runOnce();
     ASSERT_TRUE(ran.ok()) << qPrintable(ran.error().message);
@@ -432,7 +432,7 @@ TEST_F(GuardedActionsViewTest, ABulkRetryFreezesTheSelectedSagasAndSkipsOneThatC
     auto checkerWorker = worker(loginAs(QStringLiteral("keel_approver")));
     ApprovalsView checker(checkerWorker.get());
     approveThenExecute(checker, id);
-    auto gateway = PgConnection::open(loginAs(QStringLiteral("keel_gateway")));
+    auto gateway = LibpqConnection::open(loginAs(QStringLiteral("keel_gateway")));
     ASSERT_TRUE(gateway.ok());
     auto ran = QueuedActions(*gateway).runOnce();
     ASSERT_TRUE(ran.ok()) << qPrintable(ran.error().message);
@@ -548,7 +548,7 @@ TEST_F(GuardedActionsViewTest, TheHeadlineCountsWhatNeedsAPersonAndOpensItsList)
 TEST_F(GuardedActionsViewTest, AnAdjustmentThatDoesNotBalanceCannotBeProposedAndOneThatDoesCan)
 {
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         ASSERT_TRUE(session->exec(keel::test::MoneyCaseSql).ok());
     }

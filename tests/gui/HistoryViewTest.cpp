@@ -1,6 +1,6 @@
 #include "DatabaseTest.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "ui/HistoryModel.h"
 #include "ui/HistoryView.h"
 #include "ui/QueryWorker.h"
@@ -26,7 +26,7 @@ protected:
         DatabaseTest::SetUp();
         migrate();
         // 450 payments, one a second apart, so pages and order are known.
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         Status seeded = session->exec(
             "INSERT INTO keel.merchants (name, api_key_hash) VALUES ('Tea House', sha256('k'));"

@@ -3,9 +3,9 @@
 // from it while "who am I" and change notifications stay on the primary.
 #include "DatabaseTest.h"
 
-#include "core/db/EmbeddedCluster.h"
-#include "core/db/PgConnection.h"
-#include "core/db/ServerBinaries.h"
+#include "core/db/LibpqConnection.h"
+#include "devkit/servers/EmbeddedCluster.h"
+#include "devkit/servers/ServerBinaries.h"
 #include "ui/ConsoleSettings.h"
 #include "ui/MainWindow.h"
 #include "ui/OverviewView.h"
@@ -74,7 +74,7 @@ protected:
 
     QString scalar(const ConnectionSettings &where, const QByteArray &sql)
     {
-        auto session = PgConnection::open(where);
+        auto session = LibpqConnection::open(where);
         EXPECT_TRUE(session.ok());
         auto value = session->scalar(sql);
         return value.ok() ? *value : QStringLiteral("<error: %1>").arg(value.error().message);
@@ -93,7 +93,7 @@ TEST_F(StreamingReplicaTest, TheOverviewReadsWhatReplicationBroughtToTheStandby)
 
     const QByteArray minute =
         QByteArray::number((QDateTime::currentSecsSinceEpoch() / 60 - 1) * 60);
-    auto primary = PgConnection::open(settings());
+    auto primary = LibpqConnection::open(settings());
     ASSERT_TRUE(primary.ok());
     ASSERT_TRUE(primary
                     ->exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, "

@@ -1,7 +1,7 @@
 #include "DatabaseTest.h"
 #include "KeelProcess.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ops/AuditChain.h"
 
 #include <QFile>
@@ -33,7 +33,7 @@ protected:
 
     void exec(const QByteArray &sql)
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok()) << qPrintable(session.error().message);
         Status done = session->exec(sql);
         ASSERT_TRUE(done.ok()) << qPrintable(done.error().message) << sql.constData();
@@ -44,7 +44,7 @@ protected:
 
     Result<AuditChainReport> verify(const std::optional<AuditCheckpoint> &checkpoint = {})
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         if (!session)
             return session.error();
         return AuditChain(*session).verify(checkpoint);
@@ -177,7 +177,7 @@ TEST_F(AuditChainTest, AMalformedCheckpointIsRefusedBeforeAnythingIsRead)
 
 TEST_F(AuditChainTest, AnAuditorLoginVerifiesWithReadAccessAlone)
 {
-    auto session = PgConnection::open(loginAs(QStringLiteral("keel_auditor")));
+    auto session = LibpqConnection::open(loginAs(QStringLiteral("keel_auditor")));
     ASSERT_TRUE(session.ok()) << qPrintable(session.error().message);
     auto report = AuditChain(*session).verify();
     ASSERT_TRUE(report.ok()) << qPrintable(report.error().message);

@@ -6,8 +6,8 @@
 
 #include "GatewayTest.h"
 
-#include "core/db/Database.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/ledger/Ledger.h"
 #include "core/metrics/Metrics.h"
 #include "core/read/HistoryQuery.h"
@@ -311,7 +311,7 @@ TEST_F(ChannelNotifyTest, MoneyTheChannelTookForAChargeKeelNeverMadeIsHeldInSusp
                      "\"channel_clearing:CNY\", \"amount\": -1999}]'), 'none') FROM "
                      "keel.suspense_cases"),
               QStringLiteral("none"));
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     ASSERT_TRUE(session.ok());
     auto report = Ledger::audit(*session);
     ASSERT_TRUE(report.ok());
@@ -336,7 +336,7 @@ TEST_F(ChannelNotifyTest, AFailureForACapturedChargeIsKeptAsAConflictAndChangesN
               QStringLiteral("1 0"))
         << "the conflict waits for a person; keel's books still hold the capture";
     // The payment's own timeline shows what the channel said.
-    auto db = Database::connect(settings(), QStringLiteral("notify-timeline"));
+    auto db = QtSqlConnections::connect(settings(), QStringLiteral("notify-timeline"));
     ASSERT_TRUE(db.ok());
     auto timeline = HistoryQuery::timeline(*db, charge, {QStringLiteral("channel")});
     ASSERT_TRUE(timeline.ok()) << qPrintable(timeline.error().message);

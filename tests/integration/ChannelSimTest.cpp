@@ -9,11 +9,12 @@
 #include "core/api/StripeReplies.h"
 #include "core/channel/HttpChannel.h"
 #include "core/channel/SimulatedChannel.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/money/Currency.h"
 #include "core/net/LoopbackPort.h"
 #include "core/payment/PaymentContext.h"
 #include "core/payment/Reconciler.h"
+#include "core/reference/CurrencyStore.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -163,9 +164,9 @@ TEST_F(ChannelSimTest, WithoutANotificationTheReconcilerAsksTheChannelOverHttp)
     const QString id = jsonOf(reply).value(QLatin1String("id")).toString();
     ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing"));
 
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     ASSERT_TRUE(session.ok());
-    auto currencies = CurrencyTable::load(*session);
+    auto currencies = loadCurrencies(*session);
     ASSERT_TRUE(currencies.ok());
     PaymentContext context;
     context.settings = settings();
@@ -207,7 +208,7 @@ TEST_F(ChannelSimTest, AKilledChannelChargesNothingAndItsRestartServesAgain)
 // did process. Here the first is held uncommitted while the second arrives.
 TEST_F(ChannelSimTest, ARequestRacingItsTwinGetsTheTwinsOutcome)
 {
-    Result<PgConnection> first = PgConnection::open(settings());
+    Result<LibpqConnection> first = LibpqConnection::open(settings());
     ASSERT_TRUE(first.ok());
     ASSERT_TRUE(first
                     ->exec("BEGIN; INSERT INTO keel.sim_channel_operations (reference, "

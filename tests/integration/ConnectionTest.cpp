@@ -1,7 +1,7 @@
 #include "DatabaseTest.h"
 
-#include "core/db/Database.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QSqlDriver>
 #include <QSqlQuery>
@@ -44,7 +44,7 @@ TEST_F(ConnectionTest, EachThreadGetsItsOwnConnection)
     QString otherName;
     QString otherPid;
     QThread *worker = QThread::create([&] {
-        auto theirs = Database::connect(settings(), QStringLiteral("keel-test"));
+        auto theirs = QtSqlConnections::connect(settings(), QStringLiteral("keel-test"));
         ASSERT_TRUE(theirs.ok());
         otherName = theirs->connectionName();
         QSqlQuery query(*theirs);
@@ -70,7 +70,8 @@ TEST_F(ConnectionTest, PasswordWithQuotesAndSpacesReachesLibpqIntact)
     const QString password = QStringLiteral("it's a \\secret pass");
     ASSERT_TRUE(TestCluster::instance().createLoginRole(role, {}, password).ok());
     m_roles << role;
-    auto connected = Database::connect(overTcp(role, password), QStringLiteral("keel-test-pw"));
+    auto connected =
+        QtSqlConnections::connect(overTcp(role, password), QStringLiteral("keel-test-pw"));
     ASSERT_TRUE(connected.ok()) << qPrintable(connected.error().message);
     QSqlQuery query(*connected);
     ASSERT_TRUE(query.exec(QStringLiteral("SELECT current_user")));
@@ -84,8 +85,8 @@ TEST_F(ConnectionTest, WrongPasswordIsAConnectionErrorThatNeverEchoesThePassword
     ASSERT_TRUE(
         TestCluster::instance().createLoginRole(role, {}, QStringLiteral("right-one")).ok());
     m_roles << role;
-    auto connected = Database::connect(overTcp(role, QStringLiteral("wrong-one")),
-                                       QStringLiteral("keel-test-pw"));
+    auto connected = QtSqlConnections::connect(overTcp(role, QStringLiteral("wrong-one")),
+                                               QStringLiteral("keel-test-pw"));
     ASSERT_FALSE(connected.ok());
     EXPECT_EQ(connected.error().kind, ErrorKind::Connection);
     EXPECT_TRUE(connected.error().message.contains(QLatin1String("password authentication failed")))
@@ -97,7 +98,7 @@ TEST_F(ConnectionTest, ConnectsThroughAUriWithSocketDirectory)
 {
     auto parsed = ConnectionSettings::parse(settings().uri());
     ASSERT_TRUE(parsed.ok()) << qPrintable(settings().uri());
-    auto connected = Database::connect(*parsed, QStringLiteral("keel-test-uri"));
+    auto connected = QtSqlConnections::connect(*parsed, QStringLiteral("keel-test-uri"));
     ASSERT_TRUE(connected.ok()) << qPrintable(connected.error().message);
     QSqlQuery query(*connected);
     ASSERT_TRUE(query.exec(QStringLiteral("SELECT current_database()")));
@@ -110,12 +111,12 @@ TEST_F(ConnectionTest, ConnectsThroughAUriWithSocketDirectory)
 // bytea_output to escape. Bytes read back must not depend on it.
 TEST_F(ConnectionTest, ByteaReadsTheSameInEitherOutputForm)
 {
-    auto connection = PgConnection::open(settings());
+    auto connection = LibpqConnection::open(settings());
     ASSERT_TRUE(connection.ok());
     const QByteArray bytes = QByteArray::fromHex("00d27f61b95c2778ff");
     for (const char *form : {"hex", "escape"}) {
         ASSERT_TRUE(connection->exec(QByteArray("SET bytea_output TO ") + form).ok());
-        auto rows = connection->query("SELECT $1::bytea", {PgConnection::byteaParam(bytes)});
+        auto rows = connection->query("SELECT $1::bytea", {LibpqConnection::byteaParam(bytes)});
         ASSERT_TRUE(rows.ok());
         EXPECT_EQ(rows->bytea(0, 0).toHex(), bytes.toHex()) << form;
     }
@@ -127,7 +128,7 @@ TEST_F(ConnectionTest, UnnamedStatementsWorkAloneAndPipelined)
 {
     ConnectionSettings pooled = settings();
     pooled.setTransactionPooled(true);
-    auto connection = PgConnection::open(pooled);
+    auto connection = LibpqConnection::open(pooled);
     ASSERT_TRUE(connection.ok());
     ASSERT_TRUE(connection->exec("CREATE TABLE pooled_rows (n int)").ok());
     auto rows = connection->query("SELECT $1::int + 1", {"41"});
@@ -147,7 +148,7 @@ TEST_F(ConnectionTest, UnnamedStatementsWorkAloneAndPipelined)
 // says so; it used to report "connection lost" on a healthy connection.
 TEST_F(ConnectionTest, AScalarOfAStatementWithoutRowsIsAUsageErrorNotALostConnection)
 {
-    auto connection = PgConnection::open(settings());
+    auto connection = LibpqConnection::open(settings());
     ASSERT_TRUE(connection.ok());
     const Result<QString> value = connection->scalar("SET application_name = 'scalar'");
     ASSERT_FALSE(value.ok());

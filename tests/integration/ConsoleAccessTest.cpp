@@ -4,13 +4,13 @@
 #include "DatabaseTest.h"
 
 #include "core/db/ChangeListener.h"
-#include "core/db/Database.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/db/SessionInfo.h"
-#include "core/dev/HistorySeeder.h"
 #include "core/metrics/RollupBuffer.h"
 #include "core/read/HistoryQuery.h"
 #include "core/read/OverviewQuery.h"
+#include "devkit/sim/HistorySeeder.h"
 
 #include <QDateTime>
 #include <QSqlQuery>
@@ -36,7 +36,7 @@ protected:
     {
         const ConnectionSettings login =
             groupRole.isEmpty() ? loginAs(QStringLiteral("pg_monitor")) : loginAs(groupRole);
-        auto db = Database::connect(login, QStringLiteral("keel-test-") + groupRole);
+        auto db = QtSqlConnections::connect(login, QStringLiteral("keel-test-") + groupRole);
         EXPECT_TRUE(db.ok()) << qPrintable(db.error().message);
         return db.ok() ? *db : QSqlDatabase();
     }
@@ -50,7 +50,7 @@ protected:
 
     QString seedOneCharge()
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         EXPECT_TRUE(session.ok());
         auto seeded = HistorySeeder::seed(*session, {50, 2, 1});
         EXPECT_TRUE(seeded.ok()) << qPrintable(seeded.error().message);
@@ -176,7 +176,7 @@ TEST_F(ConsoleAccessTest, RollupFlushesNotifyListenersWhoReconnectAfterADrop)
     listener.start();
     ASSERT_TRUE(inbox.waitFor([&] { return inbox.states.contains(true); }));
 
-    auto writer = PgConnection::open(settings());
+    auto writer = LibpqConnection::open(settings());
     ASSERT_TRUE(writer.ok());
     RollupBuffer::instance().add(QStringLiteral("idempotency.new"));
     ASSERT_TRUE(RollupBuffer::instance().flush(*writer, QStringLiteral("test-a")).ok());

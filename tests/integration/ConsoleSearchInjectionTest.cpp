@@ -1,7 +1,7 @@
 #include "DatabaseTest.h"
 
-#include "core/db/Database.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/read/AuditQuery.h"
 #include "core/read/HistoryQuery.h"
 #include "core/read/SuspenseQuery.h"
@@ -20,7 +20,7 @@ protected:
         DatabaseTest::SetUp();
         migrate();
         ASSERT_FALSE(HasFatalFailure());
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         ASSERT_TRUE(session
                         ->exec("INSERT INTO keel.sagas (kind, public_id, status, business_key) "
@@ -30,7 +30,7 @@ protected:
     }
     QString count(const QByteArray &table)
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         auto value = session ? session->scalar("SELECT count(*) FROM keel." + table)
                              : Result<QString>(session.error());
         return value ? *value : value.error().message;
@@ -48,8 +48,8 @@ protected:
 
 TEST_F(ConsoleSearchInjectionTest, HistoryFieldsFindNothingAndChangeNothing)
 {
-    auto db = Database::connect(loginAs(QStringLiteral("keel_operator")),
-                                QStringLiteral("keel-test-injection"));
+    auto db = QtSqlConnections::connect(loginAs(QStringLiteral("keel_operator")),
+                                        QStringLiteral("keel-test-injection"));
     ASSERT_TRUE(db.ok());
     for (const QString &payload : m_payloads) {
         for (int field = 0; field < 4; ++field) {
@@ -72,10 +72,10 @@ TEST_F(ConsoleSearchInjectionTest, HistoryFieldsFindNothingAndChangeNothing)
 
 TEST_F(ConsoleSearchInjectionTest, SagaAndAuditFiltersFindNothingAndChangeNothing)
 {
-    auto sre = PgConnection::open(loginAs(QStringLiteral("keel_sre")));
+    auto sre = LibpqConnection::open(loginAs(QStringLiteral("keel_sre")));
     ASSERT_TRUE(sre.ok());
-    auto auditor = Database::connect(loginAs(QStringLiteral("keel_auditor")),
-                                     QStringLiteral("keel-test-injection-audit"));
+    auto auditor = QtSqlConnections::connect(loginAs(QStringLiteral("keel_auditor")),
+                                             QStringLiteral("keel-test-injection-audit"));
     ASSERT_TRUE(auditor.ok());
     for (const QString &payload : m_payloads) {
         for (int field = 0; field < 3; ++field) {

@@ -10,11 +10,11 @@
 #include "WaitUntil.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/EmbeddedCluster.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ledger/Ledger.h"
 #include "core/merchant/MerchantStore.h"
 #include "core/net/HttpClient.h"
+#include "devkit/servers/EmbeddedCluster.h"
 
 #include <QDir>
 #include <QFile>
@@ -47,7 +47,7 @@ protected:
         if (HasFatalFailure())
             return;
         m_settings = m_cluster.settings();
-        auto connection = PgConnection::open(m_settings);
+        auto connection = LibpqConnection::open(m_settings);
         ASSERT_TRUE(connection.ok());
         auto merchant = MerchantStore(*connection).create(QStringLiteral("Crash"), {});
         ASSERT_TRUE(merchant.ok());
@@ -86,7 +86,7 @@ protected:
     }
     QString scalar(const QByteArray &sql)
     {
-        auto connection = PgConnection::open(m_settings);
+        auto connection = LibpqConnection::open(m_settings);
         return connection ? connection->scalar(sql).value() : QString();
     }
 
@@ -127,7 +127,7 @@ protected:
         EXPECT_EQ(
             scalar("SELECT count(*) FROM keel.sim_channel_operations WHERE outcome = 'approved'"),
             QString::number(captured));
-        auto connection = PgConnection::open(m_settings);
+        auto connection = LibpqConnection::open(m_settings);
         ASSERT_TRUE(connection.ok());
         auto audit = Ledger::audit(*connection);
         ASSERT_TRUE(audit.ok());
@@ -230,13 +230,13 @@ TEST_F(DatabaseCrashTest, TheServerComesBackOnItsPortAfterACrashWithTcpClients)
     tcp.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
     tcp.set(QStringLiteral("port"), QString::number(port));
     tcp.set(QStringLiteral("password"), QString::fromLatin1(passwordFile.readAll().trimmed()));
-    auto client = PgConnection::open(tcp);
+    auto client = LibpqConnection::open(tcp);
     ASSERT_TRUE(client.ok()) << qPrintable(client.error().message);
     ASSERT_TRUE(client->exec("SELECT 1").ok());
     ASSERT_TRUE(m_cluster.server().stopImmediately().ok());
     ASSERT_TRUE(m_cluster.server().start().ok());
     EXPECT_EQ(m_cluster.server().port(), port);
-    EXPECT_TRUE(PgConnection::open(tcp).ok()) << "the same DSN reaches it again";
+    EXPECT_TRUE(LibpqConnection::open(tcp).ok()) << "the same DSN reaches it again";
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 #include "KeelProcess.h"
 
 #include "core/db/ConnectionSettings.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/MigrationSource.h"
-#include "core/db/PgConnection.h"
 
 #include <gtest/gtest.h>
 
@@ -90,7 +90,7 @@ QString scalarAt(const QString &dsn, const QByteArray &sql)
     auto settings = ConnectionSettings::parse(dsn);
     if (!settings)
         return QStringLiteral("bad dsn");
-    auto session = PgConnection::open(*settings);
+    auto session = LibpqConnection::open(*settings);
     if (!session)
         return session.error().message;
     auto value = session->scalar(sql);
@@ -145,7 +145,7 @@ TEST(DevCommand, StartConnectStopRestart)
         EXPECT_EQ(scalarAt(dsn, "SELECT count(*) FROM keel.schema_migrations"),
                   QString::number(MigrationSource::load()->size()));
         ASSERT_TRUE(
-            PgConnection::open(*ConnectionSettings::parse(dsn))
+            LibpqConnection::open(*ConnectionSettings::parse(dsn))
                 ->exec(
                     "INSERT INTO keel.merchants (name, api_key_hash) VALUES ('kept', sha256('k'))")
                 .ok());

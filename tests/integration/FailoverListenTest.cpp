@@ -10,7 +10,7 @@
 #include "WaitUntil.h"
 
 #include "core/db/ChangeListener.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 #include <QMutex>
 #include <QTemporaryDir>
@@ -50,7 +50,7 @@ TEST(FailoverListenTest, AListenerListensAgainOnTheNewPrimaryAfterAFailover)
     const auto heard = [&](const QByteArray &payload) {
         return waitUntil(
             [&] {
-                if (auto primary = PgConnection::open(settings))
+                if (auto primary = LibpqConnection::open(settings))
                     (void)primary->exec("NOTIFY keel_metrics, '" + payload + "'");
                 const QMutexLocker lock(&mutex);
                 return payloads.contains(QString::fromLatin1(payload));

@@ -2,12 +2,13 @@
 #include "WaitUntil.h"
 
 #include "core/api/StripeReplies.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/idempotency/IdempotencyStore.h"
 #include "core/ledger/Ledger.h"
 #include "core/metrics/PaymentStateFold.h"
 #include "core/payment/PaymentContext.h"
 #include "core/payment/Reconciler.h"
+#include "core/reference/CurrencyStore.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
@@ -148,7 +149,7 @@ TEST_F(GatewayApiTest, SameKeyWithDifferentParametersIs422)
 TEST_F(GatewayApiTest, KeysAreScopedToTheMerchant)
 {
     ASSERT_EQ(post("/v1/charges", Charge, "shared-key").status, 200);
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     auto other = MerchantStore(*session).create(QStringLiteral("Other"), {});
     ASSERT_TRUE(other.ok());
     const HttpReply theirs =
@@ -212,7 +213,7 @@ TEST_F(GatewayApiTest, AuthorizeThenCaptureThenRefundInParts)
         get("/v1/refunds/" + json(part).value(QStringLiteral("id")).toString().toLatin1());
     EXPECT_EQ(refund.status, 200);
 
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     auto audit = Ledger::audit(*session);
     ASSERT_TRUE(audit.ok());
     EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
@@ -245,8 +246,8 @@ TEST_F(GatewayApiTest, AmbiguousAnswerStaysPendingUntilTheChannelIsAsked)
     PaymentContext context;
     context.settings = settings();
     context.channel = std::make_shared<SimulatedChannel>(settings(), SimulatedChannelConfig{});
-    auto session = PgConnection::open(settings());
-    auto currencies = CurrencyTable::load(*session);
+    auto session = LibpqConnection::open(settings());
+    auto currencies = loadCurrencies(*session);
     context.currencies = *currencies;
     StripeReplies replies;
     auto report = Reconciler(context, *session, replies).runOnce(0);
@@ -265,7 +266,7 @@ TEST_F(GatewayApiTest, AmbiguousAnswerStaysPendingUntilTheChannelIsAsked)
 // the in-process gateway.
 TEST_F(GatewayApiTest, AccountsMadeInARolledBackTransactionAreNotRemembered)
 {
-    auto connection = PgConnection::open(settings());
+    auto connection = LibpqConnection::open(settings());
     ASSERT_TRUE(connection.ok());
     ASSERT_TRUE(connection->exec("BEGIN").ok());
     ASSERT_TRUE(
@@ -361,8 +362,8 @@ TEST_F(GatewayApiTest, RefundWithALostAnswerIsSettledByTheReconciler)
     PaymentContext context;
     context.settings = settings();
     context.channel = std::make_shared<SimulatedChannel>(settings(), SimulatedChannelConfig{});
-    auto session = PgConnection::open(settings());
-    context.currencies = *CurrencyTable::load(*session);
+    auto session = LibpqConnection::open(settings());
+    context.currencies = *loadCurrencies(*session);
     StripeReplies replies;
     auto report = Reconciler(context, *session, replies).runOnce(0);
     ASSERT_TRUE(report.ok());
@@ -435,7 +436,7 @@ TEST_F(GatewayApiTest, StateTotalsFoldedFromEventsMatchTheGatewaysPayments)
                   .status,
               200);
 
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     ASSERT_TRUE(session.ok());
     const QByteArray totals = "SELECT string_agg(state || '=' || payments, ',' ORDER BY state) "
                               "FROM keel.payment_state_totals WHERE payments <> 0";

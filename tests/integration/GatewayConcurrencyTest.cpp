@@ -1,7 +1,7 @@
 #include "GatewayTest.h"
 #include "WaitUntil.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ledger/Ledger.h"
 
 #include <QJsonDocument>
@@ -193,7 +193,7 @@ TEST_F(GatewayConcurrencyTest, ManyKeysAcrossTwoGatewaysAddUpInTheLedger)
     EXPECT_EQ(scalar("SELECT -sum(e.amount) FROM keel.ledger_entries e JOIN keel.ledger_accounts "
                      "a ON a.id = e.account_id WHERE a.code LIKE 'merchant_payable:%'"),
               QString::number(captured.load() - refunded.load()));
-    auto connection = PgConnection::open(settings());
+    auto connection = LibpqConnection::open(settings());
     auto audit = Ledger::audit(*connection);
     ASSERT_TRUE(audit.ok());
     EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
@@ -235,7 +235,7 @@ TEST_P(GatewayRecoveryTest, CrashBetweenReserveAndCompleteIsRecovered)
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations"), QStringLiteral("1"));
     EXPECT_EQ(scalar("SELECT status || '/' || recovered_count FROM keel.idempotency_keys"),
               QStringLiteral("done/1"));
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     auto audit = Ledger::audit(*session);
     ASSERT_TRUE(audit.ok());
     EXPECT_EQ(audit->transactions, 1);

@@ -7,10 +7,11 @@
 
 #include "core/api/StripeReplies.h"
 #include "core/channel/SimulatedChannel.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ledger/Ledger.h"
 #include "core/payment/PaymentContext.h"
 #include "core/payment/Reconciler.h"
+#include "core/reference/CurrencyStore.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -75,9 +76,9 @@ protected:
         context.channel = simulatedChannel()(settings());
         context.idempotency.lockTimeoutMs = 500;
         context.instance = QStringLiteral("reconciler-under-test");
-        auto connection = PgConnection::open(settings());
+        auto connection = LibpqConnection::open(settings());
         EXPECT_TRUE(connection.ok());
-        context.currencies = *CurrencyTable::load(*connection);
+        context.currencies = *loadCurrencies(*connection);
         StripeReplies replies;
         auto report = Reconciler(context, *connection, replies).runOnce(0);
         EXPECT_TRUE(report.ok()) << qPrintable(report.error().message);
@@ -128,7 +129,7 @@ TEST_P(GatewayCrashTest, AKilledGatewaysPaymentIsSettledOnceAndItsKeyAnswered)
     // The channel saw the operation at most once, however often it was asked about it.
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations").toInt(),
               operationsBefore + GetParam().channelCalls);
-    auto connection = PgConnection::open(settings());
+    auto connection = LibpqConnection::open(settings());
     auto audit = Ledger::audit(*connection);
     ASSERT_TRUE(audit.ok());
     EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));

@@ -4,7 +4,7 @@
 #include "GatewayTest.h"
 #include "WaitUntil.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/idempotency/IdempotencyStore.h"
 
 #include <QJsonDocument>
@@ -182,7 +182,7 @@ TEST_F(GatewayKeyTtlTest, ExpiredKeysAreSweptOldestFirstInBatches)
         charges << idOf(reply);
     }
     ASSERT_TRUE(waitForExpiry(5));
-    auto connection = PgConnection::open(settings());
+    auto connection = LibpqConnection::open(settings());
     ASSERT_TRUE(connection.ok());
     IdempotencyStore store(*connection, {}, QStringLiteral("test"));
     auto first = store.sweepExpired(2);

@@ -1,7 +1,7 @@
 #include "DatabaseTest.h"
 
-#include "core/db/Database.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/ops/ActionDesk.h"
 #include "core/ops/AuditChain.h"
 
@@ -25,7 +25,7 @@ protected:
 
     QString admin(const QByteArray &sql)
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         EXPECT_TRUE(session.ok());
         auto value = session.ok() ? session->scalar(sql) : Result<QString>(session.error());
         EXPECT_TRUE(value.ok()) << sql.constData() << ": "
@@ -46,13 +46,14 @@ protected:
     {
         const ConnectionSettings login = loginAs(groupRole);
         if (!extraRole.isEmpty()) {
-            auto session = PgConnection::open(settings());
+            auto session = LibpqConnection::open(settings());
             EXPECT_TRUE(session.ok() && session
                                             ->exec("GRANT " + extraRole.toLatin1() + " TO " +
                                                    login.value(QStringLiteral("user")).toLatin1())
                                             .ok());
         }
-        auto db = Database::connect(login, QStringLiteral("keel-test-") + groupRole + extraRole);
+        auto db =
+            QtSqlConnections::connect(login, QStringLiteral("keel-test-") + groupRole + extraRole);
         EXPECT_TRUE(db.ok()) << qPrintable(db.error().message);
         return db.ok() ? *db : QSqlDatabase();
     }
@@ -126,7 +127,7 @@ TEST_F(GuardedActionsTest, ProposedApprovedExecutedOnceWithLineageAndEveryStepAu
     EXPECT_EQ(record->status, QStringLiteral("executed"));
     EXPECT_FALSE(record->decidedBy.isEmpty());
     EXPECT_EQ(auditActions(), QStringLiteral("propose,approve,execute"));
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     ASSERT_TRUE(session.ok());
     auto chain = AuditChain(*session).verify();
     ASSERT_TRUE(chain.ok()) << qPrintable(chain.error().message);

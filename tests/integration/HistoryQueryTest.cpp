@@ -1,6 +1,6 @@
 #include "GatewayTest.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/read/HistoryQuery.h"
 
 #include <QBuffer>

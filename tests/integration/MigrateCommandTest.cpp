@@ -1,8 +1,8 @@
 #include "DatabaseTest.h"
 #include "KeelProcess.h"
 
+#include "core/db/LibpqConnection.h"
 #include "core/db/MigrationSource.h"
-#include "core/db/PgConnection.h"
 
 #include <QDir>
 #include <QFile>
@@ -21,7 +21,7 @@ protected:
     QString dsn() const { return settings().conninfo(); }
     QString scalar(const QByteArray &sql)
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         EXPECT_TRUE(session.ok());
         auto value = session.ok() ? session->scalar(sql) : Result<QString>(session.error());
         EXPECT_TRUE(value.ok()) << sql.constData();
@@ -101,7 +101,7 @@ TEST_F(MigrateCommandTest, TamperedMigrationExitsWithSchemaErrorNamingTheVersion
 TEST_F(MigrateCommandTest, NewerSchemaExitsWithSchemaError)
 {
     ASSERT_EQ(runKeel({QStringLiteral("migrate"), QStringLiteral("--db"), dsn()}).exitCode, 0);
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     ASSERT_TRUE(session.ok());
     ASSERT_TRUE(session
                     ->exec("INSERT INTO keel.schema_migrations (version, name, checksum) "

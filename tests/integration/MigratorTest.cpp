@@ -1,7 +1,7 @@
 #include "DatabaseTest.h"
 
-#include "core/db/Database.h"
 #include "core/db/Migrator.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QDir>
 #include <QFile>

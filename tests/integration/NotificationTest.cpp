@@ -5,7 +5,7 @@
 #include "TestParticipant.h"
 #include "WaitUntil.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/merchant/MerchantStore.h"
 #include "core/metrics/Metrics.h"
 #include "core/outbox/NotificationSender.h"
@@ -33,9 +33,9 @@ protected:
         RunningGatewayTest::SetUp();
         if (HasFatalFailure())
             return;
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
-        m_session = std::make_unique<PgConnection>(std::move(session).value());
+        m_session = std::make_unique<LibpqConnection>(std::move(session).value());
         ASSERT_TRUE(m_session
                         ->query("UPDATE keel.merchants SET notify_url = $2 WHERE id = $1",
                                 {QByteArray::number(m_merchant.merchant.id),
@@ -71,7 +71,7 @@ protected:
     QList<HttpRequest> received() const { return m_receiver.requests(NotifyPath.toByteArray()); }
 
     TestParticipant m_receiver;
-    std::unique_ptr<PgConnection> m_session;
+    std::unique_ptr<LibpqConnection> m_session;
     NotificationOptions m_options;
 };
 

@@ -1,8 +1,8 @@
 #include "DatabaseTest.h"
 
-#include "core/db/Database.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/MigrationSource.h"
-#include "core/db/PgConnection.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/db/SessionInfo.h"
 #include "core/metrics/Metrics.h"
 #include "core/metrics/RollupBuffer.h"
@@ -22,14 +22,14 @@ protected:
     }
     void exec(const QByteArray &sql)
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         Status done = session->exec(sql);
         ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);
     }
     QString scalar(const QByteArray &sql)
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         return session ? session->scalar(sql).value() : QString();
     }
 };
@@ -41,8 +41,8 @@ TEST_F(OverviewQueryTest, SessionInfoNamesTheUserAndTheKeelRolesTheyHold)
     EXPECT_TRUE(admin->superuser);
     EXPECT_EQ(admin->schemaVersion, int(MigrationSource::load()->size()));
 
-    auto auditorDb = Database::connect(loginAs(QStringLiteral("keel_auditor")),
-                                       QStringLiteral("keel-test-auditor"));
+    auto auditorDb = QtSqlConnections::connect(loginAs(QStringLiteral("keel_auditor")),
+                                               QStringLiteral("keel-test-auditor"));
     ASSERT_TRUE(auditorDb.ok()) << qPrintable(auditorDb.error().message);
     auto auditor = SessionInfo::load(*auditorDb);
     ASSERT_TRUE(auditor.ok()) << qPrintable(auditor.error().message);
@@ -106,7 +106,7 @@ TEST_F(OverviewQueryTest, RatesPercentilesAndVolumesComeFromTheRollups)
 // reaches the Overview under the names it reads.
 TEST_F(OverviewQueryTest, OutboxLagAndSagaFiguresComeFromWhatTheProcessesReport)
 {
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     ASSERT_TRUE(session.ok());
     // Whatever earlier tests in this process counted is flushed and dropped.
     ASSERT_TRUE(RollupBuffer::instance().flush(*session, QStringLiteral("earlier")).ok());

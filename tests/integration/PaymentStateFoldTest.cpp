@@ -3,9 +3,9 @@
 #include "DatabaseTest.h"
 #include "WaitUntil.h"
 
-#include "core/db/PgConnection.h"
-#include "core/dev/HistorySeeder.h"
+#include "core/db/LibpqConnection.h"
 #include "core/metrics/PaymentStateFold.h"
+#include "devkit/sim/HistorySeeder.h"
 
 #include <QElapsedTimer>
 #include <QMap>
@@ -22,9 +22,9 @@ protected:
     {
         DatabaseTest::SetUp();
         migrate();
-        auto opened = PgConnection::open(settings());
+        auto opened = LibpqConnection::open(settings());
         ASSERT_TRUE(opened.ok());
-        m_session = std::make_unique<PgConnection>(std::move(*opened));
+        m_session = std::make_unique<LibpqConnection>(std::move(*opened));
     }
 
     QMap<QString, qint64> rows(const QByteArray &sql)
@@ -91,7 +91,7 @@ protected:
         return ids;
     }
 
-    std::unique_ptr<PgConnection> m_session;
+    std::unique_ptr<LibpqConnection> m_session;
 };
 
 } // namespace
@@ -135,7 +135,7 @@ TEST_F(PaymentStateFoldTest, AnOpenTransactionHoldsTheFoldBackUntilItCommits)
     ASSERT_EQ(charges.size(), 2);
 
     // A takes the smaller event id but commits last.
-    auto slow = PgConnection::open(settings());
+    auto slow = LibpqConnection::open(settings());
     ASSERT_TRUE(slow.ok());
     ASSERT_TRUE(slow->exec("BEGIN; " + moveToRefunding(charges.at(0))).ok());
     ASSERT_TRUE(m_session->exec("BEGIN; " + moveToRefunding(charges.at(1)) + "; COMMIT").ok());
@@ -154,7 +154,7 @@ TEST_F(PaymentStateFoldTest, AnOpenTransactionHoldsTheFoldBackUntilItCommits)
 TEST_F(PaymentStateFoldTest, OnlyOneProcessFoldsAtATime)
 {
     ASSERT_TRUE(HistorySeeder::seed(*m_session, {100, 2, 1}).ok());
-    auto other = PgConnection::open(settings());
+    auto other = LibpqConnection::open(settings());
     ASSERT_TRUE(other.ok());
     ASSERT_TRUE(other->exec("BEGIN; SELECT * FROM keel.payment_state_fold FOR UPDATE").ok());
     QElapsedTimer waited;

@@ -7,7 +7,7 @@
 #include "KeelProcess.h"
 #include "TestPooler.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ledger/Ledger.h"
 
 #include <QJsonDocument>
@@ -78,7 +78,7 @@ TEST_F(PgBouncerTest, GatewaysSharingThreeServerConnectionsMakeOneChargePerKey)
     std::atomic<bool> loading{true};
     std::atomic<int> mostServerConnections{0};
     std::thread sampler([&] {
-        auto connection = PgConnection::open(settings());
+        auto connection = LibpqConnection::open(settings());
         while (connection && loading) {
             const int now = connection
                                 ->scalar("SELECT count(*) FROM pg_stat_activity WHERE usename = '" +
@@ -126,7 +126,7 @@ TEST_F(PgBouncerTest, GatewaysSharingThreeServerConnectionsMakeOneChargePerKey)
     // Sixteen gateway threads (each holding a client connection) shared the pool.
     EXPECT_GT(mostServerConnections.load(), 0);
     EXPECT_LE(mostServerConnections.load(), PoolSize);
-    auto connection = PgConnection::open(settings());
+    auto connection = LibpqConnection::open(settings());
     ASSERT_TRUE(connection.ok());
     auto audit = Ledger::audit(*connection);
     ASSERT_TRUE(audit.ok());

@@ -1,6 +1,6 @@
 #include "DatabaseTest.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 #include <QMap>
 
@@ -118,7 +118,7 @@ TEST_F(PrivilegeMatrixTest, EveryTableHasItsAccessDecidedForEveryRole)
 TEST_F(PrivilegeMatrixTest, EachRoleCanDoExactlyWhatTheMatrixSaysAndNothingMore)
 {
     for (int role = 0; role < Roles.size(); ++role) {
-        auto login = PgConnection::open(loginAs(Roles[role]));
+        auto login = LibpqConnection::open(loginAs(Roles[role]));
         ASSERT_TRUE(login.ok()) << qPrintable(login.error().message);
         for (auto row = Expected.cbegin(); row != Expected.cend(); ++row) {
             const QByteArray table = "keel." + row.key().toLatin1();
@@ -146,7 +146,7 @@ TEST_F(PrivilegeMatrixTest, EachRoleCanDoExactlyWhatTheMatrixSaysAndNothingMore)
 TEST_F(PrivilegeMatrixTest, NoLoginButTheDefinersWritesTheAuditTrail)
 {
     for (const QString &role : Roles) {
-        auto login = PgConnection::open(loginAs(role));
+        auto login = LibpqConnection::open(loginAs(role));
         ASSERT_TRUE(login.ok());
         const Status forged =
             login->exec("INSERT INTO keel.audit_log (action, object_type, object_id) "

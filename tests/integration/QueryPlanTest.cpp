@@ -1,9 +1,9 @@
 #include "DatabaseTest.h"
 
-#include "core/db/PgConnection.h"
-#include "core/dev/HistorySeeder.h"
+#include "core/db/LibpqConnection.h"
 #include "core/read/HistoryQuery.h"
 #include "core/read/OverviewQuery.h"
+#include "devkit/sim/HistorySeeder.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -28,7 +28,7 @@ protected:
     {
         DatabaseTest::SetUp();
         migrate();
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         auto seeded = HistorySeeder::seed(*session, {20000, 10, 30});
         ASSERT_TRUE(seeded.ok()) << qPrintable(seeded.error().message);
@@ -58,7 +58,7 @@ protected:
     }
     QString scalarOf(const QByteArray &sql)
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         return session ? session->scalar(sql).value() : QString();
     }
     QHash<QString, qint64> m_rows;
@@ -88,7 +88,7 @@ protected:
                                         .replace(u'\'', QStringLiteral("''")) +
                                     u'\''
                               : value.toString());
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         EXPECT_TRUE(session.ok());
         // At 20,000 rows reading a whole table can be the cheaper plan; the
         // question here is whether an index can serve the statement at all,

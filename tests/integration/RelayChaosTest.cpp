@@ -11,9 +11,9 @@
 #include "TestConsumer.h"
 #include "WaitUntil.h"
 
-#include "core/db/EmbeddedCluster.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/outbox/Inbox.h"
+#include "devkit/servers/EmbeddedCluster.h"
 
 #include <QHash>
 #include <QProcess>
@@ -47,7 +47,7 @@ std::unique_ptr<QProcess> spawnRelay(const ConnectionSettings &settings, const Q
 }
 
 // Rows for `aggregates` charges, their payload numbering each charge's events.
-Status enqueue(PgConnection &connection, int from, int count, int aggregates)
+Status enqueue(LibpqConnection &connection, int from, int count, int aggregates)
 {
     Result<PgRows> inserted = connection.query(
         "INSERT INTO keel.outbox (aggregate_type, aggregate_id, event_type, payload) "
@@ -60,7 +60,7 @@ Status enqueue(PgConnection &connection, int from, int count, int aggregates)
 
 qint64 unpublished(const ConnectionSettings &settings)
 {
-    auto connection = PgConnection::open(settings);
+    auto connection = LibpqConnection::open(settings);
     if (!connection)
         return -1;
     auto count = connection->scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL");
@@ -79,7 +79,7 @@ struct Delivery {
 Delivery drain(Consumer &consumer, const ConnectionSettings &settings, int expected)
 {
     Delivery delivery;
-    auto connection = PgConnection::open(settings);
+    auto connection = LibpqConnection::open(settings);
     EXPECT_TRUE(connection.ok());
     Inbox inbox(*connection);
     QSet<QString> seen;
@@ -99,7 +99,7 @@ Delivery drain(Consumer &consumer, const ConnectionSettings &settings, int expec
             lastSequence[aggregate] = sequence;
         }
         auto outcome = inbox.process(QStringLiteral("chaos-test"), message.messageId,
-                                     [](PgConnection &) { return Status(); });
+                                     [](LibpqConnection &) { return Status(); });
         EXPECT_TRUE(outcome.ok());
         if (outcome && *outcome == Inbox::Outcome::Applied)
             ++delivery.applied;
@@ -126,7 +126,7 @@ TEST_F(RelayChaosTest, ARelayKilledMidStreamLosesNothingAndItsDuplicatesAreBound
     constexpr int Rows = 20000;
     const QString exchange = unique("keel.chaos");
     Consumer consumer(testBroker(), exchange, QStringLiteral("#"), unique("keel-chaos-kill"));
-    auto connection = PgConnection::open(settings());
+    auto connection = LibpqConnection::open(settings());
     ASSERT_TRUE(connection.ok());
     ASSERT_TRUE(enqueue(*connection, 0, Rows, 40).ok());
 
@@ -167,7 +167,7 @@ TEST(RelayDatabaseRestartTest, TheRelaySurvivesADatabaseRestartMidStreamAndLoses
     const QString exchange = unique("keel.chaos");
     Consumer consumer(testBroker(), exchange, QStringLiteral("#"), unique("keel-chaos-db"));
     {
-        auto connection = PgConnection::open(cluster.settings());
+        auto connection = LibpqConnection::open(cluster.settings());
         ASSERT_TRUE(connection.ok());
         ASSERT_TRUE(enqueue(*connection, 0, Rows / 2, 40).ok());
     }
@@ -177,7 +177,7 @@ TEST(RelayDatabaseRestartTest, TheRelaySurvivesADatabaseRestartMidStreamAndLoses
     QThread::msleep(1000);
     ASSERT_TRUE(cluster.server().start().ok());
     {
-        auto connection = PgConnection::open(cluster.settings());
+        auto connection = LibpqConnection::open(cluster.settings());
         ASSERT_TRUE(connection.ok());
         ASSERT_TRUE(enqueue(*connection, Rows / 2, Rows / 2, 40).ok());
     }

@@ -5,7 +5,7 @@
 
 #include "ManualActionsTest.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/merchant/MerchantStore.h"
 #include "core/ops/ActionDesk.h"
 #include "core/saga/SagaOperations.h"
@@ -33,7 +33,7 @@ protected:
     // this thread closed them (its schema check closes the thread's connections).
     QSqlDatabase person(const ConnectionSettings &login, const char *name)
     {
-        auto db = Database::connect(login, QString::fromLatin1(name));
+        auto db = QtSqlConnections::connect(login, QString::fromLatin1(name));
         EXPECT_TRUE(db.ok()) << qPrintable(db.error().message);
         return db.ok() ? *db : QSqlDatabase();
     }
@@ -393,7 +393,7 @@ TEST_F(RepairsUnderRolesTest, OnlyTheClaimHolderFinishesAQueuedAction)
     auto claimed = m_service->scalar("SELECT claim_token FROM keel.claim_queued_action()");
     ASSERT_TRUE(claimed.ok() && !claimed->isEmpty());
 
-    auto other = PgConnection::open(m_serviceLogin);
+    auto other = LibpqConnection::open(m_serviceLogin);
     ASSERT_TRUE(other.ok());
     const QByteArray results =
         "'[{\"id\": \"" + id.toUtf8() + "\", \"outcome\": \"done\"}]'::jsonb";
@@ -419,7 +419,7 @@ TEST_F(RepairsUnderRolesTest, OnlyTheClaimHolderFinishesAQueuedAction)
 // Defect 8: the rules and the merchants are in the audit trail.
 TEST_F(RepairsUnderRolesTest, RuleAndMerchantChangesAreAudited)
 {
-    auto owner = PgConnection::open(settings());
+    auto owner = LibpqConnection::open(settings());
     ASSERT_TRUE(owner.ok());
     ASSERT_TRUE(owner->exec("UPDATE keel.ops_policy SET proposal_ttl = interval '2 hours'").ok());
     auto issued = MerchantStore(*owner).create(QStringLiteral("Audited Shop"), {});

@@ -1,7 +1,7 @@
 #include "DatabaseTest.h"
 
-#include "core/db/Database.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
 
 #include <QSqlQuery>
 #include <QVariant>
@@ -52,7 +52,7 @@ protected:
 
 TEST_F(RolesTest, AuditorCannotWriteAnyTable)
 {
-    auto auditor = PgConnection::open(loginAs(QStringLiteral("keel_auditor")));
+    auto auditor = LibpqConnection::open(loginAs(QStringLiteral("keel_auditor")));
     ASSERT_TRUE(auditor.ok()) << qPrintable(auditor.error().message);
     for (const QString &table : std::as_const(m_tables)) {
         const QByteArray name = "keel." + table.toLatin1();
@@ -74,7 +74,7 @@ TEST_F(RolesTest, AuditorCannotWriteAnyTable)
 
 TEST_F(RolesTest, AuditorReadsEveryTableButSigningSecrets)
 {
-    auto auditor = PgConnection::open(loginAs(QStringLiteral("keel_auditor")));
+    auto auditor = LibpqConnection::open(loginAs(QStringLiteral("keel_auditor")));
     ASSERT_TRUE(auditor.ok());
     for (const QString &table : std::as_const(m_tables)) {
         auto read = auditor->scalar("SELECT count(*) FROM keel." + table.toLatin1());
@@ -90,7 +90,7 @@ TEST_F(RolesTest, AuditorReadsEveryTableButSigningSecrets)
 
 TEST_F(RolesTest, SreCannotMoveMoneyOrReadMerchants)
 {
-    auto sre = PgConnection::open(loginAs(QStringLiteral("keel_sre")));
+    auto sre = LibpqConnection::open(loginAs(QStringLiteral("keel_sre")));
     ASSERT_TRUE(sre.ok());
     EXPECT_FALSE(
         sre->exec("INSERT INTO keel.ledger_transactions (kind) VALUES ('adjustment')").ok());
@@ -101,7 +101,7 @@ TEST_F(RolesTest, SreCannotMoveMoneyOrReadMerchants)
 
 TEST_F(RolesTest, GatewayCannotProposeOrApproveOperatorActions)
 {
-    auto gateway = PgConnection::open(loginAs(QStringLiteral("keel_gateway")));
+    auto gateway = LibpqConnection::open(loginAs(QStringLiteral("keel_gateway")));
     ASSERT_TRUE(gateway.ok());
     EXPECT_FALSE(gateway
                      ->exec("INSERT INTO keel.operator_actions (kind, target_type, target_id, "
@@ -115,13 +115,13 @@ TEST_F(RolesTest, ApproverCannotApproveTheirOwnProposal)
 {
     // One person holding both roles is exactly the case maker-checker exists for.
     const ConnectionSettings both = loginAs(QStringLiteral("keel_operator"));
-    auto admin = PgConnection::open(settings());
+    auto admin = LibpqConnection::open(settings());
     ASSERT_TRUE(admin.ok());
     ASSERT_TRUE(
         admin->exec("GRANT keel_approver TO " + both.value(QStringLiteral("user")).toLatin1())
             .ok());
 
-    auto maker = PgConnection::open(both);
+    auto maker = LibpqConnection::open(both);
     ASSERT_TRUE(maker.ok());
     auto proposal = maker->scalar(
         "INSERT INTO keel.operator_actions (kind, target_type, target_id, reason, proposed_by, "
@@ -139,7 +139,7 @@ TEST_F(RolesTest, ApproverCannotApproveTheirOwnProposal)
     EXPECT_EQ(maker->lastSqlState(), QLatin1String(InsufficientPrivilege));
     EXPECT_TRUE(own.error().message.contains(QLatin1String("maker-checker")));
 
-    auto checker = PgConnection::open(loginAs(QStringLiteral("keel_approver")));
+    auto checker = LibpqConnection::open(loginAs(QStringLiteral("keel_approver")));
     ASSERT_TRUE(checker.ok());
     // An approval names the content its approver was shown; blind ones are refused.
     Status blind = checker->exec("INSERT INTO keel.approvals (action_id, decision) VALUES (" +

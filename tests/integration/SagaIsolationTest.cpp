@@ -49,7 +49,7 @@ TEST_F(SagaIsolationTest, FiveHundredCompensationsDueAtOnceDoNotHoldUpForwardWor
                                  {QStringLiteral("compensate_url"), storm.url("/release")},
                                  {QStringLiteral("payload"), QJsonObject()},
                                  {QStringLiteral("compensation_retry"), quickRetry(3)}};
-    auto connection = PgConnection::open(settings());
+    auto connection = LibpqConnection::open(settings());
     ASSERT_TRUE(connection.ok());
     ASSERT_TRUE(connection
                     ->query("WITH s AS (INSERT INTO keel.sagas (kind, public_id, merchant_id, "

@@ -3,7 +3,7 @@
 
 #include "ManualActionsTest.h"
 
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/ops/ActionDesk.h"
 #include "core/ops/QueuedActions.h"
 #include "core/saga/SagaOperations.h"
@@ -52,9 +52,9 @@ TEST_F(SagaOperationsTest, AnApprovedRetryIsCarriedOutByTheWorkerAndAnSreCannotP
     m_worker.reset();
     const QString version = QString::number(record(id).version);
     const ConnectionSettings sreLogin = loginAs(QStringLiteral("keel_sre"));
-    auto sre = Database::connect(sreLogin, QStringLiteral("sre"));
-    auto approver =
-        Database::connect(loginAs(QStringLiteral("keel_approver")), QStringLiteral("approver"));
+    auto sre = QtSqlConnections::connect(sreLogin, QStringLiteral("sre"));
+    auto approver = QtSqlConnections::connect(loginAs(QStringLiteral("keel_approver")),
+                                              QStringLiteral("approver"));
     ASSERT_TRUE(sre.ok() && approver.ok());
     auto park = ActionDesk(*sre).propose({QStringLiteral("saga.park"),
                                           QStringLiteral("saga"),
@@ -81,14 +81,15 @@ TEST_F(SagaOperationsTest, AnApprovedRetryIsCarriedOutByTheWorkerAndAnSreCannotP
     EXPECT_EQ(m_participant.calls("/confirm", id), 1) << "nothing runs until a worker takes it";
 
     // The worker's login takes it; it could not have taken an unapproved one.
-    auto gateway = PgConnection::open(loginAs(QStringLiteral("keel_gateway")));
+    auto gateway = LibpqConnection::open(loginAs(QStringLiteral("keel_gateway")));
     ASSERT_TRUE(gateway.ok());
     auto ran = QueuedActions(*gateway).runOnce();
     ASSERT_TRUE(ran.ok()) << qPrintable(ran.error().message);
     EXPECT_EQ(*ran, 1);
     startWorker(); // closes this thread's console connections as it checks the schema
     waitFor(id, QStringLiteral("succeeded"), 5000);
-    auto done = ActionDesk(*Database::connect(sreLogin, QStringLiteral("sre"))).find(retry->id);
+    auto done =
+        ActionDesk(*QtSqlConnections::connect(sreLogin, QStringLiteral("sre"))).find(retry->id);
     ASSERT_TRUE(done.ok());
     EXPECT_EQ(done->status, QStringLiteral("executed"));
     EXPECT_TRUE(done->outcome.contains(QLatin1String("\"outcome\": \"done\"")))

@@ -146,7 +146,7 @@ TEST_F(SagaTest, TheAuditNoticesASuspensePostingWithoutItsCase)
     const QString id = start(orderSaga(QStringLiteral("tok_refundFails")));
     waitFor(id, QStringLiteral("parked"));
     expectLedgerBalances();
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     ASSERT_TRUE(session.ok());
     ASSERT_TRUE(session->exec("UPDATE keel.suspense_cases SET amount = 2400").ok());
     auto report = Ledger::audit(*session);

@@ -1,6 +1,6 @@
 #include "DatabaseTest.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 using namespace keel;
 using keel::test::DatabaseTest;
@@ -11,9 +11,9 @@ protected:
     {
         DatabaseTest::SetUp();
         migrate();
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
-        m_session = std::make_unique<PgConnection>(std::move(session).value());
+        m_session = std::make_unique<LibpqConnection>(std::move(session).value());
     }
     QString scalar(const QByteArray &sql)
     {
@@ -22,7 +22,7 @@ protected:
                                 << qPrintable(value.ok() ? QString() : value.error().message);
         return value.ok() ? *value : QString();
     }
-    std::unique_ptr<PgConnection> m_session;
+    std::unique_ptr<LibpqConnection> m_session;
 };
 
 TEST_F(SchemaRulesTest, UnbalancedLedgerTransactionIsRefusedAtCommit)

@@ -1,6 +1,6 @@
 #include "GatewayTest.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ledger/Ledger.h"
 
 #include <QDir>
@@ -44,7 +44,7 @@ TEST_F(StripeClientTest, StripesNodeLibraryWorksAgainstKeelUnchanged)
               QStringLiteral("Captured,Failed,Captured"));
     EXPECT_EQ(scalar("SELECT count(*) || ':' || sum(amount) FROM keel.refunds"),
               QStringLiteral("1:500"));
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     auto audit = Ledger::audit(*session);
     ASSERT_TRUE(audit.ok());
     EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));

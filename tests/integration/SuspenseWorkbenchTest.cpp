@@ -1,8 +1,8 @@
 #include "DatabaseTest.h"
 #include "MoneyCase.h"
 
-#include "core/db/Database.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/ledger/Ledger.h"
 #include "core/ops/ActionDesk.h"
 #include "core/ops/CaseDesk.h"
@@ -28,7 +28,7 @@ protected:
         DatabaseTest::SetUp();
         migrate();
         ASSERT_FALSE(HasFatalFailure());
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         Status seeded = session->exec(
             "WITH s AS (INSERT INTO keel.sagas (kind, public_id, status, current_step) "
@@ -43,7 +43,8 @@ protected:
     }
     QSqlDatabase as(const QString &groupRole)
     {
-        auto db = Database::connect(loginAs(groupRole), QStringLiteral("keel-test-") + groupRole);
+        auto db =
+            QtSqlConnections::connect(loginAs(groupRole), QStringLiteral("keel-test-") + groupRole);
         EXPECT_TRUE(db.ok()) << qPrintable(db.error().message);
         return db.ok() ? *db : QSqlDatabase();
     }
@@ -55,7 +56,7 @@ protected:
     }
     QString admin(const QByteArray &sql)
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         auto value = session.ok() ? session->scalar(sql) : Result<QString>(session.error());
         return value.ok() ? *value : value.error().message;
     }
@@ -271,7 +272,7 @@ protected:
     {
         SuspenseWorkbenchTest::SetUp();
         ASSERT_FALSE(HasFatalFailure());
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         Status seeded = session->exec(test::MoneyCaseSql);
         ASSERT_TRUE(seeded.ok()) << qPrintable(seeded.error().message);
@@ -284,7 +285,7 @@ protected:
     }
     QString ledgerViolations()
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         auto report = Ledger::audit(*session);
         return report ? report->violations.join(u'\n') : report.error().message;
     }

@@ -23,7 +23,7 @@ constexpr char AccountsTable[] =
 
 // The participant's local work: try freezes 10, confirm spends it, cancel
 // releases it.
-Status accountWork(PgConnection &connection, const QString &account, const QString &op)
+Status accountWork(LibpqConnection &connection, const QString &account, const QString &op)
 {
     const QByteArray sql =
         op == QLatin1String("try") || op == QLatin1String("action")
@@ -43,9 +43,9 @@ protected:
     {
         DatabaseTest::SetUp();
         migrate();
-        auto connection = PgConnection::open(settings());
+        auto connection = LibpqConnection::open(settings());
         ASSERT_TRUE(connection.ok());
-        m_connection = std::make_unique<PgConnection>(std::move(connection).value());
+        m_connection = std::make_unique<LibpqConnection>(std::move(connection).value());
         ASSERT_TRUE(m_connection->exec(AccountsTable).ok());
     }
     Outcome call(const char *op, const char *gid = "g1")
@@ -53,7 +53,7 @@ protected:
         auto outcome =
             TccBarrier(*m_connection)
                 .call(QString::fromLatin1(gid), QStringLiteral("01"), QString::fromLatin1(op),
-                      [op](PgConnection &c) {
+                      [op](LibpqConnection &c) {
                           return accountWork(c, QStringLiteral("a"), QString::fromLatin1(op));
                       });
         EXPECT_TRUE(outcome.ok()) << qPrintable(outcome.error().message);
@@ -65,7 +65,7 @@ protected:
             "SELECT balance || '/' || frozen FROM tcc_accounts WHERE name = 'a'");
         return value ? *value : value.error().message;
     }
-    std::unique_ptr<PgConnection> m_connection;
+    std::unique_ptr<LibpqConnection> m_connection;
 };
 
 TEST_F(TccBarrierTest, TryThenConfirmAppliesEachOnceAndRepeatsDoNothing)
@@ -103,7 +103,7 @@ TEST_F(TccBarrierTest, WorkThatFailsLeavesNoBarrierRowSoTheOperationCanRunAgain)
     auto failed =
         TccBarrier(*m_connection)
             .call(QStringLiteral("g2"), QStringLiteral("01"), QStringLiteral("try"),
-                  [](PgConnection &c) {
+                  [](LibpqConnection &c) {
                       return accountWork(c, QStringLiteral("a"), QStringLiteral("try")).ok()
                                  ? Status(makeError(ErrorKind::Failed,
                                                     QStringLiteral("stock service down")))
@@ -122,7 +122,7 @@ TEST_F(TccBarrierTest, SagaOperationNamesMapOntoTryAndCancelAndOthersAreRefused)
     EXPECT_EQ(call("compensate"), Outcome::Applied);
     auto refused = TccBarrier(*m_connection)
                        .call(QStringLiteral("g1"), QStringLiteral("01"), QStringLiteral("commit"),
-                             [](PgConnection &) { return Status(); });
+                             [](LibpqConnection &) { return Status(); });
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().field, QStringLiteral("op"));
 }
@@ -149,7 +149,7 @@ public:
     {
         const QStringList parts = QString::fromUtf8(request.path).split(u'/', Qt::SkipEmptyParts);
         const QUrlQuery query(QString::fromUtf8(request.query));
-        Result<PgConnection *> connection = ThreadConnections::get(m_settings);
+        Result<LibpqConnection *> connection = ThreadConnections::get(m_settings);
         if (parts.size() != 2 || !connection)
             return jsonResponse(500, "{}");
         const QString account = parts.at(0);
@@ -157,13 +157,13 @@ public:
         const bool fail = op == QLatin1String("try") && m_failTries.contains(account);
         auto outcome =
             TccBarrier(**connection)
-                .call(query.queryItemValue(QStringLiteral("gid")),
-                      query.queryItemValue(QStringLiteral("branch_id")), op, [&](PgConnection &c) {
-                          if (fail)
-                              return Status(
-                                  makeError(ErrorKind::Failed, QStringLiteral("no stock")));
-                          return accountWork(c, account, op);
-                      });
+                .call(
+                    query.queryItemValue(QStringLiteral("gid")),
+                    query.queryItemValue(QStringLiteral("branch_id")), op, [&](LibpqConnection &c) {
+                        if (fail)
+                            return Status(makeError(ErrorKind::Failed, QStringLiteral("no stock")));
+                        return accountWork(c, account, op);
+                    });
         {
             const QMutexLocker lock(&m_mutex);
             m_seen << account + u':' + op + u':' +

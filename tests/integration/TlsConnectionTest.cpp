@@ -5,7 +5,7 @@
 
 #include "core/db/ConnectionCheck.h"
 #include "core/db/ConnectionProfile.h"
-#include "core/db/EmbeddedCluster.h"
+#include "devkit/servers/EmbeddedCluster.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 #include "DatabaseTest.h"
 
-#include "core/db/Database.h"
 #include "core/db/Migrator.h"
+#include "core/db/QtSqlConnections.h"
 
 namespace keel::test {
 
@@ -14,7 +14,7 @@ void DatabaseTest::SetUp()
 
 void DatabaseTest::TearDown()
 {
-    Database::closeThreadConnections();
+    QtSqlConnections::closeThreadConnections();
     if (!m_database.isEmpty())
         TestCluster::instance().dropDatabase(m_database);
     for (const QString &role : std::as_const(m_roles))
@@ -28,7 +28,8 @@ ConnectionSettings DatabaseTest::settings() const
 
 QSqlDatabase DatabaseTest::db()
 {
-    Result<QSqlDatabase> connection = Database::connect(settings(), QStringLiteral("keel-test"));
+    Result<QSqlDatabase> connection =
+        QtSqlConnections::connect(settings(), QStringLiteral("keel-test"));
     EXPECT_TRUE(connection.ok()) << qPrintable(connection.error().message);
     return connection.ok() ? *connection : QSqlDatabase();
 }

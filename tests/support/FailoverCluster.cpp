@@ -1,10 +1,10 @@
 #include "FailoverCluster.h"
 
-#include "core/db/EmbeddedCluster.h"
-#include "core/db/PgConnection.h"
-#include "core/db/ServerBinaries.h"
-#include "core/db/ServiceAccount.h"
+#include "core/db/LibpqConnection.h"
 #include "core/net/LoopbackPort.h"
+#include "devkit/servers/EmbeddedCluster.h"
+#include "devkit/servers/ServerBinaries.h"
+#include "devkit/servers/ServiceAccount.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -189,7 +189,8 @@ Status FailoverCluster::waitUntilHealthy(int timeoutMs)
                                             "healthy; see the logs in %1")
                                  .arg(m_directory));
         // pg_basebackup waits for a checkpoint; a spread one takes minutes.
-        if (Result<PgConnection> primary = PgConnection::open(settings(QStringLiteral("keel"))))
+        if (Result<LibpqConnection> primary =
+                LibpqConnection::open(settings(QStringLiteral("keel"))))
             (void)primary->exec("CHECKPOINT");
         QThread::msleep(1000);
     }
@@ -228,7 +229,7 @@ ConnectionSettings FailoverCluster::monitorSettings() const
 
 Result<QString> FailoverCluster::askMonitor(const QByteArray &sql)
 {
-    Result<PgConnection> connection = PgConnection::open(monitorSettings());
+    Result<LibpqConnection> connection = LibpqConnection::open(monitorSettings());
     if (!connection)
         return connection.error();
     return connection->scalar(sql);
@@ -251,8 +252,8 @@ bool FailoverCluster::synchronous()
     const int port = primaryPort();
     if (port == 0)
         return false;
-    Result<PgConnection> primary =
-        PgConnection::open(nodeSettings(port, QStringLiteral("postgres")));
+    Result<LibpqConnection> primary =
+        LibpqConnection::open(nodeSettings(port, QStringLiteral("postgres")));
     if (!primary)
         return false;
     Result<QString> streaming = primary->scalar(
@@ -301,8 +302,8 @@ QList<FailoverCluster::Node> FailoverCluster::nodes()
                 node.goalState = parts[2];
             }
         }
-        if (Result<PgConnection> direct =
-                PgConnection::open(nodeSettings(port, QStringLiteral("postgres")))) {
+        if (Result<LibpqConnection> direct =
+                LibpqConnection::open(nodeSettings(port, QStringLiteral("postgres")))) {
             Result<QString> recovering = direct->scalar("SELECT pg_is_in_recovery()");
             node.reachable = bool(recovering);
             node.writable = recovering && *recovering == QLatin1String("f");
@@ -326,7 +327,7 @@ ConnectionSettings FailoverCluster::nodeSettings(int port, const QString &databa
 // secondary is promoted: its keeper is dead too, so nothing answers anyway.
 Status FailoverCluster::tuneMonitor()
 {
-    Result<PgConnection> monitor = PgConnection::open(monitorSettings());
+    Result<LibpqConnection> monitor = LibpqConnection::open(monitorSettings());
     if (!monitor)
         return monitor.error();
     for (const char *setting :

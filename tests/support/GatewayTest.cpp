@@ -3,7 +3,7 @@
 #include "KeelProcess.h"
 
 #include "core/channel/SimulatedChannel.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 #include <QElapsedTimer>
 
@@ -13,7 +13,7 @@ void GatewayTest::SetUp()
 {
     DatabaseTest::SetUp();
     migrate();
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     ASSERT_TRUE(session.ok());
     auto issued = MerchantStore(*session).create(QStringLiteral("Test Merchant"), {});
     ASSERT_TRUE(issued.ok()) << qPrintable(issued.error().message);
@@ -67,7 +67,7 @@ HttpReply GatewayTest::get(const QByteArray &path)
 
 QString GatewayTest::scalar(const QByteArray &sql)
 {
-    auto session = PgConnection::open(settings());
+    auto session = LibpqConnection::open(settings());
     if (!session)
         return session.error().message;
     auto value = session->scalar(sql);

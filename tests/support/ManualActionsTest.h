@@ -15,9 +15,9 @@ protected:
         SagaTest::SetUp();
         if (HasFatalFailure())
             return;
-        auto service = PgConnection::open(m_serviceLogin);
+        auto service = LibpqConnection::open(m_serviceLogin);
         ASSERT_TRUE(service.ok()) << qPrintable(service.error().message);
-        m_service = std::make_unique<PgConnection>(std::move(service).value());
+        m_service = std::make_unique<LibpqConnection>(std::move(service).value());
     }
     void TearDown() override
     {
@@ -55,7 +55,7 @@ protected:
         return saga && saga->has_value() ? **saga : SagaRecord();
     }
 
-    std::unique_ptr<PgConnection> m_service; // the worker's login
+    std::unique_ptr<LibpqConnection> m_service; // the worker's login
 };
 
 } // namespace keel::test

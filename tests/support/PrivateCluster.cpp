@@ -3,8 +3,8 @@
 #include "KeelProcess.h"
 #include "ServerAccountAccess.h"
 
-#include "core/db/EmbeddedCluster.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "devkit/servers/EmbeddedCluster.h"
 
 #include <gtest/gtest.h>
 
@@ -34,7 +34,7 @@ void PrivateCluster::start()
     const ProcessResult migrated =
         runKeel({QStringLiteral("migrate"), QStringLiteral("--db"), m_settings.conninfo()});
     ASSERT_EQ(migrated.exitCode, 0) << qPrintable(migrated.err);
-    auto connection = PgConnection::open(m_settings);
+    auto connection = LibpqConnection::open(m_settings);
     ASSERT_TRUE(connection.ok());
     ASSERT_EQ(connection->scalar("SHOW fsync").value(), QStringLiteral("on"));
 }

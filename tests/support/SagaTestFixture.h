@@ -5,7 +5,7 @@
 #include "TestParticipant.h"
 #include "WaitUntil.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ledger/Ledger.h"
 #include "core/runtime/WorkerRuntime.h"
 
@@ -37,9 +37,9 @@ protected:
         RunningGatewayTest::SetUp();
         if (HasFatalFailure())
             return;
-        auto connection = PgConnection::open(settings());
+        auto connection = LibpqConnection::open(settings());
         ASSERT_TRUE(connection.ok());
-        m_connection = std::make_unique<PgConnection>(std::move(connection).value());
+        m_connection = std::make_unique<LibpqConnection>(std::move(connection).value());
         m_workerOptions.settings = m_serviceLogin;
         m_workerOptions.channel = simulatedChannel(m_channel);
         m_workerOptions.idempotency.lockTimeoutMs = 1000;
@@ -149,7 +149,7 @@ protected:
     }
     void expectLedgerBalances()
     {
-        auto session = PgConnection::open(settings());
+        auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         auto report = Ledger::audit(*session);
         ASSERT_TRUE(report.ok()) << qPrintable(report.error().message);
@@ -177,7 +177,7 @@ protected:
     }
 
     TestParticipant m_participant;
-    std::unique_ptr<PgConnection> m_connection; // superuser, to the test's database
+    std::unique_ptr<LibpqConnection> m_connection; // superuser, to the test's database
     WorkerOptions m_workerOptions;
     std::unique_ptr<WorkerRuntime> m_worker;
     int m_keys = 0;

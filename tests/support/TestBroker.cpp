@@ -1,6 +1,6 @@
 #include "TestBroker.h"
 
-#include "core/outbox/EmbeddedBroker.h"
+#include "devkit/servers/EmbeddedBroker.h"
 
 #include <QDir>
 #include <QFile>

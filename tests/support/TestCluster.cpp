@@ -1,7 +1,7 @@
 #include "TestCluster.h"
 
-#include "core/db/EmbeddedCluster.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
+#include "devkit/servers/EmbeddedCluster.h"
 
 #include <QDir>
 #include <QFile>
@@ -113,7 +113,7 @@ ConnectionSettings TestCluster::settings(const QString &database) const
 
 Status TestCluster::execAdmin(const QByteArray &sql)
 {
-    Result<PgConnection> session = PgConnection::open(m_admin);
+    Result<LibpqConnection> session = LibpqConnection::open(m_admin);
     if (!session)
         return session.error();
     return session->exec(sql);

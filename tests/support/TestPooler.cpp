@@ -2,9 +2,9 @@
 
 #include "ServerAccountAccess.h"
 
-#include "core/db/PgConnection.h"
-#include "core/db/ServiceAccount.h"
+#include "core/db/LibpqConnection.h"
 #include "core/net/LoopbackPort.h"
+#include "devkit/servers/ServiceAccount.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -90,7 +90,7 @@ TestPooler::TestPooler(const ConnectionSettings &server, int poolSize)
     QElapsedTimer timer;
     timer.start();
     while (timer.elapsed() < 20000 && m_process->state() != QProcess::NotRunning) {
-        if (PgConnection::open(m_settings)) {
+        if (LibpqConnection::open(m_settings)) {
             m_started = true;
             return;
         }

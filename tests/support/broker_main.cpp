@@ -1,7 +1,7 @@
 // keel-test-broker start|stop STATEFILE
 // ctest's setup and cleanup fixtures: one throwaway RabbitMQ node for a whole
 // test run. STATEFILE receives its directory and AMQP port.
-#include "core/outbox/EmbeddedBroker.h"
+#include "devkit/servers/EmbeddedBroker.h"
 
 #include "FixtureMain.h"
 

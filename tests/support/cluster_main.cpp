@@ -1,7 +1,7 @@
 // keel-test-cluster start|stop STATEFILE
 // ctest's setup and cleanup fixtures: one throwaway PostgreSQL for a whole
 // test run. STATEFILE receives the data directory and port.
-#include "core/db/EmbeddedCluster.h"
+#include "devkit/servers/EmbeddedCluster.h"
 
 #include "FixtureMain.h"
 

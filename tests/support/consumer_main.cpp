@@ -6,7 +6,7 @@
 // between the commit and the ack lets a test kill it exactly there.
 #include "core/Chaos.h"
 #include "core/db/ConnectionSettings.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/outbox/AmqpAddress.h"
 #include "core/outbox/Inbox.h"
 
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
     auto broker = AmqpAddress::parse(arguments.at(2));
     if (!settings || !broker)
         return 2;
-    auto connection = PgConnection::open(*settings);
+    auto connection = LibpqConnection::open(*settings);
     if (!connection) {
         std::fprintf(stderr, "%s\n", qPrintable(connection.error().message));
         return 1;
@@ -62,12 +62,13 @@ int main(int argc, char **argv)
         const QString id = QString::fromUtf8(
             static_cast<const char *>(envelope.message.properties.message_id.bytes),
             qsizetype(envelope.message.properties.message_id.len));
-        auto outcome =
-            Inbox(*connection).process(QStringLiteral("test-consumer"), id, [&](PgConnection &c) {
-                auto rows =
-                    c.query("INSERT INTO consumed_effects (message_id) VALUES ($1)", {id.toUtf8()});
-                return rows ? Status() : Status(rows.error());
-            });
+        auto outcome = Inbox(*connection)
+                           .process(QStringLiteral("test-consumer"), id, [&](LibpqConnection &c) {
+                               auto rows =
+                                   c.query("INSERT INTO consumed_effects (message_id) VALUES ($1)",
+                                           {id.toUtf8()});
+                               return rows ? Status() : Status(rows.error());
+                           });
         if (!outcome) {
             std::fprintf(stderr, "%s\n", qPrintable(outcome.error().message));
             return 1;

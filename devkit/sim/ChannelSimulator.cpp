@@ -1,10 +1,11 @@
-#include "core/sim/ChannelSimulator.h"
+#include "devkit/sim/ChannelSimulator.h"
 
 #include "core/channel/ChannelWire.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/money/Currency.h"
 #include "core/net/HttpRequest.h"
 #include "core/net/HttpResponse.h"
+#include "core/reference/CurrencyStore.h"
 
 #include <QUrl>
 
@@ -35,10 +36,10 @@ ChannelSimulator::~ChannelSimulator()
 Result<std::unique_ptr<ChannelSimulator>> ChannelSimulator::start(ChannelSimulatorOptions options)
 {
     std::unique_ptr<ChannelSimulator> simulator(new ChannelSimulator(std::move(options)));
-    Result<PgConnection> connection = PgConnection::open(simulator->m_options.settings);
+    Result<LibpqConnection> connection = LibpqConnection::open(simulator->m_options.settings);
     if (!connection)
         return connection.error();
-    Result<CurrencyTable> currencies = CurrencyTable::load(*connection);
+    Result<CurrencyTable> currencies = loadCurrencies(*connection);
     if (!currencies)
         return currencies.error();
     simulator->m_currencies = std::make_unique<CurrencyTable>(*std::move(currencies));

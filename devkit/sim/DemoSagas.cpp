@@ -1,4 +1,4 @@
-#include "core/sim/DemoSagas.h"
+#include "devkit/sim/DemoSagas.h"
 
 #include "core/net/HttpClient.h"
 #include "core/net/HttpRequest.h"

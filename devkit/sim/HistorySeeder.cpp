@@ -1,6 +1,6 @@
-#include "core/dev/HistorySeeder.h"
+#include "devkit/sim/HistorySeeder.h"
 
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ledger/Ledger.h"
 #include "core/merchant/MerchantStore.h"
 
@@ -54,7 +54,7 @@ constexpr char LoadStaged[] =
     "  c.currency OR a.code = 'merchant_payable:' || c.merchant_id || ':' || c.currency);";
 
 // Seed merchants (and their ledger accounts, committed before any posting).
-Result<QList<qint64>> seedMerchants(PgConnection &session, int wanted)
+Result<QList<qint64>> seedMerchants(LibpqConnection &session, int wanted)
 {
     QList<qint64> merchants;
     Result<PgRows> existing = session.query(
@@ -128,7 +128,7 @@ private:
 
 } // namespace
 
-Result<qint64> HistorySeeder::seed(PgConnection &session, const SeedOptions &options,
+Result<qint64> HistorySeeder::seed(LibpqConnection &session, const SeedOptions &options,
                                    const std::function<void(qint64)> &progress)
 {
     Result<QList<qint64>> merchants = seedMerchants(session, options.merchants);

@@ -1,11 +1,11 @@
-#include "core/dev/DevStack.h"
+#include "devkit/stack/DevStack.h"
 
 #include "core/channel/HttpChannel.h"
 #include "core/channel/SimulatedChannel.h"
 
-#include "core/db/Database.h"
+#include "core/db/LibpqConnection.h"
 #include "core/db/Migrator.h"
-#include "core/db/PgConnection.h"
+#include "core/db/QtSqlConnections.h"
 #include "core/merchant/MerchantStore.h"
 #include "core/net/LoopbackPort.h"
 
@@ -25,7 +25,7 @@ Status migrate(const ConnectionSettings &settings, const DevStack::Progress &pro
         return migrations.error();
     Status result;
     {
-        Result<QSqlDatabase> db = Database::connect(settings, QStringLiteral("keel-dev"));
+        Result<QSqlDatabase> db = QtSqlConnections::connect(settings, QStringLiteral("keel-dev"));
         if (!db)
             return db.error();
         Result<int> applied =
@@ -36,7 +36,7 @@ Status migrate(const ConnectionSettings &settings, const DevStack::Progress &pro
         if (!applied)
             result = applied.error();
     }
-    Database::closeThreadConnections();
+    QtSqlConnections::closeThreadConnections();
     return result;
 }
 
@@ -45,7 +45,7 @@ Status migrate(const ConnectionSettings &settings, const DevStack::Progress &pro
 Result<ConnectionSettings> ensureLogin(const ConnectionSettings &superuser, const QString &name,
                                        const QStringList &roles)
 {
-    Result<PgConnection> admin = PgConnection::open(superuser);
+    Result<LibpqConnection> admin = LibpqConnection::open(superuser);
     if (!admin)
         return admin.error();
     const QByteArray role = name.toLatin1();
@@ -269,7 +269,7 @@ Result<QString> DevStack::merchantKey(const QString &fileName, const QString &na
         if (!key.isEmpty())
             return key;
     }
-    Result<PgConnection> session = PgConnection::open(database());
+    Result<LibpqConnection> session = LibpqConnection::open(database());
     if (!session)
         return session.error();
     Result<IssuedMerchant> issued = MerchantStore(*session).create(name, notifyUrl);

@@ -1,9 +1,9 @@
-#include "core/db/EmbeddedCluster.h"
+#include "devkit/servers/EmbeddedCluster.h"
 
 #include "core/net/LoopbackPort.h"
 
 #include "core/db/ConnectionSettings.h"
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 #include <QDir>
 #include <QFile>
@@ -307,7 +307,7 @@ Status EmbeddedCluster::setLoopbackPassword()
     QByteArray password;
     for (int i = 0; i < 24; ++i)
         password += alphabet[QRandomGenerator::system()->bounded(int(sizeof alphabet) - 1)];
-    Result<PgConnection> session = PgConnection::open(settings(QStringLiteral("postgres")));
+    Result<LibpqConnection> session = LibpqConnection::open(settings(QStringLiteral("postgres")));
     if (!session)
         return session.error();
     if (Status status = session->exec("ALTER ROLE keel PASSWORD '" + password + "'"); !status)
@@ -411,7 +411,7 @@ Status EmbeddedCluster::ensureDatabase(const QString &name)
         return makeError(
             ErrorKind::Usage,
             QStringLiteral("database name %1 must be lowercase letters, digits and _").arg(name));
-    Result<PgConnection> session = PgConnection::open(settings(QStringLiteral("postgres")));
+    Result<LibpqConnection> session = LibpqConnection::open(settings(QStringLiteral("postgres")));
     if (!session)
         return session.error();
     Status created = session->exec("CREATE DATABASE " + name.toLatin1());
@@ -422,7 +422,7 @@ Status EmbeddedCluster::ensureDatabase(const QString &name)
 
 Status EmbeddedCluster::dropDatabase(const QString &name)
 {
-    Result<PgConnection> session = PgConnection::open(settings(QStringLiteral("postgres")));
+    Result<LibpqConnection> session = LibpqConnection::open(settings(QStringLiteral("postgres")));
     if (!session)
         return session.error();
     return session->exec("DROP DATABASE IF EXISTS " + name.toLatin1() + " WITH (FORCE)");

@@ -1,7 +1,7 @@
-#include "core/sim/TrafficSimulator.h"
+#include "devkit/sim/TrafficSimulator.h"
 
 #include "core/net/HttpClient.h"
-#include "core/sim/OrderSaga.h"
+#include "devkit/sim/OrderSaga.h"
 
 #include <QDeadlineTimer>
 #include <QJsonDocument>

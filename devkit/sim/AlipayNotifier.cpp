@@ -1,4 +1,4 @@
-#include "core/sim/AlipayNotifier.h"
+#include "devkit/sim/AlipayNotifier.h"
 
 #include "core/net/HttpClient.h"
 #include "core/signing/AlipaySignature.h"

@@ -1,4 +1,4 @@
-#include "core/outbox/EmbeddedBroker.h"
+#include "devkit/servers/EmbeddedBroker.h"
 
 #include "core/net/LoopbackPort.h"
 #include "core/outbox/AmqpPublisher.h"

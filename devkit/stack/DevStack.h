@@ -2,12 +2,12 @@
 
 #include "core/Result.h"
 #include "core/db/ConnectionSettings.h"
-#include "core/db/EmbeddedCluster.h"
-#include "core/outbox/EmbeddedBroker.h"
 #include "core/runtime/GatewayRuntime.h"
 #include "core/runtime/RelayRuntime.h"
 #include "core/runtime/WorkerRuntime.h"
-#include "core/sim/ChannelSimulator.h"
+#include "devkit/servers/EmbeddedBroker.h"
+#include "devkit/servers/EmbeddedCluster.h"
+#include "devkit/sim/ChannelSimulator.h"
 
 #include <functional>
 #include <memory>

@@ -4,7 +4,7 @@
 #include "core/channel/SimulatedChannel.h"
 #include "core/db/ConnectionSettings.h"
 #include "core/net/HttpServer.h"
-#include "core/sim/AlipayNotifier.h"
+#include "devkit/sim/AlipayNotifier.h"
 
 #include <memory>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "core/db/ServerBinaries.h"
+#include "devkit/servers/ServerBinaries.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -6,7 +6,7 @@
 
 namespace keel {
 
-class PgConnection;
+class LibpqConnection;
 
 struct SeedOptions {
     qint64 charges = 100000;
@@ -20,7 +20,7 @@ struct SeedOptions {
 // COPY in chunks, one transaction each, reporting progress after each.
 class HistorySeeder final {
 public:
-    static Result<qint64> seed(PgConnection &session, const SeedOptions &options,
+    static Result<qint64> seed(LibpqConnection &session, const SeedOptions &options,
                                const std::function<void(qint64 done)> &progress = {});
 };
 

@@ -1,4 +1,4 @@
-#include "core/sim/OrderSaga.h"
+#include "devkit/sim/OrderSaga.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

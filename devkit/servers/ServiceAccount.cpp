@@ -1,4 +1,4 @@
-#include "core/db/ServiceAccount.h"
+#include "devkit/servers/ServiceAccount.h"
 
 #include <QDir>
 #include <QFileInfo>

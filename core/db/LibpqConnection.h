@@ -33,16 +33,16 @@ public:
     int affected() const;
 
 private:
-    friend class PgConnection;
+    friend class LibpqConnection;
     std::shared_ptr<pg_result> m_result;
 };
 
 // A plain libpq connection. The gateway's hot path uses one per worker thread:
 // statements are prepared once per connection and then cost one round trip.
 // Also used for administrative work (creating databases, readiness checks).
-class PgConnection final {
+class LibpqConnection final {
 public:
-    static Result<PgConnection> open(const ConnectionSettings &settings);
+    static Result<LibpqConnection> open(const ConnectionSettings &settings);
 
     // Runs one or more statements with the simple protocol.
     Status exec(const QByteArray &sql);

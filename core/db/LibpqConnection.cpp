@@ -1,4 +1,4 @@
-#include "core/db/PgConnection.h"
+#include "core/db/LibpqConnection.h"
 
 #include "core/db/ConnectionFailure.h"
 #include "core/db/ConnectionSettings.h"
@@ -61,14 +61,14 @@ int PgRows::affected() const
     return m_result ? QByteArray(PQcmdTuples(m_result.get())).toInt() : 0;
 }
 
-void PgConnection::Closer::operator()(pg_conn *conn) const
+void LibpqConnection::Closer::operator()(pg_conn *conn) const
 {
     PQfinish(conn);
 }
 
-Result<PgConnection> PgConnection::open(const ConnectionSettings &settings)
+Result<LibpqConnection> LibpqConnection::open(const ConnectionSettings &settings)
 {
-    PgConnection session;
+    LibpqConnection session;
     session.m_conninfo = settings.conninfo().toUtf8();
     session.m_unnamedStatements = settings.transactionPooled();
     session.m_conn.reset(PQconnectdb(session.m_conninfo.constData()));
@@ -85,7 +85,7 @@ Result<PgConnection> PgConnection::open(const ConnectionSettings &settings)
     return session;
 }
 
-Error PgConnection::failure(pg_result *result)
+Error LibpqConnection::failure(pg_result *result)
 {
     const char *state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
     m_lastSqlState = QString::fromLatin1(state ? state : "");
@@ -98,7 +98,7 @@ Error PgConnection::failure(pg_result *result)
                       message.isEmpty() ? QStringLiteral("connection lost") : message);
 }
 
-Status PgConnection::exec(const QByteArray &sql)
+Status LibpqConnection::exec(const QByteArray &sql)
 {
     auto result = own(PQexec(m_conn.get(), sql.constData()));
     const ExecStatusType status = PQresultStatus(result.get());
@@ -109,7 +109,7 @@ Status PgConnection::exec(const QByteArray &sql)
     return failure(result.get());
 }
 
-Result<QString> PgConnection::scalar(const QByteArray &sql)
+Result<QString> LibpqConnection::scalar(const QByteArray &sql)
 {
     auto result = own(PQexec(m_conn.get(), sql.constData()));
     if (PQresultStatus(result.get()) == PGRES_COMMAND_OK)
@@ -124,7 +124,7 @@ Result<QString> PgConnection::scalar(const QByteArray &sql)
     return QString();
 }
 
-Result<QByteArray> PgConnection::prepared(const QByteArray &sql, int parameters)
+Result<QByteArray> LibpqConnection::prepared(const QByteArray &sql, int parameters)
 {
     if (m_unnamedStatements)
         return QByteArray(); // parsed with each execution, on whichever server runs it
@@ -140,19 +140,19 @@ Result<QByteArray> PgConnection::prepared(const QByteArray &sql, int parameters)
     return name;
 }
 
-void PgConnection::beginPipelined()
+void LibpqConnection::beginPipelined()
 {
     m_queue.clear();
     m_pipelining = true;
 }
 
-void PgConnection::discardPipelined()
+void LibpqConnection::discardPipelined()
 {
     m_queue.clear();
     m_pipelining = false;
 }
 
-Status PgConnection::commitPipelined()
+Status LibpqConnection::commitPipelined()
 {
     const QList<Queued> queue = std::move(m_queue);
     discardPipelined();
@@ -215,7 +215,7 @@ Status PgConnection::commitPipelined()
     return {};
 }
 
-Result<PgRows> PgConnection::query(const QByteArray &sql, const QByteArrayList &params)
+Result<PgRows> LibpqConnection::query(const QByteArray &sql, const QByteArrayList &params)
 {
     Result<QByteArray> statement = prepared(sql, int(params.size()));
     if (!statement)
@@ -243,7 +243,7 @@ Result<PgRows> PgConnection::query(const QByteArray &sql, const QByteArrayList &
     return rows;
 }
 
-Status PgConnection::copyIn(const QByteArray &copySql, const QByteArray &data)
+Status LibpqConnection::copyIn(const QByteArray &copySql, const QByteArray &data)
 {
     auto started = own(PQexec(m_conn.get(), copySql.constData()));
     if (PQresultStatus(started.get()) != PGRES_COPY_IN)
@@ -262,19 +262,19 @@ Status PgConnection::copyIn(const QByteArray &copySql, const QByteArray &data)
     return {};
 }
 
-bool PgConnection::healthy() const
+bool LibpqConnection::healthy() const
 {
     return m_conn && !m_pipelining && !m_broken && PQstatus(m_conn.get()) == CONNECTION_OK &&
            PQpipelineStatus(m_conn.get()) == PQ_PIPELINE_OFF &&
            PQtransactionStatus(m_conn.get()) == PQTRANS_IDLE;
 }
 
-bool PgConnection::inTransaction() const
+bool LibpqConnection::inTransaction() const
 {
     return m_pipelining || PQtransactionStatus(m_conn.get()) != PQTRANS_IDLE;
 }
 
-Status PgConnection::reset()
+Status LibpqConnection::reset()
 {
     if (m_broken || PQpipelineStatus(m_conn.get()) != PQ_PIPELINE_OFF) {
         m_conn.reset(PQconnectdb(m_conninfo.constData()));
@@ -291,7 +291,7 @@ Status PgConnection::reset()
     return {};
 }
 
-QByteArray PgConnection::arrayParam(const QStringList &items)
+QByteArray LibpqConnection::arrayParam(const QStringList &items)
 {
     QStringList quoted;
     for (QString item : items) {

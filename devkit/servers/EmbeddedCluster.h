@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/Result.h"
-#include "core/db/ServerBinaries.h"
-#include "core/db/ServiceAccount.h"
+#include "devkit/servers/ServerBinaries.h"
+#include "devkit/servers/ServiceAccount.h"
 
 #include <QString>
 

@@ -11,12 +11,15 @@ namespace keel {
 
 class ConnectionSettings;
 
-// Qt's rule is one QSqlDatabase per thread. Database hands each thread its own
-// named connection for a given set of settings, opened on first use and
-// removed when the thread ends.
-class Database final {
+// keel's connections through Qt SQL (QPSQL): what the console reads and the
+// guarded actions it runs (read/, ops/), and the migrator. The services'
+// request paths use libpq directly (LibpqConnection). Qt's rule is
+// one QSqlDatabase per thread: this hands each thread its own named
+// connection for a given set of settings, opened on first use and removed
+// when the thread ends.
+class QtSqlConnections final {
 public:
-    Database() = delete;
+    QtSqlConnections() = delete;
 
     // This thread's connection for the settings, opened if needed. The
     // connection reports NUMERIC as text (never double) and uses search_path keel.

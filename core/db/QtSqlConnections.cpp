@@ -1,4 +1,4 @@
-#include "core/db/Database.h"
+#include "core/db/QtSqlConnections.h"
 
 #include "core/db/ConnectionFailure.h"
 
@@ -66,8 +66,8 @@ PGconn *pgConnection(QSqlDatabase &db)
 
 } // namespace
 
-Result<QSqlDatabase> Database::connect(const ConnectionSettings &settings,
-                                       const QString &applicationName)
+Result<QSqlDatabase> QtSqlConnections::connect(const ConnectionSettings &settings,
+                                               const QString &applicationName)
 {
     const QString name = connectionName(settings, applicationName);
     if (QSqlDatabase::contains(name)) {
@@ -104,7 +104,7 @@ Result<QSqlDatabase> Database::connect(const ConnectionSettings &settings,
     return db;
 }
 
-void Database::closeThreadConnections()
+void QtSqlConnections::closeThreadConnections()
 {
     QStringList &names = threadConnectionNames();
     for (const QString &name : std::as_const(names))
@@ -112,7 +112,8 @@ void Database::closeThreadConnections()
     names.clear();
 }
 
-QString Database::describeConnectError(const ConnectionSettings &settings, const QSqlError &error)
+QString QtSqlConnections::describeConnectError(const ConnectionSettings &settings,
+                                               const QSqlError &error)
 {
     const QString reason = describeConnectionFailure(
         error.databaseText().isEmpty() ? error.text() : error.databaseText());
@@ -137,12 +138,12 @@ QString Database::describeConnectError(const ConnectionSettings &settings, const
         .arg(settings.redacted(), reason, hint);
 }
 
-QString Database::sqlState(const QSqlError &error)
+QString QtSqlConnections::sqlState(const QSqlError &error)
 {
     return error.nativeErrorCode();
 }
 
-Status Database::execScript(QSqlDatabase &db, const QByteArray &sql)
+Status QtSqlConnections::execScript(QSqlDatabase &db, const QByteArray &sql)
 {
     PGconn *conn = pgConnection(db);
     if (!conn)
@@ -165,7 +166,7 @@ Status Database::execScript(QSqlDatabase &db, const QByteArray &sql)
     return codedError(ErrorKind::Failed, code, message);
 }
 
-Status Database::exec(QSqlQuery &query, const QString &sql)
+Status QtSqlConnections::exec(QSqlQuery &query, const QString &sql)
 {
     if (query.exec(sql))
         return {};
@@ -173,7 +174,7 @@ Status Database::exec(QSqlQuery &query, const QString &sql)
                       oneLine(query.lastError().databaseText()));
 }
 
-Status Database::exec(QSqlQuery &query)
+Status QtSqlConnections::exec(QSqlQuery &query)
 {
     if (query.exec())
         return {};
