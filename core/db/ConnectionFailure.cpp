@@ -1,8 +1,14 @@
 #include "core/db/ConnectionFailure.h"
 
+#include "core/db/ConnectionSettings.h"
+
 #include <QList>
 #include <QRegularExpression>
 #include <QStringList>
+
+#include <libpq-fe.h>
+
+#include <memory>
 
 namespace keel {
 namespace {
@@ -59,6 +65,54 @@ QString describeConnectionFailure(const QString &libpqMessage)
     if (!earlier.isEmpty())
         text += QStringLiteral("; also tried ") + earlier.join(QStringLiteral("; "));
     return text.simplified();
+}
+
+ConnectionRefusal classifyConnectionRefusal(const ConnectionSettings &settings)
+{
+    const QByteArray conninfo = settings.conninfo().toUtf8();
+    switch (PQping(conninfo.constData())) {
+    case PQPING_NO_ATTEMPT:
+        return ConnectionRefusal::BadParameters;
+    case PQPING_NO_RESPONSE:
+        return ConnectionRefusal::NoServer;
+    case PQPING_REJECT:
+        return ConnectionRefusal::NotAccepting;
+    case PQPING_OK:
+        break;
+    }
+    // The server answers, so it judged the login itself.
+    const std::unique_ptr<PGconn, decltype(&PQfinish)> probe(PQconnectdb(conninfo.constData()),
+                                                             &PQfinish);
+    if (PQstatus(probe.get()) == CONNECTION_OK)
+        return ConnectionRefusal::NotAccepting; // it let this one in: the failure was momentary
+    return PQconnectionNeedsPassword(probe.get()) ? ConnectionRefusal::PasswordMissing
+                                                  : ConnectionRefusal::LoginRefused;
+}
+
+QString whatToCheck(ConnectionRefusal refusal, const ConnectionSettings &settings)
+{
+    switch (refusal) {
+    case ConnectionRefusal::BadParameters:
+        return QStringLiteral("check the connection string");
+    case ConnectionRefusal::NoServer: {
+        const QString sslmode = settings.value(QStringLiteral("sslmode"));
+        const bool tls = sslmode == QLatin1String("require") ||
+                         sslmode == QLatin1String("verify-ca") ||
+                         sslmode == QLatin1String("verify-full");
+        return tls ? QStringLiteral("is the server running, are host and port right, and does "
+                                    "its certificate pass sslmode=%1 (sslrootcert)?")
+                         .arg(sslmode)
+                   : QStringLiteral("is the server running, and are host and port right?");
+    }
+    case ConnectionRefusal::NotAccepting:
+        return QStringLiteral("the server is starting, stopping or busy; try again shortly");
+    case ConnectionRefusal::PasswordMissing:
+        return QStringLiteral("give the password (keychain, ~/.pgpass or PGPASSWORD)");
+    case ConnectionRefusal::LoginRefused:
+        return QStringLiteral("check the user, the password (keychain, ~/.pgpass or PGPASSWORD) "
+                              "and the database name");
+    }
+    return {};
 }
 
 } // namespace keel

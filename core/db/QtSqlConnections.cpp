@@ -117,23 +117,7 @@ QString QtSqlConnections::describeConnectError(const ConnectionSettings &setting
 {
     const QString reason = describeConnectionFailure(
         error.databaseText().isEmpty() ? error.text() : error.databaseText());
-    QString hint;
-    if (reason.contains(QLatin1String("password authentication failed")) ||
-        reason.contains(QLatin1String("no password supplied")))
-        hint = QStringLiteral("check the user and password (keychain, ~/.pgpass or PGPASSWORD)");
-    else if (reason.contains(QLatin1String("does not exist")))
-        hint = QStringLiteral("check the database and user names, or create them");
-    else if (reason.contains(QLatin1String("Is the server running")))
-        hint = QStringLiteral("start it, or check host and port");
-    else if (reason.contains(QLatin1String("No such file")) ||
-             reason.contains(QLatin1String("Connection refused")) ||
-             reason.contains(QLatin1String("could not translate host name")) ||
-             reason.contains(QLatin1String("timeout")))
-        hint = QStringLiteral("is the server running, and are host and port right?");
-    else if (reason.contains(QLatin1String("SSL")) || reason.contains(QLatin1String("certificate")))
-        hint = QStringLiteral("check sslmode and sslrootcert");
-    else
-        hint = QStringLiteral("check the connection string");
+    const QString hint = whatToCheck(classifyConnectionRefusal(settings), settings);
     return QStringLiteral("cannot connect to PostgreSQL (%1): %2; %3")
         .arg(settings.redacted(), reason, hint);
 }

@@ -29,7 +29,8 @@ public:
     // Closes and forgets every connection this thread opened.
     static void closeThreadConnections();
 
-    // One line for a failed open: the libpq reason plus what to check.
+    // One line for a failed open: the libpq reason plus what to check, which
+    // comes from asking the server again (classifyConnectionRefusal).
     static QString describeConnectError(const ConnectionSettings &settings, const QSqlError &error);
 
     // The SQLSTATE of a failed statement ("42501"), empty if none.

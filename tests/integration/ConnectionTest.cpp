@@ -1,7 +1,9 @@
 #include "DatabaseTest.h"
 
+#include "core/db/ConnectionFailure.h"
 #include "core/db/LibpqConnection.h"
 #include "core/db/QtSqlConnections.h"
+#include "core/net/LoopbackPort.h"
 
 #include <QSqlDriver>
 #include <QSqlQuery>
@@ -92,6 +94,43 @@ TEST_F(ConnectionTest, WrongPasswordIsAConnectionErrorThatNeverEchoesThePassword
     EXPECT_TRUE(connected.error().message.contains(QLatin1String("password authentication failed")))
         << qPrintable(connected.error().message);
     EXPECT_FALSE(connected.error().message.contains(QLatin1String("wrong-one")));
+}
+
+TEST_F(ConnectionTest, ARefusedLoginIsToldApartFromAMissingPasswordByTheServer)
+{
+    const QString role = QStringLiteral("t_why_%1").arg(test::uniqueSuffix());
+    ASSERT_TRUE(
+        TestCluster::instance().createLoginRole(role, {}, QStringLiteral("right-one")).ok());
+    m_roles << role;
+    EXPECT_EQ(classifyConnectionRefusal(overTcp(role, QStringLiteral("wrong-one"))),
+              ConnectionRefusal::LoginRefused);
+    ConnectionSettings noDatabase = overTcp(role, QStringLiteral("right-one"));
+    noDatabase.set(QStringLiteral("dbname"), QStringLiteral("no_such_database"));
+    EXPECT_EQ(classifyConnectionRefusal(noDatabase), ConnectionRefusal::LoginRefused);
+
+    ConnectionSettings withoutPassword = overTcp(role, QString());
+    withoutPassword.set(QStringLiteral("passfile"), QStringLiteral("/nonexistent"));
+    EXPECT_EQ(classifyConnectionRefusal(withoutPassword), ConnectionRefusal::PasswordMissing);
+    auto connected = QtSqlConnections::connect(withoutPassword, QStringLiteral("keel-test-nopw"));
+    ASSERT_FALSE(connected.ok());
+    EXPECT_TRUE(connected.error().message.contains(QLatin1String("give the password")))
+        << qPrintable(connected.error().message);
+}
+
+TEST_F(ConnectionTest, NothingListeningIsNoServerAndABadOptionIsNoAttempt)
+{
+    ConnectionSettings closed = overTcp(QStringLiteral("nobody"), QStringLiteral("x"));
+    const int port = bindLoopback();
+    ASSERT_GT(port, 0);
+    closed.set(QStringLiteral("port"), QString::number(port));
+    EXPECT_EQ(classifyConnectionRefusal(closed), ConnectionRefusal::NoServer);
+    closed.set(QStringLiteral("sslmode"), QStringLiteral("verify-full"));
+    EXPECT_TRUE(whatToCheck(ConnectionRefusal::NoServer, closed)
+                    .contains(QLatin1String("sslmode=verify-full")));
+
+    ConnectionSettings unusable = settings();
+    unusable.set(QStringLiteral("sslmode"), QStringLiteral("sometimes"));
+    EXPECT_EQ(classifyConnectionRefusal(unusable), ConnectionRefusal::BadParameters);
 }
 
 TEST_F(ConnectionTest, ConnectsThroughAUriWithSocketDirectory)
