@@ -92,7 +92,7 @@ HttpResponse GatewayApi::handle(const HttpRequest &request)
     QElapsedTimer timer;
     timer.start();
     int endpoint = int(Metrics::Endpoint::Other);
-    HttpResponse response = route(request, endpoint);
+    HttpResponse response = routeByPath(request, endpoint);
     Metrics::instance().observeRequest(Metrics::Endpoint(endpoint), response.status,
                                        timer.nsecsElapsed() / 1000);
     return response;
@@ -158,7 +158,7 @@ GatewayApi::Route GatewayApi::match(const QByteArray &path)
     return {};
 }
 
-HttpResponse GatewayApi::route(const HttpRequest &request, int &endpoint)
+HttpResponse GatewayApi::routeByPath(const HttpRequest &request, int &endpoint)
 {
     if (request.path == "/healthz") {
         endpoint = int(Metrics::Endpoint::Health);
@@ -209,10 +209,10 @@ HttpResponse GatewayApi::route(const HttpRequest &request, int &endpoint)
         return response;
     }
     endpoint = int(endpointOf(int(route.target)));
-    return serve(route, request);
+    return authenticateMerchant(route, request);
 }
 
-HttpResponse GatewayApi::serve(const Route &route, const HttpRequest &request)
+HttpResponse GatewayApi::authenticateMerchant(const Route &route, const HttpRequest &request)
 {
     Result<LibpqConnection *> connection = ThreadConnections::get(m_context.settings);
     if (!connection)
@@ -248,12 +248,12 @@ HttpResponse GatewayApi::serve(const Route &route, const HttpRequest &request)
             return badRequest(QStringLiteral("parameter_invalid"), {}, parsed.error().message);
         params = *parsed;
     }
-    return dispatch(route, **connection, **merchant, params, key);
+    return callPaymentService(route, **connection, **merchant, params, key);
 }
 
-HttpResponse GatewayApi::dispatch(const Route &route, LibpqConnection &connection,
-                                  const Merchant &merchant, const RequestParams &params,
-                                  const std::optional<QByteArray> &key)
+HttpResponse GatewayApi::callPaymentService(const Route &route, LibpqConnection &connection,
+                                            const Merchant &merchant, const RequestParams &params,
+                                            const std::optional<QByteArray> &key)
 {
     // Endpoints that create something require a key; capture takes one if sent.
     Result<IdempotencyKey> idempotencyKey =
@@ -286,10 +286,22 @@ HttpResponse GatewayApi::dispatch(const Route &route, LibpqConnection &connectio
     }
     case Target::Charge:
         return m_replies.respond(charges.retrieve(merchant, route.id));
-    default:
+    case Target::Refund:
         return m_replies.respond(
             RefundService(m_context, connection, m_replies).retrieve(merchant, route.id));
+    case Target::None:
+    case Target::Sagas:
+    case Target::Saga:
+    case Target::Tcc:
+    case Target::TccOne:
+        break; // answered before this stage
     }
+    Q_ASSERT_X(false, "GatewayApi", "a route without a payment service reached stage 3");
+    ApiError error;
+    error.status = 404;
+    error.code = QStringLiteral("resource_missing");
+    error.message = QStringLiteral("unrecognized request URL");
+    return error.response();
 }
 
 } // namespace keel

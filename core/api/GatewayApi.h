@@ -37,11 +37,16 @@ private:
     };
     static Route match(const QByteArray &path);
 
-    HttpResponse route(const HttpRequest &request, int &endpoint);
+    // A request passes three stages, each one function:
+    // 1. by path and method: health, metrics, channel notices, or a Route;
+    HttpResponse routeByPath(const HttpRequest &request, int &endpoint);
     HttpResponse health();
-    HttpResponse serve(const Route &route, const HttpRequest &request);
-    HttpResponse dispatch(const Route &route, LibpqConnection &connection, const Merchant &merchant,
-                          const RequestParams &params, const std::optional<QByteArray> &key);
+    // 2. the merchant's API key, the Idempotency-Key header and the body;
+    HttpResponse authenticateMerchant(const Route &route, const HttpRequest &request);
+    // 3. the payment service that answers the route.
+    HttpResponse callPaymentService(const Route &route, LibpqConnection &connection,
+                                    const Merchant &merchant, const RequestParams &params,
+                                    const std::optional<QByteArray> &key);
 
     PaymentContext m_context;
     StripeReplies m_replies;

@@ -85,9 +85,7 @@ Status Ledger::prepareAccounts(qint64 merchantId, const QString &currency)
     return {};
 }
 
-Result<qint64> Ledger::post(const QString &kind, qint64 chargeId, qint64 refundId,
-                            qint64 debitAccount, qint64 creditAccount, const QString &currency,
-                            qint64 amount)
+Result<qint64> Ledger::post(const Posting &posting, const ChargeMoney &money)
 {
     Result<PgRows> rows = m_session.query(
         "WITH t AS (INSERT INTO keel.ledger_transactions (kind, charge_id, refund_id) "
@@ -95,10 +93,10 @@ Result<qint64> Ledger::post(const QString &kind, qint64 chargeId, qint64 refundI
         "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
         "SELECT t.id, $4::bigint, $6::char(3), $7::bigint FROM t UNION ALL "
         "SELECT t.id, $5::bigint, $6::char(3), -$7::bigint FROM t RETURNING transaction_id",
-        {kind.toUtf8(), QByteArray::number(chargeId),
-         refundId > 0 ? QByteArray::number(refundId) : QByteArray(),
-         QByteArray::number(debitAccount), QByteArray::number(creditAccount), currency.toUtf8(),
-         QByteArray::number(amount)});
+        {QByteArray(posting.kind), QByteArray::number(money.chargeId),
+         posting.refundId > 0 ? QByteArray::number(posting.refundId) : QByteArray(),
+         QByteArray::number(posting.debitAccount), QByteArray::number(posting.creditAccount),
+         money.currency.toUtf8(), QByteArray::number(money.amount)});
     if (!rows)
         return rows.error();
     // A pipelined transaction queues the statement and returns no rows.
@@ -118,43 +116,41 @@ Result<qint64> Ledger::suspenseAccount(const QString &currency)
     return suspense->toInt64(0, 0);
 }
 
-Result<qint64> Ledger::postSuspense(qint64 chargeId, qint64 merchantId, const QString &currency,
-                                    qint64 amount)
+Result<qint64> Ledger::postSuspense(const ChargeMoney &held)
 {
-    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
+    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(held.merchantId, held.currency);
     if (!accounts)
         return accounts.error();
-    Result<qint64> suspense = suspenseAccount(currency);
+    Result<qint64> suspense = suspenseAccount(held.currency);
     if (!suspense)
         return suspense.error();
-    return post(QStringLiteral("suspense_in"), chargeId, 0, accounts->second, *suspense, currency,
-                amount);
+    return post(
+        {.kind = "suspense_in", .debitAccount = accounts->second, .creditAccount = *suspense},
+        held);
 }
 
-Status Ledger::postCapture(qint64 chargeId, qint64 merchantId, const QString &currency,
-                           qint64 amount)
+Status Ledger::postCapture(const ChargeMoney &captured)
 {
-    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
+    Result<std::pair<qint64, qint64>> accounts =
+        clearingAndPayable(captured.merchantId, captured.currency);
     if (!accounts)
         return accounts.error();
-    Result<qint64> posted = post(QStringLiteral("capture"), chargeId, 0, accounts->first,
-                                 accounts->second, currency, amount);
-    if (!posted)
-        return posted.error();
-    return {};
+    return statusOf(post(
+        {.kind = "capture", .debitAccount = accounts->first, .creditAccount = accounts->second},
+        captured));
 }
 
-Status Ledger::postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId,
-                          const QString &currency, qint64 amount)
+Status Ledger::postRefund(qint64 refundId, const ChargeMoney &refunded)
 {
-    Result<std::pair<qint64, qint64>> accounts = clearingAndPayable(merchantId, currency);
+    Result<std::pair<qint64, qint64>> accounts =
+        clearingAndPayable(refunded.merchantId, refunded.currency);
     if (!accounts)
         return accounts.error();
-    Result<qint64> posted = post(QStringLiteral("refund"), chargeId, refundId, accounts->second,
-                                 accounts->first, currency, amount);
-    if (!posted)
-        return posted.error();
-    return {};
+    return statusOf(post({.kind = "refund",
+                          .refundId = refundId,
+                          .debitAccount = accounts->second,
+                          .creditAccount = accounts->first},
+                         refunded));
 }
 
 Result<Ledger::AuditReport> Ledger::audit(LibpqConnection &session)

@@ -11,6 +11,14 @@ namespace keel {
 
 class LibpqConnection;
 
+// Money that moved for one charge of one merchant, in minor units of `currency`.
+struct ChargeMoney {
+    qint64 chargeId = 0;
+    qint64 merchantId = 0;
+    QString currency;
+    qint64 amount = 0;
+};
+
 // Double-entry postings for money that moved. Amounts are signed minor units:
 // debit > 0, credit < 0; each posting sums to zero in its currency (the
 // database refuses anything else at commit). Callers own the transaction.
@@ -25,17 +33,15 @@ public:
 
     // Money captured from the card network is owed to the merchant:
     // debit channel clearing, credit the merchant's payable account.
-    Status postCapture(qint64 chargeId, qint64 merchantId, const QString &currency, qint64 amount);
+    Status postCapture(const ChargeMoney &captured);
     // The reverse, for a refund.
-    Status postRefund(qint64 chargeId, qint64 refundId, qint64 merchantId, const QString &currency,
-                      qint64 amount);
+    Status postRefund(qint64 refundId, const ChargeMoney &refunded);
 
     // Money that automatic compensation could not return (a refund that
     // failed three rounds) leaves the merchant's payable account for the
     // currency's suspense account (差错户), where settlement staff take it up.
     // Returns the ledger transaction's id.
-    Result<qint64> postSuspense(qint64 chargeId, qint64 merchantId, const QString &currency,
-                                qint64 amount);
+    Result<qint64> postSuspense(const ChargeMoney &held);
     // (The reverse, a case's money handed back for a resumed saga, is the
     // database's keel.resume_case(): only it closes a case that way.)
 
@@ -64,8 +70,14 @@ private:
     Result<qint64> suspenseAccount(const QString &currency);
     Result<std::pair<qint64, qint64>> clearingAndPayable(qint64 merchantId,
                                                          const QString &currency);
-    Result<qint64> post(const QString &kind, qint64 chargeId, qint64 refundId, qint64 debitAccount,
-                        qint64 creditAccount, const QString &currency, qint64 amount);
+    // One ledger transaction: `amount` from `creditAccount` to `debitAccount`.
+    struct Posting {
+        const char *kind = nullptr; // ledger_transactions.kind
+        qint64 refundId = 0;        // 0: not a refund's
+        qint64 debitAccount = 0;
+        qint64 creditAccount = 0;
+    };
+    Result<qint64> post(const Posting &posting, const ChargeMoney &money);
 
     LibpqConnection &m_session;
 };

@@ -228,9 +228,11 @@ Status ChargeService::postCapture(ChargeRecord &charge, const QString &eventType
     if (Status captured = PaymentRepository(m_connection).addCaptured(charge, charge.amount);
         !captured)
         return captured;
-    if (Status posted =
-            Ledger(m_connection)
-                .postCapture(charge.id, charge.merchantId, charge.currency, charge.amount);
+    if (Status posted = Ledger(m_connection)
+                            .postCapture({.chargeId = charge.id,
+                                          .merchantId = charge.merchantId,
+                                          .currency = charge.currency,
+                                          .amount = charge.amount});
         !posted)
         return posted;
     if (Status queued = Outbox(m_connection)

@@ -249,8 +249,10 @@ Status RefundService::applySuccess(RefundRecord &refund, ChargeRecord &charge)
     if (Status added = repository.addRefunded(charge, refund.amount); !added)
         return added;
     if (Status posted = Ledger(m_connection)
-                            .postRefund(charge.id, refund.id, charge.merchantId, charge.currency,
-                                        refund.amount);
+                            .postRefund(refund.id, {.chargeId = charge.id,
+                                                    .merchantId = charge.merchantId,
+                                                    .currency = charge.currency,
+                                                    .amount = refund.amount});
         !posted)
         return posted;
     if (Status queued = Outbox(m_connection)

@@ -120,9 +120,11 @@ Result<qint64> SagaParking::parkInTransaction(SagaRecord &saga, const QString &o
         return recorded.error();
     QByteArray posting;
     if (money->amount > 0) {
-        Result<qint64> posted =
-            Ledger(m_connection)
-                .postSuspense(saga.chargeId, money->merchantId, money->currency, money->amount);
+        Result<qint64> posted = Ledger(m_connection)
+                                    .postSuspense({.chargeId = saga.chargeId,
+                                                   .merchantId = money->merchantId,
+                                                   .currency = money->currency,
+                                                   .amount = money->amount});
         if (!posted)
             return posted.error();
         posting = QByteArray::number(*posted);
