@@ -4,6 +4,7 @@
 #include "DemoTraffic.h"
 #include "Screenshot.h"
 
+#include "core/ServiceLog.h"
 #include "core/channel/SimulatedChannel.h"
 #include "core/db/ConnectionSettings.h"
 #include "devkit/stack/DevStack.h"
@@ -145,6 +146,10 @@ void offerReconnecting(std::unique_ptr<ConsoleSession> &session, ConsoleSettings
 int main(int argc, char *argv[])
 {
     QApplication app(argc, argv);
+    // Demo mode runs the services in this process; their lines go to stderr.
+    keel::ServiceLog::setSink([](keel::ServiceLog::Level, const QString &line) {
+        std::fprintf(stderr, "keel-console: %s\n", qPrintable(line));
+    });
     QApplication::setApplicationName(QStringLiteral("keel-console"));
     QApplication::setOrganizationName(QStringLiteral("keel"));
     QCommandLineParser parser;

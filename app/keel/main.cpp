@@ -1,5 +1,7 @@
 #include "Command.h"
 
+#include "core/ServiceLog.h"
+
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
@@ -50,6 +52,10 @@ void printUsage(const std::vector<std::unique_ptr<Command>> &commands)
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
+    // The services' log lines go to stderr, where systemd's journal reads them.
+    keel::ServiceLog::setSink([](keel::ServiceLog::Level, const QString &line) {
+        std::fprintf(stderr, "%s\n", qPrintable(line));
+    });
     QCoreApplication::setApplicationName(QStringLiteral("keel"));
     QCoreApplication::setApplicationVersion(QStringLiteral(KEEL_VERSION));
 

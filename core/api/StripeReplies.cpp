@@ -1,5 +1,6 @@
 #include "core/api/StripeReplies.h"
 
+#include "core/ServiceLog.h"
 #include "core/api/ApiError.h"
 #include "core/api/StripeJson.h"
 #include "core/payment/PaymentOutcome.h"
@@ -263,11 +264,11 @@ void StripeReplies::logFailure(const Error &error) const
     QString message = error.message.simplified();
     if (message.size() > 300)
         message = message.left(300) + QStringLiteral("...");
-    qWarning("keel gateway: request failed (%s): %s%s",
-             qPrintable(error.code.isEmpty() ? QStringLiteral("no code") : error.code),
-             qPrintable(message),
-             more > 0 ? qPrintable(QStringLiteral(" (and %1 more since the last report)").arg(more))
-                      : "");
+    ServiceLog::warning(
+        QStringLiteral("keel gateway: request failed (%1): %2%3")
+            .arg(error.code.isEmpty() ? QStringLiteral("no code") : error.code, message,
+                 more > 0 ? QStringLiteral(" (and %1 more since the last report)").arg(more)
+                          : QString()));
 }
 
 QByteArray StripeReplies::renderCharge(const ChargeRecord &charge) const

@@ -1,5 +1,6 @@
 #include "core/runtime/FailureLog.h"
 
+#include "core/ServiceLog.h"
 #include "core/metrics/Metrics.h"
 
 #include <algorithm>
@@ -18,7 +19,9 @@ bool FailureLog::note(const QString &task, const Status &status)
     if (status.ok()) {
         const bool recovered = run.failures > 0;
         if (recovered)
-            qInfo("keel: %s works again after %d failed passes", qPrintable(task), run.failures);
+            ServiceLog::info(QStringLiteral("keel: %1 works again after %2 failed passes")
+                                 .arg(task)
+                                 .arg(run.failures));
         run = Run{};
         return recovered;
     }
@@ -29,12 +32,14 @@ bool FailureLog::note(const QString &task, const Status &status)
         return false;
     }
     if (run.failures == 1)
-        qWarning("keel: %s failed (%s): %s", qPrintable(task), qPrintable(status.error().code),
-                 qPrintable(status.error().message));
+        ServiceLog::warning(QStringLiteral("keel: %1 failed (%2): %3")
+                                .arg(task, status.error().code, status.error().message));
     else
-        qWarning("keel: %s still failing, %d more times since the last report (%s): %s",
-                 qPrintable(task), run.unreported + 1, qPrintable(status.error().code),
-                 qPrintable(status.error().message));
+        ServiceLog::warning(
+            QStringLiteral("keel: %1 still failing, %2 more times since the last report (%3): %4")
+                .arg(task)
+                .arg(run.unreported + 1)
+                .arg(status.error().code, status.error().message));
     run.unreported = 0;
     run.pauseMs = run.failures == 1 ? FirstPauseMs : std::min(run.pauseMs * 2, LongestPauseMs);
     run.sinceReport.start();

@@ -1,5 +1,6 @@
 #include "core/runtime/RelayRuntime.h"
 
+#include "core/ServiceLog.h"
 #include "core/db/LibpqConnection.h"
 #include "core/metrics/RollupBuffer.h"
 #include "core/outbox/AmqpPublisher.h"
@@ -7,7 +8,6 @@
 #include "core/runtime/NotifyWakeup.h"
 
 #include <QCoreApplication>
-#include <QDebug>
 #include <QSysInfo>
 
 #include <algorithm>
@@ -73,11 +73,11 @@ void RelayRuntime::run()
                              makeError(ErrorKind::Connection, QStringLiteral("no database")));
         const bool failed = !pass || pass->brokerDown();
         if (failed != m_brokerDown.exchange(failed))
-            qWarning().noquote() << (failed ? QStringLiteral("keel relay: cannot publish: %1; "
-                                                             "retrying with growing pauses")
-                                                  .arg(pass ? pass->brokerLost->message
-                                                            : pass.error().message)
-                                            : QStringLiteral("keel relay: publishing again"));
+            failed ? ServiceLog::warning(
+                         QStringLiteral("keel relay: cannot publish: %1; "
+                                        "retrying with growing pauses")
+                             .arg(pass ? pass->brokerLost->message : pass.error().message))
+                   : ServiceLog::info(QStringLiteral("keel relay: publishing again"));
         if (failed) {
             pauseMs = std::min(MaxPauseMs, std::max(250, pauseMs * 2));
             m_wakeup->sleep(pauseMs);

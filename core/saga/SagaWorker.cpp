@@ -1,12 +1,11 @@
 #include "core/saga/SagaWorker.h"
 
+#include "core/ServiceLog.h"
 #include "core/db/ChangeListener.h"
 #include "core/db/LibpqConnection.h"
 #include "core/db/ThreadConnections.h"
 #include "core/metrics/Metrics.h"
 #include "core/saga/SagaStore.h"
-
-#include <QDebug>
 
 #include <chrono>
 
@@ -98,8 +97,9 @@ void SagaWorker::work(SagaPool pool, int thread)
         SagaRunner runner(m_context, **connection, m_replies, m_hosts, owner, m_options.leaseMs);
         if (Status ran = runner.run((*claim)->sagaId, pool);
             !ran && !ran.error().is(ErrorCode::RowsMoved))
-            qWarning().noquote() << "saga" << (*claim)->sagaId
-                                 << "left to its lease:" << ran.error().message;
+            ServiceLog::warning(QStringLiteral("keel worker: saga %1 left to its lease: %2")
+                                    .arg((*claim)->sagaId)
+                                    .arg(ran.error().message));
     }
 }
 

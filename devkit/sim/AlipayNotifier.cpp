@@ -1,5 +1,6 @@
 #include "devkit/sim/AlipayNotifier.h"
 
+#include "core/ServiceLog.h"
 #include "core/net/HttpClient.h"
 #include "core/signing/AlipaySignature.h"
 
@@ -75,8 +76,8 @@ void AlipayNotifier::run()
             ++pending.attempt;
             m_pending.push_back(pending);
         } else {
-            qWarning().noquote() << "keel channel-sim: gave up notifying"
-                                 << pending.trade.reference;
+            ServiceLog::warning(QStringLiteral("keel channel-sim: gave up notifying %1")
+                                    .arg(pending.trade.reference));
         }
     }
 }

@@ -4,6 +4,7 @@
 //                   [--keep DIR]
 
 #include "ChaosRun.h"
+#include "ServiceLogToStderr.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -19,6 +20,7 @@ using namespace keel::chaos;
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
+    keel::test::sendServiceLogToStderr();
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Runs keel under load and faults derived from a seed, then checks that "

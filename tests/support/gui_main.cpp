@@ -1,3 +1,4 @@
+#include "ServiceLogToStderr.h"
 #include "TestCluster.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@ int main(int argc, char **argv)
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    keel::test::sendServiceLogToStderr();
     ::testing::InitGoogleTest(&argc, argv);
     const int result = RUN_ALL_TESTS();
     keel::test::TestCluster::shutdownIfStarted();

@@ -168,6 +168,25 @@ TEST(LayeringTest, WidgetsAndExecutablesIncludeOnlyWhatSitsBelowThem)
     EXPECT_TRUE(violations.isEmpty()) << qPrintable(violations.join(u'\n'));
 }
 
+// Core hands what an operator should read to ServiceLog and errors to its
+// callers; it never writes to a stream of its own.
+TEST(LayeringTest, CoreNeverPrints)
+{
+    static const QRegularExpression printing(
+        QStringLiteral("\\b(qDebug|qInfo|qWarning|qCritical|qFatal|printf|fprintf|puts)\\s*\\(|std:"
+                       ":c(out|err)\\b"));
+    QStringList found;
+    QDirIterator files(SourceDir + QStringLiteral("/core"),
+                       {QStringLiteral("*.h"), QStringLiteral("*.cpp")}, QDir::Files,
+                       QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        const QString path = files.next();
+        if (readAll(path).contains(printing))
+            found << path.mid(SourceDir.size() + 1);
+    }
+    EXPECT_TRUE(found.isEmpty()) << "these print: " << qPrintable(found.join(QStringLiteral(", ")));
+}
+
 TEST(LayeringTest, AnIncludeAcrossTreesIsCaught)
 {
     EXPECT_TRUE(crossTreeViolation(QStringLiteral("core"), QStringLiteral("db/X.cpp"),
