@@ -9,50 +9,57 @@
 
 namespace keel {
 
-Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
-                                                    const SuspenseCaseFilter &filter)
+namespace {
+
+// The queue's statement; %1 is the statuses shown. Every narrowing is a bound
+// value that is NULL (or false) when unset.
+const char QueueSql[] =
+    "SELECT k.id, coalesce(s.public_id, ''), coalesce(c.public_id, ''), "
+    "  coalesce(k.currency, ''), coalesce(cur.exponent, 2), k.amount, k.status, "
+    "  coalesce(k.owner, ''), k.reason, k.opened_at, k.opened_at + p.case_deadline, "
+    "  k.status IN ('open', 'in_review') AND k.opened_at + p.case_deadline < now(), "
+    "  coalesce(s.version, 0), k.xmin::text, "
+    "  (extract(epoch FROM k.opened_at) * 1000000)::bigint, coalesce(k.merchant_id, 0), "
+    "  coalesce(c.out_trade_no, ''), "
+    "  coalesce(n.channel || ' ' || n.notice_id || ': ' || n.outcome || "
+    "    coalesce(' ' || n.amount || ' ' || n.currency, '') || ' (' || n.verdict || ')', "
+    "    ''), "
+    "  coalesce((SELECT state FROM keel.payment_state ps WHERE ps.charge_id = c.id), '') "
+    "FROM keel.suspense_cases k CROSS JOIN keel.ops_policy p "
+    "LEFT JOIN keel.sagas s ON s.id = k.saga_id "
+    "LEFT JOIN keel.charges c ON c.id = k.charge_id "
+    "LEFT JOIN keel.currencies cur ON cur.code = k.currency "
+    "LEFT JOIN keel.channel_notifications n ON n.id = k.channel_notification_id "
+    "WHERE k.status IN (%1) AND (NOT ? OR k.owner = session_user) "
+    "  AND (NOT ? OR k.opened_at + p.case_deadline < now()) "
+    "  AND (NOT ? OR k.channel_notification_id IS NOT NULL) "
+    "  AND k.amount >= coalesce(?::bigint, k.amount) "
+    "  AND k.amount <= coalesce(?::bigint, k.amount) "
+    "  AND k.opened_at >= coalesce(?::timestamptz, k.opened_at) "
+    "  AND k.opened_at < coalesce(?::timestamptz, 'infinity') "
+    "  AND (?::bigint IS NULL OR k.merchant_id = ?::bigint) "
+    "  AND (?::text IS NULL OR c.public_id = ?::text) "
+    "  AND (?::text IS NULL OR s.public_id = ?::text) "
+    "  AND (?::text IS NULL OR c.out_trade_no = ?::text) "
+    "  AND (NOT ? OR (k.opened_at, k.id) > "
+    "       (timestamptz 'epoch' + ? * interval '1 microsecond', ?)) "
+    "ORDER BY k.opened_at, k.id LIMIT ?";
+
+QString statusesShown(SuspenseCaseFilter::Status status)
 {
-    const QString status = filter.status == SuspenseCaseFilter::Status::Open
-                               ? QStringLiteral("'open', 'in_review'")
-                           : filter.status == SuspenseCaseFilter::Status::Resolved
-                               ? QStringLiteral("'resolved', 'written_off'")
-                               : QStringLiteral("'open', 'in_review', 'resolved', 'written_off'");
-    QSqlQuery query(db);
-    query.setForwardOnly(true);
-    // Every narrowing is a bound value that is NULL when unset.
-    query.prepare(
-        QStringLiteral(
-            "SELECT k.id, coalesce(s.public_id, ''), coalesce(c.public_id, ''), "
-            "  coalesce(k.currency, ''), coalesce(cur.exponent, 2), k.amount, k.status, "
-            "  coalesce(k.owner, ''), k.reason, k.opened_at, k.opened_at + p.case_deadline, "
-            "  k.status IN ('open', 'in_review') AND k.opened_at + p.case_deadline < now(), "
-            "  coalesce(s.version, 0), k.xmin::text, "
-            "  (extract(epoch FROM k.opened_at) * 1000000)::bigint, coalesce(k.merchant_id, 0), "
-            "  coalesce(c.out_trade_no, ''), "
-            "  coalesce(n.channel || ' ' || n.notice_id || ': ' || n.outcome || "
-            "    coalesce(' ' || n.amount || ' ' || n.currency, '') || ' (' || n.verdict || ')', "
-            "    ''), "
-            "  coalesce((SELECT state FROM keel.payment_state ps WHERE ps.charge_id = c.id), '') "
-            "FROM keel.suspense_cases k CROSS JOIN keel.ops_policy p "
-            "LEFT JOIN keel.sagas s ON s.id = k.saga_id "
-            "LEFT JOIN keel.charges c ON c.id = k.charge_id "
-            "LEFT JOIN keel.currencies cur ON cur.code = k.currency "
-            "LEFT JOIN keel.channel_notifications n ON n.id = k.channel_notification_id "
-            "WHERE k.status IN (%1) AND (NOT ? OR k.owner = session_user) "
-            "  AND (NOT ? OR k.opened_at + p.case_deadline < now()) "
-            "  AND (NOT ? OR k.channel_notification_id IS NOT NULL) "
-            "  AND k.amount >= coalesce(?::bigint, k.amount) "
-            "  AND k.amount <= coalesce(?::bigint, k.amount) "
-            "  AND k.opened_at >= coalesce(?::timestamptz, k.opened_at) "
-            "  AND k.opened_at < coalesce(?::timestamptz, 'infinity') "
-            "  AND (?::bigint IS NULL OR k.merchant_id = ?::bigint) "
-            "  AND (?::text IS NULL OR c.public_id = ?::text) "
-            "  AND (?::text IS NULL OR s.public_id = ?::text) "
-            "  AND (?::text IS NULL OR c.out_trade_no = ?::text) "
-            "  AND (NOT ? OR (k.opened_at, k.id) > "
-            "       (timestamptz 'epoch' + ? * interval '1 microsecond', ?)) "
-            "ORDER BY k.opened_at, k.id LIMIT ?")
-            .arg(status));
+    switch (status) {
+    case SuspenseCaseFilter::Status::Open:
+        return QStringLiteral("'open', 'in_review'");
+    case SuspenseCaseFilter::Status::Resolved:
+        return QStringLiteral("'resolved', 'written_off'");
+    case SuspenseCaseFilter::Status::All:
+        break;
+    }
+    return QStringLiteral("'open', 'in_review', 'resolved', 'written_off'");
+}
+
+void bindFilter(QSqlQuery &query, const SuspenseCaseFilter &filter)
+{
     const auto orNull = [](const QString &text) {
         return text.trimmed().isEmpty() ? QVariant(QMetaType::fromType<QString>())
                                         : QVariant(text.trimmed());
@@ -72,32 +79,47 @@ Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
           QVariant(filter.after ? filter.after->openedAtMicros : qint64(0)),
           QVariant(filter.after ? filter.after->id : qint64(0)), QVariant(filter.limit)})
         query.addBindValue(value);
+}
+
+SuspenseCaseRow caseAt(const QSqlQuery &query)
+{
+    SuspenseCaseRow row;
+    row.id = query.value(0).toLongLong();
+    row.sagaId = query.value(1).toString();
+    row.chargeId = query.value(2).toString();
+    row.currency = query.value(3).toString();
+    row.exponent = query.value(4).toInt();
+    row.amount = query.value(5).toLongLong();
+    row.status = query.value(6).toString();
+    row.owner = query.value(7).toString();
+    row.reason = query.value(8).toString();
+    row.openedAt = query.value(9).toDateTime();
+    row.deadline = query.value(10).toDateTime();
+    row.overdue = query.value(11).toBool();
+    row.sagaVersion = query.value(12).toInt();
+    row.version = query.value(13).toString();
+    row.openedAtMicros = query.value(14).toLongLong();
+    row.merchantId = query.value(15).toLongLong();
+    row.outTradeNo = query.value(16).toString();
+    row.notice = query.value(17).toString();
+    row.chargeState = query.value(18).toString();
+    return row;
+}
+
+} // namespace
+
+Result<QList<SuspenseCaseRow>> SuspenseQuery::queue(QSqlDatabase db,
+                                                    const SuspenseCaseFilter &filter)
+{
+    QSqlQuery query(db);
+    query.setForwardOnly(true);
+    query.prepare(QString::fromLatin1(QueueSql).arg(statusesShown(filter.status)));
+    bindFilter(query, filter);
     if (Status done = QtSqlConnections::exec(query); !done)
         return done.error();
     QList<SuspenseCaseRow> rows;
-    while (query.next()) {
-        SuspenseCaseRow row;
-        row.id = query.value(0).toLongLong();
-        row.sagaId = query.value(1).toString();
-        row.chargeId = query.value(2).toString();
-        row.currency = query.value(3).toString();
-        row.exponent = query.value(4).toInt();
-        row.amount = query.value(5).toLongLong();
-        row.status = query.value(6).toString();
-        row.owner = query.value(7).toString();
-        row.reason = query.value(8).toString();
-        row.openedAt = query.value(9).toDateTime();
-        row.deadline = query.value(10).toDateTime();
-        row.overdue = query.value(11).toBool();
-        row.sagaVersion = query.value(12).toInt();
-        row.version = query.value(13).toString();
-        row.openedAtMicros = query.value(14).toLongLong();
-        row.merchantId = query.value(15).toLongLong();
-        row.outTradeNo = query.value(16).toString();
-        row.notice = query.value(17).toString();
-        row.chargeState = query.value(18).toString();
-        rows << row;
-    }
+    while (query.next())
+        rows << caseAt(query);
     return rows;
 }
 

@@ -40,6 +40,56 @@ StepAnswer transient(const PaymentOutcome &outcome, Verdict verdict)
                                        : outcome.error.message);
 }
 
+// What a compensating refund's outcome means for its step.
+StepAnswer refundAnswer(const PaymentOutcome &outcome, const ChargeRecord &charge)
+{
+    switch (outcome.kind) {
+    case Kind::Refund:
+        if (outcome.refund->status == QLatin1String("succeeded"))
+            return StepAnswer::of(Verdict::Succeeded);
+        if (outcome.refund->status == QLatin1String("pending"))
+            return StepAnswer::of(
+                Verdict::Ongoing,
+                QStringLiteral("the refund %1 is pending").arg(outcome.refund->publicId));
+        return StepAnswer::of(
+            Verdict::Retryable,
+            QStringLiteral("the channel refused the refund %1").arg(outcome.refund->publicId));
+    case Kind::RefundInProgress:
+    case Kind::KeyInFlight:
+    case Kind::Contended:
+        return transient(outcome, Verdict::Ongoing);
+    case Kind::ChargeNotRefundable:
+        if (outcome.charge && outcome.charge->amountRefunded >= outcome.charge->amountCaptured)
+            return StepAnswer::of(Verdict::Succeeded);
+        return StepAnswer::of(
+            Verdict::Retryable,
+            QStringLiteral("the charge %1 cannot be refunded now").arg(charge.publicId));
+    case Kind::ChargeHeldInSuspense:
+        return StepAnswer::of(Verdict::Retryable,
+                              QStringLiteral("the charge %1's money is held in suspense case %2")
+                                  .arg(charge.publicId, outcome.reference));
+    case Kind::ChannelUnavailable:
+    case Kind::StoreUnavailable:
+    case Kind::Replayed:
+        return transient(outcome, Verdict::Retryable);
+    case Kind::Charge:
+    case Kind::CardDeclined:
+    case Kind::AuthorizationFailed:
+    case Kind::CaptureNotProcessed:
+    case Kind::KeyReusedDifferently:
+    case Kind::InvalidRequest:
+    case Kind::ChargeNotFound:
+    case Kind::RefundNotFound:
+    case Kind::ChargeNotCapturable:
+    case Kind::RefundExceedsBalance:
+    case Kind::OrderNumberTaken:
+    case Kind::RefundNumberTaken:
+        break;
+    }
+    return StepAnswer::of(Verdict::Retryable,
+                          QStringLiteral("the refund was refused: %1").arg(outcome.error.message));
+}
+
 } // namespace
 
 PaymentSteps::PaymentSteps(const PaymentContext &context, LibpqConnection &connection,
@@ -250,51 +300,7 @@ StepAnswer PaymentSteps::refundRemaining(const SagaRecord &saga, int chargeStep,
         RefundService(m_context, m_connection, m_replies)
             .create(merchantOf(saga), request,
                     keyFor(QStringLiteral("saga:%1").arg(*request.outRefundNo)));
-    switch (outcome.kind) {
-    case Kind::Refund:
-        if (outcome.refund->status == QLatin1String("succeeded"))
-            return StepAnswer::of(Verdict::Succeeded);
-        if (outcome.refund->status == QLatin1String("pending"))
-            return StepAnswer::of(
-                Verdict::Ongoing,
-                QStringLiteral("the refund %1 is pending").arg(outcome.refund->publicId));
-        return StepAnswer::of(
-            Verdict::Retryable,
-            QStringLiteral("the channel refused the refund %1").arg(outcome.refund->publicId));
-    case Kind::RefundInProgress:
-    case Kind::KeyInFlight:
-    case Kind::Contended:
-        return transient(outcome, Verdict::Ongoing);
-    case Kind::ChargeNotRefundable:
-        if (outcome.charge && outcome.charge->amountRefunded >= outcome.charge->amountCaptured)
-            return StepAnswer::of(Verdict::Succeeded);
-        return StepAnswer::of(
-            Verdict::Retryable,
-            QStringLiteral("the charge %1 cannot be refunded now").arg(charge.publicId));
-    case Kind::ChargeHeldInSuspense:
-        return StepAnswer::of(Verdict::Retryable,
-                              QStringLiteral("the charge %1's money is held in suspense case %2")
-                                  .arg(charge.publicId, outcome.reference));
-    case Kind::ChannelUnavailable:
-    case Kind::StoreUnavailable:
-    case Kind::Replayed:
-        return transient(outcome, Verdict::Retryable);
-    case Kind::Charge:
-    case Kind::CardDeclined:
-    case Kind::AuthorizationFailed:
-    case Kind::CaptureNotProcessed:
-    case Kind::KeyReusedDifferently:
-    case Kind::InvalidRequest:
-    case Kind::ChargeNotFound:
-    case Kind::RefundNotFound:
-    case Kind::ChargeNotCapturable:
-    case Kind::RefundExceedsBalance:
-    case Kind::OrderNumberTaken:
-    case Kind::RefundNumberTaken:
-        break;
-    }
-    return StepAnswer::of(Verdict::Retryable,
-                          QStringLiteral("the refund was refused: %1").arg(outcome.error.message));
+    return refundAnswer(outcome, charge);
 }
 
 } // namespace keel

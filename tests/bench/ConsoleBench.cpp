@@ -6,6 +6,7 @@
 // sagas, suspense and parked lists' first page against a deep one and the
 // operations refresh times; the longest GUI-thread stall while the real
 // window refreshes, scrolls and pages every list; and peak RSS.
+#include "BenchSupport.h"
 #include "OperationsSeed.h"
 #include "core/db/LibpqConnection.h"
 #include "core/db/Migrator.h"
@@ -50,6 +51,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -59,16 +61,11 @@ using namespace keel;
 
 namespace {
 
-[[noreturn]] void die(const QString &message)
-{
-    std::fprintf(stderr, "keel-console-bench: %s\n", qPrintable(message));
-    std::exit(1);
-}
+using bench::die;
 
 double medianMs(std::vector<double> values)
 {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
+    return bench::median(std::move(values));
 }
 
 template <typename F>
@@ -265,21 +262,10 @@ struct WindowRun {
     int rows = 0;
 };
 
-// The real window: a 2 ms heartbeat on the GUI thread measures how long the
-// event loop is kept from running while the Overview refreshes every range
-// and the history view scrolls; each refresh is timed until every chart has
-// replotted.
-WindowRun measureWindow(const ConnectionSettings &db)
+// A 2 ms heartbeat on the GUI thread: each beat that comes late records how
+// long the event loop was kept from running, overall and in the current phase.
+void startHeartbeat(QTimer &heartbeat, QElapsedTimer &beat, WindowRun &run)
 {
-    WindowRun run;
-    QueryWorker worker(db);
-    worker.start();
-    ConsoleSettings settings;
-    MainWindow window(&worker, &settings);
-    window.resize(1280, 800);
-    window.show();
-    QElapsedTimer beat, refreshing;
-    QTimer heartbeat;
     QObject::connect(&heartbeat, &QTimer::timeout, &heartbeat, [&] {
         const qint64 stall = beat.nsecsElapsed() / 1000 - 2000;
         run.longestStallUs = std::max(run.longestStallUs, stall);
@@ -292,13 +278,52 @@ WindowRun measureWindow(const ConnectionSettings &db)
         beat.restart();
         heartbeat.start(2);
     });
-    // Each range is asked for once the previous one is drawn; then the
-    // history view searches and scrolls.
+}
+
+// The SRE and settlement lists: each opened, refreshed and paged five times
+// with Load more, one step every 300 ms; then the window closes.
+void walkOperationLists(QTimer &stepper, MainWindow &window, WindowRun &run)
+{
+    auto steps = std::make_shared<std::vector<std::function<bool()>>>(operationSteps(window));
+    auto next = std::make_shared<std::pair<size_t, int>>(0, 0); // step, retries
+    QObject::connect(&stepper, &QTimer::timeout, &stepper, [&window, &run, steps, next] {
+        auto &[step, retries] = *next;
+        if (step == steps->size()) {
+            run.operationRows = {window.sagas()->list()->rowCount(),
+                                 window.suspense()->queue()->rowCount(),
+                                 window.outbox()->messages()->rowCount()};
+            QApplication::quit();
+            return;
+        }
+        if ((*steps)[step]() || ++retries > 30) {
+            ++step;
+            retries = 0;
+        }
+    });
+}
+
+// The real window: while the heartbeat runs, the Overview refreshes every
+// range (each timed until every chart has replotted), the history view
+// searches and scrolls, and the operations lists are paged.
+WindowRun measureWindow(const ConnectionSettings &db)
+{
+    WindowRun run;
+    QueryWorker worker(db);
+    worker.start();
+    ConsoleSettings settings;
+    MainWindow window(&worker, &settings);
+    window.resize(1280, 800);
+    window.show();
+    QElapsedTimer beat, refreshing;
+    QTimer heartbeat, scroller, stepper;
+    startHeartbeat(heartbeat, beat, run);
+    walkOperationLists(stepper, window, run);
     static const qint64 ranges[] = {900, 3600, 21600, 86400, 604800};
     size_t nextRange = 0;
     int replotsDue = 0;
     int scrolls = 0;
-    QTimer scroller;
+    // Each range is asked for once the previous one is drawn; then the
+    // history view searches and scrolls.
     const auto askNextRange = [&] {
         if (nextRange < std::size(ranges)) {
             replotsDue = int(window.overview()->charts().size());
@@ -312,25 +337,6 @@ WindowRun measureWindow(const ConnectionSettings &db)
         run.phase = 1;
         scroller.start(400);
     };
-    // Then the SRE and settlement lists: each opened, refreshed and paged
-    // five times with Load more, one step every 300 ms.
-    const std::vector<std::function<bool()>> operations = operationSteps(window);
-    size_t nextStep = 0;
-    int retries = 0;
-    QTimer stepper;
-    QObject::connect(&stepper, &QTimer::timeout, &stepper, [&] {
-        if (nextStep == operations.size()) {
-            run.operationRows = {window.sagas()->list()->rowCount(),
-                                 window.suspense()->queue()->rowCount(),
-                                 window.outbox()->messages()->rowCount()};
-            QApplication::quit();
-            return;
-        }
-        if (operations[nextStep]() || ++retries > 30) {
-            ++nextStep;
-            retries = 0;
-        }
-    });
     QObject::connect(&scroller, &QTimer::timeout, &scroller, [&] {
         if (++scrolls > 23) {
             scroller.stop();
@@ -357,6 +363,208 @@ WindowRun measureWindow(const ConnectionSettings &db)
     return run;
 }
 
+struct ConsoleBenchOptions {
+    qint64 charges = 1000000;
+    qint64 depth = 100000;
+};
+
+ConsoleBenchOptions parseOptions(const QApplication &app)
+{
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("charges"),
+                      QStringLiteral("Payments to seed (default 1000000)."), QStringLiteral("N")});
+    parser.addOption({QStringLiteral("depth"), QStringLiteral("Deep page offset (default 100000)."),
+                      QStringLiteral("N")});
+    parser.process(app);
+    ConsoleBenchOptions options;
+    if (const qint64 charges = parser.value(QStringLiteral("charges")).toLongLong(); charges > 0)
+        options.charges = charges;
+    if (const qint64 depth = parser.value(QStringLiteral("depth")).toLongLong(); depth > 0)
+        options.depth = depth;
+    return options;
+}
+
+// A database with keel's schema on the durable bench server.
+ConnectionSettings migratedDatabase(bench::BenchServer &server)
+{
+    if (!server.cluster->ensureDatabase(QStringLiteral("bench")))
+        die(QStringLiteral("cannot create the bench database in %1").arg(server.dataDirectory));
+    const ConnectionSettings db = server.cluster->settings(QStringLiteral("bench"));
+    auto connection = QtSqlConnections::connect(db, QStringLiteral("bench-migrate"));
+    if (!connection || !Migrator(*connection, *MigrationSource::load()).migrate())
+        die(QStringLiteral("migration failed"));
+    return db;
+}
+
+// Payments, seven days of rollups, suspense and the operations lists; the
+// number of payments seeded.
+qint64 seedConsoleData(LibpqConnection &session, qint64 charges, const OperationsScale &operations)
+{
+    QElapsedTimer seeding;
+    seeding.start();
+    auto seeded = HistorySeeder::seed(session, {charges, 50, 30}, [&](qint64 done) {
+        std::fprintf(stderr, "\rseeding %lld/%lld", static_cast<long long>(done),
+                     static_cast<long long>(charges));
+    });
+    if (!seeded)
+        die(seeded.error().message);
+    seedRollups(session);
+    seedSuspense(session, 5000);
+    seedOperations(session, operations);
+    std::fprintf(stderr, "\rseeded %lld payments, 7 days of rollups and suspense in %.0f s\n",
+                 static_cast<long long>(*seeded), double(seeding.elapsed()) / 1000.0);
+    return *seeded;
+}
+
+void measureOverviewQueries(QSqlDatabase &connection)
+{
+    std::printf("overview refresh   ");
+    const std::pair<const char *, qint64> ranges[] = {
+        {"15m", 900}, {"1h", 3600}, {"6h", 21600}, {"24h", 86400}, {"7d", 604800}};
+    for (const auto &[label, seconds] : ranges) {
+        std::vector<double> times;
+        for (int i = 0; i < 5; ++i)
+            times.push_back(timeMs([&, s = seconds, l = label] {
+                auto data = OverviewQuery::load(connection, s, QDateTime::currentSecsSinceEpoch());
+                if (!data)
+                    die(QStringLiteral("overview query failed: %1").arg(data.error().message));
+                checkOverview(*data, l);
+            }));
+        std::printf("%s %.1f ms   ", label, medianMs(times));
+    }
+    std::printf("\n");
+}
+
+void measureHistoryPages(QSqlDatabase &connection, qint64 depth)
+{
+    const auto page = [&](const std::optional<HistoryCursor> &after) {
+        auto found = HistoryQuery::page(connection, {}, after, 200);
+        if (!found || found->rows.size() != 200 || !found->next)
+            die(QStringLiteral("a history page did not come back full"));
+    };
+    std::vector<double> first;
+    for (int i = 0; i < 5; ++i)
+        first.push_back(timeMs([&] { page(std::nullopt); }));
+    std::optional<HistoryCursor> cursor;
+    for (qint64 walked = 0; walked < depth; walked += 1000)
+        cursor = HistoryQuery::page(connection, {}, cursor, 1000)->next;
+    std::vector<double> deep;
+    for (int i = 0; i < 5; ++i)
+        deep.push_back(timeMs([&] { page(cursor); }));
+    std::printf("history page       first %.2f ms   at depth %lld %.2f ms   ratio %.2f\n",
+                medianMs(first), static_cast<long long>(depth), medianMs(deep),
+                medianMs(deep) / medianMs(first));
+}
+
+// The queries the console runs, timed on their own (no window).
+void measureQueries(const ConnectionSettings &db, LibpqConnection &session, qint64 seeded,
+                    qint64 depth, const OperationsScale &operations)
+{
+    {
+        auto connection = QtSqlConnections::connect(db, QStringLiteral("bench"));
+        if (!connection)
+            die(connection.error().message);
+        std::printf(
+            "\nkeel-console-bench: %lld payments, 7 days of rollups (3 sources), medians of 5\n\n",
+            static_cast<long long>(seeded));
+        measureOverviewQueries(*connection);
+        measureHistoryPages(*connection, depth);
+        measureOperationLists(session, *connection, operations);
+    }
+    QtSqlConnections::closeThreadConnections();
+}
+
+// Five runs of the real window, checked to have done all their work.
+struct WindowFigures {
+    std::vector<double> stalls;
+    std::array<std::vector<double>, 3> phaseStalls;
+    std::vector<std::vector<double>> drawn = std::vector<std::vector<double>>(5);
+    int rows = 0;
+};
+
+void checkWindowRun(int run, const WindowRun &measured, int rows)
+{
+    if (measured.operationRows != std::array<int, 3>{1200, 1200, 3000})
+        die(QStringLiteral("window run %1 listed %2 sagas, %3 cases, %4 parked messages "
+                           "(expected six pages of each)")
+                .arg(run)
+                .arg(measured.operationRows[0])
+                .arg(measured.operationRows[1])
+                .arg(measured.operationRows[2]));
+    if (measured.refreshDrawnMs.size() != 5 || rows < 2000)
+        die(QStringLiteral("window run %1 did not refresh every range and scroll (%2 ranges "
+                           "drawn, %3 rows)")
+                .arg(run)
+                .arg(measured.refreshDrawnMs.size())
+                .arg(rows));
+}
+
+WindowFigures measureWindowFiveTimes(const ConnectionSettings &db)
+{
+    WindowFigures figures;
+    for (int run = 0; run < 5; ++run) {
+        const WindowRun measured = measureWindow(db);
+        figures.stalls.push_back(double(measured.longestStallUs) / 1000.0);
+        for (size_t phase = 0; phase < figures.phaseStalls.size(); ++phase)
+            figures.phaseStalls[phase].push_back(double(measured.phaseStallUs[phase]) / 1000.0);
+        for (size_t r = 0; r < measured.refreshDrawnMs.size() && r < figures.drawn.size(); ++r)
+            figures.drawn[r].push_back(measured.refreshDrawnMs[r]);
+        figures.rows = figures.rows == 0 ? measured.rows : std::min(figures.rows, measured.rows);
+        checkWindowRun(run, measured, figures.rows);
+    }
+    return figures;
+}
+
+void printWindowFigures(const WindowFigures &figures)
+{
+    const auto &drawn = figures.drawn;
+    std::printf("overview refresh, drawn  15m %.1f   1h %.1f   6h %.1f   24h %.1f   7d %.1f ms "
+                "(query, charts and their replot, in the window; medians of 5)\n",
+                medianMs(drawn[0]), medianMs(drawn[1]), medianMs(drawn[2]), medianMs(drawn[3]),
+                medianMs(drawn[4]));
+    std::printf("GUI thread         longest stall median %.1f ms, max %.1f ms over 5 runs of "
+                "refreshing every range, scrolling history to at least %d rows, and paging the "
+                "sagas, suspense and parked lists six pages deep\n",
+                medianMs(figures.stalls),
+                *std::max_element(figures.stalls.begin(), figures.stalls.end()), figures.rows);
+    std::printf("                   by phase (medians): overview %.1f ms   history %.1f ms   "
+                "operations lists %.1f ms\n",
+                medianMs(figures.phaseStalls[0]), medianMs(figures.phaseStalls[1]),
+                medianMs(figures.phaseStalls[2]));
+    std::printf("bench peak RSS     %s (benchmark process: seeder, window and worker)\n",
+                qPrintable(peakRss()));
+}
+
+// The console on its own: the Overview over 7 days, then each other view,
+// each rendered to a file by keel-console itself; its largest peak RSS.
+void measureConsoleRss(const ConnectionSettings &db)
+{
+    QTemporaryDir config;
+    QDir(config.path()).mkpath(QStringLiteral("keel"));
+    QFile conf(config.filePath(QStringLiteral("keel/keel-console.conf")));
+    if (conf.open(QIODevice::WriteOnly))
+        conf.write("[overview]\nrangeSeconds=604800\n");
+    conf.close();
+    long peak = -1;
+    for (const char *view : {"overview", "history", "sagas", "suspense", "outbox"}) {
+        const long kb =
+            consolePeakRssKb({QStringLiteral("--db"), db.conninfo(), QStringLiteral("--view"),
+                              QString::fromLatin1(view), QStringLiteral("--screenshot"),
+                              config.filePath(QString::fromLatin1(view) + QStringLiteral(".png"))},
+                             config.path());
+        if (kb < 0) {
+            std::printf("console peak RSS   keel-console --view %s failed\n", view);
+            return;
+        }
+        peak = std::max(peak, kb);
+    }
+    std::printf("console peak RSS   %.1f MB (keel-console process, largest of: 7-day "
+                "Overview; history search and timeline; sagas, suspense and outbox "
+                "views with one item open)\n",
+                double(peak) / 1024.0);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -369,167 +577,17 @@ int main(int argc, char **argv)
     // person running the benchmark last chose in their own console.
     QTemporaryDir settingsHome;
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsHome.path());
-    QCommandLineParser parser;
-    parser.addHelpOption();
-    parser.addOption({QStringLiteral("charges"),
-                      QStringLiteral("Payments to seed (default 1000000)."), QStringLiteral("N")});
-    parser.addOption({QStringLiteral("depth"), QStringLiteral("Deep page offset (default 100000)."),
-                      QStringLiteral("N")});
-    parser.process(app);
-    const qint64 charges = parser.value(QStringLiteral("charges")).toLongLong() > 0
-                               ? parser.value(QStringLiteral("charges")).toLongLong()
-                               : 1000000;
-    const qint64 depth = parser.value(QStringLiteral("depth")).toLongLong() > 0
-                             ? parser.value(QStringLiteral("depth")).toLongLong()
-                             : 100000;
+    const ConsoleBenchOptions options = parseOptions(app);
 
-    QByteArray pattern = "/tmp/keel-cbench-XXXXXX";
-    if (!::mkdtemp(pattern.data()))
-        die(QStringLiteral("mkdtemp failed"));
-    const QString dir = QString::fromLocal8Bit(pattern);
-    auto cluster = EmbeddedCluster::create({dir, 0, true});
-    if (!cluster || !(*cluster)->initialize() || !(*cluster)->start() ||
-        !(*cluster)->ensureDatabase(QStringLiteral("bench")))
-        die(QStringLiteral("cannot start PostgreSQL in %1").arg(dir));
-    const ConnectionSettings db = (*cluster)->settings(QStringLiteral("bench"));
-    {
-        auto connection = QtSqlConnections::connect(db, QStringLiteral("bench-migrate"));
-        if (!connection || !Migrator(*connection, *MigrationSource::load()).migrate())
-            die(QStringLiteral("migration failed"));
-    }
+    const std::unique_ptr<bench::BenchServer> server = bench::startBenchServer();
+    const ConnectionSettings db = migratedDatabase(*server);
     auto session = LibpqConnection::open(db);
     if (!session)
         die(session.error().message);
-    QElapsedTimer seeding;
-    seeding.start();
-    auto seeded = HistorySeeder::seed(*session, {charges, 50, 30}, [&](qint64 done) {
-        std::fprintf(stderr, "\rseeding %lld/%lld", static_cast<long long>(done),
-                     static_cast<long long>(charges));
-    });
-    if (!seeded)
-        die(seeded.error().message);
-    seedRollups(*session);
-    seedSuspense(*session, 5000);
     const OperationsScale operations;
-    seedOperations(*session, operations);
-    std::fprintf(stderr, "\rseeded %lld payments, 7 days of rollups and suspense in %.0f s\n",
-                 static_cast<long long>(*seeded), double(seeding.elapsed()) / 1000.0);
-
-    {
-        auto connection = QtSqlConnections::connect(db, QStringLiteral("bench"));
-        if (!connection)
-            die(connection.error().message);
-        std::printf(
-            "\nkeel-console-bench: %lld payments, 7 days of rollups (3 sources), medians of 5\n\n",
-            static_cast<long long>(*seeded));
-        std::printf("overview refresh   ");
-        const std::pair<const char *, qint64> ranges[] = {
-            {"15m", 900}, {"1h", 3600}, {"6h", 21600}, {"24h", 86400}, {"7d", 604800}};
-        for (const auto &[label, seconds] : ranges) {
-            std::vector<double> times;
-            for (int i = 0; i < 5; ++i)
-                times.push_back(timeMs([&, s = seconds, l = label] {
-                    auto data =
-                        OverviewQuery::load(*connection, s, QDateTime::currentSecsSinceEpoch());
-                    if (!data)
-                        die(QStringLiteral("overview query failed: %1").arg(data.error().message));
-                    checkOverview(*data, l);
-                }));
-            std::printf("%s %.1f ms   ", label, medianMs(times));
-        }
-        std::printf("\n");
-
-        const auto page = [&](const std::optional<HistoryCursor> &after) {
-            auto found = HistoryQuery::page(*connection, {}, after, 200);
-            if (!found || found->rows.size() != 200 || !found->next)
-                die(QStringLiteral("a history page did not come back full"));
-        };
-        std::vector<double> first;
-        for (int i = 0; i < 5; ++i)
-            first.push_back(timeMs([&] { page(std::nullopt); }));
-        std::optional<HistoryCursor> cursor;
-        for (qint64 walked = 0; walked < depth; walked += 1000)
-            cursor = HistoryQuery::page(*connection, {}, cursor, 1000)->next;
-        std::vector<double> deep;
-        for (int i = 0; i < 5; ++i)
-            deep.push_back(timeMs([&] { page(cursor); }));
-        std::printf("history page       first %.2f ms   at depth %lld %.2f ms   ratio %.2f\n",
-                    medianMs(first), static_cast<long long>(depth), medianMs(deep),
-                    medianMs(deep) / medianMs(first));
-        measureOperationLists(*session, *connection, operations);
-    }
-    QtSqlConnections::closeThreadConnections();
-
-    // The real window, five times: the stall is reported as median and max.
-    std::vector<double> stalls;
-    std::array<std::vector<double>, 3> phaseStalls;
-    std::vector<std::vector<double>> drawn(5);
-    int rows = 0;
-    for (int run = 0; run < 5; ++run) {
-        const WindowRun measured = measureWindow(db);
-        stalls.push_back(double(measured.longestStallUs) / 1000.0);
-        for (size_t phase = 0; phase < phaseStalls.size(); ++phase)
-            phaseStalls[phase].push_back(double(measured.phaseStallUs[phase]) / 1000.0);
-        for (size_t r = 0; r < measured.refreshDrawnMs.size() && r < drawn.size(); ++r)
-            drawn[r].push_back(measured.refreshDrawnMs[r]);
-        rows = rows == 0 ? measured.rows : std::min(rows, measured.rows);
-        if (measured.operationRows != std::array<int, 3>{1200, 1200, 3000})
-            die(QStringLiteral("window run %1 listed %2 sagas, %3 cases, %4 parked messages "
-                               "(expected six pages of each)")
-                    .arg(run)
-                    .arg(measured.operationRows[0])
-                    .arg(measured.operationRows[1])
-                    .arg(measured.operationRows[2]));
-        if (measured.refreshDrawnMs.size() != 5 || rows < 2000)
-            die(QStringLiteral("window run %1 did not refresh every range and scroll (%2 ranges "
-                               "drawn, %3 rows)")
-                    .arg(run)
-                    .arg(measured.refreshDrawnMs.size())
-                    .arg(rows));
-    }
-    std::printf("overview refresh, drawn  15m %.1f   1h %.1f   6h %.1f   24h %.1f   7d %.1f ms "
-                "(query, charts and their replot, in the window; medians of 5)\n",
-                medianMs(drawn[0]), medianMs(drawn[1]), medianMs(drawn[2]), medianMs(drawn[3]),
-                medianMs(drawn[4]));
-    std::printf("GUI thread         longest stall median %.1f ms, max %.1f ms over 5 runs of "
-                "refreshing every range, scrolling history to at least %d rows, and paging the "
-                "sagas, suspense and parked lists six pages deep\n",
-                medianMs(stalls), *std::max_element(stalls.begin(), stalls.end()), rows);
-    std::printf("                   by phase (medians): overview %.1f ms   history %.1f ms   "
-                "operations lists %.1f ms\n",
-                medianMs(phaseStalls[0]), medianMs(phaseStalls[1]), medianMs(phaseStalls[2]));
-    std::printf("bench peak RSS     %s (benchmark process: seeder, window and worker)\n",
-                qPrintable(peakRss()));
-    // The console on its own: the Overview over 7 days, then a history search
-    // with a payment's timeline, each rendered to a file by keel-console itself.
-    {
-        QTemporaryDir config;
-        QDir(config.path()).mkpath(QStringLiteral("keel"));
-        QFile conf(config.filePath(QStringLiteral("keel/keel-console.conf")));
-        if (conf.open(QIODevice::WriteOnly))
-            conf.write("[overview]\nrangeSeconds=604800\n");
-        conf.close();
-        long peak = -1;
-        for (const char *view : {"overview", "history", "sagas", "suspense", "outbox"}) {
-            const long kb = consolePeakRssKb(
-                {QStringLiteral("--db"), db.conninfo(), QStringLiteral("--view"),
-                 QString::fromLatin1(view), QStringLiteral("--screenshot"),
-                 config.filePath(QString::fromLatin1(view) + QStringLiteral(".png"))},
-                config.path());
-            if (kb < 0) {
-                std::printf("console peak RSS   keel-console --view %s failed\n", view);
-                peak = -1;
-                break;
-            }
-            peak = std::max(peak, kb);
-        }
-        if (peak >= 0)
-            std::printf("console peak RSS   %.1f MB (keel-console process, largest of: 7-day "
-                        "Overview; history search and timeline; sagas, suspense and outbox "
-                        "views with one item open)\n",
-                        double(peak) / 1024.0);
-    }
-    (void)(*cluster)->stop();
-    QDir(dir).removeRecursively();
+    const qint64 seeded = seedConsoleData(*session, options.charges, operations);
+    measureQueries(db, *session, seeded, options.depth, operations);
+    printWindowFigures(measureWindowFiveTimes(db));
+    measureConsoleRss(db);
     return 0;
 }

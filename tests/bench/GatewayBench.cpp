@@ -98,11 +98,15 @@ Run httpLoad(int port, const QByteArray &apiKey, int clients, int seconds,
     return run;
 }
 
-} // namespace
+struct GatewayBenchOptions {
+    int seconds = 10;
+    int rounds = 3;
+    int threads = 16;
+    QList<int> clientCounts{1, 16};
+};
 
-int main(int argc, char **argv)
+GatewayBenchOptions parseOptions(const QCoreApplication &app)
 {
-    QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("keel gateway against pgbench on the same server"));
@@ -113,35 +117,146 @@ int main(int argc, char **argv)
     parser.addOption({QStringLiteral("threads"),
                       QStringLiteral("Gateway worker threads (default 16)."), QStringLiteral("N")});
     parser.process(app);
-    const int seconds = positiveOption(parser, "seconds", 10);
-    const int rounds = positiveOption(parser, "rounds", 3);
-    const int threads = positiveOption(parser, "threads", 16);
+    GatewayBenchOptions options;
+    options.seconds = positiveOption(parser, "seconds", options.seconds);
+    options.rounds = positiveOption(parser, "rounds", options.rounds);
+    options.threads = positiveOption(parser, "threads", options.threads);
     QList<int> clientCounts;
     for (const QString &part :
          parser.value(QStringLiteral("clients")).split(u',', Qt::SkipEmptyParts))
         clientCounts << part.toInt();
-    if (clientCounts.isEmpty())
-        clientCounts = {1, 16};
+    if (!clientCounts.isEmpty())
+        options.clientCounts = clientCounts;
+    return options;
+}
 
+// pgbench's side: the reference database's accounts as variables, and the
+// script filled with a reply and an outbox payload keel wrote while warming up.
+struct Reference {
+    ConnectionSettings db;
+    QStringList variables;
+    QString script;
+};
+
+Reference prepareReference(EmbeddedCluster &cluster, LibpqConnection &keelSession,
+                           const QString &scriptDirectory)
+{
+    const IssuedMerchant merchant = prepareDatabase(cluster, QStringLiteral("reference"));
+    Reference reference;
+    reference.db = cluster.settings(QStringLiteral("reference"));
+    auto session = LibpqConnection::open(reference.db);
+    if (!session)
+        die(session.error().message);
+    const QByteArray merchantId = QByteArray::number(merchant.merchant.id);
+    reference.variables = {
+        QStringLiteral("merchant=") + QString::fromLatin1(merchantId),
+        QStringLiteral("clearing=") +
+            scalarOf(*session,
+                     "SELECT id FROM keel.ledger_accounts WHERE code = 'channel_clearing:USD'"),
+        QStringLiteral("payable=") +
+            scalarOf(*session,
+                     "SELECT id FROM keel.ledger_accounts WHERE code = 'merchant_payable:' || $1 "
+                     "|| ':USD'",
+                     {merchantId})};
+    reference.script =
+        fillReferenceScript(QStringLiteral(KEEL_BENCH_SCRIPT), keelSession,
+                            {{QStringLiteral("@OUTBOX_PAYLOAD_HEX@"),
+                              scalarOf(keelSession, "SELECT payload::text FROM keel.outbox WHERE "
+                                                    "event_type = 'charge.succeeded' LIMIT 1")}},
+                            scriptDirectory);
+    return reference;
+}
+
+// The rounds at one client count, as the table's columns.
+struct RoundFigures {
+    std::vector<double> keelRate, keelP50, keelP99, pgRate, pgP50, pgP99, ratios;
+
+    void add(const Run &keel, const Run &reference)
+    {
+        keelRate.push_back(keel.perSecond);
+        keelP50.push_back(keel.p50Ms);
+        keelP99.push_back(keel.p99Ms);
+        pgRate.push_back(reference.perSecond);
+        pgP50.push_back(reference.p50Ms);
+        pgP99.push_back(reference.p99Ms);
+        ratios.push_back(reference.perSecond > 0 ? keel.perSecond / reference.perSecond : 0);
+    }
+    void print(int clients) const
+    {
+        std::printf("%8d | %12.1f %8.2f %8.2f | %12.1f %8.2f %8.2f | %6.2f\n", clients,
+                    median(keelRate), median(keelP50), median(keelP99), median(pgRate),
+                    median(pgP50), median(pgP99), median(ratios));
+        std::fflush(stdout);
+    }
+};
+
+// keel and pgbench at each client count, alternating which goes first.
+void compareWithPgbench(const GatewayBenchOptions &options, int port, const QByteArray &apiKey,
+                        const Reference &reference, std::atomic<qint64> &serial)
+{
+    std::printf(
+        "\nkeel gateway vs pgbench: the same writes for one captured charge (3 commits, the "
+        "last pipelined), same server, fsync on, pgbench -M prepared; %d round(s) of %d s "
+        "each, alternating, medians\n\n",
+        options.rounds, options.seconds);
+    std::printf("%8s | %12s %8s %8s | %12s %8s %8s | %6s\n", "clients", "keel chg/s", "p50 ms",
+                "p99 ms", "pgbench tx/s", "p50 ms", "p99 ms", "ratio");
+    for (int clients : options.clientCounts) {
+        RoundFigures figures;
+        for (int round = 0; round < options.rounds; ++round) {
+            const auto runKeel = [&] {
+                return httpLoad(port, apiKey, clients, options.seconds, nullptr, &serial);
+            };
+            const auto runReference = [&] {
+                return pgbench(reference.db, reference.script, clients, options.seconds,
+                               reference.variables);
+            };
+            // Whichever goes second meets a warmer (or fuller) server: alternate.
+            if (round % 2 == 0) {
+                const Run keel = runKeel();
+                figures.add(keel, runReference());
+            } else {
+                const Run pg = runReference();
+                figures.add(runKeel(), pg);
+            }
+        }
+        figures.print(clients);
+    }
+}
+
+void measureReplay(const GatewayBenchOptions &options, int port, const QByteArray &apiKey,
+                   const std::vector<QByteArray> &replayKeys, std::atomic<qint64> &serial)
+{
+    std::vector<double> replayRate, replayP50, replayP99;
+    for (int round = 0; round < options.rounds; ++round) {
+        const Run replay = httpLoad(port, apiKey, 16, options.seconds, &replayKeys, &serial);
+        replayRate.push_back(replay.perSecond);
+        replayP50.push_back(replay.p50Ms);
+        replayP99.push_back(replay.p99Ms);
+    }
+    std::printf(
+        "\nreplay path (same key again), 16 clients: %.1f requests/s, p50 %.2f ms, p99 %.2f ms\n",
+        median(replayRate), median(replayP50), median(replayP99));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const GatewayBenchOptions options = parseOptions(app);
     auto server = startBenchServer();
-    auto cluster = &server->cluster;
-    const IssuedMerchant merchant = prepareDatabase(**cluster, QStringLiteral("bench"));
-    const IssuedMerchant referenceMerchant =
-        prepareDatabase(**cluster, QStringLiteral("reference"));
-    const ConnectionSettings db = (*cluster)->settings(QStringLiteral("bench"));
-    const ConnectionSettings referenceDb = (*cluster)->settings(QStringLiteral("reference"));
+    const IssuedMerchant merchant = prepareDatabase(*server->cluster, QStringLiteral("bench"));
+    const ConnectionSettings db = server->cluster->settings(QStringLiteral("bench"));
     auto session = LibpqConnection::open(db);
     if (!session)
         die(session.error().message);
-    auto referenceSession = LibpqConnection::open(referenceDb);
-    if (!referenceSession)
-        die(referenceSession.error().message);
 
     QProcess gateway;
     const int port = spawnKeel(gateway,
                                {QStringLiteral("gateway"), QStringLiteral("--db"), db.conninfo(),
                                 QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
-                                QStringLiteral("--threads"), QString::number(threads)},
+                                QStringLiteral("--threads"), QString::number(options.threads)},
                                QStringLiteral("KEEL_HTTP="))
                          .section(u':', -1)
                          .toInt();
@@ -155,74 +270,13 @@ int main(int argc, char **argv)
     for (qint64 i = 0; i < std::min<qint64>(serial.load(), 2000); ++i)
         replayKeys.push_back("bench-" + QByteArray::number(i));
 
-    const QByteArray referenceId = QByteArray::number(referenceMerchant.merchant.id);
-    const QStringList variables{
-        QStringLiteral("merchant=") + QString::fromLatin1(referenceId),
-        QStringLiteral("clearing=") +
-            scalarOf(*referenceSession,
-                     "SELECT id FROM keel.ledger_accounts WHERE code = 'channel_clearing:USD'"),
-        QStringLiteral("payable=") +
-            scalarOf(*referenceSession,
-                     "SELECT id FROM keel.ledger_accounts WHERE code = 'merchant_payable:' || $1 "
-                     "|| ':USD'",
-                     {referenceId})};
     QTemporaryDir scripts;
-    const QString script =
-        fillReferenceScript(QStringLiteral(KEEL_BENCH_SCRIPT), *session,
-                            {{QStringLiteral("@OUTBOX_PAYLOAD_HEX@"),
-                              scalarOf(*session, "SELECT payload::text FROM keel.outbox WHERE "
-                                                 "event_type = 'charge.succeeded' LIMIT 1")}},
-                            scripts.path());
-
-    std::printf(
-        "\nkeel gateway vs pgbench: the same writes for one captured charge (3 commits, the "
-        "last pipelined), same server, fsync on, pgbench -M prepared; %d round(s) of %d s "
-        "each, alternating, medians\n\n",
-        rounds, seconds);
-    std::printf("%8s | %12s %8s %8s | %12s %8s %8s | %6s\n", "clients", "keel chg/s", "p50 ms",
-                "p99 ms", "pgbench tx/s", "p50 ms", "p99 ms", "ratio");
-    for (int clients : std::as_const(clientCounts)) {
-        std::vector<double> keelRate, keelP50, keelP99, pgRate, pgP50, pgP99, ratios;
-        for (int round = 0; round < rounds; ++round) {
-            const auto runReference = [&] {
-                return pgbench(referenceDb, script, clients, seconds, variables);
-            };
-            // Whichever goes second meets a warmer (or fuller) server: alternate.
-            Run keel, reference;
-            if (round % 2 == 0) {
-                keel = httpLoad(port, apiKey, clients, seconds, nullptr, &serial);
-                reference = runReference();
-            } else {
-                reference = runReference();
-                keel = httpLoad(port, apiKey, clients, seconds, nullptr, &serial);
-            }
-            keelRate.push_back(keel.perSecond);
-            keelP50.push_back(keel.p50Ms);
-            keelP99.push_back(keel.p99Ms);
-            pgRate.push_back(reference.perSecond);
-            pgP50.push_back(reference.p50Ms);
-            pgP99.push_back(reference.p99Ms);
-            ratios.push_back(reference.perSecond > 0 ? keel.perSecond / reference.perSecond : 0);
-        }
-        std::printf("%8d | %12.1f %8.2f %8.2f | %12.1f %8.2f %8.2f | %6.2f\n", clients,
-                    median(keelRate), median(keelP50), median(keelP99), median(pgRate),
-                    median(pgP50), median(pgP99), median(ratios));
-        std::fflush(stdout);
-    }
-
-    std::vector<double> replayRate, replayP50, replayP99;
-    for (int round = 0; round < rounds; ++round) {
-        const Run replay = httpLoad(port, apiKey, 16, seconds, &replayKeys, &serial);
-        replayRate.push_back(replay.perSecond);
-        replayP50.push_back(replay.p50Ms);
-        replayP99.push_back(replay.p99Ms);
-    }
-    std::printf(
-        "\nreplay path (same key again), 16 clients: %.1f requests/s, p50 %.2f ms, p99 %.2f ms\n",
-        median(replayRate), median(replayP50), median(replayP99));
+    const Reference reference = prepareReference(*server->cluster, *session, scripts.path());
+    compareWithPgbench(options, port, apiKey, reference, serial);
+    measureReplay(options, port, apiKey, replayKeys, serial);
 
     auditOrDie(db, "keel");
-    auditOrDie(referenceDb, "reference");
+    auditOrDie(reference.db, "reference");
     std::printf("targets: ratio >= 0.90 at 1 client, >= 0.80 at 16\n");
     gateway.kill();
     gateway.waitForFinished();

@@ -176,11 +176,15 @@ Lag steadyLag(LibpqConnection &session, int rate, int seconds, Aggregates aggreg
             rows->value(0, 2).toDouble()};
 }
 
-} // namespace
+struct RelayBenchOptions {
+    int seconds = 10;
+    int rounds = 3;
+    int rows = 50000;
+    int rate = 2000;
+};
 
-int main(int argc, char **argv)
+RelayBenchOptions parseOptions(const QCoreApplication &app)
 {
-    QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("the outbox relay against a plain AMQP publisher on the same broker"));
@@ -193,11 +197,93 @@ int main(int argc, char **argv)
                       QStringLiteral("Events per second for the lag measurement (default 2000)."),
                       QStringLiteral("N")});
     parser.process(app);
-    const int seconds = positiveOption(parser, "seconds", 10);
-    const int rounds = positiveOption(parser, "rounds", 3);
-    const int rows = positiveOption(parser, "rows", 50000);
-    const int rate = positiveOption(parser, "rate", 2000);
+    RelayBenchOptions options;
+    options.seconds = positiveOption(parser, "seconds", options.seconds);
+    options.rounds = positiveOption(parser, "rounds", options.rounds);
+    options.rows = positiveOption(parser, "rows", options.rows);
+    options.rate = positiveOption(parser, "rate", options.rate);
+    return options;
+}
 
+struct Throughput {
+    std::vector<double> relay, plain, ratios;
+};
+
+// The relay and the plain publisher in turns, each sending `rows` messages.
+Throughput compareWithPlainPublisher(const RelayBenchOptions &bench, LibpqConnection &session,
+                                     const RelayOptions &options, AmqpPublisher &relayPublisher,
+                                     AmqpPublisher &plainPublisher)
+{
+    std::printf("relay vs plain AMQP publisher: %d messages per round, confirm window %d, "
+                "persistent, durable exchange, fsync on; %d round(s), alternating\n\n",
+                bench.rows, Window, bench.rounds);
+    Throughput throughput;
+    for (int round = 0; round < bench.rounds; ++round) {
+        double r = 0, p = 0;
+        if (round % 2 == 0) {
+            r = relayRate(session, relayPublisher, options, bench.rows);
+            p = plainRate(plainPublisher, bench.rows);
+        } else {
+            p = plainRate(plainPublisher, bench.rows);
+            r = relayRate(session, relayPublisher, options, bench.rows);
+        }
+        throughput.relay.push_back(r);
+        throughput.plain.push_back(p);
+        throughput.ratios.push_back(r / p);
+        std::printf("round %d: relay %.0f msg/s, plain %.0f msg/s, ratio %.2f\n", round + 1, r, p,
+                    r / p);
+        std::fflush(stdout);
+    }
+    return throughput;
+}
+
+// Lag: a writer commits `rate` events per second in 10 ms batches while
+// keel's relay runtime (woken by NOTIFY) publishes them; new aggregates
+// first, then a few hot ones.
+std::pair<Lag, Lag> measureLag(const RelayBenchOptions &bench, const ConnectionSettings &db,
+                               LibpqConnection &session, const RelayOptions &options)
+{
+    RelayRuntimeOptions runtimeOptions;
+    runtimeOptions.settings = db;
+    runtimeOptions.relay = options;
+    runtimeOptions.catchAllQueue = QStringLiteral("bench");
+    auto runtime = RelayRuntime::start(runtimeOptions);
+    if (!runtime)
+        die(runtime.error().message);
+    // The runtime connects to both servers and declares its topology first;
+    // the figure is the steady state, so one event goes through before it.
+    fillOutbox(session, 1);
+    waitForEmptyOutbox(session);
+    const Lag lag = steadyLag(session, bench.rate, bench.seconds, Aggregates::EachNew);
+    const Lag hotLag = steadyLag(session, bench.rate, bench.seconds, Aggregates::FewHot);
+    (*runtime)->stop();
+    return {lag, hotLag};
+}
+
+void printFigures(const RelayBenchOptions &bench, const Throughput &throughput,
+                  const std::pair<Lag, Lag> &lags, std::vector<qint64> &plainLatencies)
+{
+    const auto &[lag, hotLag] = lags;
+    std::printf("\n%14s | %14s | %6s | %18s | %12s %12s\n", "relay msg/s", "plain msg/s", "ratio",
+                "steady events/s", "lag p50 ms", "lag p99 ms");
+    std::printf("%14.0f | %14.0f | %6.2f | %18.0f | %12.1f %12.1f\n", median(throughput.relay),
+                median(throughput.plain), median(throughput.ratios), lag.achieved, lag.p50,
+                lag.p99);
+    std::printf("the same rate on %d aggregates (%d events/s each, one per confirm round trip at "
+                "most): lag p50 %.1f ms, p99 %.1f ms\n",
+                HotAggregates, bench.rate / HotAggregates, hotLag.p50, hotLag.p99);
+    std::printf("the broker alone at %d messages/s (plain publisher, send to confirm): "
+                "p50 %.1f ms, p99 %.1f ms\n",
+                bench.rate, percentile(plainLatencies, 0.5), percentile(plainLatencies, 0.99));
+    std::printf("targets: ratio >= 0.7 (goal 0.9), lag p99 < 100 ms\n");
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const RelayBenchOptions bench = parseOptions(app);
     auto server = startBenchServer();
     prepareDatabase(*server->cluster, QStringLiteral("bench"));
     const ConnectionSettings db = server->cluster->settings(QStringLiteral("bench"));
@@ -216,57 +302,12 @@ int main(int argc, char **argv)
     if (!session)
         die(session.error().message);
 
-    std::printf("relay vs plain AMQP publisher: %d messages per round, confirm window %d, "
-                "persistent, durable exchange, fsync on; %d round(s), alternating\n\n",
-                rows, Window, rounds);
-    std::vector<double> relay, plain, ratios;
-    for (int round = 0; round < rounds; ++round) {
-        double r = 0, p = 0;
-        if (round % 2 == 0) {
-            r = relayRate(*session, relayPublisher, options, rows);
-            p = plainRate(plainPublisher, rows);
-        } else {
-            p = plainRate(plainPublisher, rows);
-            r = relayRate(*session, relayPublisher, options, rows);
-        }
-        relay.push_back(r);
-        plain.push_back(p);
-        ratios.push_back(r / p);
-        std::printf("round %d: relay %.0f msg/s, plain %.0f msg/s, ratio %.2f\n", round + 1, r, p,
-                    r / p);
-        std::fflush(stdout);
-    }
-
-    std::vector<qint64> plainLatencies = plainConfirmLatencies(plainPublisher, rate, seconds);
-
-    // Lag: a writer commits `rate` events per second in 10 ms batches while
-    // keel's relay runtime (woken by NOTIFY) publishes them.
-    RelayRuntimeOptions runtimeOptions;
-    runtimeOptions.settings = db;
-    runtimeOptions.relay = options;
-    runtimeOptions.catchAllQueue = QStringLiteral("bench");
-    auto runtime = RelayRuntime::start(runtimeOptions);
-    if (!runtime)
-        die(runtime.error().message);
-    // The runtime connects to both servers and declares its topology first;
-    // the figure is the steady state, so one event goes through before it.
-    fillOutbox(*session, 1);
-    waitForEmptyOutbox(*session);
-    const Lag lag = steadyLag(*session, rate, seconds, Aggregates::EachNew);
-    const Lag hotLag = steadyLag(*session, rate, seconds, Aggregates::FewHot);
-    (*runtime)->stop();
-
-    std::printf("\n%14s | %14s | %6s | %18s | %12s %12s\n", "relay msg/s", "plain msg/s", "ratio",
-                "steady events/s", "lag p50 ms", "lag p99 ms");
-    std::printf("%14.0f | %14.0f | %6.2f | %18.0f | %12.1f %12.1f\n", median(relay), median(plain),
-                median(ratios), lag.achieved, lag.p50, lag.p99);
-    std::printf("the same rate on %d aggregates (%d events/s each, one per confirm round trip at "
-                "most): lag p50 %.1f ms, p99 %.1f ms\n",
-                HotAggregates, rate / HotAggregates, hotLag.p50, hotLag.p99);
-    std::printf("the broker alone at %d messages/s (plain publisher, send to confirm): "
-                "p50 %.1f ms, p99 %.1f ms\n",
-                rate, percentile(plainLatencies, 0.5), percentile(plainLatencies, 0.99));
-    std::printf("targets: ratio >= 0.7 (goal 0.9), lag p99 < 100 ms\n");
+    const Throughput throughput =
+        compareWithPlainPublisher(bench, *session, options, relayPublisher, plainPublisher);
+    std::vector<qint64> plainLatencies =
+        plainConfirmLatencies(plainPublisher, bench.rate, bench.seconds);
+    const std::pair<Lag, Lag> lags = measureLag(bench, db, *session, options);
+    printFigures(bench, throughput, lags, plainLatencies);
     (void)(*broker)->stop();
     return 0;
 }

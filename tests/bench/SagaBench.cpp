@@ -179,11 +179,15 @@ SagaLatency sagaLatency(const ConnectionSettings &db)
     return {rows->value(0, 0).toDouble(), rows->value(0, 1).toDouble()};
 }
 
-} // namespace
+struct SagaBenchOptions {
+    int seconds = 10;
+    int rounds = 3;
+    int clients = 16;
+    int forward = 16;
+};
 
-int main(int argc, char **argv)
+SagaBenchOptions parseOptions(const QCoreApplication &app)
 {
-    QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("keel sagas against pgbench making the same commits on the same server"));
@@ -196,11 +200,102 @@ int main(int argc, char **argv)
                       QStringLiteral("The worker's forward threads (default 16)."),
                       QStringLiteral("N")});
     parser.process(app);
-    const int seconds = positiveOption(parser, "seconds", 10);
-    const int rounds = positiveOption(parser, "rounds", 3);
-    const int clients = positiveOption(parser, "clients", 16);
-    const int forward = positiveOption(parser, "forward", 16);
+    SagaBenchOptions options;
+    options.seconds = positiveOption(parser, "seconds", options.seconds);
+    options.rounds = positiveOption(parser, "rounds", options.rounds);
+    options.clients = positiveOption(parser, "clients", options.clients);
+    options.forward = positiveOption(parser, "forward", options.forward);
+    return options;
+}
 
+// `keel gateway` and `keel worker` on the bench database.
+void startKeel(QProcess &gateway, QProcess &worker, const ConnectionSettings &db,
+               const SagaBenchOptions &options, int &gatewayPort)
+{
+    gatewayPort = spawnKeel(gateway,
+                            {QStringLiteral("gateway"), QStringLiteral("--db"), db.conninfo(),
+                             QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                             QStringLiteral("--threads"), QString::number(options.clients + 2)},
+                            QStringLiteral("KEEL_HTTP="))
+                      .section(u':', -1)
+                      .toInt();
+    spawnKeel(worker,
+              {QStringLiteral("worker"), QStringLiteral("--db"), db.conninfo(),
+               QStringLiteral("--forward"), QString::number(options.forward),
+               QStringLiteral("--compensate"), QStringLiteral("1"), QStringLiteral("--per-host"),
+               QString::number(options.forward)},
+              QStringLiteral("KEEL_WORKER="));
+}
+
+// pgbench's script: the saga steps' definitions keel stored while warming up.
+QString referenceScript(const ConnectionSettings &db, const QString &directory)
+{
+    auto session = LibpqConnection::open(db);
+    if (!session)
+        die(session.error().message);
+    QList<std::pair<QString, QString>> definitions;
+    for (int step = 0; step < 2; ++step)
+        definitions.append({QStringLiteral("@DEFINITION%1_HEX@").arg(step),
+                            scalarOf(*session,
+                                     "SELECT definition::text FROM keel.saga_steps WHERE "
+                                     "step_index = $1 LIMIT 1",
+                                     {QByteArray::number(step)})});
+    return fillReferenceScript(QStringLiteral(KEEL_SAGA_BENCH_SCRIPT), *session, definitions,
+                               directory);
+}
+
+struct SagaRounds {
+    std::vector<double> keelRate, stepP50, stepP99, pgRate, ratios;
+};
+
+// keel and pgbench in turns, whichever went second last time going first.
+SagaRounds compareWithPgbench(const SagaBenchOptions &options, const SagaLoad &load,
+                              const ConnectionSettings &referenceDb, const QString &script,
+                              const QStringList &variables)
+{
+    SagaRounds rounds;
+    for (int round = 0; round < options.rounds; ++round) {
+        const auto runKeel = [&] {
+            return sagaLoad(load, options.clients, options.seconds);
+        };
+        const auto runReference = [&] {
+            return pgbench(referenceDb, script, options.clients, options.seconds, variables);
+        };
+        Run keel, pg;
+        if (round % 2 == 0) {
+            keel = runKeel();
+            pg = runReference();
+        } else {
+            pg = runReference();
+            keel = runKeel();
+        }
+        rounds.keelRate.push_back(keel.perSecond);
+        rounds.stepP50.push_back(keel.p50Ms);
+        rounds.stepP99.push_back(keel.p99Ms);
+        rounds.pgRate.push_back(pg.perSecond);
+        rounds.ratios.push_back(pg.perSecond > 0 ? keel.perSecond / pg.perSecond : 0);
+        std::printf("round %d: keel %.1f sagas/s, pgbench %.1f sagas' commits/s, ratio %.2f\n",
+                    round + 1, keel.perSecond, pg.perSecond, rounds.ratios.back());
+        std::fflush(stdout);
+    }
+    return rounds;
+}
+
+void printFigures(const SagaRounds &rounds, const SagaLatency &latency)
+{
+    std::printf("\n%14s | %14s | %6s | %12s %12s | %12s %12s\n", "keel sagas/s", "pgbench /s",
+                "ratio", "step p50 ms", "step p99 ms", "saga p50 ms", "saga p99 ms");
+    std::printf("%14.1f | %14.1f | %6.2f | %12.2f %12.2f | %12.2f %12.2f\n",
+                median(rounds.keelRate), median(rounds.pgRate), median(rounds.ratios),
+                median(rounds.stepP50), median(rounds.stepP99), latency.p50Ms, latency.p99Ms);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const SagaBenchOptions options = parseOptions(app);
     auto server = startBenchServer();
     const IssuedMerchant merchant = prepareDatabase(*server->cluster, QStringLiteral("bench"));
     const IssuedMerchant reference = prepareDatabase(*server->cluster, QStringLiteral("reference"));
@@ -209,80 +304,31 @@ int main(int argc, char **argv)
 
     InstantParticipant participant;
     HttpServerOptions participantOptions;
-    participantOptions.threads = forward;
+    participantOptions.threads = options.forward;
     HttpServer participants(participantOptions, participant);
     if (auto started = participants.start(); !started)
         die(started.error().message);
-
-    QProcess gateway;
-    const int gatewayPort =
-        spawnKeel(gateway,
-                  {QStringLiteral("gateway"), QStringLiteral("--db"), db.conninfo(),
-                   QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
-                   QStringLiteral("--threads"), QString::number(clients + 2)},
-                  QStringLiteral("KEEL_HTTP="))
-            .section(u':', -1)
-            .toInt();
-    QProcess worker;
-    spawnKeel(worker,
-              {QStringLiteral("worker"), QStringLiteral("--db"), db.conninfo(),
-               QStringLiteral("--forward"), QString::number(forward),
-               QStringLiteral("--compensate"), QStringLiteral("1"), QStringLiteral("--per-host"),
-               QString::number(forward)},
-              QStringLiteral("KEEL_WORKER="));
+    QProcess gateway, worker;
+    int gatewayPort = 0;
+    startKeel(gateway, worker, db, options, gatewayPort);
 
     std::atomic<qint64> serial{0};
     const SagaLoad load{gatewayPort, merchant.apiKey.toLatin1(), sagaBody(participants.port()), db,
                         &serial};
     std::printf("warming up...\n");
     std::fflush(stdout);
-    (void)sagaLoad(load, clients, 2);
+    (void)sagaLoad(load, options.clients, 2);
 
-    auto session = LibpqConnection::open(db);
-    if (!session)
-        die(session.error().message);
     QTemporaryDir scripts;
-    QList<std::pair<QString, QString>> definitions;
-    for (int step = 0; step < 2; ++step)
-        definitions.append({QStringLiteral("@DEFINITION%1_HEX@").arg(step),
-                            scalarOf(*session,
-                                     "SELECT definition::text FROM keel.saga_steps WHERE "
-                                     "step_index = $1 LIMIT 1",
-                                     {QByteArray::number(step)})});
-    const QString script = fillReferenceScript(QStringLiteral(KEEL_SAGA_BENCH_SCRIPT), *session,
-                                               definitions, scripts.path());
+    const QString script = referenceScript(db, scripts.path());
     const QStringList variables{QStringLiteral("merchant=") +
                                 QString::number(reference.merchant.id)};
-
     std::printf("\nkeel sagas vs pgbench: the same 6 commits per 2-step saga, same server, fsync "
                 "on, pgbench -M prepared with pipelines; %d client(s), %d forward thread(s), "
                 "%d round(s) of %d s, alternating, medians\n\n",
-                clients, forward, rounds, seconds);
-    std::vector<double> keelRate, stepP50, stepP99, pgRate, ratios;
-    for (int round = 0; round < rounds; ++round) {
-        Run keel, pg;
-        if (round % 2 == 0) {
-            keel = sagaLoad(load, clients, seconds);
-            pg = pgbench(referenceDb, script, clients, seconds, variables);
-        } else {
-            pg = pgbench(referenceDb, script, clients, seconds, variables);
-            keel = sagaLoad(load, clients, seconds);
-        }
-        keelRate.push_back(keel.perSecond);
-        stepP50.push_back(keel.p50Ms);
-        stepP99.push_back(keel.p99Ms);
-        pgRate.push_back(pg.perSecond);
-        ratios.push_back(pg.perSecond > 0 ? keel.perSecond / pg.perSecond : 0);
-        std::printf("round %d: keel %.1f sagas/s, pgbench %.1f sagas' commits/s, ratio %.2f\n",
-                    round + 1, keel.perSecond, pg.perSecond, ratios.back());
-        std::fflush(stdout);
-    }
-    const SagaLatency latency = sagaLatency(db);
-    std::printf("\n%14s | %14s | %6s | %12s %12s | %12s %12s\n", "keel sagas/s", "pgbench /s",
-                "ratio", "step p50 ms", "step p99 ms", "saga p50 ms", "saga p99 ms");
-    std::printf("%14.1f | %14.1f | %6.2f | %12.2f %12.2f | %12.2f %12.2f\n", median(keelRate),
-                median(pgRate), median(ratios), median(stepP50), median(stepP99), latency.p50Ms,
-                latency.p99Ms);
+                options.clients, options.forward, options.rounds, options.seconds);
+    const SagaRounds rounds = compareWithPgbench(options, load, referenceDb, script, variables);
+    printFigures(rounds, sagaLatency(db));
     auditOrDie(db, "keel");
     std::printf("target: ratio >= 0.5\n");
     worker.kill();

@@ -10,6 +10,7 @@
 #include "ui/QueryWorker.h"
 
 #include <QAbstractItemView>
+#include <QByteArrayList>
 #include <QComboBox>
 #include <QDateTime>
 #include <QLabel>
@@ -18,7 +19,9 @@
 #include <QTemporaryDir>
 
 #include <QTest>
+
 #include <numeric>
+#include <tuple>
 
 using namespace keel;
 using keel::test::DatabaseTest;
@@ -39,42 +42,42 @@ protected:
         Status done = session->exec(sql);
         ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);
     }
+    // One minute three minutes ago, as the rollups would hold it: returns
+    // the minute (seconds since the epoch).
+    qint64 seedOneMinute()
+    {
+        const qint64 minute = (QDateTime::currentSecsSinceEpoch() / 60 - 3) * 60;
+        const QByteArray at = "to_timestamp(" + QByteArray::number(minute) + ")";
+        // metric, le_micros, count, total
+        const QList<std::tuple<const char *, int, int, int>> rows{
+            {"idempotency.new", 0, 9, 0},
+            {"idempotency.replayed", 0, 3, 0},
+            {"latency.charges_create", 5000, 12, 0},
+            {"volume.capture.JPY", 0, 2, 4200},
+            {"volume.refund.JPY", 0, 1, 700},
+            {"transition.Capturing.Captured", 0, 7, 0},
+            {"outbox.lag_ms", 0, 2, 9000},
+            {"saga.started", 0, 8, 0},
+            {"saga.compensating", 0, 2, 0},
+            {"saga_step_latency.refund", 5000, 4, 0}};
+        QByteArrayList values;
+        for (const auto &[metric, le, count, total] : rows)
+            values << "('" + QByteArray(metric) + "', " + QByteArray::number(le) + ", " + at +
+                          ", 'a', " + QByteArray::number(count) + ", " + QByteArray::number(total) +
+                          ")";
+        exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, count, total) "
+             "VALUES " +
+             values.join(", "));
+        exec("INSERT INTO keel.payment_state_minute (minute, state, payments) VALUES (" + at +
+             ", 'Captured', 1234), (" + at + ", 'Failed', 56)");
+        return minute;
+    }
     QTemporaryDir m_config;
 };
 
 TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
 {
-    const qint64 minute = (QDateTime::currentSecsSinceEpoch() / 60 - 3) * 60;
-    const QByteArray at = "to_timestamp(" + QByteArray::number(minute) + ")";
-    exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, count, total) VALUES "
-         "('idempotency.new', 0, " +
-         at + ", 'a', 9, 0), ('idempotency.replayed', 0, " + at +
-         ", 'a', 3, 0),"
-         "('latency.charges_create', 5000, " +
-         at +
-         ", 'a', 12, 0),"
-         "('volume.capture.JPY', 0, " +
-         at +
-         ", 'a', 2, 4200),"
-         "('volume.refund.JPY', 0, " +
-         at +
-         ", 'a', 1, 700),"
-         "('transition.Capturing.Captured', 0, " +
-         at +
-         ", 'a', 7, 0),"
-         "('outbox.lag_ms', 0, " +
-         at +
-         ", 'a', 2, 9000),"
-         "('saga.started', 0, " +
-         at +
-         ", 'a', 8, 0),"
-         "('saga.compensating', 0, " +
-         at +
-         ", 'a', 2, 0),"
-         "('saga_step_latency.refund', 5000, " +
-         at + ", 'a', 4, 0)");
-    exec("INSERT INTO keel.payment_state_minute (minute, state, payments) VALUES (" + at +
-         ", 'Captured', 1234), (" + at + ", 'Failed', 56)");
+    const qint64 minute = seedOneMinute();
     QueryWorker worker(settings());
     worker.start();
     OverviewView view(&worker);
@@ -117,6 +120,21 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     ASSERT_EQ(charts[11]->plot()->graphCount(), 1);
     EXPECT_EQ(charts[11]->plot()->graph(0)->name(),
               QStringLiteral("refund (p50 3.75 · p95 4.88 · p99 4.97 ms)"));
+
+    worker.stop();
+}
+
+TEST_F(OverviewViewTest, ALongerRangePickedWithMouseAndKeyboardStillCountsTheMinute)
+{
+    seedOneMinute();
+    QueryWorker worker(settings());
+    worker.start();
+    OverviewView view(&worker);
+    view.resize(1000, 700);
+    view.show();
+    QSignalSpy refreshed(&view, &OverviewView::refreshed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(15000));
 
     // A person picks a longer range with the mouse and the keyboard: the
     // Overview reloads with wider buckets, still showing that minute's count.

@@ -8,7 +8,10 @@
 #include <QJsonObject>
 #include <QThread>
 
+#include <QStringList>
+
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -27,7 +30,104 @@ QJsonObject json(const QByteArray &body)
 
 } // namespace
 
-class GatewayConcurrencyTest : public GatewayTest {};
+class GatewayConcurrencyTest : public GatewayTest {
+protected:
+    // What one client saw of one order; the test's own thread checks it.
+    struct OrderOutcome {
+        QStringList problems; // one line each
+        qint64 captured = 0;
+        qint64 refunded = 0;
+        int refundsWon = 0;
+    };
+    struct TwoGateways {
+        std::unique_ptr<HttpClient> toA, toB;
+    };
+
+    static std::unique_ptr<HttpClient> clientOf(const QString &url)
+    {
+        QString host;
+        int port = 0;
+        HttpClient::parseUrl(url, &host, &port);
+        return std::make_unique<HttpClient>(host, port, 30000);
+    }
+
+    // The charge sent under one key to both gateways at once (either may win),
+    // retried while it is in flight; its id, or empty after a problem.
+    QByteArray chargeOnBoth(TwoGateways &gateways, const QByteArray &body, const QByteArray &key,
+                            OrderOutcome &outcome)
+    {
+        HttpReply twin;
+        std::thread duplicate(
+            [&] { twin = post("/v1/charges", body, key, {}, gateways.toB.get()); });
+        HttpReply reply = post("/v1/charges", body, key, {}, gateways.toA.get());
+        duplicate.join();
+        if (reply.status != 200)
+            reply = twin;
+        for (int retry = 0; reply.status == 409 && retry < 50; ++retry) {
+            QThread::msleep(50);
+            reply = post("/v1/charges", body, key, {}, gateways.toA.get());
+        }
+        if (reply.status != 200) {
+            outcome.problems << QStringLiteral("charge %1: %2 %3")
+                                    .arg(QString::fromLatin1(key))
+                                    .arg(reply.status)
+                                    .arg(QString::fromUtf8(reply.body));
+            return {};
+        }
+        return json(reply.body).value(QStringLiteral("id")).toString().toLatin1();
+    }
+
+    // Two refunds of 600 of a 1000 charge race on the two gateways; only one fits.
+    void raceTwoRefunds(TwoGateways &gateways, const QByteArray &id, const QByteArray &key,
+                        OrderOutcome &outcome)
+    {
+        HttpReply second;
+        std::thread rival([&] {
+            second = post("/v1/refunds", "charge=" + id + "&amount=600", key + "-refund-b", {},
+                          gateways.toB.get());
+        });
+        const HttpReply first = post("/v1/refunds", "charge=" + id + "&amount=600",
+                                     key + "-refund-a", {}, gateways.toA.get());
+        rival.join();
+        for (const HttpReply &refund : {first, second}) {
+            if (refund.status == 200 &&
+                json(refund.body).value(QStringLiteral("status")) == QStringLiteral("succeeded"))
+                ++outcome.refundsWon;
+            else if (refund.status != 400 && refund.status != 409)
+                outcome.problems << QStringLiteral("refund of %1: %2 %3")
+                                        .arg(QString::fromLatin1(id))
+                                        .arg(refund.status)
+                                        .arg(QString::fromUtf8(refund.body));
+        }
+        outcome.refunded = 600 * outcome.refundsWon;
+    }
+
+    // One order: a charge of 1000 (half of them authorized, then captured),
+    // then the refund race.
+    OrderOutcome placeOrder(TwoGateways &gateways, const QByteArray &key, bool captureLater)
+    {
+        OrderOutcome outcome;
+        const QByteArray body = "amount=1000&currency=eur&source=tok_visa" +
+                                QByteArray(captureLater ? "&capture=false" : "");
+        const QByteArray id = chargeOnBoth(gateways, body, key, outcome);
+        if (id.isEmpty())
+            return outcome;
+        if (captureLater) {
+            const HttpReply capture = post("/v1/charges/" + id + "/capture", {}, key + "-capture",
+                                           {}, gateways.toB.get());
+            if (capture.status != 200) {
+                outcome.problems << QStringLiteral("capture of %1: %2 %3")
+                                        .arg(QString::fromLatin1(id))
+                                        .arg(capture.status)
+                                        .arg(QString::fromUtf8(capture.body));
+                return outcome;
+            }
+        }
+        outcome.captured = 1000;
+        raceTwoRefunds(gateways, id, key, outcome);
+        return outcome;
+    }
+};
 
 TEST_F(GatewayConcurrencyTest, SixtyFourRequestsWithOneKeyAcrossTwoGatewaysMakeOneCharge)
 {
@@ -116,89 +216,45 @@ TEST_F(GatewayConcurrencyTest, ManyKeysAcrossTwoGatewaysAddUpInTheLedger)
     ASSERT_FALSE(urlB.isEmpty());
     constexpr int Clients = 12;
     constexpr int Orders = 6; // per client
-    std::atomic<qint64> captured{0}, refunded{0}, racesWon{0}, races{0};
+    std::vector<std::vector<OrderOutcome>> seen(Clients);
     std::vector<std::thread> clients;
-    for (int c = 0; c < Clients; ++c) {
+    for (int c = 0; c < Clients; ++c)
         clients.emplace_back([&, c] {
-            const auto client = [](const QString &url) {
-                QString host;
-                int port = 0;
-                HttpClient::parseUrl(url, &host, &port);
-                return std::make_unique<HttpClient>(host, port, 30000);
-            };
-            auto toA = client(urlA), toB = client(urlB);
-            for (int o = 0; o < Orders; ++o) {
-                const QByteArray key =
-                    "many-" + QByteArray::number(c) + '-' + QByteArray::number(o);
-                const bool later = o % 2 == 1; // authorize now, capture later
-                const QByteArray body = "amount=1000&currency=eur&source=tok_visa" +
-                                        QByteArray(later ? "&capture=false" : "");
-                // The same key sent to both gateways at once; either may win.
-                HttpReply twin;
-                std::thread duplicate(
-                    [&] { twin = post("/v1/charges", body, key, {}, toB.get()); });
-                HttpReply reply = post("/v1/charges", body, key, {}, toA.get());
-                duplicate.join();
-                if (reply.status != 200)
-                    reply = twin;
-                for (int retry = 0; reply.status == 409 && retry < 50; ++retry) {
-                    QThread::msleep(50);
-                    reply = post("/v1/charges", body, key, {}, toA.get());
-                }
-                ASSERT_EQ(reply.status, 200) << reply.body.constData();
-                const QByteArray id =
-                    json(reply.body).value(QStringLiteral("id")).toString().toLatin1();
-                if (later) {
-                    const HttpReply capture =
-                        post("/v1/charges/" + id + "/capture", {}, key + "-capture", {}, toB.get());
-                    ASSERT_EQ(capture.status, 200) << capture.body.constData();
-                }
-                captured += 1000;
-                // Two refunds of 600 race; only one can fit.
-                HttpReply second;
-                std::thread rival([&] {
-                    second = post("/v1/refunds", "charge=" + id + "&amount=600", key + "-refund-b",
-                                  {}, toB.get());
-                });
-                const HttpReply first = post("/v1/refunds", "charge=" + id + "&amount=600",
-                                             key + "-refund-a", {}, toA.get());
-                rival.join();
-                int won = 0;
-                for (const HttpReply &refund : {first, second}) {
-                    if (refund.status == 200 && json(refund.body).value(QStringLiteral("status")) ==
-                                                    QStringLiteral("succeeded"))
-                        ++won;
-                    else
-                        EXPECT_TRUE(refund.status == 400 || refund.status == 409)
-                            << refund.status << ' ' << refund.body.constData();
-                }
-                EXPECT_LE(won, 1);
-                racesWon += won;
-                ++races;
-                refunded += 600 * won;
-            }
+            TwoGateways gateways{clientOf(urlA), clientOf(urlB)};
+            for (int o = 0; o < Orders; ++o)
+                seen[size_t(c)].push_back(placeOrder(
+                    gateways, "many-" + QByteArray::number(c) + '-' + QByteArray::number(o),
+                    o % 2 == 1));
         });
-    }
     for (std::thread &client : clients)
         client.join();
 
+    qint64 captured = 0, refunded = 0;
+    int racesWon = 0, races = 0;
+    for (const std::vector<OrderOutcome> &orders : seen)
+        for (const OrderOutcome &order : orders) {
+            EXPECT_TRUE(order.problems.isEmpty()) << qPrintable(order.problems.join(u'\n'));
+            EXPECT_LE(order.refundsWon, 1);
+            captured += order.captured;
+            refunded += order.refunded;
+            racesWon += order.refundsWon;
+            races += order.captured > 0 ? 1 : 0;
+        }
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QString::number(Clients * Orders));
-    EXPECT_EQ(scalar("SELECT sum(amount_captured) FROM keel.charges"),
-              QString::number(captured.load()));
-    EXPECT_EQ(scalar("SELECT sum(amount_refunded) FROM keel.charges"),
-              QString::number(refunded.load()));
+    EXPECT_EQ(scalar("SELECT sum(amount_captured) FROM keel.charges"), QString::number(captured));
+    EXPECT_EQ(scalar("SELECT sum(amount_refunded) FROM keel.charges"), QString::number(refunded));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges WHERE amount_refunded > amount_captured"),
               QStringLiteral("0"));
     // The merchant is owed what was captured less what was refunded.
     EXPECT_EQ(scalar("SELECT -sum(e.amount) FROM keel.ledger_entries e JOIN keel.ledger_accounts "
                      "a ON a.id = e.account_id WHERE a.code LIKE 'merchant_payable:%'"),
-              QString::number(captured.load() - refunded.load()));
+              QString::number(captured - refunded));
     auto connection = LibpqConnection::open(settings());
     auto audit = Ledger::audit(*connection);
     ASSERT_TRUE(audit.ok());
     EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
-    RecordProperty("refund_races_won", int(racesWon.load()));
-    RecordProperty("refund_races", int(races.load()));
+    RecordProperty("refund_races_won", racesWon);
+    RecordProperty("refund_races", races);
     a->kill();
     b->kill();
     a->waitForFinished();
