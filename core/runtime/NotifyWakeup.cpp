@@ -28,6 +28,12 @@ NotifyWakeup::~NotifyWakeup()
     stop();
 }
 
+bool NotifyWakeup::announced()
+{
+    const std::lock_guard lock(m_mutex);
+    return m_announced != m_consumed;
+}
+
 void NotifyWakeup::sleep(int milliseconds)
 {
     std::unique_lock lock(m_mutex);

@@ -31,6 +31,9 @@ public:
     // Whether LISTEN is in place now (a notification sent before is missed
     // until the next poll).
     bool listening() const { return m_listening; }
+    // Whether a notification arrived since the last sleep ended, so the next
+    // sleep returns at once.
+    bool announced();
 
 private:
     std::unique_ptr<ChangeListener> m_listener;

@@ -2,6 +2,7 @@
 // server with pg_basebackup and fed by streaming replication. Dashboards read
 // from it while "who am I" and change notifications stay on the primary.
 #include "DatabaseTest.h"
+#include "WaitUntil.h"
 
 #include "core/db/LibpqConnection.h"
 #include "devkit/servers/EmbeddedCluster.h"
@@ -101,11 +102,12 @@ TEST_F(StreamingReplicaTest, TheOverviewReadsWhatReplicationBroughtToTheStandby)
                            minute + "), 'gw', 23, 0)")
                     .ok());
     // Replication is asynchronous: wait for the row to arrive.
-    QElapsedTimer waited;
-    waited.start();
-    while (scalar(standby, "SELECT count(*) FROM keel.metrics_minute") != QLatin1String("1") &&
-           waited.elapsed() < 15000)
-        QThread::msleep(100);
+    (void)keel::test::waitUntil(
+        [&] {
+            return scalar(standby, "SELECT count(*) FROM keel.metrics_minute") ==
+                   QLatin1String("1");
+        },
+        15000);
     ASSERT_EQ(scalar(standby, "SELECT count(*) FROM keel.metrics_minute"), QStringLiteral("1"));
 
     ConsoleSettings consoleSettings;

@@ -201,7 +201,10 @@ TEST_F(DatabaseCrashTest, AcknowledgedChargesSurviveAnImmediateShutdownMidLoad)
     }
     ASSERT_TRUE(waitUntil([&] { return done.load() >= Clients * KeysEach / 3; }, 60000));
     ASSERT_TRUE(m_cluster.server().stopImmediately().ok());
-    QThread::msleep(500); // the outage: requests meanwhile get 503s and retry
+    // The outage lasts until the clients have been refused and are retrying.
+    const int refusedBefore = refusedDuringOutage.load();
+    ASSERT_TRUE(
+        waitUntil([&] { return refusedDuringOutage.load() >= refusedBefore + Clients; }, 30000));
     ASSERT_TRUE(m_cluster.server().start().ok());
     for (std::thread &client : clients)
         client.join();

@@ -1,4 +1,5 @@
 #include "KeelProcess.h"
+#include "WaitUntil.h"
 
 #include "core/db/ConnectionSettings.h"
 #include "core/db/LibpqConnection.h"
@@ -107,12 +108,7 @@ qint64 postmasterPid(const QString &dir)
 
 bool waitUntilGone(qint64 pid, int timeoutMs = 30000)
 {
-    for (int waited = 0; waited < timeoutMs; waited += 100) {
-        if (::kill(pid_t(pid), 0) != 0)
-            return true;
-        QThread::msleep(100);
-    }
-    return false;
+    return keel::test::waitUntil([&] { return ::kill(pid_t(pid), 0) != 0; }, timeoutMs);
 }
 
 QString shortTempDir()

@@ -402,7 +402,8 @@ TEST_F(OutboxRelayTest, ACommitAnnouncedWhileTheLoopWasBusyEndsItsNextSleepAtOnc
     NotifyWakeup wakeup(settings(), {OutboxRelay::channel()});
     ASSERT_TRUE(waitUntil([&] { return wakeup.listening(); }));
     enqueue(QStringLiteral("ch_busy"), QStringLiteral("charge.succeeded"), 1);
-    QThread::msleep(300); // the loop is publishing; the NOTIFY arrives meanwhile
+    // The loop is busy publishing; the NOTIFY arrives meanwhile.
+    ASSERT_TRUE(waitUntil([&] { return wakeup.announced(); }));
     QElapsedTimer timer;
     timer.start();
     wakeup.sleep(10000);
@@ -432,7 +433,11 @@ TEST_F(RelayProcessTest, KeelRelayWakesOnCommitInsteadOfWaitingForItsPoll)
 {
     Consumer consumer(m_options.broker, m_options.exchange, QStringLiteral("#"));
     auto relay = spawnRelay(m_options.broker, 10000);
-    QThread::msleep(300); // its LISTEN is in place
+    // Its LISTEN is in place.
+    ASSERT_TRUE(waitUntil([&] {
+        return scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                      "AND query LIKE 'LISTEN %'") != QLatin1String("0");
+    }));
     QElapsedTimer timer;
     timer.start();
     enqueue(QStringLiteral("ch_now"), QStringLiteral("charge.succeeded"), 1);
