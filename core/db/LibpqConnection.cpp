@@ -269,6 +269,11 @@ bool LibpqConnection::healthy() const
            PQtransactionStatus(m_conn.get()) == PQTRANS_IDLE;
 }
 
+Status LibpqConnection::ensureHealthy()
+{
+    return healthy() ? Status() : reset();
+}
+
 bool LibpqConnection::inTransaction() const
 {
     return m_pipelining || PQtransactionStatus(m_conn.get()) != PQTRANS_IDLE;

@@ -69,6 +69,9 @@ public:
     QString lastSqlState() const { return m_lastSqlState; }
     // Whether the connection is usable; reset() reconnects.
     bool healthy() const;
+    // Healthy, or reset now: why it is still not usable, if it is not. What
+    // every background loop does before a pass.
+    Status ensureHealthy();
     bool inTransaction() const;
     Status reset();
 

@@ -301,13 +301,12 @@ Result<PaymentOutcome> ChargeService::applyAuthorization(ChargeRecord &charge,
 
 PaymentOutcome ChargeService::retrieve(const Merchant &merchant, const QString &chargeId)
 {
-    Result<std::optional<ChargeRecord>> found =
-        PaymentRepository(m_connection).findByPublicId(merchant.id, chargeId);
-    if (!found)
-        return PaymentOutcome::failure(found.error());
-    if (!found->has_value())
-        return PaymentOutcome::notFound(Kind::ChargeNotFound, chargeId);
-    return PaymentOutcome::ofCharge(Kind::Charge, **found);
+    const auto found =
+        foundOr(PaymentRepository(m_connection).findByPublicId(merchant.id, chargeId),
+                Kind::ChargeNotFound, chargeId);
+    if (const auto *answer = std::get_if<PaymentOutcome>(&found))
+        return *answer;
+    return PaymentOutcome::ofCharge(Kind::Charge, std::get<ChargeRecord>(found));
 }
 
 PaymentOutcome ChargeService::capture(const Merchant &merchant, const QString &chargeId,
@@ -343,12 +342,11 @@ PaymentOutcome ChargeService::startCapture(IdempotentOperation &operation, const
             return resumeCapture(operation, merchant, chargeId);
     }
     PaymentRepository repository(m_connection);
-    Result<std::optional<ChargeRecord>> found = repository.findByPublicId(merchant.id, chargeId);
-    if (!found)
-        return PaymentOutcome::failure(found.error());
-    if (!found->has_value())
-        return PaymentOutcome::notFound(Kind::ChargeNotFound, chargeId);
-    ChargeRecord charge = **found;
+    const auto found =
+        foundOr(repository.findByPublicId(merchant.id, chargeId), Kind::ChargeNotFound, chargeId);
+    if (const auto *answer = std::get_if<PaymentOutcome>(&found))
+        return *answer;
+    ChargeRecord charge = std::get<ChargeRecord>(found);
     if (charge.state != PaymentState::Authorized)
         return operation.finish(tx, PaymentOutcome::ofCharge(Kind::ChargeNotCapturable, charge),
                                 charge.publicId);
@@ -364,13 +362,12 @@ PaymentOutcome ChargeService::startCapture(IdempotentOperation &operation, const
 PaymentOutcome ChargeService::resumeCapture(IdempotentOperation &operation,
                                             const Merchant &merchant, const QString &chargeId)
 {
-    Result<std::optional<ChargeRecord>> found =
-        PaymentRepository(m_connection).findByPublicId(merchant.id, chargeId);
-    if (!found)
-        return PaymentOutcome::failure(found.error());
-    if (!found->has_value())
-        return PaymentOutcome::notFound(Kind::ChargeNotFound, chargeId);
-    ChargeRecord charge = **found;
+    const auto found =
+        foundOr(PaymentRepository(m_connection).findByPublicId(merchant.id, chargeId),
+                Kind::ChargeNotFound, chargeId);
+    if (const auto *answer = std::get_if<PaymentOutcome>(&found))
+        return *answer;
+    ChargeRecord charge = std::get<ChargeRecord>(found);
     if (charge.state == PaymentState::Capturing)
         return callAndSettle(operation, charge, ChargeStep::Capture, EarlierAttempt::Possible);
     return operation.finish(PaymentOutcome::ofCharge(Kind::Charge, charge), charge.publicId);

@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <optional>
+#include <variant>
 
 namespace keel {
 
@@ -68,5 +69,20 @@ struct PaymentOutcome {
     // but the transient ones).
     bool final() const;
 };
+
+// A record a service looked up for a merchant, or the outcome that answers
+// instead: the database failed, or there is no such record (`missing`,
+// naming `reference` and the request `field` that held it).
+template <typename Record>
+std::variant<Record, PaymentOutcome> foundOr(const Result<std::optional<Record>> &found,
+                                             PaymentOutcome::Kind missing, const QString &reference,
+                                             const QString &field = QStringLiteral("id"))
+{
+    if (!found)
+        return PaymentOutcome::failure(found.error());
+    if (!found->has_value())
+        return PaymentOutcome::notFound(missing, reference, field);
+    return **found;
+}
 
 } // namespace keel

@@ -76,14 +76,12 @@ RefundService::RefundService(const PaymentContext &context, LibpqConnection &con
 PaymentOutcome RefundService::create(const Merchant &merchant, const RefundRequest &request,
                                      const IdempotencyKey &key)
 {
-    Result<std::optional<ChargeRecord>> found =
-        PaymentRepository(m_connection).findByPublicId(merchant.id, request.chargeId);
-    if (!found)
-        return PaymentOutcome::failure(found.error());
-    if (!found->has_value())
-        return PaymentOutcome::notFound(Kind::ChargeNotFound, request.chargeId,
-                                        QStringLiteral("charge"));
-    ChargeRecord charge = **found;
+    const auto found =
+        foundOr(PaymentRepository(m_connection).findByPublicId(merchant.id, request.chargeId),
+                Kind::ChargeNotFound, request.chargeId, QStringLiteral("charge"));
+    if (const auto *answer = std::get_if<PaymentOutcome>(&found))
+        return *answer;
+    ChargeRecord charge = std::get<ChargeRecord>(found);
     const std::optional<Currency> currency = m_context.currencies.find(charge.currency);
     IdempotentOperation operation(m_context, m_connection, m_replies, key.scopedHash(merchant.id));
     Result<RefundRecord> asked = refundFor(request, charge, *currency, operation.keyHash());
@@ -311,13 +309,11 @@ PaymentOutcome RefundService::resolveInFlight(qint64 merchantId, const QString &
 
 PaymentOutcome RefundService::retrieve(const Merchant &merchant, const QString &refundId)
 {
-    Result<std::optional<RefundRecord>> found =
-        RefundRepository(m_connection).findByPublicId(merchant.id, refundId);
-    if (!found)
-        return PaymentOutcome::failure(found.error());
-    if (!found->has_value())
-        return PaymentOutcome::notFound(Kind::RefundNotFound, refundId);
-    return PaymentOutcome::ofRefund(Kind::Refund, **found);
+    const auto found = foundOr(RefundRepository(m_connection).findByPublicId(merchant.id, refundId),
+                               Kind::RefundNotFound, refundId);
+    if (const auto *answer = std::get_if<PaymentOutcome>(&found))
+        return *answer;
+    return PaymentOutcome::ofRefund(Kind::Refund, std::get<RefundRecord>(found));
 }
 
 } // namespace keel

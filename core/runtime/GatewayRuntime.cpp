@@ -50,11 +50,10 @@ void GatewayRuntime::note(const char *task, const Status &status)
 
 void GatewayRuntime::maintain()
 {
-    if (!m_housekeeping->healthy()) {
-        note("reconnect", m_housekeeping->reset());
-        if (!m_housekeeping->healthy())
-            return;
-    }
+    const Status connected = m_housekeeping->ensureHealthy();
+    note("reconnect", connected);
+    if (!connected)
+        return;
     note("rollup_flush", flushMetrics());
     note("rollup_sweep", statusOf(RollupBuffer::sweep(*m_housekeeping, 8, 1000)));
     note("rollup_slot_fold", RollupBuffer::foldSlots(*m_housekeeping));
@@ -77,8 +76,8 @@ void GatewayRuntime::maintain()
 
 Status GatewayRuntime::flushMetrics()
 {
-    if (!m_housekeeping->healthy() && !m_housekeeping->reset())
-        return makeError(ErrorKind::Connection, QStringLiteral("no database connection"));
+    if (Status connected = m_housekeeping->ensureHealthy(); !connected)
+        return connected;
     return RollupBuffer::instance().flush(*m_housekeeping, m_api->context().instance);
 }
 

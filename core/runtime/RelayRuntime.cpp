@@ -5,6 +5,7 @@
 #include "core/metrics/RollupBuffer.h"
 #include "core/outbox/AmqpPublisher.h"
 #include "core/runtime/FailureLog.h"
+#include "core/runtime/KeptConnection.h"
 #include "core/runtime/NotifyWakeup.h"
 
 #include <QCoreApplication>
@@ -56,21 +57,16 @@ RelayRuntime::~RelayRuntime()
 
 void RelayRuntime::run()
 {
-    std::unique_ptr<LibpqConnection> connection;
+    KeptConnection connection(m_options.settings);
     AmqpPublisher publisher(m_options.relay.broker, m_options.relay.exchange);
     if (!m_options.catchAllQueue.isEmpty())
         publisher.setCatchAllQueue(m_options.catchAllQueue, 100000, m_options.catchAllBindings);
     int pauseMs = 0;
     while (!m_wakeup->stopping()) {
-        if (!connection || !connection->healthy()) {
-            Result<LibpqConnection> opened = LibpqConnection::open(m_options.settings);
-            connection =
-                opened ? std::make_unique<LibpqConnection>(std::move(opened).value()) : nullptr;
-        }
-        Result<RelayPass> pass =
-            connection ? OutboxRelay(*connection, publisher, m_options.relay).runOnce()
-                       : Result<RelayPass>(
-                             makeError(ErrorKind::Connection, QStringLiteral("no database")));
+        const Result<LibpqConnection *> session = connection.get();
+        Result<RelayPass> pass = session
+                                     ? OutboxRelay(**session, publisher, m_options.relay).runOnce()
+                                     : Result<RelayPass>(session.error());
         const bool failed = !pass || pass->brokerDown();
         if (failed != m_brokerDown.exchange(failed))
             failed ? ServiceLog::warning(
@@ -91,7 +87,9 @@ void RelayRuntime::run()
 
 void RelayRuntime::maintain()
 {
-    if (!m_housekeeping->healthy() && !m_housekeeping->reset())
+    const Status connected = m_housekeeping->ensureHealthy();
+    m_failures->note(QStringLiteral("reconnect"), connected);
+    if (!connected)
         return;
     AmqpPublisher unused(m_options.relay.broker, m_options.relay.exchange);
     OutboxRelay relay(*m_housekeeping, unused, m_options.relay);

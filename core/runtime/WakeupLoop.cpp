@@ -2,6 +2,7 @@
 
 #include "core/db/LibpqConnection.h"
 #include "core/runtime/FailureLog.h"
+#include "core/runtime/KeptConnection.h"
 #include "core/runtime/NotifyWakeup.h"
 
 #include <algorithm>
@@ -31,21 +32,14 @@ WakeupLoop::~WakeupLoop()
 
 void WakeupLoop::run()
 {
-    std::unique_ptr<LibpqConnection> connection;
+    KeptConnection connection(m_options.settings);
     FailureLog failures;
     int pauseMs = 0;
     while (!m_wakeup->stopping()) {
-        if (!connection || !connection->healthy()) {
-            Result<LibpqConnection> opened = LibpqConnection::open(m_options.settings);
-            connection =
-                opened ? std::make_unique<LibpqConnection>(std::move(opened).value()) : nullptr;
-            if (!opened)
-                failures.note(m_options.task, opened.error());
-        }
-        const Result<bool> worked = connection ? m_options.pass(*connection) : Result<bool>(false);
-        if (connection)
-            failures.note(m_options.task, statusOf(worked));
-        if (!connection || !worked) {
+        const Result<LibpqConnection *> session = connection.get();
+        const Result<bool> worked = session ? m_options.pass(**session) : Result<bool>(false);
+        failures.note(m_options.task, session ? statusOf(worked) : Status(session.error()));
+        if (!session || !worked) {
             pauseMs = std::min(MaxPauseMs, std::max(250, pauseMs * 2));
             m_wakeup->sleep(pauseMs);
             continue;

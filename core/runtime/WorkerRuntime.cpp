@@ -65,11 +65,10 @@ void WorkerRuntime::note(const char *task, const Status &status)
 
 void WorkerRuntime::maintain()
 {
-    if (!m_housekeeping->healthy()) {
-        note("reconnect", m_housekeeping->reset());
-        if (!m_housekeeping->healthy())
-            return;
-    }
+    const Status connected = m_housekeeping->ensureHealthy();
+    note("reconnect", connected);
+    if (!connected)
+        return;
     note("rollup_flush", RollupBuffer::instance().flush(*m_housekeeping, m_context.instance));
     Result<qint64> stuck = stuckSagas::count(*m_housekeeping);
     if (stuck)
@@ -92,7 +91,7 @@ void WorkerRuntime::stop()
     if (m_worker) {
         m_worker->stop();
         m_worker.reset();
-        if (m_housekeeping && (m_housekeeping->healthy() || m_housekeeping->reset()))
+        if (m_housekeeping && m_housekeeping->ensureHealthy())
             (void)RollupBuffer::instance().flush(*m_housekeeping, m_context.instance);
     }
 }
