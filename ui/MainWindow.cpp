@@ -285,12 +285,7 @@ void MainWindow::applyAccess()
     m_approvals->setAccess(m_session.canApproveActions(),
                            m_session.canProposeActions() || m_session.canApproveActions());
     if (!m_accessApplied) {
-        if (m_session.canRead(QStringLiteral("outbox")))
-            m_outbox->refresh();
-        if (viewEnabled(QStringLiteral("sagas")))
-            m_sagas->search();
-        if (viewEnabled(QStringLiteral("suspense")))
-            m_suspense->refresh();
+        refreshOperationsLists();
         if (m_session.canRead(QStringLiteral("operator_actions")))
             m_approvals->refresh();
         if (m_session.canRead(QStringLiteral("audit_log")))
@@ -360,12 +355,7 @@ void MainWindow::connectGuardedActions()
     connect(m_approvals, &ApprovalsView::acted, this, [this](bool ok, const QString &message) {
         m_banner->showMessage(message,
                               ok ? MessageBanner::Kind::Information : MessageBanner::Kind::Error);
-        if (m_session.canRead(QStringLiteral("outbox")))
-            m_outbox->refresh();
-        if (viewEnabled(QStringLiteral("sagas")))
-            m_sagas->search();
-        if (viewEnabled(QStringLiteral("suspense")))
-            m_suspense->refresh();
+        refreshOperationsLists();
         m_attention->refresh();
         m_audit->search();
     });
@@ -407,6 +397,16 @@ void MainWindow::closeEvent(QCloseEvent *event)
 {
     m_settings->setWindowGeometry(saveGeometry());
     event->accept();
+}
+
+void MainWindow::refreshOperationsLists()
+{
+    if (m_session.canRead(QStringLiteral("outbox")))
+        m_outbox->refresh();
+    if (viewEnabled(QStringLiteral("sagas")))
+        m_sagas->search();
+    if (viewEnabled(QStringLiteral("suspense")))
+        m_suspense->refresh();
 }
 
 } // namespace keel

@@ -50,9 +50,8 @@ public:
     ApprovalsView *approvals() const { return m_approvals; }
     AuditView *audit() const { return m_audit; }
     // Shows a view by name (overview, history, sagas, suspense, outbox,
-    // approvals,
-    // audit); false if there is no such
-    // view or this connection may not see it.
+    // approvals, audit); false if there is no such view or this connection may
+    // not see it.
     bool showView(const QString &name);
     bool viewEnabled(const QString &name) const;
     QString currentView() const;
@@ -70,6 +69,8 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    // The outbox, sagas and suspense lists, those this session may read.
+    void refreshOperationsLists();
     void buildLayout();
     void buildMenus();
     void connectOverview(LiveFeed *live);

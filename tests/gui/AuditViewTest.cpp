@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/ops/AuditChain.h"
@@ -15,15 +15,14 @@
 #include <QTest>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 // An auditor's console on a trail of 450 links.
-class AuditViewTest : public DatabaseTest {
+class AuditViewTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        migrate();
+        MigratedDatabaseTest::SetUp();
         ASSERT_FALSE(HasFatalFailure());
         exec("DO $$ BEGIN FOR i IN 1..450 LOOP "
              "INSERT INTO keel.audit_log (action, object_type, object_id, detail) VALUES "
@@ -38,13 +37,6 @@ protected:
         if (m_worker)
             m_worker->stop();
         DatabaseTest::TearDown();
-    }
-    void exec(const QByteArray &sql)
-    {
-        auto session = LibpqConnection::open(settings());
-        ASSERT_TRUE(session.ok());
-        Status done = session->exec(sql);
-        ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);
     }
     std::unique_ptr<QueryWorker> m_worker;
 };

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "ui/ConnectDialog.h"
 
@@ -12,7 +12,7 @@ namespace keel::test {
 // What the connection-dialog tests share: logins that must give a password
 // (TCP on loopback is scram-sha-256) and a dialog filled in to reach this
 // test's database over TCP.
-class ConnectDialogTest : public DatabaseTest {
+class ConnectDialogTest : public MigratedDatabaseTest {
 protected:
     QString createPasswordLogin(const QString &password)
     {

@@ -45,7 +45,6 @@ protected:
     void SetUp() override
     {
         ConnectDialogTest::SetUp();
-        migrate();
         ASSERT_TRUE(m_home.isValid());
         // Settings, .pgpass and keychain are this test's own: no session bus
         // means no keychain, as on a server without a desktop.

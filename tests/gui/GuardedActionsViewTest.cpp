@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 #include "MoneyCase.h"
 
 #include "core/db/LibpqConnection.h"
@@ -31,15 +31,14 @@
 #include <QTreeWidget>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 // Guarded actions clicked through the console's own views, on real logins.
-class GuardedActionsViewTest : public DatabaseTest {
+class GuardedActionsViewTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        migrate();
+        MigratedDatabaseTest::SetUp();
         ASSERT_FALSE(HasFatalFailure());
         for (int i = 1; i <= 3; ++i)
             park(QStringLiteral("ch_%1").arg(i));

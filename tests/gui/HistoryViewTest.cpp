@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 #include "ui/HistoryModel.h"
@@ -17,14 +17,13 @@
 #include <QTreeWidget>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
-class HistoryViewTest : public DatabaseTest {
+class HistoryViewTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        migrate();
+        MigratedDatabaseTest::SetUp();
         // 450 payments, one a second apart, so pages and order are known.
         auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());

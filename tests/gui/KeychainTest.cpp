@@ -30,7 +30,6 @@ protected:
         ASSERT_FALSE(qEnvironmentVariableIsEmpty("DBUS_SESSION_BUS_ADDRESS"))
             << "run through tests/support/with-keyring";
         ConnectDialogTest::SetUp();
-        migrate();
         ASSERT_TRUE(m_config.isValid());
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_config.path());
         qunsetenv("PGPASSWORD");

@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 #include "ui/ChartPanel.h"
@@ -24,23 +24,15 @@
 #include <tuple>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
-class OverviewViewTest : public DatabaseTest {
+class OverviewViewTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        migrate();
+        MigratedDatabaseTest::SetUp();
         // Settings go to a throwaway place, not the user's.
         qputenv("XDG_CONFIG_HOME", m_config.path().toUtf8());
-    }
-    void exec(const QByteArray &sql)
-    {
-        auto session = LibpqConnection::open(settings());
-        ASSERT_TRUE(session.ok());
-        Status done = session->exec(sql);
-        ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);
     }
     // One minute three minutes ago, as the rollups would hold it: returns
     // the minute (seconds since the epoch).

@@ -1,7 +1,7 @@
 // The console's read replica, for real: a hot standby made from the test
 // server with pg_basebackup and fed by streaming replication. Dashboards read
 // from it while "who am I" and change notifications stay on the primary.
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 #include "WaitUntil.h"
 
 #include "core/db/LibpqConnection.h"
@@ -24,16 +24,15 @@
 #include <numeric>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 namespace {
 
-class StreamingReplicaTest : public DatabaseTest {
+class StreamingReplicaTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        migrate();
+        MigratedDatabaseTest::SetUp();
         ASSERT_TRUE(m_work.isValid());
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_work.path());
         // The standby may run as another account; it must reach its directory.

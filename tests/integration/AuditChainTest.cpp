@@ -1,5 +1,5 @@
-#include "DatabaseTest.h"
 #include "KeelProcess.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/ops/AuditChain.h"
@@ -8,19 +8,17 @@
 #include <QTemporaryDir>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 using keel::test::ProcessResult;
 using keel::test::runKeel;
 
 // The chain as the trigger of migration 0001 writes it, with details that
 // exercise jsonb's rendering (key order, spacing, non-ASCII text).
-class AuditChainTest : public DatabaseTest {
+class AuditChainTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        ASSERT_FALSE(HasFatalFailure());
-        migrate();
+        MigratedDatabaseTest::SetUp();
         ASSERT_FALSE(HasFatalFailure());
         exec("INSERT INTO keel.audit_log (action, object_type, object_id, detail) VALUES "
              "('propose', 'operator_action', '1', '{\"reason\": \"退款失败 three times\", "
@@ -31,13 +29,6 @@ protected:
              "('execute', 'operator_action', '1')");
     }
 
-    void exec(const QByteArray &sql)
-    {
-        auto session = LibpqConnection::open(settings());
-        ASSERT_TRUE(session.ok()) << qPrintable(session.error().message);
-        Status done = session->exec(sql);
-        ASSERT_TRUE(done.ok()) << qPrintable(done.error().message) << sql.constData();
-    }
     // What someone with the table's owner rights can do: switch the
     // immutability trigger off for their session.
     void tamper(const QByteArray &sql) { exec("SET session_replication_role = replica; " + sql); }

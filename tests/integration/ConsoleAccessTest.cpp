@@ -1,7 +1,7 @@
 // What the console offers follows the session's grants, and the database
 // refuses what it leaves out; change notifications reach a listener and
 // survive a dropped connection.
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/ChangeListener.h"
 #include "core/db/LibpqConnection.h"
@@ -19,18 +19,12 @@
 #include <mutex>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 namespace {
 
-class ConsoleAccessTest : public DatabaseTest {
+class ConsoleAccessTest : public MigratedDatabaseTest {
 protected:
-    void SetUp() override
-    {
-        DatabaseTest::SetUp();
-        migrate();
-    }
-
     // A fresh Qt SQL connection as a new login in `groupRole` (empty: no keel role).
     QSqlDatabase connectAs(const QString &groupRole)
     {

@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/QtSqlConnections.h"
@@ -8,17 +8,16 @@
 #include "core/saga/SagaQuery.h"
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 // What a person types into the console's search and filter fields reaches
 // PostgreSQL only as bound values: SQL fragments find nothing, fail nothing
 // and change nothing, for every field of every list.
-class ConsoleSearchInjectionTest : public DatabaseTest {
+class ConsoleSearchInjectionTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        migrate();
+        MigratedDatabaseTest::SetUp();
         ASSERT_FALSE(HasFatalFailure());
         auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());

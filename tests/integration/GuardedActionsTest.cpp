@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/QtSqlConnections.h"
@@ -8,16 +8,15 @@
 #include <QSqlQuery>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 // Maker-checker on real logins: the database, not this code, decides who may
 // do what. Three parked outbox messages are the targets.
-class GuardedActionsTest : public DatabaseTest {
+class GuardedActionsTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        migrate();
+        MigratedDatabaseTest::SetUp();
         ASSERT_FALSE(HasFatalFailure());
         for (int i = 1; i <= 3; ++i)
             m_parked << parkedMessage(QStringLiteral("ch_%1").arg(i));

@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/MigrationSource.h"
@@ -11,28 +11,9 @@
 #include <QDateTime>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
-class OverviewQueryTest : public DatabaseTest {
-protected:
-    void SetUp() override
-    {
-        DatabaseTest::SetUp();
-        migrate();
-    }
-    void exec(const QByteArray &sql)
-    {
-        auto session = LibpqConnection::open(settings());
-        ASSERT_TRUE(session.ok());
-        Status done = session->exec(sql);
-        ASSERT_TRUE(done.ok()) << qPrintable(done.error().message);
-    }
-    QString scalar(const QByteArray &sql)
-    {
-        auto session = LibpqConnection::open(settings());
-        return session ? session->scalar(sql).value() : QString();
-    }
-};
+class OverviewQueryTest : public MigratedDatabaseTest {};
 
 TEST_F(OverviewQueryTest, SessionInfoNamesTheUserAndTheKeelRolesTheyHold)
 {

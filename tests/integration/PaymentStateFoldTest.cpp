@@ -1,6 +1,6 @@
 // "Payments by state" comes from totals folded out of payment_events; they must
 // equal a full count, including when transactions commit out of id order.
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 #include "WaitUntil.h"
 
 #include "core/db/LibpqConnection.h"
@@ -12,25 +12,16 @@
 #include <QThread>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 namespace {
 
-class PaymentStateFoldTest : public DatabaseTest {
+class PaymentStateFoldTest : public MigratedDatabaseTest {
 protected:
-    void SetUp() override
-    {
-        DatabaseTest::SetUp();
-        migrate();
-        auto opened = LibpqConnection::open(settings());
-        ASSERT_TRUE(opened.ok());
-        m_session = std::make_unique<LibpqConnection>(std::move(*opened));
-    }
-
     QMap<QString, qint64> rows(const QByteArray &sql)
     {
         QMap<QString, qint64> result;
-        auto found = m_session->query(sql);
+        auto found = session().query(sql);
         EXPECT_TRUE(found.ok()) << qPrintable(found.error().message);
         for (int i = 0; found.ok() && i < found->size(); ++i)
             result.insert(found->text(i, 0), found->toInt64(i, 1));
@@ -48,13 +39,13 @@ protected:
     // pass notes it, the next (once the noted horizon is old enough) folds.
     void foldTwice()
     {
-        ASSERT_TRUE(PaymentStateFold::run(*m_session).ok());
+        ASSERT_TRUE(PaymentStateFold::run(session()).ok());
         ASSERT_TRUE(keel::test::waitUntil([&] {
-            auto due = m_session->scalar("SELECT coalesce(pending_since < now() - interval "
-                                         "'1 s', true) FROM keel.payment_state_fold");
+            auto due = session().scalar("SELECT coalesce(pending_since < now() - interval "
+                                        "'1 s', true) FROM keel.payment_state_fold");
             return due.ok() && *due == QLatin1String("t");
         }));
-        auto second = PaymentStateFold::run(*m_session);
+        auto second = PaymentStateFold::run(session());
         ASSERT_TRUE(second.ok()) << qPrintable(second.error().message);
     }
     // Folds until the totals match a full count. Transactions of other tests
@@ -65,7 +56,7 @@ protected:
         QElapsedTimer waited;
         waited.start();
         return keel::test::waitUntil(
-            [&] { return PaymentStateFold::run(*m_session).ok() && folded() == counted(); },
+            [&] { return PaymentStateFold::run(session()).ok() && folded() == counted(); },
             seconds * 1000);
     }
     // Moves one payment from Captured to Refunding the way keel does: its
@@ -81,24 +72,22 @@ protected:
     }
     QList<QByteArray> capturedCharges(int count)
     {
-        auto found = m_session->query("SELECT charge_id FROM keel.payment_state WHERE state = "
-                                      "'Captured' ORDER BY charge_id LIMIT " +
-                                      QByteArray::number(count));
+        auto found = session().query("SELECT charge_id FROM keel.payment_state WHERE state = "
+                                     "'Captured' ORDER BY charge_id LIMIT " +
+                                     QByteArray::number(count));
         EXPECT_TRUE(found.ok());
         QList<QByteArray> ids;
         for (int i = 0; found.ok() && i < found->size(); ++i)
             ids << found->value(i, 0);
         return ids;
     }
-
-    std::unique_ptr<LibpqConnection> m_session;
 };
 
 } // namespace
 
 TEST_F(PaymentStateFoldTest, TotalsMatchAFullCountAfterBulkHistory)
 {
-    ASSERT_TRUE(HistorySeeder::seed(*m_session, {3000, 5, 2}).ok());
+    ASSERT_TRUE(HistorySeeder::seed(session(), {3000, 5, 2}).ok());
     const QMap<QString, qint64> expected = counted();
     ASSERT_FALSE(expected.isEmpty());
     ASSERT_TRUE(foldUntilExact()) << "folded " << folded().size() << " states";
@@ -111,14 +100,14 @@ TEST_F(PaymentStateFoldTest, TotalsMatchAFullCountAfterBulkHistory)
 
 TEST_F(PaymentStateFoldTest, SmallBatchesStillAddUp)
 {
-    ASSERT_TRUE(HistorySeeder::seed(*m_session, {500, 3, 1}).ok());
-    ASSERT_TRUE(PaymentStateFold::run(*m_session, 100, 1).ok()); // notes the horizon
+    ASSERT_TRUE(HistorySeeder::seed(session(), {500, 3, 1}).ok());
+    ASSERT_TRUE(PaymentStateFold::run(session(), 100, 1).ok()); // notes the horizon
     // The first pass that may fold takes three batches of 100 ids and stops
     // there, far from caught up (the seed wrote about 2,000 events).
     qint64 first = 0;
     EXPECT_TRUE(keel::test::waitUntil(
         [&] {
-            auto folded = PaymentStateFold::run(*m_session, 100, 3);
+            auto folded = PaymentStateFold::run(session(), 100, 3);
             first = folded.ok() ? *folded : -1;
             return first != 0;
         },
@@ -129,7 +118,7 @@ TEST_F(PaymentStateFoldTest, SmallBatchesStillAddUp)
 
 TEST_F(PaymentStateFoldTest, AnOpenTransactionHoldsTheFoldBackUntilItCommits)
 {
-    ASSERT_TRUE(HistorySeeder::seed(*m_session, {200, 2, 1}).ok());
+    ASSERT_TRUE(HistorySeeder::seed(session(), {200, 2, 1}).ok());
     ASSERT_TRUE(foldUntilExact());
     const QList<QByteArray> charges = capturedCharges(2);
     ASSERT_EQ(charges.size(), 2);
@@ -138,7 +127,7 @@ TEST_F(PaymentStateFoldTest, AnOpenTransactionHoldsTheFoldBackUntilItCommits)
     auto slow = LibpqConnection::open(settings());
     ASSERT_TRUE(slow.ok());
     ASSERT_TRUE(slow->exec("BEGIN; " + moveToRefunding(charges.at(0))).ok());
-    ASSERT_TRUE(m_session->exec("BEGIN; " + moveToRefunding(charges.at(1)) + "; COMMIT").ok());
+    ASSERT_TRUE(session().exec("BEGIN; " + moveToRefunding(charges.at(1)) + "; COMMIT").ok());
     foldTwice();
     foldTwice();
     // A's event cannot be counted while A is open (B's may or may not be yet).
@@ -153,13 +142,13 @@ TEST_F(PaymentStateFoldTest, AnOpenTransactionHoldsTheFoldBackUntilItCommits)
 
 TEST_F(PaymentStateFoldTest, OnlyOneProcessFoldsAtATime)
 {
-    ASSERT_TRUE(HistorySeeder::seed(*m_session, {100, 2, 1}).ok());
+    ASSERT_TRUE(HistorySeeder::seed(session(), {100, 2, 1}).ok());
     auto other = LibpqConnection::open(settings());
     ASSERT_TRUE(other.ok());
     ASSERT_TRUE(other->exec("BEGIN; SELECT * FROM keel.payment_state_fold FOR UPDATE").ok());
     QElapsedTimer waited;
     waited.start();
-    auto skipped = PaymentStateFold::run(*m_session);
+    auto skipped = PaymentStateFold::run(session());
     ASSERT_TRUE(skipped.ok());
     EXPECT_EQ(*skipped, 0);
     EXPECT_LT(waited.elapsed(), 2000); // it did not queue behind the other

@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 
@@ -9,7 +9,7 @@
 #include <array>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 // Who may read and write each table, as PostgreSQL enforces it, checked by
 // attempting every statement as a real login of each role. The tables come
@@ -90,14 +90,7 @@ QByteArrayList attempts(const QByteArray &table, const QByteArray &column)
 
 } // namespace
 
-class PrivilegeMatrixTest : public DatabaseTest {
-protected:
-    void SetUp() override
-    {
-        DatabaseTest::SetUp();
-        migrate();
-    }
-};
+class PrivilegeMatrixTest : public MigratedDatabaseTest {};
 
 TEST_F(PrivilegeMatrixTest, EveryTableHasItsAccessDecidedForEveryRole)
 {

@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/read/HistoryQuery.h"
@@ -17,17 +17,16 @@
 #include <functional>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 // The console's queries must stay cheap on a production-sized database: none
 // may read a table that grows with traffic from start to end. Checked on real
 // statistics (20,000 seeded payments, a week of rollups, ANALYZE).
-class QueryPlanTest : public DatabaseTest {
+class QueryPlanTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        migrate();
+        MigratedDatabaseTest::SetUp();
         auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
         auto seeded = HistorySeeder::seed(*session, {20000, 10, 30});

@@ -4,8 +4,8 @@
 // had it in flight died, at most two confirm windows of them (OutboxRelay.h),
 // and an inbox consumer applies each message exactly once.
 
-#include "DatabaseTest.h"
 #include "KeelProcess.h"
+#include "MigratedDatabaseTest.h"
 #include "PrivateCluster.h"
 #include "TestBroker.h"
 #include "TestConsumer.h"
@@ -123,14 +123,7 @@ Delivery drain(Consumer &consumer, const ConnectionSettings &settings, int expec
     return delivery;
 }
 
-class RelayChaosTest : public DatabaseTest {
-protected:
-    void SetUp() override
-    {
-        DatabaseTest::SetUp();
-        migrate();
-    }
-};
+class RelayChaosTest : public MigratedDatabaseTest {};
 
 } // namespace
 

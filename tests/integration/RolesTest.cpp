@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/QtSqlConnections.h"
@@ -7,7 +7,7 @@
 #include <QVariant>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 namespace {
 
@@ -38,12 +38,11 @@ QString firstColumn(QSqlDatabase db, const QString &table)
 
 } // namespace
 
-class RolesTest : public DatabaseTest {
+class RolesTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        migrate();
+        MigratedDatabaseTest::SetUp();
         m_tables = keelTables(db());
         ASSERT_GE(m_tables.size(), 20);
     }

@@ -1,29 +1,11 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 
 #include "core/db/LibpqConnection.h"
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
-class SchemaRulesTest : public DatabaseTest {
-protected:
-    void SetUp() override
-    {
-        DatabaseTest::SetUp();
-        migrate();
-        auto session = LibpqConnection::open(settings());
-        ASSERT_TRUE(session.ok());
-        m_session = std::make_unique<LibpqConnection>(std::move(session).value());
-    }
-    QString scalar(const QByteArray &sql)
-    {
-        auto value = m_session->scalar(sql);
-        EXPECT_TRUE(value.ok()) << sql.constData() << ": "
-                                << qPrintable(value.ok() ? QString() : value.error().message);
-        return value.ok() ? *value : QString();
-    }
-    std::unique_ptr<LibpqConnection> m_session;
-};
+class SchemaRulesTest : public MigratedDatabaseTest {};
 
 TEST_F(SchemaRulesTest, UnbalancedLedgerTransactionIsRefusedAtCommit)
 {
@@ -36,15 +18,14 @@ TEST_F(SchemaRulesTest, UnbalancedLedgerTransactionIsRefusedAtCommit)
         "SELECT t.id, a.id, 'CNY', %2 FROM t, keel.ledger_accounts a WHERE a.code = 'suspense:CNY';"
         "COMMIT;";
     Status unbalanced =
-        m_session->exec(QByteArray(post).replace("%1", "1000").replace("%2", "-999"));
+        session().exec(QByteArray(post).replace("%1", "1000").replace("%2", "-999"));
     ASSERT_FALSE(unbalanced.ok());
-    EXPECT_EQ(m_session->lastSqlState(), QLatin1String("23514"));
+    EXPECT_EQ(session().lastSqlState(), QLatin1String("23514"));
     EXPECT_TRUE(unbalanced.error().message.contains(QLatin1String("does not balance")));
-    m_session->exec("ROLLBACK").ok();
+    session().exec("ROLLBACK").ok();
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
 
-    ASSERT_TRUE(
-        m_session->exec(QByteArray(post).replace("%1", "1000").replace("%2", "-1000")).ok());
+    ASSERT_TRUE(session().exec(QByteArray(post).replace("%1", "1000").replace("%2", "-1000")).ok());
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("2"));
     EXPECT_EQ(scalar("SELECT sum(amount) FROM keel.ledger_entries"), QStringLiteral("0"));
 }
@@ -52,8 +33,8 @@ TEST_F(SchemaRulesTest, UnbalancedLedgerTransactionIsRefusedAtCommit)
 TEST_F(SchemaRulesTest, LedgerEntriesCannotBeEditedOrDeleted)
 {
     ASSERT_TRUE(
-        m_session
-            ->exec(
+        session()
+            .exec(
                 "BEGIN;"
                 "WITH t AS (INSERT INTO keel.ledger_transactions (kind) VALUES ('test') RETURNING "
                 "id) "
@@ -63,14 +44,14 @@ TEST_F(SchemaRulesTest, LedgerEntriesCannotBeEditedOrDeleted)
                 "'suspense:JPY');"
                 "COMMIT;")
             .ok());
-    EXPECT_FALSE(m_session->exec("UPDATE keel.ledger_entries SET amount = amount * 2").ok());
-    EXPECT_FALSE(m_session->exec("DELETE FROM keel.ledger_entries").ok());
+    EXPECT_FALSE(session().exec("UPDATE keel.ledger_entries SET amount = amount * 2").ok());
+    EXPECT_FALSE(session().exec("DELETE FROM keel.ledger_entries").ok());
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("2"));
 }
 
 TEST_F(SchemaRulesTest, EntryCurrencyMustMatchItsAccount)
 {
-    Status wrong = m_session->exec(
+    Status wrong = session().exec(
         "BEGIN;"
         "WITH t AS (INSERT INTO keel.ledger_transactions (kind) VALUES ('test') RETURNING id) "
         "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
@@ -78,8 +59,8 @@ TEST_F(SchemaRulesTest, EntryCurrencyMustMatchItsAccount)
         "'suspense:CNY';"
         "COMMIT;");
     EXPECT_FALSE(wrong.ok());
-    EXPECT_EQ(m_session->lastSqlState(), QLatin1String("23503"));
-    m_session->exec("ROLLBACK").ok();
+    EXPECT_EQ(session().lastSqlState(), QLatin1String("23503"));
+    session().exec("ROLLBACK").ok();
 }
 
 TEST_F(SchemaRulesTest, OneSuspenseAccountPerCurrency)
@@ -87,22 +68,22 @@ TEST_F(SchemaRulesTest, OneSuspenseAccountPerCurrency)
     EXPECT_EQ(scalar("SELECT count(*) = count(DISTINCT currency) FROM keel.ledger_accounts WHERE "
                      "kind = 'suspense'"),
               QStringLiteral("t"));
-    EXPECT_FALSE(m_session
-                     ->exec("INSERT INTO keel.ledger_accounts (code, kind, currency) "
-                            "VALUES ('suspense2:CNY', 'suspense', 'CNY')")
+    EXPECT_FALSE(session()
+                     .exec("INSERT INTO keel.ledger_accounts (code, kind, currency) "
+                           "VALUES ('suspense2:CNY', 'suspense', 'CNY')")
                      .ok());
-    EXPECT_EQ(m_session->lastSqlState(), QLatin1String("23505"));
+    EXPECT_EQ(session().lastSqlState(), QLatin1String("23505"));
 }
 
 TEST_F(SchemaRulesTest, AuditLogIsAHashChainThatRefusesEdits)
 {
     for (int i = 0; i < 3; ++i)
-        ASSERT_TRUE(
-            m_session
-                ->exec("INSERT INTO keel.audit_log (action, object_type, object_id, detail) "
-                       "VALUES ('test', 'charge', '" +
-                       QByteArray::number(i) + "', '{\"n\": " + QByteArray::number(i) + "}')")
-                .ok());
+        ASSERT_TRUE(session()
+                        .exec("INSERT INTO keel.audit_log (action, object_type, object_id, detail) "
+                              "VALUES ('test', 'charge', '" +
+                              QByteArray::number(i) + "', '{\"n\": " + QByteArray::number(i) +
+                              "}')")
+                        .ok());
     // Each row links to its predecessor's hash; the first has none.
     EXPECT_EQ(
         scalar("SELECT count(*) FROM keel.audit_log a JOIN keel.audit_log b ON b.seq = a.seq - 1 "
@@ -111,64 +92,65 @@ TEST_F(SchemaRulesTest, AuditLogIsAHashChainThatRefusesEdits)
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.audit_log WHERE seq = 1 AND prev_hash IS NULL"),
               QStringLiteral("1"));
     EXPECT_EQ(scalar("SELECT count(DISTINCT hash) FROM keel.audit_log"), QStringLiteral("3"));
-    EXPECT_FALSE(m_session->exec("UPDATE keel.audit_log SET detail = '{}'").ok());
-    EXPECT_FALSE(m_session->exec("DELETE FROM keel.audit_log").ok());
+    EXPECT_FALSE(session().exec("UPDATE keel.audit_log SET detail = '{}'").ok());
+    EXPECT_FALSE(session().exec("DELETE FROM keel.audit_log").ok());
 }
 
 TEST_F(SchemaRulesTest, DuplicateUpstreamEventIsDroppedByConstraint)
 {
     ASSERT_TRUE(
-        m_session
-            ->exec("INSERT INTO keel.merchants (name, api_key_hash) VALUES ('m', sha256('k'));"
-                   "INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, "
-                   "currency, source, "
-                   "request_hash) SELECT 'ch_test00000001', id, 'order-1', 100, 'CNY', 'tok_visa', "
-                   "sha256('r') "
-                   "FROM keel.merchants;")
+        session()
+            .exec("INSERT INTO keel.merchants (name, api_key_hash) VALUES ('m', sha256('k'));"
+                  "INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, "
+                  "currency, source, "
+                  "request_hash) SELECT 'ch_test00000001', id, 'order-1', 100, 'CNY', 'tok_visa', "
+                  "sha256('r') "
+                  "FROM keel.merchants;")
             .ok());
     const QByteArray event =
         "INSERT INTO keel.payment_events (charge_id, from_state, to_state, event_type, "
         "upstream_event_id) SELECT id, 'Authorizing', 'Authorized', 'auth_ok', 'evt_1' FROM "
         "keel.charges";
-    ASSERT_TRUE(m_session->exec(event).ok());
-    EXPECT_FALSE(m_session->exec(event).ok());
-    EXPECT_EQ(m_session->lastSqlState(), QLatin1String("23505"));
+    ASSERT_TRUE(session().exec(event).ok());
+    EXPECT_FALSE(session().exec(event).ok());
+    EXPECT_EQ(session().lastSqlState(), QLatin1String("23505"));
     // The same order number for the same merchant is refused too.
-    EXPECT_FALSE(m_session
-                     ->exec("INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, "
-                            "amount, currency, source, "
-                            "request_hash) SELECT 'ch_test00000002', id, 'order-1', 100, 'CNY', "
-                            "'tok_visa', sha256('r') "
-                            "FROM keel.merchants")
+    EXPECT_FALSE(session()
+                     .exec("INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, "
+                           "amount, currency, source, "
+                           "request_hash) SELECT 'ch_test00000002', id, 'order-1', 100, 'CNY', "
+                           "'tok_visa', sha256('r') "
+                           "FROM keel.merchants")
                      .ok());
-    EXPECT_EQ(m_session->lastSqlState(), QLatin1String("23505"));
+    EXPECT_EQ(session().lastSqlState(), QLatin1String("23505"));
 }
 
 TEST_F(SchemaRulesTest, AmountsMustBePositiveAndCurrenciesKnown)
 {
     ASSERT_TRUE(
-        m_session->exec("INSERT INTO keel.merchants (name, api_key_hash) VALUES ('m', sha256('k'))")
+        session()
+            .exec("INSERT INTO keel.merchants (name, api_key_hash) VALUES ('m', sha256('k'))")
             .ok());
     const QByteArray charge =
         "INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, currency, source, "
         "request_hash) SELECT 'ch_test0000000%1', id, 'o%1', %2, '%3', 'tok', sha256('r') FROM "
         "keel.merchants";
     EXPECT_FALSE(
-        m_session
-            ->exec(QByteArray(charge).replace("%1", "1").replace("%2", "0").replace("%3", "CNY"))
+        session()
+            .exec(QByteArray(charge).replace("%1", "1").replace("%2", "0").replace("%3", "CNY"))
             .ok());
-    EXPECT_EQ(m_session->lastSqlState(), QLatin1String("23514"));
+    EXPECT_EQ(session().lastSqlState(), QLatin1String("23514"));
     EXPECT_FALSE(
-        m_session
-            ->exec(QByteArray(charge).replace("%1", "2").replace("%2", "-5").replace("%3", "CNY"))
+        session()
+            .exec(QByteArray(charge).replace("%1", "2").replace("%2", "-5").replace("%3", "CNY"))
             .ok());
     EXPECT_FALSE(
-        m_session
-            ->exec(QByteArray(charge).replace("%1", "3").replace("%2", "5").replace("%3", "XXX"))
+        session()
+            .exec(QByteArray(charge).replace("%1", "3").replace("%2", "5").replace("%3", "XXX"))
             .ok());
-    EXPECT_EQ(m_session->lastSqlState(), QLatin1String("23503"));
+    EXPECT_EQ(session().lastSqlState(), QLatin1String("23503"));
     EXPECT_TRUE(
-        m_session
-            ->exec(QByteArray(charge).replace("%1", "4").replace("%2", "5").replace("%3", "JPY"))
+        session()
+            .exec(QByteArray(charge).replace("%1", "4").replace("%2", "5").replace("%3", "JPY"))
             .ok());
 }

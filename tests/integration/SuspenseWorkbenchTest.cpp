@@ -1,4 +1,4 @@
-#include "DatabaseTest.h"
+#include "MigratedDatabaseTest.h"
 #include "MoneyCase.h"
 
 #include "core/db/LibpqConnection.h"
@@ -17,16 +17,15 @@
 #include <QTimeZone>
 
 using namespace keel;
-using keel::test::DatabaseTest;
+using keel::test::MigratedDatabaseTest;
 
 // The suspense workbench's rules on real logins: who takes a case, who
 // writes notes, what the queue and a case's trail show.
-class SuspenseWorkbenchTest : public DatabaseTest {
+class SuspenseWorkbenchTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
     {
-        DatabaseTest::SetUp();
-        migrate();
+        MigratedDatabaseTest::SetUp();
         ASSERT_FALSE(HasFatalFailure());
         auto session = LibpqConnection::open(settings());
         ASSERT_TRUE(session.ok());
