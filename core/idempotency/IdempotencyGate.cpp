@@ -2,6 +2,18 @@
 
 namespace keel {
 
+TakenKey readTakenKey(const std::optional<IdempotencyRecord> &record, const QByteArray &requestHash,
+                      qint64 lockTimeoutMs)
+{
+    if (!record)
+        return TakenKey::Vanished;
+    if (record->requestHash != requestHash)
+        return TakenKey::Mismatch;
+    if (!record->processing)
+        return TakenKey::Finished;
+    return record->lockAgeMs > lockTimeoutMs ? TakenKey::Stale : TakenKey::Running;
+}
+
 Result<GateVerdict> inspectTakenKey(IdempotencyStore &store, const QByteArray &keyHash,
                                     const QByteArray &requestHash)
 {
@@ -9,21 +21,18 @@ Result<GateVerdict> inspectTakenKey(IdempotencyStore &store, const QByteArray &k
     if (!found)
         return found.error();
     GateVerdict verdict;
-    if (!found->has_value()) {
+    switch (readTakenKey(*found, requestHash, store.policy().lockTimeoutMs)) {
+    case TakenKey::Vanished:
         verdict.kind = GateVerdict::Vanished;
         return verdict;
-    }
-    const IdempotencyRecord &record = **found;
-    if (record.requestHash != requestHash) {
+    case TakenKey::Mismatch:
         verdict.kind = GateVerdict::Mismatch;
         return verdict;
-    }
-    if (!record.processing) {
+    case TakenKey::Finished:
         verdict.kind = GateVerdict::Replay;
-        verdict.response = *record.response;
+        verdict.response = *(*found)->response;
         return verdict;
-    }
-    if (record.lockAgeMs > store.policy().lockTimeoutMs) {
+    case TakenKey::Stale: {
         Result<bool> taken = store.takeOver(keyHash);
         if (!taken)
             return taken.error();
@@ -31,9 +40,13 @@ Result<GateVerdict> inspectTakenKey(IdempotencyStore &store, const QByteArray &k
             verdict.kind = GateVerdict::Resume;
             return verdict;
         }
+        break; // another request took it over first
+    }
+    case TakenKey::Running:
+        break;
     }
     verdict.kind = GateVerdict::InFlight;
-    verdict.retryAfterSeconds = IdempotencyStore::retryAfterSeconds(record);
+    verdict.retryAfterSeconds = IdempotencyStore::retryAfterSeconds(**found);
     return verdict;
 }
 

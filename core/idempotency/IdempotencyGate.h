@@ -18,6 +18,18 @@ struct GateVerdict {
     int retryAfterSeconds = 1;
 };
 
+// What a taken key's row says, before anything is written: read in this
+// order, so a different request never sees another's response.
+enum class TakenKey {
+    Vanished, // no row any more (expired between the two looks)
+    Mismatch, // the row belongs to a different request
+    Finished, // its response is kept
+    Stale,    // still processing, its holder silent past the lock timeout
+    Running,  // still processing within the lock timeout
+};
+TakenKey readTakenKey(const std::optional<IdempotencyRecord> &record, const QByteArray &requestHash,
+                      qint64 lockTimeoutMs);
+
 Result<GateVerdict> inspectTakenKey(IdempotencyStore &store, const QByteArray &keyHash,
                                     const QByteArray &requestHash);
 

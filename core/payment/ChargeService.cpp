@@ -191,7 +191,6 @@ PaymentOutcome ChargeService::settledMeanwhile(IdempotentOperation &operation,
                                                const ChannelResult &result, ChargeStep step,
                                                const Error &moved)
 {
-    const bool capturing = step == ChargeStep::Capture;
     // The channel's notification (or the reconciler) settled the payment
     // while this request waited for the same answer: if it agrees, that is
     // this request's answer too.
@@ -202,18 +201,19 @@ PaymentOutcome ChargeService::settledMeanwhile(IdempotentOperation &operation,
     if (!found->has_value())
         return PaymentOutcome::failure(moved);
     const ChargeRecord &now = **found;
-    const bool approved = result.outcome == ChannelOutcome::Approved;
-    const bool captured = now.state != PaymentState::Authorized && isApprovedState(now.state);
-    if (approved && ((capturing || charge.capture) ? captured : isApprovedState(now.state)))
+    switch (agreementWith(charge, step, result.outcome, now.state)) {
+    case Agreement::SameApproval:
         return operation.finish(PaymentOutcome::ofCharge(Kind::Charge, now), now.publicId);
-    if (!approved && !capturing && now.state == PaymentState::Failed) {
-        PaymentOutcome failed = PaymentOutcome::ofCharge(result.outcome == ChannelOutcome::Declined
-                                                             ? Kind::CardDeclined
-                                                             : Kind::AuthorizationFailed,
-                                                         now);
-        if (result.outcome == ChannelOutcome::Declined)
+    case Agreement::SameFailure: {
+        const bool declined = result.outcome == ChannelOutcome::Declined;
+        PaymentOutcome failed = PaymentOutcome::ofCharge(
+            declined ? Kind::CardDeclined : Kind::AuthorizationFailed, now);
+        if (declined)
             failed.declineCode = result.declineCode;
         return operation.finish(failed, now.publicId);
+    }
+    case Agreement::Differs:
+        break;
     }
     return PaymentOutcome::failure(moved);
 }

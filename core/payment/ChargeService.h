@@ -2,6 +2,7 @@
 
 #include "core/payment/ChannelCall.h"
 #include "core/payment/PaymentOutcome.h"
+#include "core/payment/SettledMeanwhile.h"
 
 #include <QByteArray>
 #include <QString>
@@ -56,8 +57,6 @@ private:
                                        const ChargeRequest &request, const QString &outTradeNo);
     PaymentOutcome resumeCreate(IdempotentOperation &operation, qint64 merchantId,
                                 const QString &outTradeNo);
-    // Which of the charge's channel operations a call is.
-    enum class ChargeStep : bool { Authorize, Capture };
     // The channel call (asking first after a possible earlier attempt), then settle().
     PaymentOutcome callAndSettle(IdempotentOperation &operation, ChargeRecord &charge,
                                  ChargeStep step, EarlierAttempt earlier);

@@ -10,9 +10,7 @@
 #include "core/payment/RefundRequest.h"
 #include "core/payment/RefundService.h"
 #include "core/saga/SagaRecord.h"
-
-#include <QJsonDocument>
-#include <QJsonObject>
+#include "core/saga/StepVerdicts.h"
 
 namespace keel {
 namespace {
@@ -33,63 +31,6 @@ Merchant merchantOf(const SagaRecord &saga)
     return merchant;
 }
 
-StepAnswer transient(const PaymentOutcome &outcome, Verdict verdict)
-{
-    return StepAnswer::of(verdict, outcome.error.message.isEmpty()
-                                       ? QStringLiteral("the payment is busy; trying again")
-                                       : outcome.error.message);
-}
-
-// What a compensating refund's outcome means for its step.
-StepAnswer refundAnswer(const PaymentOutcome &outcome, const ChargeRecord &charge)
-{
-    switch (outcome.kind) {
-    case Kind::Refund:
-        if (outcome.refund->status == QLatin1String("succeeded"))
-            return StepAnswer::of(Verdict::Succeeded);
-        if (outcome.refund->status == QLatin1String("pending"))
-            return StepAnswer::of(
-                Verdict::Ongoing,
-                QStringLiteral("the refund %1 is pending").arg(outcome.refund->publicId));
-        return StepAnswer::of(
-            Verdict::Retryable,
-            QStringLiteral("the channel refused the refund %1").arg(outcome.refund->publicId));
-    case Kind::RefundInProgress:
-    case Kind::KeyInFlight:
-    case Kind::Contended:
-        return transient(outcome, Verdict::Ongoing);
-    case Kind::ChargeNotRefundable:
-        if (outcome.charge && outcome.charge->amountRefunded >= outcome.charge->amountCaptured)
-            return StepAnswer::of(Verdict::Succeeded);
-        return StepAnswer::of(
-            Verdict::Retryable,
-            QStringLiteral("the charge %1 cannot be refunded now").arg(charge.publicId));
-    case Kind::ChargeHeldInSuspense:
-        return StepAnswer::of(Verdict::Retryable,
-                              QStringLiteral("the charge %1's money is held in suspense case %2")
-                                  .arg(charge.publicId, outcome.reference));
-    case Kind::ChannelUnavailable:
-    case Kind::StoreUnavailable:
-    case Kind::Replayed:
-        return transient(outcome, Verdict::Retryable);
-    case Kind::Charge:
-    case Kind::CardDeclined:
-    case Kind::AuthorizationFailed:
-    case Kind::CaptureNotProcessed:
-    case Kind::KeyReusedDifferently:
-    case Kind::InvalidRequest:
-    case Kind::ChargeNotFound:
-    case Kind::RefundNotFound:
-    case Kind::ChargeNotCapturable:
-    case Kind::RefundExceedsBalance:
-    case Kind::OrderNumberTaken:
-    case Kind::RefundNumberTaken:
-        break;
-    }
-    return StepAnswer::of(Verdict::Retryable,
-                          QStringLiteral("the refund was refused: %1").arg(outcome.error.message));
-}
-
 } // namespace
 
 PaymentSteps::PaymentSteps(const PaymentContext &context, LibpqConnection &connection,
@@ -102,38 +43,6 @@ QString PaymentSteps::orderNumber(const SagaRecord &saga, int stepIndex)
     return QStringLiteral("%1.%2").arg(saga.publicId).arg(stepIndex);
 }
 
-StepAnswer PaymentSteps::verdictOf(ChargeRecord &charge)
-{
-    StepAnswer answer;
-    answer.chargeId = charge.id;
-    answer.excerpt = QStringLiteral("%1 %2").arg(charge.publicId, stateName(charge.state));
-    switch (charge.state) {
-    case PaymentState::Captured:
-    case PaymentState::Refunding:
-    case PaymentState::Refunded:
-        answer.verdict = Verdict::Succeeded;
-        answer.resultJson = QJsonDocument(QJsonObject{{QStringLiteral("charge"), charge.publicId}})
-                                .toJson(QJsonDocument::Compact);
-        return answer;
-    case PaymentState::Failed:
-    case PaymentState::Canceled:
-    case PaymentState::Reversed:
-        answer.verdict = Verdict::Failed;
-        answer.error =
-            QStringLiteral("the charge %1 is %2").arg(charge.publicId, stateName(charge.state));
-        return answer;
-    case PaymentState::Created:
-    case PaymentState::Authorizing:
-    case PaymentState::Authorized:
-    case PaymentState::Capturing:
-        break;
-    }
-    answer.verdict = Verdict::Ongoing;
-    answer.error =
-        QStringLiteral("the charge %1 is still %2").arg(charge.publicId, stateName(charge.state));
-    return answer;
-}
-
 StepAnswer PaymentSteps::charge(const SagaRecord &saga, const StepRecord &step)
 {
     const QString order = orderNumber(saga, step.index);
@@ -142,7 +51,7 @@ StepAnswer PaymentSteps::charge(const SagaRecord &saga, const StepRecord &step)
     if (!existing)
         return StepAnswer::of(Verdict::Retryable, existing.error().message);
     if (existing->has_value() && isTerminal((*existing)->state))
-        return verdictOf(**existing);
+        return chargeStepAnswer(**existing);
 
     const SagaStepDefinition &definition = step.definition;
     const std::optional<Currency> currency = m_context.currencies.find(definition.currency);
@@ -171,7 +80,7 @@ StepAnswer PaymentSteps::charge(const SagaRecord &saga, const StepRecord &step)
     switch (outcome.kind) {
     case Kind::Charge: {
         ChargeRecord charge = *outcome.charge;
-        return verdictOf(charge);
+        return chargeStepAnswer(charge);
     }
     case Kind::CardDeclined:
     case Kind::AuthorizationFailed: {
@@ -186,14 +95,14 @@ StepAnswer PaymentSteps::charge(const SagaRecord &saga, const StepRecord &step)
         if (!stored || !stored->has_value())
             return StepAnswer::of(Verdict::Retryable,
                                   QStringLiteral("the charge's stored answer names no charge"));
-        return verdictOf(**stored);
+        return chargeStepAnswer(**stored);
     }
     case Kind::KeyInFlight:
     case Kind::Contended:
-        return transient(outcome, Verdict::Ongoing);
+        return transientStepAnswer(outcome, Verdict::Ongoing);
     case Kind::ChannelUnavailable:
     case Kind::StoreUnavailable:
-        return transient(outcome, Verdict::Retryable);
+        return transientStepAnswer(outcome, Verdict::Retryable);
     case Kind::Refund:
     case Kind::CaptureNotProcessed:
     case Kind::KeyReusedDifferently:
@@ -249,7 +158,7 @@ std::optional<StepAnswer> PaymentSteps::earlierRefund(const SagaRecord &saga,
             const PaymentOutcome settled =
                 service.resolveInFlight(saga.merchantId, refund.publicId);
             if (!settled.refund)
-                return transient(settled, Verdict::Ongoing);
+                return transientStepAnswer(settled, Verdict::Ongoing);
             refund = *settled.refund;
         }
         if (refund.status == QLatin1String("succeeded"))
@@ -300,7 +209,7 @@ StepAnswer PaymentSteps::refundRemaining(const SagaRecord &saga, int chargeStep,
         RefundService(m_context, m_connection, m_replies)
             .create(merchantOf(saga), request,
                     keyFor(QStringLiteral("saga:%1").arg(*request.outRefundNo)));
-    return refundAnswer(outcome, charge);
+    return refundStepAnswer(outcome, charge);
 }
 
 } // namespace keel

@@ -35,14 +35,13 @@ public:
     static QString orderNumber(const SagaRecord &saga, int stepIndex);
 
 private:
-    StepAnswer verdictOf(ChargeRecord &charge);
-    // Refunds what is left of the charge of `chargeStep`, under a refund
-    // number unique to this attempt (`attempt`), so a refund the channel
-    // refused can be tried afresh.
     // What an earlier attempt's refund (numbers `numberPrefix`.1, .2, ...)
     // already decided, if anything.
     std::optional<StepAnswer> earlierRefund(const SagaRecord &saga, const ChargeRecord &charge,
                                             const QString &numberPrefix, int attempt);
+    // Refunds what is left of the charge of `chargeStep`, under a refund
+    // number unique to this attempt (`attempt`), so a refund the channel
+    // refused can be tried afresh.
     StepAnswer refundRemaining(const SagaRecord &saga, int chargeStep, const QString &operation,
                                int attempt, qint64 amount);
 

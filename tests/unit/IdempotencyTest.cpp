@@ -1,5 +1,6 @@
 #include "QtPrinters.h"
 #include "core/idempotency/Fingerprint.h"
+#include "core/idempotency/IdempotencyGate.h"
 #include "core/idempotency/IdempotencyKey.h"
 #include "core/idempotency/IdempotencyStore.h"
 
@@ -75,4 +76,35 @@ TEST(IdempotencyStore, RetryAfterComesFromTheExpectedDuration)
     EXPECT_EQ(IdempotencyStore::retryAfterSeconds(record), 4);
     record.lockAgeMs = 9000;
     EXPECT_EQ(IdempotencyStore::retryAfterSeconds(record), 1) << "never less than a second";
+}
+
+namespace {
+
+IdempotencyRecord takenBy(const QByteArray &requestHash, bool processing, qint64 lockAgeMs)
+{
+    IdempotencyRecord record;
+    record.requestHash = requestHash;
+    record.processing = processing;
+    record.lockAgeMs = lockAgeMs;
+    return record;
+}
+
+} // namespace
+
+TEST(TakenKey, AnotherRequestNeverSeesTheKeptResponse)
+{
+    // A different request on a finished key is a mismatch, not a replay.
+    EXPECT_EQ(readTakenKey(takenBy("first", false, 0), "second", 30000), TakenKey::Mismatch);
+    EXPECT_EQ(readTakenKey(takenBy("first", true, 60000), "second", 30000), TakenKey::Mismatch);
+    EXPECT_EQ(readTakenKey(takenBy("first", false, 0), "first", 30000), TakenKey::Finished);
+    EXPECT_EQ(readTakenKey(std::nullopt, "first", 30000), TakenKey::Vanished);
+}
+
+TEST(TakenKey, AHolderIsPresumedDeadOnlyPastTheLockTimeout)
+{
+    EXPECT_EQ(readTakenKey(takenBy("first", true, 29999), "first", 30000), TakenKey::Running);
+    EXPECT_EQ(readTakenKey(takenBy("first", true, 30000), "first", 30000), TakenKey::Running);
+    EXPECT_EQ(readTakenKey(takenBy("first", true, 30001), "first", 30000), TakenKey::Stale);
+    // A finished key is never taken over, however old its lock.
+    EXPECT_EQ(readTakenKey(takenBy("first", false, 90000), "first", 30000), TakenKey::Finished);
 }
