@@ -26,6 +26,21 @@
 using namespace keel;
 using keel::test::MigratedDatabaseTest;
 
+// The Overview as a person opens it, on a worker of its own.
+struct OpenOverview {
+    explicit OpenOverview(const ConnectionSettings &settings) : worker(settings), view(&worker)
+    {
+        worker.start();
+        view.resize(1000, 700);
+        view.show();
+    }
+    ~OpenOverview() { worker.stop(); }
+    Q_DISABLE_COPY_MOVE(OpenOverview)
+
+    QueryWorker worker;
+    OverviewView view;
+};
+
 class OverviewViewTest : public MigratedDatabaseTest {
 protected:
     void SetUp() override
@@ -70,11 +85,8 @@ protected:
 TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
 {
     const qint64 minute = seedOneMinute();
-    QueryWorker worker(settings());
-    worker.start();
-    OverviewView view(&worker);
-    view.resize(1000, 700);
-    view.show();
+    OpenOverview open(settings());
+    OverviewView &view = open.view;
     QSignalSpy refreshed(&view, &OverviewView::refreshed);
     view.refresh();
     ASSERT_TRUE(refreshed.wait(15000));
@@ -112,18 +124,13 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     ASSERT_EQ(charts[11]->plot()->graphCount(), 1);
     EXPECT_EQ(charts[11]->plot()->graph(0)->name(),
               QStringLiteral("refund (p50 3.75 · p95 4.88 · p99 4.97 ms)"));
-
-    worker.stop();
 }
 
 TEST_F(OverviewViewTest, ALongerRangePickedWithMouseAndKeyboardStillCountsTheMinute)
 {
     seedOneMinute();
-    QueryWorker worker(settings());
-    worker.start();
-    OverviewView view(&worker);
-    view.resize(1000, 700);
-    view.show();
+    OpenOverview open(settings());
+    OverviewView &view = open.view;
     QSignalSpy refreshed(&view, &OverviewView::refreshed);
     view.refresh();
     ASSERT_TRUE(refreshed.wait(15000));
@@ -145,7 +152,6 @@ TEST_F(OverviewViewTest, ALongerRangePickedWithMouseAndKeyboardStillCountsTheMin
     for (const qint64 value : view.data().series(QStringLiteral("transition.Capturing.Captured")))
         captured += double(value);
     EXPECT_DOUBLE_EQ(captured, 7.0);
-    worker.stop();
 }
 
 TEST_F(OverviewViewTest, StatusBarNamesTheAuditorAndTheirRole)
