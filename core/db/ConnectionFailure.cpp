@@ -69,7 +69,11 @@ QString describeConnectionFailure(const QString &libpqMessage)
 
 ConnectionRefusal classifyConnectionRefusal(const ConnectionSettings &settings)
 {
-    const QByteArray conninfo = settings.conninfo().toUtf8();
+    // Bounded, so a host that drops packets does not hold the console twice
+    // as long as the failed attempt did.
+    ConnectionSettings asking = settings;
+    asking.setDefault(QStringLiteral("connect_timeout"), QStringLiteral("5"));
+    const QByteArray conninfo = asking.conninfo().toUtf8();
     switch (PQping(conninfo.constData())) {
     case PQPING_NO_ATTEMPT:
         return ConnectionRefusal::BadParameters;
@@ -80,7 +84,10 @@ ConnectionRefusal classifyConnectionRefusal(const ConnectionSettings &settings)
     case PQPING_OK:
         break;
     }
-    // The server answers, so it judged the login itself.
+    // The server answers, so it judged the login itself. With a password
+    // given it cannot be one missing; no second failed login to find out.
+    if (!settings.value(QStringLiteral("password")).isEmpty())
+        return ConnectionRefusal::LoginRefused;
     const std::unique_ptr<PGconn, decltype(&PQfinish)> probe(PQconnectdb(conninfo.constData()),
                                                              &PQfinish);
     if (PQstatus(probe.get()) == CONNECTION_OK)
@@ -109,8 +116,8 @@ QString whatToCheck(ConnectionRefusal refusal, const ConnectionSettings &setting
     case ConnectionRefusal::PasswordMissing:
         return QStringLiteral("give the password (keychain, ~/.pgpass or PGPASSWORD)");
     case ConnectionRefusal::LoginRefused:
-        return QStringLiteral("check the user, the password (keychain, ~/.pgpass or PGPASSWORD) "
-                              "and the database name");
+        return QStringLiteral("check the user, the password (keychain, ~/.pgpass or PGPASSWORD), "
+                              "the database name, and whether the server has a connection free");
     }
     return {};
 }

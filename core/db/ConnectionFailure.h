@@ -14,12 +14,14 @@ enum class ConnectionRefusal {
     NoServer,        // nothing answered at that address (down, wrong host or port, TLS failed)
     NotAccepting,    // the server answered that it is starting up or shutting down
     PasswordMissing, // the server asks for a password and none was given
-    LoginRefused,    // the server is up and turned the login away: user, password or database
+    LoginRefused,    // the server is up and turned the login away: user, password, database,
+                     // or no connection free (libpq does not tell these apart)
 };
 
 // Asks the server at `settings` why a connection fails (a ping and, when the
-// server answers, one more attempt). For the message after a failure only: it
-// makes connections of its own.
+// server answers and no password was given, one more attempt; each at most
+// connect_timeout, 5 s unless set). For the message after a failure only: it
+// makes connections of its own, so each costs the server a login attempt.
 ConnectionRefusal classifyConnectionRefusal(const ConnectionSettings &settings);
 
 // What to check for each refusal, one clause ("is the server running, ...").

@@ -10,11 +10,11 @@ KeptConnection::~KeptConnection() = default;
 
 Result<LibpqConnection *> KeptConnection::get()
 {
-    if (m_connection) {
-        if (Status usable = m_connection->ensureHealthy(); !usable)
-            return usable.error();
+    if (m_connection && m_connection->healthy())
         return m_connection.get();
-    }
+    // A fresh connection rather than a reset: open() names the server that
+    // answered (a multi-host DSN may land elsewhere) and describes a failure.
+    m_connection.reset();
     Result<LibpqConnection> opened = LibpqConnection::open(m_settings);
     if (!opened)
         return opened.error();

@@ -10,8 +10,7 @@ namespace keel {
 class LibpqConnection;
 
 // The one connection a background loop works through: opened on first use,
-// reset when it broke, and opened again on the next pass when the database
-// could not be reached.
+// and opened afresh on the next pass after it broke or could not be made.
 class KeptConnection final {
 public:
     explicit KeptConnection(ConnectionSettings settings);

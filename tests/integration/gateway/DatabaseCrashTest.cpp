@@ -29,6 +29,7 @@
 
 #include <atomic>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace keel;
@@ -155,10 +156,15 @@ TEST_F(DatabaseCrashTest, AcknowledgedChargesSurviveAnImmediateShutdownMidLoad)
     QHash<QByteArray, QString> inDoubt;
     QStringList lastRefusals;
     std::atomic<int> done{0}, refusedDuringOutage{0};
+    // Set as PostgreSQL is stopped; each client counts itself once when told
+    // 503 (the database is unavailable) after that.
+    std::atomic<bool> down{false};
+    std::atomic<int> clientsRefusedWhileDown{0};
     std::vector<std::thread> clients;
     for (int c = 0; c < Clients; ++c) {
         clients.emplace_back([&, c] {
             HttpClient http(host, port, 20000);
+            bool refusedWhileDown = false;
             for (int k = 0; k < KeysEach; ++k) {
                 const QByteArray key =
                     "crash-" + QByteArray::number(c) + '-' + QByteArray::number(k);
@@ -188,6 +194,8 @@ TEST_F(DatabaseCrashTest, AcknowledgedChargesSurviveAnImmediateShutdownMidLoad)
                         break;
                     }
                     ++refusedDuringOutage;
+                    if (down && reply.status == 503 && !std::exchange(refusedWhileDown, true))
+                        ++clientsRefusedWhileDown;
                     if (attempt == 399) {
                         const QMutexLocker lock(&mutex);
                         lastRefusals
@@ -199,15 +207,21 @@ TEST_F(DatabaseCrashTest, AcknowledgedChargesSurviveAnImmediateShutdownMidLoad)
             }
         });
     }
-    ASSERT_TRUE(waitUntil([&] { return done.load() >= Clients * KeysEach / 3; }, 60000));
-    ASSERT_TRUE(m_cluster.server().stopImmediately().ok());
-    // The outage lasts until the clients have been refused and are retrying.
-    const int refusedBefore = refusedDuringOutage.load();
-    ASSERT_TRUE(
-        waitUntil([&] { return refusedDuringOutage.load() >= refusedBefore + Clients; }, 30000));
-    ASSERT_TRUE(m_cluster.server().start().ok());
+    // No ASSERT until the clients are joined: a test that returned with
+    // their threads running would end the whole test binary.
+    const bool loaded = waitUntil([&] { return done.load() >= Clients * KeysEach / 3; }, 60000);
+    down = true;
+    const bool stopped = m_cluster.server().stopImmediately().ok();
+    // The outage lasts until half the clients have been told the database is
+    // unavailable and are retrying.
+    const bool overlapped =
+        stopped && waitUntil([&] { return clientsRefusedWhileDown.load() >= Clients / 2; }, 30000);
+    const bool restarted = m_cluster.server().start().ok();
     for (std::thread &client : clients)
         client.join();
+    ASSERT_TRUE(loaded && stopped && restarted);
+    EXPECT_TRUE(overlapped) << clientsRefusedWhileDown.load()
+                            << " clients were told 503 while PostgreSQL was down";
 
     EXPECT_EQ(acknowledged.size() + declined.size() + inDoubt.size(), Clients * KeysEach)
         << "every key got an answer: " << qPrintable(lastRefusals.join(u'\n'));

@@ -436,7 +436,7 @@ TEST_F(RelayProcessTest, KeelRelayWakesOnCommitInsteadOfWaitingForItsPoll)
     // Its LISTEN is in place.
     ASSERT_TRUE(waitUntil([&] {
         return scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                      "AND query LIKE 'LISTEN %'") != QLatin1String("0");
+                      "AND state = 'idle' AND query LIKE 'LISTEN %'") != QLatin1String("0");
     }));
     QElapsedTimer timer;
     timer.start();

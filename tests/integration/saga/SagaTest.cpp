@@ -127,7 +127,15 @@ TEST_F(SagaTest, MetricsCountSagasAndStepsAndTheStuckGauge)
     waiting.insert(QStringLiteral("steps"), steps);
     const QString stuck = start(waiting);
     waitFor(done, QStringLiteral("succeeded"));
-    ASSERT_TRUE(waitUntil([&] { return m_participant.calls("/confirm-down", stuck) == 1; }));
+    // The participant counts a call as it arrives; the worker records the
+    // 503 a moment later.
+    ASSERT_TRUE(waitUntil([&] {
+        return get("/metrics")
+            .body.contains(
+                "keel_saga_step_attempts_total{definition=\"order\",step=\"confirm\",op=\"action\","
+                "verdict=\"retryable\"} 1");
+    }));
+    EXPECT_EQ(m_participant.calls("/confirm-down", stuck), 1);
     // Two seconds pass for the waiting saga (a clock step on its row): it is
     // now past its stuck_after_seconds of 1.
     ASSERT_EQ(scalar("UPDATE keel.sagas SET created_at = created_at - interval '2 seconds', "
