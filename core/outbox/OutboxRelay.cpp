@@ -225,6 +225,8 @@ Status OutboxRelay::pipeline(const QByteArray &buckets, RelayPass &pass)
                     flow.waiting.append(row);
             std::sort(flow.waiting.begin(), flow.waiting.end(),
                       [](const DueRow &a, const DueRow &b) { return a.id < b.id; });
+            if (brokerLost)
+                continue; // the pass ends at the top; a window sent now would go unconfirmed
             // A full window suggests more right behind it.
             const Result<bool> sent = sendWaiting(flow);
             if (!sent)
