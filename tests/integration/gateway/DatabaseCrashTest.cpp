@@ -135,6 +135,66 @@ protected:
         EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
     }
 
+    // What the clients of the crash test were told, shared between their
+    // threads; checked on the test's own thread once they are joined.
+    struct CrashLoad {
+        QMutex mutex;
+        QHash<QByteArray, QString> acknowledged; // key -> the charge id the client was told
+        QHash<QByteArray, QString> declined;     // key -> a charge the client was told failed
+        // key -> a charge told "pending": the channel's answer was lost in the
+        // crash, and the reconciler settles it by asking the channel
+        QHash<QByteArray, QString> inDoubt;
+        QStringList lastRefusals;
+        std::atomic<int> done{0}, refusedDuringOutage{0};
+        // Set as PostgreSQL is stopped; each client counts itself once when
+        // told 503 (the database is unavailable) after that.
+        std::atomic<bool> down{false};
+        std::atomic<int> clientsRefusedWhileDown{0};
+    };
+
+    // One client's key, retried until the answer is not "try again";
+    // `refusedWhileDown` is the client's own, set the first time it is told
+    // 503 during the outage.
+    void chargeUntilAnswered(HttpClient &http, const QByteArray &key, CrashLoad &load,
+                             bool &refusedWhileDown)
+    {
+        for (int attempt = 0; attempt < 400; ++attempt) {
+            const HttpReply reply =
+                http.request("POST", "/v1/charges",
+                             {{"Authorization", "Bearer " + m_apiKey},
+                              {"Idempotency-Key", key},
+                              {"Content-Type", "application/x-www-form-urlencoded"}},
+                             "amount=1000&currency=usd&source=tok_visa");
+            const QJsonObject body = QJsonDocument::fromJson(reply.body).object();
+            if (reply.status == 200) {
+                const QMutexLocker lock(&load.mutex);
+                const bool pending =
+                    body.value(QStringLiteral("status")).toString() == QLatin1String("pending");
+                (pending ? load.inDoubt : load.acknowledged)
+                    .insert(key, body.value(QStringLiteral("id")).toString());
+                break;
+            }
+            if (reply.status == 402) { // final: no effect, try a new charge
+                const QMutexLocker lock(&load.mutex);
+                load.declined.insert(key, body.value(QStringLiteral("error"))
+                                              .toObject()
+                                              .value(QStringLiteral("charge"))
+                                              .toString());
+                break;
+            }
+            ++load.refusedDuringOutage;
+            if (load.down && reply.status == 503 && !std::exchange(refusedWhileDown, true))
+                ++load.clientsRefusedWhileDown;
+            if (attempt == 399) {
+                const QMutexLocker lock(&load.mutex);
+                load.lastRefusals << QString::number(reply.status) + u' ' +
+                                         QString::fromUtf8(reply.body);
+            }
+            QThread::msleep(50);
+        }
+        ++load.done;
+    }
+
     QByteArray m_apiKey;
     std::unique_ptr<QProcess> m_gateway;
 };
@@ -148,90 +208,45 @@ TEST_F(DatabaseCrashTest, AcknowledgedChargesSurviveAnImmediateShutdownMidLoad)
     HttpClient::parseUrl(url, &host, &port);
     constexpr int Clients = 6;
     constexpr int KeysEach = 40;
-    QMutex mutex;
-    QHash<QByteArray, QString> acknowledged; // key -> the charge id the client was told
-    QHash<QByteArray, QString> declined;     // key -> a charge the client was told failed
-    // key -> a charge told "pending": the channel's answer was lost in the
-    // crash, and the reconciler settles it by asking the channel
-    QHash<QByteArray, QString> inDoubt;
-    QStringList lastRefusals;
-    std::atomic<int> done{0}, refusedDuringOutage{0};
-    // Set as PostgreSQL is stopped; each client counts itself once when told
-    // 503 (the database is unavailable) after that.
-    std::atomic<bool> down{false};
-    std::atomic<int> clientsRefusedWhileDown{0};
+    CrashLoad load;
     std::vector<std::thread> clients;
-    for (int c = 0; c < Clients; ++c) {
+    for (int c = 0; c < Clients; ++c)
         clients.emplace_back([&, c] {
             HttpClient http(host, port, 20000);
             bool refusedWhileDown = false;
-            for (int k = 0; k < KeysEach; ++k) {
-                const QByteArray key =
-                    "crash-" + QByteArray::number(c) + '-' + QByteArray::number(k);
-                // A client retries its key until it gets an answer that is not "try again".
-                for (int attempt = 0; attempt < 400; ++attempt) {
-                    const HttpReply reply =
-                        http.request("POST", "/v1/charges",
-                                     {{"Authorization", "Bearer " + m_apiKey},
-                                      {"Idempotency-Key", key},
-                                      {"Content-Type", "application/x-www-form-urlencoded"}},
-                                     "amount=1000&currency=usd&source=tok_visa");
-                    const QJsonObject body = QJsonDocument::fromJson(reply.body).object();
-                    if (reply.status == 200) {
-                        const QMutexLocker lock(&mutex);
-                        const bool pending = body.value(QStringLiteral("status")).toString() ==
-                                             QLatin1String("pending");
-                        (pending ? inDoubt : acknowledged)
-                            .insert(key, body.value(QStringLiteral("id")).toString());
-                        break;
-                    }
-                    if (reply.status == 402) { // final: no effect, try a new charge
-                        const QMutexLocker lock(&mutex);
-                        declined.insert(key, body.value(QStringLiteral("error"))
-                                                 .toObject()
-                                                 .value(QStringLiteral("charge"))
-                                                 .toString());
-                        break;
-                    }
-                    ++refusedDuringOutage;
-                    if (down && reply.status == 503 && !std::exchange(refusedWhileDown, true))
-                        ++clientsRefusedWhileDown;
-                    if (attempt == 399) {
-                        const QMutexLocker lock(&mutex);
-                        lastRefusals
-                            << QString::number(reply.status) + u' ' + QString::fromUtf8(reply.body);
-                    }
-                    QThread::msleep(50);
-                }
-                ++done;
-            }
+            for (int k = 0; k < KeysEach; ++k)
+                chargeUntilAnswered(http,
+                                    "crash-" + QByteArray::number(c) + '-' + QByteArray::number(k),
+                                    load, refusedWhileDown);
         });
-    }
     // No ASSERT until the clients are joined: a test that returned with
     // their threads running would end the whole test binary.
-    const bool loaded = waitUntil([&] { return done.load() >= Clients * KeysEach / 3; }, 60000);
-    down = true;
+    const bool loaded =
+        waitUntil([&] { return load.done.load() >= Clients * KeysEach / 3; }, 60000);
+    load.down = true;
     const bool stopped = m_cluster.server().stopImmediately().ok();
     // The outage lasts until half the clients have been told the database is
     // unavailable and are retrying.
     const bool overlapped =
-        stopped && waitUntil([&] { return clientsRefusedWhileDown.load() >= Clients / 2; }, 30000);
+        stopped &&
+        waitUntil([&] { return load.clientsRefusedWhileDown.load() >= Clients / 2; }, 30000);
     const bool restarted = m_cluster.server().start().ok();
     for (std::thread &client : clients)
         client.join();
     ASSERT_TRUE(loaded && stopped && restarted);
-    EXPECT_TRUE(overlapped) << clientsRefusedWhileDown.load()
+    EXPECT_TRUE(overlapped) << load.clientsRefusedWhileDown.load()
                             << " clients were told 503 while PostgreSQL was down";
 
-    EXPECT_EQ(acknowledged.size() + declined.size() + inDoubt.size(), Clients * KeysEach)
-        << "every key got an answer: " << qPrintable(lastRefusals.join(u'\n'));
-    EXPECT_GT(refusedDuringOutage.load(), 0) << "the outage did not overlap the load";
+    EXPECT_EQ(load.acknowledged.size() + load.declined.size() + load.inDoubt.size(),
+              Clients * KeysEach)
+        << "every key got an answer: " << qPrintable(load.lastRefusals.join(u'\n'));
+    EXPECT_GT(load.refusedDuringOutage.load(), 0) << "the outage did not overlap the load";
     EXPECT_EQ(m_gateway->state(), QProcess::Running) << "the gateway reconnects by itself";
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges"), QString::number(Clients * KeysEach));
-    expectTheBooksMatchTheAnswers(acknowledged, declined, inDoubt);
-    RecordProperty("refused_during_outage", refusedDuringOutage.load());
-    RecordProperty("declined_during_outage", int(declined.size()));
-    RecordProperty("in_doubt_after_the_crash", int(inDoubt.size()));
+    expectTheBooksMatchTheAnswers(load.acknowledged, load.declined, load.inDoubt);
+    RecordProperty("refused_during_outage", load.refusedDuringOutage.load());
+    RecordProperty("declined_during_outage", int(load.declined.size()));
+    RecordProperty("in_doubt_after_the_crash", int(load.inDoubt.size()));
 }
 
 // A server that dies with TCP clients connected leaves its port with sockets
