@@ -78,4 +78,9 @@ QByteArray operationPath(const QString &reference, const QString &operation)
            QUrl::toPercentEncoding(operation);
 }
 
+QByteArray closePath(const QString &reference, const QString &operation)
+{
+    return operationPath(reference, operation) + "/close";
+}
+
 } // namespace keel::ChannelWire

@@ -12,9 +12,12 @@ namespace keel {
 //
 //   POST /v1/operations                        a ChannelRequest
 //   GET  /v1/operations/<reference>/<operation> what the channel did with one
+//   POST /v1/operations/<reference>/<operation>/close  never process it (关单)
 //
 // 200 carries a ChannelResult; 503 says "not processed, try later"; 404 to a
-// GET says the channel never received that operation. A request that got no
+// GET says the channel never received that operation. A close answers 200
+// with "closed" or with what the channel had already done; anything else
+// promises nothing. A request that got no
 // answer may have been acted on: the caller treats it as Unknown and asks
 // later (补单).
 namespace ChannelWire {
@@ -28,6 +31,7 @@ QByteArray encodeResult(const ChannelResult &result);
 ChannelResult decodeResult(const QByteArray &json);
 
 QByteArray operationPath(const QString &reference, const QString &operation);
+QByteArray closePath(const QString &reference, const QString &operation);
 
 } // namespace ChannelWire
 } // namespace keel

@@ -85,6 +85,25 @@ ChannelResult HttpChannel::query(const QString &reference, const QString &operat
         ChannelOutcome::Unknown, {}, QStringLiteral("channel answered HTTP %1").arg(reply.status)};
 }
 
+ChannelResult HttpChannel::close(const QString &reference, const QString &operation)
+{
+    std::unique_ptr<HttpClient> client = take();
+    const HttpReply reply = client->request("POST", ChannelWire::closePath(reference, operation),
+                                            {{"Content-Type", "application/json"}}, "{}");
+    give(std::move(client));
+    if (reply.status == 200) {
+        const ChannelResult answer = ChannelWire::decodeResult(reply.body);
+        if (answer.outcome == ChannelOutcome::Closed ||
+            answer.outcome == ChannelOutcome::Approved ||
+            answer.outcome == ChannelOutcome::Declined)
+            return answer;
+    }
+    // Not closed, and no record of what happened: nothing is promised.
+    const QString why = reply.status == 0 ? QStringLiteral("did not answer: %1").arg(reply.error)
+                                          : QStringLiteral("answered HTTP %1").arg(reply.status);
+    return {ChannelOutcome::Unknown, {}, QStringLiteral("channel close %1").arg(why)};
+}
+
 Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs)
 {
     QString host;

@@ -24,6 +24,7 @@ public:
     QString name() const override { return QStringLiteral("http"); }
     ChannelResult execute(const ChannelRequest &request) override;
     ChannelResult query(const QString &reference, const QString &operation) override;
+    ChannelResult close(const QString &reference, const QString &operation) override;
 
 private:
     // One keep-alive client per concurrent caller, reused.

@@ -60,13 +60,15 @@ ChannelResult SimulatedChannel::execute(const ChannelRequest &request)
         decided = {ChannelOutcome::Declined, QStringLiteral("refund_failed"),
                    QStringLiteral("The network refused the refund.")};
     }
-    ChannelResult result = record(request, decided);
+    ChannelResult result =
+        firstAnswer(request.reference, request.operation, request.amount, decided);
     if (result.outcome != ChannelOutcome::Failed && chance(m_config.ambiguousRate))
         return {ChannelOutcome::Unknown, {}, QStringLiteral("simulated timeout: answer lost")};
     return result;
 }
 
-ChannelResult SimulatedChannel::record(const ChannelRequest &request, const ChannelResult &decided)
+ChannelResult SimulatedChannel::firstAnswer(const QString &reference, const QString &operation,
+                                            qint64 amount, const ChannelResult &decided)
 {
     Result<LibpqConnection *> session = ThreadConnections::get(m_settings);
     if (!session)
@@ -80,8 +82,8 @@ ChannelResult SimulatedChannel::record(const ChannelRequest &request, const Chan
         "SELECT outcome, decline_code FROM inserted UNION ALL "
         "SELECT outcome, decline_code FROM keel.sim_channel_operations "
         "WHERE reference = $1 AND operation = $2 LIMIT 1",
-        {request.reference.toUtf8(), request.operation.toUtf8(),
-         channelOutcomeName(decided.outcome).toUtf8(), QByteArray::number(request.amount),
+        {reference.toUtf8(), operation.toUtf8(), channelOutcomeName(decided.outcome).toUtf8(),
+         QByteArray::number(amount),
          decided.declineCode.isEmpty() ? QByteArray() : decided.declineCode.toUtf8()});
     if (!rows && !(*session)->healthy()) {
         // The connection broke under the statement, which may have committed
@@ -98,7 +100,7 @@ ChannelResult SimulatedChannel::record(const ChannelRequest &request, const Chan
         // would tell keel it was never processed.
         rows = (*session)->query("SELECT outcome, decline_code FROM keel.sim_channel_operations "
                                  "WHERE reference = $1 AND operation = $2",
-                                 {request.reference.toUtf8(), request.operation.toUtf8()});
+                                 {reference.toUtf8(), operation.toUtf8()});
         if (!rows || rows->size() == 0)
             return {
                 ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel lost its answer")};
@@ -124,6 +126,17 @@ ChannelResult SimulatedChannel::query(const QString &reference, const QString &o
     if (rows->size() == 0)
         return {ChannelOutcome::NotFound, {}, QStringLiteral("no such operation")};
     return {channelOutcomeNamed(QString::fromLatin1(rows->value(0, 0))), rows->text(0, 1), {}};
+}
+
+ChannelResult SimulatedChannel::close(const QString &reference, const QString &operation)
+{
+    if (m_config.latencyMs > 0)
+        QThread::msleep(ulong(m_config.latencyMs));
+    ChannelResult closed = firstAnswer(reference, operation, 0, {ChannelOutcome::Closed, {}, {}});
+    // Could not reach its own record: nothing is promised.
+    if (closed.outcome == ChannelOutcome::Failed)
+        closed.outcome = ChannelOutcome::Unknown;
+    return closed;
 }
 
 ChannelFactory simulatedChannel(SimulatedChannelConfig config)

@@ -27,11 +27,15 @@ public:
     QString name() const override { return QStringLiteral("simulated"); }
     ChannelResult execute(const ChannelRequest &request) override;
     ChannelResult query(const QString &reference, const QString &operation) override;
+    ChannelResult close(const QString &reference, const QString &operation) override;
 
     const SimulatedChannelConfig &config() const { return m_config; }
 
 private:
-    ChannelResult record(const ChannelRequest &request, const ChannelResult &decided);
+    // The first answer to (reference, operation) is the only one: `decided`
+    // if this is the first, else the earlier one. `amount` is 0 for a close.
+    ChannelResult firstAnswer(const QString &reference, const QString &operation, qint64 amount,
+                              const ChannelResult &decided);
 
     ConnectionSettings m_settings;
     SimulatedChannelConfig m_config;

@@ -13,6 +13,8 @@ QString channelOutcomeName(ChannelOutcome outcome)
         return QStringLiteral("failed");
     case ChannelOutcome::NotFound:
         return QStringLiteral("not_found");
+    case ChannelOutcome::Closed:
+        return QStringLiteral("closed");
     case ChannelOutcome::Unknown:
         break;
     }
@@ -21,8 +23,9 @@ QString channelOutcomeName(ChannelOutcome outcome)
 
 ChannelOutcome channelOutcomeNamed(QStringView name)
 {
-    for (const ChannelOutcome outcome : {ChannelOutcome::Approved, ChannelOutcome::Declined,
-                                         ChannelOutcome::Failed, ChannelOutcome::NotFound})
+    for (const ChannelOutcome outcome :
+         {ChannelOutcome::Approved, ChannelOutcome::Declined, ChannelOutcome::Failed,
+          ChannelOutcome::NotFound, ChannelOutcome::Closed})
         if (channelOutcomeName(outcome) == name)
             return outcome;
     return ChannelOutcome::Unknown;

@@ -15,6 +15,7 @@ enum class ChannelOutcome {
     Failed,   // definitely not processed (unavailable, rejected before processing)
     Unknown,  // the answer was lost: it may or may not have been processed
     NotFound, // query only: the network never received this operation
+    Closed,   // keel closed the operation: the network refuses it for good
 };
 
 // The one spelling of each outcome: on the channel wire, in the simulated
@@ -47,6 +48,12 @@ public:
     virtual ChannelResult execute(const ChannelRequest &request) = 0;
     // What the network knows of an earlier operation (补单).
     virtual ChannelResult query(const QString &reference, const QString &operation) = 0;
+    // Closes an operation (关单) so that the network never processes it, even
+    // when a request for it is still on its way. Answers Closed if the network
+    // had not processed it, or what it did (Approved, Declined) if it had;
+    // Unknown when the channel cannot promise either. An adapter for a network
+    // that cannot refuse a late request must answer Unknown.
+    virtual ChannelResult close(const QString &reference, const QString &operation) = 0;
 };
 
 // Makes the channel a process uses, given the process's database settings. The

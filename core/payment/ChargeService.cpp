@@ -408,11 +408,9 @@ PaymentOutcome ChargeService::resolveInFlight(ChargeRecord &charge)
     Result<ChannelResult> result = askChannel(*m_context.channel, charge.publicId, operationName);
     if (!result)
         return PaymentOutcome::failure(result.error());
-    if (result->outcome == ChannelOutcome::NotFound && !capturing) {
-        // The network never saw it: the authorization did not happen.
-        *result = {
-            ChannelOutcome::Failed, {}, QStringLiteral("authorization never reached the network")};
-    }
+    if (result->outcome == ChannelOutcome::NotFound && !capturing)
+        *result = closeUnprocessed(*m_context.channel, charge.publicId, operationName,
+                                   QStringLiteral("authorization never reached the network"));
     return settleInFlight(charge, *result);
 }
 

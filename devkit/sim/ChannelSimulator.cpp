@@ -9,6 +9,8 @@
 
 #include <QUrl>
 
+#include <optional>
+
 namespace keel {
 namespace {
 
@@ -20,6 +22,26 @@ HttpResponse resultResponse(int status, const ChannelResult &result)
 HttpResponse refused(int status, const QString &message)
 {
     return resultResponse(status, {ChannelOutcome::Failed, {}, message});
+}
+
+struct OperationPath {
+    QString reference;
+    QString operation;
+};
+
+// "/v1/operations/<reference>/<operation>[/<action>]"
+std::optional<OperationPath> operationPath(const QByteArray &path, const QByteArray &action)
+{
+    QList<QByteArray> parts = path.mid(qsizetype(sizeof "/v1/operations/") - 1).split('/');
+    if (!action.isEmpty()) {
+        if (parts.size() != 3 || parts.last() != action)
+            return std::nullopt;
+        parts.removeLast();
+    }
+    if (parts.size() != 2)
+        return std::nullopt;
+    return OperationPath{QUrl::fromPercentEncoding(parts.at(0)),
+                         QUrl::fromPercentEncoding(parts.at(1))};
 }
 
 } // namespace
@@ -69,8 +91,11 @@ HttpResponse ChannelSimulator::handle(const HttpRequest &request)
         return execute(request);
     if (request.path.startsWith("/v1/operations/") && request.method == "GET")
         return query(request.path);
-    return refused(404, QStringLiteral("the simulator serves POST /v1/operations and GET "
-                                       "/v1/operations/<reference>/<operation>"));
+    if (request.path.startsWith("/v1/operations/") && request.method == "POST")
+        return close(request.path);
+    return refused(404, QStringLiteral("the simulator serves POST /v1/operations, GET "
+                                       "/v1/operations/<reference>/<operation> and POST "
+                                       "/v1/operations/<reference>/<operation>/close"));
 }
 
 HttpResponse ChannelSimulator::refuse(HttpRefusal refusal)
@@ -108,16 +133,24 @@ HttpResponse ChannelSimulator::execute(const HttpRequest &request)
 
 HttpResponse ChannelSimulator::query(const QByteArray &path)
 {
-    const QList<QByteArray> parts = path.mid(qsizetype(sizeof "/v1/operations/") - 1).split('/');
-    if (parts.size() != 2)
+    const std::optional<OperationPath> asked = operationPath(path, {});
+    if (!asked)
         return refused(400, QStringLiteral("GET /v1/operations/<reference>/<operation>"));
-    const ChannelResult result = m_channel.query(QUrl::fromPercentEncoding(parts.at(0)),
-                                                 QUrl::fromPercentEncoding(parts.at(1)));
+    const ChannelResult result = m_channel.query(asked->reference, asked->operation);
     if (result.outcome == ChannelOutcome::NotFound)
         return resultResponse(404, result);
     if (result.outcome == ChannelOutcome::Unknown)
         return resultResponse(503, result);
     return resultResponse(200, result);
+}
+
+HttpResponse ChannelSimulator::close(const QByteArray &path)
+{
+    const std::optional<OperationPath> asked = operationPath(path, "close");
+    if (!asked)
+        return refused(404, QStringLiteral("POST /v1/operations/<reference>/<operation>/close"));
+    const ChannelResult result = m_channel.close(asked->reference, asked->operation);
+    return resultResponse(result.outcome == ChannelOutcome::Unknown ? 503 : 200, result);
 }
 
 void ChannelSimulator::announce(const ChannelRequest &request, const ChannelResult &result)

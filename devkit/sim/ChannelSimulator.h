@@ -41,6 +41,7 @@ private:
     explicit ChannelSimulator(ChannelSimulatorOptions options);
     HttpResponse execute(const HttpRequest &request);
     HttpResponse query(const QByteArray &path);
+    HttpResponse close(const QByteArray &path);
     void announce(const ChannelRequest &request, const ChannelResult &result);
 
     ChannelSimulatorOptions m_options;

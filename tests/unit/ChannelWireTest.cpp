@@ -57,12 +57,12 @@ TEST(ChannelWire, EveryOutcomeHasOneNameThatReadsBackAsItself)
     QSet<QString> names;
     for (const ChannelOutcome outcome :
          {ChannelOutcome::Approved, ChannelOutcome::Declined, ChannelOutcome::Failed,
-          ChannelOutcome::Unknown, ChannelOutcome::NotFound}) {
+          ChannelOutcome::Unknown, ChannelOutcome::NotFound, ChannelOutcome::Closed}) {
         const QString name = channelOutcomeName(outcome);
         EXPECT_EQ(channelOutcomeNamed(name), outcome) << qPrintable(name);
         names.insert(name);
     }
-    EXPECT_EQ(names.size(), 5);
+    EXPECT_EQ(names.size(), 6);
     EXPECT_EQ(channelOutcomeNamed(u"APPROVED"), ChannelOutcome::Unknown);
     EXPECT_EQ(channelOutcomeNamed(u""), ChannelOutcome::Unknown);
 }

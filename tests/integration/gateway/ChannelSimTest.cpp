@@ -111,6 +111,26 @@ protected:
                       chargeId.toLatin1() + "'");
     }
 
+    // One reconciler pass, as the gateway's login, asking the channel over HTTP.
+    Reconciler::Report reconcileOverHttp()
+    {
+        auto session = LibpqConnection::open(m_serviceLogin);
+        EXPECT_TRUE(session.ok());
+        auto currencies = loadCurrencies(*session);
+        EXPECT_TRUE(currencies.ok());
+        if (!session || !currencies)
+            return {};
+        PaymentContext context;
+        context.settings = m_serviceLogin;
+        context.channel =
+            std::make_shared<HttpChannel>(QStringLiteral("127.0.0.1"), m_simPort, 1000);
+        context.currencies = *currencies;
+        StripeReplies replies;
+        auto report = Reconciler(context, *session, replies).runOnce(0);
+        EXPECT_TRUE(report.ok()) << qPrintable(report.error().message);
+        return report ? *report : Reconciler::Report{};
+    }
+
     int m_simPort = 0;
     std::unique_ptr<QProcess> m_sim;
 };
@@ -164,18 +184,8 @@ TEST_F(ChannelSimTest, WithoutANotificationTheReconcilerAsksTheChannelOverHttp)
     const QString id = jsonOf(reply).value(QLatin1String("id")).toString();
     ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing"));
 
-    auto session = LibpqConnection::open(settings());
-    ASSERT_TRUE(session.ok());
-    auto currencies = loadCurrencies(*session);
-    ASSERT_TRUE(currencies.ok());
-    PaymentContext context;
-    context.settings = settings();
-    context.channel = std::make_shared<HttpChannel>(QStringLiteral("127.0.0.1"), m_simPort, 1000);
-    context.currencies = *currencies;
-    StripeReplies replies;
-    auto report = Reconciler(context, *session, replies).runOnce(0);
-    ASSERT_TRUE(report.ok());
-    EXPECT_EQ(report->resolved, 1);
+    const Reconciler::Report report = reconcileOverHttp();
+    EXPECT_EQ(report.resolved, 1);
     EXPECT_EQ(stateOf(id), QStringLiteral("Captured"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.channel_notifications"), QStringLiteral("0"));
 }
@@ -187,19 +197,52 @@ TEST_F(ChannelSimTest, AKilledChannelChargesNothingAndItsRestartServesAgain)
     m_sim->kill(); // SIGKILL
     ASSERT_TRUE(m_sim->waitForFinished(10000));
 
-    // Refused before anything was sent: certainly not processed, so the
-    // charge fails at once instead of waiting in doubt.
+    // Refused before anything was sent. That request was not processed, but
+    // keel cannot close the charge at a channel that is down, so it waits in
+    // doubt rather than fail a payment a twin of the request might still make.
     const HttpReply refused = charge("sim-6");
-    EXPECT_EQ(refused.status, 402) << refused.body.constData();
-    const QJsonObject error = jsonOf(refused).value(QLatin1String("error")).toObject();
-    EXPECT_EQ(error.value(QLatin1String("code")).toString(), QStringLiteral("processing_error"));
-    EXPECT_EQ(stateOf(error.value(QLatin1String("charge")).toString()), QStringLiteral("Failed"));
+    ASSERT_EQ(refused.status, 200) << refused.body.constData();
+    EXPECT_EQ(jsonOf(refused).value(QLatin1String("status")).toString(), QStringLiteral("pending"));
+    const QString doubtful = jsonOf(refused).value(QLatin1String("id")).toString();
+    EXPECT_EQ(stateOf(doubtful), QStringLiteral("Authorizing"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("2"));
 
     startSim();
     const HttpReply again = chargeAsAClientWould("sim-7");
     EXPECT_EQ(again.status, 200) << again.body.constData();
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("4"));
+    // Back up, the channel closes the doubtful one for the reconciler.
+    EXPECT_EQ(reconcileOverHttp().resolved, 1);
+    EXPECT_EQ(stateOf(doubtful), QStringLiteral("Failed"));
+    EXPECT_EQ(scalar("SELECT outcome FROM keel.sim_channel_operations WHERE reference = '" +
+                     doubtful.toLatin1() + "'"),
+              QStringLiteral("closed"));
+}
+
+// 关单 over the wire: a close refuses the operation for good, and a close of
+// an operation the network already processed answers what it did.
+TEST_F(ChannelSimTest, ACloseOverHttpRefusesLateRequestsAndKeepsDoneOnes)
+{
+    startSim({}, false);
+    HttpChannel channel(QStringLiteral("127.0.0.1"), m_simPort, 1000);
+    const QString unseen = QStringLiteral("ch_closeUnseen0001");
+    EXPECT_EQ(channel.close(unseen, QStringLiteral("authorize")).outcome, ChannelOutcome::Closed);
+    const ChannelRequest late{
+        unseen, QStringLiteral("authorize"), 900, QStringLiteral("cny"), QStringLiteral("tok_visa"),
+        true};
+    EXPECT_EQ(channel.execute(late).outcome, ChannelOutcome::Closed);
+    EXPECT_EQ(channel.query(unseen, QStringLiteral("authorize")).outcome, ChannelOutcome::Closed);
+
+    const QString done = QStringLiteral("ch_closeDone000001");
+    ASSERT_EQ(channel
+                  .execute({done, QStringLiteral("authorize"), 900, QStringLiteral("cny"),
+                            QStringLiteral("tok_visa"), true})
+                  .outcome,
+              ChannelOutcome::Approved);
+    EXPECT_EQ(channel.close(done, QStringLiteral("authorize")).outcome, ChannelOutcome::Approved);
+    EXPECT_EQ(scalar("SELECT string_agg(reference || ' ' || outcome || ' ' || amount, ', ' "
+                     "ORDER BY reference) FROM keel.sim_channel_operations"),
+              QStringLiteral("ch_closeDone000001 approved 900, ch_closeUnseen0001 closed 0"));
 }
 
 // A network deduplicates a request sent twice at once (a client's resend on
