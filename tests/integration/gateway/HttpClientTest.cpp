@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <netinet/in.h>
 #include <poll.h>
+#include <semaphore>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -68,9 +68,107 @@ QByteArray rawExchange(int port, int ms)
     return received;
 }
 
+int loopbackListener()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0 ||
+        ::listen(fd, 4) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+// Reads one request's head; false at end-of-file (the client let go).
+bool readRequest(int fd)
+{
+    QByteArray head;
+    char byte;
+    while (!head.endsWith("\r\n\r\n")) {
+        if (::recv(fd, &byte, 1, 0) != 1)
+            return false;
+        head.append(byte);
+    }
+    return true;
+}
+
+void answer(int fd, int number)
+{
+    const QByteArray body = QByteArray::number(number);
+    const QByteArray message =
+        "HTTP/1.1 200 OK\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+    (void)::send(fd, message.constData(), size_t(message.size()), MSG_NOSIGNAL);
+}
+
+// Answers its first request, then, when the test says so, repeats that
+// answer unasked on the same connection; the next request (on that
+// connection or a new one) gets answer 2. On loopback a sent answer is in
+// the client's socket by the time send() returns, so the test knows the
+// stale bytes are there before it asks again.
+class PacedPeer {
+public:
+    PacedPeer() : m_listener(loopbackListener())
+    {
+        if (m_listener >= 0)
+            m_thread = std::thread([this] { serve(); });
+    }
+    ~PacedPeer()
+    {
+        m_release.release();
+        ::shutdown(m_listener, SHUT_RDWR);
+        if (m_thread.joinable())
+            m_thread.join();
+        ::close(m_listener);
+    }
+
+    int port() const
+    {
+        sockaddr_in address{};
+        socklen_t size = sizeof address;
+        if (m_listener < 0 ||
+            ::getsockname(m_listener, reinterpret_cast<sockaddr *>(&address), &size) != 0)
+            return 0;
+        return ntohs(address.sin_port);
+    }
+
+    void repeatNow()
+    {
+        m_release.release();
+        m_repeated.acquire();
+    }
+
+private:
+    void serve()
+    {
+        const int first = ::accept(m_listener, nullptr, nullptr);
+        if (first < 0)
+            return;
+        if (readRequest(first))
+            answer(first, 1);
+        m_release.acquire();
+        answer(first, 1);
+        m_repeated.release();
+        const int next = readRequest(first) ? first : ::accept(m_listener, nullptr, nullptr);
+        if (next >= 0 && (next == first || readRequest(next)))
+            answer(next, 2);
+        if (next != first && next >= 0)
+            ::close(next);
+        ::close(first);
+    }
+
+    int m_listener = -1;
+    std::binary_semaphore m_release{0};
+    std::binary_semaphore m_repeated{0};
+    std::thread m_thread;
+};
+
 } // namespace
 
-// The peer really repeats itself (else the test below proves nothing).
+// The server really repeats an answer marked so (the saga tests' participant
+// relies on it to repeat itself).
 TEST(HttpClientTest, ARepeatedAnswerIsSentTwice)
 {
     RepeatingPeer peer;
@@ -83,14 +181,14 @@ TEST(HttpClientTest, ARepeatedAnswerIsSentTwice)
 // a saga step would be told the outcome of another call.
 TEST(HttpClientTest, AnAnswerRepeatedByThePeerIsNeverTakenForTheNextRequest)
 {
-    RepeatingPeer peer;
-    ASSERT_TRUE(peer.ok());
+    PacedPeer peer;
+    ASSERT_NE(peer.port(), 0);
     HttpClient client(QStringLiteral("127.0.0.1"), peer.port(), 5000);
     const HttpReply first = client.request("GET", "/first");
     ASSERT_EQ(first.status, 200) << qPrintable(first.error);
     EXPECT_EQ(first.body, "1");
-    // Let the repeated answer arrive before the next request is sent.
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // The repeated answer is in the client's socket before the next request.
+    peer.repeatNow();
     const HttpReply second = client.request("GET", "/second");
     ASSERT_EQ(second.status, 200) << qPrintable(second.error);
     EXPECT_EQ(second.body, "2") << "the first request's repeated answer was read as the second's";
