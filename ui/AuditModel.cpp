@@ -6,7 +6,17 @@
 
 namespace keel {
 
-AuditModel::AuditModel(QueryWorker *worker, QObject *parent) : PagedTableModel(worker, parent) {}
+AuditModel::Pages AuditModel::pagesFrom(QueryWorker *worker)
+{
+    return pagesOn<AuditFilter, AuditPage, qint64>(
+        worker, [](QSqlDatabase db, const AuditFilter &filter, std::optional<qint64> before) {
+            return AuditQuery::page(db, filter, before, PageSize);
+        });
+}
+
+AuditModel::AuditModel(Pages pages, QObject *parent)
+    : PagedTableModel(parent), m_pages(std::move(pages))
+{}
 
 void AuditModel::search(const AuditFilter &filter)
 {
@@ -94,12 +104,8 @@ void AuditModel::fetchMore(const QModelIndex &parent)
 {
     if (parent.isValid())
         return;
-    const AuditFilter filter = m_filter;
-    fetchPage<AuditPage, AuditEntry, qint64>(
-        m_entries, m_nextBefore,
-        [filter](QSqlDatabase db, std::optional<qint64> before) {
-            return AuditQuery::page(db, filter, before, PageSize);
-        },
+    fetchPage<AuditFilter, AuditPage, AuditEntry, qint64>(
+        m_pages, m_filter, m_entries, m_nextBefore,
         [](const AuditPage &page) { return page.entries; },
         [](const AuditPage &page) { return page.nextBefore; });
 }

@@ -14,7 +14,11 @@ public:
     enum Column { Seq, At, Actor, Action, Object, Detail, Hash, ColumnCount };
     static constexpr int PageSize = 200;
 
-    explicit AuditModel(QueryWorker *worker, QObject *parent = nullptr);
+    using Pages = PageSource<AuditFilter, AuditPage, qint64>;
+    // Pages from the database, read on the query worker.
+    static Pages pagesFrom(QueryWorker *worker);
+
+    explicit AuditModel(Pages pages, QObject *parent = nullptr);
 
     void search(const AuditFilter &filter);
     const AuditEntry &entryAt(int row) const { return m_entries.at(row); }
@@ -31,6 +35,7 @@ public:
     void fetchMore(const QModelIndex &parent) override;
 
 private:
+    Pages m_pages;
     AuditFilter m_filter;
     QList<AuditEntry> m_entries;
     std::optional<qint64> m_nextBefore;

@@ -46,10 +46,10 @@ QString describe(const AuditChainBreak &broken)
 } // namespace
 
 AuditView::AuditView(QueryWorker *worker, QWidget *parent)
-    : QWidget(parent), m_worker(worker), m_model(new AuditModel(worker, this)),
-      m_actor(new QLineEdit(this)), m_action(new QComboBox(this)), m_object(new QLineEdit(this)),
-      m_table(new QTableView(this)), m_verify(new QPushButton(tr("&Verify chain"), this)),
-      m_verdict(new QLabel(this))
+    : QWidget(parent), m_worker(worker),
+      m_model(new AuditModel(AuditModel::pagesFrom(worker), this)), m_actor(new QLineEdit(this)),
+      m_action(new QComboBox(this)), m_object(new QLineEdit(this)), m_table(new QTableView(this)),
+      m_verify(new QPushButton(tr("&Verify chain"), this)), m_verdict(new QLabel(this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(filterBar());

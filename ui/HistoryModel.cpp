@@ -4,7 +4,17 @@
 
 namespace keel {
 
-HistoryModel::HistoryModel(QueryWorker *worker, QObject *parent) : PagedTableModel(worker, parent)
+HistoryModel::Pages HistoryModel::pagesFrom(QueryWorker *worker)
+{
+    return pagesOn<HistoryFilter, HistoryPage, HistoryCursor>(
+        worker,
+        [](QSqlDatabase db, const HistoryFilter &filter, std::optional<HistoryCursor> after) {
+            return HistoryQuery::page(db, filter, after, PageSize);
+        });
+}
+
+HistoryModel::HistoryModel(Pages pages, QObject *parent)
+    : PagedTableModel(parent), m_pages(std::move(pages))
 {}
 
 void HistoryModel::search(const HistoryFilter &filter)
@@ -77,13 +87,8 @@ void HistoryModel::fetchMore(const QModelIndex &parent)
 {
     if (parent.isValid())
         return;
-    const HistoryFilter filter = m_filter;
-    fetchPage<HistoryPage, HistoryRow, HistoryCursor>(
-        m_rows, m_next,
-        [filter](QSqlDatabase db, std::optional<HistoryCursor> after) {
-            return HistoryQuery::page(db, filter, after, PageSize);
-        },
-        [](const HistoryPage &page) { return page.rows; },
+    fetchPage<HistoryFilter, HistoryPage, HistoryRow, HistoryCursor>(
+        m_pages, m_filter, m_rows, m_next, [](const HistoryPage &page) { return page.rows; },
         [](const HistoryPage &page) { return page.next; });
 }
 

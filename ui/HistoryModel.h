@@ -23,7 +23,11 @@ public:
     };
     static constexpr int PageSize = 200;
 
-    explicit HistoryModel(QueryWorker *worker, QObject *parent = nullptr);
+    using Pages = PageSource<HistoryFilter, HistoryPage, HistoryCursor>;
+    // Pages from the database, read on the query worker.
+    static Pages pagesFrom(QueryWorker *worker);
+
+    explicit HistoryModel(Pages pages, QObject *parent = nullptr);
 
     void search(const HistoryFilter &filter);
     const HistoryFilter &filter() const { return m_filter; }
@@ -37,6 +41,7 @@ public:
     void fetchMore(const QModelIndex &parent) override;
 
 private:
+    Pages m_pages;
     HistoryFilter m_filter;
     QList<HistoryRow> m_rows;
     std::optional<HistoryCursor> m_next;

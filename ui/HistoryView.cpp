@@ -29,10 +29,11 @@ enum CreatedChoice { AnyTime, LastHour, LastDay, LastWeek, LastMonth, Between };
 } // namespace
 
 HistoryView::HistoryView(QueryWorker *worker, QWidget *parent)
-    : QWidget(parent), m_worker(worker), m_model(new HistoryModel(worker, this)),
-      m_text(new QLineEdit(this)), m_merchant(new QLineEdit(this)),
-      m_minAmount(new QLineEdit(this)), m_maxAmount(new QLineEdit(this)),
-      m_state(new QComboBox(this)), m_created(new QComboBox(this)), m_from(new QDateTimeEdit(this)),
+    : QWidget(parent), m_worker(worker),
+      m_model(new HistoryModel(HistoryModel::pagesFrom(worker), this)), m_text(new QLineEdit(this)),
+      m_merchant(new QLineEdit(this)), m_minAmount(new QLineEdit(this)),
+      m_maxAmount(new QLineEdit(this)), m_state(new QComboBox(this)),
+      m_created(new QComboBox(this)), m_from(new QDateTimeEdit(this)),
       m_to(new QDateTimeEdit(this)), m_table(new QTableView(this)),
       m_timeline(new QTreeWidget(this)), m_status(new QLabel(this)),
       m_timelineNote(new QLabel(this)), m_export(new QPushButton(tr("Export CSV…"), this)),

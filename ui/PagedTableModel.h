@@ -11,10 +11,34 @@
 
 namespace keel {
 
-// A table model that loads keyset pages on the query worker as the view
-// scrolls: deep pages cost what the first does, an answer to an older search
-// is dropped, and the cursor moves before rows are announced (a view that
-// reacts to the insertion may ask for the next page at once).
+// Where a paged model's pages come from: a query on the console's worker
+// thread (pagesOn), or, in widget tests, rows held in memory. A source hands
+// the page to `deliver` on the receiver's thread, now or later.
+template <typename Filter, typename Page, typename Cursor>
+using PageSource =
+    std::function<void(QObject *receiver, const Filter &filter, const std::optional<Cursor> &after,
+                       std::function<void(const Result<Page> &)> deliver)>;
+
+// Pages read by `query` on the query worker; the result is dropped if the
+// receiver is gone by then.
+template <typename Filter, typename Page, typename Cursor>
+PageSource<Filter, Page, Cursor>
+pagesOn(QueryWorker *worker,
+        std::function<Result<Page>(QSqlDatabase, const Filter &, std::optional<Cursor>)> query)
+{
+    return [worker, query = std::move(query)](QObject *receiver, const Filter &filter,
+                                              const std::optional<Cursor> &after,
+                                              std::function<void(const Result<Page> &)> deliver) {
+        worker->submit<Page>(
+            receiver, [query, filter, after](QSqlDatabase db) { return query(db, filter, after); },
+            std::move(deliver));
+    };
+}
+
+// A table model that loads keyset pages as the view scrolls: deep pages cost
+// what the first does, an answer to an older search is dropped, and the
+// cursor moves before rows are announced (a view that reacts to the insertion
+// may ask for the next page at once).
 class PagedTableModel : public QAbstractTableModel {
     Q_OBJECT
 
@@ -30,9 +54,7 @@ Q_SIGNALS:
     void loadFailed(const QString &message);
 
 protected:
-    explicit PagedTableModel(QueryWorker *worker, QObject *parent)
-        : QAbstractTableModel(parent), m_worker(worker)
-    {}
+    explicit PagedTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
     // Forgets the rows (the caller clears its own between begin/endResetModel).
     void restart()
@@ -42,11 +64,12 @@ protected:
         ++m_generation;
     }
 
-    // Asks for the page after `after`; `rowsOf` and `nextOf` take a page apart,
-    // and its rows are appended to `rows`, with `next` moved on.
-    template <typename Page, typename Row, typename Cursor>
-    void fetchPage(QList<Row> &rows, std::optional<Cursor> &next,
-                   std::function<Result<Page>(QSqlDatabase, std::optional<Cursor>)> load,
+    // Asks `source` for the page of `filter` after `next`; `rowsOf` and
+    // `nextOf` take a page apart, and its rows are appended to `rows`, with
+    // `next` moved on.
+    template <typename Filter, typename Page, typename Row, typename Cursor>
+    void fetchPage(const PageSource<Filter, Page, Cursor> &source, const Filter &filter,
+                   QList<Row> &rows, std::optional<Cursor> &next,
                    QList<Row> (*rowsOf)(const Page &),
                    std::optional<Cursor> (*nextOf)(const Page &))
     {
@@ -54,32 +77,29 @@ protected:
             return;
         m_loading = true;
         const int generation = m_generation;
-        m_worker->submit<Page>(
-            this,
-            [load = std::move(load), after = next](QSqlDatabase db) { return load(db, after); },
-            [this, generation, &rows, &next, rowsOf, nextOf](const Result<Page> &page) {
-                if (generation != m_generation)
-                    return;
-                m_loading = false;
-                if (!page) {
-                    m_exhausted = true;
-                    Q_EMIT loadFailed(page.error().message);
-                    return;
-                }
-                next = nextOf(*page);
-                m_exhausted = !next.has_value();
-                const QList<Row> added = rowsOf(*page);
-                if (!added.isEmpty()) {
-                    beginInsertRows({}, int(rows.size()), int(rows.size() + added.size()) - 1);
-                    rows += added;
-                    endInsertRows();
-                }
-                Q_EMIT pageLoaded(int(added.size()));
-            });
+        source(this, filter, next,
+               [this, generation, &rows, &next, rowsOf, nextOf](const Result<Page> &page) {
+                   if (generation != m_generation)
+                       return;
+                   m_loading = false;
+                   if (!page) {
+                       m_exhausted = true;
+                       Q_EMIT loadFailed(page.error().message);
+                       return;
+                   }
+                   next = nextOf(*page);
+                   m_exhausted = !next.has_value();
+                   const QList<Row> added = rowsOf(*page);
+                   if (!added.isEmpty()) {
+                       beginInsertRows({}, int(rows.size()), int(rows.size() + added.size()) - 1);
+                       rows += added;
+                       endInsertRows();
+                   }
+                   Q_EMIT pageLoaded(int(added.size()));
+               });
     }
 
 private:
-    QueryWorker *m_worker;
     bool m_exhausted = true;
     bool m_loading = false;
     int m_generation = 0;

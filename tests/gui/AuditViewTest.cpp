@@ -43,7 +43,7 @@ protected:
 
 TEST_F(AuditViewTest, ModelPagesNewestFirstAndPassesTheModelTester)
 {
-    AuditModel model(m_worker.get());
+    AuditModel model(AuditModel::pagesFrom(m_worker.get()));
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     QSignalSpy pages(&model, &AuditModel::pageLoaded);
     model.search({});

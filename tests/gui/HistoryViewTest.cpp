@@ -54,7 +54,7 @@ protected:
 
 TEST_F(HistoryViewTest, ModelPagesThroughEveryPaymentAndPassesTheModelTester)
 {
-    HistoryModel model(m_worker.get());
+    HistoryModel model(HistoryModel::pagesFrom(m_worker.get()));
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
     QSignalSpy pages(&model, &HistoryModel::pageLoaded);
     model.search({});
