@@ -41,6 +41,19 @@ ChannelResult closeUnprocessed(Channel &channel, const QString &reference, const
                 .arg(channel.name(), operation, reference, closed.message)};
 }
 
+namespace {
+
+// A refusal keel would take as final is closed at the channel first.
+ChannelResult finalRefusal(Channel &channel, const QString &reference, const QString &operation,
+                           const ChannelResult &answer)
+{
+    if (answer.outcome == ChannelOutcome::Failed && refusalIsFinal(operation))
+        return closeUnprocessed(channel, reference, operation, answer.message);
+    return answer;
+}
+
+} // namespace
+
 Result<ChannelResult> askChannel(Channel &channel, const QString &reference,
                                  const QString &operation)
 {
@@ -49,7 +62,10 @@ Result<ChannelResult> askChannel(Channel &channel, const QString &reference,
         return codedError(ErrorKind::Failed, QString::fromLatin1(ErrorCode::ChannelUnreachable),
                           QStringLiteral("channel %1 did not say what became of %2 %3")
                               .arg(channel.name(), operation, reference));
-    return closedBefore(known);
+    if (known.outcome == ChannelOutcome::Closed)
+        return closedBefore(known);
+    // A channel whose record says "failed" is asked to close it, like any refusal.
+    return finalRefusal(channel, reference, operation, known);
 }
 
 Result<ChannelResult> callChannel(Channel &channel, const ChannelRequest &request,
@@ -60,10 +76,8 @@ Result<ChannelResult> callChannel(Channel &channel, const ChannelRequest &reques
         if (!known || known->outcome != ChannelOutcome::NotFound)
             return known;
     }
-    const ChannelResult answer = closedBefore(channel.execute(request));
-    if (answer.outcome == ChannelOutcome::Failed && refusalIsFinal(request.operation))
-        return closeUnprocessed(channel, request.reference, request.operation, answer.message);
-    return answer;
+    return finalRefusal(channel, request.reference, request.operation,
+                        closedBefore(channel.execute(request)));
 }
 
 } // namespace keel

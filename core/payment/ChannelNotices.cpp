@@ -1,8 +1,10 @@
 #include "core/payment/ChannelNotices.h"
 
 #include "core/db/LibpqConnection.h"
+#include "core/payment/ChannelCall.h"
 #include "core/payment/ChargeService.h"
 #include "core/payment/IdempotentOperation.h"
+#include "core/payment/PaymentContext.h"
 #include "core/payment/PaymentRepository.h"
 
 namespace keel {
@@ -69,8 +71,19 @@ Result<NoticeVerdict> ChannelNotices::judge(const ChannelNotice &notice)
         return NoticeVerdict::AmountMismatch;
     const bool approved = notice.outcome == ChannelOutcome::Approved;
     if (charge.state == PaymentState::Authorizing || charge.state == PaymentState::Capturing) {
-        const ChannelResult result{
+        ChannelResult result{
             notice.outcome, {}, QStringLiteral("settled by the channel's notification")};
+        if (!approved && charge.state == PaymentState::Authorizing) {
+            // A failed notice speaks of one attempt to pay (WeChat's PAYERROR, Stripe's
+            // charge.failed): the payer may try again at the channel. The authorization
+            // fails only once it is closed there, or settles as what the channel did.
+            result = closeUnprocessed(*m_context.channel, charge.publicId,
+                                      QStringLiteral("authorize"), result.message);
+            if (result.outcome == ChannelOutcome::Unknown)
+                return codedError(ErrorKind::Failed,
+                                  QString::fromLatin1(ErrorCode::ChannelUnreachable),
+                                  result.message); // the channel repeats its notice
+        }
         const PaymentOutcome outcome =
             ChargeService(m_context, m_connection, m_replies).settleInFlight(charge, result);
         if (outcome.error.is(ErrorCode::RowsMoved))

@@ -322,7 +322,13 @@ TEST_F(ChannelCloseTest, ARefusedCaptureIsNotClosedAndCanBeCapturedAgain)
     const QString id = field(authorized, "id");
     m_transit->next(Transit::Refuse);
     const HttpReply refused = post("/v1/charges/" + id.toLatin1() + "/capture", {}, "capture-1");
-    EXPECT_NE(refused.status, 200) << refused.body.constData();
+    EXPECT_EQ(refused.status, 402) << refused.body.constData();
+    EXPECT_EQ(json(refused)
+                  .value(QLatin1String("error"))
+                  .toObject()
+                  .value(QLatin1String("code"))
+                  .toString(),
+              QStringLiteral("processing_error"));
     EXPECT_EQ(stateOf(id), QStringLiteral("Authorized"));
     EXPECT_EQ(channelRecord(id, "capture"), QString());
 

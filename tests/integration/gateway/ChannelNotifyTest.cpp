@@ -454,3 +454,45 @@ TEST_F(ChannelNotifyTest, AnUnconfiguredChannelAndOtherMethodsAreRefused)
     const HttpReply unknown = postRaw("/v1/channels/paypal/notify", "{}");
     EXPECT_EQ(unknown.status, 404);
 }
+
+// A failed notice speaks of one attempt to pay; the payer may try again at
+// the channel. keel closes the authorization there before failing it, and a
+// close that finds the payment made settles it as made.
+TEST_F(ChannelNotifyTest, AFailedNoticeClosesTheAuthorizationBeforeFailingIt)
+{
+    const QString charge = pendingCharge("failed-notice");
+    // The network has not seen this one yet (its request is still on its way).
+    scalar("DELETE FROM keel.sim_channel_operations WHERE reference = '" + charge.toLatin1() +
+           "' RETURNING 1");
+    const QByteArray body =
+        stripeEvent(QStringLiteral("evt_f1"), charge, QStringLiteral("charge.failed"));
+    const HttpReply accepted =
+        postStripe(body, StripeSignature::header(m_stripeSecret, now(), body));
+    EXPECT_EQ(accepted.status, 200) << accepted.body.constData();
+    EXPECT_EQ(stateOf(charge), QStringLiteral("Failed"));
+    EXPECT_EQ(scalar("SELECT outcome FROM keel.sim_channel_operations WHERE reference = '" +
+                     charge.toLatin1() + "'"),
+              QStringLiteral("closed"));
+    SimulatedChannel network(settings(), {});
+    EXPECT_EQ(network
+                  .execute({charge, QStringLiteral("authorize"), 1999, QStringLiteral("cny"),
+                            QStringLiteral("tok_visa"), true})
+                  .outcome,
+              ChannelOutcome::Closed);
+}
+
+TEST_F(ChannelNotifyTest, AFailedNoticeForAPaymentTheChannelMadeSettlesAsMade)
+{
+    const QString charge = pendingCharge("made-after-all"); // processed, answer lost
+    const QByteArray body =
+        stripeEvent(QStringLiteral("evt_f2"), charge, QStringLiteral("charge.failed"));
+    const HttpReply accepted =
+        postStripe(body, StripeSignature::header(m_stripeSecret, now(), body));
+    EXPECT_EQ(accepted.status, 200) << accepted.body.constData();
+    EXPECT_EQ(stateOf(charge), QStringLiteral("Captured"));
+    auto connection = LibpqConnection::open(settings());
+    ASSERT_TRUE(connection.ok());
+    auto audit = Ledger::audit(*connection);
+    ASSERT_TRUE(audit.ok());
+    EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
+}
