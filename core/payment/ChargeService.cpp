@@ -414,6 +414,37 @@ PaymentOutcome ChargeService::resolveInFlight(ChargeRecord &charge)
     return settleInFlight(charge, *result);
 }
 
+PaymentOutcome ChargeService::recheckRefusedCapture(ChargeRecord &charge)
+{
+    if (charge.state != PaymentState::Authorized)
+        return PaymentOutcome::ofCharge(Kind::Charge, charge);
+    Result<ChannelResult> known =
+        askChannel(*m_context.channel, charge.publicId, QStringLiteral("capture"));
+    if (!known)
+        return PaymentOutcome::failure(known.error());
+    if (known->outcome != ChannelOutcome::Approved)
+        return PaymentOutcome::ofCharge(Kind::Charge, charge);
+    if (Status prepared = Ledger(m_connection).prepareAccounts(charge.merchantId, charge.currency);
+        !prepared)
+        return PaymentOutcome::failure(prepared.error());
+    PgTransaction tx(m_connection, PgTransaction::Pipelined);
+    const QStringList steps{QStringLiteral("capture"), QStringLiteral("capture_ok")};
+    if (Status moved = PaymentRepository(m_connection)
+                           .transition(charge, steps, {},
+                                       m_context.channel->name() + QStringLiteral(":capture:") +
+                                           charge.publicId);
+        !moved)
+        return PaymentOutcome::failure(moved.error());
+    if (Status posted = postCapture(charge, QStringLiteral("charge.captured")); !posted)
+        return PaymentOutcome::failure(posted.error());
+    IdempotentOperation unkeyed(m_context, m_connection, m_replies, {});
+    const PaymentOutcome captured =
+        unkeyed.finish(tx, PaymentOutcome::ofCharge(Kind::Charge, charge), charge.publicId);
+    if (captured.final())
+        paymentMetrics::countSteps(PaymentState::Authorized, steps);
+    return captured;
+}
+
 PaymentOutcome ChargeService::settleInFlight(ChargeRecord &charge, const ChannelResult &result)
 {
     const bool capturing = charge.state == PaymentState::Capturing;

@@ -45,6 +45,11 @@ public:
     // The same with what the channel told keel on its own (its asynchronous
     // notification, 补单): a charge no longer in flight is left as it is.
     PaymentOutcome settleInFlight(ChargeRecord &charge, const ChannelResult &result);
+    // A capture keel was told had not happened leaves the charge Authorized,
+    // to be sent again under the same reference; but a twin of it still on
+    // its way may have made it since. Asks the channel, and books a capture it
+    // made; used by the reconciler for a while after such a refusal.
+    PaymentOutcome recheckRefusedCapture(ChargeRecord &charge);
 
     // Without an out_trade_no the key itself names the order, so a takeover
     // of the key finds the charge its first holder created.

@@ -20,6 +20,8 @@ Result<Reconciler::Report> Reconciler::runOnce(int graceSeconds, int batch)
         return charges.error();
     if (Status refunds = settleRefunds(graceSeconds, batch, report); !refunds)
         return refunds.error();
+    if (Status captures = recheckRefusedCaptures(graceSeconds, batch, report); !captures)
+        return captures.error();
     return report;
 }
 
@@ -63,6 +65,42 @@ Status Reconciler::settleCharges(int graceSeconds, int batch, Report &report)
         // A concurrent resolver that got there first makes this one fail its
         // optimistic transition, which is fine: the payment is settled.
         count(service.resolveInFlight(record), record.publicId, record.publicId, report);
+    }
+    return {};
+}
+
+Status Reconciler::recheckRefusedCaptures(int graceSeconds, int batch, Report &report)
+{
+    // A twin of a capture lives as long as a request to the channel can:
+    // seconds. An hour of asking again covers it with room to spare.
+    Result<PgRows> due = m_connection.query(
+        "SELECT c.merchant_id, c.public_id FROM keel.payment_state s "
+        "JOIN keel.charges c ON c.id = s.charge_id "
+        "WHERE s.state = 'Authorized' "
+        "  AND s.updated_at < now() - make_interval(secs => $1) "
+        "  AND s.updated_at > now() - interval '1 hour' "
+        "  AND (SELECT e.event_type FROM keel.payment_events e WHERE e.charge_id = s.charge_id "
+        "       ORDER BY e.id DESC LIMIT 1) = 'capture_retry' "
+        "ORDER BY s.updated_at LIMIT $2",
+        {QByteArray::number(graceSeconds), QByteArray::number(batch)});
+    if (!due)
+        return due.error();
+    PaymentRepository repository(m_connection);
+    ChargeService service(m_context, m_connection, m_replies);
+    for (int i = 0; i < due->size(); ++i) {
+        ++report.examined;
+        Result<std::optional<ChargeRecord>> charge =
+            repository.findByPublicId(due->toInt64(i, 0), due->text(i, 1));
+        if (!charge || !charge->has_value()) {
+            ++report.failed;
+            continue;
+        }
+        ChargeRecord record = **charge;
+        const PaymentOutcome outcome = service.recheckRefusedCapture(record);
+        if (!outcome.final())
+            ++report.failed;
+        else if (record.state == PaymentState::Captured)
+            ++report.resolved;
     }
     return {};
 }

@@ -11,7 +11,8 @@ struct PaymentContext;
 
 // Finds payments left in Authorizing or Capturing by a lost channel answer (or
 // a crashed gateway) and settles each by asking the channel what happened
-// (补单). A key whose holder died on such a payment gets the settled reply, so
+// (补单); and, for an hour after a capture was refused, asks whether a twin
+// of it was made after all. A key whose holder died on such a payment gets the settled reply, so
 // the client finds it stored whether or not it retries. Safe to run in several processes at once:
 // rows are claimed with SKIP LOCKED, and each change is an optimistic transition.
 class Reconciler final {
@@ -31,6 +32,7 @@ public:
 private:
     Status settleCharges(int graceSeconds, int batch, Report &report);
     Status settleRefunds(int graceSeconds, int batch, Report &report);
+    Status recheckRefusedCaptures(int graceSeconds, int batch, Report &report);
     void count(const PaymentOutcome &outcome, const QString &paymentId, const QString &resourceId,
                Report &report);
 

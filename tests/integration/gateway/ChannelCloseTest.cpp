@@ -338,3 +338,42 @@ TEST_F(ChannelCloseTest, ARefusedCaptureIsNotClosedAndCanBeCapturedAgain)
     EXPECT_EQ(channelRecord(id, "capture"), QStringLiteral("approved"));
     expectBooksAgreeWithTheChannel();
 }
+
+// A refused capture is not closed, so a twin of it still on its way can make
+// it after keel said it had not happened: the reconciler asks again for a
+// while and books the capture the channel made.
+TEST_F(ChannelCloseTest, ACaptureMadeByATwinAfterARefusalIsBookedByTheReconciler)
+{
+    const HttpReply authorized =
+        post("/v1/charges", "amount=3488&currency=cny&source=tok_visa&capture=false", "auth");
+    ASSERT_EQ(authorized.status, 200) << authorized.body.constData();
+    const QString id = field(authorized, "id");
+    m_transit->next(Transit::RefuseAfterTwin);
+    const HttpReply refused = post("/v1/charges/" + id.toLatin1() + "/capture", {}, "capture-1");
+    EXPECT_EQ(refused.status, 402) << refused.body.constData();
+    ASSERT_EQ(stateOf(id), QStringLiteral("Authorized"));
+    ASSERT_EQ(channelRecord(id, "capture"), QStringLiteral("approved"));
+
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Captured"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'capture'"),
+              QStringLiteral("1"));
+    expectBooksAgreeWithTheChannel();
+    // Asking again changes nothing.
+    reconcile();
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'capture'"),
+              QStringLiteral("1"));
+}
+
+TEST_F(ChannelCloseTest, ARefusedCaptureTheChannelNeverMadeStaysAuthorized)
+{
+    const HttpReply authorized =
+        post("/v1/charges", "amount=3488&currency=cny&source=tok_visa&capture=false", "auth");
+    const QString id = field(authorized, "id");
+    m_transit->next(Transit::Refuse);
+    post("/v1/charges/" + id.toLatin1() + "/capture", {}, "capture-1");
+    ASSERT_EQ(stateOf(id), QStringLiteral("Authorized"));
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorized"));
+    EXPECT_EQ(channelRecord(id, "capture"), QString());
+}
