@@ -1,5 +1,6 @@
 #include "core/api/StripeReplies.h"
 
+#include "core/Overloaded.h"
 #include "core/ServiceLog.h"
 #include "core/api/ApiError.h"
 #include "core/api/StripeJson.h"
@@ -46,34 +47,47 @@ ApiError retryable(int status, const QString &type, const QString &code, const Q
 }
 
 // The refusals: what the request asked for cannot be done as asked.
-ApiError refusal(const PaymentOutcome &outcome)
+ApiError refusal(const PaymentOutcome &outcome, outcomes::Refused refused)
 {
+    using outcomes::Refused;
     const ChargeRecord *charge = outcome.charge ? &*outcome.charge : nullptr;
-    switch (outcome.kind) {
-    case Kind::ChargeNotCapturable:
+    switch (refused) {
+    case Refused::KeyReusedDifferently: {
+        ApiError error =
+            invalid(QStringLiteral("idempotency_key_in_use"), QStringLiteral("Idempotency-Key"),
+                    QStringLiteral("this Idempotency-Key was already used with "
+                                   "different parameters; use a new key for a new "
+                                   "request"));
+        error.status = 422;
+        error.type = QStringLiteral("idempotency_error");
+        return error;
+    }
+    case Refused::InvalidRequest:
+        break;
+    case Refused::ChargeNotCapturable:
         return invalid(charge->state == PaymentState::Captured
                            ? QStringLiteral("charge_already_captured")
                            : QStringLiteral("charge_not_capturable"),
                        QStringLiteral("id"),
                        QStringLiteral("charge %1 is %2 and cannot be captured")
                            .arg(charge->publicId, stateName(charge->state)));
-    case Kind::ChargeNotRefundable:
+    case Refused::ChargeNotRefundable:
         return invalid(QStringLiteral("charge_not_refundable"), QStringLiteral("charge"),
                        QStringLiteral("charge %1 is %2; only captured charges can be refunded")
                            .arg(charge->publicId, stateName(charge->state)));
-    case Kind::ChargeHeldInSuspense:
+    case Refused::ChargeHeldInSuspense:
         return invalid(QStringLiteral("charge_held_in_suspense"), QStringLiteral("charge"),
                        QStringLiteral("charge %1's money is held in suspense case %2 for "
                                       "settlement staff to resolve; it can be refunded once the "
                                       "case is closed")
                            .arg(charge->publicId, outcome.reference));
-    case Kind::RefundExceedsBalance:
+    case Refused::RefundExceedsBalance:
         return invalid(QStringLiteral("amount_too_large"), QStringLiteral("amount"),
                        QStringLiteral("amount %1 exceeds the %2 still refundable on charge %3")
                            .arg(outcome.amount)
                            .arg(outcome.refundable)
                            .arg(charge->publicId));
-    case Kind::OrderNumberTaken: {
+    case Refused::OrderNumberTaken: {
         ApiError error = invalid(
             QStringLiteral("out_trade_no_conflict"), QStringLiteral("out_trade_no"),
             QStringLiteral("out_trade_no %1 already belongs to charge %2 with different terms "
@@ -83,51 +97,38 @@ ApiError refusal(const PaymentOutcome &outcome)
         error.chargeId = charge->publicId;
         return error;
     }
-    case Kind::RefundNumberTaken:
+    case Refused::RefundNumberTaken:
         return invalid(
             QStringLiteral("out_refund_no_conflict"), QStringLiteral("out_refund_no"),
             QStringLiteral("out_refund_no %1 already belongs to refund %2 with a different amount")
                 .arg(outcome.reference, outcome.refund->publicId));
-    case Kind::ChargeNotFound:
-    case Kind::RefundNotFound: {
+    case Refused::ChargeNotFound:
+    case Refused::RefundNotFound: {
         ApiError error =
             invalid(QStringLiteral("resource_missing"), outcome.error.field,
                     QStringLiteral("no such %1: %2")
-                        .arg(outcome.is(Kind::ChargeNotFound) ? QStringLiteral("charge")
-                                                              : QStringLiteral("refund"),
+                        .arg(refused == Refused::ChargeNotFound ? QStringLiteral("charge")
+                                                                : QStringLiteral("refund"),
                              outcome.reference));
         error.status = 404;
         return error;
     }
-    case Kind::Charge:
-    case Kind::Refund:
-    case Kind::CardDeclined:
-    case Kind::AuthorizationFailed:
-    case Kind::CaptureNotProcessed:
-    case Kind::Replayed:
-    case Kind::KeyReusedDifferently:
-    case Kind::KeyInFlight:
-    case Kind::InvalidRequest:
-    case Kind::RefundInProgress:
-    case Kind::Contended:
-    case Kind::ChannelUnavailable:
-    case Kind::StoreUnavailable:
-        break;
     }
     return invalidRequest(outcome.error);
 }
 
 // The answers that say "not now": the same request may succeed later.
-ApiError notNow(const PaymentOutcome &outcome)
+ApiError notNow(const PaymentOutcome &outcome, outcomes::NotNow notNow)
 {
-    switch (outcome.kind) {
-    case Kind::KeyInFlight:
+    using outcomes::NotNow;
+    switch (notNow) {
+    case NotNow::KeyInFlight:
         return retryable(409, QStringLiteral("idempotency_error"),
                          QStringLiteral("request_in_progress"),
                          QStringLiteral("a request with this Idempotency-Key is still being "
                                         "processed; retry after the Retry-After delay"),
                          outcome.retryAfterSeconds);
-    case Kind::RefundInProgress: {
+    case NotNow::RefundInProgress: {
         ApiError error = retryable(
             409, QStringLiteral("invalid_request_error"), QStringLiteral("refund_in_progress"),
             QStringLiteral("charge %1 has a refund in progress; retry shortly")
@@ -136,35 +137,19 @@ ApiError notNow(const PaymentOutcome &outcome)
         error.param = QStringLiteral("charge");
         return error;
     }
-    case Kind::Contended:
+    case NotNow::Contended:
         return retryable(409, QStringLiteral("idempotency_error"),
                          QStringLiteral("request_in_progress"),
                          QStringLiteral("another request is working on this payment; retry "
                                         "shortly"),
                          outcome.retryAfterSeconds);
-    case Kind::ChannelUnavailable:
+    case NotNow::ChannelUnavailable:
         return retryable(502, QStringLiteral("api_connection_error"),
                          QStringLiteral("channel_unavailable"),
                          QStringLiteral("the payment network did not answer; retry with the same "
                                         "Idempotency-Key"),
                          outcome.retryAfterSeconds);
-    case Kind::Charge:
-    case Kind::Refund:
-    case Kind::CardDeclined:
-    case Kind::AuthorizationFailed:
-    case Kind::CaptureNotProcessed:
-    case Kind::Replayed:
-    case Kind::KeyReusedDifferently:
-    case Kind::InvalidRequest:
-    case Kind::ChargeNotFound:
-    case Kind::RefundNotFound:
-    case Kind::ChargeNotCapturable:
-    case Kind::ChargeNotRefundable:
-    case Kind::ChargeHeldInSuspense:
-    case Kind::RefundExceedsBalance:
-    case Kind::OrderNumberTaken:
-    case Kind::RefundNumberTaken:
-    case Kind::StoreUnavailable:
+    case NotNow::StoreUnavailable:
         break;
     }
     return retryable(503, QStringLiteral("api_error"), QStringLiteral("database_unavailable"),
@@ -173,65 +158,56 @@ ApiError notNow(const PaymentOutcome &outcome)
                      outcome.retryAfterSeconds);
 }
 
-HttpResponse rendered(const PaymentOutcome &outcome)
+ApiError cardFailure(const PaymentOutcome &outcome, outcomes::CardFailure failure)
 {
-    switch (outcome.kind) {
-    case Kind::Charge:
-        return jsonResponse(200, renderCharge(*outcome.charge));
-    case Kind::Refund:
-        return jsonResponse(200, renderRefund(*outcome.refund));
-    case Kind::CardDeclined: {
+    using outcomes::CardFailure;
+    switch (failure) {
+    case CardFailure::Declined: {
         ApiError error = cardError(outcome, QStringLiteral("card_declined"),
                                    QStringLiteral("Your card was declined."));
         error.declineCode = outcome.declineCode;
-        return error.response();
+        return error;
     }
-    case Kind::AuthorizationFailed:
+    case CardFailure::AuthorizationFailed:
         return cardError(outcome, QStringLiteral("processing_error"),
                          QStringLiteral("The card network could not process this charge; try "
-                                        "again with a new charge."))
-            .response();
-    case Kind::CaptureNotProcessed: {
-        ApiError error =
-            cardError(outcome, QStringLiteral("processing_error"),
-                      QStringLiteral("the capture was not processed; the charge stays authorized"));
-        error.shouldRetry = true;
-        return error.response();
-    }
-    case Kind::KeyReusedDifferently: {
-        ApiError error =
-            invalid(QStringLiteral("idempotency_key_in_use"), QStringLiteral("Idempotency-Key"),
-                    QStringLiteral("this Idempotency-Key was already used with "
-                                   "different parameters; use a new key for a new "
-                                   "request"));
-        error.status = 422;
-        error.type = QStringLiteral("idempotency_error");
-        return error.response();
-    }
-    case Kind::Replayed:
+                                        "again with a new charge."));
+    case CardFailure::CaptureNotProcessed:
         break;
-    case Kind::KeyInFlight:
-    case Kind::InvalidRequest:
-    case Kind::ChargeNotFound:
-    case Kind::RefundNotFound:
-    case Kind::ChargeNotCapturable:
-    case Kind::ChargeNotRefundable:
-    case Kind::ChargeHeldInSuspense:
-    case Kind::RefundInProgress:
-    case Kind::RefundExceedsBalance:
-    case Kind::OrderNumberTaken:
-    case Kind::RefundNumberTaken:
-    case Kind::Contended:
-    case Kind::ChannelUnavailable:
-    case Kind::StoreUnavailable:
-        return outcome.final() ? refusal(outcome).response() : notNow(outcome).response();
     }
+    ApiError error =
+        cardError(outcome, QStringLiteral("processing_error"),
+                  QStringLiteral("the capture was not processed; the charge stays authorized"));
+    error.shouldRetry = true;
+    return error;
+}
+
+HttpResponse replayed(const PaymentOutcome &outcome)
+{
     HttpResponse replay;
     replay.status = outcome.stored.status;
     replay.headers = outcome.stored.headers;
     replay.body = outcome.stored.body;
     replay.setHeader("Idempotent-Replayed", "true");
     return replay;
+}
+
+HttpResponse rendered(const PaymentOutcome &outcome)
+{
+    return std::visit(
+        Overloaded{
+            [&](outcomes::Settled settled) {
+                return settled == outcomes::Settled::Refund
+                           ? jsonResponse(200, renderRefund(*outcome.refund))
+                           : jsonResponse(200, renderCharge(*outcome.charge));
+            },
+            [&](outcomes::CardFailure failure) { return cardFailure(outcome, failure).response(); },
+            [&](outcomes::Replayed) { return replayed(outcome); },
+            [&](outcomes::Refused refused) { return refusal(outcome, refused).response(); },
+            [&](outcomes::NotNow later) {
+                return notNow(outcome, later).response();
+            }},
+        outcome.family());
 }
 
 } // namespace

@@ -56,34 +56,59 @@ PaymentOutcome PaymentOutcome::failure(const Error &error)
     return outcome;
 }
 
-bool PaymentOutcome::final() const
+outcomes::Family PaymentOutcome::family() const
 {
+    using namespace outcomes;
     switch (kind) {
-    case Kind::KeyInFlight:
-    case Kind::RefundInProgress:
-    case Kind::Contended:
-    case Kind::ChannelUnavailable:
-    case Kind::StoreUnavailable:
-        return false;
     case Kind::Charge:
+        return Settled::Charge;
     case Kind::Refund:
+        return Settled::Refund;
     case Kind::CardDeclined:
+        return CardFailure::Declined;
     case Kind::AuthorizationFailed:
+        return CardFailure::AuthorizationFailed;
     case Kind::CaptureNotProcessed:
+        return CardFailure::CaptureNotProcessed;
     case Kind::Replayed:
+        return Replayed{};
     case Kind::KeyReusedDifferently:
+        return Refused::KeyReusedDifferently;
     case Kind::InvalidRequest:
+        return Refused::InvalidRequest;
     case Kind::ChargeNotFound:
+        return Refused::ChargeNotFound;
     case Kind::RefundNotFound:
+        return Refused::RefundNotFound;
     case Kind::ChargeNotCapturable:
+        return Refused::ChargeNotCapturable;
     case Kind::ChargeNotRefundable:
+        return Refused::ChargeNotRefundable;
     case Kind::ChargeHeldInSuspense:
+        return Refused::ChargeHeldInSuspense;
     case Kind::RefundExceedsBalance:
+        return Refused::RefundExceedsBalance;
     case Kind::OrderNumberTaken:
+        return Refused::OrderNumberTaken;
     case Kind::RefundNumberTaken:
+        return Refused::RefundNumberTaken;
+    case Kind::KeyInFlight:
+        return NotNow::KeyInFlight;
+    case Kind::RefundInProgress:
+        return NotNow::RefundInProgress;
+    case Kind::Contended:
+        return NotNow::Contended;
+    case Kind::ChannelUnavailable:
+        return NotNow::ChannelUnavailable;
+    case Kind::StoreUnavailable:
         break;
     }
-    return true;
+    return NotNow::StoreUnavailable;
+}
+
+bool PaymentOutcome::final() const
+{
+    return !std::holds_alternative<outcomes::NotNow>(family());
 }
 
 } // namespace keel

@@ -12,6 +12,38 @@
 
 namespace keel {
 
+// PaymentOutcome's kinds by family. A consumer decides by family first, then
+// switches over the few kinds of that family: a new kind is placed in its
+// family once (PaymentOutcome::family), and the compiler then names every
+// switch over that family that must say what to do with it.
+namespace outcomes {
+enum class Settled { Charge, Refund }; // the payment as it now stands
+enum class CardFailure { Declined, AuthorizationFailed, CaptureNotProcessed };
+struct Replayed {}; // the key's first answer, sent again as it was
+// The request cannot be done as asked.
+enum class Refused {
+    KeyReusedDifferently,
+    InvalidRequest,
+    ChargeNotFound,
+    RefundNotFound,
+    ChargeNotCapturable,
+    ChargeNotRefundable,
+    ChargeHeldInSuspense,
+    RefundExceedsBalance,
+    OrderNumberTaken,
+    RefundNumberTaken,
+};
+// The same request may succeed later.
+enum class NotNow {
+    KeyInFlight,
+    RefundInProgress,
+    Contended,
+    ChannelUnavailable,
+    StoreUnavailable
+};
+using Family = std::variant<Settled, CardFailure, Replayed, Refused, NotNow>;
+} // namespace outcomes
+
 // What a payment operation came to. The services say what happened in the
 // domain's words; the API layer decides how a client is told (status codes,
 // Stripe's objects), and renders the outcomes that an Idempotency-Key stores.
@@ -65,6 +97,7 @@ struct PaymentOutcome {
     static PaymentOutcome failure(const Error &error);
 
     bool is(Kind other) const { return kind == other; }
+    outcomes::Family family() const;
     // Whether the operation reached an answer its key may keep (every kind
     // but the transient ones).
     bool final() const;

@@ -1,5 +1,7 @@
 #include "core/saga/PaymentSteps.h"
 
+#include "core/Overloaded.h"
+
 #include "core/idempotency/Fingerprint.h"
 #include "core/idempotency/IdempotencyKey.h"
 #include "core/payment/ChargeRequest.h"
@@ -15,7 +17,6 @@
 namespace keel {
 namespace {
 
-using Kind = PaymentOutcome::Kind;
 using Verdict = StepAnswer::Verdict;
 
 IdempotencyKey keyFor(const QString &text)
@@ -77,49 +78,44 @@ StepAnswer PaymentSteps::charge(const SagaRecord &saga, const StepRecord &step)
     const PaymentOutcome outcome =
         ChargeService(m_context, m_connection, m_replies)
             .create(merchantOf(saga), request, keyFor(QStringLiteral("saga:%1:action").arg(order)));
-    switch (outcome.kind) {
-    case Kind::Charge: {
-        ChargeRecord charge = *outcome.charge;
-        return chargeStepAnswer(charge);
-    }
-    case Kind::CardDeclined:
-    case Kind::AuthorizationFailed: {
+    const auto refused = [&] {
+        return StepAnswer::of(
+            Verdict::Failed,
+            QStringLiteral("the charge was refused: %1").arg(outcome.error.message));
+    };
+    const auto declined = [&] {
         StepAnswer answer =
             StepAnswer::of(Verdict::Failed,
                            QStringLiteral("the charge was declined (%1)").arg(outcome.declineCode));
         answer.chargeId = outcome.charge ? outcome.charge->id : 0;
         return answer;
-    }
-    case Kind::Replayed: {
-        Result<std::optional<ChargeRecord>> stored = payments.findByOrder(saga.merchantId, order);
-        if (!stored || !stored->has_value())
-            return StepAnswer::of(Verdict::Retryable,
-                                  QStringLiteral("the charge's stored answer names no charge"));
-        return chargeStepAnswer(**stored);
-    }
-    case Kind::KeyInFlight:
-    case Kind::Contended:
-        return transientStepAnswer(outcome, Verdict::Ongoing);
-    case Kind::ChannelUnavailable:
-    case Kind::StoreUnavailable:
-        return transientStepAnswer(outcome, Verdict::Retryable);
-    case Kind::Refund:
-    case Kind::CaptureNotProcessed:
-    case Kind::KeyReusedDifferently:
-    case Kind::InvalidRequest:
-    case Kind::ChargeNotFound:
-    case Kind::RefundNotFound:
-    case Kind::ChargeNotCapturable:
-    case Kind::ChargeNotRefundable:
-    case Kind::ChargeHeldInSuspense:
-    case Kind::RefundInProgress:
-    case Kind::RefundExceedsBalance:
-    case Kind::OrderNumberTaken:
-    case Kind::RefundNumberTaken:
-        break;
-    }
-    return StepAnswer::of(Verdict::Failed,
-                          QStringLiteral("the charge was refused: %1").arg(outcome.error.message));
+    };
+    return std::visit(
+        Overloaded{[&](outcomes::Settled settled) {
+                       return settled == outcomes::Settled::Charge
+                                  ? chargeStepAnswer(*outcome.charge)
+                                  : refused();
+                   },
+                   [&](outcomes::CardFailure failure) {
+                       return failure == outcomes::CardFailure::CaptureNotProcessed ? refused()
+                                                                                    : declined();
+                   },
+                   [&](outcomes::Replayed) { return storedChargeAnswer(saga.merchantId, order); },
+                   [&](outcomes::Refused) { return refused(); },
+                   [&](outcomes::NotNow later) {
+                       return notNowStepAnswer(outcome, later);
+                   }},
+        outcome.family());
+}
+
+StepAnswer PaymentSteps::storedChargeAnswer(qint64 merchantId, const QString &order)
+{
+    Result<std::optional<ChargeRecord>> stored =
+        PaymentRepository(m_connection).findByOrder(merchantId, order);
+    if (!stored || !stored->has_value())
+        return StepAnswer::of(Verdict::Retryable,
+                              QStringLiteral("the charge's stored answer names no charge"));
+    return chargeStepAnswer(**stored);
 }
 
 StepAnswer PaymentSteps::refundCharge(const SagaRecord &saga, const StepRecord &step)

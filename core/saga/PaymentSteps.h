@@ -35,6 +35,8 @@ public:
     static QString orderNumber(const SagaRecord &saga, int stepIndex);
 
 private:
+    // A charge step whose key replayed its first answer: the charge that answer made.
+    StepAnswer storedChargeAnswer(qint64 merchantId, const QString &order);
     // What an earlier attempt's refund (numbers `numberPrefix`.1, .2, ...)
     // already decided, if anything.
     std::optional<StepAnswer> earlierRefund(const SagaRecord &saga, const ChargeRecord &charge,

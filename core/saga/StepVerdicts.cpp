@@ -1,8 +1,11 @@
 #include "core/saga/StepVerdicts.h"
 
+#include "core/Overloaded.h"
+
 #include "core/payment/ChargeRecord.h"
 #include "core/payment/PaymentOutcome.h"
 #include "core/payment/PaymentState.h"
+#include "core/payment/RefundRecord.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -10,7 +13,6 @@
 namespace keel {
 namespace {
 
-using Kind = PaymentOutcome::Kind;
 using Verdict = StepAnswer::Verdict;
 
 } // namespace
@@ -22,53 +24,86 @@ StepAnswer transientStepAnswer(const PaymentOutcome &outcome, StepAnswer::Verdic
                                        : outcome.error.message);
 }
 
-StepAnswer refundStepAnswer(const PaymentOutcome &outcome, const ChargeRecord &charge)
+StepAnswer notNowStepAnswer(const PaymentOutcome &outcome, outcomes::NotNow later)
 {
-    switch (outcome.kind) {
-    case Kind::Refund:
-        if (outcome.refund->status == QLatin1String("succeeded"))
-            return StepAnswer::of(Verdict::Succeeded);
-        if (outcome.refund->status == QLatin1String("pending"))
-            return StepAnswer::of(
-                Verdict::Ongoing,
-                QStringLiteral("the refund %1 is pending").arg(outcome.refund->publicId));
-        return StepAnswer::of(
-            Verdict::Retryable,
-            QStringLiteral("the channel refused the refund %1").arg(outcome.refund->publicId));
-    case Kind::RefundInProgress:
-    case Kind::KeyInFlight:
-    case Kind::Contended:
+    using outcomes::NotNow;
+    switch (later) {
+    case NotNow::KeyInFlight:
+    case NotNow::RefundInProgress:
+    case NotNow::Contended:
         return transientStepAnswer(outcome, Verdict::Ongoing);
-    case Kind::ChargeNotRefundable:
+    case NotNow::ChannelUnavailable:
+    case NotNow::StoreUnavailable:
+        break;
+    }
+    return transientStepAnswer(outcome, Verdict::Retryable);
+}
+
+namespace {
+
+StepAnswer settledRefundAnswer(const RefundRecord &refund)
+{
+    if (refund.status == QLatin1String("succeeded"))
+        return StepAnswer::of(Verdict::Succeeded);
+    if (refund.status == QLatin1String("pending"))
+        return StepAnswer::of(Verdict::Ongoing,
+                              QStringLiteral("the refund %1 is pending").arg(refund.publicId));
+    return StepAnswer::of(Verdict::Retryable,
+                          QStringLiteral("the channel refused the refund %1").arg(refund.publicId));
+}
+
+StepAnswer refusedRefundAnswer(const PaymentOutcome &outcome, const ChargeRecord &charge,
+                               outcomes::Refused why)
+{
+    using outcomes::Refused;
+    switch (why) {
+    case Refused::ChargeNotRefundable:
         if (outcome.charge && outcome.charge->amountRefunded >= outcome.charge->amountCaptured)
             return StepAnswer::of(Verdict::Succeeded);
         return StepAnswer::of(
             Verdict::Retryable,
             QStringLiteral("the charge %1 cannot be refunded now").arg(charge.publicId));
-    case Kind::ChargeHeldInSuspense:
+    case Refused::ChargeHeldInSuspense:
         return StepAnswer::of(Verdict::Retryable,
                               QStringLiteral("the charge %1's money is held in suspense case %2")
                                   .arg(charge.publicId, outcome.reference));
-    case Kind::ChannelUnavailable:
-    case Kind::StoreUnavailable:
-    case Kind::Replayed:
-        return transientStepAnswer(outcome, Verdict::Retryable);
-    case Kind::Charge:
-    case Kind::CardDeclined:
-    case Kind::AuthorizationFailed:
-    case Kind::CaptureNotProcessed:
-    case Kind::KeyReusedDifferently:
-    case Kind::InvalidRequest:
-    case Kind::ChargeNotFound:
-    case Kind::RefundNotFound:
-    case Kind::ChargeNotCapturable:
-    case Kind::RefundExceedsBalance:
-    case Kind::OrderNumberTaken:
-    case Kind::RefundNumberTaken:
+    case Refused::KeyReusedDifferently:
+    case Refused::InvalidRequest:
+    case Refused::ChargeNotFound:
+    case Refused::RefundNotFound:
+    case Refused::ChargeNotCapturable:
+    case Refused::RefundExceedsBalance:
+    case Refused::OrderNumberTaken:
+    case Refused::RefundNumberTaken:
         break;
     }
     return StepAnswer::of(Verdict::Retryable,
                           QStringLiteral("the refund was refused: %1").arg(outcome.error.message));
+}
+
+} // namespace
+
+StepAnswer refundStepAnswer(const PaymentOutcome &outcome, const ChargeRecord &charge)
+{
+    const auto refused = [&] {
+        return StepAnswer::of(
+            Verdict::Retryable,
+            QStringLiteral("the refund was refused: %1").arg(outcome.error.message));
+    };
+    return std::visit(
+        Overloaded{
+            [&](outcomes::Settled settled) {
+                return settled == outcomes::Settled::Refund ? settledRefundAnswer(*outcome.refund)
+                                                            : refused();
+            },
+            [&](outcomes::CardFailure) { return refused(); },
+            // The key's stored answer is read again by the next attempt.
+            [&](outcomes::Replayed) { return transientStepAnswer(outcome, Verdict::Retryable); },
+            [&](outcomes::Refused why) { return refusedRefundAnswer(outcome, charge, why); },
+            [&](outcomes::NotNow later) {
+                return notNowStepAnswer(outcome, later);
+            }},
+        outcome.family());
 }
 
 StepAnswer chargeStepAnswer(const ChargeRecord &charge)

@@ -6,6 +6,9 @@ namespace keel {
 
 struct ChargeRecord;
 struct PaymentOutcome;
+namespace outcomes {
+enum class NotNow;
+}
 
 // What a payment step's outcome means for the saga, decided from the
 // outcome alone (no database): the pure half of PaymentSteps.
@@ -21,5 +24,9 @@ StepAnswer refundStepAnswer(const PaymentOutcome &outcome, const ChargeRecord &c
 
 // An outcome that says "not now" (busy, unreachable), with its reason.
 StepAnswer transientStepAnswer(const PaymentOutcome &outcome, StepAnswer::Verdict verdict);
+
+// "Not now" for a payment step: still going on while another request holds
+// the payment, worth another attempt later when something below failed.
+StepAnswer notNowStepAnswer(const PaymentOutcome &outcome, outcomes::NotNow later);
 
 } // namespace keel
