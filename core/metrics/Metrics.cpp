@@ -20,6 +20,18 @@ QByteArray seconds(qint64 micros)
     return QByteArray::number(double(micros) / 1e6, 'g', 10);
 }
 
+// The HELP and TYPE lines that open a metric.
+QByteArray opening(const char *name, const char *type, const char *help)
+{
+    return QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + ' ' + type + '\n';
+}
+
+// A metric with one sample and no labels.
+QByteArray single(const char *name, const char *type, const char *help, const QByteArray &value)
+{
+    return opening(name, type, help) + name + ' ' + value + '\n';
+}
+
 } // namespace
 
 Metrics &Metrics::instance()
@@ -262,23 +274,22 @@ void Metrics::setOutboxState(qint64 lagMs, qint64 backlog, qint64 parked)
 QByteArray Metrics::prometheusText() const
 {
     QByteArray out;
-    out +=
-        "# HELP keel_idempotency_requests_total Requests carrying an Idempotency-Key, by outcome.\n"
-        "# TYPE keel_idempotency_requests_total counter\n";
+    out += opening("keel_idempotency_requests_total", "counter",
+                   "Requests carrying an Idempotency-Key, by outcome.");
     for (size_t i = 0; i < IdempotencyNames.size(); ++i)
         out += QByteArray("keel_idempotency_requests_total{outcome=\"") + IdempotencyNames[i] +
                "\"} " + QByteArray::number(m_idempotency[i].load()) + '\n';
 
-    out += "# HELP keel_http_requests_total HTTP requests answered, by endpoint and status class.\n"
-           "# TYPE keel_http_requests_total counter\n";
+    out += opening("keel_http_requests_total", "counter",
+                   "HTTP requests answered, by endpoint and status class.");
     for (size_t e = 0; e < EndpointNames.size(); ++e)
         for (size_t c = 0; c < ClassNames.size(); ++c)
             out += QByteArray("keel_http_requests_total{endpoint=\"") + EndpointNames[e] +
                    "\",code=\"" + ClassNames[c] + "\"} " +
                    QByteArray::number(m_statusClasses[e][c].load()) + '\n';
 
-    out += "# HELP keel_http_request_duration_seconds Time to answer an HTTP request.\n"
-           "# TYPE keel_http_request_duration_seconds histogram\n";
+    out += opening("keel_http_request_duration_seconds", "histogram",
+                   "Time to answer an HTTP request.");
     for (size_t e = 0; e < EndpointNames.size(); ++e) {
         const QByteArray label = QByteArray("endpoint=\"") + EndpointNames[e] + '"';
         for (size_t b = 0; b < BucketMicros.size(); ++b)
@@ -293,19 +304,18 @@ QByteArray Metrics::prometheusText() const
                QByteArray::number(m_count[e].load()) + '\n';
     }
 
-    out +=
-        "# HELP keel_payment_transitions_total Payment state transitions, by from and to state.\n"
-        "# TYPE keel_payment_transitions_total counter\n";
+    out += opening("keel_payment_transitions_total", "counter",
+                   "Payment state transitions, by from and to state.");
     out += m_transitions.render("keel_payment_transitions_total");
 
-    out += "# HELP keel_ledger_postings_total Balanced ledger postings written, by kind.\n"
-           "# TYPE keel_ledger_postings_total counter\n";
+    out += opening("keel_ledger_postings_total", "counter",
+                   "Balanced ledger postings written, by kind.");
     for (size_t k = 0; k < PostingNames.size(); ++k)
         out += QByteArray("keel_ledger_postings_total{kind=\"") + PostingNames[k] + "\"} " +
                QByteArray::number(m_postings[k].load()) + '\n';
 
-    out += "# HELP keel_housekeeping_failures_total Housekeeping passes that failed, by task.\n"
-           "# TYPE keel_housekeeping_failures_total counter\n";
+    out += opening("keel_housekeeping_failures_total", "counter",
+                   "Housekeeping passes that failed, by task.");
     out += m_housekeepingFailures.render("keel_housekeeping_failures_total");
 
     out += sagaAndOutboxText();
@@ -315,49 +325,38 @@ QByteArray Metrics::prometheusText() const
 QByteArray Metrics::sagaAndOutboxText() const
 {
     QByteArray out;
-    out += "# HELP keel_saga_transitions_total Sagas reaching a status, by definition.\n"
-           "# TYPE keel_saga_transitions_total counter\n";
+    out += opening("keel_saga_transitions_total", "counter",
+                   "Sagas reaching a status, by definition.");
     out += m_sagas.render("keel_saga_transitions_total");
-    out += "# HELP keel_saga_step_attempts_total Saga step attempts, by definition, step, "
-           "operation and verdict.\n"
-           "# TYPE keel_saga_step_attempts_total counter\n";
+    out += opening("keel_saga_step_attempts_total", "counter",
+                   "Saga step attempts, by definition, step, operation and verdict.");
     out += m_sagaAttempts.render("keel_saga_step_attempts_total");
-    out += "# HELP keel_saga_step_duration_seconds Time one saga step attempt took.\n"
-           "# TYPE keel_saga_step_duration_seconds histogram\n";
+    out +=
+        opening("keel_saga_step_duration_seconds", "histogram", "Time one saga step attempt took.");
     out += m_sagaStepLatency.render("keel_saga_step_duration_seconds");
-    out += "# HELP keel_saga_lease_takeovers_total Sagas taken over from a worker whose lease "
-           "expired.\n"
-           "# TYPE keel_saga_lease_takeovers_total counter\n"
-           "keel_saga_lease_takeovers_total " +
-           QByteArray::number(m_leaseTakeovers.load()) + '\n';
-    out += "# HELP keel_sagas_stuck Sagas stuck now (non-terminal past their definition's "
-           "threshold, or a step past its attempts).\n"
-           "# TYPE keel_sagas_stuck gauge\n"
-           "keel_sagas_stuck " +
-           QByteArray::number(m_sagasStuck.load()) + '\n';
-    out += "# HELP keel_outbox_messages_total Outbox rows the relay published, had refused, "
-           "or parked.\n"
-           "# TYPE keel_outbox_messages_total counter\n";
+    out += single("keel_saga_lease_takeovers_total", "counter",
+                  "Sagas taken over from a worker whose lease expired.",
+                  QByteArray::number(m_leaseTakeovers.load()));
+    out += single("keel_sagas_stuck", "gauge",
+                  "Sagas stuck now (non-terminal past their definition's threshold, or a step past "
+                  "its attempts).",
+                  QByteArray::number(m_sagasStuck.load()));
+    out += opening("keel_outbox_messages_total", "counter",
+                   "Outbox rows the relay published, had refused, or parked.");
     out += m_outbox.render("keel_outbox_messages_total");
-    out += "# HELP keel_outbox_lag_seconds Age of the oldest unpublished outbox row.\n"
-           "# TYPE keel_outbox_lag_seconds gauge\n"
-           "keel_outbox_lag_seconds " +
-           seconds(m_outboxLagMs.load() * 1000) + '\n';
-    out += "# HELP keel_outbox_backlog Outbox rows waiting to be published.\n"
-           "# TYPE keel_outbox_backlog gauge\n"
-           "keel_outbox_backlog " +
-           QByteArray::number(m_outboxBacklog.load()) + '\n';
-    out += "# HELP keel_outbox_parked Outbox rows set aside after failing too often.\n"
-           "# TYPE keel_outbox_parked gauge\n"
-           "keel_outbox_parked " +
-           QByteArray::number(m_outboxParked.load()) + '\n';
-    out += "# HELP keel_notifications_total Merchant notification attempts: delivered, "
-           "failed (retried later) or parked (out of retries).\n"
-           "# TYPE keel_notifications_total counter\n";
+    out += single("keel_outbox_lag_seconds", "gauge", "Age of the oldest unpublished outbox row.",
+                  seconds(m_outboxLagMs.load() * 1000));
+    out += single("keel_outbox_backlog", "gauge", "Outbox rows waiting to be published.",
+                  QByteArray::number(m_outboxBacklog.load()));
+    out += single("keel_outbox_parked", "gauge", "Outbox rows set aside after failing too often.",
+                  QByteArray::number(m_outboxParked.load()));
+    out += opening("keel_notifications_total", "counter",
+                   "Merchant notification attempts: delivered, failed (retried later) or parked "
+                   "(out of retries).");
     out += m_notifications.render("keel_notifications_total");
-    out += "# HELP keel_channel_notifications_total Channel notifications received, by "
-           "channel and verdict (accepted, or why they were rejected).\n"
-           "# TYPE keel_channel_notifications_total counter\n";
+    out += opening("keel_channel_notifications_total", "counter",
+                   "Channel notifications received, by channel and verdict (accepted, or why they "
+                   "were rejected).");
     out += m_channelNotifications.render("keel_channel_notifications_total");
     return out;
 }
