@@ -2,9 +2,13 @@
 
 #include "core/Result.h"
 
+#include <functional>
+
 namespace keel {
 
 class LibpqConnection;
+class PgRows;
+struct ChargeRecord;
 class ReplyRenderer;
 struct PaymentOutcome;
 struct PaymentContext;
@@ -33,6 +37,11 @@ private:
     Status settleCharges(int graceSeconds, int batch, Report &report);
     Status settleRefunds(int graceSeconds, int batch, Report &report);
     Status recheckRefusedCaptures(int graceSeconds, int batch, Report &report);
+    // The rows of `sql`, whose $1 is the grace in seconds and $2 the batch.
+    Result<PgRows> dueRows(const char *sql, int graceSeconds, int batch);
+    // Each charge of `due` (merchant id, public id), read afresh, to `settle`.
+    void forEachCharge(const PgRows &due, Report &report,
+                       const std::function<void(ChargeRecord &)> &settle);
     void count(const PaymentOutcome &outcome, const QString &paymentId, const QString &resourceId,
                Report &report);
 
