@@ -15,24 +15,15 @@ AuditModel::Pages AuditModel::pagesFrom(QueryWorker *worker)
 }
 
 AuditModel::AuditModel(Pages pages, QObject *parent)
-    : PagedTableModel(parent), m_pages(std::move(pages))
+    : PagedRows(
+          std::move(pages), [](const AuditPage &page) { return page.entries; },
+          [](const AuditPage &page) { return page.nextBefore; }, parent)
 {}
-
-void AuditModel::search(const AuditFilter &filter)
-{
-    beginResetModel();
-    m_filter = filter;
-    m_entries.clear();
-    m_nextBefore.reset();
-    restart();
-    endResetModel();
-    fetchMore({});
-}
 
 int AuditModel::rowOf(qint64 seq) const
 {
-    for (qsizetype row = 0; row < m_entries.size(); ++row)
-        if (m_entries.at(row).seq == seq)
+    for (qsizetype row = 0; row < rows().size(); ++row)
+        if (rows().at(row).seq == seq)
             return int(row);
     return -1;
 }
@@ -42,13 +33,8 @@ void AuditModel::setBrokenSeq(qint64 seq)
     if (seq == m_brokenSeq)
         return;
     m_brokenSeq = seq;
-    if (!m_entries.isEmpty())
+    if (!rows().isEmpty())
         Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-}
-
-int AuditModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_entries.size());
 }
 
 int AuditModel::columnCount(const QModelIndex &parent) const
@@ -60,7 +46,7 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const AuditEntry &entry = m_entries.at(index.row());
+    const AuditEntry &entry = rowAt(index.row());
     if (role == Qt::ForegroundRole)
         return entry.seq == m_brokenSeq ? QVariant(QBrush(Qt::red)) : QVariant();
     if (role == Qt::TextAlignmentRole)
@@ -98,16 +84,6 @@ QVariant AuditModel::headerData(int section, Qt::Orientation orientation, int ro
         QT_TR_NOOP("Seq"),    QT_TR_NOOP("Time"),   QT_TR_NOOP("Who"), QT_TR_NOOP("Action"),
         QT_TR_NOOP("Object"), QT_TR_NOOP("Detail"), QT_TR_NOOP("Hash")};
     return section >= 0 && section < ColumnCount ? tr(titles[section]) : QVariant();
-}
-
-void AuditModel::fetchMore(const QModelIndex &parent)
-{
-    if (parent.isValid())
-        return;
-    fetchPage<AuditFilter, AuditPage, AuditEntry, qint64>(
-        m_pages, m_filter, m_entries, m_nextBefore,
-        [](const AuditPage &page) { return page.entries; },
-        [](const AuditPage &page) { return page.nextBefore; });
 }
 
 } // namespace keel

@@ -46,16 +46,13 @@ Status CaseSearchBar::narrow(SuspenseCaseFilter &filter) const
         filter.sagaId = reference;
     else
         filter.outTradeNo = reference;
-    const Result<std::optional<qint64>> merchant = wholeNumberField(m_merchant, tr("merchant id"));
-    if (!merchant)
-        return merchant.error();
-    filter.merchantId = merchant->value_or(0);
-    const Result<WholeRange> amounts =
-        wholeRangeFields(m_minAmount, tr("min amount"), m_maxAmount, tr("max amount"));
-    if (!amounts)
-        return amounts.error();
-    filter.amountMin = amounts->min;
-    filter.amountMax = amounts->max;
+    const Result<MerchantAndAmounts> common =
+        merchantAndAmounts({m_merchant, m_minAmount, m_maxAmount});
+    if (!common)
+        return common.error();
+    filter.merchantId = common->merchantId;
+    filter.amountMin = common->amounts.min;
+    filter.amountMax = common->amounts.max;
     const Result<QDateTime> from = dayField(m_from, tr("opened from"));
     if (!from)
         return from.error();

@@ -36,6 +36,23 @@ Result<WholeRange> wholeRangeFields(const QLineEdit *minField, const QString &mi
     return WholeRange{*min, *max};
 }
 
+Result<MerchantAndAmounts> merchantAndAmounts(const MerchantAndAmountFields &fields)
+{
+    const auto name = [](const char *text) {
+        return QCoreApplication::translate("keel::FilterFields", text);
+    };
+    const Result<std::optional<qint64>> merchant = wholeNumberField(
+        fields.merchant, name(QT_TRANSLATE_NOOP("keel::FilterFields", "merchant id")));
+    if (!merchant)
+        return merchant.error();
+    const Result<WholeRange> amounts = wholeRangeFields(
+        fields.minAmount, name(QT_TRANSLATE_NOOP("keel::FilterFields", "min amount")),
+        fields.maxAmount, name(QT_TRANSLATE_NOOP("keel::FilterFields", "max amount")));
+    if (!amounts)
+        return amounts.error();
+    return MerchantAndAmounts{merchant->value_or(0), *amounts};
+}
+
 Result<QDateTime> dayField(const QLineEdit *field, const QString &name)
 {
     const QString text = field->text().trimmed();

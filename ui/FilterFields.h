@@ -26,6 +26,19 @@ struct WholeRange {
 Result<WholeRange> wholeRangeFields(const QLineEdit *minField, const QString &minName,
                                     const QLineEdit *maxField, const QString &maxName);
 
+// The merchant id and amount range that every payment search offers; the
+// field names come from the caller, in its own words.
+struct MerchantAndAmounts {
+    qint64 merchantId = 0; // 0: any
+    WholeRange amounts;
+};
+struct MerchantAndAmountFields {
+    const QLineEdit *merchant;
+    const QLineEdit *minAmount;
+    const QLineEdit *maxAmount;
+};
+Result<MerchantAndAmounts> merchantAndAmounts(const MerchantAndAmountFields &fields);
+
 // A day as ISO 8601 (2026-11-30), the start of that day in local time.
 Result<QDateTime> dayField(const QLineEdit *field, const QString &name);
 

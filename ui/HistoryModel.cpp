@@ -14,24 +14,10 @@ HistoryModel::Pages HistoryModel::pagesFrom(QueryWorker *worker)
 }
 
 HistoryModel::HistoryModel(Pages pages, QObject *parent)
-    : PagedTableModel(parent), m_pages(std::move(pages))
+    : PagedRows(
+          std::move(pages), [](const HistoryPage &page) { return page.rows; },
+          [](const HistoryPage &page) { return page.next; }, parent)
 {}
-
-void HistoryModel::search(const HistoryFilter &filter)
-{
-    beginResetModel();
-    m_filter = filter;
-    m_rows.clear();
-    m_next.reset();
-    restart();
-    endResetModel();
-    fetchMore({});
-}
-
-int HistoryModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
 
 int HistoryModel::columnCount(const QModelIndex &parent) const
 {
@@ -42,7 +28,7 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const HistoryRow &row = m_rows.at(index.row());
+    const HistoryRow &row = rowAt(index.row());
     if (role == Qt::TextAlignmentRole)
         return index.column() >= Amount && index.column() <= Refunded
                    ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
@@ -81,15 +67,6 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
                                          QT_TR_NOOP("Amount"),   QT_TR_NOOP("Captured"),
                                          QT_TR_NOOP("Refunded"), QT_TR_NOOP("State")};
     return section >= 0 && section < ColumnCount ? tr(titles[section]) : QVariant();
-}
-
-void HistoryModel::fetchMore(const QModelIndex &parent)
-{
-    if (parent.isValid())
-        return;
-    fetchPage<HistoryFilter, HistoryPage, HistoryRow, HistoryCursor>(
-        m_pages, m_filter, m_rows, m_next, [](const HistoryPage &page) { return page.rows; },
-        [](const HistoryPage &page) { return page.next; });
 }
 
 } // namespace keel

@@ -164,16 +164,13 @@ Result<HistoryFilter> HistoryView::currentFilter() const
         filter.chargeId = text;
     else
         filter.outTradeNo = text;
-    const Result<std::optional<qint64>> merchant = wholeNumberField(m_merchant, tr("merchant id"));
-    if (!merchant)
-        return merchant.error();
-    filter.merchantId = merchant->value_or(0);
-    const Result<WholeRange> amounts =
-        wholeRangeFields(m_minAmount, tr("min amount"), m_maxAmount, tr("max amount"));
-    if (!amounts)
-        return amounts.error();
-    filter.minAmount = amounts->min;
-    filter.maxAmount = amounts->max;
+    const Result<MerchantAndAmounts> common =
+        merchantAndAmounts({m_merchant, m_minAmount, m_maxAmount});
+    if (!common)
+        return common.error();
+    filter.merchantId = common->merchantId;
+    filter.minAmount = common->amounts.min;
+    filter.maxAmount = common->amounts.max;
     filter.state = m_state->currentData().toString();
     const QDateTime now = QDateTime::currentDateTime();
     switch (m_created->currentData().toInt()) {

@@ -105,4 +105,52 @@ private:
     int m_generation = 0;
 };
 
+// The rows of one search, a page at a time, and what every paged model does
+// with them; a model adds its columns (columnCount, data, headerData).
+template <typename Filter, typename Page, typename Row, typename Cursor>
+class PagedRows : public PagedTableModel {
+public:
+    using Pages = PageSource<Filter, Page, Cursor>;
+
+    // Forgets the rows and loads the first page of `filter`.
+    void search(const Filter &filter)
+    {
+        beginResetModel();
+        m_filter = filter;
+        m_rows.clear();
+        m_next.reset();
+        restart();
+        endResetModel();
+        fetchMore({});
+    }
+    const Filter &filter() const { return m_filter; }
+    const Row &rowAt(int row) const { return m_rows.at(row); }
+
+    int rowCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : int(m_rows.size());
+    }
+    void fetchMore(const QModelIndex &parent) override
+    {
+        if (!parent.isValid())
+            fetchPage<Filter, Page, Row, Cursor>(m_pages, m_filter, m_rows, m_next, m_rowsOf,
+                                                 m_nextOf);
+    }
+
+protected:
+    PagedRows(Pages pages, QList<Row> (*rowsOf)(const Page &),
+              std::optional<Cursor> (*nextOf)(const Page &), QObject *parent)
+        : PagedTableModel(parent), m_pages(std::move(pages)), m_rowsOf(rowsOf), m_nextOf(nextOf)
+    {}
+    const QList<Row> &rows() const { return m_rows; }
+
+private:
+    Pages m_pages;
+    QList<Row> (*m_rowsOf)(const Page &);
+    std::optional<Cursor> (*m_nextOf)(const Page &);
+    Filter m_filter;
+    QList<Row> m_rows;
+    std::optional<Cursor> m_next;
+};
+
 } // namespace keel

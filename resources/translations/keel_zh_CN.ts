@@ -939,6 +939,18 @@ Comment (optional):</source>
 <context>
     <name>keel::FilterFields</name>
     <message>
+        <source>merchant id</source>
+        <translation>商户编号</translation>
+    </message>
+    <message>
+        <source>min amount</source>
+        <translation>最小金额</translation>
+    </message>
+    <message>
+        <source>max amount</source>
+        <translation>最大金额</translation>
+    </message>
+    <message>
         <location filename="../../ui/FilterFields.cpp" line="17"/>
         <source>%1 must be a whole number ≥ 0; got &quot;%2&quot;</source>
         <translation>%1 必须是 ≥ 0 的整数；收到的是“%2”</translation>
