@@ -442,7 +442,9 @@ void ChaosRun::restartAllNow()
 }
 
 // Nothing left in flight: every event applied, every saga and payment at
-// rest, every notification delivered or parked.
+// rest, every notification delivered or parked, every queued guarded action
+// carried out (one whose worker died holding it waits out its claim, a
+// minute, before another worker takes it).
 bool ChaosRun::quiet()
 {
     if (m_world->failover() && !m_world->failover()->healthy())
@@ -455,7 +457,8 @@ bool ChaosRun::quiet()
         "NULL) + (SELECT count(*) FROM keel.sagas WHERE status IN ('running', 'compensating')) + "
         "(SELECT count(*) FROM keel.notifications WHERE status = 'pending') + (SELECT count(*) "
         "FROM keel.payment_state WHERE state IN ('Created', 'Authorizing', 'Capturing', "
-        "'Refunding')) + (SELECT count(*) FROM chaos.committed_events e WHERE NOT EXISTS (SELECT 1 "
+        "'Refunding')) + (SELECT count(*) FROM keel.operator_actions WHERE status = 'queued') + "
+        "(SELECT count(*) FROM chaos.committed_events e WHERE NOT EXISTS (SELECT 1 "
         "FROM chaos.applied_events a WHERE a.message_id = 'keel-outbox-' || e.outbox_id))");
     return busy && *busy == QLatin1String("0");
 }
