@@ -183,6 +183,22 @@ protected:
         return field(charge, "id");
     }
 
+    // An authorized, not yet captured charge of 34.88 CNY.
+    QString authorizedCharge()
+    {
+        const HttpReply authorized =
+            post("/v1/charges", "amount=3488&currency=cny&source=tok_visa&capture=false", "auth");
+        EXPECT_EQ(authorized.status, 200) << authorized.body.constData();
+        return field(authorized, "id");
+    }
+
+    // The charge's first capture, crossing the network as `transit` says.
+    HttpReply captureThrough(const QString &id, Transit transit)
+    {
+        m_transit->next(transit);
+        return post("/v1/charges/" + id.toLatin1() + "/capture", {}, "capture-1");
+    }
+
     std::shared_ptr<SimulatedChannel> m_network;
     std::shared_ptr<NetworkInTransit> m_transit;
 };
@@ -316,12 +332,8 @@ TEST_F(ChannelCloseTest, AFailedRefundIsClosedSoTheMerchantCanRefundAgainSafely)
 
 TEST_F(ChannelCloseTest, ARefusedCaptureIsNotClosedAndCanBeCapturedAgain)
 {
-    const HttpReply authorized =
-        post("/v1/charges", "amount=3488&currency=cny&source=tok_visa&capture=false", "auth");
-    ASSERT_EQ(authorized.status, 200) << authorized.body.constData();
-    const QString id = field(authorized, "id");
-    m_transit->next(Transit::Refuse);
-    const HttpReply refused = post("/v1/charges/" + id.toLatin1() + "/capture", {}, "capture-1");
+    const QString id = authorizedCharge();
+    const HttpReply refused = captureThrough(id, Transit::Refuse);
     EXPECT_EQ(refused.status, 402) << refused.body.constData();
     EXPECT_EQ(json(refused)
                   .value(QLatin1String("error"))
@@ -344,12 +356,8 @@ TEST_F(ChannelCloseTest, ARefusedCaptureIsNotClosedAndCanBeCapturedAgain)
 // while and books the capture the channel made.
 TEST_F(ChannelCloseTest, ACaptureMadeByATwinAfterARefusalIsBookedByTheReconciler)
 {
-    const HttpReply authorized =
-        post("/v1/charges", "amount=3488&currency=cny&source=tok_visa&capture=false", "auth");
-    ASSERT_EQ(authorized.status, 200) << authorized.body.constData();
-    const QString id = field(authorized, "id");
-    m_transit->next(Transit::RefuseAfterTwin);
-    const HttpReply refused = post("/v1/charges/" + id.toLatin1() + "/capture", {}, "capture-1");
+    const QString id = authorizedCharge();
+    const HttpReply refused = captureThrough(id, Transit::RefuseAfterTwin);
     EXPECT_EQ(refused.status, 402) << refused.body.constData();
     ASSERT_EQ(stateOf(id), QStringLiteral("Authorized"));
     ASSERT_EQ(channelRecord(id, "capture"), QStringLiteral("approved"));
@@ -367,11 +375,8 @@ TEST_F(ChannelCloseTest, ACaptureMadeByATwinAfterARefusalIsBookedByTheReconciler
 
 TEST_F(ChannelCloseTest, ARefusedCaptureTheChannelNeverMadeStaysAuthorized)
 {
-    const HttpReply authorized =
-        post("/v1/charges", "amount=3488&currency=cny&source=tok_visa&capture=false", "auth");
-    const QString id = field(authorized, "id");
-    m_transit->next(Transit::Refuse);
-    post("/v1/charges/" + id.toLatin1() + "/capture", {}, "capture-1");
+    const QString id = authorizedCharge();
+    captureThrough(id, Transit::Refuse);
     ASSERT_EQ(stateOf(id), QStringLiteral("Authorized"));
     reconcile();
     EXPECT_EQ(stateOf(id), QStringLiteral("Authorized"));
