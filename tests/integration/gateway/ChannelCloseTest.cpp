@@ -174,6 +174,15 @@ protected:
         EXPECT_GT(audit->chargesAgainstChannel, 0);
     }
 
+    // keel's state for the charge, the channel's record of its authorization,
+    // and the books agreeing with the channel.
+    void expectSettledAs(const QString &id, const char *state, const char *authorization)
+    {
+        EXPECT_EQ(stateOf(id), QLatin1String(state));
+        EXPECT_EQ(channelRecord(id, "authorize"), QLatin1String(authorization));
+        expectBooksAgreeWithTheChannel();
+    }
+
     QString capturedCharge(const QByteArray &key)
     {
         const HttpReply charge =
@@ -192,6 +201,20 @@ protected:
         return field(authorized, "id");
     }
 
+    // A sale of 34.88 CNY whose authorization crosses the network as `transit` says.
+    HttpReply chargeThrough(Transit transit)
+    {
+        m_transit->next(transit);
+        return post("/v1/charges", "amount=3488&currency=cny&source=tok_visa", "k1");
+    }
+
+    // A full refund of charge `id` under `key`, crossing the network as `transit` says.
+    HttpReply refundThrough(const QString &id, Transit transit, const QByteArray &key)
+    {
+        m_transit->next(transit);
+        return post("/v1/refunds", "charge=" + id.toLatin1(), key);
+    }
+
     // The charge's first capture, crossing the network as `transit` says.
     HttpReply captureThrough(const QString &id, Transit transit)
     {
@@ -207,8 +230,7 @@ protected:
 
 TEST_F(ChannelCloseTest, TheReconcilerClosesAnAuthorizationStillOnItsWayBeforeFailingIt)
 {
-    m_transit->next(Transit::Hold);
-    const HttpReply pending = post("/v1/charges", "amount=3488&currency=cny&source=tok_visa", "k1");
+    const HttpReply pending = chargeThrough(Transit::Hold);
     ASSERT_EQ(pending.status, 200) << pending.body.constData();
     ASSERT_EQ(field(pending, "status"), QStringLiteral("pending"));
     const QString id = field(pending, "id");
@@ -229,34 +251,27 @@ TEST_F(ChannelCloseTest, TheReconcilerClosesAnAuthorizationStillOnItsWayBeforeFa
 
 TEST_F(ChannelCloseTest, AnAuthorizationThatArrivedFirstIsCapturedNotClosed)
 {
-    m_transit->next(Transit::Hold);
-    const HttpReply pending = post("/v1/charges", "amount=3488&currency=cny&source=tok_visa", "k1");
+    const HttpReply pending = chargeThrough(Transit::Hold);
     ASSERT_EQ(field(pending, "status"), QStringLiteral("pending"));
     const QString id = field(pending, "id");
     ASSERT_EQ(m_transit->deliverHeld()->outcome, ChannelOutcome::Approved);
 
     reconcile();
-    EXPECT_EQ(stateOf(id), QStringLiteral("Captured"));
-    EXPECT_EQ(channelRecord(id, "authorize"), QStringLiteral("approved"));
-    expectBooksAgreeWithTheChannel();
+    expectSettledAs(id, "Captured", "approved");
 }
 
 TEST_F(ChannelCloseTest, ARefusalWhoseTwinGotThroughSettlesAsTheTwin)
 {
-    m_transit->next(Transit::RefuseAfterTwin);
-    const HttpReply charge = post("/v1/charges", "amount=3488&currency=cny&source=tok_visa", "k1");
+    const HttpReply charge = chargeThrough(Transit::RefuseAfterTwin);
     ASSERT_EQ(charge.status, 200) << charge.body.constData();
     const QString id = field(charge, "id");
     EXPECT_EQ(field(charge, "status"), QStringLiteral("succeeded"));
-    EXPECT_EQ(stateOf(id), QStringLiteral("Captured"));
-    EXPECT_EQ(channelRecord(id, "authorize"), QStringLiteral("approved"));
-    expectBooksAgreeWithTheChannel();
+    expectSettledAs(id, "Captured", "approved");
 }
 
 TEST_F(ChannelCloseTest, ARefusedAuthorizationIsClosedSoALateTwinIsRefusedToo)
 {
-    m_transit->next(Transit::Refuse);
-    const HttpReply charge = post("/v1/charges", "amount=3488&currency=cny&source=tok_visa", "k1");
+    const HttpReply charge = chargeThrough(Transit::Refuse);
     ASSERT_EQ(charge.status, 402) << charge.body.constData();
     const QString id = json(charge)
                            .value(QLatin1String("error"))
@@ -276,9 +291,8 @@ TEST_F(ChannelCloseTest, ARefusedAuthorizationIsClosedSoALateTwinIsRefusedToo)
 
 TEST_F(ChannelCloseTest, ARefusalTheChannelCannotCloseStaysInFlight)
 {
-    m_transit->next(Transit::Refuse);
     m_transit->setCloseUnreachable(true);
-    const HttpReply charge = post("/v1/charges", "amount=3488&currency=cny&source=tok_visa", "k1");
+    const HttpReply charge = chargeThrough(Transit::Refuse);
     ASSERT_EQ(charge.status, 200) << charge.body.constData();
     const QString id = field(charge, "id");
     EXPECT_EQ(field(charge, "status"), QStringLiteral("pending"));
@@ -295,8 +309,7 @@ TEST_F(ChannelCloseTest, ARefusalTheChannelCannotCloseStaysInFlight)
 TEST_F(ChannelCloseTest, ARefundWhoseTwinGotThroughIsNotFailed)
 {
     const QString id = capturedCharge("charge");
-    m_transit->next(Transit::RefuseAfterTwin);
-    const HttpReply refund = post("/v1/refunds", "charge=" + id.toLatin1(), "refund");
+    const HttpReply refund = refundThrough(id, Transit::RefuseAfterTwin, "refund");
     ASSERT_EQ(refund.status, 200) << refund.body.constData();
     const QString refundId = field(refund, "id");
     EXPECT_EQ(field(refund, "status"), QStringLiteral("succeeded"));
@@ -308,8 +321,7 @@ TEST_F(ChannelCloseTest, ARefundWhoseTwinGotThroughIsNotFailed)
 TEST_F(ChannelCloseTest, AFailedRefundIsClosedSoTheMerchantCanRefundAgainSafely)
 {
     const QString id = capturedCharge("charge");
-    m_transit->next(Transit::Refuse);
-    const HttpReply refused = post("/v1/refunds", "charge=" + id.toLatin1(), "refund-1");
+    const HttpReply refused = refundThrough(id, Transit::Refuse, "refund-1");
     ASSERT_EQ(refused.status, 200) << refused.body.constData();
     const QString first = field(refused, "id");
     EXPECT_EQ(field(refused, "status"), QStringLiteral("failed"));
