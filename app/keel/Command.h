@@ -37,6 +37,12 @@ public:
     // The actions a command takes as its one positional argument
     // ("keel merchant create"); empty for commands without one.
     virtual QStringList actions() const { return {}; }
+    // How many positional arguments follow `action` ("keel recon import FILE").
+    virtual int argumentsAfter(const QString &action) const
+    {
+        Q_UNUSED(action);
+        return 0;
+    }
     virtual int run(const QCommandLineParser &parser) = 0;
 };
 
@@ -47,6 +53,7 @@ std::unique_ptr<Command> makeWorkerCommand();
 std::unique_ptr<Command> makeRelayCommand();
 std::unique_ptr<Command> makeMerchantCommand();
 std::unique_ptr<Command> makeAuditCommand();
+std::unique_ptr<Command> makeReconCommand();
 std::unique_ptr<Command> makeSimulateCommand();
 std::unique_ptr<Command> makeSeedCommand();
 std::unique_ptr<Command> makeChannelSimCommand();

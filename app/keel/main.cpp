@@ -23,6 +23,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(makeChannelSimCommand());
     commands.push_back(makeMerchantCommand());
     commands.push_back(makeAuditCommand());
+    commands.push_back(makeReconCommand());
     commands.push_back(makeSimulateCommand());
     commands.push_back(makeSeedCommand());
     return commands;
@@ -101,11 +102,14 @@ int main(int argc, char *argv[])
                     keel::ErrorKind::Usage,
                     QStringLiteral("unexpected argument \"%1\"").arg(positional.constFirst())));
         if (!actions.isEmpty() &&
-            (positional.size() != 1 || !actions.contains(positional.constFirst())))
-            return fail(command->name(),
-                        keel::makeError(keel::ErrorKind::Usage,
-                                        QStringLiteral("expected one action: %1")
-                                            .arg(actions.join(QStringLiteral(", ")))));
+            (positional.isEmpty() || !actions.contains(positional.constFirst()) ||
+             positional.size() != 1 + command->argumentsAfter(positional.constFirst())))
+            return fail(
+                command->name(),
+                keel::makeError(
+                    keel::ErrorKind::Usage,
+                    QStringLiteral("expected one action (and its file, if it takes one): %1")
+                        .arg(actions.join(QStringLiteral(", ")))));
         return command->run(parser);
     }
     std::fprintf(stderr, "keel: unknown command \"%s\"; run \"keel --help\" for the list\n",

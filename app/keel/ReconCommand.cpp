@@ -1,0 +1,209 @@
+#include "Command.h"
+
+#include "core/db/LibpqConnection.h"
+#include "core/json/JsonWriter.h"
+#include "core/money/Currency.h"
+#include "core/recon/ReconRun.h"
+#include "core/recon/StatementStore.h"
+#include "core/reference/CurrencyStore.h"
+#include "core/statement/StatementReader.h"
+
+#include <QCommandLineParser>
+#include <QFile>
+
+namespace keel::cli {
+namespace {
+
+// A day's statement of the largest merchant stays well below this.
+constexpr qint64 StatementFileLimit = qint64(1) << 30;
+
+QString option(const QCommandLineParser &parser, const char *name)
+{
+    return parser.value(QString::fromLatin1(name));
+}
+
+Error usage(const QString &message)
+{
+    return makeError(ErrorKind::Usage, message);
+}
+
+class ReconCommand final : public Command {
+public:
+    QString name() const override { return QStringLiteral("recon"); }
+    QString summary() const override
+    {
+        return QStringLiteral(
+            "Reconcile a channel's statements with keel's books (对账): \"keel recon import "
+            "--channel NAME --format csv|wechatpay FILE [--sha1 HEX]\" stores a statement whole "
+            "or refuses it (exit 2 names the check); \"keel recon run --channel NAME --date "
+            "YYYY-MM-DD [--json]\" matches one business day and keeps its breaks; \"keel recon "
+            "verify --run ID\" recomputes a run's result hash.");
+    }
+    QStringList actions() const override
+    {
+        return {QStringLiteral("import"), QStringLiteral("run"), QStringLiteral("verify")};
+    }
+
+    int argumentsAfter(const QString &action) const override
+    {
+        return action == QLatin1String("import") ? 1 : 0;
+    }
+
+    void addOptions(QCommandLineParser &parser) const override
+    {
+        parser.addPositionalArgument(QStringLiteral("action"),
+                                     QStringLiteral("import, run, or verify."));
+        parser.addPositionalArgument(QStringLiteral("file"),
+                                     QStringLiteral("import: the statement file."), {});
+        addDatabaseOption(parser);
+        parser.addOption({QStringLiteral("channel"),
+                          QStringLiteral("The channel the statement or day belongs to (sim, "
+                                         "alipay, wechatpay, stripe)."),
+                          QStringLiteral("NAME")});
+        parser.addOption({QStringLiteral("format"),
+                          QStringLiteral("import: csv (keel's normalised form) or wechatpay (the "
+                                         "v3 trade bill, plain or gzip)."),
+                          QStringLiteral("FORMAT")});
+        parser.addOption({QStringLiteral("sha1"),
+                          QStringLiteral("import: the SHA1 the channel's download API returned; "
+                                         "checked before anything is read."),
+                          QStringLiteral("HEX")});
+        parser.addOption({QStringLiteral("date"),
+                          QStringLiteral("run: the business day, in the channel's time zone."),
+                          QStringLiteral("YYYY-MM-DD")});
+        parser.addOption(
+            {QStringLiteral("json"), QStringLiteral("run: print the result as JSON.")});
+        parser.addOption({QStringLiteral("run"), QStringLiteral("verify: the run to recompute."),
+                          QStringLiteral("ID")});
+    }
+
+    int run(const QCommandLineParser &parser) override
+    {
+        const QString action = parser.positionalArguments().constFirst();
+        if (action != QLatin1String("verify") && option(parser, "channel").isEmpty())
+            return fail(name(), usage(QStringLiteral("--channel is required")));
+        if (action == QLatin1String("import"))
+            return importStatement(parser);
+        if (action == QLatin1String("run"))
+            return runDay(parser);
+        return verify(parser);
+    }
+
+private:
+    int importStatement(const QCommandLineParser &parser)
+    {
+        const QStringList arguments = parser.positionalArguments();
+        if (arguments.size() != 2)
+            return fail(name(), usage(QStringLiteral("import takes one statement file")));
+        const std::optional<StatementFormat> format =
+            statementFormatNamed(option(parser, "format"));
+        if (!format)
+            return fail(name(), usage(QStringLiteral("--format must be alipay, wechatpay, "
+                                                     "stripe or csv")));
+        Result<QByteArray> bytes = readFile(arguments.at(1));
+        if (!bytes)
+            return fail(name(), bytes.error());
+        Result<LibpqConnection> session = openDatabase(parser);
+        if (!session)
+            return fail(name(), session.error());
+        Result<CurrencyTable> currencies = loadCurrencies(*session);
+        if (!currencies)
+            return fail(name(), currencies.error());
+        Result<QList<StatementLine>> lines =
+            readStatement({*format, *bytes, option(parser, "sha1")}, *currencies);
+        if (!lines)
+            return fail(name(), lines.error());
+        Result<ImportedStatement> stored =
+            storeStatement(*session, option(parser, "channel"), *format, *bytes, *lines);
+        if (!stored)
+            return fail(name(), stored.error());
+        if (stored->alreadyImported)
+            note(QStringLiteral("keel recon: this file was imported before; nothing stored"));
+        printLine(QStringLiteral("statement=%1 lines=%2").arg(stored->id).arg(stored->lines));
+        return ExitOk;
+    }
+
+    int runDay(const QCommandLineParser &parser)
+    {
+        const QDate date = QDate::fromString(option(parser, "date"), Qt::ISODate);
+        if (!date.isValid())
+            return fail(name(), usage(QStringLiteral("--date must be a day as YYYY-MM-DD")));
+        Result<LibpqConnection> session = openDatabase(parser);
+        if (!session)
+            return fail(name(), session.error());
+        Result<ReconReport> report = runReconciliation(*session, option(parser, "channel"), date);
+        if (!report)
+            return fail(name(), report.error());
+        if (parser.isSet(QStringLiteral("json")))
+            printLine(QString::fromUtf8(reportJson(*report)));
+        else
+            printLine(QStringLiteral("matched=%1 breaks=%2 run=%3")
+                          .arg(report->matched)
+                          .arg(report->breaks.size())
+                          .arg(report->runId));
+        return ExitOk;
+    }
+
+    int verify(const QCommandLineParser &parser)
+    {
+        bool ok = false;
+        const qint64 runId = option(parser, "run").toLongLong(&ok);
+        if (!ok || runId <= 0)
+            return fail(name(), usage(QStringLiteral("--run must be a run's id")));
+        Result<LibpqConnection> session = openDatabase(parser);
+        if (!session)
+            return fail(name(), session.error());
+        Result<RunCheck> check = recomputeRun(*session, runId);
+        if (!check)
+            return fail(name(), check.error());
+        const QString recorded = QString::fromLatin1(check->recorded.toHex());
+        const QString recomputed = QString::fromLatin1(check->recomputed.toHex());
+        if (!check->holds())
+            return fail(name(), makeError(ErrorKind::Failed,
+                                          QStringLiteral("run %1 recorded result %2, the same "
+                                                         "inputs now give %3")
+                                              .arg(runId)
+                                              .arg(recorded, recomputed)));
+        printLine(QStringLiteral("run %1 verified: result_sha256=%2").arg(runId).arg(recomputed));
+        return ExitOk;
+    }
+
+    static Result<QByteArray> readFile(const QString &path)
+    {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return usage(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+        if (file.size() > StatementFileLimit)
+            return usage(QStringLiteral("%1 is larger than a statement can be").arg(path));
+        return file.readAll();
+    }
+
+    static QByteArray reportJson(const ReconReport &report)
+    {
+        JsonWriter json;
+        json.beginObject()
+            .field(QStringLiteral("run"), report.runId)
+            .field(QStringLiteral("channel"), report.channel)
+            .field(QStringLiteral("date"), report.date.toString(Qt::ISODate))
+            .field(QStringLiteral("matched"), report.matched);
+        json.key(QStringLiteral("breaks")).beginArray();
+        for (const StoredBreak &stored : report.breaks) {
+            json.beginObject().field(QStringLiteral("id"), stored.id);
+            writeBreakFields(json, stored.found)
+                .field(QStringLiteral("status"), stored.status)
+                .endObject();
+        }
+        json.endArray().field(QStringLiteral("result_sha256"),
+                              QString::fromLatin1(report.resultSha256.toHex()));
+        return json.endObject().take();
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeReconCommand()
+{
+    return std::make_unique<ReconCommand>();
+}
+
+} // namespace keel::cli

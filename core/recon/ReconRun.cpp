@@ -1,0 +1,299 @@
+#include "core/recon/ReconRun.h"
+
+#include "core/db/LibpqConnection.h"
+#include "core/db/PgTransaction.h"
+
+#include <QCryptographicHash>
+
+namespace keel {
+namespace {
+
+// Times travel as milliseconds since the epoch, floored, so that no text
+// format or zone of this machine decides which day a line falls in.
+constexpr char DayOfChannel[] =
+    "SELECT floor(extract(epoch FROM s) * 1000)::bigint, floor(extract(epoch FROM e) * "
+    "1000)::bigint, "
+    "       floor(extract(epoch FROM e + settlement_lag) * 1000)::bigint, now() >= e + "
+    "settlement_lag "
+    "FROM keel.recon_channels, "
+    "     LATERAL (SELECT ($2::date)::timestamp AT TIME ZONE time_zone AS s, "
+    "                     ($2::date + 1)::timestamp AT TIME ZONE time_zone AS e) day "
+    "WHERE channel = $1";
+
+constexpr char ChannelLines[] =
+    "SELECT l.kind, l.reference, l.channel_reference, l.amount, l.currency, l.fee, "
+    "       floor(extract(epoch FROM l.occurred_at) * 1000)::bigint "
+    "FROM keel.recon_lines l JOIN keel.recon_statements s ON s.id = l.statement_id "
+    "WHERE s.channel = $1 AND l.occurred_at >= to_timestamp($2 / 1000.0) "
+    "  AND l.occurred_at < to_timestamp($3 / 1000.0)";
+
+// What keel posted: the clearing account's side of each capture and refund.
+constexpr char DayPostings[] =
+    "SELECT 'payment', c.public_id, c.currency, sum(e.amount), "
+    "       floor(extract(epoch FROM max(t.created_at)) * 1000)::bigint "
+    "FROM keel.ledger_transactions t JOIN keel.charges c ON c.id = t.charge_id "
+    "JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.amount > 0 "
+    "WHERE t.kind = 'capture' AND c.channel = $1 "
+    "  AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / 1000.0) "
+    "GROUP BY c.public_id, c.currency "
+    "UNION ALL "
+    "SELECT 'refund', r.public_id, r.currency, sum(e.amount), "
+    "       floor(extract(epoch FROM max(t.created_at)) * 1000)::bigint "
+    "FROM keel.ledger_transactions t JOIN keel.refunds r ON r.id = t.refund_id "
+    "JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.amount > 0 "
+    "WHERE t.kind = 'refund' AND r.channel = $1 "
+    "  AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / 1000.0) "
+    "GROUP BY r.public_id, r.currency";
+
+// The records the channel's lines name, whatever day keel posted them, and
+// whether keel posted money for them at all.
+constexpr char NamedRecords[] =
+    "SELECT 'payment', c.public_id, c.currency, coalesce(p.amount, 0), p.amount IS NOT NULL, "
+    "       floor(extract(epoch FROM coalesce(p.at, c.created_at)) * 1000)::bigint "
+    "FROM keel.charges c, LATERAL (SELECT sum(e.amount) AS amount, max(t.created_at) AS at "
+    "  FROM keel.ledger_transactions t "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.amount > 0 "
+    "  WHERE t.charge_id = c.id AND t.kind = 'capture') p "
+    "WHERE c.public_id = ANY($2::text[]) AND c.channel = $1 "
+    "UNION ALL "
+    "SELECT 'refund', r.public_id, r.currency, coalesce(p.amount, 0), p.amount IS NOT NULL, "
+    "       floor(extract(epoch FROM coalesce(p.at, r.created_at)) * 1000)::bigint "
+    "FROM keel.refunds r, LATERAL (SELECT sum(e.amount) AS amount, max(t.created_at) AS at "
+    "  FROM keel.ledger_transactions t "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.amount > 0 "
+    "  WHERE t.refund_id = r.id AND t.kind = 'refund') p "
+    "WHERE r.public_id = ANY($3::text[]) AND r.channel = $1";
+
+constexpr char InsertRun[] =
+    "INSERT INTO keel.recon_runs (channel, business_date, matched, breaks, result_sha256, result) "
+    "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id";
+
+// One statement for every break of the run: a break seen before keeps its id
+// and goes on persisting; one the lag still covers stays pending.
+constexpr char UpsertBreaks[] =
+    "INSERT INTO keel.recon_breaks AS b (channel, business_date, class, kind, reference, "
+    "  currency, channel_amount, keel_amount, status, first_run_id, last_run_id) "
+    "SELECT $1, $2, x.class, x.kind, x.reference, x.currency, x.channel_amount, x.keel_amount, "
+    "       x.status, $3, $3 "
+    "FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], "
+    "            $10::text[]) AS x(class, kind, reference, currency, channel_amount, "
+    "                              keel_amount, status) "
+    "ON CONFLICT (channel, business_date, class, kind, reference) DO UPDATE SET "
+    "  currency = EXCLUDED.currency, channel_amount = EXCLUDED.channel_amount, "
+    "  keel_amount = EXCLUDED.keel_amount, last_run_id = EXCLUDED.last_run_id, resolved_at = NULL, "
+    "  status = CASE WHEN EXCLUDED.status = 'pending' THEN 'pending' "
+    "                WHEN b.status IN ('new', 'persisting') THEN 'persisting' ELSE 'new' END "
+    "RETURNING b.id, b.class, b.kind, b.reference, b.status";
+
+constexpr char ResolveVanished[] =
+    "UPDATE keel.recon_breaks SET status = 'resolved', resolved_at = now() "
+    "WHERE channel = $1 AND business_date = $2 AND status <> 'resolved' AND last_run_id <> $3";
+
+constexpr char StoredRun[] =
+    "SELECT channel, business_date::text, result_sha256 FROM keel.recon_runs WHERE id = $1";
+
+QDateTime utcMillis(qint64 millis)
+{
+    return QDateTime::fromMSecsSinceEpoch(millis, Qt::UTC);
+}
+
+LineKind kindNamed(const QString &name)
+{
+    return name == QLatin1String("refund") ? LineKind::Refund : LineKind::Payment;
+}
+
+struct LoadedDay {
+    ReconInput input;
+    bool lagOver = false;
+};
+
+class DayLoader final {
+public:
+    DayLoader(LibpqConnection &session, const QString &channel)
+        : m_session(session), m_channel(channel.toUtf8())
+    {}
+
+    Result<LoadedDay> load(const QDate &date);
+
+private:
+    Status loadLines(LoadedDay &day);
+    Status loadDayRecords(LoadedDay &day);
+    Status loadNamedRecords(LoadedDay &day);
+    QByteArray millis(const QDateTime &at) const
+    {
+        return QByteArray::number(at.toMSecsSinceEpoch());
+    }
+
+    LibpqConnection &m_session;
+    QByteArray m_channel;
+};
+
+Result<LoadedDay> DayLoader::load(const QDate &date)
+{
+    Result<PgRows> day =
+        m_session.query(DayOfChannel, {m_channel, date.toString(Qt::ISODate).toLatin1()});
+    if (!day)
+        return day.error();
+    if (day->size() == 0)
+        return fieldError(QStringLiteral("channel"), QStringLiteral("unknown_channel"),
+                          QStringLiteral("keel knows no channel \"%1\" (recon_channels)")
+                              .arg(QString::fromUtf8(m_channel).left(40)));
+    LoadedDay loaded;
+    loaded.input.day = {utcMillis(day->toInt64(0, 0)), utcMillis(day->toInt64(0, 1)),
+                        utcMillis(day->toInt64(0, 2))};
+    loaded.lagOver = day->value(0, 3) == "t";
+    for (Status (DayLoader::*step)(LoadedDay &) :
+         {&DayLoader::loadLines, &DayLoader::loadDayRecords, &DayLoader::loadNamedRecords})
+        if (Status done = (this->*step)(loaded); !done)
+            return done.error();
+    return loaded;
+}
+
+Status DayLoader::loadLines(LoadedDay &day)
+{
+    Result<PgRows> rows = m_session.query(
+        ChannelLines, {m_channel, millis(day.input.day.start), millis(day.input.day.lagEnd)});
+    if (!rows)
+        return rows.error();
+    day.input.lines.reserve(rows->size());
+    for (int i = 0; i < rows->size(); ++i)
+        day.input.lines.append({kindNamed(rows->text(i, 0)), rows->text(i, 1), rows->text(i, 2),
+                                rows->toInt64(i, 3), rows->text(i, 4), rows->toInt64(i, 5),
+                                utcMillis(rows->toInt64(i, 6))});
+    return {};
+}
+
+Status DayLoader::loadDayRecords(LoadedDay &day)
+{
+    Result<PgRows> rows = m_session.query(
+        DayPostings, {m_channel, millis(day.input.day.start), millis(day.input.day.end)});
+    if (!rows)
+        return rows.error();
+    for (int i = 0; i < rows->size(); ++i)
+        day.input.dayRecords.append({kindNamed(rows->text(i, 0)), rows->text(i, 1),
+                                     rows->text(i, 2), rows->toInt64(i, 3), true,
+                                     utcMillis(rows->toInt64(i, 4))});
+    return {};
+}
+
+Status DayLoader::loadNamedRecords(LoadedDay &day)
+{
+    QStringList charges;
+    QStringList refunds;
+    for (const StatementLine &line : std::as_const(day.input.lines))
+        if (line.occurredAt < day.input.day.end && !line.reference.isEmpty())
+            (line.kind == LineKind::Payment ? charges : refunds).append(line.reference);
+    if (charges.isEmpty() && refunds.isEmpty())
+        return {};
+    Result<PgRows> rows =
+        m_session.query(NamedRecords, {m_channel, LibpqConnection::arrayParam(charges),
+                                       LibpqConnection::arrayParam(refunds)});
+    if (!rows)
+        return rows.error();
+    for (int i = 0; i < rows->size(); ++i)
+        day.input.namedRecords.append({kindNamed(rows->text(i, 0)), rows->text(i, 1),
+                                       rows->text(i, 2), rows->toInt64(i, 3),
+                                       rows->value(i, 4) == "t", utcMillis(rows->toInt64(i, 5))});
+    return {};
+}
+
+struct BreakColumns {
+    QStringList classes, kinds, references, currencies, channelAmounts, keelAmounts, statuses;
+
+    BreakColumns(const QList<ReconBreak> &breaks, bool lagOver)
+    {
+        for (const ReconBreak &found : breaks) {
+            classes << breakClassName(found.kind);
+            kinds << lineKindName(found.lineKind);
+            references << found.reference;
+            currencies << found.currency;
+            channelAmounts << QString::number(found.channelAmount);
+            keelAmounts << QString::number(found.keelAmount);
+            statuses << (found.kind == BreakClass::MissingAtChannel && !lagOver
+                             ? QStringLiteral("pending")
+                             : QStringLiteral("new"));
+        }
+    }
+};
+
+Status storeBreaks(LibpqConnection &session, ReconReport &report, const ReconOutcome &outcome,
+                   bool lagOver)
+{
+    const BreakColumns columns(outcome.breaks, lagOver);
+    const QByteArray channel = report.channel.toUtf8();
+    const QByteArray date = report.date.toString(Qt::ISODate).toLatin1();
+    const QByteArray run = QByteArray::number(report.runId);
+    Result<PgRows> stored = session.query(
+        UpsertBreaks, {channel, date, run, LibpqConnection::arrayParam(columns.classes),
+                       LibpqConnection::arrayParam(columns.kinds),
+                       LibpqConnection::arrayParam(columns.references),
+                       LibpqConnection::arrayParam(columns.currencies),
+                       LibpqConnection::arrayParam(columns.channelAmounts),
+                       LibpqConnection::arrayParam(columns.keelAmounts),
+                       LibpqConnection::arrayParam(columns.statuses)});
+    if (!stored)
+        return stored.error();
+    QHash<QString, std::pair<qint64, QString>> byKey;
+    for (int i = 0; i < stored->size(); ++i)
+        byKey.insert(stored->text(i, 1) + u'/' + stored->text(i, 2) + u'/' + stored->text(i, 3),
+                     {stored->toInt64(i, 0), stored->text(i, 4)});
+    for (const ReconBreak &found : outcome.breaks) {
+        const auto [id, status] =
+            byKey.value(breakClassName(found.kind) + u'/' + lineKindName(found.lineKind) + u'/' +
+                        found.reference);
+        report.breaks.append({found, id, status});
+    }
+    Result<PgRows> resolved = session.query(ResolveVanished, {channel, date, run});
+    return resolved ? Status{} : Status{resolved.error()};
+}
+
+} // namespace
+
+Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &channel,
+                                      const QDate &date)
+{
+    PgTransaction transaction(session);
+    if (!transaction.begun())
+        return transaction.begun().error();
+    Result<LoadedDay> day = DayLoader(session, channel).load(date);
+    if (!day)
+        return day.error();
+    const ReconOutcome outcome = matchDay(day->input);
+    const QByteArray result = canonicalResult(channel, date.toString(Qt::ISODate), outcome);
+    ReconReport report{0,    channel,
+                       date, outcome.matched,
+                       {},   QCryptographicHash::hash(result, QCryptographicHash::Sha256)};
+    Result<PgRows> run = session.query(
+        InsertRun, {channel.toUtf8(), date.toString(Qt::ISODate).toLatin1(),
+                    QByteArray::number(outcome.matched), QByteArray::number(outcome.breaks.size()),
+                    LibpqConnection::byteaParam(report.resultSha256), result});
+    if (!run)
+        return run.error();
+    report.runId = run->toInt64(0, 0);
+    if (Status stored = storeBreaks(session, report, outcome, day->lagOver); !stored)
+        return stored.error();
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    return report;
+}
+
+Result<RunCheck> recomputeRun(LibpqConnection &session, qint64 runId)
+{
+    Result<PgRows> run = session.query(StoredRun, {QByteArray::number(runId)});
+    if (!run)
+        return run.error();
+    if (run->size() == 0)
+        return fieldError(QStringLiteral("run"), QStringLiteral("unknown_run"),
+                          QStringLiteral("there is no reconciliation run %1").arg(runId));
+    const QString channel = run->text(0, 0);
+    const QDate date = QDate::fromString(run->text(0, 1), Qt::ISODate);
+    Result<LoadedDay> day = DayLoader(session, channel).load(date);
+    if (!day)
+        return day.error();
+    return RunCheck{run->bytea(0, 2),
+                    QCryptographicHash::hash(
+                        canonicalResult(channel, date.toString(Qt::ISODate), matchDay(day->input)),
+                        QCryptographicHash::Sha256)};
+}
+
+} // namespace keel

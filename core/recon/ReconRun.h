@@ -1,0 +1,44 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/recon/Matching.h"
+
+#include <QDate>
+
+namespace keel {
+
+class LibpqConnection;
+
+// A break as a run left it: its stable id and where it is in its life.
+struct StoredBreak {
+    ReconBreak found;
+    qint64 id = 0;
+    QString status; // pending, new, persisting
+};
+
+struct ReconReport {
+    qint64 runId = 0;
+    QString channel;
+    QDate date;
+    int matched = 0;
+    QList<StoredBreak> breaks;
+    QByteArray resultSha256; // of canonicalResult()
+};
+
+// Reconciles one channel's business day: the channel's statement lines
+// against keel's postings, breaks kept across runs (the same break keeps its
+// id; one a later run no longer finds is resolved). The run, with its
+// result's SHA-256, goes on the audit trail.
+Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &channel,
+                                      const QDate &date);
+
+struct RunCheck {
+    QByteArray recorded;   // the run's result SHA-256
+    QByteArray recomputed; // what the same day's data gives now
+    bool holds() const { return recorded == recomputed; }
+};
+
+// Recomputes a stored run from today's data without writing anything.
+Result<RunCheck> recomputeRun(LibpqConnection &session, qint64 runId);
+
+} // namespace keel

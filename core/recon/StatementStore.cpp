@@ -1,0 +1,84 @@
+#include "core/recon/StatementStore.h"
+
+#include "core/db/LibpqConnection.h"
+#include "core/db/PgTransaction.h"
+
+#include <QCryptographicHash>
+
+namespace keel {
+namespace {
+
+constexpr char InsertStatement[] =
+    "INSERT INTO keel.recon_statements (channel, format, file_sha256, line_count) "
+    "VALUES ($1, $2, $3, $4) ON CONFLICT (channel, file_sha256) DO NOTHING RETURNING id";
+constexpr char StoredBefore[] = "SELECT id, line_count FROM keel.recon_statements "
+                                "WHERE channel = $1 AND file_sha256 = $2";
+constexpr char KnownChannel[] = "SELECT count(*) FROM keel.recon_channels WHERE channel = $1";
+constexpr char CopyLines[] =
+    "COPY keel.recon_lines (statement_id, line_no, kind, reference, channel_reference, amount, "
+    "currency, fee, occurred_at) FROM STDIN";
+
+// COPY's text format: a backslash, tab or line break in a value is escaped.
+QByteArray copyField(const QString &value)
+{
+    QByteArray out = value.toUtf8();
+    out.replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r");
+    return out;
+}
+
+QByteArray copyRows(qint64 statementId, const QList<StatementLine> &lines)
+{
+    QByteArray rows;
+    rows.reserve(lines.size() * 120);
+    int lineNo = 0;
+    for (const StatementLine &line : lines) {
+        rows += QByteArray::number(statementId) + '\t' + QByteArray::number(++lineNo) + '\t' +
+                lineKindName(line.kind).toLatin1() + '\t' + copyField(line.reference) + '\t' +
+                copyField(line.channelReference) + '\t' + QByteArray::number(line.amount) + '\t' +
+                line.currency.toLatin1() + '\t' + QByteArray::number(line.fee) + '\t' +
+                line.occurredAt.toUTC().toString(Qt::ISODateWithMs).toLatin1() + '\n';
+    }
+    return rows;
+}
+
+} // namespace
+
+Result<ImportedStatement> storeStatement(LibpqConnection &session, const QString &channel,
+                                         StatementFormat format, const QByteArray &fileBytes,
+                                         const QList<StatementLine> &lines)
+{
+    Result<PgRows> known = session.query(KnownChannel, {channel.toUtf8()});
+    if (!known)
+        return known.error();
+    if (known->toInt64(0, 0) == 0)
+        return fieldError(
+            QStringLiteral("channel"), QStringLiteral("unknown_channel"),
+            QStringLiteral("keel knows no channel \"%1\" (recon_channels)").arg(channel.left(40)));
+    const QByteArray digest = LibpqConnection::byteaParam(
+        QCryptographicHash::hash(fileBytes, QCryptographicHash::Sha256));
+    PgTransaction transaction(session);
+    if (!transaction.begun())
+        return transaction.begun().error();
+    Result<PgRows> inserted =
+        session.query(InsertStatement, {channel.toUtf8(), statementFormatName(format).toUtf8(),
+                                        digest, QByteArray::number(lines.size())});
+    if (!inserted)
+        return inserted.error();
+    if (inserted->size() == 0) {
+        Result<PgRows> before = session.query(StoredBefore, {channel.toUtf8(), digest});
+        if (!before)
+            return before.error();
+        if (before->size() == 0)
+            return makeError(ErrorKind::Failed,
+                             QStringLiteral("the statement was stored and is gone again"));
+        return ImportedStatement{before->toInt64(0, 0), int(before->toInt64(0, 1)), true};
+    }
+    const qint64 id = inserted->toInt64(0, 0);
+    if (Status copied = session.copyIn(CopyLines, copyRows(id, lines)); !copied)
+        return copied.error();
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    return ImportedStatement{id, int(lines.size()), false};
+}
+
+} // namespace keel

@@ -1,0 +1,111 @@
+#include "core/money/Currency.h"
+#include "core/statement/CsvRecords.h"
+#include "core/statement/StatementFields.h"
+#include "core/statement/StatementFormats.h"
+#include "core/statement/StatementReader.h"
+
+namespace keel {
+namespace {
+
+using statementFields::Columns;
+using statementFields::refusal;
+
+const QStringList CsvColumns{QStringLiteral("reference"),  QStringLiteral("channel_reference"),
+                             QStringLiteral("type"),       QStringLiteral("amount"),
+                             QStringLiteral("currency"),   QStringLiteral("fee"),
+                             QStringLiteral("occurred_at")};
+
+Result<QDateTime> isoTime(const QString &text, const QString &where)
+{
+    const QDateTime at = QDateTime::fromString(text, Qt::ISODateWithMs);
+    // A time without an offset would be read in this machine's zone, which
+    // moves a line between business days: refused.
+    if (!at.isValid() || at.timeSpec() == Qt::LocalTime)
+        return refusal(StatementCheck::Field,
+                       QStringLiteral("%1: \"%2\" is not an ISO 8601 time with Z or an offset")
+                           .arg(where, text.left(40)));
+    return at.toUTC();
+}
+
+Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
+                              const CurrencyTable &currencies)
+{
+    const auto where = [&](const QString &column) {
+        return QStringLiteral("line %1 %2").arg(record.line).arg(column);
+    };
+    const auto value = [&](const QString &column) {
+        return columns.value(record.fields, column);
+    };
+    StatementLine line;
+    const QString type = value(QStringLiteral("type"));
+    if (type != QLatin1String("payment") && type != QLatin1String("refund"))
+        return refusal(StatementCheck::Field,
+                       QStringLiteral("%1: \"%2\" is neither payment nor refund")
+                           .arg(where(QStringLiteral("type")), type.left(40)));
+    line.kind = type == QLatin1String("payment") ? LineKind::Payment : LineKind::Refund;
+    line.reference = value(QStringLiteral("reference")).trimmed();
+    line.channelReference = value(QStringLiteral("channel_reference")).trimmed();
+    if (line.reference.isEmpty() && line.channelReference.isEmpty())
+        return refusal(StatementCheck::Field,
+                       QStringLiteral("line %1: neither reference nor channel_reference is set")
+                           .arg(record.line));
+    const std::optional<Currency> currency = currencies.find(value(QStringLiteral("currency")));
+    if (!currency)
+        return refusal(StatementCheck::Field, QStringLiteral("%1: \"%2\" is not a known currency")
+                                                  .arg(where(QStringLiteral("currency")),
+                                                       value(QStringLiteral("currency")).left(8)));
+    line.currency = currency->code;
+    Result<qint64> amount = statementFields::majorUnits(value(QStringLiteral("amount")), *currency,
+                                                        where(QStringLiteral("amount")), false);
+    if (!amount)
+        return amount.error();
+    if (*amount == 0)
+        return refusal(
+            StatementCheck::Field,
+            QStringLiteral("%1: zero moves nothing").arg(where(QStringLiteral("amount"))));
+    line.amount = *amount;
+    Result<qint64> fee = statementFields::majorUnits(value(QStringLiteral("fee")), *currency,
+                                                     where(QStringLiteral("fee")), true);
+    if (!fee)
+        return fee.error();
+    line.fee = *fee;
+    Result<QDateTime> at =
+        isoTime(value(QStringLiteral("occurred_at")), where(QStringLiteral("occurred_at")));
+    if (!at)
+        return at.error();
+    line.occurredAt = *at;
+    return line;
+}
+
+} // namespace
+
+Result<QList<StatementLine>> readKeelCsv(QStringView text, const CurrencyTable &currencies)
+{
+    Result<QList<CsvRecord>> records = splitCsvRecords(text);
+    if (!records)
+        return refusal(StatementCheck::Layout, records.error().message);
+    if (records->isEmpty())
+        return refusal(StatementCheck::Layout, QStringLiteral("the file has no header"));
+    const CsvRecord &header = records->constFirst();
+    Result<Columns> columns = Columns::fromHeader(header.fields, CsvColumns);
+    if (!columns)
+        return columns.error();
+    QList<StatementLine> lines;
+    lines.reserve(records->size() - 1);
+    for (qsizetype i = 1; i < records->size(); ++i) {
+        const CsvRecord &record = records->at(i);
+        if (record.fields.size() != header.fields.size())
+            return refusal(StatementCheck::Layout,
+                           QStringLiteral("line %1 has %2 fields, the header %3")
+                               .arg(record.line)
+                               .arg(record.fields.size())
+                               .arg(header.fields.size()));
+        Result<StatementLine> line = csvLine(record, *columns, currencies);
+        if (!line)
+            return line.error();
+        lines.append(*line);
+    }
+    return lines;
+}
+
+} // namespace keel

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QHash>
+#include <QStringList>
+
+class QTimeZone;
+
+namespace keel {
+
+struct Currency;
+
+// What every statement reader needs to read a field the same way. Errors are
+// coded with a StatementCheck and say where.
+namespace statementFields {
+
+Error refusal(const char *check, QString message);
+
+// Strict UTF-8 (a leading BOM is dropped).
+Result<QString> decodeUtf8(const QByteArray &bytes);
+
+// Column positions by header name.
+class Columns final {
+public:
+    // Fails naming the first of `required` the header lacks.
+    static Result<Columns> fromHeader(const QStringList &header, const QStringList &required);
+    QString value(const QStringList &fields, const QString &name) const;
+
+private:
+    QHash<QString, int> m_index;
+};
+
+// An amount in major units as the currency writes it, with an optional
+// leading '-' when `signedAllowed`; the result in minor units.
+Result<qint64> majorUnits(const QString &text, const Currency &currency, const QString &where,
+                          bool signedAllowed);
+
+// "yyyy-MM-dd HH:mm:ss" in `zone`, as UTC.
+Result<QDateTime> localTime(const QString &text, const QTimeZone &zone, const QString &where);
+
+} // namespace statementFields
+} // namespace keel

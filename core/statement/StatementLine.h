@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QDateTime>
+#include <QString>
+#include <QStringView>
+
+#include <optional>
+
+namespace keel {
+
+// The statement formats keel reads: Alipay's trade bill, WeChat Pay's v3
+// trade bill, Stripe's payout reconciliation, and keel's own normalised CSV
+// for any other channel.
+enum class StatementFormat { Alipay, WechatPay, Stripe, Csv };
+
+QString statementFormatName(StatementFormat format);
+std::optional<StatementFormat> statementFormatNamed(QStringView name);
+
+enum class LineKind { Payment, Refund };
+
+QString lineKindName(LineKind kind);
+
+// One movement of money the channel reports. Amounts are minor units of
+// `currency`; `fee` is what the channel kept (negative when it gave a fee
+// back, as on a refund).
+struct StatementLine {
+    LineKind kind = LineKind::Payment;
+    QString reference;        // the charge or refund id keel sent
+    QString channelReference; // the channel's own id for it
+    qint64 amount = 0;
+    QString currency;
+    qint64 fee = 0;
+    QDateTime occurredAt; // UTC
+};
+
+} // namespace keel

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/statement/StatementLine.h"
+
+#include <QByteArray>
+#include <QList>
+
+namespace keel {
+
+class CurrencyTable;
+
+// A statement file as the channel delivered it.
+struct StatementFile {
+    StatementFormat format = StatementFormat::Csv;
+    QByteArray bytes;
+    QString sha1; // hex digest the channel's download API returned; empty: none given
+};
+
+// Error codes of a refused statement, one per integrity check.
+namespace StatementCheck {
+inline constexpr char Digest[] = "statement_digest";     // the SHA1 does not match
+inline constexpr char Encoding[] = "statement_encoding"; // bytes do not decode
+inline constexpr char Layout[] = "statement_layout";     // columns, sections, prefixes
+inline constexpr char Field[] = "statement_field";       // a value does not parse
+inline constexpr char Totals[] = "statement_totals";     // detail and summary disagree
+inline constexpr char Unsupported[] = "statement_unsupported";
+} // namespace StatementCheck
+
+// Reads every line of a statement, or refuses it whole: the error names the
+// check that failed and where, and its code is one of StatementCheck.
+Result<QList<StatementLine>> readStatement(const StatementFile &file,
+                                           const CurrencyTable &currencies);
+
+} // namespace keel

@@ -1,0 +1,227 @@
+#include "core/money/Currency.h"
+#include "core/statement/CsvRecords.h"
+#include "core/statement/StatementFields.h"
+#include "core/statement/StatementFormats.h"
+#include "core/statement/StatementReader.h"
+
+#include <QTimeZone>
+
+// WeChat Pay's v3 trade bill (GET /v3/bill/tradebill, bill_type=ALL): a header
+// row, detail rows whose every field starts with a backtick (so spreadsheets
+// keep long numbers whole), then a summary header and one summary row, also
+// backticked. Amounts are in yuan, times in Beijing time. Columns are found by
+// name: WeChat Pay says their order may change.
+namespace keel {
+namespace {
+
+using statementFields::Columns;
+using statementFields::refusal;
+
+const QString SummaryFirstColumn = QStringLiteral("总交易单数");
+
+struct Totals {
+    qint64 settled = 0;
+    qint64 refunded = 0;
+    qint64 fees = 0;
+};
+
+Result<QStringList> unticked(const CsvRecord &record)
+{
+    QStringList fields;
+    fields.reserve(record.fields.size());
+    for (const QString &field : record.fields) {
+        if (!field.startsWith(u'`'))
+            return refusal(StatementCheck::Layout,
+                           QStringLiteral("line %1: a field lacks the backtick prefix: \"%2\"")
+                               .arg(record.line)
+                               .arg(field.left(40)));
+        fields.append(field.mid(1));
+    }
+    return fields;
+}
+
+class BillReader final {
+public:
+    BillReader(const CurrencyTable &currencies) : m_currencies(currencies) {}
+
+    Result<QList<StatementLine>> read(const QList<CsvRecord> &records);
+
+private:
+    Status readDetail(const CsvRecord &record, const Columns &columns);
+    Result<StatementLine> lineFrom(const QStringList &fields, const Columns &columns,
+                                   const QString &where, const Currency &currency);
+    Status checkSummary(const CsvRecord &header, const CsvRecord &row);
+    Result<qint64> amount(const QString &text, const QString &where, bool signedAllowed) const;
+
+    const CurrencyTable &m_currencies;
+    QTimeZone m_zone{QByteArrayLiteral("Asia/Shanghai")};
+    std::optional<Currency> m_currency;
+    QList<StatementLine> m_lines;
+    Totals m_detail;
+};
+
+Result<QList<StatementLine>> BillReader::read(const QList<CsvRecord> &records)
+{
+    if (records.isEmpty())
+        return refusal(StatementCheck::Layout, QStringLiteral("the bill is empty"));
+    Result<Columns> columns = Columns::fromHeader(
+        records.constFirst().fields,
+        {QStringLiteral("交易时间"), QStringLiteral("微信订单号"), QStringLiteral("商户订单号"),
+         QStringLiteral("交易状态"), QStringLiteral("货币种类"), QStringLiteral("应结订单金额"),
+         QStringLiteral("微信退款单号"), QStringLiteral("商户退款单号"), QStringLiteral("退款金额"),
+         QStringLiteral("手续费")});
+    if (!columns)
+        return columns.error();
+    qsizetype at = 1;
+    for (; at < records.size() && records[at].fields.constFirst() != SummaryFirstColumn; ++at) {
+        if (records[at].fields.size() != records.constFirst().fields.size())
+            return refusal(StatementCheck::Layout,
+                           QStringLiteral("line %1 has %2 fields, the header %3")
+                               .arg(records[at].line)
+                               .arg(records[at].fields.size())
+                               .arg(records.constFirst().fields.size()));
+        if (Status read = readDetail(records[at], *columns); !read)
+            return read.error();
+    }
+    if (at + 2 != records.size())
+        return refusal(StatementCheck::Layout,
+                       QStringLiteral("the bill does not end with one summary header (%1) and "
+                                      "one summary row: truncated or extended")
+                           .arg(SummaryFirstColumn));
+    if (Status tied = checkSummary(records[at], records[at + 1]); !tied)
+        return tied.error();
+    return m_lines;
+}
+
+Status BillReader::readDetail(const CsvRecord &record, const Columns &columns)
+{
+    Result<QStringList> fields = unticked(record);
+    if (!fields)
+        return fields.error();
+    const QString where = QStringLiteral("line %1").arg(record.line);
+    const std::optional<Currency> currency =
+        m_currencies.find(columns.value(*fields, QStringLiteral("货币种类")));
+    if (!currency)
+        return refusal(StatementCheck::Field,
+                       QStringLiteral("%1 货币种类: not a known currency").arg(where));
+    if (m_currency && m_currency->code != currency->code)
+        return refusal(StatementCheck::Layout,
+                       QStringLiteral("%1: a bill in more than one currency").arg(where));
+    m_currency = currency;
+    Result<StatementLine> line = lineFrom(*fields, columns, where, *currency);
+    if (!line)
+        return line.error();
+    m_lines.append(*line);
+    return {};
+}
+
+Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const Columns &columns,
+                                           const QString &where, const Currency &currency)
+{
+    const auto value = [&](const char *name) {
+        return columns.value(fields, QString::fromUtf8(name));
+    };
+    const auto money = [&](const char *name, bool signedAllowed) {
+        return statementFields::majorUnits(value(name), currency,
+                                           where + u' ' + QString::fromUtf8(name), signedAllowed);
+    };
+    Result<qint64> settled = money("应结订单金额", false);
+    Result<qint64> refunded = money("退款金额", false);
+    Result<qint64> fee = money("手续费", true);
+    for (const Result<qint64> *read : {&settled, &refunded, &fee})
+        if (!*read)
+            return read->error();
+    m_detail.settled += *settled;
+    m_detail.refunded += *refunded;
+    m_detail.fees += *fee;
+    StatementLine line;
+    const QString status = value("交易状态");
+    if (status == QLatin1String("SUCCESS")) {
+        line = {
+            LineKind::Payment, value("商户订单号"), value("微信订单号"), *settled, {}, *fee, {}};
+    } else if (status == QLatin1String("REFUND")) {
+        line = {LineKind::Refund,
+                value("商户退款单号"),
+                value("微信退款单号"),
+                *refunded,
+                {},
+                *fee,
+                {}};
+    } else {
+        return refusal(StatementCheck::Field,
+                       QStringLiteral("%1 交易状态: \"%2\" is neither SUCCESS nor REFUND")
+                           .arg(where, status.left(20)));
+    }
+    if (line.amount == 0 || line.reference.isEmpty())
+        return refusal(StatementCheck::Field,
+                       QStringLiteral("%1: a %2 without an amount or the merchant's number")
+                           .arg(where, lineKindName(line.kind)));
+    line.currency = currency.code;
+    Result<QDateTime> at = statementFields::localTime(value("交易时间"), m_zone, where);
+    if (!at)
+        return at.error();
+    line.occurredAt = *at;
+    return line;
+}
+
+Status BillReader::checkSummary(const CsvRecord &header, const CsvRecord &row)
+{
+    Result<Columns> columns = Columns::fromHeader(
+        header.fields, {SummaryFirstColumn, QStringLiteral("应结订单总金额"),
+                        QStringLiteral("退款总金额"), QStringLiteral("手续费总金额")});
+    if (!columns)
+        return columns.error();
+    Result<QStringList> fields = unticked(row);
+    if (!fields)
+        return fields.error();
+    const auto total = [&](const char *name, qint64 detail, bool signedAllowed) -> Status {
+        const QString column = QString::fromUtf8(name);
+        Result<qint64> stated = amount(columns->value(*fields, column),
+                                       QStringLiteral("summary %1").arg(column), signedAllowed);
+        if (!stated)
+            return stated.error();
+        if (*stated != detail)
+            return refusal(StatementCheck::Totals,
+                           QStringLiteral("the detail adds up to %1 minor units for %2, the "
+                                          "summary says %3")
+                               .arg(detail)
+                               .arg(column)
+                               .arg(*stated));
+        return {};
+    };
+    const QString count = columns->value(*fields, SummaryFirstColumn);
+    if (count != QString::number(m_lines.size()))
+        return refusal(StatementCheck::Totals,
+                       QStringLiteral("the bill has %1 detail rows, its summary says %2")
+                           .arg(m_lines.size())
+                           .arg(count.left(20)));
+    for (const Status &tied : {total("应结订单总金额", m_detail.settled, false),
+                               total("退款总金额", m_detail.refunded, false),
+                               total("手续费总金额", m_detail.fees, true)})
+        if (!tied)
+            return tied;
+    return {};
+}
+
+Result<qint64> BillReader::amount(const QString &text, const QString &where,
+                                  bool signedAllowed) const
+{
+    // An empty bill has no row to name its currency; WeChat Pay bills in CNY.
+    const std::optional<Currency> currency =
+        m_currency ? m_currency : m_currencies.find(QStringLiteral("CNY"));
+    if (!currency)
+        return refusal(StatementCheck::Field, QStringLiteral("CNY is not a known currency"));
+    return statementFields::majorUnits(text, *currency, where, signedAllowed);
+}
+
+} // namespace
+
+Result<QList<StatementLine>> readWechatPayBill(QStringView text, const CurrencyTable &currencies)
+{
+    Result<QList<CsvRecord>> records = splitCsvRecords(text);
+    if (!records)
+        return refusal(StatementCheck::Layout, records.error().message);
+    return BillReader(currencies).read(*records);
+}
+
+} // namespace keel

@@ -1,0 +1,140 @@
+-- Reconciliation (对账): the channels' daily statements against keel's books.
+--
+-- A statement is stored whole or not at all, once per file (its SHA-256). Its
+-- lines are what the channel says it moved: payments and refunds in minor
+-- units with the fee the channel kept (negative when a refund returns it).
+-- A run compares one channel's business day with keel's postings and keeps
+-- its breaks, which persist across runs under one id until later data or a
+-- person resolves them.
+
+-- Which channel a charge and a refund went through. Every payment so far went
+-- through the simulated channel; the gateway names its channel from now on.
+ALTER TABLE charges ADD COLUMN channel text NOT NULL DEFAULT 'sim'
+    CHECK (channel ~ '^[a-z][a-z0-9_]{0,31}$');
+ALTER TABLE refunds ADD COLUMN channel text NOT NULL DEFAULT 'sim'
+    CHECK (channel ~ '^[a-z][a-z0-9_]{0,31}$');
+
+-- A run reads a day's captures and refunds by when they were posted.
+CREATE INDEX ledger_transactions_money_moved ON ledger_transactions (created_at)
+    WHERE kind IN ('capture', 'refund');
+
+-- A channel's business day is cut in its own time zone, and its statement may
+-- carry a late operation of the day before (settlement lag).
+CREATE TABLE recon_channels (
+    channel        text PRIMARY KEY CHECK (channel ~ '^[a-z][a-z0-9_]{0,31}$'),
+    time_zone      text NOT NULL,
+    settlement_lag interval NOT NULL DEFAULT '1 day'
+                   CHECK (settlement_lag >= '0' AND settlement_lag <= '7 days')
+);
+INSERT INTO recon_channels (channel, time_zone) VALUES
+    ('sim', 'UTC'), ('stripe', 'UTC'),
+    ('alipay', 'Asia/Shanghai'), ('wechatpay', 'Asia/Shanghai');
+
+CREATE TABLE recon_statements (
+    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    channel     text NOT NULL REFERENCES recon_channels (channel),
+    format      text NOT NULL CHECK (format IN ('alipay', 'wechatpay', 'stripe', 'csv')),
+    file_sha256 bytea NOT NULL CHECK (length(file_sha256) = 32),
+    line_count  integer NOT NULL CHECK (line_count >= 0),
+    imported_by text NOT NULL DEFAULT session_user,
+    imported_at timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (channel, file_sha256)
+);
+
+CREATE TABLE recon_lines (
+    statement_id      bigint NOT NULL REFERENCES recon_statements (id),
+    line_no           integer NOT NULL CHECK (line_no > 0),
+    kind              text NOT NULL CHECK (kind IN ('payment', 'refund')),
+    reference         text NOT NULL, -- the charge or refund id keel sent
+    channel_reference text NOT NULL, -- the channel's own id
+    amount            bigint NOT NULL CHECK (amount > 0),
+    currency          char(3) NOT NULL REFERENCES currencies (code),
+    fee               bigint NOT NULL,
+    occurred_at       timestamptz NOT NULL,
+    PRIMARY KEY (statement_id, line_no)
+);
+CREATE INDEX recon_lines_occurred ON recon_lines (occurred_at);
+CREATE INDEX recon_lines_reference ON recon_lines (reference);
+
+-- A run's result is its breaks and counts; result_sha256 is the SHA-256 of
+-- its canonical JSON, so a recomputation proves the same inputs.
+CREATE TABLE recon_runs (
+    id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    channel       text NOT NULL REFERENCES recon_channels (channel),
+    business_date date NOT NULL,
+    matched       integer NOT NULL CHECK (matched >= 0),
+    breaks        integer NOT NULL CHECK (breaks >= 0),
+    result_sha256 bytea NOT NULL CHECK (length(result_sha256) = 32),
+    result        jsonb NOT NULL,
+    run_by        text NOT NULL DEFAULT session_user,
+    run_at        timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX recon_runs_day ON recon_runs (channel, business_date, id);
+
+CREATE TABLE recon_breaks (
+    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    channel        text NOT NULL REFERENCES recon_channels (channel),
+    business_date  date NOT NULL,
+    class          text NOT NULL CHECK (class IN ('missing_at_keel', 'missing_at_channel',
+                                                  'amount_mismatch', 'status_mismatch',
+                                                  'currency_mismatch', 'duplicate',
+                                                  'fee_variance')),
+    kind           text NOT NULL CHECK (kind IN ('payment', 'refund')),
+    reference      text NOT NULL,
+    currency       char(3) NOT NULL REFERENCES currencies (code),
+    channel_amount bigint NOT NULL,
+    keel_amount    bigint NOT NULL,
+    -- pending: keel's record is not in the channel's statements yet, but the
+    -- settlement lag has not passed. new: seen by one run. persisting: seen
+    -- again by a later one. resolved: a later run no longer finds it.
+    status         text NOT NULL DEFAULT 'new'
+                   CHECK (status IN ('pending', 'new', 'persisting', 'resolved')),
+    first_run_id   bigint NOT NULL REFERENCES recon_runs (id),
+    last_run_id    bigint NOT NULL REFERENCES recon_runs (id),
+    resolved_at    timestamptz,
+    UNIQUE (channel, business_date, class, kind, reference),
+    CHECK ((status = 'resolved') = (resolved_at IS NOT NULL))
+);
+CREATE INDEX recon_breaks_open ON recon_breaks (channel, business_date)
+    WHERE status <> 'resolved';
+
+-- Imports and runs are on the audit trail, with the file's and the result's
+-- hashes, written by definer triggers as every audit row is.
+CREATE FUNCTION recon_statements_audit() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+BEGIN
+    PERFORM audit('recon_import', 'recon_statement', NEW.id::text,
+                  jsonb_build_object('channel', NEW.channel, 'format', NEW.format,
+                                     'lines', NEW.line_count,
+                                     'sha256', encode(NEW.file_sha256, 'hex')));
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER recon_statements_audit AFTER INSERT ON recon_statements
+    FOR EACH ROW EXECUTE FUNCTION recon_statements_audit();
+
+CREATE FUNCTION recon_runs_audit() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+BEGIN
+    PERFORM audit('recon_run', 'recon_run', NEW.id::text,
+                  jsonb_build_object('channel', NEW.channel, 'date', NEW.business_date,
+                                     'matched', NEW.matched, 'breaks', NEW.breaks,
+                                     'sha256', encode(NEW.result_sha256, 'hex')));
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER recon_runs_audit AFTER INSERT ON recon_runs
+    FOR EACH ROW EXECUTE FUNCTION recon_runs_audit();
+
+-- Settlement staff (operators) import statements and run reconciliation; the
+-- gateway's login may too, for a scheduled import. Everyone who reads the
+-- books reads the results.
+GRANT SELECT ON recon_channels TO keel_gateway, keel_operator, keel_approver, keel_auditor,
+    keel_sre;
+GRANT SELECT, INSERT ON recon_statements, recon_lines, recon_runs
+    TO keel_gateway, keel_operator;
+GRANT SELECT, INSERT, UPDATE ON recon_breaks TO keel_gateway, keel_operator;
+GRANT SELECT ON recon_statements, recon_lines, recon_runs, recon_breaks
+    TO keel_approver, keel_auditor, keel_sre;
+GRANT USAGE ON SEQUENCE recon_statements_id_seq, recon_runs_id_seq, recon_breaks_id_seq
+    TO keel_gateway, keel_operator;

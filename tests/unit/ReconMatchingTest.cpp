@@ -1,0 +1,138 @@
+#include "core/recon/Matching.h"
+
+#include <gtest/gtest.h>
+
+#include <QDateTime>
+
+#include <algorithm>
+#include <random>
+
+using namespace keel;
+
+namespace {
+
+const QDateTime DayStart = QDateTime(QDate(2026, 12, 1), QTime(0, 0), Qt::UTC);
+
+QDateTime at(int hours)
+{
+    return DayStart.addSecs(qint64(hours) * 3600);
+}
+
+StatementLine payment(const char *reference, qint64 amount, int hour, const char *currency = "USD")
+{
+    return {LineKind::Payment,
+            QString::fromLatin1(reference),
+            QStringLiteral("X"),
+            amount,
+            QString::fromLatin1(currency),
+            0,
+            at(hour)};
+}
+
+BookedRecord booked(const char *reference, qint64 amount, int hour,
+                    LineKind kind = LineKind::Payment)
+{
+    return {kind, QString::fromLatin1(reference), QStringLiteral("USD"), amount, true, at(hour)};
+}
+
+ReconInput dayOf(QList<StatementLine> lines, QList<BookedRecord> records,
+                 QList<BookedRecord> named = {})
+{
+    return {{at(0), at(24), at(48)}, std::move(lines), std::move(records), std::move(named)};
+}
+
+// "class:reference" of every break, in the outcome's order.
+QStringList classes(const ReconOutcome &outcome)
+{
+    QStringList out;
+    for (const ReconBreak &found : outcome.breaks)
+        out << breakClassName(found.kind) + u':' + found.reference;
+    return out;
+}
+
+QStringList names(std::initializer_list<const char *> items)
+{
+    QStringList out;
+    for (const char *item : items)
+        out << QString::fromLatin1(item);
+    return out;
+}
+
+} // namespace
+
+TEST(ReconMatchingTest, ALineMatchingItsPostingIsMatchedAndEachDifferenceHasItsClass)
+{
+    StatementLine refund = payment("re_r1", 300, 5);
+    refund.kind = LineKind::Refund;
+    const ReconOutcome outcome = matchDay(dayOf(
+        {payment("ch_ok", 1000, 1), refund, payment("ch_amount", 2500, 2),
+         payment("ch_currency", 3000, 3, "EUR"), payment("ch_twice", 400, 4),
+         payment("ch_twice", 400, 6), payment("ch_status", 700, 7), payment("ch_nobody", 999, 8)},
+        {booked("ch_ok", 1000, 1), booked("re_r1", 300, 5, LineKind::Refund),
+         booked("ch_amount", 2000, 2), booked("ch_currency", 3000, 3), booked("ch_twice", 400, 4),
+         booked("ch_silent", 500, 9)},
+        {{LineKind::Payment, QStringLiteral("ch_status"), QStringLiteral("USD"), 0, false,
+          at(7)}}));
+    EXPECT_EQ(outcome.matched, 2);
+    EXPECT_EQ(classes(outcome), names({"missing_at_keel:ch_nobody", "missing_at_channel:ch_silent",
+                                       "amount_mismatch:ch_amount", "status_mismatch:ch_status",
+                                       "currency_mismatch:ch_currency", "duplicate:ch_twice"}));
+    const ReconBreak &amount = outcome.breaks.at(2);
+    EXPECT_EQ(amount.channelAmount, 2500);
+    EXPECT_EQ(amount.keelAmount, 2000);
+    EXPECT_EQ(outcome.breaks.at(5).channelAmount, 800) << "a duplicate reports what it took";
+    EXPECT_EQ(outcome.breaks.at(1).channelAmount, 0);
+    EXPECT_EQ(outcome.breaks.at(1).keelAmount, 500);
+}
+
+TEST(ReconMatchingTest, ALateLineWithinTheLagMatchesAndTheNextDaysLinesAreNotThisDays)
+{
+    // Captured at 23:59:59, on the channel's file of the next day.
+    const ReconOutcome outcome =
+        matchDay(dayOf({payment("ch_late", 100, 25), payment("ch_tomorrow", 200, 26)},
+                       {booked("ch_late", 100, 23)}));
+    EXPECT_EQ(outcome.matched, 1);
+    EXPECT_TRUE(outcome.breaks.isEmpty()) << qPrintable(classes(outcome).join(u' '));
+}
+
+TEST(ReconMatchingTest, ALineForYesterdaysPostingMatchesToday)
+{
+    const ReconOutcome outcome =
+        matchDay(dayOf({payment("ch_yesterday", 100, 1)}, {}, {booked("ch_yesterday", 100, -1)}));
+    EXPECT_EQ(outcome.matched, 1);
+    EXPECT_TRUE(outcome.breaks.isEmpty());
+}
+
+TEST(ReconMatchingTest, PaymentsAndRefundsOfOneReferenceAreTwoRecords)
+{
+    StatementLine refund = payment("ch_same", 100, 2);
+    refund.kind = LineKind::Refund;
+    const ReconOutcome outcome =
+        matchDay(dayOf({payment("ch_same", 100, 1), refund}, {booked("ch_same", 100, 1)}));
+    EXPECT_EQ(outcome.matched, 1);
+    EXPECT_EQ(classes(outcome), names({"missing_at_keel:ch_same"}));
+    EXPECT_EQ(outcome.breaks.constFirst().lineKind, LineKind::Refund);
+}
+
+TEST(ReconMatchingTest, TheResultIsTheSameBytesWhateverOrderTheInputCameIn)
+{
+    QList<StatementLine> lines;
+    QList<BookedRecord> records;
+    for (int i = 0; i < 200; ++i) {
+        const QByteArray reference = "ch_" + QByteArray::number(i);
+        if (i % 7 != 0)
+            lines.append(payment(reference.constData(), 100 + (i % 5 == 0), i % 24));
+        if (i % 11 != 0)
+            records.append(booked(reference.constData(), 100, i % 24));
+    }
+    const QByteArray first = canonicalResult(QStringLiteral("sim"), QStringLiteral("2026-12-01"),
+                                             matchDay(dayOf(lines, records)));
+    std::mt19937 shuffle(20261203);
+    std::shuffle(lines.begin(), lines.end(), shuffle);
+    std::shuffle(records.begin(), records.end(), shuffle);
+    const QByteArray again = canonicalResult(QStringLiteral("sim"), QStringLiteral("2026-12-01"),
+                                             matchDay(dayOf(lines, records)));
+    EXPECT_EQ(first, again);
+    EXPECT_TRUE(first.startsWith(R"({"channel":"sim","date":"2026-12-01","matched":)"))
+        << first.left(80).constData();
+}

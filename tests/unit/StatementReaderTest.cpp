@@ -1,0 +1,194 @@
+#include "core/statement/StatementReader.h"
+#include "core/money/Currency.h"
+
+#include <gtest/gtest.h>
+
+#include <QCryptographicHash>
+#include <QFile>
+
+#include <zlib.h>
+
+using namespace keel;
+
+namespace {
+
+CurrencyTable currencies()
+{
+    return CurrencyTable({{QStringLiteral("USD"), 2, 99999999},
+                          {QStringLiteral("CNY"), 2, 99999999},
+                          {QStringLiteral("JPY"), 0, 99999999}});
+}
+
+QByteArray sample(const char *name)
+{
+    QFile file(QStringLiteral(KEEL_SOURCE_DIR "/tests/data/recon/") + QString::fromLatin1(name));
+    EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << name;
+    return file.readAll();
+}
+
+Result<QList<StatementLine>> read(StatementFormat format, const QByteArray &bytes,
+                                  const QString &sha1 = {})
+{
+    return readStatement({format, bytes, sha1}, currencies());
+}
+
+// The check a refused statement names, or "accepted".
+QString refusedFor(StatementFormat format, const QByteArray &bytes, const QString &sha1 = {})
+{
+    Result<QList<StatementLine>> lines = read(format, bytes, sha1);
+    return lines ? QStringLiteral("accepted") : lines.error().code;
+}
+
+QByteArray gzipped(const QByteArray &bytes)
+{
+    z_stream stream{};
+    EXPECT_EQ(deflateInit2(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    QByteArray out(int(deflateBound(&stream, uLong(bytes.size())) + 32), '\0');
+    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(bytes.constData()));
+    stream.avail_in = uInt(bytes.size());
+    stream.next_out = reinterpret_cast<Bytef *>(out.data());
+    stream.avail_out = uInt(out.size());
+    EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
+    out.resize(qsizetype(stream.total_out));
+    deflateEnd(&stream);
+    return out;
+}
+
+QDateTime utc(const char *iso)
+{
+    return QDateTime::fromString(QString::fromLatin1(iso), Qt::ISODateWithMs).toUTC();
+}
+
+} // namespace
+
+TEST(KeelCsvStatementTest, ReadsEveryColumnInItsCurrencyAndZone)
+{
+    Result<QList<StatementLine>> lines = read(StatementFormat::Csv, sample("keel-statement.csv"));
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    ASSERT_EQ(lines->size(), 4);
+    const StatementLine &first = lines->at(0);
+    EXPECT_EQ(first.kind, LineKind::Payment);
+    EXPECT_EQ(first.reference, QStringLiteral("ch_csvA0000001"));
+    EXPECT_EQ(first.channelReference, QStringLiteral("SIM-0001"));
+    EXPECT_EQ(first.amount, 1999);
+    EXPECT_EQ(first.fee, 58);
+    EXPECT_EQ(first.occurredAt, utc("2026-12-01T08:00:00Z"));
+    EXPECT_EQ(lines->at(1).amount, 500) << "JPY has no minor unit";
+    EXPECT_EQ(lines->at(1).occurredAt, utc("2026-12-01T00:30:00Z")) << "the offset is applied";
+    EXPECT_EQ(lines->at(2).kind, LineKind::Refund);
+    EXPECT_EQ(lines->at(2).fee, -15) << "a refund gives its fee back";
+    EXPECT_EQ(lines->at(3).channelReference, QStringLiteral("SIM-0003, with a comma"));
+}
+
+TEST(KeelCsvStatementTest, EachBrokenFieldRefusesTheWholeFileNamingTheCheck)
+{
+    const QByteArray header = "reference,channel_reference,type,amount,currency,fee,occurred_at\n";
+    const auto withLine = [&](const char *line) {
+        QByteArray file = header;
+        file.append(line).append('\n');
+        return file;
+    };
+    const QList<std::pair<QByteArray, const char *>> cases{
+        {withLine("ch_a1234567,X,payment,1.999,USD,0,2026-12-01T00:00:00Z"), "statement_field"},
+        {withLine("ch_a1234567,X,payment,1.00,XXX,0,2026-12-01T00:00:00Z"), "statement_field"},
+        {withLine("ch_a1234567,X,charge,1.00,USD,0,2026-12-01T00:00:00Z"), "statement_field"},
+        {withLine("ch_a1234567,X,payment,0.00,USD,0,2026-12-01T00:00:00Z"), "statement_field"},
+        {withLine("ch_a1234567,X,payment,-1.00,USD,0,2026-12-01T00:00:00Z"), "statement_field"},
+        {withLine("ch_a1234567,X,payment,1.00,USD,0,2026-12-01T00:00:00"), "statement_field"},
+        {withLine(",,payment,1.00,USD,0,2026-12-01T00:00:00Z"), "statement_field"},
+        {withLine("ch_a1234567,X,payment,1.00,USD,0"), "statement_layout"},
+        {withLine("\"ch_a1234567,X,payment,1.00,USD,0,2026-12-01T00:00:00Z"), "statement_layout"},
+        {"reference,type,amount\nch_a1234567,payment,1.00\n", "statement_layout"},
+        {withLine("ch_a1234567,X,payment,1.00,USD,0,2026-12-01T00:00:00Z\xff\xfe"),
+         "statement_encoding"},
+    };
+    for (const auto &[bytes, check] : cases)
+        EXPECT_EQ(refusedFor(StatementFormat::Csv, bytes), QLatin1String(check))
+            << bytes.constData();
+}
+
+TEST(WechatPayBillTest, ReadsPaymentsAndRefundsByHeaderNameInBeijingTime)
+{
+    Result<QList<StatementLine>> lines =
+        read(StatementFormat::WechatPay, sample("wechatpay-tradebill-all.csv"));
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    ASSERT_EQ(lines->size(), 4);
+    EXPECT_EQ(lines->at(0).reference, QStringLiteral("ch_wxA0000001"));
+    EXPECT_EQ(lines->at(0).channelReference, QStringLiteral("4200001234202612010000000001"));
+    EXPECT_EQ(lines->at(0).amount, 10000);
+    EXPECT_EQ(lines->at(0).currency, QStringLiteral("CNY"));
+    EXPECT_EQ(lines->at(0).occurredAt, utc("2026-11-30T16:00:05Z")) << "Beijing is UTC+8";
+    const StatementLine &refund = lines->at(2);
+    EXPECT_EQ(refund.kind, LineKind::Refund);
+    EXPECT_EQ(refund.reference, QStringLiteral("re_wxA0000001"));
+    EXPECT_EQ(refund.channelReference, QStringLiteral("50300001234202612010000000001"));
+    EXPECT_EQ(refund.amount, 3000);
+    EXPECT_EQ(refund.fee, -18);
+}
+
+TEST(WechatPayBillTest, TheSha1IsCheckedBeforeAnythingIsRead)
+{
+    const QByteArray bill = sample("wechatpay-tradebill-all.csv");
+    const QString sha1 =
+        QString::fromLatin1(QCryptographicHash::hash(bill, QCryptographicHash::Sha1).toHex());
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, bill, sha1), QLatin1String("accepted"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, bill, sha1.toUpper()),
+              QLatin1String("accepted"));
+    QString wrong = sha1;
+    wrong[0] = wrong[0] == u'0' ? u'1' : u'0';
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, bill, wrong),
+              QLatin1String("statement_digest"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, QByteArray("not a bill"), wrong),
+              QLatin1String("statement_digest"))
+        << "a wrong digest is reported before the content is judged";
+}
+
+TEST(WechatPayBillTest, AGzipStreamIsReadAndATruncatedOneRefused)
+{
+    const QByteArray bill = sample("wechatpay-tradebill-all.csv");
+    const QByteArray packed = gzipped(bill);
+    Result<QList<StatementLine>> lines = read(StatementFormat::WechatPay, packed);
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    EXPECT_EQ(lines->size(), 4);
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, packed.left(packed.size() - 9)),
+              QLatin1String("statement_encoding"));
+}
+
+TEST(WechatPayBillTest, TotalsThatDoNotTieAndBrokenLayoutsAreRefusedWhole)
+{
+    const QByteArray bill = sample("wechatpay-tradebill-all.csv");
+    const auto replaced = [&](const char *from, const char *to) {
+        QByteArray changed = bill;
+        EXPECT_TRUE(changed.contains(from)) << from;
+        return changed.replace(from, to);
+    };
+    // A detail amount changed without its summary.
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`25.50,", "`25.51,")),
+              QLatin1String("statement_totals"));
+    // The count, the refunds and the fees of the summary row, each on its own.
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`4,`134.38", "`5,`134.38")),
+              QLatin1String("statement_totals"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`134.38,`30.00", "`134.38,`30.01")),
+              QLatin1String("statement_totals"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`0.62,", "`0.80,")),
+              QLatin1String("statement_totals"));
+    // A field without its backtick, a missing column, a cut-off file.
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced(",`JSAPI,`REFUND", ",JSAPI,`REFUND")),
+              QLatin1String("statement_layout"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("商户退款单号", "退款单号")),
+              QLatin1String("statement_layout"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, bill.left(bill.indexOf("总交易单数"))),
+              QLatin1String("statement_layout"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`REFUND", "`REVOKED")),
+              QLatin1String("statement_field"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`CNY", "`XXX")),
+              QLatin1String("statement_field"));
+}
+
+TEST(StatementReaderTest, FormatsKeelCannotReadYetSaySo)
+{
+    EXPECT_EQ(refusedFor(StatementFormat::Alipay, QByteArray("PK")),
+              QLatin1String("statement_unsupported"));
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe, QByteArray("id,amount")),
+              QLatin1String("statement_unsupported"));
+}
