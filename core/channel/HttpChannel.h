@@ -22,6 +22,7 @@ public:
     ~HttpChannel() override;
 
     QString name() const override { return QStringLiteral("http"); }
+    QString statementChannel() const override { return QStringLiteral("sim"); }
     ChannelResult execute(const ChannelRequest &request) override;
     ChannelResult query(const QString &reference, const QString &operation) override;
     ChannelResult close(const QString &reference, const QString &operation) override;

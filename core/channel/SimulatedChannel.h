@@ -25,6 +25,7 @@ public:
     SimulatedChannel(ConnectionSettings settings, SimulatedChannelConfig config);
 
     QString name() const override { return QStringLiteral("simulated"); }
+    QString statementChannel() const override { return QStringLiteral("sim"); }
     ChannelResult execute(const ChannelRequest &request) override;
     ChannelResult query(const QString &reference, const QString &operation) override;
     ChannelResult close(const QString &reference, const QString &operation) override;

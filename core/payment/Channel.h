@@ -45,6 +45,9 @@ class Channel {
 public:
     virtual ~Channel() = default;
     virtual QString name() const = 0;
+    // The channel whose statements report this one's payments and refunds
+    // (keel.recon_channels): both simulators are "sim".
+    virtual QString statementChannel() const = 0;
     virtual ChannelResult execute(const ChannelRequest &request) = 0;
     // What the network knows of an earlier operation (补单).
     virtual ChannelResult query(const QString &reference, const QString &operation) = 0;

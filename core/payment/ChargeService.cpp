@@ -81,7 +81,7 @@ PaymentOutcome ChargeService::create(const Merchant &merchant, const ChargeReque
         // One statement: the key reserved and, only then, the order's first write.
         Result<PaymentRepository::Intake> intake = repository.reserveAndInsertCharge(
             operation.store(), operation.keyHash(), m_context.expectedDurationMs, merchant.id,
-            request, outTradeNo);
+            request, outTradeNo, m_context.channel->statementChannel());
         if (!intake)
             return PaymentOutcome::failure(intake.error());
         const IdempotentOperation::Admitted admitted =

@@ -54,10 +54,9 @@ QString PaymentRepository::newPublicId(const QString &prefix)
     return id;
 }
 
-Result<PaymentRepository::Intake>
-PaymentRepository::reserveAndInsertCharge(IdempotencyStore &store, const QByteArray &keyHash,
-                                          int expectedDurationMs, qint64 merchantId,
-                                          const ChargeRequest &request, const QString &outTradeNo)
+Result<PaymentRepository::Intake> PaymentRepository::reserveAndInsertCharge(
+    IdempotencyStore &store, const QByteArray &keyHash, int expectedDurationMs, qint64 merchantId,
+    const ChargeRequest &request, const QString &outTradeNo, const QString &channel)
 {
     ChargeRecord charge;
     charge.publicId = newPublicId(QStringLiteral("ch_"));
@@ -74,8 +73,8 @@ PaymentRepository::reserveAndInsertCharge(IdempotencyStore &store, const QByteAr
         keyHash, merchantId, QStringLiteral("POST /v1/charges"), request.fingerprint,
         expectedDurationMs, charge.publicId,
         "c AS (INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, currency, "
-        "    source, description, metadata, capture, request_hash) "
-        "  SELECT $8, $2, $9, $10, $11, $12, $13, $14::jsonb, $15, $16 FROM reserved "
+        "    source, description, metadata, capture, request_hash, channel) "
+        "  SELECT $8, $2, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17 FROM reserved "
         "  ON CONFLICT (merchant_id, out_trade_no) DO NOTHING "
         "  RETURNING id, extract(epoch FROM created_at)::bigint AS created), "
         "s AS (INSERT INTO keel.payment_state (charge_id, state, version) "
@@ -86,7 +85,8 @@ PaymentRepository::reserveAndInsertCharge(IdempotencyStore &store, const QByteAr
         {outTradeNo.toUtf8(), QByteArray::number(request.amount), request.currency.code.toUtf8(),
          request.source.toUtf8(),
          request.description ? request.description->toUtf8() : QByteArray(), charge.metadataJson,
-         request.capture ? "true" : "false", LibpqConnection::byteaParam(request.terms)});
+         request.capture ? "true" : "false", LibpqConnection::byteaParam(request.terms),
+         channel.toUtf8()});
     if (!rows)
         return rows.error();
     Intake intake;

@@ -32,7 +32,8 @@ public:
     };
     Result<Intake> reserveAndInsertCharge(IdempotencyStore &store, const QByteArray &keyHash,
                                           int expectedDurationMs, qint64 merchantId,
-                                          const ChargeRequest &request, const QString &outTradeNo);
+                                          const ChargeRequest &request, const QString &outTradeNo,
+                                          const QString &channel);
     Result<std::optional<ChargeRecord>> findByOrder(qint64 merchantId, const QString &outTradeNo);
     Result<std::optional<ChargeRecord>> findByPublicId(qint64 merchantId, const QString &publicId);
     // Whichever merchant's: a channel names the charge by keel's reference only.

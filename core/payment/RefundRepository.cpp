@@ -59,7 +59,9 @@ Result<std::optional<RefundRecord>> RefundRepository::insert(RefundRecord refund
     refund.publicId = PaymentRepository::newPublicId(QStringLiteral("re_"));
     Result<PgRows> rows = m_connection.query(
         "INSERT INTO keel.refunds (public_id, charge_id, out_refund_no, amount, currency, reason, "
-        "  metadata, request_hash) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) "
+        "  metadata, request_hash, channel) "
+        "SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8, c.channel FROM keel.charges c WHERE c.id = "
+        "$2 "
         "ON CONFLICT (charge_id, out_refund_no) DO NOTHING "
         "RETURNING id, extract(epoch FROM created_at)::bigint",
         {refund.publicId.toUtf8(), QByteArray::number(refund.chargeId), refund.outRefundNo.toUtf8(),

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <unordered_map>
 
 namespace keel {
@@ -18,11 +19,6 @@ Key keyOf(LineKind kind, const QString &reference)
     return {int(kind), reference};
 }
 
-QString lineReference(const StatementLine &line)
-{
-    return line.reference.isEmpty() ? line.channelReference : line.reference;
-}
-
 struct KeyHash {
     size_t operator()(const Key &key) const noexcept
     {
@@ -30,30 +26,113 @@ struct KeyHash {
     }
 };
 
-ReconBreak breakOf(BreakClass kind, LineKind lineKind, const QString &reference,
-                   const QString &currency, qint64 channelAmount, qint64 keelAmount)
+// The order lines of one reference are judged in, whatever order they came.
+bool lineBefore(const StatementLine *a, const StatementLine *b)
 {
-    return {kind, lineKind, reference, currency, channelAmount, keelAmount};
+    return std::tie(a->occurredAt, a->channelReference, a->currency, a->amount, a->fee) <
+           std::tie(b->occurredAt, b->channelReference, b->currency, b->amount, b->fee);
 }
 
-// The one comparison of a single line with the record keel has for it.
-std::optional<ReconBreak> compare(const StatementLine &line, const BookedRecord *record)
+ReconBreak breakOf(BreakClass kind, const StatementLine &line, qint64 channelAmount,
+                   qint64 keelAmount)
 {
-    const QString reference = lineReference(line);
-    if (!record)
-        return breakOf(BreakClass::MissingAtKeel, line.kind, reference, line.currency, line.amount,
-                       0);
-    if (!record->booked)
-        return breakOf(BreakClass::StatusMismatch, line.kind, reference, line.currency, line.amount,
-                       0);
-    if (record->currency != line.currency)
-        return breakOf(BreakClass::CurrencyMismatch, line.kind, reference, line.currency,
-                       line.amount, record->amount);
-    if (record->amount != line.amount)
-        return breakOf(BreakClass::AmountMismatch, line.kind, reference, line.currency, line.amount,
-                       record->amount);
-    return std::nullopt;
+    return {kind, line.kind, line.reference, line.currency, channelAmount, keelAmount};
 }
+
+class DayMatcher final {
+public:
+    explicit DayMatcher(const ReconInput &input) : m_input(input)
+    {
+        for (const StatementLine &line : input.lines)
+            m_lines[keyOf(line.kind, line.reference)].append(&line);
+        for (auto &[key, group] : m_lines)
+            std::sort(group.begin(), group.end(), lineBefore);
+        for (const BookedRecord &record : input.namedRecords)
+            m_records[keyOf(record.kind, record.reference)] = &record;
+        for (const BookedRecord &record : input.dayRecords)
+            m_records[keyOf(record.kind, record.reference)] = &record;
+    }
+
+    ReconOutcome match()
+    {
+        for (const BookedRecord &record : m_input.dayRecords)
+            judge(keyOf(record.kind, record.reference), &record);
+        for (const auto &[key, group] : m_lines) {
+            const auto record = m_records.find(key);
+            const bool booked = record != m_records.end() && record->second->booked;
+            // Money keel moved is judged on the day it moved; otherwise the
+            // day of the channel's first line for it owns the difference.
+            if (!booked && inDay(group.constFirst()->occurredAt))
+                judge(key, record == m_records.end() ? nullptr : record->second);
+        }
+        std::sort(m_outcome.breaks.begin(), m_outcome.breaks.end(),
+                  [](const ReconBreak &a, const ReconBreak &b) {
+                      return std::tie(a.kind, a.lineKind, a.reference) <
+                             std::tie(b.kind, b.lineKind, b.reference);
+                  });
+        return m_outcome;
+    }
+
+private:
+    bool inDay(const QDateTime &at) const
+    {
+        return at >= m_input.day.start && at < m_input.day.end;
+    }
+
+    void judge(const Key &key, const BookedRecord *record)
+    {
+        const auto found = m_lines.find(key);
+        if (found == m_lines.end()) {
+            m_outcome.breaks.append({BreakClass::MissingAtChannel, record->kind, record->reference,
+                                     record->currency, 0, record->amount});
+            return;
+        }
+        const QList<const StatementLine *> &group = found->second;
+        const qint64 keelAmount = record && record->booked ? record->amount : 0;
+        if (group.size() > 1) {
+            qint64 total = 0;
+            for (const StatementLine *line : group)
+                total = saturatingAdd(total, line->amount);
+            m_outcome.breaks.append(
+                breakOf(BreakClass::Duplicate, *group.constFirst(), total, keelAmount));
+            return;
+        }
+        if (std::optional<ReconBreak> differs = compare(*group.constFirst(), record))
+            m_outcome.breaks.append(*differs);
+        else
+            ++m_outcome.matched;
+    }
+
+    // The one comparison of a single line with the record keel has for it.
+    std::optional<ReconBreak> compare(const StatementLine &line, const BookedRecord *record) const
+    {
+        if (!record)
+            return breakOf(BreakClass::MissingAtKeel, line, line.amount, 0);
+        if (!record->booked)
+            return breakOf(BreakClass::StatusMismatch, line, line.amount, 0);
+        if (record->currency != line.currency)
+            return breakOf(BreakClass::CurrencyMismatch, line, line.amount, record->amount);
+        if (record->amount != line.amount)
+            return breakOf(BreakClass::AmountMismatch, line, line.amount, record->amount);
+        if (m_input.feeRatePpm && line.kind == LineKind::Payment) {
+            const qint64 expected = contractedFee(line.amount, *m_input.feeRatePpm);
+            if (line.fee != expected)
+                return breakOf(BreakClass::FeeVariance, line, line.fee, expected);
+        }
+        return std::nullopt;
+    }
+
+    static qint64 saturatingAdd(qint64 a, qint64 b)
+    {
+        qint64 sum = 0;
+        return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<qint64>::max() : sum;
+    }
+
+    const ReconInput &m_input;
+    std::unordered_map<Key, QList<const StatementLine *>, KeyHash> m_lines;
+    std::unordered_map<Key, const BookedRecord *, KeyHash> m_records;
+    ReconOutcome m_outcome;
+};
 
 } // namespace
 
@@ -66,63 +145,17 @@ QString breakClassName(BreakClass kind)
     return QString::fromLatin1(Names[size_t(kind)]);
 }
 
+qint64 contractedFee(qint64 amount, qint64 feeRatePpm)
+{
+    // Split so that amount * rate cannot overflow: rates are at most 10^6.
+    constexpr qint64 Million = 1000000;
+    return (amount / Million) * feeRatePpm +
+           ((amount % Million) * feeRatePpm + Million / 2) / Million;
+}
+
 ReconOutcome matchDay(const ReconInput &input)
 {
-    struct Group {
-        QList<const StatementLine *> lines;
-        bool inDay = false; // one of its lines is in the day, not only in the lag after it
-    };
-    std::unordered_map<Key, Group, KeyHash> lines;
-    QList<Key> dayKeys;
-    for (const StatementLine &line : input.lines) {
-        const Key key = keyOf(line.kind, lineReference(line));
-        Group &group = lines[key];
-        if (line.occurredAt < input.day.end && !group.inDay) {
-            group.inDay = true;
-            dayKeys.append(key);
-        }
-        group.lines.append(&line);
-    }
-    std::unordered_map<Key, const BookedRecord *, KeyHash> records;
-    for (const QList<BookedRecord> *source : {&input.namedRecords, &input.dayRecords})
-        for (const BookedRecord &record : *source)
-            records[keyOf(record.kind, record.reference)] = &record;
-
-    ReconOutcome outcome;
-    const auto judge = [&](const QList<const StatementLine *> &group, const BookedRecord *record) {
-        if (group.size() > 1) {
-            qint64 total = 0;
-            for (const StatementLine *line : group)
-                total += line->amount;
-            const StatementLine &first = *group.constFirst();
-            outcome.breaks.append(breakOf(BreakClass::Duplicate, first.kind, lineReference(first),
-                                          first.currency, total,
-                                          record && record->booked ? record->amount : 0));
-        } else if (std::optional<ReconBreak> found = compare(*group.constFirst(), record)) {
-            outcome.breaks.append(*found);
-        } else {
-            ++outcome.matched;
-        }
-    };
-    for (const Key &key : std::as_const(dayKeys)) {
-        const auto record = records.find(key);
-        judge(lines[key].lines, record == records.end() ? nullptr : record->second);
-    }
-    for (const BookedRecord &record : input.dayRecords) {
-        const Key key = keyOf(record.kind, record.reference);
-        const auto group = lines.find(key);
-        if (group == lines.end())
-            outcome.breaks.append(breakOf(BreakClass::MissingAtChannel, record.kind,
-                                          record.reference, record.currency, 0, record.amount));
-        else if (!group->second.inDay) // it came late, within the settlement lag
-            judge(group->second.lines, &record);
-    }
-    std::sort(outcome.breaks.begin(), outcome.breaks.end(),
-              [](const ReconBreak &a, const ReconBreak &b) {
-                  return std::tie(a.kind, a.lineKind, a.reference) <
-                         std::tie(b.kind, b.lineKind, b.reference);
-              });
-    return outcome;
+    return DayMatcher(input).match();
 }
 
 QByteArray canonicalResult(const QString &channel, const QString &date, const ReconOutcome &outcome)

@@ -7,6 +7,8 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
+
 namespace keel {
 
 class JsonWriter;
@@ -25,14 +27,15 @@ inline constexpr int BreakClassCount = 7;
 
 QString breakClassName(BreakClass kind);
 
-// What keel's books say about one charge or refund the channel handled.
+// What keel's books say about one charge or refund the channel handled: the
+// net of its movements on the channel's clearing account.
 struct BookedRecord {
     LineKind kind = LineKind::Payment;
     QString reference; // ch_... or re_...
     QString currency;
-    qint64 amount = 0;  // captured or refunded, as posted; 0 when not booked
-    bool booked = true; // false: keel knows the object but posted no money for it
-    QDateTime at;       // when it was posted
+    qint64 amount = 0;  // what reached (payment) or left (refund) clearing for it
+    bool booked = true; // false: keel knows the object but moved no money for it
+    QDateTime at;       // when its money first moved
 };
 
 struct ReconBreak {
@@ -44,8 +47,9 @@ struct ReconBreak {
     qint64 keelAmount = 0;
 };
 
-// One business day: [start, end) in the channel's zone, and the settlement lag
-// after it during which a late line still counts for the day.
+// One business day: [start, end) in the channel's zone, and the end of the
+// settlement lag after it, until which a record the channel has not reported
+// is only pending.
 struct BusinessDay {
     QDateTime start;
     QDateTime end;
@@ -54,9 +58,12 @@ struct BusinessDay {
 
 struct ReconInput {
     BusinessDay day;
-    QList<StatementLine> lines;       // the channel's lines in [start, lagEnd)
-    QList<BookedRecord> dayRecords;   // keel's postings in [start, end)
-    QList<BookedRecord> namedRecords; // keel's records the day's lines name, from any day
+    // Every line of the channel, whatever its day, for each reference that a
+    // line of the day or a record of the day names.
+    QList<StatementLine> lines;
+    QList<BookedRecord> dayRecords;   // keel's records whose money first moved in the day
+    QList<BookedRecord> namedRecords; // keel's records the lines name, from any day
+    std::optional<qint64> feeRatePpm; // the contracted fee, millionths of the amount
 };
 
 struct ReconOutcome {
@@ -64,10 +71,14 @@ struct ReconOutcome {
     QList<ReconBreak> breaks; // ordered by class, kind, reference
 };
 
-// Matches a day's statement lines with keel's records: by the reference keel
-// sent, one line per charge capture and per refund. Deterministic: the same
-// input in any order gives the same outcome.
+// Matches one day. Each charge capture and each refund belongs to exactly one
+// business day, so that a difference is reported once: the day keel moved its
+// money, or, when keel moved none, the day of the channel's first line for it.
+// Deterministic: the same input in any order gives the same outcome.
 ReconOutcome matchDay(const ReconInput &input);
+
+// The fee the contract asks for `amount`, rounded half up.
+qint64 contractedFee(qint64 amount, qint64 feeRatePpm);
 
 // The canonical JSON of a run's result, whose SHA-256 identifies it.
 QByteArray canonicalResult(const QString &channel, const QString &date,

@@ -9,60 +9,78 @@ namespace keel {
 namespace {
 
 // Times travel as milliseconds since the epoch, floored, so that no text
-// format or zone of this machine decides which day a line falls in.
+// format or zone of this machine decides which day a line falls in. The day
+// and its lag end are cut in the channel's own zone.
 constexpr char DayOfChannel[] =
-    "SELECT floor(extract(epoch FROM s) * 1000)::bigint, floor(extract(epoch FROM e) * "
+    "SELECT floor(extract(epoch FROM ($2::date)::timestamp AT TIME ZONE time_zone) * "
     "1000)::bigint, "
-    "       floor(extract(epoch FROM e + settlement_lag) * 1000)::bigint, now() >= e + "
-    "settlement_lag "
-    "FROM keel.recon_channels, "
-    "     LATERAL (SELECT ($2::date)::timestamp AT TIME ZONE time_zone AS s, "
-    "                     ($2::date + 1)::timestamp AT TIME ZONE time_zone AS e) day "
-    "WHERE channel = $1";
+    "  floor(extract(epoch FROM ($2::date + 1)::timestamp AT TIME ZONE time_zone) * 1000)::bigint, "
+    "  floor(extract(epoch FROM (($2::date + 1)::timestamp + settlement_lag) AT TIME ZONE "
+    "time_zone) "
+    "    * 1000)::bigint, "
+    "  now() >= (($2::date + 1)::timestamp + settlement_lag) AT TIME ZONE time_zone, fee_rate_ppm "
+    "FROM keel.recon_channels WHERE channel = $1";
 
-constexpr char ChannelLines[] =
-    "SELECT l.kind, l.reference, l.channel_reference, l.amount, l.currency, l.fee, "
-    "       floor(extract(epoch FROM l.occurred_at) * 1000)::bigint "
-    "FROM keel.recon_lines l JOIN keel.recon_statements s ON s.id = l.statement_id "
-    "WHERE s.channel = $1 AND l.occurred_at >= to_timestamp($2 / 1000.0) "
-    "  AND l.occurred_at < to_timestamp($3 / 1000.0)";
+constexpr char DayLineReferences[] =
+    "SELECT DISTINCT reference FROM keel.recon_lines WHERE channel = $1 "
+    "  AND occurred_at >= to_timestamp($2 / 1000.0) AND occurred_at < to_timestamp($3 / 1000.0)";
 
-// What keel posted: the clearing account's side of each capture and refund.
-constexpr char DayPostings[] =
-    "SELECT 'payment', c.public_id, c.currency, sum(e.amount), "
-    "       floor(extract(epoch FROM max(t.created_at)) * 1000)::bigint "
-    "FROM keel.ledger_transactions t JOIN keel.charges c ON c.id = t.charge_id "
-    "JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.amount > 0 "
-    "WHERE t.kind = 'capture' AND c.channel = $1 "
-    "  AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / 1000.0) "
-    "GROUP BY c.public_id, c.currency "
+constexpr char LinesOfReferences[] =
+    "SELECT kind, reference, channel_reference, amount, currency, fee, "
+    "       floor(extract(epoch FROM occurred_at) * 1000)::bigint "
+    "FROM keel.recon_lines WHERE channel = $1 AND reference = ANY($2::text[]) "
+    "ORDER BY reference, kind, occurred_at, channel_reference";
+
+// keel's side is the channel's clearing account: what reached it for a
+// charge (captures, money parked from a channel's notice) and what left it
+// for a refund. A payment belongs to the day its money first arrived.
+constexpr char DayRecords[] =
+    "WITH arrived AS (SELECT DISTINCT t.charge_id FROM keel.ledger_transactions t "
+    "  WHERE t.kind IN ('capture', 'suspense_in') AND t.charge_id IS NOT NULL "
+    "    AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / "
+    "1000.0)) "
+    "SELECT 'payment', c.public_id, c.currency, m.amount, "
+    "       floor(extract(epoch FROM m.first_at) * 1000)::bigint "
+    "FROM arrived JOIN keel.charges c ON c.id = arrived.charge_id AND c.channel = $1 "
+    "CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, min(t.created_at) AS first_at "
+    "  FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_clearing:%' "
+    "  WHERE t.charge_id = c.id AND t.kind <> 'refund') m "
+    "WHERE m.first_at >= to_timestamp($2 / 1000.0) "
     "UNION ALL "
-    "SELECT 'refund', r.public_id, r.currency, sum(e.amount), "
-    "       floor(extract(epoch FROM max(t.created_at)) * 1000)::bigint "
-    "FROM keel.ledger_transactions t JOIN keel.refunds r ON r.id = t.refund_id "
-    "JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.amount > 0 "
-    "WHERE t.kind = 'refund' AND r.channel = $1 "
+    "SELECT 'refund', r.public_id, r.currency, -sum(e.amount), "
+    "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint "
+    "FROM keel.ledger_transactions t JOIN keel.refunds r ON r.id = t.refund_id AND r.channel = $1 "
+    "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_clearing:%' "
+    "WHERE t.kind = 'refund' "
     "  AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / 1000.0) "
     "GROUP BY r.public_id, r.currency";
 
-// The records the channel's lines name, whatever day keel posted them, and
-// whether keel posted money for them at all.
+// The records the channel's lines name, whatever day keel moved their money,
+// and whether it moved any.
 constexpr char NamedRecords[] =
-    "SELECT 'payment', c.public_id, c.currency, coalesce(p.amount, 0), p.amount IS NOT NULL, "
-    "       floor(extract(epoch FROM coalesce(p.at, c.created_at)) * 1000)::bigint "
-    "FROM keel.charges c, LATERAL (SELECT sum(e.amount) AS amount, max(t.created_at) AS at "
-    "  FROM keel.ledger_transactions t "
-    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.amount > 0 "
-    "  WHERE t.charge_id = c.id AND t.kind = 'capture') p "
+    "SELECT 'payment', c.public_id, c.currency, coalesce(m.amount, 0), m.first_at IS NOT NULL, "
+    "       floor(extract(epoch FROM coalesce(m.first_at, c.created_at)) * 1000)::bigint "
+    "FROM keel.charges c CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
+    "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_clearing:%' "
+    "  WHERE t.charge_id = c.id AND t.kind <> 'refund') m "
     "WHERE c.public_id = ANY($2::text[]) AND c.channel = $1 "
     "UNION ALL "
-    "SELECT 'refund', r.public_id, r.currency, coalesce(p.amount, 0), p.amount IS NOT NULL, "
-    "       floor(extract(epoch FROM coalesce(p.at, r.created_at)) * 1000)::bigint "
-    "FROM keel.refunds r, LATERAL (SELECT sum(e.amount) AS amount, max(t.created_at) AS at "
-    "  FROM keel.ledger_transactions t "
-    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.amount > 0 "
-    "  WHERE t.refund_id = r.id AND t.kind = 'refund') p "
+    "SELECT 'refund', r.public_id, r.currency, coalesce(-m.amount, 0), m.first_at IS NOT NULL, "
+    "       floor(extract(epoch FROM coalesce(m.first_at, r.created_at)) * 1000)::bigint "
+    "FROM keel.refunds r CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
+    "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_clearing:%' "
+    "  WHERE t.refund_id = r.id AND t.kind = 'refund') m "
     "WHERE r.public_id = ANY($3::text[]) AND r.channel = $1";
+
+// One run of a channel's day at a time, and all of it read from one snapshot.
+constexpr char LockDay[] = "SELECT pg_advisory_lock(hashtext('keel.recon:' || $1), $2::int)";
+constexpr char UnlockDay[] = "SELECT pg_advisory_unlock(hashtext('keel.recon:' || $1), $2::int)";
 
 constexpr char InsertRun[] =
     "INSERT INTO keel.recon_runs (channel, business_date, matched, breaks, result_sha256, result) "
@@ -116,8 +134,8 @@ public:
     Result<LoadedDay> load(const QDate &date);
 
 private:
-    Status loadLines(LoadedDay &day);
     Status loadDayRecords(LoadedDay &day);
+    Status loadLines(LoadedDay &day);
     Status loadNamedRecords(LoadedDay &day);
     QByteArray millis(const QDateTime &at) const
     {
@@ -142,17 +160,46 @@ Result<LoadedDay> DayLoader::load(const QDate &date)
     loaded.input.day = {utcMillis(day->toInt64(0, 0)), utcMillis(day->toInt64(0, 1)),
                         utcMillis(day->toInt64(0, 2))};
     loaded.lagOver = day->value(0, 3) == "t";
+    if (!day->isNull(0, 4))
+        loaded.input.feeRatePpm = day->toInt64(0, 4);
     for (Status (DayLoader::*step)(LoadedDay &) :
-         {&DayLoader::loadLines, &DayLoader::loadDayRecords, &DayLoader::loadNamedRecords})
+         {&DayLoader::loadDayRecords, &DayLoader::loadLines, &DayLoader::loadNamedRecords})
         if (Status done = (this->*step)(loaded); !done)
             return done.error();
     return loaded;
 }
 
-Status DayLoader::loadLines(LoadedDay &day)
+Status DayLoader::loadDayRecords(LoadedDay &day)
 {
     Result<PgRows> rows = m_session.query(
-        ChannelLines, {m_channel, millis(day.input.day.start), millis(day.input.day.lagEnd)});
+        DayRecords, {m_channel, millis(day.input.day.start), millis(day.input.day.end)});
+    if (!rows)
+        return rows.error();
+    for (int i = 0; i < rows->size(); ++i)
+        day.input.dayRecords.append({kindNamed(rows->text(i, 0)), rows->text(i, 1),
+                                     rows->text(i, 2), rows->toInt64(i, 3), true,
+                                     utcMillis(rows->toInt64(i, 4))});
+    return {};
+}
+
+// The day's lines, and every other line of the channel for the references
+// they or the day's records name, so that a reference is judged on all of
+// its lines whatever their day.
+Status DayLoader::loadLines(LoadedDay &day)
+{
+    Result<PgRows> named = m_session.query(
+        DayLineReferences, {m_channel, millis(day.input.day.start), millis(day.input.day.end)});
+    if (!named)
+        return named.error();
+    QStringList references;
+    for (int i = 0; i < named->size(); ++i)
+        references << named->text(i, 0);
+    for (const BookedRecord &record : std::as_const(day.input.dayRecords))
+        references << record.reference;
+    if (references.isEmpty())
+        return {};
+    Result<PgRows> rows =
+        m_session.query(LinesOfReferences, {m_channel, LibpqConnection::arrayParam(references)});
     if (!rows)
         return rows.error();
     day.input.lines.reserve(rows->size());
@@ -163,26 +210,12 @@ Status DayLoader::loadLines(LoadedDay &day)
     return {};
 }
 
-Status DayLoader::loadDayRecords(LoadedDay &day)
-{
-    Result<PgRows> rows = m_session.query(
-        DayPostings, {m_channel, millis(day.input.day.start), millis(day.input.day.end)});
-    if (!rows)
-        return rows.error();
-    for (int i = 0; i < rows->size(); ++i)
-        day.input.dayRecords.append({kindNamed(rows->text(i, 0)), rows->text(i, 1),
-                                     rows->text(i, 2), rows->toInt64(i, 3), true,
-                                     utcMillis(rows->toInt64(i, 4))});
-    return {};
-}
-
 Status DayLoader::loadNamedRecords(LoadedDay &day)
 {
     QStringList charges;
     QStringList refunds;
     for (const StatementLine &line : std::as_const(day.input.lines))
-        if (line.occurredAt < day.input.day.end && !line.reference.isEmpty())
-            (line.kind == LineKind::Payment ? charges : refunds).append(line.reference);
+        (line.kind == LineKind::Payment ? charges : refunds).append(line.reference);
     if (charges.isEmpty() && refunds.isEmpty())
         return {};
     Result<PgRows> rows =
@@ -247,14 +280,39 @@ Status storeBreaks(LibpqConnection &session, ReconReport &report, const ReconOut
     return resolved ? Status{} : Status{resolved.error()};
 }
 
-} // namespace
+// Holds the day's advisory lock for as long as it lives.
+class DayLock final {
+public:
+    DayLock(LibpqConnection &session, const QString &channel, const QDate &date)
+        : m_session(session), m_params{channel.toUtf8(),
+                                       QByteArray::number(QDate(2000, 1, 1).daysTo(date))}
+    {
+        Result<PgRows> locked = m_session.query(LockDay, m_params);
+        m_status = locked ? Status{} : Status{locked.error()};
+    }
+    ~DayLock()
+    {
+        if (m_status)
+            (void)m_session.query(UnlockDay, m_params);
+    }
+    Q_DISABLE_COPY_MOVE(DayLock)
+    const Status &status() const { return m_status; }
 
-Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &channel,
-                                      const QDate &date)
+private:
+    LibpqConnection &m_session;
+    QByteArrayList m_params;
+    Status m_status;
+};
+
+Result<ReconReport> reconcileLocked(LibpqConnection &session, const QString &channel,
+                                    const QDate &date)
 {
     PgTransaction transaction(session);
     if (!transaction.begun())
         return transaction.begun().error();
+    if (Status isolated = session.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+        !isolated)
+        return isolated.error();
     Result<LoadedDay> day = DayLoader(session, channel).load(date);
     if (!day)
         return day.error();
@@ -277,6 +335,17 @@ Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &c
     return report;
 }
 
+} // namespace
+
+Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &channel,
+                                      const QDate &date)
+{
+    DayLock lock(session, channel, date);
+    if (!lock.status())
+        return lock.status().error();
+    return reconcileLocked(session, channel, date);
+}
+
 Result<RunCheck> recomputeRun(LibpqConnection &session, qint64 runId)
 {
     Result<PgRows> run = session.query(StoredRun, {QByteArray::number(runId)});
@@ -287,6 +356,13 @@ Result<RunCheck> recomputeRun(LibpqConnection &session, qint64 runId)
                           QStringLiteral("there is no reconciliation run %1").arg(runId));
     const QString channel = run->text(0, 0);
     const QDate date = QDate::fromString(run->text(0, 1), Qt::ISODate);
+    PgTransaction readOnly(session);
+    if (!readOnly.begun())
+        return readOnly.begun().error();
+    if (Status isolated =
+            session.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        !isolated)
+        return isolated.error();
     Result<LoadedDay> day = DayLoader(session, channel).load(date);
     if (!day)
         return day.error();

@@ -15,8 +15,8 @@ constexpr char StoredBefore[] = "SELECT id, line_count FROM keel.recon_statement
                                 "WHERE channel = $1 AND file_sha256 = $2";
 constexpr char KnownChannel[] = "SELECT count(*) FROM keel.recon_channels WHERE channel = $1";
 constexpr char CopyLines[] =
-    "COPY keel.recon_lines (statement_id, line_no, kind, reference, channel_reference, amount, "
-    "currency, fee, occurred_at) FROM STDIN";
+    "COPY keel.recon_lines (statement_id, channel, line_no, kind, reference, channel_reference, "
+    "amount, currency, fee, occurred_at) FROM STDIN";
 
 // COPY's text format: a backslash, tab or line break in a value is escaped.
 QByteArray copyField(const QString &value)
@@ -26,16 +26,17 @@ QByteArray copyField(const QString &value)
     return out;
 }
 
-QByteArray copyRows(qint64 statementId, const QList<StatementLine> &lines)
+QByteArray copyRows(qint64 statementId, const QString &channel, const QList<StatementLine> &lines)
 {
     QByteArray rows;
     rows.reserve(lines.size() * 120);
+    const QByteArray prefix = QByteArray::number(statementId) + '\t' + copyField(channel) + '\t';
     int lineNo = 0;
     for (const StatementLine &line : lines) {
-        rows += QByteArray::number(statementId) + '\t' + QByteArray::number(++lineNo) + '\t' +
-                lineKindName(line.kind).toLatin1() + '\t' + copyField(line.reference) + '\t' +
-                copyField(line.channelReference) + '\t' + QByteArray::number(line.amount) + '\t' +
-                line.currency.toLatin1() + '\t' + QByteArray::number(line.fee) + '\t' +
+        rows += prefix + QByteArray::number(++lineNo) + '\t' + lineKindName(line.kind).toLatin1() +
+                '\t' + copyField(line.reference) + '\t' + copyField(line.channelReference) + '\t' +
+                QByteArray::number(line.amount) + '\t' + line.currency.toLatin1() + '\t' +
+                QByteArray::number(line.fee) + '\t' +
                 line.occurredAt.toUTC().toString(Qt::ISODateWithMs).toLatin1() + '\n';
     }
     return rows;
@@ -74,8 +75,16 @@ Result<ImportedStatement> storeStatement(LibpqConnection &session, const QString
         return ImportedStatement{before->toInt64(0, 0), int(before->toInt64(0, 1)), true};
     }
     const qint64 id = inserted->toInt64(0, 0);
-    if (Status copied = session.copyIn(CopyLines, copyRows(id, lines)); !copied)
+    if (Status copied = session.copyIn(CopyLines, copyRows(id, channel, lines)); !copied) {
+        // A line the channel reported once is stored once: the same bill
+        // again, in other bytes, is refused by its lines.
+        if (copied.error().is(ErrorCode::UniqueViolation))
+            return codedError(ErrorKind::Usage, QStringLiteral("statement_overlap"),
+                              QStringLiteral("the statement repeats lines already imported from "
+                                             "another file of channel %1: %2")
+                                  .arg(channel, copied.error().message));
         return copied.error();
+    }
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     return ImportedStatement{id, int(lines.size()), false};

@@ -32,6 +32,9 @@ Result<QByteArray> gunzip(const QByteArray &bytes, qsizetype limit)
         }
         if (status == Z_BUF_ERROR && stream.avail_in == 0)
             break;
+        // A file may hold several gzip members, one after the other.
+        if (status == Z_STREAM_END && stream.avail_in > 0)
+            status = inflateReset(&stream);
     }
     inflateEnd(&stream);
     if (status != Z_STREAM_END)

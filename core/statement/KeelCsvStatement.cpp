@@ -45,9 +45,9 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
     line.kind = type == QLatin1String("payment") ? LineKind::Payment : LineKind::Refund;
     line.reference = value(QStringLiteral("reference")).trimmed();
     line.channelReference = value(QStringLiteral("channel_reference")).trimmed();
-    if (line.reference.isEmpty() && line.channelReference.isEmpty())
+    if (line.reference.isEmpty() || line.channelReference.isEmpty())
         return refusal(StatementCheck::Field,
-                       QStringLiteral("line %1: neither reference nor channel_reference is set")
+                       QStringLiteral("line %1: reference and channel_reference are both required")
                            .arg(record.line));
     const std::optional<Currency> currency = currencies.find(value(QStringLiteral("currency")));
     if (!currency)
@@ -56,7 +56,8 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
                                                        value(QStringLiteral("currency")).left(8)));
     line.currency = currency->code;
     Result<qint64> amount = statementFields::majorUnits(value(QStringLiteral("amount")), *currency,
-                                                        where(QStringLiteral("amount")), false);
+                                                        where(QStringLiteral("amount")),
+                                                        statementFields::Amount::Movement);
     if (!amount)
         return amount.error();
     if (*amount == 0)
@@ -64,8 +65,9 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
             StatementCheck::Field,
             QStringLiteral("%1: zero moves nothing").arg(where(QStringLiteral("amount"))));
     line.amount = *amount;
-    Result<qint64> fee = statementFields::majorUnits(value(QStringLiteral("fee")), *currency,
-                                                     where(QStringLiteral("fee")), true);
+    Result<qint64> fee =
+        statementFields::majorUnits(value(QStringLiteral("fee")), *currency,
+                                    where(QStringLiteral("fee")), statementFields::Amount::Signed);
     if (!fee)
         return fee.error();
     line.fee = *fee;

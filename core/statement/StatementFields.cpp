@@ -21,6 +21,8 @@ Result<QString> decodeUtf8(const QByteArray &bytes)
         return refusal(StatementCheck::Encoding, QStringLiteral("the file is not valid UTF-8"));
     if (text.startsWith(QChar(0xFEFF)))
         text.remove(0, 1);
+    if (text.contains(QChar(0)))
+        return refusal(StatementCheck::Encoding, QStringLiteral("the file holds a NUL character"));
     return text;
 }
 
@@ -43,23 +45,39 @@ QString Columns::value(const QStringList &fields, const QString &name) const
 }
 
 Result<qint64> majorUnits(const QString &text, const Currency &currency, const QString &where,
-                          bool signedAllowed)
+                          Amount kind)
 {
-    const bool negative = signedAllowed && text.startsWith(u'-');
+    const bool negative = kind == Amount::Signed && text.startsWith(u'-');
     Result<qint64> amount = parseMajorUnits(negative ? text.mid(1) : text, currency, where);
     if (!amount)
         return refusal(StatementCheck::Field, amount.error().message);
+    // One movement is never more than keel lets one payment be; a total may.
+    if (kind != Amount::Total && currency.maxAmount > 0 && *amount > currency.maxAmount)
+        return refusal(StatementCheck::Field,
+                       QStringLiteral("%1: %2 is more than one %3 payment can be")
+                           .arg(where, text.left(24), currency.code));
     return negative ? -*amount : *amount;
+}
+
+Status addChecked(qint64 &sum, qint64 amount, const QString &what)
+{
+    if (__builtin_add_overflow(sum, amount, &sum))
+        return refusal(StatementCheck::Totals,
+                       QStringLiteral("the detail's %1 overflows a 64-bit sum").arg(what));
+    return {};
 }
 
 Result<QDateTime> localTime(const QString &text, const QTimeZone &zone, const QString &where)
 {
-    QDateTime at = QDateTime::fromString(text, QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-    if (!at.isValid())
+    // Date and time apart, so that this machine's own zone never shifts them.
+    const QDate date = QDate::fromString(text.left(10), QStringLiteral("yyyy-MM-dd"));
+    const QTime time = QTime::fromString(text.mid(11), QStringLiteral("HH:mm:ss"));
+    const QDateTime at(date, time, zone);
+    if (text.size() != 19 || text[10] != u' ' || !date.isValid() || !time.isValid() ||
+        !at.isValid())
         return refusal(StatementCheck::Field,
                        QStringLiteral("%1: \"%2\" is not a time as yyyy-MM-dd HH:mm:ss")
                            .arg(where, text.left(40)));
-    at.setTimeZone(zone);
     return at.toUTC();
 }
 

@@ -33,10 +33,19 @@ private:
     QHash<QString, int> m_index;
 };
 
-// An amount in major units as the currency writes it, with an optional
-// leading '-' when `signedAllowed`; the result in minor units.
+enum class Amount {
+    Movement, // one payment's or refund's amount: >= 0, at most the currency's maximum
+    Signed,   // a fee: may carry a leading '-', at most the maximum
+    Total,    // a file's total: >= 0, any size
+};
+
+// An amount in major units as the currency writes it; the result in minor
+// units.
 Result<qint64> majorUnits(const QString &text, const Currency &currency, const QString &where,
-                          bool signedAllowed);
+                          Amount kind);
+
+// sum += amount, or a totals refusal naming `what` when it overflows.
+Status addChecked(qint64 &sum, qint64 amount, const QString &what);
 
 // "yyyy-MM-dd HH:mm:ss" in `zone`, as UTC.
 Result<QDateTime> localTime(const QString &text, const QTimeZone &zone, const QString &where);

@@ -11,30 +11,38 @@ namespace {
 
 using statementFields::refusal;
 
-// A day's statement of a large merchant is tens of megabytes; a file that
-// inflates past this is refused rather than read into memory.
-constexpr qsizetype InflatedLimit = qsizetype(2) << 30;
+// A day's statement of a large merchant is tens of megabytes, a million
+// lines about 300 MB; a file that inflates past this is refused rather than
+// read into memory.
+constexpr qsizetype InflatedLimit = qsizetype(512) << 20;
 
-Status checkDigest(const StatementFile &file)
+// The channel's digest is of the bill itself: for a gzip download, of what
+// it inflates to (WeChat Pay's hash_value says so).
+Status checkDigest(const QByteArray &bill, const QString &expected)
 {
-    if (file.sha1.isEmpty())
+    if (expected.isEmpty())
         return {};
-    const QByteArray actual = QCryptographicHash::hash(file.bytes, QCryptographicHash::Sha1);
-    if (QString::fromLatin1(actual.toHex()) != file.sha1.toLower())
+    const QByteArray actual = QCryptographicHash::hash(bill, QCryptographicHash::Sha1);
+    if (QString::fromLatin1(actual.toHex()) != expected.toLower())
         return refusal(StatementCheck::Digest,
-                       QStringLiteral("the file's SHA1 is %1, the channel said %2")
-                           .arg(QString::fromLatin1(actual.toHex()), file.sha1.left(40)));
+                       QStringLiteral("the bill's SHA1 is %1, the channel said %2")
+                           .arg(QString::fromLatin1(actual.toHex()), expected.left(40)));
     return {};
 }
 
-Result<QString> decodedText(const StatementFile &file)
+// The bill's bytes, inflated if they came gzipped, its digest checked before
+// anything in it is read.
+Result<QString> checkedText(const StatementFile &file)
 {
-    if (!looksGzipped(file.bytes))
-        return statementFields::decodeUtf8(file.bytes);
-    Result<QByteArray> inflated = gunzip(file.bytes, InflatedLimit);
-    if (!inflated)
-        return refusal(StatementCheck::Encoding, inflated.error().message);
-    return statementFields::decodeUtf8(*inflated);
+    Result<QByteArray> bill = file.bytes;
+    if (looksGzipped(file.bytes)) {
+        bill = gunzip(file.bytes, InflatedLimit);
+        if (!bill)
+            return refusal(StatementCheck::Encoding, bill.error().message);
+    }
+    if (Status digest = checkDigest(*bill, file.sha1); !digest)
+        return digest.error();
+    return statementFields::decodeUtf8(*bill);
 }
 
 } // namespace
@@ -42,12 +50,10 @@ Result<QString> decodedText(const StatementFile &file)
 Result<QList<StatementLine>> readStatement(const StatementFile &file,
                                            const CurrencyTable &currencies)
 {
-    if (Status digest = checkDigest(file); !digest)
-        return digest.error();
     switch (file.format) {
     case StatementFormat::Csv:
     case StatementFormat::WechatPay: {
-        Result<QString> text = decodedText(file);
+        Result<QString> text = checkedText(file);
         if (!text)
             return text.error();
         return file.format == StatementFormat::Csv ? readKeelCsv(*text, currencies)

@@ -14,7 +14,7 @@ class CurrencyTable;
 struct StatementFile {
     StatementFormat format = StatementFormat::Csv;
     QByteArray bytes;
-    QString sha1; // hex digest the channel's download API returned; empty: none given
+    QString sha1; // hex SHA1 of the bill (inflated) the channel's API returned; empty: none
 };
 
 // Error codes of a refused statement, one per integrity check.

@@ -23,6 +23,7 @@ struct Totals {
     qint64 settled = 0;
     qint64 refunded = 0;
     qint64 fees = 0;
+    qint64 ordered = 0;
 };
 
 Result<QStringList> unticked(const CsvRecord &record)
@@ -51,7 +52,7 @@ private:
     Result<StatementLine> lineFrom(const QStringList &fields, const Columns &columns,
                                    const QString &where, const Currency &currency);
     Status checkSummary(const CsvRecord &header, const CsvRecord &row);
-    Result<qint64> amount(const QString &text, const QString &where, bool signedAllowed) const;
+    Result<qint64> amount(const QString &text, const QString &where) const;
 
     const CurrencyTable &m_currencies;
     QTimeZone m_zone{QByteArrayLiteral("Asia/Shanghai")};
@@ -69,7 +70,7 @@ Result<QList<StatementLine>> BillReader::read(const QList<CsvRecord> &records)
         {QStringLiteral("交易时间"), QStringLiteral("微信订单号"), QStringLiteral("商户订单号"),
          QStringLiteral("交易状态"), QStringLiteral("货币种类"), QStringLiteral("应结订单金额"),
          QStringLiteral("微信退款单号"), QStringLiteral("商户退款单号"), QStringLiteral("退款金额"),
-         QStringLiteral("手续费")});
+         QStringLiteral("手续费"), QStringLiteral("订单金额")});
     if (!columns)
         return columns.error();
     qsizetype at = 1;
@@ -121,40 +122,45 @@ Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const Colu
     const auto value = [&](const char *name) {
         return columns.value(fields, QString::fromUtf8(name));
     };
-    const auto money = [&](const char *name, bool signedAllowed) {
+    using statementFields::Amount;
+    const auto money = [&](const char *name, Amount kind) {
         return statementFields::majorUnits(value(name), currency,
-                                           where + u' ' + QString::fromUtf8(name), signedAllowed);
+                                           where + u' ' + QString::fromUtf8(name), kind);
     };
-    Result<qint64> settled = money("应结订单金额", false);
-    Result<qint64> refunded = money("退款金额", false);
-    Result<qint64> fee = money("手续费", true);
-    for (const Result<qint64> *read : {&settled, &refunded, &fee})
+    Result<qint64> settled = money("应结订单金额", Amount::Movement);
+    Result<qint64> refunded = money("退款金额", Amount::Movement);
+    Result<qint64> fee = money("手续费", Amount::Signed);
+    Result<qint64> ordered = money("订单金额", Amount::Movement);
+    for (const Result<qint64> *read : {&settled, &refunded, &fee, &ordered})
         if (!*read)
             return read->error();
-    m_detail.settled += *settled;
-    m_detail.refunded += *refunded;
-    m_detail.fees += *fee;
-    StatementLine line;
+    for (const Status &added : {statementFields::addChecked(m_detail.settled, *settled, where),
+                                statementFields::addChecked(m_detail.refunded, *refunded, where),
+                                statementFields::addChecked(m_detail.fees, *fee, where),
+                                statementFields::addChecked(m_detail.ordered, *ordered, where)})
+        if (!added)
+            return added.error();
     const QString status = value("交易状态");
-    if (status == QLatin1String("SUCCESS")) {
-        line = {
-            LineKind::Payment, value("商户订单号"), value("微信订单号"), *settled, {}, *fee, {}};
-    } else if (status == QLatin1String("REFUND")) {
-        line = {LineKind::Refund,
-                value("商户退款单号"),
-                value("微信退款单号"),
-                *refunded,
-                {},
-                *fee,
-                {}};
-    } else {
+    if (status == QLatin1String("REVOKED"))
+        return refusal(StatementCheck::Unsupported,
+                       QStringLiteral("%1: keel does not read REVOKED rows yet").arg(where));
+    if (status != QLatin1String("SUCCESS") && status != QLatin1String("REFUND"))
         return refusal(StatementCheck::Field,
-                       QStringLiteral("%1 交易状态: \"%2\" is neither SUCCESS nor REFUND")
+                       QStringLiteral("%1 交易状态: \"%2\" is not SUCCESS, REFUND or REVOKED")
                            .arg(where, status.left(20)));
-    }
-    if (line.amount == 0 || line.reference.isEmpty())
+    // A payment is the customer's order as keel charged it; what WeChat Pay
+    // settles is less by any coupon it funded.
+    const bool payment = status == QLatin1String("SUCCESS");
+    StatementLine line;
+    line.kind = payment ? LineKind::Payment : LineKind::Refund;
+    line.reference = value(payment ? "商户订单号" : "商户退款单号");
+    line.channelReference = value(payment ? "微信订单号" : "微信退款单号");
+    line.amount = payment ? *ordered : *refunded;
+    line.fee = *fee;
+    if (line.amount == 0 || line.reference.isEmpty() || line.channelReference.isEmpty())
         return refusal(StatementCheck::Field,
-                       QStringLiteral("%1: a %2 without an amount or the merchant's number")
+                       QStringLiteral("%1: a %2 without an amount, the merchant's number or "
+                                      "WeChat Pay's")
                            .arg(where, lineKindName(line.kind)));
     line.currency = currency.code;
     Result<QDateTime> at = statementFields::localTime(value("交易时间"), m_zone, where);
@@ -167,17 +173,18 @@ Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const Colu
 Status BillReader::checkSummary(const CsvRecord &header, const CsvRecord &row)
 {
     Result<Columns> columns = Columns::fromHeader(
-        header.fields, {SummaryFirstColumn, QStringLiteral("应结订单总金额"),
-                        QStringLiteral("退款总金额"), QStringLiteral("手续费总金额")});
+        header.fields,
+        {SummaryFirstColumn, QStringLiteral("应结订单总金额"), QStringLiteral("退款总金额"),
+         QStringLiteral("手续费总金额"), QStringLiteral("订单总金额")});
     if (!columns)
         return columns.error();
     Result<QStringList> fields = unticked(row);
     if (!fields)
         return fields.error();
-    const auto total = [&](const char *name, qint64 detail, bool signedAllowed) -> Status {
+    const auto total = [&](const char *name, qint64 detail) -> Status {
         const QString column = QString::fromUtf8(name);
-        Result<qint64> stated = amount(columns->value(*fields, column),
-                                       QStringLiteral("summary %1").arg(column), signedAllowed);
+        Result<qint64> stated =
+            amount(columns->value(*fields, column), QStringLiteral("summary %1").arg(column));
         if (!stated)
             return stated.error();
         if (*stated != detail)
@@ -195,23 +202,29 @@ Status BillReader::checkSummary(const CsvRecord &header, const CsvRecord &row)
                        QStringLiteral("the bill has %1 detail rows, its summary says %2")
                            .arg(m_lines.size())
                            .arg(count.left(20)));
-    for (const Status &tied : {total("应结订单总金额", m_detail.settled, false),
-                               total("退款总金额", m_detail.refunded, false),
-                               total("手续费总金额", m_detail.fees, true)})
+    for (const Status &tied :
+         {total("应结订单总金额", m_detail.settled), total("退款总金额", m_detail.refunded),
+          total("手续费总金额", m_detail.fees), total("订单总金额", m_detail.ordered)})
         if (!tied)
             return tied;
     return {};
 }
 
-Result<qint64> BillReader::amount(const QString &text, const QString &where,
-                                  bool signedAllowed) const
+// A summary total: the fees may sum below zero, and any total may pass what
+// one payment can be.
+Result<qint64> BillReader::amount(const QString &text, const QString &where) const
 {
     // An empty bill has no row to name its currency; WeChat Pay bills in CNY.
     const std::optional<Currency> currency =
         m_currency ? m_currency : m_currencies.find(QStringLiteral("CNY"));
     if (!currency)
         return refusal(StatementCheck::Field, QStringLiteral("CNY is not a known currency"));
-    return statementFields::majorUnits(text, *currency, where, signedAllowed);
+    const bool negative = text.startsWith(u'-');
+    Result<qint64> total = statementFields::majorUnits(negative ? text.mid(1) : text, *currency,
+                                                       where, statementFields::Amount::Total);
+    if (!total)
+        return total.error();
+    return negative ? -*total : *total;
 }
 
 } // namespace

@@ -14,17 +14,21 @@ ALTER TABLE charges ADD COLUMN channel text NOT NULL DEFAULT 'sim'
 ALTER TABLE refunds ADD COLUMN channel text NOT NULL DEFAULT 'sim'
     CHECK (channel ~ '^[a-z][a-z0-9_]{0,31}$');
 
--- A run reads a day's captures and refunds by when they were posted.
+-- A run reads a day's payments by when their money first reached the
+-- clearing account.
 CREATE INDEX ledger_transactions_money_moved ON ledger_transactions (created_at)
-    WHERE kind IN ('capture', 'refund');
+    WHERE kind IN ('capture', 'refund', 'suspense_in');
 
 -- A channel's business day is cut in its own time zone, and its statement may
--- carry a late operation of the day before (settlement lag).
+-- carry a late operation of the day before (settlement lag). The contracted
+-- fee rate, in millionths of the amount, is what fee_variance checks; NULL
+-- while no contract is recorded.
 CREATE TABLE recon_channels (
     channel        text PRIMARY KEY CHECK (channel ~ '^[a-z][a-z0-9_]{0,31}$'),
     time_zone      text NOT NULL,
     settlement_lag interval NOT NULL DEFAULT '1 day'
-                   CHECK (settlement_lag >= '0' AND settlement_lag <= '7 days')
+                   CHECK (settlement_lag >= '0' AND settlement_lag <= '7 days'),
+    fee_rate_ppm   integer CHECK (fee_rate_ppm BETWEEN 0 AND 1000000)
 );
 INSERT INTO recon_channels (channel, time_zone) VALUES
     ('sim', 'UTC'), ('stripe', 'UTC'),
@@ -38,26 +42,53 @@ CREATE TABLE recon_statements (
     line_count  integer NOT NULL CHECK (line_count >= 0),
     imported_by text NOT NULL DEFAULT session_user,
     imported_at timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (channel, file_sha256)
+    UNIQUE (channel, file_sha256),
+    UNIQUE (id, channel)
 );
 
+-- A line the channel reported once is stored once: the same bill downloaded
+-- again, or once plain and once gzipped, is refused by its lines, not only by
+-- its bytes. Two lines for one keel reference are the channel's duplicate.
 CREATE TABLE recon_lines (
-    statement_id      bigint NOT NULL REFERENCES recon_statements (id),
+    statement_id      bigint NOT NULL,
+    channel           text NOT NULL,
     line_no           integer NOT NULL CHECK (line_no > 0),
     kind              text NOT NULL CHECK (kind IN ('payment', 'refund')),
     reference         text NOT NULL, -- the charge or refund id keel sent
-    channel_reference text NOT NULL, -- the channel's own id
+    channel_reference text NOT NULL CHECK (length(channel_reference) > 0),
     amount            bigint NOT NULL CHECK (amount > 0),
     currency          char(3) NOT NULL REFERENCES currencies (code),
     fee               bigint NOT NULL,
     occurred_at       timestamptz NOT NULL,
-    PRIMARY KEY (statement_id, line_no)
+    PRIMARY KEY (statement_id, line_no),
+    FOREIGN KEY (statement_id, channel) REFERENCES recon_statements (id, channel),
+    UNIQUE (channel, kind, channel_reference)
 );
-CREATE INDEX recon_lines_occurred ON recon_lines (occurred_at);
-CREATE INDEX recon_lines_reference ON recon_lines (reference);
+CREATE INDEX recon_lines_occurred ON recon_lines (channel, occurred_at);
+CREATE INDEX recon_lines_reference ON recon_lines (channel, reference);
+
+-- A statement's lines are written with it, in its transaction, and never
+-- added to later: what was imported and audited is what the runs read.
+CREATE FUNCTION recon_lines_with_their_statement() RETURNS trigger
+LANGUAGE plpgsql SET search_path = keel, pg_temp AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM (SELECT DISTINCT statement_id FROM added) a
+               JOIN recon_statements s ON s.id = a.statement_id
+               WHERE s.xmin::text::bigint <> (pg_current_xact_id()::text::bigint % 4294967296))
+    THEN
+        RAISE EXCEPTION 'a statement''s lines are written with it, never added later'
+            USING ERRCODE = 'KL422';
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER recon_lines_with_their_statement AFTER INSERT ON recon_lines
+    REFERENCING NEW TABLE AS added
+    FOR EACH STATEMENT EXECUTE FUNCTION recon_lines_with_their_statement();
 
 -- A run's result is its breaks and counts; result_sha256 is the SHA-256 of
--- its canonical JSON, so a recomputation proves the same inputs.
+-- its canonical JSON, kept byte for byte (json, not jsonb), so a
+-- recomputation proves the same inputs.
 CREATE TABLE recon_runs (
     id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     channel       text NOT NULL REFERENCES recon_channels (channel),
@@ -65,7 +96,7 @@ CREATE TABLE recon_runs (
     matched       integer NOT NULL CHECK (matched >= 0),
     breaks        integer NOT NULL CHECK (breaks >= 0),
     result_sha256 bytea NOT NULL CHECK (length(result_sha256) = 32),
-    result        jsonb NOT NULL,
+    result        json NOT NULL,
     run_by        text NOT NULL DEFAULT session_user,
     run_at        timestamptz NOT NULL DEFAULT now()
 );
@@ -126,15 +157,22 @@ $$;
 CREATE TRIGGER recon_runs_audit AFTER INSERT ON recon_runs
     FOR EACH ROW EXECUTE FUNCTION recon_runs_audit();
 
--- Settlement staff (operators) import statements and run reconciliation; the
--- gateway's login may too, for a scheduled import. Everyone who reads the
--- books reads the results.
+-- The simulated channel records the currency and whether an authorization
+-- was a sale (authorized and captured in one message), so that it can write
+-- its own daily statement from its own record.
+ALTER TABLE sim_channel_operations
+    ADD COLUMN currency char(3),
+    ADD COLUMN sale boolean NOT NULL DEFAULT false;
+
+-- Statements are imported and days reconciled by a service (a scheduled job
+-- as the keel_gateway login), never by hand: a person who could write a line
+-- or a break could hide a difference. People read the results; resolving a
+-- break will be a guarded action. SREs see that runs happen, not the money.
 GRANT SELECT ON recon_channels TO keel_gateway, keel_operator, keel_approver, keel_auditor,
     keel_sre;
-GRANT SELECT, INSERT ON recon_statements, recon_lines, recon_runs
-    TO keel_gateway, keel_operator;
-GRANT SELECT, INSERT, UPDATE ON recon_breaks TO keel_gateway, keel_operator;
+GRANT SELECT, INSERT ON recon_statements, recon_lines, recon_runs TO keel_gateway;
+GRANT SELECT, INSERT, UPDATE ON recon_breaks TO keel_gateway;
 GRANT SELECT ON recon_statements, recon_lines, recon_runs, recon_breaks
-    TO keel_approver, keel_auditor, keel_sre;
+    TO keel_operator, keel_approver, keel_auditor;
 GRANT USAGE ON SEQUENCE recon_statements_id_seq, recon_runs_id_seq, recon_breaks_id_seq
-    TO keel_gateway, keel_operator;
+    TO keel_gateway;

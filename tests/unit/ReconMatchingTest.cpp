@@ -5,6 +5,7 @@
 #include <QDateTime>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 using namespace keel;
@@ -38,7 +39,8 @@ BookedRecord booked(const char *reference, qint64 amount, int hour,
 ReconInput dayOf(QList<StatementLine> lines, QList<BookedRecord> records,
                  QList<BookedRecord> named = {})
 {
-    return {{at(0), at(24), at(48)}, std::move(lines), std::move(records), std::move(named)};
+    return {{at(0), at(24), at(48)}, std::move(lines), std::move(records), std::move(named),
+            std::nullopt};
 }
 
 // "class:reference" of every break, in the outcome's order.
@@ -85,9 +87,10 @@ TEST(ReconMatchingTest, ALineMatchingItsPostingIsMatchedAndEachDifferenceHasItsC
     EXPECT_EQ(outcome.breaks.at(1).keelAmount, 500);
 }
 
-TEST(ReconMatchingTest, ALateLineWithinTheLagMatchesAndTheNextDaysLinesAreNotThisDays)
+TEST(ReconMatchingTest, ACaptureTheChannelReportsTheNextDayIsMatchedOnTheDayKeelMovedIt)
 {
-    // Captured at 23:59:59, on the channel's file of the next day.
+    // keel posted at 23:00; the channel's line came at 01:00 the next day. The
+    // next day's line of a payment keel never made is that day's business.
     const ReconOutcome outcome =
         matchDay(dayOf({payment("ch_late", 100, 25), payment("ch_tomorrow", 200, 26)},
                        {booked("ch_late", 100, 23)}));
@@ -95,12 +98,57 @@ TEST(ReconMatchingTest, ALateLineWithinTheLagMatchesAndTheNextDaysLinesAreNotThi
     EXPECT_TRUE(outcome.breaks.isEmpty()) << qPrintable(classes(outcome).join(u' '));
 }
 
-TEST(ReconMatchingTest, ALineForYesterdaysPostingMatchesToday)
+TEST(ReconMatchingTest, ALineForMoneyKeelMovedYesterdayIsYesterdaysAndNotJudgedAgain)
 {
+    // The channel's line at 00:00:01 for a capture keel posted at 23:59:59
+    // the day before: that day's run judged it; this one must not report it
+    // a second time, matched or not.
     const ReconOutcome outcome =
-        matchDay(dayOf({payment("ch_yesterday", 100, 1)}, {}, {booked("ch_yesterday", 100, -1)}));
-    EXPECT_EQ(outcome.matched, 1);
-    EXPECT_TRUE(outcome.breaks.isEmpty());
+        matchDay(dayOf({payment("ch_yesterday", 150, 1)}, {}, {booked("ch_yesterday", 100, -1)}));
+    EXPECT_EQ(outcome.matched, 0);
+    EXPECT_TRUE(outcome.breaks.isEmpty()) << qPrintable(classes(outcome).join(u' '));
+}
+
+TEST(ReconMatchingTest, TheSamePaymentReportedOnTwoDaysIsOneDuplicateOnTheDayKeelMovedIt)
+{
+    const QList<StatementLine> lines{payment("ch_twice", 100, 2), payment("ch_twice", 100, 74)};
+    const ReconOutcome first = matchDay(dayOf(lines, {booked("ch_twice", 100, 1)}));
+    EXPECT_EQ(classes(first), names({"duplicate:ch_twice"}));
+    EXPECT_EQ(first.breaks.constFirst().channelAmount, 200);
+    ReconInput third = dayOf(lines, {}, {booked("ch_twice", 100, 1)});
+    third.day = {at(72), at(96), at(120)};
+    EXPECT_TRUE(matchDay(third).breaks.isEmpty()) << "reported once, not again three days later";
+}
+
+TEST(ReconMatchingTest, AFeeOtherThanTheContractedRateIsAFeeVariance)
+{
+    StatementLine fair = payment("ch_fair", 10000, 1);
+    fair.fee = 60;
+    StatementLine dear = payment("ch_dear", 10000, 2);
+    dear.fee = 75;
+    StatementLine refund = payment("re_back", 10000, 3);
+    refund.kind = LineKind::Refund;
+    refund.fee = -60;
+    ReconInput input =
+        dayOf({fair, dear, refund}, {booked("ch_fair", 10000, 1), booked("ch_dear", 10000, 2),
+                                     booked("re_back", 10000, 3, LineKind::Refund)});
+    EXPECT_TRUE(matchDay(input).breaks.isEmpty()) << "no contract, no fee check";
+    input.feeRatePpm = 6000; // 0.6 %
+    const ReconOutcome outcome = matchDay(input);
+    EXPECT_EQ(outcome.matched, 2);
+    EXPECT_EQ(classes(outcome), names({"fee_variance:ch_dear"}));
+    EXPECT_EQ(outcome.breaks.constFirst().channelAmount, 75);
+    EXPECT_EQ(outcome.breaks.constFirst().keelAmount, 60);
+}
+
+TEST(ReconMatchingTest, TheContractedFeeRoundsHalfUpWithoutOverflow)
+{
+    EXPECT_EQ(contractedFee(149, 10000), 1);
+    EXPECT_EQ(contractedFee(150, 10000), 2);
+    EXPECT_EQ(contractedFee(0, 6000), 0);
+    EXPECT_EQ(contractedFee(std::numeric_limits<qint64>::max(), 1000000),
+              std::numeric_limits<qint64>::max());
+    EXPECT_EQ(contractedFee(999999999999999, 6000), 5999999999999 + 1);
 }
 
 TEST(ReconMatchingTest, PaymentsAndRefundsOfOneReferenceAreTwoRecords)
@@ -124,6 +172,8 @@ TEST(ReconMatchingTest, TheResultIsTheSameBytesWhateverOrderTheInputCameIn)
             lines.append(payment(reference.constData(), 100 + (i % 5 == 0), i % 24));
         if (i % 11 != 0)
             records.append(booked(reference.constData(), 100, i % 24));
+        if (i % 13 == 0) // the channel's duplicate, in another currency
+            lines.append(payment(reference.constData(), 100, i % 24, "EUR"));
     }
     const QByteArray first = canonicalResult(QStringLiteral("sim"), QStringLiteral("2026-12-01"),
                                              matchDay(dayOf(lines, records)));

@@ -96,6 +96,10 @@ TEST(KeelCsvStatementTest, EachBrokenFieldRefusesTheWholeFileNamingTheCheck)
         {withLine("ch_a1234567,X,payment,-1.00,USD,0,2026-12-01T00:00:00Z"), "statement_field"},
         {withLine("ch_a1234567,X,payment,1.00,USD,0,2026-12-01T00:00:00"), "statement_field"},
         {withLine(",,payment,1.00,USD,0,2026-12-01T00:00:00Z"), "statement_field"},
+        {withLine("ch_a1234567,,payment,1.00,USD,0,2026-12-01T00:00:00Z"), "statement_field"},
+        {withLine(",X,payment,1.00,USD,0,2026-12-01T00:00:00Z"), "statement_field"},
+        {withLine("ch_a1234567,X,payment,1000000.00,USD,0,2026-12-01T00:00:00Z"),
+         "statement_field"},
         {withLine("ch_a1234567,X,payment,1.00,USD,0"), "statement_layout"},
         {withLine("\"ch_a1234567,X,payment,1.00,USD,0,2026-12-01T00:00:00Z"), "statement_layout"},
         {"reference,type,amount\nch_a1234567,payment,1.00\n", "statement_layout"},
@@ -105,6 +109,9 @@ TEST(KeelCsvStatementTest, EachBrokenFieldRefusesTheWholeFileNamingTheCheck)
     for (const auto &[bytes, check] : cases)
         EXPECT_EQ(refusedFor(StatementFormat::Csv, bytes), QLatin1String(check))
             << bytes.constData();
+    QByteArray withNul = withLine("ch_a1234567,X#,payment,1.00,USD,0,2026-12-01T00:00:00Z");
+    withNul.replace('#', '\0');
+    EXPECT_EQ(refusedFor(StatementFormat::Csv, withNul), QLatin1String("statement_encoding"));
 }
 
 TEST(WechatPayBillTest, ReadsPaymentsAndRefundsByHeaderNameInBeijingTime)
@@ -141,6 +148,32 @@ TEST(WechatPayBillTest, TheSha1IsCheckedBeforeAnythingIsRead)
     EXPECT_EQ(refusedFor(StatementFormat::WechatPay, QByteArray("not a bill"), wrong),
               QLatin1String("statement_digest"))
         << "a wrong digest is reported before the content is judged";
+}
+
+TEST(WechatPayBillTest, TheSha1OfAGzippedBillIsOfTheBillItself)
+{
+    const QByteArray bill = sample("wechatpay-tradebill-all.csv");
+    const QByteArray packed = gzipped(bill);
+    const auto sha1 = [](const QByteArray &bytes) {
+        return QString::fromLatin1(
+            QCryptographicHash::hash(bytes, QCryptographicHash::Sha1).toHex());
+    };
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, packed, sha1(bill)),
+              QLatin1String("accepted"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, packed, sha1(packed)),
+              QLatin1String("statement_digest"));
+}
+
+TEST(WechatPayBillTest, GzipMembersAreReadInTurnAndBytesAfterTheStreamRefused)
+{
+    const QByteArray bill = sample("wechatpay-tradebill-all.csv");
+    const qsizetype cut = bill.indexOf("`2026-12-01 18:45:10");
+    const QByteArray twoMembers = gzipped(bill.left(cut)) + gzipped(bill.mid(cut));
+    Result<QList<StatementLine>> lines = read(StatementFormat::WechatPay, twoMembers);
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    EXPECT_EQ(lines->size(), 4);
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, gzipped(bill) + "trailing bytes"),
+              QLatin1String("statement_encoding"));
 }
 
 TEST(WechatPayBillTest, AGzipStreamIsReadAndATruncatedOneRefused)
@@ -180,7 +213,16 @@ TEST(WechatPayBillTest, TotalsThatDoNotTieAndBrokenLayoutsAreRefusedWhole)
     EXPECT_EQ(refusedFor(StatementFormat::WechatPay, bill.left(bill.indexOf("总交易单数"))),
               QLatin1String("statement_layout"));
     EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`REFUND", "`REVOKED")),
+              QLatin1String("statement_unsupported"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`REFUND", "`CLOSED")),
               QLatin1String("statement_field"));
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced(",`0.62,`134.38", ",`0.62,`134.39")),
+              QLatin1String("statement_totals"))
+        << "the orders' total ties too";
+    EXPECT_EQ(
+        refusedFor(StatementFormat::WechatPay, replaced("`4200001234202612010000000002", "`")),
+        QLatin1String("statement_field"))
+        << "a payment without WeChat Pay's own number";
     EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`CNY", "`XXX")),
               QLatin1String("statement_field"));
 }

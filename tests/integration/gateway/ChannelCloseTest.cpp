@@ -41,6 +41,7 @@ public:
     explicit NetworkInTransit(std::shared_ptr<Channel> network) : m_network(std::move(network)) {}
 
     QString name() const override { return m_network->name(); }
+    QString statementChannel() const override { return m_network->statementChannel(); }
 
     ChannelResult execute(const ChannelRequest &request) override
     {

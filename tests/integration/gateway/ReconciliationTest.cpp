@@ -1,6 +1,8 @@
 #include "GatewayTest.h"
 #include "KeelProcess.h"
 
+#include "core/channel/SimulatedChannel.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -12,16 +14,17 @@ using keel::test::runKeel;
 
 namespace {
 
-// Settlement staff reconcile as logins of keel_operator; the charges and the
-// refund go through the gateway as its keel_gateway login.
-class ReconciliationTest : public keel::test::RunningGatewayTest {
+// Statements are imported and days reconciled by a scheduled service, as the
+// keel_gateway login the gateway's charges and refunds also went through.
+// People read the results and write none of them.
+class ReconciliationTest : public keel::test::GatewayTest {
 protected:
     void SetUp() override
     {
-        RunningGatewayTest::SetUp();
+        GatewayTest::SetUp();
         ASSERT_FALSE(HasFatalFailure());
-        m_operator = loginAs(QStringLiteral("keel_operator")).conninfo();
         ASSERT_TRUE(m_files.isValid());
+        m_service = m_serviceLogin.conninfo();
     }
 
     QByteArray charge(const QByteArray &form, const QByteArray &key)
@@ -35,38 +38,56 @@ protected:
             .toUtf8();
     }
 
-    // A statement in keel's CSV form, lines at noon of the business day.
-    QString statement(const QString &name, const QStringList &lines)
+    // A file of the test's: `lines` after `header`, %1 the business day and
+    // %2 the day after it.
+    QString file(const QString &name, const QByteArray &header, const QStringList &lines)
     {
-        QByteArray text = "reference,channel_reference,type,amount,currency,fee,occurred_at\n";
+        QByteArray text = header;
+        const QString nextDay =
+            QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate);
         for (const QString &line : lines)
-            text += line.arg(m_day).toUtf8() + '\n';
+            text += line.arg(m_day, nextDay).toUtf8() + "\r\n";
         const QString path = m_files.filePath(name);
-        QFile file(path);
-        EXPECT_TRUE(file.open(QIODevice::WriteOnly));
-        file.write(text);
+        QFile out(path);
+        EXPECT_TRUE(out.open(QIODevice::WriteOnly));
+        out.write(text);
         return path;
     }
 
-    ProcessResult recon(const QStringList &arguments)
+    // A statement in keel's CSV form.
+    QString statement(const QString &name, const QStringList &lines)
+    {
+        return file(name, "reference,channel_reference,type,amount,currency,fee,occurred_at\n",
+                    lines);
+    }
+
+    ProcessResult recon(const QStringList &arguments, const QString &login = {})
     {
         return runKeel(QStringList{QStringLiteral("recon")} + arguments +
-                       QStringList{QStringLiteral("--db"), m_operator});
+                       QStringList{QStringLiteral("--db"), login.isEmpty() ? m_service : login});
     }
 
-    ProcessResult import(const QString &path)
+    ProcessResult import(const QString &path, const QString &login = {})
     {
         return recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
-                      QStringLiteral("--format"), QStringLiteral("csv"), path});
+                      QStringLiteral("--format"), QStringLiteral("csv"), path},
+                     login);
     }
 
-    QJsonObject run()
+    QJsonObject run(const QString &channel = QStringLiteral("sim"), QString day = {})
     {
-        const ProcessResult result =
-            recon({QStringLiteral("run"), QStringLiteral("--channel"), QStringLiteral("sim"),
-                   QStringLiteral("--date"), m_day, QStringLiteral("--json")});
+        const ProcessResult result = recon({QStringLiteral("run"), QStringLiteral("--channel"),
+                                            channel, QStringLiteral("--date"),
+                                            day.isEmpty() ? m_day : day, QStringLiteral("--json")});
         EXPECT_EQ(result.exitCode, 0) << qPrintable(result.err);
         return QJsonDocument::fromJson(result.out.toUtf8()).object();
+    }
+
+    // The business day, in `zone`, on which the test's first money moved.
+    QString firstPostingDay(const char *zone = "UTC")
+    {
+        return scalar("SELECT (min(created_at) AT TIME ZONE '" + QByteArray(zone) +
+                      "')::date FROM keel.ledger_transactions");
     }
 
     // "class:reference:status" of each break, with its amounts kept apart.
@@ -82,7 +103,7 @@ protected:
         return out;
     }
 
-    QString m_operator;
+    QString m_service;
     QString m_day;
     QTemporaryDir m_files;
 };
@@ -94,6 +115,7 @@ QString item(const QByteArray &reference, const char *rest)
 
 TEST_F(ReconciliationTest, EachDifferenceBetweenTheStatementAndTheBooksIsABreakThatPersists)
 {
+    startGateway();
     const QByteArray ok = charge("amount=1000&currency=usd", "recon-ok");
     const QByteArray amount = charge("amount=2000&currency=usd", "recon-amount");
     const QByteArray currency = charge("amount=3000&currency=usd", "recon-currency");
@@ -107,8 +129,7 @@ TEST_F(ReconciliationTest, EachDifferenceBetweenTheStatementAndTheBooksIsABreakT
                                     .value(QStringLiteral("id"))
                                     .toString()
                                     .toUtf8();
-    m_day =
-        scalar("SELECT (min(created_at) AT TIME ZONE 'UTC')::date FROM keel.ledger_transactions");
+    m_day = firstPostingDay();
 
     const QString first =
         statement(QStringLiteral("day.csv"),
@@ -155,9 +176,10 @@ TEST_F(ReconciliationTest, EachDifferenceBetweenTheStatementAndTheBooksIsABreakT
         QStringLiteral("missing_at_channel:%1:pending").arg(QString::fromUtf8(silent))))
         << "pending until the settlement lag has passed";
 
-    // Later data resolves a break: the channel's next file has the capture.
+    // Later data resolves a break: the channel's next day's file has the
+    // capture, within the settlement lag.
     ASSERT_EQ(import(statement(QStringLiteral("late.csv"),
-                               {item(silent, ",S9,payment,5.00,USD,0.15,%1T23:00:00Z")}))
+                               {item(silent, ",S9,payment,5.00,USD,0.15,%2T00:30:00Z")}))
                   .exitCode,
               0);
     const QJsonObject later = run();
@@ -166,20 +188,26 @@ TEST_F(ReconciliationTest, EachDifferenceBetweenTheStatementAndTheBooksIsABreakT
     EXPECT_EQ(scalar("SELECT status || ' ' || (resolved_at IS NOT NULL) FROM keel.recon_breaks "
                      "WHERE class = 'missing_at_channel'"),
               QStringLiteral("resolved true"));
+    // That line is the day before's business, not judged again on its own day.
+    const QJsonObject nextDay =
+        run(QStringLiteral("sim"),
+            QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate));
+    EXPECT_EQ(nextDay.value(QStringLiteral("matched")).toInt(), 0);
+    EXPECT_TRUE(nextDay.value(QStringLiteral("breaks")).toArray().isEmpty());
 
-    // Imports and runs are on the audit trail under the operator's login.
+    // Imports and runs are on the audit trail under the service's login.
     EXPECT_EQ(scalar("SELECT count(*) FILTER (WHERE action = 'recon_import') || ' ' || "
                      "count(*) FILTER (WHERE action = 'recon_run') || ' ' || "
-                     "bool_and(actor LIKE 't_keel_operator_%') FROM keel.audit_log "
+                     "bool_and(actor LIKE 't_keel_gateway_%') FROM keel.audit_log "
                      "WHERE action LIKE 'recon_%'"),
-              QStringLiteral("2 3 true"));
+              QStringLiteral("2 4 true"));
 }
 
 TEST_F(ReconciliationTest, ARunVerifiesUntilItsInputsChange)
 {
+    startGateway();
     const QByteArray paid = charge("amount=1000&currency=usd", "recon-verify");
-    m_day =
-        scalar("SELECT (min(created_at) AT TIME ZONE 'UTC')::date FROM keel.ledger_transactions");
+    m_day = firstPostingDay();
     ASSERT_EQ(import(statement(QStringLiteral("a.csv"),
                                {item(paid, ",S1,payment,10.00,USD,0.30,%1T12:00:00Z")}))
                   .exitCode,
@@ -206,6 +234,7 @@ TEST_F(ReconciliationTest, ARunVerifiesUntilItsInputsChange)
 
 TEST_F(ReconciliationTest, ABrokenStatementIsRefusedWholeAndTheSameFileIsStoredOnce)
 {
+    startGateway();
     m_day = QStringLiteral("2026-12-01");
     const QString broken =
         statement(QStringLiteral("broken.csv"),
@@ -233,21 +262,104 @@ TEST_F(ReconciliationTest, ABrokenStatementIsRefusedWholeAndTheSameFileIsStoredO
     EXPECT_EQ(unknown.exitCode, 2);
     EXPECT_TRUE(unknown.err.contains(QLatin1String("no channel \"paypal\"")));
 
-    // An auditor reads reconciliation and writes none.
-    const ProcessResult auditor =
-        runKeel({QStringLiteral("recon"), QStringLiteral("import"), QStringLiteral("--channel"),
-                 QStringLiteral("sim"), QStringLiteral("--format"), QStringLiteral("csv"), broken,
-                 QStringLiteral("--db"), loginAs(QStringLiteral("keel_auditor")).conninfo()});
-    EXPECT_EQ(auditor.exitCode, 2) << "refused on its content before any write";
+    // The same lines in other bytes (another download, CRLF, gzip) are the
+    // same lines: refused, not stored twice.
+    QString again = statement(QStringLiteral("again.csv"),
+                              {QStringLiteral("ch_goodLine00000001,S1,payment,1.00,USD,0,"
+                                              "%1T12:00:00Z"),
+                               QStringLiteral("ch_otherLine0000001,S9,payment,2.00,USD,0,"
+                                              "%1T12:00:00Z")});
+    const ProcessResult overlap = import(again);
+    EXPECT_EQ(overlap.exitCode, 2);
+    EXPECT_TRUE(overlap.err.contains(QLatin1String("already imported"))) << qPrintable(overlap.err);
+
+    // People read reconciliation and write none of it.
     const QString other = statement(QStringLiteral("other.csv"),
-                                    {QStringLiteral("ch_otherLine0000001,S1,payment,2.00,USD,0,"
+                                    {QStringLiteral("ch_otherLine0000001,S2,payment,2.00,USD,0,"
                                                     "%1T12:00:00Z")});
-    const ProcessResult denied =
-        runKeel({QStringLiteral("recon"), QStringLiteral("import"), QStringLiteral("--channel"),
-                 QStringLiteral("sim"), QStringLiteral("--format"), QStringLiteral("csv"), other,
-                 QStringLiteral("--db"), loginAs(QStringLiteral("keel_auditor")).conninfo()});
-    EXPECT_NE(denied.exitCode, 0);
+    for (const char *role : {"keel_operator", "keel_approver", "keel_auditor"}) {
+        const ProcessResult denied = import(other, loginAs(QString::fromLatin1(role)).conninfo());
+        EXPECT_EQ(denied.exitCode, 1) << role << ": " << qPrintable(denied.err);
+        EXPECT_TRUE(denied.err.contains(QLatin1String("permission denied")))
+            << qPrintable(denied.err);
+    }
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_statements"), QStringLiteral("1"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("1"));
+}
+
+// A payment through another channel is that channel's, cut in its own zone:
+// a WeChat Pay trade bill reconciles it, the simulator's statements do not.
+class WechatPayReconciliationTest : public ReconciliationTest {
+protected:
+    class ThroughWechatPay final : public Channel {
+    public:
+        explicit ThroughWechatPay(std::shared_ptr<Channel> network) : m_network(std::move(network))
+        {}
+        QString name() const override { return QStringLiteral("wechatpay-test"); }
+        QString statementChannel() const override { return QStringLiteral("wechatpay"); }
+        ChannelResult execute(const ChannelRequest &request) override
+        {
+            return m_network->execute(request);
+        }
+        ChannelResult query(const QString &reference, const QString &operation) override
+        {
+            return m_network->query(reference, operation);
+        }
+        ChannelResult close(const QString &reference, const QString &operation) override
+        {
+            return m_network->close(reference, operation);
+        }
+
+    private:
+        std::shared_ptr<Channel> m_network;
+    };
+
+    void SetUp() override
+    {
+        ReconciliationTest::SetUp();
+        ASSERT_FALSE(HasFatalFailure());
+        m_remoteChannel = [config = m_channel](const ConnectionSettings &settings) {
+            return std::make_shared<ThroughWechatPay>(
+                std::make_shared<SimulatedChannel>(settings, config));
+        };
+        startGateway();
+    }
+};
+
+TEST_F(WechatPayReconciliationTest, ItsTradeBillMatchesItsChargesInBeijingTime)
+{
+    const QByteArray paid = charge("amount=12345&currency=cny", "recon-wechat");
+    EXPECT_EQ(scalar("SELECT channel FROM keel.charges WHERE public_id = '" + paid + "'"),
+              QStringLiteral("wechatpay"));
+    m_day = firstPostingDay("Asia/Shanghai");
+    const QString beijing = scalar("SELECT to_char(min(created_at) AT TIME ZONE 'Asia/Shanghai', "
+                                   "'YYYY-MM-DD HH24:MI:SS') FROM keel.ledger_transactions");
+    const QString bill = file(
+        QStringLiteral("tradebill.csv"),
+        "交易时间,公众账号ID,商户号,特约商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,"
+        "交易状态,付款银行,货币种类,应结订单金额,代金券金额,微信退款单号,商户退款单号,退款金额,"
+        "充值券退款金额,退款类型,退款状态,商品名称,商户数据包,手续费,费率,订单金额,申请退款金额,"
+        "费率备注\r\n",
+        {QStringLiteral("`%3,`wx0000000000000001,`10000100,`,`,`4200009999202612010000000001,`%4,"
+                        "`oUser,`NATIVE,`SUCCESS,`CMC,`CNY,`123.45,`0.00,`0,`0,`0.00,`0.00,`,`,"
+                        "`keel,`,`0.74,`0.60%,`123.45,`0.00,`")
+             .replace(QLatin1String("%3"), beijing)
+             .replace(QLatin1String("%4"), QString::fromUtf8(paid)),
+         QStringLiteral("总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,"
+                        "订单总金额,申请退款总金额"),
+         QStringLiteral("`1,`123.45,`0.00,`0.00,`0.74,`123.45,`0.00")});
+    const ProcessResult imported =
+        recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("wechatpay"),
+               QStringLiteral("--format"), QStringLiteral("wechatpay"), bill});
+    ASSERT_EQ(imported.exitCode, 0) << qPrintable(imported.err);
+    const QJsonObject result = run(QStringLiteral("wechatpay"));
+    EXPECT_EQ(result.value(QStringLiteral("matched")).toInt(), 1);
+    EXPECT_TRUE(result.value(QStringLiteral("breaks")).toArray().isEmpty())
+        << QJsonDocument(result).toJson().constData();
+    const QJsonObject sim = run(QStringLiteral("sim"), firstPostingDay());
+    EXPECT_EQ(sim.value(QStringLiteral("matched")).toInt(), 0);
+    EXPECT_TRUE(sim.value(QStringLiteral("breaks")).toArray().isEmpty())
+        << "the simulator's books hold no WeChat Pay charge";
 }
 
 } // namespace
