@@ -4,9 +4,11 @@
 
 #include "core/db/ConnectionSettings.h"
 #include "devkit/sim/ChannelSimulator.h"
+#include "devkit/sim/SimStatement.h"
 
 #include <QCommandLineParser>
 #include <QFile>
+#include <QSaveFile>
 
 #include <cstring>
 
@@ -33,9 +35,14 @@ public:
     QString name() const override { return QStringLiteral("channel-sim"); }
     QString summary() const override
     {
-        return QStringLiteral("Run the simulated acquirer as its own HTTP server for `keel "
-                              "gateway --channel`; prints KEEL_CHANNEL=<url> when ready.");
+        return QStringLiteral(
+            "Run the simulated acquirer as its own HTTP server for `keel gateway --channel`; "
+            "prints KEEL_CHANNEL=<url> when ready. \"keel channel-sim statement --date "
+            "YYYY-MM-DD [--out FILE]\" writes its statement of a day in keel's CSV form, with "
+            "breaks when told (--drop, --change-amount, --duplicate, --invent, --change-fee N).");
     }
+    QStringList actions() const override { return {QStringLiteral("statement")}; }
+    bool actionRequired() const override { return false; }
 
     void addOptions(QCommandLineParser &parser) const override
     {
@@ -57,10 +64,27 @@ public:
                                          "(default 200)."),
                           QStringLiteral("MS")});
         addSimulatorOptions(parser);
+        parser.addPositionalArgument(QStringLiteral("action"),
+                                     QStringLiteral("statement, or nothing to serve."), {});
+        parser.addOption({QStringLiteral("date"), QStringLiteral("statement: the UTC day."),
+                          QStringLiteral("YYYY-MM-DD")});
+        parser.addOption({QStringLiteral("out"),
+                          QStringLiteral("statement: the file to write (default: stdout)."),
+                          QStringLiteral("FILE")});
+        parser.addOption({QStringLiteral("fee-ppm"),
+                          QStringLiteral("statement: the fee on payments, in millionths "
+                                         "(default 0)."),
+                          QStringLiteral("N")});
+        for (const char *fault : {"drop", "change-amount", "duplicate", "invent", "change-fee"})
+            parser.addOption({QString::fromLatin1(fault),
+                              QStringLiteral("statement: put this break on N lines."),
+                              QStringLiteral("N")});
     }
 
     int run(const QCommandLineParser &parser) override
     {
+        if (!parser.positionalArguments().isEmpty())
+            return writeStatement(parser);
         Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
         if (!settings)
             return fail(name(), settings.error());
@@ -95,6 +119,49 @@ public:
     }
 
 private:
+    int writeStatement(const QCommandLineParser &parser)
+    {
+        const QDate day = QDate::fromString(parser.value(QStringLiteral("date")), Qt::ISODate);
+        if (!day.isValid())
+            return fail(name(), makeError(ErrorKind::Usage,
+                                          QStringLiteral("--date must be a day as YYYY-MM-DD")));
+        StatementFaults faults;
+        const std::pair<const char *, int *> counts[] = {{"drop", &faults.drop},
+                                                         {"change-amount", &faults.changeAmount},
+                                                         {"duplicate", &faults.duplicate},
+                                                         {"invent", &faults.invent},
+                                                         {"change-fee", &faults.changeFee}};
+        for (const auto &[option, count] : counts) {
+            Result<int> read = intOption(parser, QString::fromLatin1(option), 0, 0, 1000000);
+            if (!read)
+                return fail(name(), read.error());
+            *count = *read;
+        }
+        Result<int> fee = intOption(parser, QStringLiteral("fee-ppm"), 0, 0, 1000000);
+        if (!fee)
+            return fail(name(), fee.error());
+        Result<LibpqConnection> session = openDatabase(parser);
+        if (!session)
+            return fail(name(), session.error());
+        Result<QByteArray> statement = simulatorStatement(*session, day, *fee, faults);
+        if (!statement)
+            return fail(name(), statement.error());
+        const QString out = parser.value(QStringLiteral("out"));
+        if (out.isEmpty()) {
+            std::fwrite(statement->constData(), 1, size_t(statement->size()), stdout);
+            return ExitOk;
+        }
+        QSaveFile file(out);
+        if (!file.open(QIODevice::WriteOnly) || file.write(*statement) != statement->size() ||
+            !file.commit())
+            return fail(
+                name(),
+                makeError(
+                    ErrorKind::Environment,
+                    QStringLiteral("cannot write --out %1: %2").arg(out, file.errorString())));
+        return ExitOk;
+    }
+
     static Status notifierOptions(const QCommandLineParser &parser,
                                   ChannelSimulatorOptions &options)
     {

@@ -37,6 +37,9 @@ public:
     // The actions a command takes as its one positional argument
     // ("keel merchant create"); empty for commands without one.
     virtual QStringList actions() const { return {}; }
+    // Whether the command does something without an action too ("keel
+    // channel-sim" serves; "keel channel-sim statement" writes a statement).
+    virtual bool actionRequired() const { return true; }
     // How many positional arguments follow `action` ("keel recon import FILE").
     virtual int argumentsAfter(const QString &action) const
     {

@@ -101,7 +101,8 @@ int main(int argc, char *argv[])
                 keel::makeError(
                     keel::ErrorKind::Usage,
                     QStringLiteral("unexpected argument \"%1\"").arg(positional.constFirst())));
-        if (!actions.isEmpty() &&
+        const bool noActionTaken = positional.isEmpty() && !command->actionRequired();
+        if (!actions.isEmpty() && !noActionTaken &&
             (positional.isEmpty() || !actions.contains(positional.constFirst()) ||
              positional.size() != 1 + command->argumentsAfter(positional.constFirst())))
             return fail(

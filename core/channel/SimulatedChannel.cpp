@@ -60,16 +60,18 @@ ChannelResult SimulatedChannel::execute(const ChannelRequest &request)
         decided = {ChannelOutcome::Declined, QStringLiteral("refund_failed"),
                    QStringLiteral("The network refused the refund.")};
     }
-    ChannelResult result =
-        firstAnswer(request.reference, request.operation, request.amount, decided);
+    ChannelResult result = firstAnswer(request, decided);
     if (result.outcome != ChannelOutcome::Failed && chance(m_config.ambiguousRate))
         return {ChannelOutcome::Unknown, {}, QStringLiteral("simulated timeout: answer lost")};
     return result;
 }
 
-ChannelResult SimulatedChannel::firstAnswer(const QString &reference, const QString &operation,
-                                            qint64 amount, const ChannelResult &decided)
+ChannelResult SimulatedChannel::firstAnswer(const ChannelRequest &request,
+                                            const ChannelResult &decided)
 {
+    const QString &reference = request.reference;
+    const QString &operation = request.operation;
+    const bool sale = operation == QLatin1String("authorize") && request.capture;
     Result<LibpqConnection *> session = ThreadConnections::get(m_settings);
     if (!session)
         return unavailable();
@@ -77,14 +79,17 @@ ChannelResult SimulatedChannel::firstAnswer(const QString &reference, const QStr
     // what the first request got.
     Result<PgRows> rows = (*session)->query(
         "WITH inserted AS (INSERT INTO keel.sim_channel_operations "
-        "  (reference, operation, outcome, amount, decline_code) VALUES ($1, $2, $3, $4, $5) "
+        "  (reference, operation, outcome, amount, decline_code, currency, sale) "
+        "  VALUES ($1, $2, $3, $4, $5, $6, $7) "
         "  ON CONFLICT (reference, operation) DO NOTHING RETURNING outcome, decline_code) "
         "SELECT outcome, decline_code FROM inserted UNION ALL "
         "SELECT outcome, decline_code FROM keel.sim_channel_operations "
         "WHERE reference = $1 AND operation = $2 LIMIT 1",
         {reference.toUtf8(), operation.toUtf8(), channelOutcomeName(decided.outcome).toUtf8(),
-         QByteArray::number(amount),
-         decided.declineCode.isEmpty() ? QByteArray() : decided.declineCode.toUtf8()});
+         QByteArray::number(request.amount),
+         decided.declineCode.isEmpty() ? QByteArray() : decided.declineCode.toUtf8(),
+         request.currency.isEmpty() ? QByteArray() : request.currency.toUtf8(),
+         sale ? "true" : "false"});
     if (!rows && !(*session)->healthy()) {
         // The connection broke under the statement, which may have committed
         // before it did: whether the network processed it is not known.
@@ -132,7 +137,11 @@ ChannelResult SimulatedChannel::close(const QString &reference, const QString &o
 {
     if (m_config.latencyMs > 0)
         QThread::msleep(ulong(m_config.latencyMs));
-    ChannelResult closed = firstAnswer(reference, operation, 0, {ChannelOutcome::Closed, {}, {}});
+    ChannelRequest closing;
+    closing.reference = reference;
+    closing.operation = operation;
+    closing.capture = false;
+    ChannelResult closed = firstAnswer(closing, {ChannelOutcome::Closed, {}, {}});
     // Could not reach its own record: nothing is promised.
     if (closed.outcome == ChannelOutcome::Failed)
         closed.outcome = ChannelOutcome::Unknown;

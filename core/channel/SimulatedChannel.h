@@ -33,10 +33,11 @@ public:
     const SimulatedChannelConfig &config() const { return m_config; }
 
 private:
-    // The first answer to (reference, operation) is the only one: `decided`
-    // if this is the first, else the earlier one. `amount` is 0 for a close.
-    ChannelResult firstAnswer(const QString &reference, const QString &operation, qint64 amount,
-                              const ChannelResult &decided);
+    // The first answer to (request.reference, request.operation) is the only
+    // one: `decided` if this is the first, else the earlier one. A close is a
+    // request of amount 0. The record keeps the currency and whether an
+    // authorization was a sale, for the channel's own statement.
+    ChannelResult firstAnswer(const ChannelRequest &request, const ChannelResult &decided);
 
     ConnectionSettings m_settings;
     SimulatedChannelConfig m_config;

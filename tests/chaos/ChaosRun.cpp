@@ -150,6 +150,11 @@ int ChaosRun::judge(int openRequests)
     if (m_world->failover())
         checkFormation(*m_world->failover(), *connection, m_out, verdict);
     checkRepairs(*connection, verdict);
+    if (auto service = LibpqConnection::open(m_world->serviceSettings()))
+        checkReconciliation(*service, verdict);
+    else
+        verdict.violation(QStringLiteral("reconciliation: the service login cannot connect: ") +
+                          service.error().message);
     if (m_desk) {
         const QMap<QString, qint64> tried = m_desk->tried();
         for (auto it = tried.cbegin(); it != tried.cend(); ++it)

@@ -163,6 +163,13 @@ Status ChaosWorld::createProcessLogin(LibpqConnection &connection)
     return {};
 }
 
+ConnectionSettings ChaosWorld::serviceSettings() const
+{
+    ConnectionSettings settings = m_processSettings;
+    settings.set(QStringLiteral("password"), m_processPassword);
+    return settings;
+}
+
 void ChaosWorld::defineProcesses()
 {
     const QString db = m_processSettings.conninfo();

@@ -36,6 +36,9 @@ public:
     ~ChaosWorld();
 
     ConnectionSettings settings() const { return m_settings; }
+    // The keel processes' own login, password included, for the end checks
+    // that act as a service does (reconciliation).
+    ConnectionSettings serviceSettings() const;
     // The single server's immediate shutdown and start (not with failover).
     Status stopDatabase();
     Status startDatabase();

@@ -5,8 +5,14 @@
 #include "KeelService.h"
 
 #include "core/db/LibpqConnection.h"
+#include "core/money/Currency.h"
 #include "core/net/HttpClient.h"
 #include "core/ops/AuditChain.h"
+#include "core/recon/ReconRun.h"
+#include "core/recon/StatementStore.h"
+#include "core/reference/CurrencyStore.h"
+#include "core/statement/StatementReader.h"
+#include "devkit/sim/SimStatement.h"
 
 #include <QDirIterator>
 #include <QFile>
@@ -97,6 +103,58 @@ void checkRepairs(LibpqConnection &checked, Verdict &verdict)
         for (int i = 0; i < executed->size(); ++i)
             verdict.counts[QStringLiteral("actions: ") + executed->text(i, 0)] =
                 executed->toInt64(i, 1);
+}
+
+namespace {
+
+Status reconcileDay(LibpqConnection &checked, const QDate &day, const CurrencyTable &currencies,
+                    Verdict &verdict)
+{
+    Result<QByteArray> statement = simulatorStatement(checked, day, 0);
+    if (!statement)
+        return statement.error();
+    Result<QList<StatementLine>> lines =
+        readStatement({StatementFormat::Csv, *statement, {}}, currencies);
+    if (!lines)
+        return lines.error();
+    Result<ImportedStatement> stored =
+        storeStatement(checked, QStringLiteral("sim"), StatementFormat::Csv, *statement, *lines);
+    if (!stored)
+        return stored.error();
+    Result<ReconReport> report = runReconciliation(checked, QStringLiteral("sim"), day);
+    if (!report)
+        return report.error();
+    verdict.counts[QStringLiteral("reconciled: statement lines")] += stored->lines;
+    verdict.counts[QStringLiteral("reconciled: matched")] += report->matched;
+    for (const StoredBreak &found : std::as_const(report->breaks))
+        verdict.violation(QStringLiteral("reconciliation of %1: %2 %3 %4, the channel %5, keel %6")
+                              .arg(day.toString(Qt::ISODate), breakClassName(found.found.kind),
+                                   lineKindName(found.found.lineKind), found.found.reference)
+                              .arg(found.found.channelAmount)
+                              .arg(found.found.keelAmount),
+                          found.found.reference.toUtf8());
+    return {};
+}
+
+} // namespace
+
+void checkReconciliation(LibpqConnection &checked, Verdict &verdict)
+{
+    Result<CurrencyTable> currencies = loadCurrencies(checked);
+    Result<PgRows> days =
+        checked.query("SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date::text FROM "
+                      "keel.sim_channel_operations "
+                      "UNION SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date::text "
+                      "FROM keel.ledger_transactions ORDER BY 1");
+    if (!currencies || !days)
+        return verdict.violation(QStringLiteral("reconciliation unreadable: ") +
+                                 (currencies ? days.error() : currencies.error()).message);
+    for (int i = 0; i < days->size(); ++i)
+        if (Status done = reconcileDay(checked, QDate::fromString(days->text(i, 0), Qt::ISODate),
+                                       *currencies, verdict);
+            !done)
+            verdict.violation(QStringLiteral("reconciliation of %1 failed: %2")
+                                  .arg(days->text(i, 0), done.error().message));
 }
 
 void scanForSecrets(const QString &directory, ChaosWorld &world, Verdict &verdict)

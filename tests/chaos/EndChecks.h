@@ -29,6 +29,11 @@ void checkFormation(test::FailoverCluster &formation, LibpqConnection &checked, 
 // Counts what was executed, by kind and outcome.
 void checkRepairs(LibpqConnection &checked, Verdict &verdict);
 
+// The simulated channel's own statements of every day the run touched,
+// imported and reconciled as the service does it: any break is a difference
+// between what the channel moved and what keel booked.
+void checkReconciliation(LibpqConnection &checked, Verdict &verdict);
+
 // No secret the run handed out appears in a log, a command line or /metrics.
 void scanForSecrets(const QString &directory, ChaosWorld &world, Verdict &verdict);
 

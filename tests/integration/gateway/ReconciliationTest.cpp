@@ -287,6 +287,65 @@ TEST_F(ReconciliationTest, ABrokenStatementIsRefusedWholeAndTheSameFileIsStoredO
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("1"));
 }
 
+// The simulated channel writes its own statement from its own record; told to
+// break some of its lines, each break is found as its class, and the rest —
+// a sale, an authorization captured later, a refund — match.
+TEST_F(ReconciliationTest, TheSimulatorsStatementWithInjectedBreaksIsFoundClassByClass)
+{
+    startGateway();
+    QList<QByteArray> sales;
+    for (int i = 1; i <= 7; ++i)
+        sales << charge("amount=" + QByteArray::number(1000 * i) + "&currency=usd",
+                        "recon-sim-" + QByteArray::number(i));
+    const QByteArray later = charge("amount=800&currency=usd&capture=false", "recon-sim-later");
+    ASSERT_EQ(post("/v1/charges/" + later + "/capture", "", "recon-sim-capture").status, 200);
+    ASSERT_EQ(post("/v1/refunds", "charge=" + sales[0] + "&amount=250", "recon-sim-refund").status,
+              200);
+    m_day = firstPostingDay();
+    ASSERT_EQ(scalar("UPDATE keel.recon_channels SET fee_rate_ppm = 29000 WHERE channel = 'sim' "
+                     "RETURNING fee_rate_ppm"),
+              QStringLiteral("29000"));
+
+    const QString path = m_files.filePath(QStringLiteral("sim.csv"));
+    const ProcessResult written = runKeel({QStringLiteral("channel-sim"),
+                                           QStringLiteral("statement"),
+                                           QStringLiteral("--db"),
+                                           m_service,
+                                           QStringLiteral("--date"),
+                                           m_day,
+                                           QStringLiteral("--fee-ppm"),
+                                           QStringLiteral("29000"),
+                                           QStringLiteral("--drop"),
+                                           QStringLiteral("1"),
+                                           QStringLiteral("--change-amount"),
+                                           QStringLiteral("1"),
+                                           QStringLiteral("--change-fee"),
+                                           QStringLiteral("1"),
+                                           QStringLiteral("--duplicate"),
+                                           QStringLiteral("1"),
+                                           QStringLiteral("--invent"),
+                                           QStringLiteral("1"),
+                                           QStringLiteral("--out"),
+                                           path});
+    ASSERT_EQ(written.exitCode, 0) << qPrintable(written.err);
+    const ProcessResult imported = import(path);
+    ASSERT_EQ(imported.exitCode, 0) << qPrintable(imported.err);
+    EXPECT_TRUE(imported.out.contains(QLatin1String("lines=10"))) << qPrintable(imported.out);
+
+    const QJsonObject result = run();
+    EXPECT_EQ(result.value(QStringLiteral("matched")).toInt(), 5)
+        << QJsonDocument(result).toJson().constData();
+    const auto id = [&](int i) {
+        return QString::fromUtf8(sales[i]);
+    };
+    EXPECT_EQ(breaks(result),
+              (QStringList{QStringLiteral("missing_at_keel:ch_neverAsked0000000004:new"),
+                           QStringLiteral("missing_at_channel:%1:pending").arg(id(0)),
+                           QStringLiteral("amount_mismatch:%1:new").arg(id(1)),
+                           QStringLiteral("duplicate:%1:new").arg(id(3)),
+                           QStringLiteral("fee_variance:%1:new").arg(id(2))}));
+}
+
 // A payment through another channel is that channel's, cut in its own zone:
 // a WeChat Pay trade bill reconciles it, the simulator's statements do not.
 class WechatPayReconciliationTest : public ReconciliationTest {

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QByteArray>
+#include <QDate>
+
+namespace keel {
+
+class LibpqConnection;
+
+// Breaks the simulated channel can be told to put in its statement, each on
+// that many lines in the statement's order: for demos, and for tests that
+// must find them.
+struct StatementFaults {
+    int drop = 0;         // a line left out: missing_at_channel
+    int changeAmount = 0; // a line with a cent more: amount_mismatch
+    int duplicate = 0;    // a line reported twice: duplicate
+    int invent = 0;       // a payment keel never asked for: missing_at_keel
+    int changeFee = 0;    // a fee off the contract: fee_variance
+};
+
+// The simulated channel's statement of one UTC day, in keel's CSV form,
+// written from its own record: the sales, captures and refunds it approved,
+// with its contracted fee (millionths of a payment; refunds return none).
+Result<QByteArray> simulatorStatement(LibpqConnection &session, const QDate &day, qint64 feeRatePpm,
+                                      const StatementFaults &faults = {});
+
+} // namespace keel
