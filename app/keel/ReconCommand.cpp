@@ -3,6 +3,7 @@
 #include "core/db/LibpqConnection.h"
 #include "core/json/JsonWriter.h"
 #include "core/money/Currency.h"
+#include "core/recon/ChannelContract.h"
 #include "core/recon/ReconRun.h"
 #include "core/recon/StatementStore.h"
 #include "core/reference/CurrencyStore.h"
@@ -37,11 +38,13 @@ public:
             "--channel NAME --format csv|wechatpay FILE [--sha1 HEX]\" stores a statement whole "
             "or refuses it (exit 2 names the check); \"keel recon run --channel NAME --date "
             "YYYY-MM-DD [--json]\" matches one business day and keeps its breaks; \"keel recon "
-            "verify --run ID\" recomputes a run's result hash.");
+            "verify --run ID\" recomputes a run's result hash; \"keel recon fee-rate --channel "
+            "NAME --ppm N\" records the contracted fee.");
     }
     QStringList actions() const override
     {
-        return {QStringLiteral("import"), QStringLiteral("run"), QStringLiteral("verify")};
+        return {QStringLiteral("import"), QStringLiteral("run"), QStringLiteral("verify"),
+                QStringLiteral("fee-rate")};
     }
 
     int argumentsAfter(const QString &action) const override
@@ -73,6 +76,10 @@ public:
                           QStringLiteral("YYYY-MM-DD")});
         parser.addOption(
             {QStringLiteral("json"), QStringLiteral("run: print the result as JSON.")});
+        parser.addOption({QStringLiteral("ppm"),
+                          QStringLiteral("fee-rate: the contracted fee, in millionths of a "
+                                         "payment (6000 is 0.6 %)."),
+                          QStringLiteral("N")});
         parser.addOption({QStringLiteral("run"), QStringLiteral("verify: the run to recompute."),
                           QStringLiteral("ID")});
     }
@@ -86,6 +93,8 @@ public:
             return importStatement(parser);
         if (action == QLatin1String("run"))
             return runDay(parser);
+        if (action == QLatin1String("fee-rate"))
+            return setFeeRate(parser);
         return verify(parser);
     }
 
@@ -141,6 +150,23 @@ private:
                           .arg(report->matched)
                           .arg(report->breaks.size())
                           .arg(report->runId));
+        return ExitOk;
+    }
+
+    int setFeeRate(const QCommandLineParser &parser)
+    {
+        Result<int> ppm = intOption(parser, QStringLiteral("ppm"), -1, 0, 1000000);
+        if (!ppm)
+            return fail(name(), ppm.error());
+        if (*ppm < 0)
+            return fail(name(), usage(QStringLiteral("--ppm is required")));
+        Result<LibpqConnection> session = openDatabase(parser);
+        if (!session)
+            return fail(name(), session.error());
+        if (Status set = setContractedFeeRate(*session, option(parser, "channel"), *ppm); !set)
+            return fail(name(), set.error());
+        printLine(
+            QStringLiteral("channel=%1 fee_rate_ppm=%2").arg(option(parser, "channel")).arg(*ppm));
         return ExitOk;
     }
 

@@ -157,6 +157,59 @@ $$;
 CREATE TRIGGER recon_runs_audit AFTER INSERT ON recon_runs
     FOR EACH ROW EXECUTE FUNCTION recon_runs_audit();
 
+-- A statement's fees are the channel's: they leave the clearing account for
+-- the channel's fee expense, so that clearing nets to what the channel pays
+-- out. Booked once per statement and currency, when the statement commits
+-- with its lines.
+ALTER TABLE ledger_transactions
+    ADD COLUMN recon_statement_id bigint REFERENCES recon_statements (id);
+
+CREATE FUNCTION recon_book_fees() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    fees record;
+    posting bigint;
+    expense bigint;
+    clearing bigint;
+BEGIN
+    FOR fees IN SELECT currency, sum(fee) AS total FROM recon_lines
+                WHERE statement_id = NEW.id GROUP BY currency HAVING sum(fee) <> 0
+                ORDER BY currency LOOP
+        INSERT INTO ledger_accounts (code, kind, currency)
+            VALUES ('channel_fees:' || NEW.channel || ':' || fees.currency, 'expense',
+                    fees.currency)
+            ON CONFLICT (code) DO NOTHING;
+        SELECT id INTO STRICT expense FROM ledger_accounts
+            WHERE code = 'channel_fees:' || NEW.channel || ':' || fees.currency;
+        SELECT id INTO STRICT clearing FROM ledger_accounts
+            WHERE code = 'channel_clearing:' || fees.currency;
+        INSERT INTO ledger_transactions (kind, description, recon_statement_id)
+            VALUES ('channel_fee', 'fees of statement ' || NEW.id, NEW.id)
+            RETURNING id INTO posting;
+        INSERT INTO ledger_entries (transaction_id, account_id, currency, amount)
+            VALUES (posting, expense, fees.currency, fees.total),
+                   (posting, clearing, fees.currency, -fees.total);
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+CREATE CONSTRAINT TRIGGER recon_book_fees AFTER INSERT ON recon_statements
+    DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW EXECUTE FUNCTION recon_book_fees();
+
+-- The contracted fee rate is set by the service, on the trail.
+CREATE FUNCTION recon_channels_audit() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+BEGIN
+    PERFORM audit('recon_fee_rate', 'recon_channel', NEW.channel,
+                  jsonb_build_object('from_ppm', OLD.fee_rate_ppm, 'to_ppm', NEW.fee_rate_ppm));
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER recon_channels_audit AFTER UPDATE OF fee_rate_ppm ON recon_channels
+    FOR EACH ROW WHEN (OLD.fee_rate_ppm IS DISTINCT FROM NEW.fee_rate_ppm)
+    EXECUTE FUNCTION recon_channels_audit();
+
 -- The simulated channel records the currency and whether an authorization
 -- was a sale (authorized and captured in one message), so that it can write
 -- its own daily statement from its own record.
@@ -171,6 +224,7 @@ ALTER TABLE sim_channel_operations
 GRANT SELECT ON recon_channels TO keel_gateway, keel_operator, keel_approver, keel_auditor,
     keel_sre;
 GRANT SELECT, INSERT ON recon_statements, recon_lines, recon_runs TO keel_gateway;
+GRANT UPDATE (fee_rate_ppm) ON recon_channels TO keel_gateway;
 GRANT SELECT, INSERT, UPDATE ON recon_breaks TO keel_gateway;
 GRANT SELECT ON recon_statements, recon_lines, recon_runs, recon_breaks
     TO keel_operator, keel_approver, keel_auditor;

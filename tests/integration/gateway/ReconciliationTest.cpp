@@ -302,9 +302,13 @@ TEST_F(ReconciliationTest, TheSimulatorsStatementWithInjectedBreaksIsFoundClassB
     ASSERT_EQ(post("/v1/refunds", "charge=" + sales[0] + "&amount=250", "recon-sim-refund").status,
               200);
     m_day = firstPostingDay();
-    ASSERT_EQ(scalar("UPDATE keel.recon_channels SET fee_rate_ppm = 29000 WHERE channel = 'sim' "
-                     "RETURNING fee_rate_ppm"),
-              QStringLiteral("29000"));
+    const QStringList feeRate{QStringLiteral("fee-rate"), QStringLiteral("--channel"),
+                              QStringLiteral("sim"), QStringLiteral("--ppm"),
+                              QStringLiteral("29000")};
+    EXPECT_EQ(recon(feeRate, loginAs(QStringLiteral("keel_operator")).conninfo()).exitCode, 1)
+        << "a person does not set the contract";
+    const ProcessResult contracted = recon(feeRate);
+    ASSERT_EQ(contracted.exitCode, 0) << qPrintable(contracted.err);
 
     const QString path = m_files.filePath(QStringLiteral("sim.csv"));
     const ProcessResult written = runKeel({QStringLiteral("channel-sim"),
@@ -344,6 +348,26 @@ TEST_F(ReconciliationTest, TheSimulatorsStatementWithInjectedBreaksIsFoundClassB
                            QStringLiteral("amount_mismatch:%1:new").arg(id(1)),
                            QStringLiteral("duplicate:%1:new").arg(id(3)),
                            QStringLiteral("fee_variance:%1:new").arg(id(2))}));
+
+    // The statement's fees left clearing for the channel's fee account, once,
+    // and the books still add up.
+    const QString fees = scalar("SELECT sum(fee) FROM keel.recon_lines");
+    EXPECT_NE(fees, QStringLiteral("0"));
+    EXPECT_EQ(
+        scalar("SELECT sum(e.amount) || ' ' || count(DISTINCT t.id) FROM keel.ledger_entries e "
+               "JOIN keel.ledger_accounts a ON a.id = e.account_id "
+               "JOIN keel.ledger_transactions t ON t.id = e.transaction_id "
+               "WHERE a.code = 'channel_fees:sim:USD' AND t.kind = 'channel_fee'"),
+        fees + QStringLiteral(" 1"));
+    EXPECT_EQ(import(path).exitCode, 0) << "the same file again";
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'channel_fee'"),
+              QStringLiteral("1"));
+    const ProcessResult audit = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
+                                         QStringLiteral("--db"), settings().conninfo()});
+    EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err);
+    EXPECT_EQ(
+        scalar("SELECT detail->>'to_ppm' FROM keel.audit_log WHERE action = 'recon_fee_rate'"),
+        QStringLiteral("29000"));
 }
 
 // A payment through another channel is that channel's, cut in its own zone:
