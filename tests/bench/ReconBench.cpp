@@ -1,0 +1,190 @@
+// The reconciliation benchmark: one business day of N captured charges and a
+// statement of N lines (a few of them broken), imported and reconciled by
+// `keel recon import` and `keel recon run`, beside a reference that does the
+// same matching in its best form: COPY of the same file into a bare table and
+// one SQL join classifying every line and posting. Prints both times, their
+// ratio (reference / keel) and keel's peak memory.
+//   packaging/run-recon-bench [--lines 1000000]
+
+#include "BenchSupport.h"
+
+#include "core/db/LibpqConnection.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <sys/resource.h>
+
+using namespace keel;
+using namespace keel::bench;
+
+namespace {
+
+constexpr char Day[] = "2026-11-30";
+constexpr int Broken = 10; // lines dropped, and lines with a cent more
+
+// N charges captured through the simulated channel within the day, with
+// their capture postings, written in bulk (the triggers' per-row checks are
+// what the gateway pays, not this benchmark).
+void seedBooks(LibpqConnection &session, qint64 merchantId, int lines)
+{
+    const QByteArray merchant = QByteArray::number(merchantId);
+    const QByteArray count = QByteArray::number(lines);
+    const QByteArrayList steps{
+        "SET session_replication_role = replica",
+        "INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, currency, source, "
+        "  capture, amount_captured, request_hash, created_at, channel) "
+        "SELECT 'ch_bench' || lpad(g::text, 12, '0'), " +
+            merchant +
+            ", 'o' || g, 100 + g % 9000, "
+            "  'USD', 'tok_visa', true, 100 + g % 9000, '\\x00', '" +
+            Day +
+            "'::timestamptz + "
+            "  g * interval '80 ms', 'sim' FROM generate_series(1, " +
+            count + ") g",
+        "INSERT INTO keel.ledger_transactions (kind, charge_id, created_at) "
+        "SELECT 'capture', id, created_at FROM keel.charges",
+        "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount, "
+        "created_at) "
+        "SELECT t.id, a.id, 'USD', CASE WHEN a.code LIKE 'channel_clearing:%' THEN c.amount "
+        "  ELSE -c.amount END, t.created_at FROM keel.ledger_transactions t "
+        "JOIN keel.charges c ON c.id = t.charge_id JOIN keel.ledger_accounts a "
+        "  ON a.code IN ('channel_clearing:USD', 'merchant_payable:" +
+            merchant + ":USD')",
+        "RESET session_replication_role",
+        "ANALYZE"};
+    for (const QByteArray &step : steps)
+        if (Status done = session.exec(step); !done)
+            die(done.error().message);
+}
+
+// The channel's statement of the day in keel's CSV form: every capture but
+// the first `Broken`, and `Broken` more with a cent added.
+QString writeStatement(LibpqConnection &session, const QString &directory)
+{
+    Result<PgRows> rows = session.query(
+        "SELECT public_id, 'sim_' || id, amount, "
+        "  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') "
+        "FROM keel.charges ORDER BY id");
+    if (!rows)
+        die(rows.error().message);
+    QByteArray text = "reference,channel_reference,type,amount,currency,fee,occurred_at\n";
+    text.reserve(rows->size() * 80);
+    for (int i = Broken; i < rows->size(); ++i) {
+        const qint64 amount = rows->toInt64(i, 2) + (i < 2 * Broken ? 1 : 0);
+        text += rows->value(i, 0) + ',' + rows->value(i, 1) + ",payment," +
+                QByteArray::number(amount / 100) + '.' +
+                QByteArray::number(amount % 100).rightJustified(2, '0') + ",USD,0," +
+                rows->value(i, 3) + '\n';
+    }
+    const QString path = directory + QStringLiteral("/statement.csv");
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
+        die(QStringLiteral("cannot write %1").arg(path));
+    return path;
+}
+
+// The reference: the same file into a bare table, then one join that finds
+// the same breaks.
+std::pair<double, QString> reference(LibpqConnection &session, const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        die(QStringLiteral("cannot read %1").arg(path));
+    const QByteArray csv = file.readAll();
+    QElapsedTimer timer;
+    timer.start();
+    if (Status made = session.exec(
+            "CREATE TABLE ref_lines (reference text, channel_reference text, kind text, "
+            "amount numeric, currency char(3), fee numeric, occurred_at timestamptz)");
+        !made)
+        die(made.error().message);
+    if (Status copied = session.copyIn("COPY ref_lines FROM STDIN (FORMAT csv, HEADER)", csv);
+        !copied)
+        die(copied.error().message);
+    Result<PgRows> breaks = session.query(
+        "SELECT count(*) FILTER (WHERE l.reference IS NULL), "
+        "       count(*) FILTER (WHERE k.public_id IS NULL), "
+        "       count(*) FILTER (WHERE (l.amount * 100)::bigint <> k.amount) "
+        "FROM (SELECT c.public_id, sum(e.amount) AS amount FROM keel.ledger_transactions t "
+        "      JOIN keel.charges c ON c.id = t.charge_id "
+        "      JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+        "      JOIN keel.ledger_accounts a ON a.id = e.account_id "
+        "        AND a.code LIKE 'channel_clearing:%' "
+        "      WHERE t.kind = 'capture' AND t.created_at >= $1::date "
+        "        AND t.created_at < $1::date + 1 GROUP BY c.public_id) k "
+        "FULL JOIN ref_lines l ON l.reference = k.public_id",
+        {QByteArray(Day)});
+    if (!breaks)
+        die(breaks.error().message);
+    const double seconds = double(timer.nsecsElapsed()) / 1e9;
+    return {seconds, QStringLiteral("missing_at_channel=%1 missing_at_keel=%2 amount_mismatch=%3")
+                         .arg(breaks->text(0, 0), breaks->text(0, 1), breaks->text(0, 2))};
+}
+
+double timedKeel(const QStringList &arguments, QString *out)
+{
+    QProcess process;
+    QElapsedTimer timer;
+    timer.start();
+    process.start(QStringLiteral(KEEL_BINARY), arguments);
+    if (!process.waitForFinished(-1) || process.exitCode() != 0)
+        die(QStringLiteral("keel %1 failed: %2")
+                .arg(arguments.constFirst() + u' ' + arguments.at(1),
+                     QString::fromUtf8(process.readAllStandardError())));
+    *out = QString::fromUtf8(process.readAllStandardOutput()).trimmed();
+    return double(timer.nsecsElapsed()) / 1e9;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("lines"), QStringLiteral("Charges and statement lines."),
+                      QStringLiteral("N")});
+    parser.process(app);
+    const int lines = positiveOption(parser, "lines", 1000000);
+    auto server = startBenchServer();
+    const IssuedMerchant merchant = prepareDatabase(*server->cluster, QStringLiteral("bench"));
+    const ConnectionSettings db = server->cluster->settings(QStringLiteral("bench"));
+    auto session = LibpqConnection::open(db);
+    if (!session)
+        die(session.error().message);
+    QTemporaryDir directory(QStringLiteral("/tmp/keel-recon-bench-XXXXXX"));
+    seedBooks(*session, merchant.merchant.id, lines);
+    const QString path = writeStatement(*session, directory.path());
+
+    const auto [referenceSeconds, referenceBreaks] = reference(*session, path);
+    QString imported;
+    QString reconciled;
+    const double importSeconds =
+        timedKeel({QStringLiteral("recon"), QStringLiteral("import"), QStringLiteral("--db"),
+                   db.conninfo(), QStringLiteral("--channel"), QStringLiteral("sim"),
+                   QStringLiteral("--format"), QStringLiteral("csv"), path},
+                  &imported);
+    const double runSeconds =
+        timedKeel({QStringLiteral("recon"), QStringLiteral("run"), QStringLiteral("--db"),
+                   db.conninfo(), QStringLiteral("--channel"), QStringLiteral("sim"),
+                   QStringLiteral("--date"), QString::fromLatin1(Day)},
+                  &reconciled);
+    rusage usage{};
+    getrusage(RUSAGE_CHILDREN, &usage);
+    const double keelSeconds = importSeconds + runSeconds;
+    std::printf("recon bench: %d charges, %d statement lines (%d dropped, %d a cent off)\n", lines,
+                lines - Broken, Broken, Broken);
+    std::printf("  reference (COPY + one SQL join): %.1f s; %s\n", referenceSeconds,
+                qPrintable(referenceBreaks));
+    std::printf("  keel recon import: %.1f s (%s)\n", importSeconds, qPrintable(imported));
+    std::printf("  keel recon run:    %.1f s (%s)\n", runSeconds, qPrintable(reconciled));
+    std::printf("  keel total %.1f s, ratio reference/keel %.2f, peak memory of a keel process "
+                "%.0f MB\n",
+                keelSeconds, referenceSeconds / keelSeconds, double(usage.ru_maxrss) / 1024.0);
+    auditOrDie(db, "after reconciliation");
+    return 0;
+}
