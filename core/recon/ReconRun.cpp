@@ -4,6 +4,7 @@
 #include "core/db/PgTransaction.h"
 
 #include <QCryptographicHash>
+#include <QSet>
 
 namespace keel {
 namespace {
@@ -38,14 +39,15 @@ constexpr char DayRecords[] =
     "WITH arrived AS (SELECT DISTINCT t.charge_id FROM keel.ledger_transactions t "
     "  WHERE t.kind IN ('capture', 'suspense_in') AND t.charge_id IS NOT NULL "
     "    AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / "
-    "1000.0)) "
+    "1000.0)), "
+    "moved AS (SELECT t.charge_id, sum(e.amount) AS amount, min(t.created_at) AS first_at "
+    "  FROM arrived JOIN keel.ledger_transactions t ON t.charge_id = arrived.charge_id "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_clearing:%' "
+    "  WHERE t.kind <> 'refund' GROUP BY t.charge_id) "
     "SELECT 'payment', c.public_id, c.currency, m.amount, "
     "       floor(extract(epoch FROM m.first_at) * 1000)::bigint "
-    "FROM arrived JOIN keel.charges c ON c.id = arrived.charge_id AND c.channel = $1 "
-    "CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, min(t.created_at) AS first_at "
-    "  FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
-    "  JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_clearing:%' "
-    "  WHERE t.charge_id = c.id AND t.kind <> 'refund') m "
+    "FROM moved m JOIN keel.charges c ON c.id = m.charge_id AND c.channel = $1 "
     "WHERE m.first_at >= to_timestamp($2 / 1000.0) "
     "UNION ALL "
     "SELECT 'refund', r.public_id, r.currency, -sum(e.amount), "
@@ -196,6 +198,7 @@ Status DayLoader::loadLines(LoadedDay &day)
         references << named->text(i, 0);
     for (const BookedRecord &record : std::as_const(day.input.dayRecords))
         references << record.reference;
+    references.removeDuplicates();
     if (references.isEmpty())
         return {};
     Result<PgRows> rows =
@@ -212,10 +215,16 @@ Status DayLoader::loadLines(LoadedDay &day)
 
 Status DayLoader::loadNamedRecords(LoadedDay &day)
 {
-    QStringList charges;
-    QStringList refunds;
+    // The day's own records are known already; most lines name one of them.
+    QSet<QString> known[2];
+    for (const BookedRecord &record : std::as_const(day.input.dayRecords))
+        known[int(record.kind)].insert(record.reference);
+    QSet<QString> wanted[2];
     for (const StatementLine &line : std::as_const(day.input.lines))
-        (line.kind == LineKind::Payment ? charges : refunds).append(line.reference);
+        if (!known[int(line.kind)].contains(line.reference))
+            wanted[int(line.kind)].insert(line.reference);
+    QStringList charges = wanted[int(LineKind::Payment)].values();
+    QStringList refunds = wanted[int(LineKind::Refund)].values();
     if (charges.isEmpty() && refunds.isEmpty())
         return {};
     Result<PgRows> rows =

@@ -5,15 +5,17 @@ namespace {
 
 class CsvSplitter final {
 public:
-    explicit CsvSplitter(QStringView text) : m_text(text) {}
+    CsvSplitter(QStringView text, const std::function<Status(const CsvRecord &)> &visit)
+        : m_text(text), m_visit(visit)
+    {}
 
-    Result<QList<CsvRecord>> split()
+    Status split()
     {
         while (m_at < m_text.size()) {
             if (Status read = readRecord(); !read)
-                return read.error();
+                return read;
         }
-        return m_records;
+        return {};
     }
 
 private:
@@ -33,9 +35,7 @@ private:
         }
         skipLineEnd();
         const bool blank = record.fields.size() == 1 && record.fields.constFirst().isEmpty();
-        if (!blank)
-            m_records.append(record);
-        return {};
+        return blank ? Status{} : m_visit(record);
     }
 
     Result<QString> readField()
@@ -84,14 +84,14 @@ private:
     QStringView m_text;
     qsizetype m_at = 0;
     int m_line = 1;
-    QList<CsvRecord> m_records;
+    const std::function<Status(const CsvRecord &)> &m_visit;
 };
 
 } // namespace
 
-Result<QList<CsvRecord>> splitCsvRecords(QStringView text)
+Status forEachCsvRecord(QStringView text, const std::function<Status(const CsvRecord &)> &visit)
 {
-    return CsvSplitter(text).split();
+    return CsvSplitter(text, visit).split();
 }
 
 } // namespace keel

@@ -6,6 +6,8 @@
 #include <QStringList>
 #include <QStringView>
 
+#include <functional>
+
 namespace keel {
 
 // One record of a CSV text and the line it starts on (1-based), for errors
@@ -15,9 +17,11 @@ struct CsvRecord {
     QStringList fields;
 };
 
-// Splits RFC 4180 text into records: fields separated by commas, quoted
+// Reads RFC 4180 text record by record: fields separated by commas, quoted
 // fields may hold commas, doubled quotes and line breaks; CRLF and LF both end
-// a record; empty lines are skipped. An unterminated quote is an error.
-Result<QList<CsvRecord>> splitCsvRecords(QStringView text);
+// a record; empty lines are skipped. An unterminated quote is an error, and
+// so is whatever `visit` returns; a file of a million lines is never held as
+// records all at once.
+Status forEachCsvRecord(QStringView text, const std::function<Status(const CsvRecord &)> &visit);
 
 } // namespace keel

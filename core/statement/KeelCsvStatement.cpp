@@ -83,30 +83,35 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
 
 Result<QList<StatementLine>> readKeelCsv(QStringView text, const CurrencyTable &currencies)
 {
-    Result<QList<CsvRecord>> records = splitCsvRecords(text);
-    if (!records)
-        return refusal(StatementCheck::Layout, records.error().message);
-    if (records->isEmpty())
-        return refusal(StatementCheck::Layout, QStringLiteral("the file has no header"));
-    const CsvRecord &header = records->constFirst();
-    Result<Columns> columns = Columns::fromHeader(header.fields, CsvColumns);
-    if (!columns)
-        return columns.error();
+    std::optional<CsvRecord> header;
+    std::optional<Columns> columns;
     QList<StatementLine> lines;
-    lines.reserve(records->size() - 1);
-    for (qsizetype i = 1; i < records->size(); ++i) {
-        const CsvRecord &record = records->at(i);
-        if (record.fields.size() != header.fields.size())
+    const Status read = forEachCsvRecord(text, [&](const CsvRecord &record) -> Status {
+        if (!header) {
+            Result<Columns> named = Columns::fromHeader(record.fields, CsvColumns);
+            if (!named)
+                return named.error();
+            header = record;
+            columns = *named;
+            return {};
+        }
+        if (record.fields.size() != header->fields.size())
             return refusal(StatementCheck::Layout,
                            QStringLiteral("line %1 has %2 fields, the header %3")
                                .arg(record.line)
                                .arg(record.fields.size())
-                               .arg(header.fields.size()));
+                               .arg(header->fields.size()));
         Result<StatementLine> line = csvLine(record, *columns, currencies);
         if (!line)
             return line.error();
         lines.append(*line);
-    }
+        return {};
+    });
+    if (!read)
+        return read.error().code.isEmpty() ? refusal(StatementCheck::Layout, read.error().message)
+                                           : read.error();
+    if (!header)
+        return refusal(StatementCheck::Layout, QStringLiteral("the file has no header"));
     return lines;
 }
 

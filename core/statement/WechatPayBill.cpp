@@ -45,7 +45,8 @@ class BillReader final {
 public:
     BillReader(const CurrencyTable &currencies) : m_currencies(currencies) {}
 
-    Result<QList<StatementLine>> read(const QList<CsvRecord> &records);
+    Status take(const CsvRecord &record);
+    Result<QList<StatementLine>> finish();
 
 private:
     Status readDetail(const CsvRecord &record, const Columns &columns);
@@ -54,43 +55,69 @@ private:
     Status checkSummary(const CsvRecord &header, const CsvRecord &row);
     Result<qint64> amount(const QString &text, const QString &where) const;
 
+    enum class Part { Header, Detail, Summary, Done };
+
     const CurrencyTable &m_currencies;
+    Part m_part = Part::Header;
+    std::optional<Columns> m_columns;
+    qsizetype m_width = 0;
+    CsvRecord m_summaryHeader;
     QTimeZone m_zone{QByteArrayLiteral("Asia/Shanghai")};
     std::optional<Currency> m_currency;
     QList<StatementLine> m_lines;
     Totals m_detail;
 };
 
-Result<QList<StatementLine>> BillReader::read(const QList<CsvRecord> &records)
+// The bill arrives record by record: its header, detail rows until the
+// summary header, then exactly one summary row.
+Status BillReader::take(const CsvRecord &record)
 {
-    if (records.isEmpty())
-        return refusal(StatementCheck::Layout, QStringLiteral("the bill is empty"));
-    Result<Columns> columns = Columns::fromHeader(
-        records.constFirst().fields,
-        {QStringLiteral("交易时间"), QStringLiteral("微信订单号"), QStringLiteral("商户订单号"),
-         QStringLiteral("交易状态"), QStringLiteral("货币种类"), QStringLiteral("应结订单金额"),
-         QStringLiteral("微信退款单号"), QStringLiteral("商户退款单号"), QStringLiteral("退款金额"),
-         QStringLiteral("手续费"), QStringLiteral("订单金额")});
-    if (!columns)
-        return columns.error();
-    qsizetype at = 1;
-    for (; at < records.size() && records[at].fields.constFirst() != SummaryFirstColumn; ++at) {
-        if (records[at].fields.size() != records.constFirst().fields.size())
+    switch (m_part) {
+    case Part::Header: {
+        Result<Columns> columns = Columns::fromHeader(
+            record.fields,
+            {QStringLiteral("交易时间"), QStringLiteral("微信订单号"), QStringLiteral("商户订单号"),
+             QStringLiteral("交易状态"), QStringLiteral("货币种类"), QStringLiteral("应结订单金额"),
+             QStringLiteral("微信退款单号"), QStringLiteral("商户退款单号"),
+             QStringLiteral("退款金额"), QStringLiteral("手续费"), QStringLiteral("订单金额")});
+        if (!columns)
+            return columns.error();
+        m_columns = *columns;
+        m_width = record.fields.size();
+        m_part = Part::Detail;
+        return {};
+    }
+    case Part::Detail:
+        if (record.fields.constFirst() == SummaryFirstColumn) {
+            m_summaryHeader = record;
+            m_part = Part::Summary;
+            return {};
+        }
+        if (record.fields.size() != m_width)
             return refusal(StatementCheck::Layout,
                            QStringLiteral("line %1 has %2 fields, the header %3")
-                               .arg(records[at].line)
-                               .arg(records[at].fields.size())
-                               .arg(records.constFirst().fields.size()));
-        if (Status read = readDetail(records[at], *columns); !read)
-            return read.error();
+                               .arg(record.line)
+                               .arg(record.fields.size())
+                               .arg(m_width));
+        return readDetail(record, *m_columns);
+    case Part::Summary:
+        m_part = Part::Done;
+        return checkSummary(m_summaryHeader, record);
+    case Part::Done:
+        break;
     }
-    if (at + 2 != records.size())
+    return refusal(
+        StatementCheck::Layout,
+        QStringLiteral("line %1: the bill goes on after its summary row").arg(record.line));
+}
+
+Result<QList<StatementLine>> BillReader::finish()
+{
+    if (m_part != Part::Done)
         return refusal(StatementCheck::Layout,
                        QStringLiteral("the bill does not end with one summary header (%1) and "
-                                      "one summary row: truncated or extended")
+                                      "one summary row: truncated")
                            .arg(SummaryFirstColumn));
-    if (Status tied = checkSummary(records[at], records[at + 1]); !tied)
-        return tied.error();
     return m_lines;
 }
 
@@ -231,10 +258,13 @@ Result<qint64> BillReader::amount(const QString &text, const QString &where) con
 
 Result<QList<StatementLine>> readWechatPayBill(QStringView text, const CurrencyTable &currencies)
 {
-    Result<QList<CsvRecord>> records = splitCsvRecords(text);
-    if (!records)
-        return refusal(StatementCheck::Layout, records.error().message);
-    return BillReader(currencies).read(*records);
+    BillReader reader(currencies);
+    const Status read =
+        forEachCsvRecord(text, [&](const CsvRecord &record) { return reader.take(record); });
+    if (!read)
+        return read.error().code.isEmpty() ? refusal(StatementCheck::Layout, read.error().message)
+                                           : read.error();
+    return reader.finish();
 }
 
 } // namespace keel
