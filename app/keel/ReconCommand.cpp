@@ -128,7 +128,10 @@ private:
             return fail(name(), stored.error());
         if (stored->alreadyImported)
             note(QStringLiteral("keel recon: this file was imported before; nothing stored"));
-        printLine(QStringLiteral("statement=%1 lines=%2").arg(stored->id).arg(stored->lines));
+        printLine(QStringLiteral("statement=%1 lines=%2 days=%3")
+                      .arg(stored->id)
+                      .arg(stored->lines)
+                      .arg(stored->days.join(u',')));
         return ExitOk;
     }
 
@@ -146,10 +149,14 @@ private:
         if (parser.isSet(QStringLiteral("json")))
             printLine(QString::fromUtf8(reportJson(*report)));
         else
-            printLine(QStringLiteral("matched=%1 breaks=%2 run=%3")
+            printLine(QStringLiteral("matched=%1 breaks=%2 run=%3 cases_opened=%4%5")
                           .arg(report->matched)
                           .arg(report->breaks.size())
-                          .arg(report->runId));
+                          .arg(report->runId)
+                          .arg(report->casesOpened)
+                          .arg(reopenedDays(*report).isEmpty()
+                                   ? QString()
+                                   : QStringLiteral(" reopened=") + reopenedDays(*report)));
         return ExitOk;
     }
 
@@ -204,6 +211,14 @@ private:
         return file.readAll();
     }
 
+    static QString reopenedDays(const ReconReport &report)
+    {
+        QStringList days;
+        for (const QDate &day : report.reopened)
+            days << day.toString(Qt::ISODate);
+        return days.join(u',');
+    }
+
     static QByteArray reportJson(const ReconReport &report)
     {
         JsonWriter json;
@@ -219,8 +234,11 @@ private:
                 .field(QStringLiteral("status"), stored.status)
                 .endObject();
         }
-        json.endArray().field(QStringLiteral("result_sha256"),
-                              QString::fromLatin1(report.resultSha256.toHex()));
+        json.endArray()
+            .field(QStringLiteral("cases_opened"), report.casesOpened)
+            .field(QStringLiteral("reopened"), reopenedDays(report))
+            .field(QStringLiteral("result_sha256"),
+                   QString::fromLatin1(report.resultSha256.toHex()));
         return json.endObject().take();
     }
 };

@@ -5,6 +5,9 @@
 
 #include <QCryptographicHash>
 #include <QSet>
+#include <QTimeZone>
+
+#include <algorithm>
 
 namespace keel {
 namespace {
@@ -19,7 +22,8 @@ constexpr char DayOfChannel[] =
     "  floor(extract(epoch FROM (($2::date + 1)::timestamp + settlement_lag) AT TIME ZONE "
     "time_zone) "
     "    * 1000)::bigint, "
-    "  now() >= (($2::date + 1)::timestamp + settlement_lag) AT TIME ZONE time_zone, fee_rate_ppm "
+    "  now() >= (($2::date + 1)::timestamp + settlement_lag) AT TIME ZONE time_zone, fee_rate_ppm, "
+    "  time_zone "
     "FROM keel.recon_channels WHERE channel = $1";
 
 constexpr char DayLineReferences[] =
@@ -40,21 +44,25 @@ constexpr char DayRecords[] =
     "  WHERE t.kind IN ('capture', 'suspense_in') AND t.charge_id IS NOT NULL "
     "    AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / "
     "1000.0)), "
-    "moved AS (SELECT t.charge_id, sum(e.amount) AS amount, min(t.created_at) AS first_at "
-    "  FROM arrived JOIN keel.ledger_transactions t ON t.charge_id = arrived.charge_id "
+    "moved AS (SELECT c.id, sum(e.amount) AS amount, min(t.created_at) AS first_at "
+    "  FROM arrived JOIN keel.charges c ON c.id = arrived.charge_id AND c.channel = $1 "
+    "  JOIN keel.ledger_transactions t ON t.charge_id = c.id "
+    "    AND t.kind IN ('capture', 'suspense_in') "
     "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
-    "  JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_clearing:%' "
-    "  WHERE t.kind <> 'refund' GROUP BY t.charge_id) "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || c.currency "
+    "  GROUP BY c.id) "
     "SELECT 'payment', c.public_id, c.currency, m.amount, "
     "       floor(extract(epoch FROM m.first_at) * 1000)::bigint "
-    "FROM moved m JOIN keel.charges c ON c.id = m.charge_id AND c.channel = $1 "
-    "WHERE m.first_at >= to_timestamp($2 / 1000.0) "
+    "FROM moved m JOIN keel.charges c ON c.id = m.id "
+    "WHERE m.first_at >= to_timestamp($2 / 1000.0) AND m.first_at < to_timestamp($3 / 1000.0) "
     "UNION ALL "
     "SELECT 'refund', r.public_id, r.currency, -sum(e.amount), "
     "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint "
     "FROM keel.ledger_transactions t JOIN keel.refunds r ON r.id = t.refund_id AND r.channel = $1 "
     "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
-    "JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_clearing:%' "
+    "JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "  AND a.code = 'channel_clearing:' || r.currency "
     "WHERE t.kind = 'refund' "
     "  AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / 1000.0) "
     "GROUP BY r.public_id, r.currency";
@@ -67,8 +75,9 @@ constexpr char NamedRecords[] =
     "FROM keel.charges c CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
     "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
     "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
-    "  JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_clearing:%' "
-    "  WHERE t.charge_id = c.id AND t.kind <> 'refund') m "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || c.currency "
+    "  WHERE t.charge_id = c.id AND t.kind IN ('capture', 'suspense_in')) m "
     "WHERE c.public_id = ANY($2::text[]) AND c.channel = $1 "
     "UNION ALL "
     "SELECT 'refund', r.public_id, r.currency, coalesce(-m.amount, 0), m.first_at IS NOT NULL, "
@@ -76,7 +85,8 @@ constexpr char NamedRecords[] =
     "FROM keel.refunds r CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
     "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
     "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
-    "  JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_clearing:%' "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || r.currency "
     "  WHERE t.refund_id = r.id AND t.kind = 'refund') m "
     "WHERE r.public_id = ANY($3::text[]) AND r.channel = $1";
 
@@ -125,6 +135,26 @@ LineKind kindNamed(const QString &name)
 struct LoadedDay {
     ReconInput input;
     bool lagOver = false;
+    QTimeZone zone;
+
+    // The other business days whose money a line of this day belongs to: a
+    // late line, or the channel's second report of a payment, is judged on
+    // the day keel moved the money, which must run again to see it.
+    QList<QDate> ownersElsewhere() const
+    {
+        QSet<QDate> days;
+        QSet<QString> named;
+        for (const StatementLine &line : input.lines)
+            if (line.occurredAt >= input.day.start && line.occurredAt < input.day.end)
+                named.insert(lineKindName(line.kind) + u'/' + line.reference);
+        for (const BookedRecord &record : input.namedRecords)
+            if (record.booked && (record.at < input.day.start || record.at >= input.day.end) &&
+                named.contains(lineKindName(record.kind) + u'/' + record.reference))
+                days.insert(record.at.toTimeZone(zone).date());
+        QList<QDate> sorted = days.values();
+        std::sort(sorted.begin(), sorted.end());
+        return sorted;
+    }
 };
 
 class DayLoader final {
@@ -162,6 +192,7 @@ Result<LoadedDay> DayLoader::load(const QDate &date)
     loaded.input.day = {utcMillis(day->toInt64(0, 0)), utcMillis(day->toInt64(0, 1)),
                         utcMillis(day->toInt64(0, 2))};
     loaded.lagOver = day->value(0, 3) == "t";
+    loaded.zone = QTimeZone(day->value(0, 5));
     if (!day->isNull(0, 4))
         loaded.input.feeRatePpm = day->toInt64(0, 4);
     for (Status (DayLoader::*step)(LoadedDay &) :
@@ -251,9 +282,12 @@ struct BreakColumns {
             currencies << found.currency;
             channelAmounts << QString::number(found.channelAmount);
             keelAmounts << QString::number(found.keelAmount);
-            statuses << (found.kind == BreakClass::MissingAtChannel && !lagOver
-                             ? QStringLiteral("pending")
-                             : QStringLiteral("new"));
+            // keel's side may still settle (the reconciler, a late posting)
+            // until the lag has passed.
+            const bool keelMayCatchUp = found.kind == BreakClass::MissingAtChannel ||
+                                        found.kind == BreakClass::StatusMismatch;
+            statuses << (keelMayCatchUp && !lagOver ? QStringLiteral("pending")
+                                                    : QStringLiteral("new"));
         }
     }
 };
@@ -327,9 +361,11 @@ Result<ReconReport> reconcileLocked(LibpqConnection &session, const QString &cha
         return day.error();
     const ReconOutcome outcome = matchDay(day->input);
     const QByteArray result = canonicalResult(channel, date.toString(Qt::ISODate), outcome);
-    ReconReport report{0,    channel,
-                       date, outcome.matched,
-                       {},   QCryptographicHash::hash(result, QCryptographicHash::Sha256)};
+    ReconReport report;
+    report.channel = channel;
+    report.date = date;
+    report.matched = outcome.matched;
+    report.resultSha256 = QCryptographicHash::hash(result, QCryptographicHash::Sha256);
     Result<PgRows> run = session.query(
         InsertRun, {channel.toUtf8(), date.toString(Qt::ISODate).toLatin1(),
                     QByteArray::number(outcome.matched), QByteArray::number(outcome.breaks.size()),
@@ -339,8 +375,17 @@ Result<ReconReport> reconcileLocked(LibpqConnection &session, const QString &cha
     report.runId = run->toInt64(0, 0);
     if (Status stored = storeBreaks(session, report, outcome, day->lagOver); !stored)
         return stored.error();
+    if (day->lagOver) {
+        Result<PgRows> opened =
+            session.query("SELECT keel.recon_open_cases($1, $2)",
+                          {channel.toUtf8(), date.toString(Qt::ISODate).toLatin1()});
+        if (!opened)
+            return opened.error();
+        report.casesOpened = int(opened->toInt64(0, 0));
+    }
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
+    report.reopened = day->ownersElsewhere();
     return report;
 }
 
@@ -349,10 +394,20 @@ Result<ReconReport> reconcileLocked(LibpqConnection &session, const QString &cha
 Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &channel,
                                       const QDate &date)
 {
-    DayLock lock(session, channel, date);
-    if (!lock.status())
-        return lock.status().error();
-    return reconcileLocked(session, channel, date);
+    const auto reconcile = [&](const QDate &day) -> Result<ReconReport> {
+        DayLock lock(session, channel, day);
+        if (!lock.status())
+            return lock.status().error();
+        return reconcileLocked(session, channel, day);
+    };
+    Result<ReconReport> report = reconcile(date);
+    if (!report)
+        return report;
+    // One level only: the days reopened are judged as they now stand.
+    for (const QDate &owner : std::as_const(report->reopened))
+        if (Result<ReconReport> again = reconcile(owner); !again)
+            return again.error();
+    return report;
 }
 
 Result<RunCheck> recomputeRun(LibpqConnection &session, qint64 runId)

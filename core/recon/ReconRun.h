@@ -23,12 +23,19 @@ struct ReconReport {
     int matched = 0;
     QList<StoredBreak> breaks;
     QByteArray resultSha256; // of canonicalResult()
+    int casesOpened = 0;     // by breaks still found after the settlement lag
+    // Earlier days a line of this one belongs to (keel moved the money then),
+    // reconciled again after this one.
+    QList<QDate> reopened;
 };
 
 // Reconciles one channel's business day: the channel's statement lines
 // against keel's postings, breaks kept across runs (the same break keeps its
-// id; one a later run no longer finds is resolved). The run, with its
-// result's SHA-256, goes on the audit trail.
+// id; one a later run no longer finds is resolved). Once the day's settlement
+// lag has passed, each break still found opens a suspense case, once, parking
+// what the channel holds that keel did not book. The run, with its result's
+// SHA-256, goes on the audit trail. A line of the day that belongs to another
+// day's money reopens that day, which is reconciled again after this one.
 Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &channel,
                                       const QDate &date);
 

@@ -13,6 +13,10 @@ constexpr char InsertStatement[] =
     "VALUES ($1, $2, $3, $4) ON CONFLICT (channel, file_sha256) DO NOTHING RETURNING id";
 constexpr char StoredBefore[] = "SELECT id, line_count FROM keel.recon_statements "
                                 "WHERE channel = $1 AND file_sha256 = $2";
+constexpr char DaysOfStatement[] =
+    "SELECT DISTINCT (l.occurred_at AT TIME ZONE c.time_zone)::date::text "
+    "FROM keel.recon_lines l JOIN keel.recon_channels c ON c.channel = l.channel "
+    "WHERE l.statement_id = $1 ORDER BY 1";
 constexpr char KnownChannel[] = "SELECT count(*) FROM keel.recon_channels WHERE channel = $1";
 constexpr char CopyLines[] =
     "COPY keel.recon_lines (statement_id, channel, line_no, kind, reference, channel_reference, "
@@ -42,11 +46,20 @@ QByteArray copyRows(qint64 statementId, const QString &channel, const QList<Stat
     return rows;
 }
 
-} // namespace
+Result<QStringList> daysOf(LibpqConnection &session, qint64 statementId)
+{
+    Result<PgRows> rows = session.query(DaysOfStatement, {QByteArray::number(statementId)});
+    if (!rows)
+        return rows.error();
+    QStringList days;
+    for (int i = 0; i < rows->size(); ++i)
+        days << rows->text(i, 0);
+    return days;
+}
 
-Result<ImportedStatement> storeStatement(LibpqConnection &session, const QString &channel,
-                                         StatementFormat format, const QByteArray &fileBytes,
-                                         const QList<StatementLine> &lines)
+Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &channel,
+                                     StatementFormat format, const QByteArray &fileBytes,
+                                     const QList<StatementLine> &lines)
 {
     Result<PgRows> known = session.query(KnownChannel, {channel.toUtf8()});
     if (!known)
@@ -72,7 +85,7 @@ Result<ImportedStatement> storeStatement(LibpqConnection &session, const QString
         if (before->size() == 0)
             return makeError(ErrorKind::Failed,
                              QStringLiteral("the statement was stored and is gone again"));
-        return ImportedStatement{before->toInt64(0, 0), int(before->toInt64(0, 1)), true};
+        return ImportedStatement{before->toInt64(0, 0), int(before->toInt64(0, 1)), true, {}};
     }
     const qint64 id = inserted->toInt64(0, 0);
     if (Status copied = session.copyIn(CopyLines, copyRows(id, channel, lines)); !copied) {
@@ -87,7 +100,23 @@ Result<ImportedStatement> storeStatement(LibpqConnection &session, const QString
     }
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    return ImportedStatement{id, int(lines.size()), false};
+    return ImportedStatement{id, int(lines.size()), false, {}};
+}
+
+} // namespace
+
+Result<ImportedStatement> storeStatement(LibpqConnection &session, const QString &channel,
+                                         StatementFormat format, const QByteArray &fileBytes,
+                                         const QList<StatementLine> &lines)
+{
+    Result<ImportedStatement> stored = storeWhole(session, channel, format, fileBytes, lines);
+    if (!stored)
+        return stored;
+    Result<QStringList> days = daysOf(session, stored->id);
+    if (!days)
+        return days.error();
+    stored->days = *days;
+    return stored;
 }
 
 } // namespace keel

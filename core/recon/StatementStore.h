@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QStringList>
 
 namespace keel {
 
@@ -14,6 +15,7 @@ struct ImportedStatement {
     qint64 id = 0;
     int lines = 0;
     bool alreadyImported = false; // the same file (by SHA-256) was stored before
+    QStringList days;             // the channel's business days its lines fall on, to run
 };
 
 // Stores a statement's lines in one transaction, or nothing. A file stored

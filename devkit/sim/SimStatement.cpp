@@ -2,18 +2,20 @@
 
 #include "core/db/LibpqConnection.h"
 #include "core/money/Currency.h"
-#include "core/recon/Matching.h"
 #include "core/reference/CurrencyStore.h"
 
 namespace keel {
 namespace {
 
 // The channel's own reference for an operation is derived from keel's, so
-// the same record always gives the same statement.
+// the same record always gives the same statement. Its fee is its own sum in
+// numeric, rounded half up: not keel's arithmetic, which fee_variance checks.
 constexpr char ApprovedOfDay[] =
     "SELECT CASE operation WHEN 'refund' THEN 'refund' ELSE 'payment' END, reference, "
     "       'sim_' || left(md5(reference || '/' || operation), 24), amount, currency, "
-    "       to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') "
+    "       to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
+    "       CASE WHEN operation = 'refund' THEN 0 "
+    "            ELSE round(amount * $2::numeric / 1000000)::bigint END "
     "FROM keel.sim_channel_operations "
     "WHERE outcome = 'approved' AND currency IS NOT NULL "
     "  AND (operation IN ('capture', 'refund') OR (operation = 'authorize' AND sale)) "
@@ -33,18 +35,12 @@ struct Line {
 
 class StatementWriter final {
 public:
-    StatementWriter(const CurrencyTable &currencies, qint64 feeRatePpm)
-        : m_currencies(currencies), m_feeRatePpm(feeRatePpm)
-    {}
+    explicit StatementWriter(const CurrencyTable &currencies) : m_currencies(currencies) {}
 
-    Line line(const PgRows &rows, int i) const
+    static Line line(const PgRows &rows, int i)
     {
-        Line line{rows.text(i, 0),    rows.text(i, 1), rows.text(i, 2),
-                  rows.toInt64(i, 3), rows.text(i, 4), 0,
-                  rows.text(i, 5)};
-        if (line.type == QLatin1String("payment"))
-            line.fee = contractedFee(line.amount, m_feeRatePpm);
-        return line;
+        return {rows.text(i, 0), rows.text(i, 1),    rows.text(i, 2), rows.toInt64(i, 3),
+                rows.text(i, 4), rows.toInt64(i, 6), rows.text(i, 5)};
     }
 
     void write(const Line &line)
@@ -68,7 +64,6 @@ public:
 
 private:
     const CurrencyTable &m_currencies;
-    qint64 m_feeRatePpm;
     QByteArray m_out = "reference,channel_reference,type,amount,currency,fee,occurred_at\n";
 };
 
@@ -80,10 +75,11 @@ Result<QByteArray> simulatorStatement(LibpqConnection &session, const QDate &day
     Result<CurrencyTable> currencies = loadCurrencies(session);
     if (!currencies)
         return currencies.error();
-    Result<PgRows> rows = session.query(ApprovedOfDay, {day.toString(Qt::ISODate).toLatin1()});
+    Result<PgRows> rows = session.query(
+        ApprovedOfDay, {day.toString(Qt::ISODate).toLatin1(), QByteArray::number(feeRatePpm)});
     if (!rows)
         return rows.error();
-    StatementWriter writer(*currencies, feeRatePpm);
+    StatementWriter writer(*currencies);
     StatementFaults left = faults;
     // Each line carries one fault at most, so that each is found as itself.
     for (int i = 0; i < rows->size(); ++i) {

@@ -42,6 +42,7 @@ CREATE TABLE recon_statements (
     line_count  integer NOT NULL CHECK (line_count >= 0),
     imported_by text NOT NULL DEFAULT session_user,
     imported_at timestamptz NOT NULL DEFAULT now(),
+    created_xact xid8 NOT NULL DEFAULT pg_current_xact_id(), -- the import's transaction
     UNIQUE (channel, file_sha256),
     UNIQUE (id, channel)
 );
@@ -77,7 +78,7 @@ BEGIN
                WHERE NOT EXISTS (
                    SELECT 1 FROM recon_statements s
                    WHERE s.id = a.statement_id AND s.channel = a.channel
-                     AND s.xmin::text::bigint = pg_current_xact_id()::text::bigint % 4294967296))
+                     AND s.created_xact = pg_current_xact_id()))
     THEN
         RAISE EXCEPTION 'a statement''s lines are written with it, never added later'
             USING ERRCODE = 'KL422';
@@ -204,6 +205,75 @@ $$;
 CREATE CONSTRAINT TRIGGER recon_book_fees AFTER INSERT ON recon_statements
     DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION recon_book_fees();
+
+-- A break a run still finds once the day's settlement lag has passed opens a
+-- suspense case, once. What the channel holds that keel did not book (a
+-- payment keel never made or failed, a payment or duplicate for more than
+-- keel booked, a refund for less) is parked: debited to clearing, credited to
+-- suspense, with the case holding exactly that. A shortfall (keel booked what
+-- the channel does not have) and a fee or currency difference move nothing:
+-- the case is for a person to chase.
+ALTER TABLE suspense_cases ADD COLUMN recon_break_id bigint UNIQUE REFERENCES recon_breaks (id);
+
+CREATE FUNCTION recon_open_cases(day_channel text, day date) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    found   recon_breaks;
+    parked  bigint;
+    charge  bigint;
+    posting bigint;
+    what    text;
+    opened  integer := 0;
+BEGIN
+    FOR found IN SELECT b.* FROM recon_breaks b
+                 WHERE b.channel = day_channel AND b.business_date = day
+                   AND b.status IN ('new', 'persisting')
+                   AND NOT EXISTS (SELECT 1 FROM suspense_cases c WHERE c.recon_break_id = b.id)
+                 ORDER BY b.id FOR UPDATE LOOP
+        -- A payment's parked money is its charge's, so that its next run sees
+        -- it booked; a refund's is the case's alone.
+        charge := CASE WHEN found.kind = 'payment' THEN
+                      (SELECT id FROM charges WHERE public_id = found.reference
+                       AND channel = day_channel) END;
+        -- A charge the channel is still answering for waits for the next run.
+        CONTINUE WHEN charge IS NOT NULL AND channel_operation_in_flight(charge);
+        parked := CASE
+            -- A charge keel still holds open (authorized) could yet be
+            -- captured and book the money itself: not parked, only chased.
+            WHEN found.kind = 'payment' AND found.class = 'status_mismatch'
+                 AND charge IS NOT NULL
+                 AND NOT EXISTS (SELECT 1 FROM payment_state p WHERE p.charge_id = charge
+                                 AND p.state IN ('Failed', 'Canceled')) THEN 0
+            WHEN found.kind = 'payment' AND found.class IN ('missing_at_keel', 'status_mismatch',
+                                                            'amount_mismatch', 'duplicate')
+                THEN greatest(found.channel_amount - found.keel_amount, 0)
+            WHEN found.kind = 'refund' AND found.class IN ('amount_mismatch', 'missing_at_channel')
+                THEN greatest(found.keel_amount - found.channel_amount, 0)
+            ELSE 0 END;
+        what := format('reconciliation of %s %s: %s %s %s (the channel %s, keel %s %s)',
+                       day_channel, day, found.class, found.kind, found.reference,
+                       found.channel_amount, found.keel_amount, found.currency);
+        posting := NULL;
+        IF parked > 0 THEN
+            INSERT INTO ledger_transactions (kind, charge_id, description)
+                VALUES ('suspense_in', charge, what) RETURNING id INTO posting;
+            INSERT INTO ledger_entries (transaction_id, account_id, currency, amount)
+            SELECT posting, a.id, found.currency,
+                   CASE a.kind WHEN 'suspense' THEN -parked ELSE parked END
+            FROM ledger_accounts a
+            WHERE a.currency = found.currency
+              AND (a.kind = 'suspense' OR a.code = 'channel_clearing:' || found.currency);
+        END IF;
+        INSERT INTO suspense_cases (charge_id, currency, amount, reason, ledger_transaction_id,
+                                    recon_break_id)
+            VALUES (charge, found.currency, parked, what, posting, found.id);
+        opened := opened + 1;
+    END LOOP;
+    RETURN opened;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION recon_open_cases(text, date) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION recon_open_cases(text, date) TO keel_gateway;
 
 -- The contracted fee rate is set by the service, on the trail.
 CREATE FUNCTION recon_channels_audit() RETURNS trigger

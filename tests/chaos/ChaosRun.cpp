@@ -146,15 +146,21 @@ int ChaosRun::judge(int openRequests)
         m_out << "chaos: cannot read the database: " << connection.error().message << Qt::endl;
         return 2;
     }
+    // Reconciliation first: its fee postings are then judged by the ledger
+    // checks with everything else.
+    Verdict reconciled;
+    if (auto service = LibpqConnection::open(m_world->serviceSettings()))
+        checkReconciliation(*service, reconciled);
+    else
+        reconciled.violation(QStringLiteral("reconciliation: the service login cannot connect: ") +
+                             service.error().message);
     Verdict verdict = ChaosChecks(*connection, record, m_world->participant().allEffects()).run();
+    verdict.counts.insert(reconciled.counts);
+    verdict.violations << reconciled.violations;
+    verdict.violatingKeys << reconciled.violatingKeys;
     if (m_world->failover())
         checkFormation(*m_world->failover(), *connection, m_out, verdict);
     checkRepairs(*connection, verdict);
-    if (auto service = LibpqConnection::open(m_world->serviceSettings()))
-        checkReconciliation(*service, verdict);
-    else
-        verdict.violation(QStringLiteral("reconciliation: the service login cannot connect: ") +
-                          service.error().message);
     if (m_desk) {
         const QMap<QString, qint64> tried = m_desk->tried();
         for (auto it = tried.cbegin(); it != tried.cend(); ++it)

@@ -8,6 +8,7 @@
 #include "core/money/Currency.h"
 #include "core/net/HttpClient.h"
 #include "core/ops/AuditChain.h"
+#include "core/recon/ChannelContract.h"
 #include "core/recon/ReconRun.h"
 #include "core/recon/StatementStore.h"
 #include "core/reference/CurrencyStore.h"
@@ -107,10 +108,13 @@ void checkRepairs(LibpqConnection &checked, Verdict &verdict)
 
 namespace {
 
+// The simulated channel's contract in the chaos runs: 0.6 % a payment.
+constexpr qint64 ContractedFeePpm = 6000;
+
 Status reconcileDay(LibpqConnection &checked, const QDate &day, const CurrencyTable &currencies,
                     Verdict &verdict)
 {
-    Result<QByteArray> statement = simulatorStatement(checked, day, 0);
+    Result<QByteArray> statement = simulatorStatement(checked, day, ContractedFeePpm);
     if (!statement)
         return statement.error();
     Result<QList<StatementLine>> lines =
@@ -140,6 +144,10 @@ Status reconcileDay(LibpqConnection &checked, const QDate &day, const CurrencyTa
 
 void checkReconciliation(LibpqConnection &checked, Verdict &verdict)
 {
+    if (Status contracted = setContractedFeeRate(checked, QStringLiteral("sim"), ContractedFeePpm);
+        !contracted)
+        return verdict.violation(QStringLiteral("reconciliation: cannot record the fee rate: ") +
+                                 contracted.error().message);
     Result<CurrencyTable> currencies = loadCurrencies(checked);
     Result<PgRows> days =
         checked.query("SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date::text FROM "

@@ -2,6 +2,7 @@
 #include "KeelProcess.h"
 
 #include "core/channel/SimulatedChannel.h"
+#include "core/db/LibpqConnection.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -46,7 +47,11 @@ protected:
         const QString nextDay =
             QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate);
         for (const QString &line : lines)
-            text += line.arg(m_day, nextDay).toUtf8() + "\r\n";
+            text += QString(line)
+                        .replace(QLatin1String("%1"), m_day)
+                        .replace(QLatin1String("%2"), nextDay)
+                        .toUtf8() +
+                    "\r\n";
         const QString path = m_files.filePath(name);
         QFile out(path);
         EXPECT_TRUE(out.open(QIODevice::WriteOnly));
@@ -144,7 +149,8 @@ TEST_F(ReconciliationTest, EachDifferenceBetweenTheStatementAndTheBooksIsABreakT
     const ProcessResult imported = import(first);
     ASSERT_EQ(imported.exitCode, 0) << qPrintable(imported.err);
     EXPECT_TRUE(imported.out.startsWith(QLatin1String("statement="))) << qPrintable(imported.out);
-    EXPECT_TRUE(imported.out.trimmed().endsWith(QLatin1String("lines=8")));
+    EXPECT_TRUE(imported.out.contains(QLatin1String(" lines=8 days=") + m_day))
+        << qPrintable(imported.out);
 
     const QJsonObject result = run();
     EXPECT_EQ(result.value(QStringLiteral("matched")).toInt(), 2);
@@ -152,7 +158,7 @@ TEST_F(ReconciliationTest, EachDifferenceBetweenTheStatementAndTheBooksIsABreakT
         QStringLiteral("missing_at_keel:ch_neverSeen000001:new"),
         QStringLiteral("missing_at_channel:%1:pending").arg(QString::fromUtf8(silent)),
         QStringLiteral("amount_mismatch:%1:new").arg(QString::fromUtf8(amount)),
-        QStringLiteral("status_mismatch:%1:new").arg(QString::fromUtf8(held)),
+        QStringLiteral("status_mismatch:%1:pending").arg(QString::fromUtf8(held)),
         QStringLiteral("currency_mismatch:%1:new").arg(QString::fromUtf8(currency)),
         QStringLiteral("duplicate:%1:new").arg(QString::fromUtf8(twice))};
     EXPECT_EQ(breaks(result), expected);
@@ -195,12 +201,13 @@ TEST_F(ReconciliationTest, EachDifferenceBetweenTheStatementAndTheBooksIsABreakT
     EXPECT_EQ(nextDay.value(QStringLiteral("matched")).toInt(), 0);
     EXPECT_TRUE(nextDay.value(QStringLiteral("breaks")).toArray().isEmpty());
 
-    // Imports and runs are on the audit trail under the service's login.
+    // Imports and runs are on the audit trail under the service's login: the
+    // next day's run reopened this day once more, for the line it holds.
     EXPECT_EQ(scalar("SELECT count(*) FILTER (WHERE action = 'recon_import') || ' ' || "
                      "count(*) FILTER (WHERE action = 'recon_run') || ' ' || "
                      "bool_and(actor LIKE 't_keel_gateway_%') FROM keel.audit_log "
                      "WHERE action LIKE 'recon_%'"),
-              QStringLiteral("2 4 true"));
+              QStringLiteral("2 5 true"));
 }
 
 TEST_F(ReconciliationTest, ARunVerifiesUntilItsInputsChange)
@@ -284,6 +291,139 @@ TEST_F(ReconciliationTest, ABrokenStatementIsRefusedWholeAndTheSameFileIsStoredO
             << qPrintable(denied.err);
     }
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_statements"), QStringLiteral("1"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("1"));
+}
+
+// Once the day's settlement lag has passed, a break still found opens one
+// suspense case: what the channel holds that keel did not book is parked in
+// suspense, and its charge then reconciles; a shortfall is a case to chase.
+TEST_F(ReconciliationTest, ABreakPastTheLagOpensOneCaseParkingWhatTheChannelHolds)
+{
+    startGateway();
+    const QByteArray more = charge("amount=1000&currency=usd", "recon-case-more");
+    const QByteArray held = charge("amount=700&currency=usd&capture=false", "recon-case-held");
+    const QByteArray absent = charge("amount=2000&currency=usd", "recon-case-absent");
+    // The books of three days ago, whose settlement lag is over.
+    ASSERT_EQ(scalar("WITH moved AS (UPDATE keel.ledger_transactions "
+                     "SET created_at = created_at - interval '3 days' RETURNING 1) "
+                     "SELECT count(*) FROM moved"),
+              QStringLiteral("2"));
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
+                               {item(more, ",S1,payment,12.50,USD,0,%1T12:00:00Z"),
+                                item(held, ",S2,payment,7.00,USD,0,%1T12:00:00Z"),
+                                QStringLiteral("ch_neverSeen000001,S3,payment,9.99,USD,0,"
+                                               "%1T12:00:00Z")}))
+                  .exitCode,
+              0);
+
+    const QJsonObject first = run();
+    EXPECT_EQ(first.value(QStringLiteral("cases_opened")).toInt(), 4);
+    EXPECT_EQ(
+        breaks(first),
+        (QStringList{QStringLiteral("missing_at_keel:ch_neverSeen000001:new"),
+                     QStringLiteral("missing_at_channel:%1:new").arg(QString::fromUtf8(absent)),
+                     QStringLiteral("amount_mismatch:%1:new").arg(QString::fromUtf8(more)),
+                     QStringLiteral("status_mismatch:%1:new").arg(QString::fromUtf8(held))}));
+    EXPECT_EQ(
+        scalar("SELECT string_agg(coalesce(c.public_id, '-') || ':' || k.amount || ':' || "
+               "k.status, ' ' ORDER BY k.recon_break_id) FROM keel.suspense_cases k "
+               "LEFT JOIN keel.charges c ON c.id = k.charge_id "
+               "WHERE k.recon_break_id IS NOT NULL"),
+        QStringLiteral("-:999:open %1:0:open %2:250:open %3:0:open")
+            .arg(QString::fromUtf8(absent), QString::fromUtf8(more), QString::fromUtf8(held)));
+    EXPECT_EQ(scalar("SELECT -sum(e.amount) FROM keel.ledger_entries e JOIN keel.ledger_accounts a "
+                     "ON a.id = e.account_id WHERE a.kind = 'suspense'"),
+              QStringLiteral("1249"));
+    const ProcessResult audit = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
+                                         QStringLiteral("--db"), settings().conninfo()});
+    EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err);
+
+    // Parked, the charge the channel took more for reconciles; the others
+    // persist, the authorized charge only chased (a capture could still book
+    // it), and nothing opens a second case.
+    const QJsonObject again = run();
+    EXPECT_EQ(again.value(QStringLiteral("cases_opened")).toInt(), 0);
+    EXPECT_EQ(again.value(QStringLiteral("matched")).toInt(), 1);
+    EXPECT_EQ(breaks(again),
+              (QStringList{
+                  QStringLiteral("missing_at_keel:ch_neverSeen000001:persisting"),
+                  QStringLiteral("missing_at_channel:%1:persisting").arg(QString::fromUtf8(absent)),
+                  QStringLiteral("status_mismatch:%1:persisting").arg(QString::fromUtf8(held))}));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.suspense_cases"), QStringLiteral("4"));
+}
+
+// A line that comes in a later day's file is judged on the day keel moved the
+// money: running the later day reopens that one, which finds the line now
+// (the break resolves) and, when the channel reports the payment once more,
+// a duplicate there.
+TEST_F(ReconciliationTest, ALateLineReopensTheDayItsMoneyMovedOn)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1500&currency=usd", "recon-late");
+    ASSERT_EQ(scalar("WITH moved AS (UPDATE keel.ledger_transactions "
+                     "SET created_at = created_at - interval '3 days' RETURNING 1) "
+                     "SELECT count(*) FROM moved"),
+              QStringLiteral("1"));
+    m_day = firstPostingDay();
+    const QString booked = m_day;
+    const QString later = QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate);
+    const QString latest = QDate::fromString(m_day, Qt::ISODate).addDays(2).toString(Qt::ISODate);
+    EXPECT_TRUE(breaks(run()).contains(
+        QStringLiteral("missing_at_channel:%1:new").arg(QString::fromUtf8(paid))));
+
+    const ProcessResult late = import(statement(
+        QStringLiteral("late.csv"), {item(paid, ",L1,payment,15.00,USD,0,%2T08:00:00Z")}));
+    ASSERT_EQ(late.exitCode, 0) << qPrintable(late.err);
+    EXPECT_TRUE(late.out.contains(QLatin1String("days=") + later)) << qPrintable(late.out);
+    const QJsonObject second = run(QStringLiteral("sim"), later);
+    EXPECT_EQ(second.value(QStringLiteral("reopened")).toString(), booked);
+    EXPECT_TRUE(second.value(QStringLiteral("breaks")).toArray().isEmpty());
+    EXPECT_EQ(scalar("SELECT status FROM keel.recon_breaks WHERE class = 'missing_at_channel'"),
+              QStringLiteral("resolved"));
+
+    m_day = latest;
+    ASSERT_EQ(import(statement(QStringLiteral("again.csv"),
+                               {item(paid, ",L2,payment,15.00,USD,0,%1T09:00:00Z")}))
+                  .exitCode,
+              0);
+    EXPECT_EQ(run(QStringLiteral("sim"), latest).value(QStringLiteral("reopened")).toString(),
+              booked);
+    EXPECT_EQ(scalar("SELECT class || ' ' || business_date || ' ' || channel_amount FROM "
+                     "keel.recon_breaks WHERE status <> 'resolved'"),
+              QStringLiteral("duplicate %1 3000").arg(booked));
+}
+
+// A statement's lines are written with it or never: not added to one
+// imported before, and not in a currency keel does not know.
+TEST_F(ReconciliationTest, LinesCannotBeAddedToAStatementLater)
+{
+    startGateway();
+    m_day = QStringLiteral("2026-12-01");
+    ASSERT_EQ(import(statement(QStringLiteral("one.csv"),
+                               {QStringLiteral("ch_firstLine000001,F1,payment,1.00,USD,0,"
+                                               "%1T12:00:00Z")}))
+                  .exitCode,
+              0);
+    auto service = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(service.ok()) << qPrintable(service.error().message);
+    const QByteArray line = "INSERT INTO keel.recon_lines (statement_id, channel, line_no, kind, "
+                            "reference, channel_reference, amount, currency, fee, occurred_at) ";
+    EXPECT_FALSE(service
+                     ->exec(line + "SELECT id, 'sim', 2, 'payment', 'ch_added', 'F2', 100, "
+                                   "'USD', 0, now() FROM keel.recon_statements")
+                     .ok());
+    EXPECT_EQ(service->lastSqlState(), QStringLiteral("KL422")) << "added to an old statement";
+    EXPECT_FALSE(service
+                     ->exec("BEGIN; INSERT INTO keel.recon_statements (channel, format, "
+                            "file_sha256, line_count) VALUES ('sim', 'csv', "
+                            "sha256('x'::bytea), 1); " +
+                            line +
+                            "SELECT currval('keel.recon_statements_id_seq'), 'sim', 1, "
+                            "'payment', 'ch_odd', 'F3', 100, 'XXX', 0, now(); COMMIT")
+                     .ok());
+    EXPECT_EQ(service->lastSqlState(), QStringLiteral("KL422")) << "an unknown currency";
+    (void)service->exec("ROLLBACK");
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("1"));
 }
 
@@ -443,6 +583,10 @@ TEST_F(WechatPayReconciliationTest, ItsTradeBillMatchesItsChargesInBeijingTime)
     EXPECT_EQ(sim.value(QStringLiteral("matched")).toInt(), 0);
     EXPECT_TRUE(sim.value(QStringLiteral("breaks")).toArray().isEmpty())
         << "the simulator's books hold no WeChat Pay charge";
+    const HttpReply refund = post("/v1/refunds", "charge=" + paid + "&amount=100", "recon-wx-ref");
+    ASSERT_EQ(refund.status, 200) << refund.body.constData();
+    EXPECT_EQ(scalar("SELECT channel FROM keel.refunds"), QStringLiteral("wechatpay"))
+        << "a refund goes through its charge's channel";
 }
 
 } // namespace
