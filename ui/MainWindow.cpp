@@ -12,6 +12,7 @@
 #include "ui/OutboxView.h"
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
+#include "ui/ReconView.h"
 #include "ui/SagasView.h"
 #include "ui/SuspenseView.h"
 
@@ -37,7 +38,7 @@ const QStringList &viewNames()
     static const QStringList names{QStringLiteral("overview"), QStringLiteral("history"),
                                    QStringLiteral("sagas"),    QStringLiteral("suspense"),
                                    QStringLiteral("outbox"),   QStringLiteral("approvals"),
-                                   QStringLiteral("audit")};
+                                   QStringLiteral("audit"),    QStringLiteral("recon")};
     return names;
 }
 
@@ -52,7 +53,8 @@ MainWindow::MainWindow(QueryWorker *primary, QueryWorker *reads, ConsoleSettings
       m_operations(new OperationsPanel(primary, this)), m_history(new HistoryView(reads, this)),
       m_sagas(new SagasView(primary, this)), m_suspense(new SuspenseView(primary, this)),
       m_outbox(new OutboxView(primary, this)), m_approvals(new ApprovalsView(primary, this)),
-      m_audit(new AuditView(primary, this)), m_identity(new QLabel(this))
+      m_audit(new AuditView(primary, this)), m_recon(new ReconView(primary, this)),
+      m_identity(new QLabel(this))
 {
     setWindowTitle(tr("keel console"));
     buildLayout();
@@ -88,7 +90,7 @@ void MainWindow::buildLayout()
         {tr("Overview"), m_overview}, {tr("Payment history"), m_history},
         {tr("Sagas"), m_sagas},       {tr("Suspense cases"), m_suspense},
         {tr("Outbox"), m_outbox},     {tr("Approvals"), m_approvals},
-        {tr("Audit trail"), m_audit}};
+        {tr("Audit trail"), m_audit}, {tr("Reconciliation"), m_recon}};
     for (const auto &[name, view] : views) {
         m_navigation->addItem(name);
         m_views->addWidget(view);
@@ -174,7 +176,8 @@ void MainWindow::buildMenus()
         {tr("Suspense &cases"), QStringLiteral("suspense")},
         {tr("O&utbox"), QStringLiteral("outbox")},
         {tr("A&pprovals"), QStringLiteral("approvals")},
-        {tr("&Audit trail"), QStringLiteral("audit")}};
+        {tr("&Audit trail"), QStringLiteral("audit")},
+        {tr("&Reconciliation"), QStringLiteral("recon")}};
     int key = Qt::Key_3;
     for (const auto &[label, name] : guarded) {
         QAction *to = view->addAction(label, this, [this, name] { showView(name); });
@@ -262,7 +265,10 @@ void MainWindow::applyAccess()
         {m_session.canRead(QStringLiteral("operator_actions")),
          tr("Needs read access to keel.operator_actions (any keel role but the gateway's).")},
         {m_session.canRead(QStringLiteral("audit_log")),
-         tr("Needs read access to keel.audit_log (any keel role but the gateway's).")}};
+         tr("Needs read access to keel.audit_log (any keel role but the gateway's).")},
+        {m_session.canRead(QStringLiteral("recon_breaks")),
+         tr("Needs read access to keel.recon_breaks: keel_operator, keel_approver or "
+            "keel_auditor.")}};
     for (int row = 0; row < m_navigation->count(); ++row) {
         QListWidgetItem *item = m_navigation->item(row);
         const auto &[allowed, why] = access[row];
@@ -330,6 +336,9 @@ void MainWindow::connectGuardedActions()
     connect(m_attention, &AttentionBar::openRequested, this, &MainWindow::openFromHeadline);
     connect(m_outbox, &OutboxView::failed, this, [this](const QString &message) {
         m_banner->showMessage(tr("Outbox: %1").arg(message), MessageBanner::Kind::Error);
+    });
+    connect(m_recon, &ReconView::failed, this, [this](const QString &message) {
+        m_banner->showMessage(tr("Reconciliation: %1").arg(message), MessageBanner::Kind::Error);
     });
     connect(m_audit, &AuditView::failed, this, [this](const QString &message) {
         m_banner->showMessage(tr("Audit trail: %1").arg(message), MessageBanner::Kind::Error);
@@ -407,6 +416,8 @@ void MainWindow::refreshOperationsLists()
         m_sagas->search();
     if (viewEnabled(QStringLiteral("suspense")))
         m_suspense->refresh();
+    if (viewEnabled(QStringLiteral("recon")))
+        m_recon->refresh();
 }
 
 } // namespace keel

@@ -13,6 +13,7 @@ namespace keel {
 class ApprovalsView;
 class AttentionBar;
 class AuditView;
+class ReconView;
 class OutboxView;
 class SagasView;
 class SuspenseView;
@@ -49,6 +50,7 @@ public:
     OutboxView *outbox() const { return m_outbox; }
     ApprovalsView *approvals() const { return m_approvals; }
     AuditView *audit() const { return m_audit; }
+    ReconView *recon() const { return m_recon; }
     // Shows a view by name (overview, history, sagas, suspense, outbox,
     // approvals, audit); false if there is no such view or this connection may
     // not see it.
@@ -96,6 +98,7 @@ private:
     OutboxView *m_outbox;
     ApprovalsView *m_approvals;
     AuditView *m_audit;
+    ReconView *m_recon;
     QLabel *m_identity;
     SessionInfo m_session;
     QString m_wantedView;

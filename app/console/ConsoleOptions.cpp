@@ -55,7 +55,7 @@ void ConsoleOptions::declare(QCommandLineParser &parser)
         {QStringLiteral("view"),
          QStringLiteral("View to show: overview, charts (every Overview chart), history, "
                         "sagas, suspense, outbox, "
-                        "approvals, audit, or connect (the "
+                        "approvals, audit, recon, or connect (the "
                         "connection dialog)."),
          QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("wait"),
@@ -89,7 +89,8 @@ Result<ConsoleOptions> ConsoleOptions::read(const QCommandLineParser &parser,
           oneOf(QStringLiteral("view"), options.view,
                 {QStringLiteral("overview"), QStringLiteral("charts"), QStringLiteral("history"),
                  QStringLiteral("sagas"), QStringLiteral("suspense"), QStringLiteral("outbox"),
-                 QStringLiteral("approvals"), QStringLiteral("audit"), QStringLiteral("connect")})})
+                 QStringLiteral("approvals"), QStringLiteral("audit"), QStringLiteral("recon"),
+                 QStringLiteral("connect")})})
         if (!checked)
             return checked.error();
     if (parser.isSet(QStringLiteral("lang")))

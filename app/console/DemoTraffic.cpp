@@ -1,8 +1,16 @@
 #include "DemoTraffic.h"
 
+#include "core/db/LibpqConnection.h"
 #include "core/db/QtSqlConnections.h"
+#include "core/money/Currency.h"
 #include "core/ops/ActionDesk.h"
 #include "core/read/OutboxQuery.h"
+#include "core/recon/ChannelContract.h"
+#include "core/recon/ReconRun.h"
+#include "core/recon/StatementStore.h"
+#include "core/reference/CurrencyStore.h"
+#include "core/statement/StatementReader.h"
+#include "devkit/sim/SimStatement.h"
 #include "devkit/stack/DevStack.h"
 
 #include <chrono>
@@ -32,6 +40,36 @@ bool proposeResendOnce(const ConnectionSettings &database)
     return ActionDesk(*db).propose(request).ok();
 }
 
+// Once the channel has handled some payments, the service imports the
+// simulated channel's statement of the day, with one break of each kind the
+// simulator can make, and reconciles it, so the Reconciliation view has a day
+// with breaks to look at. Once per demo.
+bool reconcileOnce(const ConnectionSettings &service)
+{
+    Result<LibpqConnection> session = LibpqConnection::open(service);
+    if (!session)
+        return false;
+    Result<QString> handled = session->scalar(
+        "SELECT count(*) FROM keel.sim_channel_operations WHERE outcome = 'approved' "
+        "AND currency IS NOT NULL");
+    if (!handled || handled->toInt() < 40)
+        return false;
+    const QDate today = QDateTime::currentDateTimeUtc().date();
+    StatementFaults faults;
+    faults.drop = faults.changeAmount = faults.duplicate = faults.invent = faults.changeFee = 1;
+    constexpr qint64 FeePpm = 6000;
+    Result<QByteArray> statement = simulatorStatement(*session, today, FeePpm, faults);
+    Result<CurrencyTable> currencies = loadCurrencies(*session);
+    if (!statement || !currencies || !setContractedFeeRate(*session, QStringLiteral("sim"), FeePpm))
+        return true; // the demo goes on without it
+    Result<QList<StatementLine>> lines =
+        readStatement({StatementFormat::Csv, *statement, {}}, *currencies);
+    if (lines &&
+        storeStatement(*session, QStringLiteral("sim"), StatementFormat::Csv, *statement, *lines))
+        (void)runReconciliation(*session, QStringLiteral("sim"), today);
+    return true;
+}
+
 // A shop's traffic for as long as the demo runs.
 SimulationOptions shopTraffic(const QString &url, const QString &apiKey, double rate, int clients)
 {
@@ -54,10 +92,13 @@ DemoTraffic::DemoTraffic(DevStack &stack)
           const Result<ConnectionSettings> sre =
               stack.personLogin(QStringLiteral("demo_sre"), {QStringLiteral("keel_sre")});
           bool proposed = !sre.ok();
+          bool reconciled = false;
           while (!m_stopping) {
               stack.maintain();
               if (!proposed)
                   proposed = proposeResendOnce(*sre);
+              if (!reconciled)
+                  reconciled = reconcileOnce(stack.serviceLogin());
               for (int i = 0; i < 20 && !m_stopping; ++i)
                   std::this_thread::sleep_for(std::chrono::milliseconds(100));
           }

@@ -7,6 +7,7 @@
 #include "ui/MainWindow.h"
 #include "ui/OutboxView.h"
 #include "ui/OverviewView.h"
+#include "ui/ReconView.h"
 #include "ui/SagasView.h"
 #include "ui/SuspenseView.h"
 
@@ -83,6 +84,21 @@ void Screenshot::handleOverviewRefreshed()
         connect(m_window.outbox(), &OutboxView::refreshed, this, &Screenshot::shoot,
                 Qt::SingleShotConnection);
         m_window.outbox()->refresh();
+    } else if (m_view == QLatin1String("recon")) {
+        ReconView *recon = m_window.recon();
+        connect(
+            recon, &ReconView::refreshed, this,
+            [this, recon] {
+                if (recon->breaks()->rowCount() == 0) {
+                    shoot();
+                    return;
+                }
+                connect(recon, &ReconView::breakShown, this, &Screenshot::shoot,
+                        Qt::SingleShotConnection);
+                recon->selectBreak(0);
+            },
+            Qt::SingleShotConnection);
+        recon->refresh();
     } else if (m_view == QLatin1String("approvals")) {
         ApprovalsView *approvals = m_window.approvals();
         connect(

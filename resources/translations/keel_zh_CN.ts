@@ -1200,6 +1200,22 @@ Comment (optional):</source>
 <context>
     <name>keel::MainWindow</name>
     <message>
+        <source>Reconciliation</source>
+        <translation>对账</translation>
+    </message>
+    <message>
+        <source>&amp;Reconciliation</source>
+        <translation>对账(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Reconciliation: %1</source>
+        <translation>对账：%1</translation>
+    </message>
+    <message>
+        <source>Needs read access to keel.recon_breaks: keel_operator, keel_approver or keel_auditor.</source>
+        <translation>需要 keel.recon_breaks 的读权限：keel_operator、keel_approver 或 keel_auditor。</translation>
+    </message>
+    <message>
         <location filename="../../ui/MainWindow.cpp" line="57"/>
         <source>keel console</source>
         <translation>keel 运维控制台</translation>
@@ -1479,6 +1495,177 @@ Comment (optional):</source>
         <location filename="../../ui/OperationsPanel.cpp" line="75"/>
         <source>&lt;b&gt;Open suspense cases by age&lt;/b&gt;&lt;br&gt;0–1 d: %1 · 1–3 d: %2&lt;br&gt;3–7 d: %3 · over 7 d: %4</source>
         <translation>&lt;b&gt;未结差错案件按时长&lt;/b&gt;&lt;br&gt;0–1 天：%1 · 1–3 天：%2&lt;br&gt;3–7 天：%3 · 超过 7 天：%4</translation>
+    </message>
+</context>
+<context>
+    <name>keel::ReconView</name>
+    <message>
+        <source>Channel</source>
+        <translation>渠道</translation>
+    </message>
+    <message>
+        <source>Day</source>
+        <translation>账期</translation>
+    </message>
+    <message>
+        <source>Lines</source>
+        <translation>明细行</translation>
+    </message>
+    <message>
+        <source>Matched</source>
+        <translation>已匹配</translation>
+    </message>
+    <message>
+        <source>Breaks</source>
+        <translation>差错</translation>
+    </message>
+    <message>
+        <source>Unexplained</source>
+        <translation>未解释差额</translation>
+    </message>
+    <message>
+        <source>Run at</source>
+        <translation>运行时间</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>0–1 d</source>
+        <translation>0–1 天</translation>
+    </message>
+    <message>
+        <source>2–7 d</source>
+        <translation>2–7 天</translation>
+    </message>
+    <message>
+        <source>8–30 d</source>
+        <translation>8–30 天</translation>
+    </message>
+    <message>
+        <source>&gt; 30 d</source>
+        <translation>超过 30 天</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>单号</translation>
+    </message>
+    <message>
+        <source>Channel says</source>
+        <translation>渠道记录</translation>
+    </message>
+    <message>
+        <source>keel has</source>
+        <translation>keel 记录</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Age</source>
+        <translation>账龄</translation>
+    </message>
+    <message>
+        <source>Case</source>
+        <translation>差错案件</translation>
+    </message>
+    <message>
+        <source>Reconciliation runs</source>
+        <translation>对账批次</translation>
+    </message>
+    <message>
+        <source>Open breaks by age</source>
+        <translation>按账龄的未结差错</translation>
+    </message>
+    <message>
+        <source>Open breaks</source>
+        <translation>未结差错</translation>
+    </message>
+    <message>
+        <source>Reconciliation summary</source>
+        <translation>对账概要</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Open breaks&lt;/b&gt;, oldest day first</source>
+        <translation>&lt;b&gt;未结差错&lt;/b&gt;，最早的账期在前</translation>
+    </message>
+    <message>
+        <source>The channel's lines</source>
+        <translation>渠道明细</translation>
+    </message>
+    <message>
+        <source>keel's record</source>
+        <translation>keel 记录</translation>
+    </message>
+    <message>
+        <source>Select a break to see the channel's lines beside keel's record.</source>
+        <translation>选择一条差错，对照查看渠道明细与 keel 记录。</translation>
+    </message>
+    <message>
+        <source>No reconciliation has run yet: `keel recon import` a channel's statement, then `keel recon run` its day.</source>
+        <translation>尚未对账：先用 `keel recon import` 导入渠道对账单，再用 `keel recon run` 对该账期对账。</translation>
+    </message>
+    <message>
+        <source>nothing</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · fee %3 · %4 · statement %5</source>
+        <translation>%1 · %2 · 手续费 %3 · %4 · 对账单 %5</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The channel (%1)&lt;/b&gt; reports %2 %3:&lt;br&gt;%4</source>
+        <translation>&lt;b&gt;渠道（%1）&lt;/b&gt;记录 %2 %3：&lt;br&gt;%4</translation>
+    </message>
+    <message>
+        <source>no line</source>
+        <translation>无明细</translation>
+    </message>
+    <message>
+        <source>keel has no %1 %2.</source>
+        <translation>keel 没有 %1 %2。</translation>
+    </message>
+    <message>
+        <source>%1 %2 is %3, for %4; captured %5, refunded %6; created %7.</source>
+        <translation>%1 %2 状态为 %3，金额 %4；已请款 %5，已退款 %6；创建于 %7。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;keel&lt;/b&gt; books %1 for it (%2, %3).&lt;br&gt;%4&lt;br&gt;%5</source>
+        <translation>&lt;b&gt;keel&lt;/b&gt; 为其记账 %1（%2，%3）。&lt;br&gt;%4&lt;br&gt;%5</translation>
+    </message>
+    <message>
+        <source>No case yet: one opens once the settlement lag has passed.</source>
+        <translation>尚无差错案件：结算滞后期过后自动立案。</translation>
+    </message>
+    <message>
+        <source>Suspense case #%1 (%2).</source>
+        <translation>差错案件 #%1（%2）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n day(s) reconciled · unexplained %1</source>
+        <translation>
+            <numerusform>已对账 %n 个账期 · 未解释差额 %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n day(s)</source>
+        <translation>
+            <numerusform>%n 天</numerusform>
+        </translation>
     </message>
 </context>
 <context>

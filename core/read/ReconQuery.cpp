@@ -1,0 +1,166 @@
+#include "core/read/ReconQuery.h"
+
+#include "core/db/BoundQuery.h"
+
+#include <QHash>
+#include <QSqlQuery>
+#include <QVariant>
+
+namespace keel {
+namespace {
+
+// The latest run of each channel's day, with the day's line count read by the
+// day's bounds in the channel's zone (the index's order).
+constexpr char LatestRuns[] =
+    "SELECT r.id, r.channel, r.business_date, r.matched, r.breaks, r.run_at, "
+    "  (SELECT count(*) FROM keel.recon_lines l WHERE l.channel = r.channel "
+    "     AND l.occurred_at >= r.business_date::timestamp AT TIME ZONE c.time_zone "
+    "     AND l.occurred_at < (r.business_date + 1)::timestamp AT TIME ZONE c.time_zone) "
+    "FROM (SELECT DISTINCT ON (channel, business_date) * FROM keel.recon_runs "
+    "      ORDER BY channel, business_date, id DESC) r "
+    "JOIN keel.recon_channels c ON c.channel = r.channel "
+    "ORDER BY r.business_date DESC, r.channel LIMIT ?";
+
+// What the open breaks leave unexplained: fee and currency differences are
+// not sums of money in one currency, and are counted, not added.
+constexpr char OpenDifferences[] =
+    "SELECT b.channel, b.business_date, b.currency, c.exponent, "
+    "       sum(b.channel_amount - b.keel_amount) "
+    "FROM keel.recon_breaks b JOIN keel.currencies c ON c.code = b.currency "
+    "WHERE b.status <> 'resolved' AND b.class NOT IN ('fee_variance', 'currency_mismatch') "
+    "GROUP BY 1, 2, 3, 4 ORDER BY 3";
+
+constexpr char OpenBreaks[] =
+    "SELECT b.id, b.channel, b.business_date, b.class, b.kind, b.reference, b.currency, "
+    "       c.exponent, b.channel_amount, b.keel_amount, b.status, "
+    "       current_date - b.business_date, coalesce(k.id, 0), coalesce(k.status, '') "
+    "FROM keel.recon_breaks b JOIN keel.currencies c ON c.code = b.currency "
+    "LEFT JOIN keel.suspense_cases k ON k.recon_break_id = b.id "
+    "WHERE b.status <> 'resolved' "
+    "ORDER BY b.business_date, b.channel, b.class, b.kind, b.reference LIMIT ?";
+
+constexpr char AgesOfOpenBreaks[] =
+    "SELECT class, count(*) FILTER (WHERE current_date - business_date <= 1), "
+    "  count(*) FILTER (WHERE current_date - business_date BETWEEN 2 AND 7), "
+    "  count(*) FILTER (WHERE current_date - business_date BETWEEN 8 AND 30), "
+    "  count(*) FILTER (WHERE current_date - business_date > 30) "
+    "FROM keel.recon_breaks WHERE status <> 'resolved' GROUP BY class ORDER BY class";
+
+constexpr char LinesOfBreak[] =
+    "SELECT l.statement_id, l.channel_reference, l.currency, c.exponent, l.amount, l.fee, "
+    "       l.occurred_at "
+    "FROM keel.recon_lines l JOIN keel.currencies c ON c.code = l.currency "
+    "WHERE l.channel = ? AND l.kind = ? AND l.reference = ? ORDER BY l.occurred_at, l.line_no";
+
+constexpr char ChargeOfBreak[] =
+    "SELECT p.state, ch.currency, c.exponent, ch.amount, ch.amount_captured, ch.amount_refunded, "
+    "       ch.created_at "
+    "FROM keel.charges ch JOIN keel.payment_state p ON p.charge_id = ch.id "
+    "JOIN keel.currencies c ON c.code = ch.currency WHERE ch.public_id = ?";
+
+constexpr char RefundOfBreak[] =
+    "SELECT r.status, r.currency, c.exponent, r.amount, 0, 0, r.created_at "
+    "FROM keel.refunds r JOIN keel.currencies c ON c.code = r.currency WHERE r.public_id = ?";
+
+QString dayKey(const QString &channel, const QDate &date)
+{
+    return channel + u'/' + date.toString(Qt::ISODate);
+}
+
+} // namespace
+
+Result<QList<ReconRunRow>> ReconQuery::runs(QSqlDatabase db, int limit)
+{
+    QSqlQuery differences(db);
+    if (Status done = runBound(differences, QLatin1String(OpenDifferences)); !done)
+        return done.error();
+    QHash<QString, QList<ReconMoney>> unexplained;
+    while (differences.next())
+        unexplained[dayKey(differences.value(0).toString(), differences.value(1).toDate())].append(
+            {differences.value(2).toString(), differences.value(3).toInt(),
+             differences.value(4).toLongLong()});
+    QSqlQuery query(db);
+    if (Status done = runBound(query, QLatin1String(LatestRuns), {limit}); !done)
+        return done.error();
+    QList<ReconRunRow> rows;
+    while (query.next()) {
+        ReconRunRow row{query.value(0).toLongLong(), query.value(1).toString(),
+                        query.value(2).toDate(),     query.value(6).toLongLong(),
+                        query.value(3).toInt(),      query.value(4).toInt(),
+                        query.value(5).toDateTime(), {}};
+        row.difference = unexplained.value(dayKey(row.channel, row.date));
+        rows.append(row);
+    }
+    return rows;
+}
+
+Result<QList<ReconBreakRow>> ReconQuery::openBreaks(QSqlDatabase db, int limit)
+{
+    QSqlQuery query(db);
+    if (Status done = runBound(query, QLatin1String(OpenBreaks), {limit}); !done)
+        return done.error();
+    QList<ReconBreakRow> rows;
+    while (query.next())
+        rows.append(
+            {query.value(0).toLongLong(),
+             query.value(1).toString(),
+             query.value(2).toDate(),
+             query.value(3).toString(),
+             query.value(4).toString(),
+             query.value(5).toString(),
+             {query.value(6).toString(), query.value(7).toInt(), query.value(8).toLongLong()},
+             query.value(9).toLongLong(),
+             query.value(10).toString(),
+             query.value(11).toInt(),
+             query.value(12).toLongLong(),
+             query.value(13).toString()});
+    return rows;
+}
+
+Result<QList<ReconAgeRow>> ReconQuery::ages(QSqlDatabase db)
+{
+    QSqlQuery query(db);
+    if (Status done = runBound(query, QLatin1String(AgesOfOpenBreaks)); !done)
+        return done.error();
+    QList<ReconAgeRow> rows;
+    while (query.next())
+        rows.append({query.value(0).toString(),
+                     {query.value(1).toLongLong(), query.value(2).toLongLong(),
+                      query.value(3).toLongLong(), query.value(4).toLongLong()}});
+    return rows;
+}
+
+Result<ReconBreakDetail> ReconQuery::detail(QSqlDatabase db, const ReconBreakRow &found)
+{
+    ReconBreakDetail detail;
+    QSqlQuery lines(db);
+    if (Status done = runBound(lines, QLatin1String(LinesOfBreak),
+                               {found.channel, found.kind, found.reference});
+        !done)
+        return done.error();
+    while (lines.next())
+        detail.lines.append(
+            {lines.value(0).toLongLong(),
+             lines.value(1).toString(),
+             {lines.value(2).toString(), lines.value(3).toInt(), lines.value(4).toLongLong()},
+             lines.value(5).toLongLong(),
+             lines.value(6).toDateTime()});
+    QSqlQuery keel(db);
+    const bool payment = found.kind == QLatin1String("payment");
+    if (Status done = runBound(keel, QLatin1String(payment ? ChargeOfBreak : RefundOfBreak),
+                               {found.reference});
+        !done)
+        return done.error();
+    if (keel.next()) {
+        detail.keelKnows = true;
+        detail.keelState = keel.value(0).toString();
+        detail.keelAmount = {keel.value(1).toString(), keel.value(2).toInt(),
+                             keel.value(3).toLongLong()};
+        detail.captured = keel.value(4).toLongLong();
+        detail.refunded = keel.value(5).toLongLong();
+        detail.createdAt = keel.value(6).toDateTime();
+    }
+    return detail;
+}
+
+} // namespace keel

@@ -1,0 +1,87 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QDate>
+#include <QDateTime>
+#include <QList>
+#include <QSqlDatabase>
+#include <QString>
+
+#include <array>
+
+namespace keel {
+
+// An amount and the digits its currency writes after the point.
+struct ReconMoney {
+    QString currency;
+    int exponent = 2;
+    qint64 amount = 0;
+};
+
+// The latest run of one channel's day.
+struct ReconRunRow {
+    qint64 id = 0;
+    QString channel;
+    QDate date;
+    qint64 lines = 0; // the channel's lines in the day
+    int matched = 0;
+    int breaks = 0;
+    QDateTime runAt;
+    QList<ReconMoney> difference; // what its open breaks leave unexplained, per currency
+};
+
+struct ReconBreakRow {
+    qint64 id = 0;
+    QString channel;
+    QDate date;
+    QString breakClass; // missing_at_keel, ...
+    QString kind;       // payment, refund
+    QString reference;
+    ReconMoney channelAmount;
+    qint64 keelAmount = 0; // in channelAmount's currency
+    QString status;
+    int ageDays = 0;
+    qint64 caseId = 0; // 0: none opened yet
+    QString caseStatus;
+};
+
+// Open breaks of one class by age: 0-1, 2-7, 8-30 and more than 30 days.
+struct ReconAgeRow {
+    QString breakClass;
+    std::array<qint64, 4> byAge{};
+};
+
+struct ReconLineRow {
+    qint64 statementId = 0;
+    QString channelReference;
+    ReconMoney amount;
+    qint64 fee = 0;
+    QDateTime occurredAt;
+};
+
+// A break's two sides: what the channel reported and what keel holds.
+struct ReconBreakDetail {
+    QList<ReconLineRow> lines;
+    bool keelKnows = false;
+    QString keelState; // a charge's state or a refund's status
+    ReconMoney keelAmount;
+    qint64 captured = 0; // a charge's
+    qint64 refunded = 0;
+    QDateTime createdAt;
+};
+
+// The settlement staff's read of reconciliation: runs, open breaks, their
+// ages, and a break's two sides. Any role that reads the books reads these.
+class ReconQuery final {
+public:
+    ReconQuery() = delete;
+
+    static Result<QList<ReconRunRow>> runs(QSqlDatabase db, int limit);
+    // Open (unresolved) breaks, oldest day first.
+    static Result<QList<ReconBreakRow>> openBreaks(QSqlDatabase db, int limit);
+    static Result<QList<ReconAgeRow>> ages(QSqlDatabase db);
+    static Result<ReconBreakDetail> detail(QSqlDatabase db, const ReconBreakRow &found);
+};
+
+} // namespace keel

@@ -1,0 +1,93 @@
+#include "MigratedDatabaseTest.h"
+
+#include "ui/QueryWorker.h"
+#include "ui/ReconView.h"
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTableWidget>
+
+using namespace keel;
+using keel::test::MigratedDatabaseTest;
+
+// A settlement operator's Reconciliation view on a day the service ran: a
+// payment the channel took that keel has no record of, and one that matched.
+class ReconViewTest : public MigratedDatabaseTest {
+protected:
+    void SetUp() override
+    {
+        MigratedDatabaseTest::SetUp();
+        ASSERT_FALSE(HasFatalFailure());
+        // One transaction: a statement's lines are written with it.
+        exec("INSERT INTO keel.recon_statements (channel, format, file_sha256, line_count) "
+             "VALUES ('sim', 'csv', sha256('statement'::bytea), 2); "
+             "INSERT INTO keel.recon_lines (statement_id, channel, line_no, kind, reference, "
+             "channel_reference, amount, currency, fee, occurred_at) VALUES "
+             "(currval('keel.recon_statements_id_seq'), 'sim', 1, 'payment', "
+             "'ch_nobody000000001', 'S1', 1999, 'USD', 58, '2026-11-20 12:00Z'), "
+             "(currval('keel.recon_statements_id_seq'), 'sim', 2, 'payment', "
+             "'ch_matched00000001', 'S2', 500, 'JPY', 0, '2026-11-20 13:00Z'); "
+             "INSERT INTO keel.recon_runs (channel, business_date, matched, breaks, "
+             "result_sha256, result) VALUES ('sim', '2026-11-20', 1, 1, sha256('run'::bytea), "
+             "'{}'); "
+             "INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, "
+             "currency, channel_amount, keel_amount, status, first_run_id, last_run_id) VALUES "
+             "('sim', '2026-11-20', 'missing_at_keel', 'payment', 'ch_nobody000000001', 'USD', "
+             "1999, 0, 'persisting', currval('keel.recon_runs_id_seq'), "
+             "currval('keel.recon_runs_id_seq'))");
+        m_worker = std::make_unique<QueryWorker>(loginAs(QStringLiteral("keel_operator")));
+        m_worker->start();
+    }
+    void TearDown() override
+    {
+        if (m_worker)
+            m_worker->stop();
+        MigratedDatabaseTest::TearDown();
+    }
+    static QString cell(const QTableWidget *table, int row, int column)
+    {
+        const QTableWidgetItem *item = table->item(row, column);
+        return item ? item->text() : QString();
+    }
+    std::unique_ptr<QueryWorker> m_worker;
+};
+
+TEST_F(ReconViewTest, TheDayItsBreakAndBothSidesOfItAreShown)
+{
+    ReconView view(m_worker.get());
+    view.show();
+    QSignalSpy refreshed(&view, &ReconView::refreshed);
+    QSignalSpy failed(&view, &ReconView::failed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    EXPECT_EQ(failed.count(), 0) << qPrintable(failed.value(0).value(0).toString());
+
+    ASSERT_EQ(view.runs()->rowCount(), 1);
+    EXPECT_EQ(cell(view.runs(), 0, 1), QStringLiteral("2026-11-20"));
+    EXPECT_EQ(cell(view.runs(), 0, 2), QStringLiteral("2")) << "the day's lines";
+    EXPECT_TRUE(cell(view.runs(), 0, 3).startsWith(QLatin1String("1 (50")))
+        << qPrintable(cell(view.runs(), 0, 3));
+    EXPECT_EQ(cell(view.runs(), 0, 5), QStringLiteral("19.99 USD")) << "unexplained";
+    EXPECT_TRUE(view.summary()->text().contains(QLatin1String("19.99 USD")));
+
+    ASSERT_EQ(view.ages()->rowCount(), 1);
+    EXPECT_EQ(cell(view.ages(), 0, 0), QStringLiteral("missing_at_keel"));
+    const int ageDays = int(QDate(2026, 11, 20).daysTo(QDate::currentDate()));
+    const int bucket = ageDays <= 1 ? 1 : ageDays <= 7 ? 2 : ageDays <= 30 ? 3 : 4;
+    EXPECT_EQ(cell(view.ages(), 0, bucket), QStringLiteral("1"));
+
+    ASSERT_EQ(view.breaks()->rowCount(), 1);
+    EXPECT_EQ(cell(view.breaks(), 0, 4), QStringLiteral("ch_nobody000000001"));
+    EXPECT_EQ(cell(view.breaks(), 0, 5), QStringLiteral("19.99 USD"));
+    EXPECT_EQ(cell(view.breaks(), 0, 6), QStringLiteral("0.00 USD"));
+    EXPECT_EQ(cell(view.breaks(), 0, 7), QStringLiteral("persisting"));
+
+    QSignalSpy shown(&view, &ReconView::breakShown);
+    view.selectBreak(0);
+    ASSERT_TRUE(shown.wait(10000));
+    EXPECT_TRUE(
+        view.channelSide()->text().contains(QStringLiteral("S1 · 19.99 USD · fee 0.58 USD")))
+        << qPrintable(view.channelSide()->text());
+    EXPECT_TRUE(view.keelSide()->text().contains(QLatin1String("keel has no payment")))
+        << qPrintable(view.keelSide()->text());
+}
