@@ -261,6 +261,12 @@ quint64 Metrics::channelNotificationCount(const QString &channel, const QString 
                                         label("verdict", verdict));
 }
 
+void Metrics::setReconState(ReconState state)
+{
+    const QMutexLocker lock(&m_reconMutex);
+    m_recon = std::move(state);
+}
+
 void Metrics::setOutboxState(qint64 lagMs, qint64 backlog, qint64 parked)
 {
     m_outboxLagMs.store(lagMs, std::memory_order_relaxed);
@@ -358,6 +364,28 @@ QByteArray Metrics::sagaAndOutboxText() const
                    "Channel notifications received, by channel and verdict (accepted, or why they "
                    "were rejected).");
     out += m_channelNotifications.render("keel_channel_notifications_total");
+    out += reconText();
+    return out;
+}
+
+QByteArray Metrics::reconText() const
+{
+    const QMutexLocker lock(&m_reconMutex);
+    const auto family = [](const char *name, const QMap<QByteArray, qint64> &values) {
+        QByteArray out;
+        for (auto it = values.cbegin(); it != values.cend(); ++it)
+            out += QByteArray(name) + '{' + it.key() + "} " + QByteArray::number(it.value()) + '\n';
+        return out;
+    };
+    QByteArray out = opening("keel_recon_difference", "gauge",
+                             "What open reconciliation breaks leave unexplained, in the currency's "
+                             "minor units: the channel's amount less keel's.");
+    out += family("keel_recon_difference", m_recon.differenceByChannel);
+    out += opening("keel_recon_merchant_difference", "gauge",
+                   "The same per merchant, for breaks keel can attribute to one.");
+    out += family("keel_recon_merchant_difference", m_recon.differenceByMerchant);
+    out += opening("keel_recon_breaks", "gauge", "Open reconciliation breaks, by class.");
+    out += family("keel_recon_breaks", m_recon.openBreaks);
     return out;
 }
 

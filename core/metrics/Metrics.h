@@ -72,6 +72,17 @@ public:
     void countChannelNotification(const QString &channel, const QString &verdict);
     quint64 channelNotificationCount(const QString &channel, const QString &verdict) const;
 
+    // Reconciliation now, as the worker last read it: what open breaks leave
+    // unexplained per channel and currency, and per merchant and currency
+    // (minor units), and open breaks per channel and class. Each call
+    // replaces the whole picture; keys are rendered label sets.
+    struct ReconState {
+        QMap<QByteArray, qint64> differenceByChannel;  // channel="..",currency=".."
+        QMap<QByteArray, qint64> differenceByMerchant; // merchant="..",currency=".."
+        QMap<QByteArray, qint64> openBreaks;           // channel="..",class=".."
+    };
+    void setReconState(ReconState state);
+
     QByteArray prometheusText() const;
 
     // Every count also goes to the per-minute rollups (RollupBuffer) that the
@@ -85,6 +96,7 @@ public:
 private:
     Metrics() = default;
     QByteArray sagaAndOutboxText() const;
+    QByteArray reconText() const;
     static constexpr std::array<qint64, 12> BucketMicros{
         1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 5000000};
     static constexpr int Endpoints = int(Endpoint::Count);
@@ -128,6 +140,8 @@ private:
     std::atomic<qint64> m_outboxBacklog{0};
     std::atomic<qint64> m_outboxParked{0};
     LabelledCounters m_housekeepingFailures;
+    mutable QMutex m_reconMutex;
+    ReconState m_recon;
     std::array<std::atomic<quint64>, int(Posting::Count)> m_postings{};
 };
 

@@ -5,6 +5,7 @@
 #include "core/metrics/PaymentStateFold.h"
 #include "core/metrics/RollupBuffer.h"
 #include "core/payment/Reconciler.h"
+#include "core/recon/ReconGauges.h"
 #include "core/runtime/FailureLog.h"
 #include "core/runtime/ProcessSetup.h"
 
@@ -58,6 +59,8 @@ void GatewayRuntime::maintain()
     note("rollup_sweep", statusOf(RollupBuffer::sweep(*m_housekeeping, 8, 1000)));
     note("rollup_slot_fold", RollupBuffer::foldSlots(*m_housekeeping));
     note("state_fold", statusOf(PaymentStateFold::run(*m_housekeeping)));
+    // /metrics is the gateway's: its reconciliation gauges are read here.
+    note("recon_gauges", refreshReconGauges(*m_housekeeping));
     Result<Reconciler::Report> reconciled =
         Reconciler(m_api->context(), *m_housekeeping, m_api->replies())
             .runOnce(m_options.reconcileGraceSeconds);

@@ -162,6 +162,18 @@ TEST_F(ReconciliationTest, EachDifferenceBetweenTheStatementAndTheBooksIsABreakT
         QStringLiteral("currency_mismatch:%1:new").arg(QString::fromUtf8(currency)),
         QStringLiteral("duplicate:%1:new").arg(QString::fromUtf8(twice))};
     EXPECT_EQ(breaks(result), expected);
+    // /metrics says what the open breaks leave unexplained, per channel and per
+    // merchant (a payment keel never saw has none), once the gateway's
+    // housekeeping has read it.
+    m_gateway->maintain();
+    const QByteArray metrics = m_client->request("GET", "/metrics").body;
+    EXPECT_TRUE(metrics.contains("keel_recon_difference{channel=\"sim\",currency=\"USD\"} 5699\n"))
+        << "999 - 500 + 500 + 700 + 4000";
+    const QByteArray merchantLine = "keel_recon_merchant_difference{merchant=\"" +
+                                    QByteArray::number(m_merchant.merchant.id) +
+                                    QByteArray("\",currency=\"USD\"} 4700\n");
+    EXPECT_TRUE(metrics.contains(merchantLine)) << metrics.right(800).constData();
+    EXPECT_TRUE(metrics.contains("keel_recon_breaks{channel=\"sim\",class=\"duplicate\"} 1\n"));
     const QJsonObject mismatch = result.value(QStringLiteral("breaks")).toArray().at(2).toObject();
     EXPECT_EQ(mismatch.value(QStringLiteral("channel_amount")).toInteger(), 2500);
     EXPECT_EQ(mismatch.value(QStringLiteral("keel_amount")).toInteger(), 2000);
