@@ -35,7 +35,8 @@ public:
     {
         return QStringLiteral(
             "Reconcile a channel's statements with keel's books (对账): \"keel recon import "
-            "--channel NAME --format csv|wechatpay FILE [--sha1 HEX]\" stores a statement whole "
+            "--channel NAME --format csv|wechatpay|alipay FILE [--sha1 HEX]\" stores a statement "
+            "whole "
             "or refuses it (exit 2 names the check); \"keel recon run --channel NAME --date "
             "YYYY-MM-DD [--json]\" matches one business day and keeps its breaks; \"keel recon "
             "verify --run ID\" recomputes a run's result hash; \"keel recon fee-rate --channel "
@@ -63,10 +64,11 @@ public:
                           QStringLiteral("The channel the statement or day belongs to (sim, "
                                          "alipay, wechatpay, stripe)."),
                           QStringLiteral("NAME")});
-        parser.addOption({QStringLiteral("format"),
-                          QStringLiteral("import: csv (keel's normalised form) or wechatpay (the "
-                                         "v3 trade bill, plain or gzip)."),
-                          QStringLiteral("FORMAT")});
+        parser.addOption(
+            {QStringLiteral("format"),
+             QStringLiteral("import: csv (keel's normalised form), wechatpay (the v3 "
+                            "trade bill, plain or gzip) or alipay (the trade bill's ZIP)."),
+             QStringLiteral("FORMAT")});
         parser.addOption({QStringLiteral("sha1"),
                           QStringLiteral("import: the SHA1 the channel's download API returned; "
                                          "checked before anything is read."),

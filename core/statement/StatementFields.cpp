@@ -4,6 +4,7 @@
 #include "core/statement/StatementReader.h"
 
 #include <QStringDecoder>
+#include <QStringEncoder>
 #include <QTimeZone>
 
 namespace keel::statementFields {
@@ -23,6 +24,23 @@ Result<QString> decodeUtf8(const QByteArray &bytes)
         text.remove(0, 1);
     if (text.contains(QChar(0)))
         return refusal(StatementCheck::Encoding, QStringLiteral("the file holds a NUL character"));
+    return text;
+}
+
+Result<QString> decodeGbk(const QByteArray &bytes, const QString &what)
+{
+    QStringDecoder decoder("GBK");
+    QStringEncoder encoder("GBK");
+    if (!decoder.isValid() || !encoder.isValid())
+        return refusal(StatementCheck::Encoding,
+                       QStringLiteral("this build of Qt cannot read GBK (it needs ICU)"));
+    const QString text = decoder.decode(bytes);
+    const QByteArray again = encoder.encode(text);
+    if (decoder.hasError() || encoder.hasError() || again != bytes)
+        return refusal(StatementCheck::Encoding, QStringLiteral("%1 is not valid GBK").arg(what));
+    if (text.contains(QChar(0)))
+        return refusal(StatementCheck::Encoding,
+                       QStringLiteral("%1 holds a NUL character").arg(what));
     return text;
 }
 

@@ -21,6 +21,9 @@ Error refusal(const char *check, QString message);
 
 // Strict UTF-8 (a leading BOM is dropped).
 Result<QString> decodeUtf8(const QByteArray &bytes);
+// Strict GBK, as Alipay writes its bills: the text must encode back to the
+// very same bytes, so no byte was skipped or replaced.
+Result<QString> decodeGbk(const QByteArray &bytes, const QString &what);
 
 // Column positions by header name.
 class Columns final {

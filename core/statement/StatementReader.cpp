@@ -60,6 +60,9 @@ Result<QList<StatementLine>> readStatement(const StatementFile &file,
                                                    : readWechatPayBill(*text, currencies);
     }
     case StatementFormat::Alipay:
+        if (Status digest = checkDigest(file.bytes, file.sha1); !digest)
+            return digest.error();
+        return readAlipayBill(file.bytes, currencies);
     case StatementFormat::Stripe:
         break;
     }

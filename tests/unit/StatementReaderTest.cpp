@@ -227,10 +227,52 @@ TEST(WechatPayBillTest, TotalsThatDoNotTieAndBrokenLayoutsAreRefusedWhole)
               QLatin1String("statement_field"));
 }
 
-TEST(StatementReaderTest, FormatsKeelCannotReadYetSaySo)
+TEST(StatementReaderTest, AFormatKeelCannotReadYetSaysSo)
 {
-    EXPECT_EQ(refusedFor(StatementFormat::Alipay, QByteArray("PK")),
-              QLatin1String("statement_unsupported"));
     EXPECT_EQ(refusedFor(StatementFormat::Stripe, QByteArray("id,amount")),
               QLatin1String("statement_unsupported"));
+}
+
+TEST(AlipayBillTest, ReadsTradesAndRefundsFromItsZipOfGbkFiles)
+{
+    Result<QList<StatementLine>> lines =
+        read(StatementFormat::Alipay, sample("alipay-tradebill.zip"));
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    ASSERT_EQ(lines->size(), 3);
+    const StatementLine &sale = lines->at(0);
+    EXPECT_EQ(sale.kind, LineKind::Payment);
+    EXPECT_EQ(sale.reference, QStringLiteral("ch_alA0000001")) << "padding tabs are dropped";
+    EXPECT_EQ(sale.channelReference, QStringLiteral("2026120122001400001000000001"));
+    EXPECT_EQ(sale.amount, 10000);
+    EXPECT_EQ(sale.currency, QStringLiteral("CNY"));
+    EXPECT_EQ(sale.fee, 60) << "what Alipay kept";
+    EXPECT_EQ(sale.occurredAt, utc("2026-12-01T01:00:05Z")) << "完成时间, Beijing time";
+    EXPECT_EQ(lines->at(1).occurredAt, utc("2026-12-01T15:59:58Z"));
+    const StatementLine &refund = lines->at(2);
+    EXPECT_EQ(refund.kind, LineKind::Refund);
+    EXPECT_EQ(refund.reference, QStringLiteral("re_alA0000001")) << "keel's out_request_no";
+    EXPECT_EQ(refund.channelReference,
+              QStringLiteral("2026120122001400001000000001/re_alA0000001"));
+    EXPECT_EQ(refund.amount, 3000);
+    EXPECT_EQ(refund.fee, -18) << "what Alipay gave back";
+}
+
+TEST(AlipayBillTest, TotalsThatDoNotTieABrokenArchiveAndBadGbkAreRefusedWhole)
+{
+    EXPECT_EQ(refusedFor(StatementFormat::Alipay, sample("alipay-tradebill-totals-off.zip")),
+              QLatin1String("statement_totals"));
+    EXPECT_EQ(refusedFor(StatementFormat::Alipay, sample("alipay-tradebill-bad-gbk.zip")),
+              QLatin1String("statement_encoding"));
+    const QByteArray archive = sample("alipay-tradebill.zip");
+    EXPECT_EQ(refusedFor(StatementFormat::Alipay, archive.left(archive.size() - 30)),
+              QLatin1String("statement_encoding"))
+        << "a truncated archive";
+    QByteArray corrupt = archive;
+    corrupt[120] = char(corrupt[120] ^ 0x5a); // inside the first entry's deflated data
+    EXPECT_EQ(refusedFor(StatementFormat::Alipay, corrupt), QLatin1String("statement_encoding"));
+    EXPECT_EQ(refusedFor(StatementFormat::Alipay, sample("keel-statement.csv")),
+              QLatin1String("statement_encoding"))
+        << "not a ZIP at all";
+    EXPECT_EQ(refusedFor(StatementFormat::Alipay, archive, QString(40, QLatin1Char('0'))),
+              QLatin1String("statement_digest"));
 }
