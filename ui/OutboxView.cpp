@@ -1,6 +1,7 @@
 #include "ui/OutboxView.h"
 
 #include "core/ops/ActionDesk.h"
+#include "ui/ListTables.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
 
@@ -20,30 +21,6 @@ namespace {
 constexpr int ListLimit = 1000;
 constexpr int PageSize = 500;
 
-QTableWidget *makeTable(const QStringList &headers, const QString &name, QWidget *parent)
-{
-    auto *table = new QTableWidget(0, int(headers.size()), parent);
-    table->setHorizontalHeaderLabels(headers);
-    table->setAccessibleName(name);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->verticalHeader()->hide();
-    table->horizontalHeader()->setStretchLastSection(true);
-    return table;
-}
-
-void fillRow(QTableWidget *table, int row, const QStringList &cells)
-{
-    for (int column = 0; column < cells.size(); ++column)
-        table->setItem(row, column, new QTableWidgetItem(cells[column]));
-}
-
-QString when(const QDateTime &at)
-{
-    return QLocale().toString(at.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-}
-
 QString lineage(qint64 resendOf, int resendCount)
 {
     return resendOf == 0 ? QString()
@@ -55,13 +32,14 @@ QString lineage(qint64 resendOf, int resendCount)
 OutboxView::OutboxView(QueryWorker *worker, QWidget *parent)
     : QWidget(parent), m_worker(worker), m_summary(new QLabel(this)),
       m_groups(new QListWidget(this)),
-      m_messages(makeTable({tr("Id"), tr("Aggregate"), tr("Event"), tr("Attempts"), tr("Parked at"),
-                            tr("Lineage"), tr("Last error")},
-                           tr("Parked messages"), this)),
+      m_messages(makeListTable({tr("Id"), tr("Aggregate"), tr("Event"), tr("Attempts"),
+                                tr("Parked at"), tr("Lineage"), tr("Last error")},
+                               tr("Parked messages"), this, QAbstractItemView::ExtendedSelection)),
       m_moreMessages(new QPushButton(tr("&Load more"), this)),
-      m_notifications(makeTable({tr("Id"), tr("Merchant"), tr("Event"), tr("Type"), tr("Charge"),
-                                 tr("Attempts"), tr("Parked at"), tr("Last error")},
-                                tr("Notifications that gave up"), this)),
+      m_notifications(makeListTable(
+          {tr("Id"), tr("Merchant"), tr("Event"), tr("Type"), tr("Charge"), tr("Attempts"),
+           tr("Parked at"), tr("Last error")},
+          tr("Notifications that gave up"), this, QAbstractItemView::ExtendedSelection)),
       m_resendSelected(new QPushButton(tr("Resend &selected…"), this)),
       m_resendGroup(new QPushButton(tr("Resend the whole &group…"), this)),
       m_resendNotifications(new QPushButton(tr("Resend selected &notifications…"), this))
@@ -244,7 +222,7 @@ void OutboxView::showMessages(const QList<ParkedMessage> &messages, bool append)
         const ParkedMessage &message = m_shown[row];
         fillRow(m_messages, row,
                 {QString::number(message.id), message.aggregate, message.eventType,
-                 QString::number(message.attempts), when(message.parkedAt),
+                 QString::number(message.attempts), localTimeText(message.parkedAt),
                  lineage(message.resendOf, message.resendCount), message.lastError});
     }
     if (!append) // sized by the first page: appending stays proportional to the page
@@ -261,7 +239,7 @@ void OutboxView::showNotifications(const QList<ParkedNotification> &notification
         fillRow(m_notifications, row,
                 {QString::number(parked.id), QString::number(parked.merchantId), parked.eventId,
                  parked.eventType, parked.chargeId, QString::number(parked.attempts),
-                 when(parked.parkedAt), parked.lastError});
+                 localTimeText(parked.parkedAt), parked.lastError});
     }
     m_notifications->resizeColumnsToContents();
     updateButtons();

@@ -1,6 +1,7 @@
 #include "ui/ReconView.h"
 
 #include "core/money/Currency.h"
+#include "ui/ListTables.h"
 #include "ui/QueryWorker.h"
 
 #include <QHBoxLayout>
@@ -18,25 +19,6 @@ namespace {
 constexpr int RunLimit = 200;
 constexpr int BreakLimit = 1000;
 
-QTableWidget *makeTable(const QStringList &headers, const QString &name, QWidget *parent)
-{
-    auto *table = new QTableWidget(0, int(headers.size()), parent);
-    table->setHorizontalHeaderLabels(headers);
-    table->setAccessibleName(name);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->verticalHeader()->hide();
-    table->horizontalHeader()->setStretchLastSection(true);
-    return table;
-}
-
-void fillRow(QTableWidget *table, int row, const QStringList &cells)
-{
-    for (int column = 0; column < cells.size(); ++column)
-        table->setItem(row, column, new QTableWidgetItem(cells[column]));
-}
-
 // Integer minor units written in major units: never through a double.
 QString money(qint64 amount, const QString &currency, int exponent)
 {
@@ -47,11 +29,6 @@ QString money(qint64 amount, const QString &currency, int exponent)
 QString money(const ReconMoney &value)
 {
     return money(value.amount, value.currency, value.exponent);
-}
-
-QString when(const QDateTime &at)
-{
-    return QLocale().toString(at.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm:ss"));
 }
 
 QString differences(const QList<ReconMoney> &amounts)
@@ -66,14 +43,15 @@ QString differences(const QList<ReconMoney> &amounts)
 
 ReconView::ReconView(QueryWorker *worker, QWidget *parent)
     : QWidget(parent), m_worker(worker), m_summary(new QLabel(this)),
-      m_runs(makeTable({tr("Channel"), tr("Day"), tr("Lines"), tr("Matched"), tr("Breaks"),
-                        tr("Unexplained"), tr("Run at")},
-                       tr("Reconciliation runs"), this)),
-      m_ages(makeTable({tr("Class"), tr("0–1 d"), tr("2–7 d"), tr("8–30 d"), tr("> 30 d")},
-                       tr("Open breaks by age"), this)),
-      m_breaks(makeTable({tr("Day"), tr("Channel"), tr("Class"), tr("Kind"), tr("Reference"),
-                          tr("Channel says"), tr("keel has"), tr("Status"), tr("Age"), tr("Case")},
-                         tr("Open breaks"), this)),
+      m_runs(makeListTable({tr("Channel"), tr("Day"), tr("Lines"), tr("Matched"), tr("Breaks"),
+                            tr("Unexplained"), tr("Run at")},
+                           tr("Reconciliation runs"), this)),
+      m_ages(makeListTable({tr("Class"), tr("0–1 d"), tr("2–7 d"), tr("8–30 d"), tr("> 30 d")},
+                           tr("Open breaks by age"), this)),
+      m_breaks(
+          makeListTable({tr("Day"), tr("Channel"), tr("Class"), tr("Kind"), tr("Reference"),
+                         tr("Channel says"), tr("keel has"), tr("Status"), tr("Age"), tr("Case")},
+                        tr("Open breaks"), this)),
       m_channelSide(new QLabel(this)), m_keelSide(new QLabel(this))
 {
     auto *layout = new QVBoxLayout(this);
@@ -180,7 +158,8 @@ void ReconView::showRuns(const QList<ReconRunRow> &runs)
                              : QStringLiteral("%1 (%2 %)")
                                    .arg(run.matched)
                                    .arg(QLocale().toString(100.0 * run.matched / judged, 'f', 2)),
-                 QString::number(run.breaks), differences(run.difference), when(run.runAt)});
+                 QString::number(run.breaks), differences(run.difference),
+                 localTimeText(run.runAt)});
         for (const ReconMoney &amount : run.difference) {
             ReconMoney &sum = total[amount.currency];
             sum = {amount.currency, amount.exponent, sum.amount + amount.amount};
@@ -257,7 +236,7 @@ void ReconView::showDetail(const ReconBreakRow &found, const ReconBreakDetail &d
         lines << tr("%1 · %2 · fee %3 · %4 · statement %5")
                      .arg(line.channelReference, money(line.amount),
                           money(line.fee, line.amount.currency, line.amount.exponent),
-                          when(line.occurredAt))
+                          localTimeText(line.occurredAt))
                      .arg(line.statementId);
     m_channelSide->setText(
         tr("<b>The channel (%1)</b> reports %2 %3:<br>%4")
@@ -274,7 +253,7 @@ void ReconView::showDetail(const ReconBreakRow &found, const ReconBreakDetail &d
                              detail.keelAmount.exponent),
                        money(detail.refunded, detail.keelAmount.currency,
                              detail.keelAmount.exponent),
-                       when(detail.createdAt));
+                       localTimeText(detail.createdAt));
     m_keelSide->setText(
         tr("<b>keel</b> books %1 for it (%2, %3).<br>%4<br>%5")
             .arg(

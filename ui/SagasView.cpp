@@ -1,6 +1,7 @@
 #include "ui/SagasView.h"
 
 #include "core/ops/ActionDesk.h"
+#include "ui/ListTables.h"
 #include "ui/PagedListPane.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
@@ -78,19 +79,6 @@ const QList<ActionSpec> &actionSpecs()
     return specs;
 }
 
-QTableWidget *makeTable(const QStringList &headers, const QString &name, QWidget *parent)
-{
-    auto *table = new QTableWidget(0, int(headers.size()), parent);
-    table->setHorizontalHeaderLabels(headers);
-    table->setAccessibleName(name);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->verticalHeader()->hide();
-    table->horizontalHeader()->setStretchLastSection(true);
-    return table;
-}
-
 QString age(qint64 sinceMs)
 {
     const qint64 seconds = (QDateTime::currentMSecsSinceEpoch() - sinceMs) / 1000;
@@ -117,15 +105,15 @@ SagasView::SagasView(QueryWorker *worker, QWidget *parent)
       m_status(new QComboBox(this)), m_merchant(new QLineEdit(this)),
       m_businessKey(new QLineEdit(this)), m_age(new QComboBox(this)),
       m_stuckOnly(new QCheckBox(tr("S&tuck only"), this)),
-      m_list(makeTable({tr("Saga"), tr("Definition"), tr("Status"), tr("Stuck"), tr("Step"),
-                        tr("Attempts"), tr("Merchant"), tr("Business key"), tr("Age"),
-                        tr("Last error")},
-                       tr("Sagas"), this)),
+      m_list(makeListTable({tr("Saga"), tr("Definition"), tr("Status"), tr("Stuck"), tr("Step"),
+                            tr("Attempts"), tr("Merchant"), tr("Business key"), tr("Age"),
+                            tr("Last error")},
+                           tr("Sagas"), this)),
       m_more(new QPushButton(tr("Load &more"), this)), m_header(new QLabel(this)),
-      m_steps(
-          makeTable({tr("#"), tr("Step"), tr("Status"), tr("Attempts"), tr("Compensation attempts"),
-                     tr("Started"), tr("Finished"), tr("Last error")},
-                    tr("Steps"), this)),
+      m_steps(makeListTable({tr("#"), tr("Step"), tr("Status"), tr("Attempts"),
+                             tr("Compensation attempts"), tr("Started"), tr("Finished"),
+                             tr("Last error")},
+                            tr("Steps"), this)),
       m_timeline(new QTreeWidget(this))
 {
     auto *layout = new QVBoxLayout(this);
