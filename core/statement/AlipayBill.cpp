@@ -159,12 +159,8 @@ Status BillReader::take(const CsvRecord &record)
 
 Status BillReader::readRow(const CsvRecord &record)
 {
-    if (record.fields.size() != m_width)
-        return refusal(StatementCheck::Layout,
-                       QStringLiteral("line %1 has %2 fields, the header %3")
-                           .arg(record.line)
-                           .arg(record.fields.size())
-                           .arg(m_width));
+    if (Status wide = statementFields::sameWidth(record, m_width); !wide)
+        return wide;
     QStringList fields;
     for (const QString &field : record.fields)
         fields << field.trimmed();

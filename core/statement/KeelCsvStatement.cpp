@@ -95,12 +95,8 @@ Result<QList<StatementLine>> readKeelCsv(QStringView text, const CurrencyTable &
             columns = *named;
             return {};
         }
-        if (record.fields.size() != header->fields.size())
-            return refusal(StatementCheck::Layout,
-                           QStringLiteral("line %1 has %2 fields, the header %3")
-                               .arg(record.line)
-                               .arg(record.fields.size())
-                               .arg(header->fields.size()));
+        if (Status wide = statementFields::sameWidth(record, header->fields.size()); !wide)
+            return wide;
         Result<StatementLine> line = csvLine(record, *columns, currencies);
         if (!line)
             return line.error();

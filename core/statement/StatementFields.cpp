@@ -1,6 +1,7 @@
 #include "core/statement/StatementFields.h"
 
 #include "core/money/Currency.h"
+#include "core/statement/CsvRecords.h"
 #include "core/statement/StatementReader.h"
 
 #include <QStringDecoder>
@@ -75,6 +76,16 @@ Result<qint64> majorUnits(const QString &text, const Currency &currency, const Q
                        QStringLiteral("%1: %2 is more than one %3 payment can be")
                            .arg(where, text.left(24), currency.code));
     return negative ? -*amount : *amount;
+}
+
+Status sameWidth(const CsvRecord &record, qsizetype headerWidth)
+{
+    if (record.fields.size() == headerWidth)
+        return {};
+    return refusal(StatementCheck::Layout, QStringLiteral("line %1 has %2 fields, the header %3")
+                                               .arg(record.line)
+                                               .arg(record.fields.size())
+                                               .arg(headerWidth));
 }
 
 Status addChecked(qint64 &sum, qint64 amount, const QString &what)

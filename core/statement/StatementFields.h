@@ -12,6 +12,7 @@ class QTimeZone;
 namespace keel {
 
 struct Currency;
+struct CsvRecord;
 
 // What every statement reader needs to read a field the same way. Errors are
 // coded with a StatementCheck and say where.
@@ -46,6 +47,9 @@ enum class Amount {
 // units.
 Result<qint64> majorUnits(const QString &text, const Currency &currency, const QString &where,
                           Amount kind);
+
+// A record as wide as its header, or a layout refusal naming its line.
+Status sameWidth(const CsvRecord &record, qsizetype headerWidth);
 
 // sum += amount, or a totals refusal naming `what` when it overflows.
 Status addChecked(qint64 &sum, qint64 amount, const QString &what);

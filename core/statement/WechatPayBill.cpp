@@ -93,12 +93,8 @@ Status BillReader::take(const CsvRecord &record)
             m_part = Part::Summary;
             return {};
         }
-        if (record.fields.size() != m_width)
-            return refusal(StatementCheck::Layout,
-                           QStringLiteral("line %1 has %2 fields, the header %3")
-                               .arg(record.line)
-                               .arg(record.fields.size())
-                               .arg(m_width));
+        if (Status wide = statementFields::sameWidth(record, m_width); !wide)
+            return wide;
         return readDetail(record, *m_columns);
     case Part::Summary:
         m_part = Part::Done;
