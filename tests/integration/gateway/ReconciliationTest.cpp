@@ -88,6 +88,15 @@ protected:
         return QJsonDocument::fromJson(result.out.toUtf8()).object();
     }
 
+    // Moves the books three days back, so that their day's settlement lag is
+    // over; the postings moved, as text.
+    QString backdateBooks()
+    {
+        return scalar("WITH moved AS (UPDATE keel.ledger_transactions "
+                      "SET created_at = created_at - interval '3 days' RETURNING 1) "
+                      "SELECT count(*) FROM moved");
+    }
+
     // The business day, in `zone`, on which the test's first money moved.
     QString firstPostingDay(const char *zone = "UTC")
     {
@@ -337,11 +346,7 @@ TEST_F(ReconciliationTest, ABreakPastTheLagOpensOneCaseParkingWhatTheChannelHold
     const QByteArray more = charge("amount=1000&currency=usd", "recon-case-more");
     const QByteArray held = charge("amount=700&currency=usd&capture=false", "recon-case-held");
     const QByteArray absent = charge("amount=2000&currency=usd", "recon-case-absent");
-    // The books of three days ago, whose settlement lag is over.
-    ASSERT_EQ(scalar("WITH moved AS (UPDATE keel.ledger_transactions "
-                     "SET created_at = created_at - interval '3 days' RETURNING 1) "
-                     "SELECT count(*) FROM moved"),
-              QStringLiteral("2"));
+    ASSERT_EQ(backdateBooks(), QStringLiteral("2"));
     m_day = firstPostingDay();
     ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
                                {item(more, ",S1,payment,12.50,USD,0,%1T12:00:00Z"),
@@ -395,10 +400,7 @@ TEST_F(ReconciliationTest, ALateLineReopensTheDayItsMoneyMovedOn)
 {
     startGateway();
     const QByteArray paid = charge("amount=1500&currency=usd", "recon-late");
-    ASSERT_EQ(scalar("WITH moved AS (UPDATE keel.ledger_transactions "
-                     "SET created_at = created_at - interval '3 days' RETURNING 1) "
-                     "SELECT count(*) FROM moved"),
-              QStringLiteral("1"));
+    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
     m_day = firstPostingDay();
     const QString booked = m_day;
     const QString later = QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate);
