@@ -1,5 +1,4 @@
-#include "GatewayTest.h"
-#include "KeelProcess.h"
+#include "ReconciliationFixture.h"
 
 #include "core/channel/SimulatedChannel.h"
 #include "core/db/LibpqConnection.h"
@@ -15,117 +14,8 @@ using keel::test::runKeel;
 
 namespace {
 
-// Statements are imported and days reconciled by a scheduled service, as the
-// keel_gateway login the gateway's charges and refunds also went through.
-// People read the results and write none of them.
-class ReconciliationTest : public keel::test::GatewayTest {
-protected:
-    void SetUp() override
-    {
-        GatewayTest::SetUp();
-        ASSERT_FALSE(HasFatalFailure());
-        ASSERT_TRUE(m_files.isValid());
-        m_service = m_serviceLogin.conninfo();
-    }
-
-    QByteArray charge(const QByteArray &form, const QByteArray &key)
-    {
-        const HttpReply reply = post("/v1/charges", form + "&source=tok_visa", key);
-        EXPECT_EQ(reply.status, 200) << reply.body.constData();
-        return QJsonDocument::fromJson(reply.body)
-            .object()
-            .value(QStringLiteral("id"))
-            .toString()
-            .toUtf8();
-    }
-
-    // A file of the test's: `lines` after `header`, %1 the business day and
-    // %2 the day after it.
-    QString file(const QString &name, const QByteArray &header, const QStringList &lines)
-    {
-        QByteArray text = header;
-        const QString nextDay =
-            QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate);
-        for (const QString &line : lines)
-            text += QString(line)
-                        .replace(QLatin1String("%1"), m_day)
-                        .replace(QLatin1String("%2"), nextDay)
-                        .toUtf8() +
-                    "\r\n";
-        const QString path = m_files.filePath(name);
-        QFile out(path);
-        EXPECT_TRUE(out.open(QIODevice::WriteOnly));
-        out.write(text);
-        return path;
-    }
-
-    // A statement in keel's CSV form.
-    QString statement(const QString &name, const QStringList &lines)
-    {
-        return file(name, "reference,channel_reference,type,amount,currency,fee,occurred_at\n",
-                    lines);
-    }
-
-    ProcessResult recon(const QStringList &arguments, const QString &login = {})
-    {
-        return runKeel(QStringList{QStringLiteral("recon")} + arguments +
-                       QStringList{QStringLiteral("--db"), login.isEmpty() ? m_service : login});
-    }
-
-    ProcessResult import(const QString &path, const QString &login = {})
-    {
-        return recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
-                      QStringLiteral("--format"), QStringLiteral("csv"), path},
-                     login);
-    }
-
-    QJsonObject run(const QString &channel = QStringLiteral("sim"), QString day = {})
-    {
-        const ProcessResult result = recon({QStringLiteral("run"), QStringLiteral("--channel"),
-                                            channel, QStringLiteral("--date"),
-                                            day.isEmpty() ? m_day : day, QStringLiteral("--json")});
-        EXPECT_EQ(result.exitCode, 0) << qPrintable(result.err);
-        return QJsonDocument::fromJson(result.out.toUtf8()).object();
-    }
-
-    // Moves the books three days back, so that their day's settlement lag is
-    // over; the postings moved, as text.
-    QString backdateBooks()
-    {
-        return scalar("WITH moved AS (UPDATE keel.ledger_transactions "
-                      "SET created_at = created_at - interval '3 days' RETURNING 1) "
-                      "SELECT count(*) FROM moved");
-    }
-
-    // The business day, in `zone`, on which the test's first money moved.
-    QString firstPostingDay(const char *zone = "UTC")
-    {
-        return scalar("SELECT (min(created_at) AT TIME ZONE '" + QByteArray(zone) +
-                      "')::date FROM keel.ledger_transactions");
-    }
-
-    // "class:reference:status" of each break, with its amounts kept apart.
-    static QStringList breaks(const QJsonObject &result)
-    {
-        QStringList out;
-        for (const QJsonValue &found : result.value(QStringLiteral("breaks")).toArray()) {
-            const QJsonObject o = found.toObject();
-            out << o.value(QStringLiteral("class")).toString() + u':' +
-                       o.value(QStringLiteral("reference")).toString() + u':' +
-                       o.value(QStringLiteral("status")).toString();
-        }
-        return out;
-    }
-
-    QString m_service;
-    QString m_day;
-    QTemporaryDir m_files;
-};
-
-QString item(const QByteArray &reference, const char *rest)
-{
-    return QString::fromUtf8(reference) + QString::fromLatin1(rest);
-}
+using keel::test::item;
+using keel::test::ReconciliationTest;
 
 // One day with a difference of every class the books can show, as the
 // channel's statement reports it.
