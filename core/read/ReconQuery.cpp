@@ -27,13 +27,15 @@ constexpr char OpenDifferences[] =
     "SELECT b.channel, b.business_date, b.currency, c.exponent, "
     "       sum(b.channel_amount - b.keel_amount) "
     "FROM keel.recon_breaks b JOIN keel.currencies c ON c.code = b.currency "
-    "WHERE b.status <> 'resolved' AND b.class NOT IN ('fee_variance', 'currency_mismatch') "
+    "WHERE b.status IN ('pending', 'new', 'persisting') "
+    "  AND b.class NOT IN ('fee_variance', 'currency_mismatch') "
     "GROUP BY 1, 2, 3, 4 ORDER BY 3";
 
 constexpr char OpenBreaks[] =
     "SELECT b.id, b.channel, b.business_date, b.class, b.kind, b.reference, b.currency, "
     "       c.exponent, b.channel_amount, b.keel_amount, b.status, "
-    "       current_date - b.business_date, coalesce(k.id, 0), coalesce(k.status, '') "
+    "       current_date - b.business_date, coalesce(k.id, 0), coalesce(k.status, ''), "
+    "       b.xmin::text, b.accepted_until "
     "FROM keel.recon_breaks b JOIN keel.currencies c ON c.code = b.currency "
     "LEFT JOIN keel.suspense_cases k ON k.recon_break_id = b.id "
     "WHERE b.status <> 'resolved' "
@@ -44,7 +46,8 @@ constexpr char AgesOfOpenBreaks[] =
     "  count(*) FILTER (WHERE current_date - business_date BETWEEN 2 AND 7), "
     "  count(*) FILTER (WHERE current_date - business_date BETWEEN 8 AND 30), "
     "  count(*) FILTER (WHERE current_date - business_date > 30) "
-    "FROM keel.recon_breaks WHERE status <> 'resolved' GROUP BY class ORDER BY class";
+    "FROM keel.recon_breaks WHERE status IN ('pending', 'new', 'persisting') "
+    "GROUP BY class ORDER BY class";
 
 constexpr char LinesOfBreak[] =
     "SELECT l.statement_id, l.channel_reference, l.currency, c.exponent, l.amount, l.fee, "
@@ -113,7 +116,9 @@ Result<QList<ReconBreakRow>> ReconQuery::openBreaks(QSqlDatabase db, int limit)
              query.value(10).toString(),
              query.value(11).toInt(),
              query.value(12).toLongLong(),
-             query.value(13).toString()});
+             query.value(13).toString(),
+             query.value(14).toString(),
+             query.value(15).toDateTime()});
     return rows;
 }
 

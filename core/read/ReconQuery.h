@@ -40,10 +40,12 @@ struct ReconBreakRow {
     QString reference;
     ReconMoney channelAmount;
     qint64 keelAmount = 0; // in channelAmount's currency
-    QString status;
+    QString status;        // pending, new, persisting, accepted
     int ageDays = 0;
     qint64 caseId = 0; // 0: none opened yet
     QString caseStatus;
+    QString version;         // the row version a resolution proposes against
+    QDateTime acceptedUntil; // while accepted
 };
 
 // Open breaks of one class by age: 0-1, 2-7, 8-30 and more than 30 days.
@@ -78,7 +80,7 @@ public:
     ReconQuery() = delete;
 
     static Result<QList<ReconRunRow>> runs(QSqlDatabase db, int limit);
-    // Open (unresolved) breaks, oldest day first.
+    // Unresolved breaks, accepted ones too, oldest day first.
     static Result<QList<ReconBreakRow>> openBreaks(QSqlDatabase db, int limit);
     static Result<QList<ReconAgeRow>> ages(QSqlDatabase db);
     static Result<ReconBreakDetail> detail(QSqlDatabase db, const ReconBreakRow &found);

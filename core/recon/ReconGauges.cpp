@@ -8,7 +8,8 @@ namespace {
 
 constexpr char ByChannel[] =
     "SELECT channel, currency, sum(channel_amount - keel_amount) FROM keel.recon_breaks "
-    "WHERE status <> 'resolved' AND class NOT IN ('fee_variance', 'currency_mismatch') "
+    "WHERE status IN ('pending', 'new', 'persisting') AND class NOT IN ('fee_variance', "
+    "'currency_mismatch') "
     "GROUP BY 1, 2";
 
 // A break names a charge or a refund; either tells the merchant.
@@ -19,13 +20,13 @@ constexpr char ByMerchant[] =
     "LEFT JOIN keel.charges c ON b.kind = 'payment' AND c.public_id = b.reference "
     "LEFT JOIN keel.refunds r ON b.kind = 'refund' AND r.public_id = b.reference "
     "LEFT JOIN keel.charges rc ON rc.id = r.charge_id "
-    "WHERE b.status <> 'resolved' AND b.class NOT IN ('fee_variance', 'currency_mismatch') "
+    "WHERE b.status IN ('pending', 'new', 'persisting') AND b.class NOT IN ('fee_variance', "
+    "'currency_mismatch') "
     "  AND coalesce(c.merchant_id, rc.merchant_id) IS NOT NULL "
     "GROUP BY 1, 2";
 
-constexpr char OpenByClass[] =
-    "SELECT channel, class, count(*) FROM keel.recon_breaks WHERE status <> 'resolved' "
-    "GROUP BY 1, 2";
+constexpr char OpenByClass[] = "SELECT channel, class, count(*) FROM keel.recon_breaks "
+                               "WHERE status IN ('pending', 'new', 'persisting') GROUP BY 1, 2";
 
 Result<QMap<QByteArray, qint64>> labelled(LibpqConnection &session, const char *sql,
                                           const char *first, const char *second)

@@ -112,7 +112,8 @@ constexpr char UpsertBreaks[] =
     "  currency = EXCLUDED.currency, channel_amount = EXCLUDED.channel_amount, "
     "  keel_amount = EXCLUDED.keel_amount, last_run_id = EXCLUDED.last_run_id, resolved_at = NULL, "
     "  status = CASE WHEN EXCLUDED.status = 'pending' THEN 'pending' "
-    "                WHEN b.status IN ('new', 'persisting') THEN 'persisting' ELSE 'new' END "
+    "                WHEN b.status IN ('new', 'persisting', 'accepted') THEN 'persisting' ELSE "
+    "'new' END "
     "RETURNING b.id, b.class, b.kind, b.reference, b.status";
 
 constexpr char ResolveVanished[] =

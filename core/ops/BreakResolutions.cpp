@@ -1,0 +1,70 @@
+#include "core/ops/BreakResolutions.h"
+
+#include "core/read/ReconQuery.h"
+
+namespace keel::BreakResolutions {
+namespace {
+
+bool open(const ReconBreakRow &found)
+{
+    return found.status == QLatin1String("new") || found.status == QLatin1String("persisting");
+}
+
+ProposalRequest about(const char *kind, const QList<const ReconBreakRow *> &breaks)
+{
+    ProposalRequest request;
+    request.kind = QString::fromLatin1(kind);
+    request.targetType = QStringLiteral("recon_break");
+    QStringList named;
+    for (const ReconBreakRow *found : breaks) {
+        request.targets << ActionTarget{QString::number(found->id), found->version};
+        named << found->reference;
+    }
+    request.summary = named.join(QStringLiteral(" = "));
+    return request;
+}
+
+} // namespace
+
+bool canMatch(const ReconBreakRow &first, const ReconBreakRow &second)
+{
+    const bool firstAtKeel = first.breakClass == QLatin1String("missing_at_keel");
+    const ReconBreakRow &atKeel = firstAtKeel ? first : second;
+    const ReconBreakRow &atChannel = firstAtKeel ? second : first;
+    return atKeel.breakClass == QLatin1String("missing_at_keel") &&
+           atChannel.breakClass == QLatin1String("missing_at_channel") &&
+           atKeel.channel == atChannel.channel && atKeel.kind == atChannel.kind &&
+           atKeel.channelAmount.currency == atChannel.channelAmount.currency &&
+           atKeel.channelAmount.amount == atChannel.keelAmount &&
+           atKeel.status != QLatin1String("resolved") &&
+           atChannel.status != QLatin1String("resolved");
+}
+
+ProposalRequest match(const ReconBreakRow &first, const ReconBreakRow &second)
+{
+    return about("recon_break.match", {&first, &second});
+}
+
+bool canAccept(const ReconBreakRow &found)
+{
+    return open(found);
+}
+
+ProposalRequest accept(const ReconBreakRow &found, const QDate &until)
+{
+    ProposalRequest request = about("recon_break.accept", {&found});
+    request.payload.insert(QStringLiteral("until"), until.toString(Qt::ISODate));
+    return request;
+}
+
+bool canAdjustFee(const ReconBreakRow &found)
+{
+    return open(found) && found.breakClass == QLatin1String("fee_variance");
+}
+
+ProposalRequest feeAdjustment(const ReconBreakRow &found)
+{
+    return about("recon_break.fee_adjust", {&found});
+}
+
+} // namespace keel::BreakResolutions

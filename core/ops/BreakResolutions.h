@@ -1,0 +1,31 @@
+#pragma once
+
+#include "core/ops/ActionDesk.h"
+
+#include <QDate>
+
+namespace keel {
+
+struct ReconBreakRow;
+
+// The guarded resolutions of a reconciliation break (migration 0026), as
+// proposals for ActionDesk: a person proposes, a second approves, and the
+// database checks again when it runs that each break is still as they saw it.
+// The can… checks only say what the console offers; the database decides.
+namespace BreakResolutions {
+
+// Two breaks that are one movement the channel reported under its own
+// reference: a missing_at_keel and a missing_at_channel of one kind, currency
+// and amount.
+bool canMatch(const ReconBreakRow &first, const ReconBreakRow &second);
+ProposalRequest match(const ReconBreakRow &first, const ReconBreakRow &second);
+
+bool canAccept(const ReconBreakRow &found);
+// Accepted until the end of `until` in the channel's time zone.
+ProposalRequest accept(const ReconBreakRow &found, const QDate &until);
+
+bool canAdjustFee(const ReconBreakRow &found);
+ProposalRequest feeAdjustment(const ReconBreakRow &found);
+
+} // namespace BreakResolutions
+} // namespace keel
