@@ -28,7 +28,7 @@ AttentionBar::AttentionBar(QueryWorker *worker, QWidget *parent)
       m_sagas(new QPushButton(this)), m_messages(new QPushButton(this)),
       m_notifications(new QPushButton(this)), m_cases(new QPushButton(this)),
       m_notices(new QPushButton(this)), m_proposals(new QPushButton(this)),
-      m_timer(new QTimer(this))
+      m_breaks(new QPushButton(this)), m_timer(new QTimer(this))
 {
     auto *row = new QHBoxLayout(this);
     row->setContentsMargins(0, 0, 0, 0);
@@ -36,7 +36,8 @@ AttentionBar::AttentionBar(QueryWorker *worker, QWidget *parent)
     const std::pair<QPushButton *, QString> links[] = {
         {m_sagas, QStringLiteral("sagas")},          {m_cases, QStringLiteral("suspense")},
         {m_notices, QStringLiteral("notices")},      {m_messages, QStringLiteral("outbox")},
-        {m_notifications, QStringLiteral("outbox")}, {m_proposals, QStringLiteral("approvals")}};
+        {m_notifications, QStringLiteral("outbox")}, {m_proposals, QStringLiteral("approvals")},
+        {m_breaks, QStringLiteral("recon")}};
     for (const auto &[button, view] : links) {
         button->setFlat(true);
         button->setCursor(Qt::PointingHandCursor);
@@ -54,7 +55,7 @@ AttentionBar::AttentionBar(QueryWorker *worker, QWidget *parent)
 
 QPushButton *AttentionBar::button(const QString &view) const
 {
-    for (QPushButton *button : {m_sagas, m_cases, m_notices, m_messages, m_proposals})
+    for (QPushButton *button : {m_sagas, m_cases, m_notices, m_messages, m_proposals, m_breaks})
         if (button->property("view").toString() == view)
             return button;
     return nullptr;
@@ -92,9 +93,11 @@ void AttentionBar::show(const AttentionCounts &counts)
                tr("%n notification(s) that gave up", nullptr, int(counts.parkedNotifications)));
     showFigure(m_proposals, counts.waitingProposals,
                tr("%n proposal(s) waiting", nullptr, int(counts.waitingProposals)));
+    showFigure(m_breaks, counts.reconBreaks,
+               tr("%n reconciliation break(s)", nullptr, int(counts.reconBreaks)));
     m_title->setVisible(counts.stuckSagas >= 0 || counts.parkedMessages >= 0 ||
                         counts.parkedNotifications >= 0 || counts.overdueCases >= 0 ||
-                        counts.waitingProposals >= 0);
+                        counts.waitingProposals >= 0 || counts.reconBreaks >= 0);
     Q_EMIT refreshed();
 }
 

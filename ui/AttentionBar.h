@@ -50,6 +50,7 @@ private:
     QPushButton *m_cases;
     QPushButton *m_notices;
     QPushButton *m_proposals;
+    QPushButton *m_breaks;
     QTimer *m_timer;
 };
 

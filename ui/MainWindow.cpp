@@ -277,7 +277,8 @@ void MainWindow::applyAccess()
         item->setToolTip(allowed ? QString() : why);
     }
     m_overview->setScope({m_session.canSeeSuspense(), m_session.canSeeInFlight(),
-                          m_session.canRead(QStringLiteral("payment_state_minute"))});
+                          m_session.canRead(QStringLiteral("payment_state_minute")),
+                          m_session.canRead(QStringLiteral("recon_breaks"))});
     m_history->setTimelineSources(HistoryQuery::timelineSourcesFor(m_session));
     m_attention->setScope(AttentionScope::of(m_session));
     m_operations->setScope(AttentionScope::of(m_session));
@@ -358,6 +359,7 @@ void MainWindow::connectGuardedActions()
     connect(m_outbox, &OutboxView::proposed, this, announce);
     connect(m_sagas, &SagasView::proposed, this, announce);
     connect(m_suspense, &SuspenseView::proposed, this, announce);
+    connect(m_recon, &ReconView::proposed, this, announce);
     connect(m_suspense, &SuspenseView::failed, this, [this](const QString &message) {
         m_banner->showMessage(tr("Suspense cases: %1").arg(message), MessageBanner::Kind::Error);
     });

@@ -94,11 +94,14 @@ OverviewView::OverviewView(QueryWorker *worker, QWidget *parent)
         new ChartPanel(tr("Outbox messages"), tr("messages"), this),
         new ChartPanel(tr("Sagas"), tr("sagas"), this),
         new ChartPanel(tr("Saga compensation rate"), tr("% of sagas started"), this),
-        new ChartPanel(tr("Saga step latency by definition"), tr("ms, p95"), this)};
+        new ChartPanel(tr("Saga step latency by definition"), tr("ms, p95"), this),
+        new ChartPanel(tr("Unreconciled difference"), tr("major units, the channel less keel"),
+                       this)};
     m_charts.at(5)->setLogarithmic(true);
     m_charts.at(6)->setEmptyText(tr("Nothing parked in a suspense account in this range"));
     m_charts.at(7)->setEmptyText(tr("No relay reported in this range"));
     m_charts.at(11)->setEmptyText(tr("No saga step ran in this range"));
+    m_charts.at(12)->setEmptyText(tr("Nothing unreconciled in this range"));
     for (int i = 0; i < m_charts.size(); ++i) {
         m_charts.at(i)->setMinimumHeight(210);
         grid->addWidget(m_charts.at(i), i / 2, i % 2);
@@ -233,17 +236,19 @@ QList<ChartPanel::Line> stateLines(const OverviewData &data)
     return states;
 }
 
-QList<ChartPanel::Line> suspenseLines(const OverviewData &data)
+// One line per currency, in major units.
+QList<ChartPanel::Line> currencyLines(const OverviewData &data,
+                                      const QHash<QString, QList<qint64>> &levels)
 {
-    QList<ChartPanel::Line> suspense;
-    QStringList suspenseCurrencies = data.suspenseLevels.keys();
-    suspenseCurrencies.sort();
+    QList<ChartPanel::Line> lines;
+    QStringList currencies = levels.keys();
+    currencies.sort();
     int hue = 0;
-    for (const QString &currency : std::as_const(suspenseCurrencies))
-        suspense.append({currency, Palette[hue++ % 6],
-                         asDoubles(data.suspenseLevels.value(currency),
-                                   1.0 / std::pow(10, data.exponents.value(currency, 2)))});
-    return suspense;
+    for (const QString &currency : std::as_const(currencies))
+        lines.append({currency, Palette[hue++ % 6],
+                      asDoubles(levels.value(currency),
+                                1.0 / std::pow(10, data.exponents.value(currency, 2)))});
+    return lines;
 }
 
 // The relay's reports: lag in seconds; messages published, refused and
@@ -368,7 +373,7 @@ void OverviewView::display(const OverviewData &data)
 
     m_charts[5]->setLines(data.times, stateLines(data), range);
 
-    m_charts[6]->setLines(data.times, suspenseLines(data), range);
+    m_charts[6]->setLines(data.times, currencyLines(data, data.suspenseLevels), range);
     m_charts[7]->setLines(data.times, outboxLagLines(data), range);
     m_charts[8]->setLines(data.times, outboxMessageLines(data), range);
     m_charts[9]->setLines(data.times, sagaLines(data), range);
@@ -376,6 +381,7 @@ void OverviewView::display(const OverviewData &data)
         data.times, {{tr("turned to compensation"), Palette[1], percent(data.compensationRate())}},
         range);
     m_charts[11]->setLines(data.times, stepLatencyLines(data), range);
+    m_charts[12]->setLines(data.times, currencyLines(data, data.unreconciled), range);
 
     m_summary->setText(summaryText(data));
 }

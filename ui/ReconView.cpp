@@ -1,9 +1,12 @@
 #include "ui/ReconView.h"
 
 #include "core/money/Currency.h"
+#include "core/ops/BreakResolutions.h"
 #include "ui/ListTables.h"
+#include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
 
+#include <QDateEdit>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -18,6 +21,8 @@ namespace {
 
 constexpr int RunLimit = 200;
 constexpr int BreakLimit = 1000;
+constexpr int AcceptDaysByDefault = 30;
+constexpr int AcceptDaysAtMost = 90; // as migration 0026 allows
 
 // Integer minor units written in major units: never through a double.
 QString money(qint64 amount, const QString &currency, int exponent)
@@ -51,8 +56,11 @@ ReconView::ReconView(QueryWorker *worker, QWidget *parent)
       m_breaks(
           makeListTable({tr("Day"), tr("Channel"), tr("Class"), tr("Kind"), tr("Reference"),
                          tr("Channel says"), tr("keel has"), tr("Status"), tr("Age"), tr("Case")},
-                        tr("Open breaks"), this)),
-      m_channelSide(new QLabel(this)), m_keelSide(new QLabel(this))
+                        tr("Open breaks"), this, QAbstractItemView::ExtendedSelection)),
+      m_channelSide(new QLabel(this)), m_keelSide(new QLabel(this)),
+      m_match(new QPushButton(tr("&Match by hand…"), this)),
+      m_accept(new QPushButton(tr("&Accept until…"), this)), m_acceptUntil(new QDateEdit(this)),
+      m_adjustFee(new QPushButton(tr("Book &fee adjustment…"), this))
 {
     auto *layout = new QVBoxLayout(this);
     auto *top = new QHBoxLayout;
@@ -78,6 +86,8 @@ ReconView::ReconView(QueryWorker *worker, QWidget *parent)
     split->setSizes({190, 420, 150});
     layout->addWidget(split, 1);
     connect(m_breaks, &QTableWidget::itemSelectionChanged, this, &ReconView::loadDetail);
+    connect(m_breaks, &QTableWidget::itemSelectionChanged, this, &ReconView::updateResolutions);
+    updateResolutions();
 }
 
 QWidget *ReconView::breaksPane()
@@ -87,7 +97,128 @@ QWidget *ReconView::breaksPane()
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(new QLabel(tr("<b>Open breaks</b>, oldest day first"), pane));
     layout->addWidget(m_breaks, 1);
+    layout->addWidget(resolutionBar());
     return pane;
+}
+
+QWidget *ReconView::resolutionBar()
+{
+    auto *bar = new QWidget(this);
+    auto *row = new QHBoxLayout(bar);
+    row->setContentsMargins(0, 0, 0, 0);
+    m_match->setToolTip(tr("Select a missing_at_keel and a missing_at_channel break of the same "
+                           "amount: the channel reported keel's movement under its own "
+                           "reference. Both resolve, and money parked for them returns."));
+    m_accept->setToolTip(tr("Accept the selected break with a note until the date: it leaves "
+                            "the difference and opens no case until then."));
+    m_adjustFee->setToolTip(tr("Book what the channel took beyond the contracted fee as a claim "
+                               "on the channel, and resolve the fee_variance."));
+    const QDate today = QDate::currentDate();
+    m_acceptUntil->setCalendarPopup(true);
+    m_acceptUntil->setDisplayFormat(QStringLiteral("yyyy-MM-dd"));
+    m_acceptUntil->setDateRange(today, today.addDays(AcceptDaysAtMost));
+    m_acceptUntil->setDate(today.addDays(AcceptDaysByDefault));
+    m_acceptUntil->setAccessibleName(tr("Accept until"));
+    connect(m_match, &QPushButton::clicked, this, &ReconView::proposeMatch);
+    connect(m_accept, &QPushButton::clicked, this, &ReconView::proposeAcceptance);
+    connect(m_adjustFee, &QPushButton::clicked, this, &ReconView::proposeFeeAdjustment);
+    row->addWidget(new QLabel(tr("Resolve, with a second person's approval:"), bar));
+    row->addWidget(m_match);
+    row->addWidget(m_accept);
+    row->addWidget(m_acceptUntil);
+    row->addWidget(m_adjustFee);
+    row->addStretch(1);
+    return bar;
+}
+
+QList<ReconBreakRow> ReconView::selectedBreaks() const
+{
+    QList<ReconBreakRow> chosen;
+    for (const QModelIndex &index : m_breaks->selectionModel()->selectedRows())
+        if (index.row() >= 0 && index.row() < m_shown.size())
+            chosen.append(m_shown[index.row()]);
+    return chosen;
+}
+
+void ReconView::updateResolutions()
+{
+    const QList<ReconBreakRow> chosen = selectedBreaks();
+    m_match->setEnabled(chosen.size() == 2 && BreakResolutions::canMatch(chosen[0], chosen[1]));
+    const bool one = chosen.size() == 1;
+    m_accept->setEnabled(one && BreakResolutions::canAccept(chosen[0]));
+    m_acceptUntil->setEnabled(m_accept->isEnabled());
+    m_adjustFee->setEnabled(one && BreakResolutions::canAdjustFee(chosen[0]));
+}
+
+ProposeDialog *ReconView::openProposal(const ProposalRequest &request, const QString &change,
+                                       const QStringList &preview)
+{
+    auto *dialog = new ProposeDialog(m_worker, request, change, preview, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ProposeDialog::proposed, this, &ReconView::proposed);
+    dialog->open();
+    return dialog;
+}
+
+namespace {
+
+QString breakLine(const ReconBreakRow &found)
+{
+    return QStringLiteral("break %1  %2 %3 %4 %5  (channel %6, keel %7)")
+        .arg(found.id)
+        .arg(found.date.toString(Qt::ISODate), found.channel, found.breakClass, found.kind,
+             found.reference, money(found.channelAmount),
+             money(found.keelAmount, found.channelAmount.currency, found.channelAmount.exponent));
+}
+
+} // namespace
+
+ProposeDialog *ReconView::proposeMatch()
+{
+    const QList<ReconBreakRow> chosen = selectedBreaks();
+    if (chosen.size() != 2 || !m_match->isEnabled())
+        return nullptr;
+    const ReconBreakRow &atKeel =
+        chosen[0].breakClass == QLatin1String("missing_at_keel") ? chosen[0] : chosen[1];
+    const ReconBreakRow &atChannel = &atKeel == &chosen[0] ? chosen[1] : chosen[0];
+    return openProposal(
+        BreakResolutions::match(atKeel, atChannel),
+        tr("The channel's %1 %2 is keel's %3: both breaks resolve, and money a case of either "
+           "parked in suspense returns to the clearing account.")
+            .arg(atKeel.kind, atKeel.reference, atChannel.reference),
+        {breakLine(atKeel), breakLine(atChannel)});
+}
+
+ProposeDialog *ReconView::proposeAcceptance()
+{
+    const QList<ReconBreakRow> chosen = selectedBreaks();
+    if (chosen.size() != 1 || !m_accept->isEnabled())
+        return nullptr;
+    const QDate until = m_acceptUntil->date();
+    return openProposal(
+        BreakResolutions::accept(chosen[0], until),
+        tr("Break %1 is accepted until the end of %2 (%3's day): it leaves the unexplained "
+           "difference and opens no case until then. Nothing is posted.")
+            .arg(chosen[0].id)
+            .arg(until.toString(Qt::ISODate), chosen[0].channel),
+        {breakLine(chosen[0])});
+}
+
+ProposeDialog *ReconView::proposeFeeAdjustment()
+{
+    const QList<ReconBreakRow> chosen = selectedBreaks();
+    if (chosen.size() != 1 || !m_adjustFee->isEnabled())
+        return nullptr;
+    const ReconBreakRow &found = chosen[0];
+    const ReconMoney excess{found.channelAmount.currency, found.channelAmount.exponent,
+                            found.channelAmount.amount - found.keelAmount};
+    return openProposal(
+        BreakResolutions::feeAdjustment(found),
+        tr("%1 moves from the channel's fee expense to channel_fee_claims:%2:%3 (a negative "
+           "amount is owed to the channel), and break %4 resolves.")
+            .arg(money(excess), found.channel, excess.currency)
+            .arg(found.id),
+        {breakLine(found)});
 }
 
 QWidget *ReconView::detailPane()
@@ -198,15 +329,27 @@ void ReconView::showBreaks(const QList<ReconBreakRow> &breaks)
             {found.date.toString(Qt::ISODate), found.channel, found.breakClass, found.kind,
              found.reference, money(found.channelAmount),
              money(found.keelAmount, found.channelAmount.currency, found.channelAmount.exponent),
-             found.status, tr("%n day(s)", nullptr, found.ageDays),
+             found.acceptedUntil.isValid()
+                 ? tr("accepted until %1").arg(localTimeText(found.acceptedUntil))
+                 : found.status,
+             tr("%n day(s)", nullptr, found.ageDays),
              found.caseId == 0 ? QString() : tr("#%1 %2").arg(found.caseId).arg(found.caseStatus)});
     }
     m_breaks->resizeColumnsToContents();
+    updateResolutions();
 }
 
 void ReconView::selectBreak(int row)
 {
-    m_breaks->selectRow(row);
+    selectBreaks({row});
+}
+
+void ReconView::selectBreaks(const QList<int> &rows)
+{
+    m_breaks->clearSelection();
+    for (int row : rows)
+        m_breaks->selectionModel()->select(m_breaks->model()->index(row, 0),
+                                           QItemSelectionModel::Select | QItemSelectionModel::Rows);
 }
 
 void ReconView::loadDetail()

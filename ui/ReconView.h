@@ -4,18 +4,24 @@
 
 #include <QWidget>
 
+class QDateEdit;
 class QLabel;
+class QPushButton;
 class QTableWidget;
 
 namespace keel {
 
+class ProposeDialog;
 class QueryWorker;
+struct ActionRecord;
+struct ProposalRequest;
 
 // Reconciliation (对账) for settlement staff: each channel's days as their
 // latest runs left them (lines, matched, breaks, the difference still
 // unexplained per currency), the open breaks by class and age, and one
 // break's two sides — the channel's lines beside keel's record — with the
-// case it opened.
+// case it opened. A break is resolved by a guarded proposal: matched by hand
+// to its counterpart, accepted until a date, or booked as a fee adjustment.
 class ReconView final : public QWidget {
     Q_OBJECT
 
@@ -28,7 +34,19 @@ public:
     QLabel *summary() const { return m_summary; }
     QLabel *channelSide() const { return m_channelSide; }
     QLabel *keelSide() const { return m_keelSide; }
+    QPushButton *matchButton() const { return m_match; }
+    QPushButton *acceptButton() const { return m_accept; }
+    QPushButton *feeButton() const { return m_adjustFee; }
+    QDateEdit *acceptUntil() const { return m_acceptUntil; }
     void selectBreak(int row);
+    // Selects these rows of the breaks list, and only these.
+    void selectBreaks(const QList<int> &rows);
+
+    // The proposal dialogs of the selected break or breaks; nullptr when the
+    // selection does not allow one.
+    ProposeDialog *proposeMatch();
+    ProposeDialog *proposeAcceptance();
+    ProposeDialog *proposeFeeAdjustment();
 
 public Q_SLOTS:
     void refresh();
@@ -37,6 +55,7 @@ Q_SIGNALS:
     void refreshed();
     void breakShown();
     void failed(const QString &message);
+    void proposed(const ActionRecord &record);
 
 private:
     QWidget *breaksPane();
@@ -46,6 +65,11 @@ private:
     void showAges(const QList<ReconAgeRow> &ages);
     void showDetail(const ReconBreakRow &found, const ReconBreakDetail &detail);
     void loadDetail();
+    QWidget *resolutionBar();
+    QList<ReconBreakRow> selectedBreaks() const;
+    void updateResolutions();
+    ProposeDialog *openProposal(const ProposalRequest &request, const QString &change,
+                                const QStringList &preview);
 
     QueryWorker *m_worker;
     QLabel *m_summary;
@@ -54,6 +78,10 @@ private:
     QTableWidget *m_breaks;
     QLabel *m_channelSide;
     QLabel *m_keelSide;
+    QPushButton *m_match;
+    QPushButton *m_accept;
+    QDateEdit *m_acceptUntil;
+    QPushButton *m_adjustFee;
     QList<ReconBreakRow> m_shown;
     int m_pending = 0; // lists still loading in this refresh
 };

@@ -29,13 +29,15 @@ AttentionScope AttentionScope::of(const SessionInfo &session)
     scope.notifications = session.canRead(QStringLiteral("notifications"));
     scope.cases = session.canRead(QStringLiteral("suspense_cases"));
     scope.proposals = session.canRead(QStringLiteral("operator_actions"));
+    scope.reconciliation = session.canRead(QStringLiteral("recon_breaks"));
     return scope;
 }
 
 Result<AttentionCounts> Attention::load(QSqlDatabase db, const AttentionScope &scope)
 {
     // Each count reads through a partial index (sagas_due_*, outbox_parked_open,
-    // notifications_parked_open, suspense_cases_open, operator_actions_status).
+    // notifications_parked_open, suspense_cases_open, operator_actions_status,
+    // recon_breaks_open).
     AttentionCounts counts;
     const struct {
         bool readable;
@@ -69,6 +71,10 @@ Result<AttentionCounts> Attention::load(QSqlDatabase db, const AttentionScope &s
          QStringLiteral("SELECT count(*) FROM keel.operator_actions WHERE status = 'proposed' "
                         "AND expires_at > now()"),
          &counts.waitingProposals},
+        {scope.reconciliation,
+         QStringLiteral("SELECT count(*) FROM keel.recon_breaks WHERE status IN ('new', "
+                        "'persisting')"),
+         &counts.reconBreaks},
     };
     for (const auto &figure : figures) {
         if (!figure.readable)

@@ -17,6 +17,8 @@ struct AttentionCounts {
     qint64 overdueCases = -1;        // open suspense cases past ops_policy.case_deadline
     qint64 channelNotices = -1;      // open cases a channel's notice opened (kept for a person)
     qint64 waitingProposals = -1;    // proposals nobody has decided yet
+    qint64 reconBreaks =
+        -1; // reconciliation breaks new or persisting (pending ones wait for the channel)
 };
 
 // What each count needs the login to read.
@@ -26,6 +28,7 @@ struct AttentionScope {
     bool notifications = false;
     bool cases = false;
     bool proposals = false;
+    bool reconciliation = false;
 
     static AttentionScope of(const SessionInfo &session);
 };

@@ -169,6 +169,19 @@ const char *OverviewQuery::suspenseMovesSql()
            "WHERE a.kind = 'suspense'";
 }
 
+const char *OverviewQuery::unreconciledSql()
+{
+    // The breaks unexplained at some time in the range: open ones through
+    // recon_breaks_open, and those resolved since its start.
+    return "SELECT b.currency, extract(epoch FROM r.run_at)::bigint, "
+           "  coalesce(extract(epoch FROM b.resolved_at)::bigint, 0), "
+           "  b.channel_amount - b.keel_amount "
+           "FROM keel.recon_breaks b JOIN keel.recon_runs r ON r.id = b.first_run_id "
+           "WHERE b.status <> 'accepted' AND b.class NOT IN ('fee_variance', 'currency_mismatch') "
+           "  AND r.run_at < to_timestamp(?) "
+           "  AND (b.status <> 'resolved' OR b.resolved_at >= to_timestamp(?))";
+}
+
 const char *OverviewQuery::inFlightSql()
 {
     return "SELECT state, count(*) FROM keel.payment_state "
@@ -329,6 +342,30 @@ Status loadSuspense(QSqlQuery &query, OverviewData &data)
     return {};
 }
 
+// Each break counts from its first run until its resolution, at every bucket
+// end in between.
+Status loadUnreconciled(QSqlQuery &query, OverviewData &data)
+{
+    query.prepare(QString::fromLatin1(OverviewQuery::unreconciledSql()));
+    for (const qint64 bind : {data.toEpoch, data.fromEpoch})
+        query.addBindValue(bind);
+    if (Status status = QtSqlConnections::exec(query); !status)
+        return status;
+    while (query.next()) {
+        const qint64 seen = query.value(1).toLongLong();
+        const qint64 resolved = query.value(2).toLongLong();
+        const qint64 difference = query.value(3).toLongLong();
+        QList<qint64> &levels = data.unreconciled[query.value(0).toString()];
+        levels.resize(data.times.size(), 0);
+        for (qsizetype i = 0; i < data.times.size(); ++i) {
+            const qint64 end = data.times.at(i) + data.stepSeconds;
+            if (seen < end && (resolved == 0 || resolved >= end))
+                levels[i] += difference;
+        }
+    }
+    return {};
+}
+
 Status loadStateLevels(QSqlQuery &query, OverviewData &data)
 {
     query.prepare(QString::fromLatin1(OverviewQuery::stateLevelsSql()));
@@ -375,6 +412,10 @@ Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, q
             return status.error();
     if (scope.stateLevels)
         if (Status status = loadStateLevels(query, data); !status)
+            return status.error();
+    data.reconShown = scope.reconciliation;
+    if (scope.reconciliation)
+        if (Status status = loadUnreconciled(query, data); !status)
             return status.error();
     data.inFlightShown = scope.inFlight;
     if (scope.inFlight)

@@ -48,6 +48,12 @@ struct OverviewData {
     // currency -> suspense balance at the end of each bucket (minor units), for
     // currencies with a balance now or suspense postings in the range
     QHash<QString, QList<qint64>> suspenseLevels;
+    // currency -> what reconciliation breaks left unexplained at the end of
+    // each bucket (the channel's side less keel's, minor units): each break
+    // from the run that first found it until it was resolved. Breaks a person
+    // accepted, and fee and currency differences, are not sums of money owed.
+    bool reconShown = false;
+    QHash<QString, QList<qint64>> unreconciled;
     QList<std::pair<QString, qint64>> inFlight; // Authorizing/Capturing/Refunding -> payments
     QHash<QString, int> exponents;              // currency -> minor-unit exponent
 
@@ -67,6 +73,7 @@ struct OverviewScope {
     bool suspense = true;
     bool inFlight = true;
     bool stateLevels = true;
+    bool reconciliation = true;
 };
 
 class OverviewQuery final {
@@ -84,7 +91,8 @@ public:
     static const char *suspenseSql();
     static const char *suspenseMovesSql(); // binds: step, step, from epoch
     static const char *inFlightSql();
-    static const char *stateLevelsSql(); // binds: first bucket end, last bucket end, step, from
+    static const char *unreconciledSql(); // binds: to epoch, from epoch
+    static const char *stateLevelsSql();  // binds: first bucket end, last bucket end, step, from
 };
 
 } // namespace keel

@@ -531,6 +531,7 @@ TEST_F(GuardedActionsViewTest, TheHeadlineCountsWhatNeedsAPersonAndOpensItsList)
                     ->text()
                     .startsWith(QLatin1String("1 channel notice")));
     EXPECT_EQ(counts.waitingProposals, 0);
+    EXPECT_EQ(counts.reconBreaks, -1) << "an SRE does not read reconciliation breaks";
     ASSERT_NE(window.attention()->button(QStringLiteral("outbox")), nullptr);
     EXPECT_TRUE(window.attention()
                     ->button(QStringLiteral("outbox"))

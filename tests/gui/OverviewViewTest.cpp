@@ -94,7 +94,7 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     const qsizetype i = view.data().times.indexOf(minute);
     ASSERT_GE(i, 0);
     const QList<ChartPanel *> charts = view.charts();
-    ASSERT_EQ(charts.size(), 12);
+    ASSERT_EQ(charts.size(), 13);
     // Hit rate 3 / 12, drawn in percent.
     QCPGraph *hits = charts[0]->plot()->graph(0);
     ASSERT_EQ(hits->dataCount(), int(view.data().times.size()));

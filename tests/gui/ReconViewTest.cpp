@@ -1,11 +1,18 @@
 #include "MigratedDatabaseTest.h"
 
+#include "core/db/QtSqlConnections.h"
+#include "core/ops/Attention.h"
+#include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
 #include "ui/ReconView.h"
 
+#include <QDateEdit>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTest>
 
 using namespace keel;
 using keel::test::MigratedDatabaseTest;
@@ -90,4 +97,61 @@ TEST_F(ReconViewTest, TheDayItsBreakAndBothSidesOfItAreShown)
         << qPrintable(view.channelSide()->text());
     EXPECT_TRUE(view.keelSide()->text().contains(QLatin1String("keel has no payment")))
         << qPrintable(view.keelSide()->text());
+}
+
+// The channel reported keel's payment under its own reference: the operator
+// selects the two breaks, proposes a match, a second person approves it, and
+// the view has nothing left to explain.
+TEST_F(ReconViewTest, TwoBreaksOfOneMovementAreMatchedThroughASecondPerson)
+{
+    exec("INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, "
+         "currency, channel_amount, keel_amount, status, first_run_id, last_run_id) "
+         "SELECT 'sim', '2026-11-20', 'missing_at_channel', 'payment', 'ch_ours0000000001', "
+         "'USD', 0, 1999, 'persisting', id, id FROM keel.recon_runs");
+    ReconView view(m_worker.get());
+    view.show();
+    QSignalSpy refreshed(&view, &ReconView::refreshed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    ASSERT_EQ(view.breaks()->rowCount(), 2);
+
+    view.selectBreak(0);
+    EXPECT_FALSE(view.matchButton()->isEnabled()) << "a match takes two breaks";
+    EXPECT_TRUE(view.acceptButton()->isEnabled());
+    EXPECT_FALSE(view.feeButton()->isEnabled()) << "neither is a fee_variance";
+    view.selectBreaks({0, 1});
+    ASSERT_TRUE(view.matchButton()->isEnabled());
+    EXPECT_FALSE(view.acceptButton()->isEnabled());
+
+    ProposeDialog *dialog = view.proposeMatch();
+    ASSERT_NE(dialog, nullptr);
+    dialog->reasonField()->setText(QStringLiteral("channel used its own id, REC-31"));
+    QTest::keyClicks(dialog->confirmField(), QStringLiteral("2"));
+    ASSERT_TRUE(dialog->complete());
+    QSignalSpy proposed(&view, &ReconView::proposed);
+    dialog->submit();
+    ASSERT_TRUE(proposed.wait(10000)) << qPrintable(dialog->result()->text());
+    const ActionRecord record = proposed.first().first().value<ActionRecord>();
+    EXPECT_EQ(record.kind, QStringLiteral("recon_break.match"));
+    EXPECT_EQ(record.targets, 2);
+
+    auto approver = QtSqlConnections::connect(loginAs(QStringLiteral("keel_approver")),
+                                              QStringLiteral("recon-view-approver"));
+    ASSERT_TRUE(approver.ok());
+    AttentionScope reconOnly;
+    reconOnly.reconciliation = true;
+    auto headline = Attention::load(*approver, reconOnly);
+    ASSERT_TRUE(headline.ok());
+    EXPECT_EQ(headline->reconBreaks, 2);
+    ActionDesk checker(*approver);
+    ASSERT_TRUE(checker.approve(record.id, record.contentHash).ok());
+    auto executed = checker.execute(record.id);
+    ASSERT_TRUE(executed.ok()) << qPrintable(executed.error().message);
+    EXPECT_EQ(executed->applied, 2);
+    EXPECT_EQ(Attention::load(*approver, reconOnly)->reconBreaks, 0);
+
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    EXPECT_EQ(view.breaks()->rowCount(), 0);
+    EXPECT_TRUE(cell(view.runs(), 0, 5).isEmpty()) << qPrintable(cell(view.runs(), 0, 5));
 }

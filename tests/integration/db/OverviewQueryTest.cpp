@@ -206,6 +206,49 @@ TEST_F(OverviewQueryTest, SuspenseBalanceOverTimeIsTodaysLessWhatCameLater)
     EXPECT_EQ(usd.last(), 500); // partly released: today's balance
 }
 
+// Each break counts from the run that first found it until it was resolved;
+// an accepted one, and a fee difference, are not money left unexplained.
+TEST_F(OverviewQueryTest, UnreconciledDifferenceRunsFromABreaksFirstRunToItsResolution)
+{
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    const auto ago = [&](qint64 seconds) -> QByteArray {
+        return "to_timestamp(" + QByteArray::number(now - seconds) + ")";
+    };
+    exec("INSERT INTO keel.recon_runs (channel, business_date, matched, breaks, result_sha256, "
+         "result, run_at) VALUES ('sim', '2026-11-20', 0, 4, sha256('a'::bytea), '{}', " +
+         ago(1800) +
+         "); "
+         "INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, "
+         "currency, channel_amount, keel_amount, status, first_run_id, last_run_id, "
+         "resolved_at) SELECT 'sim', '2026-11-20', c, 'payment', r, 'USD', ca, ka, s, id, id, "
+         "CASE s WHEN 'resolved' THEN " +
+         ago(600) +
+         " END FROM keel.recon_runs, (VALUES "
+         "('missing_at_keel', 'ch_a', 700, 0, 'persisting'), "
+         "('missing_at_channel', 'ch_b', 0, 200, 'resolved'), "
+         "('fee_variance', 'ch_c', 9, 6, 'persisting')) AS v(c, r, ca, ka, s); "
+         "INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, "
+         "currency, channel_amount, keel_amount, status, first_run_id, last_run_id, "
+         "accepted_until) SELECT 'sim', '2026-11-20', 'missing_at_keel', 'payment', 'ch_d', "
+         "'USD', 5000, 0, 'accepted', id, id, now() + interval '1 day' FROM keel.recon_runs");
+    auto data = OverviewQuery::load(db(), 3600, now);
+    ASSERT_TRUE(data.ok()) << qPrintable(data.error().message);
+    EXPECT_TRUE(data->reconShown);
+    const QList<qint64> usd = data->unreconciled.value(QStringLiteral("USD"));
+    ASSERT_EQ(usd.size(), data->times.size());
+    const auto at = [&](qint64 seconds) {
+        return usd.at((now - seconds - data->fromEpoch) / data->stepSeconds);
+    };
+    EXPECT_EQ(at(2400), 0);     // before the run
+    EXPECT_EQ(at(1200), 500);   // 700 the channel has, 200 keel has
+    EXPECT_EQ(usd.last(), 700); // the shortfall resolved since
+
+    auto hidden = OverviewQuery::load(db(), 3600, now, {true, true, true, false});
+    ASSERT_TRUE(hidden.ok());
+    EXPECT_FALSE(hidden->reconShown);
+    EXPECT_TRUE(hidden->unreconciled.isEmpty());
+}
+
 TEST_F(OverviewQueryTest, PaymentsByStateAreTheTotalsAtEachBucketsEnd)
 {
     const qint64 now = QDateTime::currentSecsSinceEpoch();
