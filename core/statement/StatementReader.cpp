@@ -52,23 +52,25 @@ Result<QList<StatementLine>> readStatement(const StatementFile &file,
 {
     switch (file.format) {
     case StatementFormat::Csv:
-    case StatementFormat::WechatPay: {
+    case StatementFormat::WechatPay:
+    case StatementFormat::Stripe: {
         Result<QString> text = checkedText(file);
         if (!text)
             return text.error();
-        return file.format == StatementFormat::Csv ? readKeelCsv(*text, currencies)
-                                                   : readWechatPayBill(*text, currencies);
+        if (file.format == StatementFormat::Csv)
+            return readKeelCsv(*text, currencies);
+        return file.format == StatementFormat::WechatPay
+                   ? readWechatPayBill(*text, currencies)
+                   : readStripePayoutReport(*text, currencies);
     }
     case StatementFormat::Alipay:
         if (Status digest = checkDigest(file.bytes, file.sha1); !digest)
             return digest.error();
         return readAlipayBill(file.bytes, currencies);
-    case StatementFormat::Stripe:
-        break;
     }
-    return refusal(StatementCheck::Unsupported,
-                   QStringLiteral("keel does not read %1 statements yet")
-                       .arg(statementFormatName(file.format)));
+    return refusal(
+        StatementCheck::Unsupported,
+        QStringLiteral("keel does not read %1 statements").arg(statementFormatName(file.format)));
 }
 
 } // namespace keel

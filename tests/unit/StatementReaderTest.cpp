@@ -227,10 +227,61 @@ TEST(WechatPayBillTest, TotalsThatDoNotTieAndBrokenLayoutsAreRefusedWhole)
               QLatin1String("statement_field"));
 }
 
-TEST(StatementReaderTest, AFormatKeelCannotReadYetSaysSo)
+TEST(StripePayoutReportTest, ReadsChargesAndRefundsByCategoryWithKeelsReferenceFromMetadata)
 {
-    EXPECT_EQ(refusedFor(StatementFormat::Stripe, QByteArray("id,amount")),
-              QLatin1String("statement_unsupported"));
+    Result<QList<StatementLine>> lines =
+        read(StatementFormat::Stripe, sample("stripe-payout-reconciliation.csv"));
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    ASSERT_EQ(lines->size(), 3);
+    EXPECT_EQ(lines->at(0).kind, LineKind::Payment);
+    EXPECT_EQ(lines->at(0).reference, QStringLiteral("ch_keelStripe00001"));
+    EXPECT_EQ(lines->at(0).channelReference, QStringLiteral("ch_3KeelSample0001"));
+    EXPECT_EQ(lines->at(0).amount, 2500);
+    EXPECT_EQ(lines->at(0).fee, 103);
+    EXPECT_EQ(lines->at(0).currency, QStringLiteral("USD")) << "Stripe writes it lower case";
+    EXPECT_EQ(lines->at(0).occurredAt, utc("2026-12-01T09:15:02Z"));
+    EXPECT_EQ(lines->at(1).amount, 5000) << "yen have no minor unit";
+    EXPECT_EQ(lines->at(1).occurredAt, utc("2026-12-01T23:59:59Z"));
+    const StatementLine &refund = lines->at(2);
+    EXPECT_EQ(refund.kind, LineKind::Refund);
+    EXPECT_EQ(refund.reference, QStringLiteral("re_keelStripe00001"));
+    EXPECT_EQ(refund.channelReference, QStringLiteral("re_3KeelSample0003"));
+    EXPECT_EQ(refund.amount, 1000) << "the report writes a refund's gross negative";
+    EXPECT_EQ(refund.fee, 0);
+}
+
+TEST(StripePayoutReportTest, WhatDoesNotAddUpOrIsNotAPaymentIsRefusedWhole)
+{
+    const QByteArray good = sample("stripe-payout-reconciliation.csv");
+    const auto replaced = [&](const char *from, const char *to) {
+        QByteArray bytes = good;
+        EXPECT_TRUE(bytes.contains(from)) << from;
+        return bytes.replace(from, to);
+    };
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe, replaced("1.03,23.97", "1.03,24.00")),
+              QLatin1String("statement_totals"))
+        << "net is gross less fee";
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe,
+                         replaced(",charge,ch_3KeelSample0002", ",dispute,ch_3KeelSample0002")),
+              QLatin1String("statement_unsupported"))
+        << "a dispute moves money keel does not match yet: not dropped silently";
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe,
+                         replaced("usd,-10.00,0.00,-10.00", "usd,10.00,0.00,10.00")),
+              QLatin1String("statement_field"))
+        << "a refund takes money out";
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe, replaced(",ch_keelStripe00002,", ",,")),
+              QLatin1String("statement_field"))
+        << "a charge without keel's reference";
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe, replaced("2026-12-01 14:00:00,2026-12-01 14",
+                                                           "2026-12-01T14:00:00,2026-12-01 14")),
+              QLatin1String("statement_field"));
+    EXPECT_EQ(
+        refusedFor(StatementFormat::Stripe, replaced("25.00,1.03,23.97", "25.001,1.03,23.97")),
+        QLatin1String("statement_field"));
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe,
+                         replaced(",payment_metadata[keel_reference]", ",payment_metadata[order]")),
+              QLatin1String("statement_layout"))
+        << "the report must be run with keel's reference in the metadata";
 }
 
 TEST(AlipayBillTest, ReadsTradesAndRefundsFromItsZipOfGbkFiles)
