@@ -15,7 +15,8 @@ using statementFields::refusal;
 // The itemized payout reconciliation report (payout_reconciliation.itemized.5),
 // run with keel's reference in the payment's and the refund's metadata:
 // Stripe names a charge or refund by its own id (source_id) and keel's id
-// only where keel put it.
+// only where keel put it. A row without it was not made through keel; it is
+// read under Stripe's id, which keel does not know (missing_at_keel).
 const QString PaymentReference = QStringLiteral("payment_metadata[keel_reference]");
 const QString RefundReference = QStringLiteral("refund_metadata[keel_reference]");
 const QStringList StripeColumns{QStringLiteral("balance_transaction_id"),
@@ -46,12 +47,24 @@ public:
                     .arg(where(QStringLiteral("reporting_category")), category.left(40)));
         StatementLine line;
         line.kind = charge ? LineKind::Payment : LineKind::Refund;
-        line.reference = value(charge ? PaymentReference : RefundReference).trimmed();
         line.channelReference = value(QStringLiteral("source_id")).trimmed();
-        if (line.reference.isEmpty() || line.channelReference.isEmpty())
-            return refusal(StatementCheck::Field,
-                           QStringLiteral("%1: source_id and %2 are both required")
-                               .arg(where({}), charge ? PaymentReference : RefundReference));
+        line.reference = value(charge ? PaymentReference : RefundReference).trimmed();
+        if (line.reference.isEmpty())
+            line.reference = line.channelReference;
+        if (line.channelReference.isEmpty())
+            return refusal(
+                StatementCheck::Field,
+                QStringLiteral("%1: no source_id").arg(where(QStringLiteral("source_id"))));
+        // Settled in another currency than the customer paid in: keel's
+        // record is in the customer's, and converting is not matching.
+        const QString paidIn = value(QStringLiteral("customer_facing_currency"));
+        if (!paidIn.isEmpty() &&
+            paidIn.compare(value(QStringLiteral("currency")), Qt::CaseInsensitive) != 0)
+            return refusal(StatementCheck::Unsupported,
+                           QStringLiteral("%1: paid in %2, settled in %3; keel does not match "
+                                          "across currencies yet")
+                               .arg(where(QStringLiteral("currency")), paidIn.left(8),
+                                    value(QStringLiteral("currency")).left(8)));
         const std::optional<Currency> currency =
             m_currencies.find(value(QStringLiteral("currency")).toUpper());
         if (!currency)
@@ -72,6 +85,10 @@ public:
                                                       .arg(where(QStringLiteral("gross")), category,
                                                            charge ? QStringLiteral("positive")
                                                                   : QStringLiteral("negative")));
+        if (charge && *fee < 0)
+            return refusal(StatementCheck::Field,
+                           QStringLiteral("%1: a charge's fee is what Stripe kept, not negative")
+                               .arg(where(QStringLiteral("fee"))));
         if (*net != *gross - *fee)
             return refusal(StatementCheck::Totals,
                            QStringLiteral("%1: net %2 is not gross %3 less fee %4")

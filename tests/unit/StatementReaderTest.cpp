@@ -250,6 +250,16 @@ TEST(StripePayoutReportTest, ReadsChargesAndRefundsByCategoryWithKeelsReferenceF
     EXPECT_EQ(refund.fee, 0);
 }
 
+TEST(StripePayoutReportTest, AChargeNotMadeThroughKeelIsReadUnderStripesId)
+{
+    QByteArray bytes = sample("stripe-payout-reconciliation.csv");
+    bytes.replace(",ch_keelStripe00002,", ",,");
+    Result<QList<StatementLine>> lines = read(StatementFormat::Stripe, bytes);
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    EXPECT_EQ(lines->at(1).reference, QStringLiteral("ch_3KeelSample0002"))
+        << "keel knows no such charge: a missing_at_keel, not a refused report";
+}
+
 TEST(StripePayoutReportTest, WhatDoesNotAddUpOrIsNotAPaymentIsRefusedWhole)
 {
     const QByteArray good = sample("stripe-payout-reconciliation.csv");
@@ -269,9 +279,18 @@ TEST(StripePayoutReportTest, WhatDoesNotAddUpOrIsNotAPaymentIsRefusedWhole)
                          replaced("usd,-10.00,0.00,-10.00", "usd,10.00,0.00,10.00")),
               QLatin1String("statement_field"))
         << "a refund takes money out";
-    EXPECT_EQ(refusedFor(StatementFormat::Stripe, replaced(",ch_keelStripe00002,", ",,")),
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe,
+                         replaced("4820,charge,ch_3KeelSample0002", "4820,charge,")),
               QLatin1String("statement_field"))
-        << "a charge without keel's reference";
+        << "a charge without Stripe's id";
+    EXPECT_EQ(
+        refusedFor(StatementFormat::Stripe, replaced("5000,jpy,ch_keel", "45.00,usd,ch_keel")),
+        QLatin1String("statement_unsupported"))
+        << "paid in dollars, settled in yen";
+    EXPECT_EQ(
+        refusedFor(StatementFormat::Stripe, replaced("25.00,1.03,23.97", "25.00,-1.03,26.03")),
+        QLatin1String("statement_field"))
+        << "a charge's fee is what Stripe kept";
     EXPECT_EQ(refusedFor(StatementFormat::Stripe, replaced("2026-12-01 14:00:00,2026-12-01 14",
                                                            "2026-12-01T14:00:00,2026-12-01 14")),
               QLatin1String("statement_field"));
