@@ -38,7 +38,8 @@ public:
         return QStringLiteral(
             "Run the simulated acquirer as its own HTTP server for `keel gateway --channel`; "
             "prints KEEL_CHANNEL=<url> when ready. \"keel channel-sim statement --date "
-            "YYYY-MM-DD [--out FILE]\" writes its statement of a day in keel's CSV form, with "
+            "YYYY-MM-DD [--format csv|wechatpay|stripe] [--out FILE]\" writes its statement of a "
+            "day, in keel's CSV form or a channel's, with "
             "breaks when told (--drop, --change-amount, --duplicate, --invent, --change-fee N).");
     }
     QStringList actions() const override { return {QStringLiteral("statement")}; }
@@ -75,6 +76,15 @@ public:
                           QStringLiteral("statement: the fee on payments, in millionths "
                                          "(default 0)."),
                           QStringLiteral("N")});
+        parser.addOption({QStringLiteral("format"),
+                          QStringLiteral("statement: csv (keel's form, the default), wechatpay "
+                                         "(a WeChat Pay trade bill) or stripe (Stripe's payout "
+                                         "reconciliation report)."),
+                          QStringLiteral("FORMAT")});
+        parser.addOption({QStringLiteral("currency"),
+                          QStringLiteral("statement: a WeChat Pay bill's one currency "
+                                         "(default CNY)."),
+                          QStringLiteral("CODE")});
         for (const char *fault : {"drop", "change-amount", "duplicate", "invent", "change-fee"})
             parser.addOption({QString::fromLatin1(fault),
                               QStringLiteral("statement: put this break on N lines."),
@@ -140,10 +150,22 @@ private:
         Result<int> fee = intOption(parser, QStringLiteral("fee-ppm"), 0, 0, 1000000);
         if (!fee)
             return fail(name(), fee.error());
+        StatementLayout layout;
+        if (parser.isSet(QStringLiteral("format"))) {
+            const std::optional<StatementFormat> format =
+                statementFormatNamed(parser.value(QStringLiteral("format")));
+            if (!format || *format == StatementFormat::Alipay)
+                return fail(name(), makeError(ErrorKind::Usage,
+                                              QStringLiteral("--format must be csv, wechatpay or "
+                                                             "stripe")));
+            layout.format = *format;
+        }
+        if (parser.isSet(QStringLiteral("currency")))
+            layout.currency = parser.value(QStringLiteral("currency")).toUpper();
         Result<LibpqConnection> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
-        Result<QByteArray> statement = simulatorStatement(*session, day, *fee, faults);
+        Result<QByteArray> statement = simulatorStatement(*session, day, *fee, faults, layout);
         if (!statement)
             return fail(name(), statement.error());
         const QString out = parser.value(QStringLiteral("out"));

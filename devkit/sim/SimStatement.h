@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
+#include "core/statement/StatementLine.h"
 
 #include <QByteArray>
 #include <QDate>
@@ -20,10 +21,20 @@ struct StatementFaults {
     int changeFee = 0;    // a fee off the contract: fee_variance
 };
 
-// The simulated channel's statement of one UTC day, in keel's CSV form,
-// written from its own record: the sales, captures and refunds it approved,
-// with its contracted fee (millionths of a payment; refunds return none).
+// How the statement is written: keel's CSV, or as a channel writes its own
+// (WeChat Pay's trade bill, Stripe's payout reconciliation report). A WeChat
+// Pay bill is in one currency: the other currencies' lines are left out.
+struct StatementLayout {
+    StatementFormat format = StatementFormat::Csv;
+    QString currency = QStringLiteral("CNY"); // a WeChat Pay bill's
+};
+
+// The simulated channel's statement of one UTC day, written from its own
+// record: the sales, captures and refunds it approved, with its contracted
+// fee (millionths of a payment; refunds return none). Alipay's layout is not
+// written: the error says so.
 Result<QByteArray> simulatorStatement(LibpqConnection &session, const QDate &day, qint64 feeRatePpm,
-                                      const StatementFaults &faults = {});
+                                      const StatementFaults &faults = {},
+                                      const StatementLayout &layout = {});
 
 } // namespace keel

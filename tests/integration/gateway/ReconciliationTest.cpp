@@ -356,6 +356,62 @@ TEST_F(ReconciliationTest, LinesCannotBeAddedToAStatementLater)
 // The simulated channel writes its own statement from its own record; told to
 // break some of its lines, each break is found as its class, and the rest —
 // a sale, an authorization captured later, a refund — match.
+// The simulator writes its statement as a channel would, and keel reads it
+// back as that channel's: every line matched but the breaks it was told to
+// put in.
+class SimulatorLayoutTest : public ReconciliationTest {
+protected:
+    void roundTrip(const QString &format, const QByteArray &currency)
+    {
+        startGateway();
+        QList<QByteArray> sales;
+        for (int i = 1; i <= 4; ++i)
+            sales << charge("amount=" + QByteArray::number(1000 * i + 1) + "&currency=" + currency,
+                            "recon-layout-" + QByteArray::number(i));
+        ASSERT_EQ(
+            post("/v1/refunds", "charge=" + sales[1] + "&amount=300", "recon-layout-refund").status,
+            200);
+        m_day = firstPostingDay();
+        const QString path = m_files.filePath(QStringLiteral("statement.") + format);
+        const ProcessResult written = runKeel(
+            {QStringLiteral("channel-sim"), QStringLiteral("statement"), QStringLiteral("--db"),
+             m_service, QStringLiteral("--date"), m_day, QStringLiteral("--format"), format,
+             QStringLiteral("--currency"), QString::fromLatin1(currency),
+             QStringLiteral("--fee-ppm"), QStringLiteral("6000"), QStringLiteral("--drop"),
+             QStringLiteral("1"), QStringLiteral("--invent"), QStringLiteral("1"),
+             QStringLiteral("--out"), path});
+        ASSERT_EQ(written.exitCode, 0) << qPrintable(written.err);
+        const ProcessResult imported =
+            recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
+                   QStringLiteral("--format"), format, path});
+        ASSERT_EQ(imported.exitCode, 0) << qPrintable(imported.err) << qPrintable(imported.out);
+        EXPECT_TRUE(imported.out.contains(QLatin1String("lines=5"))) << qPrintable(imported.out);
+
+        const QJsonObject result = run();
+        EXPECT_EQ(result.value(QStringLiteral("matched")).toInt(), 4)
+            << QJsonDocument(result).toJson().constData();
+        EXPECT_EQ(
+            breaks(result),
+            (QStringList{
+                QStringLiteral("missing_at_keel:ch_neverAsked0000000001:new"),
+                QStringLiteral("missing_at_channel:%1:pending").arg(QString::fromUtf8(sales[0]))}));
+        // 0.6 % of 2001, 3001 and 4001 (the first sale dropped), the invented
+        // line's as the one before it, none on the refund: 12 + 12 + 18 + 24.
+        EXPECT_EQ(scalar("SELECT sum(fee) FROM keel.recon_lines"), QStringLiteral("66"))
+            << "fees in minor units, read back in the channel's layout";
+    }
+};
+
+TEST_F(SimulatorLayoutTest, AsAWechatPayTradeBill)
+{
+    roundTrip(QStringLiteral("wechatpay"), "cny");
+}
+
+TEST_F(SimulatorLayoutTest, AsAStripePayoutReport)
+{
+    roundTrip(QStringLiteral("stripe"), "usd");
+}
+
 TEST_F(ReconciliationTest, TheSimulatorsStatementWithInjectedBreaksIsFoundClassByClass)
 {
     startGateway();
