@@ -37,15 +37,22 @@ QString describe(const ActionExecution &execution)
         return ApprovalsView::tr("Queued: a keel worker carries it out within seconds; its "
                                  "outcome appears in the list.");
     QStringList skipped;
-    for (const TargetOutcome &target : execution.targets)
+    QStringList said; // what the database says about a target it did apply
+    for (const TargetOutcome &target : execution.targets) {
+        const QString why = target.message.isEmpty() ? QString() : u' ' + target.message;
         if (target.outcome != QLatin1String("resent") && target.outcome != QLatin1String("done"))
-            skipped << QStringLiteral("#%1 %2").arg(target.id, target.outcome);
+            skipped << QStringLiteral("#%1 %2").arg(target.id, target.outcome) + why;
+        else if (!why.isEmpty())
+            said << QStringLiteral("#%1:").arg(target.id) + why;
+    }
     QString text = ApprovalsView::tr("Executed%1: %2 applied, %3 skipped.")
                        .arg(execution.replayed ? ApprovalsView::tr(" earlier") : QString())
                        .arg(execution.applied)
                        .arg(execution.skipped);
     if (!skipped.isEmpty())
         text += QLatin1Char(' ') + ApprovalsView::tr("Skipped: %1").arg(skipped.join(u", "));
+    if (!said.isEmpty())
+        text += QLatin1Char(' ') + said.join(u"; ");
     return text;
 }
 

@@ -13,6 +13,7 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -51,6 +52,10 @@ ReconView::ReconView(QueryWorker *worker, QWidget *parent)
       m_runs(makeListTable({tr("Channel"), tr("Day"), tr("Lines"), tr("Matched"), tr("Breaks"),
                             tr("Unexplained"), tr("Run at")},
                            tr("Reconciliation runs"), this)),
+      m_statements(makeListTable({tr("Statement"), tr("Channel"), tr("Format"), tr("Lines"),
+                                  tr("Imported"), tr("By"), tr("SHA-256"), tr("Withdrawn")},
+                                 tr("Statements"), this)),
+      m_withdraw(new QPushButton(tr("&Withdraw…"), this)),
       m_ages(makeListTable({tr("Class"), tr("0–1 d"), tr("2–7 d"), tr("8–30 d"), tr("> 30 d")},
                            tr("Open breaks by age"), this)),
       m_breaks(
@@ -72,7 +77,10 @@ ReconView::ReconView(QueryWorker *worker, QWidget *parent)
     top->addWidget(refreshButton);
     layout->addLayout(top);
     auto *overview = new QHBoxLayout;
-    overview->addWidget(m_runs, 3);
+    auto *tabs = new QTabWidget(this);
+    tabs->addTab(m_runs, tr("Runs"));
+    tabs->addTab(statementsPane(), tr("Statements"));
+    overview->addWidget(tabs, 3);
     m_ages->setMaximumWidth(420);
     overview->addWidget(m_ages, 2);
     auto *split = new QSplitter(Qt::Vertical, this);
@@ -99,6 +107,72 @@ QWidget *ReconView::breaksPane()
     layout->addWidget(m_breaks, 1);
     layout->addWidget(resolutionBar());
     return pane;
+}
+
+QWidget *ReconView::statementsPane()
+{
+    auto *pane = new QWidget(this);
+    auto *layout = new QVBoxLayout(pane);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_statements, 1);
+    auto *row = new QHBoxLayout;
+    m_withdraw->setToolTip(tr("Withdraw the selected statement, imported wrong: its lines stop "
+                              "counting, the fees it booked come back, and the corrected file "
+                              "can be imported. A second person approves it."));
+    m_withdraw->setEnabled(false);
+    connect(m_withdraw, &QPushButton::clicked, this, &ReconView::proposeWithdrawal);
+    connect(m_statements, &QTableWidget::itemSelectionChanged, this,
+            [this] { m_withdraw->setEnabled(selectedStatement() != nullptr); });
+    row->addWidget(m_withdraw);
+    row->addStretch(1);
+    layout->addLayout(row);
+    return pane;
+}
+
+const ReconStatementRow *ReconView::selectedStatement() const
+{
+    const QModelIndexList rows = m_statements->selectionModel()->selectedRows();
+    if (rows.size() != 1 || rows.first().row() >= m_statementRows.size())
+        return nullptr;
+    const ReconStatementRow &statement = m_statementRows[rows.first().row()];
+    return BreakResolutions::canWithdraw(statement) ? &statement : nullptr;
+}
+
+void ReconView::showStatements(const QList<ReconStatementRow> &statements)
+{
+    m_statementRows = statements;
+    QSignalBlocker quiet(m_statements);
+    m_statements->setRowCount(int(statements.size()));
+    for (int row = 0; row < statements.size(); ++row) {
+        const ReconStatementRow &statement = statements[row];
+        fillRow(
+            m_statements, row,
+            {QString::number(statement.id), statement.channel, statement.format,
+             QString::number(statement.lines), localTimeText(statement.importedAt),
+             statement.importedBy, statement.sha256.left(16),
+             statement.withdrawnAt.isValid() ? localTimeText(statement.withdrawnAt) : QString()});
+    }
+    m_statements->resizeColumnsToContents();
+    m_withdraw->setEnabled(selectedStatement() != nullptr);
+}
+
+ProposeDialog *ReconView::proposeWithdrawal()
+{
+    const ReconStatementRow *statement = selectedStatement();
+    if (!statement)
+        return nullptr;
+    return openProposal(
+        BreakResolutions::withdrawal(*statement),
+        tr("Statement %1 is withdrawn: its %2 lines stop counting, the fees its import booked "
+           "come back from the channel's fee account, and its days are to be reconciled again. "
+           "The file stays on the record.")
+            .arg(statement->id)
+            .arg(statement->lines),
+        {QStringLiteral("statement %1  %2 %3  %4 lines  sha256 %5")
+             .arg(statement->id)
+             .arg(statement->channel, statement->format)
+             .arg(statement->lines)
+             .arg(statement->sha256)});
 }
 
 QWidget *ReconView::resolutionBar()
@@ -242,7 +316,7 @@ QWidget *ReconView::detailPane()
 
 void ReconView::refresh()
 {
-    m_pending = 3;
+    m_pending = 4;
     const auto done = [this] {
         if (--m_pending == 0)
             Q_EMIT refreshed();
@@ -254,6 +328,15 @@ void ReconView::refresh()
                 showRuns(*runs);
             else
                 Q_EMIT failed(runs.error().message);
+            done();
+        });
+    m_worker->submit<QList<ReconStatementRow>>(
+        this, [](QSqlDatabase db) { return ReconQuery::statements(db, RunLimit); },
+        [this, done](const Result<QList<ReconStatementRow>> &statements) {
+            if (statements)
+                showStatements(*statements);
+            else
+                Q_EMIT failed(statements.error().message);
             done();
         });
     m_worker->submit<QList<ReconAgeRow>>(

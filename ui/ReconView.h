@@ -21,7 +21,8 @@ struct ProposalRequest;
 // unexplained per currency), the open breaks by class and age, and one
 // break's two sides — the channel's lines beside keel's record — with the
 // case it opened. A break is resolved by a guarded proposal: matched by hand
-// to its counterpart, accepted until a date, or booked as a fee adjustment.
+// to its counterpart, accepted until a date, or booked as a fee adjustment;
+// a statement imported wrong is withdrawn the same way.
 class ReconView final : public QWidget {
     Q_OBJECT
 
@@ -29,6 +30,8 @@ public:
     explicit ReconView(QueryWorker *worker, QWidget *parent = nullptr);
 
     QTableWidget *runs() const { return m_runs; }
+    QTableWidget *statements() const { return m_statements; }
+    QPushButton *withdrawButton() const { return m_withdraw; }
     QTableWidget *breaks() const { return m_breaks; }
     QTableWidget *ages() const { return m_ages; }
     QLabel *summary() const { return m_summary; }
@@ -47,6 +50,8 @@ public:
     ProposeDialog *proposeMatch();
     ProposeDialog *proposeAcceptance();
     ProposeDialog *proposeFeeAdjustment();
+    // Withdrawing the selected statement.
+    ProposeDialog *proposeWithdrawal();
 
 public Q_SLOTS:
     void refresh();
@@ -59,6 +64,9 @@ Q_SIGNALS:
 
 private:
     QWidget *breaksPane();
+    QWidget *statementsPane();
+    void showStatements(const QList<ReconStatementRow> &statements);
+    const ReconStatementRow *selectedStatement() const;
     QWidget *detailPane();
     void showRuns(const QList<ReconRunRow> &runs);
     void showBreaks(const QList<ReconBreakRow> &breaks);
@@ -74,6 +82,9 @@ private:
     QueryWorker *m_worker;
     QLabel *m_summary;
     QTableWidget *m_runs;
+    QTableWidget *m_statements;
+    QPushButton *m_withdraw;
+    QList<ReconStatementRow> m_statementRows;
     QTableWidget *m_ages;
     QTableWidget *m_breaks;
     QLabel *m_channelSide;

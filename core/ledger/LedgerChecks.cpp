@@ -102,16 +102,20 @@ constexpr LedgerCheck Checks[] = {
      "ORDER BY c.id LIMIT 1",
      "charge %1 has %2 in suspense but its open cases hold %3"},
     // Per statement and currency: the fees its lines report are what was
-    // booked to the channel's fee account for it, no more and no less.
-    {"SELECT l.statement_id || ' in ' || l.currency, l.fees::text, coalesce(b.booked, 0)::text "
+    // booked to the channel's fee account for it, no more and no less; a
+    // withdrawn statement's lines report none, so its booking nets to zero.
+    {"SELECT coalesce(l.statement_id, b.recon_statement_id) || ' in ' || "
+     "       coalesce(l.currency, b.currency), coalesce(l.fees, 0)::text, "
+     "       coalesce(b.booked, 0)::text "
      "FROM (SELECT statement_id, currency, sum(fee) AS fees FROM keel.recon_lines "
      "      GROUP BY statement_id, currency) l "
-     "LEFT JOIN (SELECT t.recon_statement_id, e.currency, sum(e.amount) AS booked "
+     "FULL JOIN (SELECT t.recon_statement_id, e.currency, sum(e.amount) AS booked "
      "  FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
      "  JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.code LIKE 'channel_fees:%' "
      "  WHERE t.kind = 'channel_fee' GROUP BY t.recon_statement_id, e.currency) b "
      "  ON b.recon_statement_id = l.statement_id AND b.currency = l.currency "
-     "WHERE l.fees <> coalesce(b.booked, 0) ORDER BY l.statement_id LIMIT 1",
+     "WHERE coalesce(l.fees, 0) <> coalesce(b.booked, 0) "
+     "ORDER BY coalesce(l.statement_id, b.recon_statement_id) LIMIT 1",
      "statement %1 reports %2 in fees but %3 was booked to the channel's fee account"},
     // Per open case: its own postings hold exactly its amount.
     {"SELECT k.id::text, k.amount::text, held.amount::text FROM keel.suspense_cases k "

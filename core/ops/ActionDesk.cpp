@@ -170,8 +170,8 @@ Result<ActionExecution> ActionDesk::execute(qint64 actionId)
         const QJsonObject target = value.toObject();
         execution.targets << TargetOutcome{target.value(QStringLiteral("id")).toString(),
                                            target.value(QStringLiteral("outcome")).toString(),
-                                           target.value(QStringLiteral("new_id")).toString(),
-                                           target.value(QStringLiteral("message")).toString()};
+                                           target.value(QStringLiteral("message")).toString(),
+                                           target.value(QStringLiteral("new_id")).toString()};
     }
     return execution;
 }

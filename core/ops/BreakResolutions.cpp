@@ -36,8 +36,8 @@ bool canMatch(const ReconBreakRow &first, const ReconBreakRow &second)
            atKeel.channel == atChannel.channel && atKeel.kind == atChannel.kind &&
            atKeel.channelAmount.currency == atChannel.channelAmount.currency &&
            atKeel.channelAmount.amount == atChannel.keelAmount &&
-           atKeel.status != QLatin1String("resolved") &&
-           atChannel.status != QLatin1String("resolved");
+           (open(atKeel) || atKeel.status == QLatin1String("accepted")) &&
+           (open(atChannel) || atChannel.status == QLatin1String("accepted"));
 }
 
 ProposalRequest match(const ReconBreakRow &first, const ReconBreakRow &second)
@@ -65,6 +65,24 @@ bool canAdjustFee(const ReconBreakRow &found)
 ProposalRequest feeAdjustment(const ReconBreakRow &found)
 {
     return about("recon_break.fee_adjust", {&found});
+}
+
+bool canWithdraw(const ReconStatementRow &statement)
+{
+    return statement.id > 0 && !statement.withdrawnAt.isValid();
+}
+
+ProposalRequest withdrawal(const ReconStatementRow &statement)
+{
+    ProposalRequest request;
+    request.kind = QStringLiteral("recon_statement.withdraw");
+    request.targetType = QStringLiteral("recon_statement");
+    request.summary = QStringLiteral("statement %1 (%2, %3 lines)")
+                          .arg(statement.id)
+                          .arg(statement.channel)
+                          .arg(statement.lines);
+    request.targets << ActionTarget{QString::number(statement.id), statement.version};
+    return request;
 }
 
 } // namespace keel::BreakResolutions

@@ -7,8 +7,10 @@
 namespace keel {
 
 struct ReconBreakRow;
+struct ReconStatementRow;
 
-// The guarded resolutions of a reconciliation break (migration 0026), as
+// The guarded resolutions of a reconciliation break (migration 0026), and the
+// withdrawal of a statement, as
 // proposals for ActionDesk: a person proposes, a second approves, and the
 // database checks again when it runs that each break is still as they saw it.
 // The can… checks only say what the console offers; the database decides.
@@ -26,6 +28,12 @@ ProposalRequest accept(const ReconBreakRow &found, const QDate &until);
 
 bool canAdjustFee(const ReconBreakRow &found);
 ProposalRequest feeAdjustment(const ReconBreakRow &found);
+
+// A statement imported wrong, withdrawn (migration 0027): its lines no longer
+// count, the fees its import booked are reversed, and a corrected file can
+// be imported.
+bool canWithdraw(const ReconStatementRow &statement);
+ProposalRequest withdrawal(const ReconStatementRow &statement);
 
 } // namespace BreakResolutions
 } // namespace keel

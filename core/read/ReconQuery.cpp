@@ -37,7 +37,8 @@ constexpr char OpenBreaks[] =
     "       current_date - b.business_date, coalesce(k.id, 0), coalesce(k.status, ''), "
     "       b.xmin::text, b.accepted_until "
     "FROM keel.recon_breaks b JOIN keel.currencies c ON c.code = b.currency "
-    "LEFT JOIN keel.suspense_cases k ON k.recon_break_id = b.id "
+    "LEFT JOIN LATERAL (SELECT id, status FROM keel.suspense_cases "
+    "  WHERE recon_break_id = b.id ORDER BY id DESC LIMIT 1) k ON true "
     "WHERE b.status <> 'resolved' "
     "ORDER BY b.business_date, b.channel, b.class, b.kind, b.reference LIMIT ?";
 
@@ -48,6 +49,11 @@ constexpr char AgesOfOpenBreaks[] =
     "  count(*) FILTER (WHERE current_date - business_date > 30) "
     "FROM keel.recon_breaks WHERE status IN ('pending', 'new', 'persisting') "
     "GROUP BY class ORDER BY class";
+
+constexpr char Statements[] =
+    "SELECT id, channel, format, line_count, encode(file_sha256, 'hex'), imported_by, "
+    "       imported_at, withdrawn_at, xmin::text "
+    "FROM keel.recon_statements ORDER BY id DESC LIMIT ?";
 
 constexpr char LinesOfBreak[] =
     "SELECT l.statement_id, l.channel_reference, l.currency, c.exponent, l.amount, l.fee, "
@@ -132,6 +138,20 @@ Result<QList<ReconAgeRow>> ReconQuery::ages(QSqlDatabase db)
         rows.append({query.value(0).toString(),
                      {query.value(1).toLongLong(), query.value(2).toLongLong(),
                       query.value(3).toLongLong(), query.value(4).toLongLong()}});
+    return rows;
+}
+
+Result<QList<ReconStatementRow>> ReconQuery::statements(QSqlDatabase db, int limit)
+{
+    QSqlQuery query(db);
+    if (Status done = runBound(query, QLatin1String(Statements), {limit}); !done)
+        return done.error();
+    QList<ReconStatementRow> rows;
+    while (query.next())
+        rows.append({query.value(0).toLongLong(), query.value(1).toString(),
+                     query.value(2).toString(), query.value(3).toInt(), query.value(4).toString(),
+                     query.value(5).toString(), query.value(6).toDateTime(),
+                     query.value(7).toDateTime(), query.value(8).toString()});
     return rows;
 }
 

@@ -62,6 +62,19 @@ struct ReconLineRow {
     QDateTime occurredAt;
 };
 
+// A statement as it was imported, and whether it was withdrawn.
+struct ReconStatementRow {
+    qint64 id = 0;
+    QString channel;
+    QString format;
+    int lines = 0;
+    QString sha256; // hex, of the file
+    QString importedBy;
+    QDateTime importedAt;
+    QDateTime withdrawnAt; // invalid while it counts
+    QString version;       // the row version a withdrawal proposes against
+};
+
 // A break's two sides: what the channel reported and what keel holds.
 struct ReconBreakDetail {
     QList<ReconLineRow> lines;
@@ -83,6 +96,8 @@ public:
     // Unresolved breaks, accepted ones too, oldest day first.
     static Result<QList<ReconBreakRow>> openBreaks(QSqlDatabase db, int limit);
     static Result<QList<ReconAgeRow>> ages(QSqlDatabase db);
+    // The newest statements first.
+    static Result<QList<ReconStatementRow>> statements(QSqlDatabase db, int limit);
     static Result<ReconBreakDetail> detail(QSqlDatabase db, const ReconBreakRow &found);
 };
 

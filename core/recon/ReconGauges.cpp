@@ -46,6 +46,10 @@ Result<QMap<QByteArray, qint64>> labelled(LibpqConnection &session, const char *
 
 Status refreshReconGauges(LibpqConnection &session)
 {
+    // An acceptance past its date is an open break again, whether or not its
+    // day is run again.
+    if (Result<PgRows> ended = session.query("SELECT keel.recon_expire_acceptances()"); !ended)
+        return ended.error();
     Result<QMap<QByteArray, qint64>> channels = labelled(session, ByChannel, "channel", "currency");
     Result<QMap<QByteArray, qint64>> merchants =
         labelled(session, ByMerchant, "merchant", "currency");

@@ -120,6 +120,10 @@ constexpr char ResolveVanished[] =
     "UPDATE keel.recon_breaks SET status = 'resolved', resolved_at = now() "
     "WHERE channel = $1 AND business_date = $2 AND status <> 'resolved' AND last_run_id <> $3";
 
+constexpr int RetriesOnConflict = 3;
+constexpr char SerializationFailure[] = "40001";
+constexpr char DeadlockDetected[] = "40P01";
+
 constexpr char StoredRun[] =
     "SELECT channel, business_date::text, result_sha256 FROM keel.recon_runs WHERE id = $1";
 
@@ -395,12 +399,24 @@ Result<ReconReport> reconcileLocked(LibpqConnection &session, const QString &cha
 Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &channel,
                                       const QDate &date)
 {
+    // A guarded resolution or a case closed in the workbench may commit on
+    // one of the day's breaks while the run reads its snapshot: the run then
+    // fails to serialize, and is run again on what is true now.
     const auto reconcile = [&](const QDate &day) -> Result<ReconReport> {
         DayLock lock(session, channel, day);
         if (!lock.status())
             return lock.status().error();
-        return reconcileLocked(session, channel, day);
+        Result<ReconReport> report = reconcileLocked(session, channel, day);
+        for (int retry = 0; retry < RetriesOnConflict && !report &&
+                            (report.error().code == QLatin1String(SerializationFailure) ||
+                             report.error().code == QLatin1String(DeadlockDetected));
+             ++retry)
+            report = reconcileLocked(session, channel, day);
+        return report;
     };
+    // Acceptances that have run out are open breaks again before any day runs.
+    if (Result<PgRows> ended = session.query("SELECT keel.recon_expire_acceptances()"); !ended)
+        return ended.error();
     Result<ReconReport> report = reconcile(date);
     if (!report)
         return report;

@@ -421,6 +421,12 @@ Comment (optional):</source>
             <numerusform>%n 个待审批提案</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n reconciliation break(s)</source>
+        <translation>
+            <numerusform>%n 个对账差错</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>keel::AuditModel</name>
@@ -1667,6 +1673,98 @@ Comment (optional):</source>
             <numerusform>%n 天</numerusform>
         </translation>
     </message>
+    <message>
+        <source>&amp;Match by hand…</source>
+        <translation>手工匹配(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Accept until…</source>
+        <translation>接受至(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Book &amp;fee adjustment…</source>
+        <translation>记手续费调整(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Select a missing_at_keel and a missing_at_channel break of the same amount: the channel reported keel's movement under its own reference. Both resolve, and money parked for them returns.</source>
+        <translation>选中金额相同的一条 missing_at_keel 和一条 missing_at_channel 差错：渠道用自己的单号报了 keel 的这笔款。两条都了结，为它们挂账的资金退回。</translation>
+    </message>
+    <message>
+        <source>Accept the selected break with a note until the date: it leaves the difference and opens no case until then.</source>
+        <translation>附说明接受选中的差错至该日：在此之前它不计入差额，也不立案。</translation>
+    </message>
+    <message>
+        <source>Book what the channel took beyond the contracted fee as a claim on the channel, and resolve the fee_variance.</source>
+        <translation>把渠道多收的手续费记为对渠道的应收，并了结这条 fee_variance。</translation>
+    </message>
+    <message>
+        <source>Accept until</source>
+        <translation>接受至</translation>
+    </message>
+    <message>
+        <source>Resolve, with a second person's approval:</source>
+        <translation>处理（需第二人审批）：</translation>
+    </message>
+    <message>
+        <source>accepted until %1</source>
+        <translation>已接受至 %1</translation>
+    </message>
+    <message>
+        <source>The channel's %1 %2 is keel's %3: both breaks resolve, and money a case of either parked in suspense returns to the clearing account.</source>
+        <translation>渠道的 %1 %2 就是 keel 的 %3：两条差错都了结，任一案件挂在差错户的资金退回渠道清算户。</translation>
+    </message>
+    <message>
+        <source>Break %1 is accepted until the end of %2 (%3's day): it leaves the unexplained difference and opens no case until then. Nothing is posted.</source>
+        <translation>差错 %1 接受至 %2 日终（按 %3 的账期）：在此之前不计入未解释差额，也不立案。不记任何分录。</translation>
+    </message>
+    <message>
+        <source>%1 moves from the channel's fee expense to channel_fee_claims:%2:%3 (a negative amount is owed to the channel), and break %4 resolves.</source>
+        <translation>%1 从渠道手续费支出转入 channel_fee_claims:%2:%3（为负时是欠渠道的），差错 %4 了结。</translation>
+    </message>
+    <message>
+        <source>Statement</source>
+        <translation>对账单</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Imported</source>
+        <translation>导入时间</translation>
+    </message>
+    <message>
+        <source>By</source>
+        <translation>导入人</translation>
+    </message>
+    <message>
+        <source>SHA-256</source>
+        <translation>SHA-256</translation>
+    </message>
+    <message>
+        <source>Withdrawn</source>
+        <translation>已撤回</translation>
+    </message>
+    <message>
+        <source>Statements</source>
+        <translation>对账单</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>对账运行</translation>
+    </message>
+    <message>
+        <source>&amp;Withdraw…</source>
+        <translation>撤回(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Withdraw the selected statement, imported wrong: its lines stop counting, the fees it booked come back, and the corrected file can be imported. A second person approves it.</source>
+        <translation>撤回选中的误导入对账单：其明细不再计入，已记的手续费冲回，更正后的文件可以导入。需第二人审批。</translation>
+    </message>
+    <message>
+        <source>Statement %1 is withdrawn: its %2 lines stop counting, the fees its import booked come back from the channel's fee account, and its days are to be reconciled again. The file stays on the record.</source>
+        <translation>撤回对账单 %1：其 %2 条明细不再计入，导入时记入渠道手续费账户的费用冲回，涉及的账期需重新对账。文件本身仍留存备查。</translation>
+    </message>
 </context>
 <context>
     <name>keel::OutboxView</name>
@@ -2129,6 +2227,18 @@ Comment (optional):</source>
         <location filename="../../ui/OverviewView.cpp" line="319"/>
         <source>No payments in flight; suspense accounts are empty.</source>
         <translation>没有处理中的支付；差错户余额为零。</translation>
+    </message>
+    <message>
+        <source>Unreconciled difference</source>
+        <translation>未对平差额</translation>
+    </message>
+    <message>
+        <source>major units, the channel less keel</source>
+        <translation>主币单位，渠道减 keel</translation>
+    </message>
+    <message>
+        <source>Nothing unreconciled in this range</source>
+        <translation>此时间范围内没有未对平差额</translation>
     </message>
 </context>
 <context>

@@ -155,3 +155,44 @@ TEST_F(ReconViewTest, TwoBreaksOfOneMovementAreMatchedThroughASecondPerson)
     EXPECT_EQ(view.breaks()->rowCount(), 0);
     EXPECT_TRUE(cell(view.runs(), 0, 5).isEmpty()) << qPrintable(cell(view.runs(), 0, 5));
 }
+
+// The statements imported are listed; the one selected is withdrawn through a
+// proposal, and once withdrawn it cannot be proposed again.
+TEST_F(ReconViewTest, AStatementIsWithdrawnThroughAProposal)
+{
+    ReconView view(m_worker.get());
+    view.show();
+    QSignalSpy refreshed(&view, &ReconView::refreshed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    ASSERT_EQ(view.statements()->rowCount(), 1);
+    EXPECT_EQ(cell(view.statements(), 0, 3), QStringLiteral("2")) << "its lines";
+    EXPECT_FALSE(view.withdrawButton()->isEnabled()) << "nothing selected";
+    view.statements()->selectRow(0);
+    ASSERT_TRUE(view.withdrawButton()->isEnabled());
+
+    ProposeDialog *dialog = view.proposeWithdrawal();
+    ASSERT_NE(dialog, nullptr);
+    dialog->reasonField()->setText(QStringLiteral("yesterday's file imported as today's, REC-40"));
+    QTest::keyClicks(dialog->confirmField(), QStringLiteral("1"));
+    QSignalSpy proposed(&view, &ReconView::proposed);
+    dialog->submit();
+    ASSERT_TRUE(proposed.wait(10000)) << qPrintable(dialog->result()->text());
+    const ActionRecord record = proposed.first().first().value<ActionRecord>();
+    EXPECT_EQ(record.kind, QStringLiteral("recon_statement.withdraw"));
+
+    auto approver = QtSqlConnections::connect(loginAs(QStringLiteral("keel_approver")),
+                                              QStringLiteral("recon-view-withdraw"));
+    ASSERT_TRUE(approver.ok());
+    ActionDesk checker(*approver);
+    ASSERT_TRUE(checker.approve(record.id, record.contentHash).ok());
+    auto executed = checker.execute(record.id);
+    ASSERT_TRUE(executed.ok()) << qPrintable(executed.error().message);
+    EXPECT_EQ(executed->applied, 1);
+
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    EXPECT_FALSE(cell(view.statements(), 0, 7).isEmpty()) << "withdrawn, and when";
+    view.statements()->selectRow(0);
+    EXPECT_FALSE(view.withdrawButton()->isEnabled());
+}

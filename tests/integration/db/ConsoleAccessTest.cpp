@@ -118,10 +118,13 @@ TEST_F(ConsoleAccessTest, TheOverviewLeavesOutWhatTheRoleMayNotReadAndTheDatabas
     QSqlDatabase db = connectAs(QStringLiteral("keel_sre"));
     const SessionInfo sre = sessionOf(db);
     const qint64 now = QDateTime::currentSecsSinceEpoch();
-    auto scoped = OverviewQuery::load(db, 3600, now, {sre.canSeeSuspense(), sre.canSeeInFlight()});
+    auto scoped = OverviewQuery::load(db, 3600, now,
+                                      {sre.canSeeSuspense(), sre.canSeeInFlight(), true,
+                                       sre.canRead(QStringLiteral("recon_breaks"))});
     ASSERT_TRUE(scoped.ok()) << qPrintable(scoped.error().message);
     EXPECT_FALSE(scoped->suspenseShown);
     EXPECT_TRUE(scoped->inFlightShown);
+    EXPECT_FALSE(scoped->reconShown) << "an SRE does not read reconciliation breaks";
 
     // Asking anyway is the database's to refuse, not the console's.
     auto everything = OverviewQuery::load(db, 3600, now, {true, true});

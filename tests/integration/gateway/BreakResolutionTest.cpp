@@ -1,5 +1,6 @@
 #include "ReconciliationFixture.h"
 
+#include "core/db/LibpqConnection.h"
 #include "core/db/QtSqlConnections.h"
 #include "core/ops/ActionDesk.h"
 #include "core/ops/BreakResolutions.h"
@@ -80,6 +81,23 @@ protected:
         EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err) << qPrintable(audit.out);
     }
 
+    // A write-off of the latest case of the break of `reference`.
+    ProposalRequest writeOffOfCaseOf(const QByteArray &reference)
+    {
+        const QString caseId =
+            scalar("SELECT max(k.id) FROM keel.suspense_cases k JOIN keel.recon_breaks b "
+                   "ON b.id = k.recon_break_id WHERE b.reference = '" +
+                   reference + "'");
+        ProposalRequest writeOff;
+        writeOff.kind = QStringLiteral("case.write_off");
+        writeOff.targetType = QStringLiteral("suspense_case");
+        writeOff.summary = caseId;
+        writeOff.targets << ActionTarget{
+            caseId,
+            scalar("SELECT xmin::text FROM keel.suspense_cases WHERE id = " + caseId.toUtf8())};
+        return writeOff;
+    }
+
     QString statusOf(const QString &reference)
     {
         return scalar("SELECT string_agg(status, ',') FROM keel.recon_breaks WHERE reference = '" +
@@ -154,8 +172,16 @@ TEST_F(BreakResolutionTest, AMatchByHandReturnsTheParkedMoneyOnceAndLaterRunsKee
                                {item(paid, ",S2,payment,20.00,USD,0,%1T13:00:00Z")}))
                   .exitCode,
               0);
-    EXPECT_EQ(breaks(run()), QStringList{QStringLiteral("missing_at_keel:ch_channelsOwn0001:new")});
+    const QJsonObject raised = run();
+    EXPECT_EQ(breaks(raised),
+              QStringList{QStringLiteral("missing_at_keel:ch_channelsOwn0001:new")});
     EXPECT_EQ(listed().value(QStringLiteral("ch_channelsOwn0001")).channelAmount.amount, 2000);
+    // Its money is parked again, under a case of its own.
+    EXPECT_EQ(raised.value(QStringLiteral("cases_opened")).toInt(), 1);
+    EXPECT_EQ(suspense(), QStringLiteral("2000"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("4000"))
+        << "what the channel says it moved: the payment twice";
+    expectBooksAgree();
 }
 
 // What is not one movement, a date too far, a fee adjustment of what is not a
@@ -165,6 +191,7 @@ TEST_F(BreakResolutionTest, TheDatabaseRefusesWhatDoesNotFitAndWhatChangedSince)
 {
     startGateway();
     const QByteArray paid = charge("amount=2000&currency=usd", "recon-refuse");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
     m_day = firstPostingDay();
     ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
                                {QStringLiteral("ch_channelsOwn0002,S1,payment,19.99,USD,0,"
@@ -175,7 +202,7 @@ TEST_F(BreakResolutionTest, TheDatabaseRefusesWhatDoesNotFitAndWhatChangedSince)
     QMap<QString, ReconBreakRow> open = listed();
     const ReconBreakRow atKeel = open.value(QStringLiteral("ch_channelsOwn0002"));
     ReconBreakRow atChannel = open.value(QString::fromUtf8(paid));
-    ASSERT_EQ(atChannel.status, QStringLiteral("pending"));
+    ASSERT_EQ(atChannel.status, QStringLiteral("new"));
 
     ActionDesk maker(as(QStringLiteral("keel_operator")));
     auto notOne = maker.propose(because(BreakResolutions::match(atKeel, atChannel)));
@@ -192,14 +219,25 @@ TEST_F(BreakResolutionTest, TheDatabaseRefusesWhatDoesNotFitAndWhatChangedSince)
     ASSERT_FALSE(notAFee.ok());
     EXPECT_TRUE(notAFee.error().message.contains(QLatin1String("fee_variance")))
         << qPrintable(notAFee.error().message);
-    auto pending = maker.propose(
-        because(BreakResolutions::accept(atChannel, QDate::currentDate().addDays(5))));
-    EXPECT_FALSE(pending.ok()) << "the channel may still report a pending break";
+    ReconBreakRow leadingZero = atKeel;
+    leadingZero.id = 0;
+    ProposalRequest padded = BreakResolutions::match(leadingZero, atChannel);
+    padded.targets.first().id = QStringLiteral("0") + QString::number(atKeel.id);
+    EXPECT_FALSE(maker.propose(because(padded)).ok()) << "a break is named by its number";
     EXPECT_FALSE(
         ActionDesk(as(QStringLiteral("keel_sre")))
             .propose(because(BreakResolutions::accept(atKeel, QDate::currentDate().addDays(5))))
             .ok());
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.operator_actions"), QStringLiteral("0"));
+
+    // The service writes what its runs find, never a person's decision.
+    auto service = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(service.ok());
+    const Status forged =
+        service->exec("UPDATE keel.recon_breaks SET status = 'resolved', resolved_at = now(), "
+                      "resolution = '{\"kind\": \"recon_break.match\"}'");
+    ASSERT_FALSE(forged.ok());
+    EXPECT_EQ(forged.error().code, QLatin1String("42501"));
 
     // Proposed, then the day is run again before it executes: the break's
     // row is not what the proposer saw.
@@ -235,8 +273,20 @@ TEST_F(BreakResolutionTest, AnAcceptedBreakOpensNoCaseUntilItsDateThenItsCaseClo
                   .exitCode,
               0);
     EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 0);
-    const ReconBreakRow invented = listed().value(QStringLiteral("ch_neverSeen000009"));
+    const QMap<QString, ReconBreakRow> open = listed();
+    const ReconBreakRow invented = open.value(QStringLiteral("ch_neverSeen000009"));
     ASSERT_EQ(invented.status, QStringLiteral("new"));
+    ReconBreakRow unreported;
+    for (const ReconBreakRow &row : open)
+        if (row.breakClass == QLatin1String("missing_at_channel"))
+            unreported = row;
+    ASSERT_EQ(unreported.status, QStringLiteral("pending"));
+    auto early = ActionDesk(as(QStringLiteral("keel_operator")))
+                     .propose(because(
+                         BreakResolutions::accept(unreported, QDate::currentDate().addDays(5))));
+    ASSERT_FALSE(early.ok());
+    EXPECT_TRUE(early.error().message.contains(QLatin1String("pending")))
+        << qPrintable(early.error().message);
 
     const ActionExecution accepted =
         approveAndRun(BreakResolutions::accept(invented, QDate::currentDate().addDays(10)));
@@ -260,27 +310,34 @@ TEST_F(BreakResolutionTest, AnAcceptedBreakOpensNoCaseUntilItsDateThenItsCaseClo
     // The date passes (moved back here rather than waited for).
     scalar("UPDATE keel.recon_breaks SET accepted_until = now() - interval '1 minute' "
            "WHERE status = 'accepted' RETURNING 1");
+    // It is open again whether or not its day runs (the gateway's housekeeping
+    // ends acceptances as it refreshes the gauges)...
+    auto service = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(service.ok());
+    auto ended = service->scalar("SELECT keel.recon_expire_acceptances()");
+    ASSERT_TRUE(ended.ok()) << qPrintable(ended.error().message);
+    EXPECT_EQ(*ended, QStringLiteral("1"));
+    EXPECT_EQ(statusOf(QStringLiteral("ch_neverSeen000009")), QStringLiteral("persisting"));
+    // ...and its day's next run opens its case.
     const QJsonObject expired = run();
     EXPECT_EQ(expired.value(QStringLiteral("cases_opened")).toInt(), 1);
     EXPECT_TRUE(
         breaks(expired).contains(QStringLiteral("missing_at_keel:ch_neverSeen000009:persisting")));
     EXPECT_EQ(suspense(), QStringLiteral("300"));
 
-    // Written off in the workbench, the case resolves its break for good.
-    const QString caseId = scalar("SELECT k.id FROM keel.suspense_cases k JOIN keel.recon_breaks b "
-                                  "ON b.id = k.recon_break_id WHERE b.reference = "
-                                  "'ch_neverSeen000009'");
-    const QString caseVersion =
-        scalar("SELECT xmin::text FROM keel.suspense_cases WHERE id = " + caseId.toUtf8());
-    ProposalRequest writeOff;
-    writeOff.kind = QStringLiteral("case.write_off");
-    writeOff.targetType = QStringLiteral("suspense_case");
-    writeOff.summary = caseId;
-    writeOff.targets << ActionTarget{caseId, caseVersion};
-    EXPECT_EQ(approveAndRun(writeOff).applied, 1);
+    // Written off in the workbench, the case that held money resolves its
+    // break for good; the charge's case of 0 written off leaves its shortfall
+    // open, and no second case.
+    EXPECT_EQ(approveAndRun(writeOffOfCaseOf("ch_neverSeen000009")).applied, 1);
     EXPECT_EQ(statusOf(QStringLiteral("ch_neverSeen000009")), QStringLiteral("resolved"));
+    EXPECT_EQ(approveAndRun(writeOffOfCaseOf(unreported.reference.toUtf8())).applied, 1);
+    const QJsonObject after = run();
+    EXPECT_TRUE(after.value(QStringLiteral("breaks")).toArray().size() == 2);
     EXPECT_TRUE(
-        breaks(run()).contains(QStringLiteral("missing_at_keel:ch_neverSeen000009:resolved")));
+        breaks(after).contains(QStringLiteral("missing_at_keel:ch_neverSeen000009:resolved")));
+    EXPECT_TRUE(breaks(after).contains(
+        QStringLiteral("missing_at_channel:%1:persisting").arg(unreported.reference)));
+    EXPECT_EQ(after.value(QStringLiteral("cases_opened")).toInt(), 0);
     EXPECT_EQ(suspense(), QStringLiteral("0"));
     expectBooksAgree();
 }
@@ -313,6 +370,81 @@ TEST_F(BreakResolutionTest, AFeeAdjustmentBooksTheExcessAsAClaimOnTheChannel)
               QStringList{QStringLiteral("fee_variance:%1:resolved").arg(QString::fromUtf8(paid))});
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'fee_adjustment'"),
               QStringLiteral("1"));
+    expectBooksAgree();
+
+    // The contract changes to 0.7 %: the variance is raised at its new size,
+    // and adjusting it again books only what the first adjustment did not.
+    ASSERT_EQ(recon({QStringLiteral("fee-rate"), QStringLiteral("--channel"), QStringLiteral("sim"),
+                     QStringLiteral("--ppm"), QStringLiteral("7000")})
+                  .exitCode,
+              0);
+    EXPECT_EQ(breaks(run()),
+              QStringList{QStringLiteral("fee_variance:%1:new").arg(QString::fromUtf8(paid))});
+    EXPECT_EQ(
+        approveAndRun(BreakResolutions::feeAdjustment(listed().value(QString::fromUtf8(paid))))
+            .applied,
+        1);
+    EXPECT_EQ(balance("channel_fee_claims:sim:USD"), QStringLiteral("3"));
+    EXPECT_EQ(balance("channel_fees:sim:USD"), QStringLiteral("7"));
+    expectBooksAgree();
+}
+
+} // namespace
+
+namespace {
+
+// The wrong file was imported: it reports a payment twice under two of the
+// channel's numbers and a fee keel did not contract. Withdrawn through a
+// second person, its lines stop counting, its fees come back, and the
+// corrected file, which shares its good lines, imports and reconciles.
+TEST_F(BreakResolutionTest, AStatementImportedWrongIsWithdrawnAndItsCorrectionImported)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1500&currency=usd", "recon-withdraw");
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("wrong.csv"),
+                               {item(paid, ",S1,payment,15.00,USD,0.09,%1T12:00:00Z"),
+                                item(paid, ",S9,payment,15.00,USD,0.09,%1T12:00:01Z")}))
+                  .exitCode,
+              0);
+    EXPECT_EQ(breaks(run()),
+              QStringList{QStringLiteral("duplicate:%1:new").arg(QString::fromUtf8(paid))});
+    EXPECT_EQ(balance("channel_fees:sim:USD"), QStringLiteral("18"));
+    const QString corrected = statement(QStringLiteral("corrected.csv"),
+                                        {item(paid, ",S1,payment,15.00,USD,0.09,%1T12:00:00Z")});
+    EXPECT_EQ(import(corrected).exitCode, 2) << "its line S1 is the wrong file's still";
+
+    auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
+    ASSERT_TRUE(statements.ok() && statements->size() == 1);
+    const ReconStatementRow wrong = statements->first();
+    ASSERT_TRUE(BreakResolutions::canWithdraw(wrong));
+    EXPECT_FALSE(ActionDesk(as(QStringLiteral("keel_sre")))
+                     .propose(because(BreakResolutions::withdrawal(wrong)))
+                     .ok());
+    const ActionExecution withdrawn = approveAndRun(BreakResolutions::withdrawal(wrong));
+    EXPECT_EQ(withdrawn.applied, 1);
+    ASSERT_EQ(withdrawn.targets.size(), 1);
+    EXPECT_TRUE(withdrawn.targets.first().message.contains(m_day))
+        << "names the days to run again: " << qPrintable(withdrawn.targets.first().message);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_withdrawn_lines"), QStringLiteral("2"));
+    EXPECT_EQ(balance("channel_fees:sim:USD"), QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.audit_log WHERE action = 'recon_withdraw'"),
+              QStringLiteral("1"));
+    expectBooksAgree();
+    auto again = ActionDesk(as(QStringLiteral("keel_operator")))
+                     .propose(because(BreakResolutions::withdrawal(wrong)));
+    ASSERT_FALSE(again.ok());
+    EXPECT_TRUE(again.error().message.contains(QLatin1String("withdrawn already")))
+        << qPrintable(again.error().message);
+
+    const ProcessResult imported = import(corrected);
+    ASSERT_EQ(imported.exitCode, 0) << qPrintable(imported.err);
+    const QJsonObject rerun = run();
+    EXPECT_EQ(rerun.value(QStringLiteral("matched")).toInt(), 1);
+    EXPECT_TRUE(breaks(rerun).isEmpty()) << QJsonDocument(rerun).toJson().constData();
+    EXPECT_EQ(statusOf(QString::fromUtf8(paid)), QStringLiteral("resolved"));
+    EXPECT_EQ(balance("channel_fees:sim:USD"), QStringLiteral("9"));
     expectBooksAgree();
 }
 
