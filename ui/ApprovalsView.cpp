@@ -117,6 +117,8 @@ ApprovalsView::ApprovalsView(QueryWorker *worker, QWidget *parent)
     layout->addWidget(m_review, 1);
     auto *buttons = new QHBoxLayout;
     m_result->setWordWrap(true);
+    // What the database says may quote a statement's references: never markup.
+    m_result->setTextFormat(Qt::PlainText);
     m_result->setAccessibleName(tr("Result"));
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
     buttons->addWidget(m_result, 1);

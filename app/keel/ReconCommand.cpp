@@ -15,6 +15,15 @@
 namespace keel::cli {
 namespace {
 
+// A refused statement's one line starts with the check that refused it
+// (statement_field, statement_overlap, ...), for a script to act on.
+Error namingTheCheck(Error error)
+{
+    if (error.code.startsWith(QLatin1String("statement_")))
+        error.message = error.code + QStringLiteral(": ") + error.message;
+    return error;
+}
+
 // A day's statement of the largest merchant stays well below this.
 constexpr qint64 StatementFileLimit = qint64(1) << 30;
 
@@ -123,11 +132,11 @@ private:
         Result<QList<StatementLine>> lines =
             readStatement({*format, *bytes, option(parser, "sha1")}, *currencies);
         if (!lines)
-            return fail(name(), lines.error());
+            return fail(name(), namingTheCheck(lines.error()));
         Result<ImportedStatement> stored =
             storeStatement(*session, option(parser, "channel"), *format, *bytes, *lines);
         if (!stored)
-            return fail(name(), stored.error());
+            return fail(name(), namingTheCheck(stored.error()));
         if (stored->alreadyImported)
             note(QStringLiteral("keel recon: this file was imported before; nothing stored"));
         printLine(QStringLiteral("statement=%1 lines=%2 days=%3")

@@ -11,8 +11,9 @@ namespace {
 constexpr char InsertStatement[] =
     "INSERT INTO keel.recon_statements (channel, format, file_sha256, line_count) "
     "VALUES ($1, $2, $3, $4) ON CONFLICT (channel, file_sha256) DO NOTHING RETURNING id";
-constexpr char StoredBefore[] = "SELECT id, line_count FROM keel.recon_statements "
-                                "WHERE channel = $1 AND file_sha256 = $2";
+constexpr char StoredBefore[] =
+    "SELECT id, line_count, withdrawn_at IS NOT NULL FROM keel.recon_statements "
+    "WHERE channel = $1 AND file_sha256 = $2";
 constexpr char DaysOfStatement[] =
     "SELECT DISTINCT (l.occurred_at AT TIME ZONE c.time_zone)::date::text "
     "FROM keel.recon_lines l JOIN keel.recon_channels c ON c.channel = l.channel "
@@ -85,6 +86,13 @@ Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &ch
         if (before->size() == 0)
             return makeError(ErrorKind::Failed,
                              QStringLiteral("the statement was stored and is gone again"));
+        // The very file a person withdrew: importing it again changes nothing,
+        // and saying "stored" would hide that.
+        if (before->text(0, 2) == QLatin1String("t"))
+            return codedError(ErrorKind::Usage, QStringLiteral("statement_withdrawn"),
+                              QStringLiteral("this file is statement %1 of channel %2, which was "
+                                             "withdrawn: import the corrected file")
+                                  .arg(before->text(0, 0), channel));
         return ImportedStatement{before->toInt64(0, 0), int(before->toInt64(0, 1)), true, {}};
     }
     const qint64 id = inserted->toInt64(0, 0);

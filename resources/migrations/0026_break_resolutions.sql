@@ -95,6 +95,11 @@ BEGIN
             NEW.raised_at := now();
         END IF;
     END IF;
+    -- A break resolved (by data or by a person) that is found again is
+    -- raised: a case closed before may not stop a new one.
+    IF OLD.status = 'resolved' AND NEW.status <> 'resolved' THEN
+        NEW.raised_at := now();
+    END IF;
     IF NEW.status <> 'accepted' THEN
         NEW.accepted_until := NULL;
     END IF;
@@ -474,6 +479,20 @@ BEGIN
             WHEN broken.kind = 'refund' AND broken.class IN ('amount_mismatch', 'missing_at_channel')
                 THEN greatest(broken.keel_amount - broken.channel_amount, 0)
             ELSE 0 END;
+        -- Money parked for this break before, by a case since closed, that
+        -- is still in clearing (written off, say, not returned) is parked
+        -- already: only the rest is. A charge's parked money is on the
+        -- charge, which its run counts on keel's side instead.
+        IF charge IS NULL AND parked > 0 THEN
+            parked := greatest(parked - coalesce((
+                SELECT sum(e.amount) FROM suspense_cases k
+                JOIN ledger_transactions t
+                    ON t.id = k.ledger_transaction_id OR t.suspense_case_id = k.id
+                JOIN ledger_entries e ON e.transaction_id = t.id
+                JOIN ledger_accounts a ON a.id = e.account_id
+                    AND a.code = 'channel_clearing:' || broken.currency
+                WHERE k.recon_break_id = broken.id), 0), 0);
+        END IF;
         what := format('reconciliation of %s %s: %s %s %s (the channel %s, keel %s %s)',
                        day_channel, day, broken.class, broken.kind, broken.reference,
                        broken.channel_amount, broken.keel_amount, broken.currency);

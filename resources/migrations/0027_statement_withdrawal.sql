@@ -35,10 +35,14 @@ DECLARE
     target  jsonb := proposal.targets -> 0;
     stored  recon_statements;
     version text;
-    days    text;
+    days    date[];
+    day     date;
+    touched bigint[];
     held    text;
-    fees    record;
+    moved   record;
     posted  bigint;
+    claim_back bigint;
+    claim_of   bigint;
 BEGIN
     IF jsonb_array_length(proposal.targets) <> 1
        OR target ->> 'id' !~ '^[1-9][0-9]{0,17}$' THEN
@@ -53,26 +57,36 @@ BEGIN
     IF version <> target ->> 'version' OR stored.withdrawn_at IS NOT NULL THEN
         RETURN jsonb_build_array(jsonb_build_object('id', target ->> 'id', 'outcome', 'changed'));
     END IF;
-    -- Runs of the channel's days take the day's advisory lock; a withdrawal
-    -- waits for none of them, and a run that began before it read the lines
-    -- in its snapshot: its days are named to be run again.
-    SELECT string_agg(DISTINCT (l.occurred_at AT TIME ZONE c.time_zone)::date::text, ' ')
-        INTO days
-    FROM recon_lines l JOIN recon_channels c ON c.channel = l.channel
-    WHERE l.statement_id = stored.id;
-    SELECT string_agg(k.id::text, ' ' ORDER BY k.id) INTO held
-    FROM suspense_cases k JOIN recon_breaks b ON b.id = k.recon_break_id
-    JOIN recon_channels c ON c.channel = b.channel
-    WHERE b.channel = stored.channel AND k.status IN ('open', 'in_review') AND k.amount > 0
-      AND b.business_date::text = ANY(string_to_array(coalesce(days, ''), ' '));
+    -- The breaks its lines bear on (and what a person matched to them), and
+    -- every day they and the lines belong to: each day's run is waited for,
+    -- in the order runs take them, so none reads these lines half withdrawn.
+    touched := ARRAY(
+        SELECT b.id FROM recon_breaks b
+        WHERE b.channel = stored.channel
+          AND (b.kind, b.reference) IN (SELECT l.kind, l.reference FROM recon_lines l
+                                        WHERE l.statement_id = stored.id));
+    touched := touched || ARRAY(
+        SELECT (b.resolution ->> 'counterpart')::bigint FROM recon_breaks b
+        WHERE b.id = ANY(touched) AND b.resolution ->> 'kind' = 'recon_break.match');
+    days := ARRAY(
+        SELECT DISTINCT d FROM (
+            SELECT (l.occurred_at AT TIME ZONE c.time_zone)::date AS d
+            FROM recon_lines l JOIN recon_channels c ON c.channel = l.channel
+            WHERE l.statement_id = stored.id
+            UNION SELECT b.business_date FROM recon_breaks b WHERE b.id = ANY(touched)) x
+        ORDER BY d);
+    FOREACH day IN ARRAY days LOOP
+        PERFORM pg_advisory_xact_lock(hashtext('keel.recon:' || stored.channel),
+                                      day - date '2000-01-01');
+    END LOOP;
     INSERT INTO recon_withdrawn_lines SELECT * FROM recon_lines WHERE statement_id = stored.id;
     DELETE FROM recon_lines WHERE statement_id = stored.id;
-    -- The fees its import booked, reversed per currency.
-    FOR fees IN SELECT e.account_id, e.currency, sum(e.amount) AS amount
-                FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-                WHERE t.recon_statement_id = stored.id AND t.kind = 'channel_fee'
-                GROUP BY e.account_id, e.currency HAVING sum(e.amount) <> 0
-                ORDER BY e.currency, e.account_id LOOP
+    -- The fees its import booked, reversed per account.
+    FOR moved IN SELECT e.account_id, e.currency, sum(e.amount) AS amount
+                 FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+                 WHERE t.recon_statement_id = stored.id AND t.kind = 'channel_fee'
+                 GROUP BY e.account_id, e.currency HAVING sum(e.amount) <> 0
+                 ORDER BY e.currency, e.account_id LOOP
         IF posted IS NULL THEN
             INSERT INTO ledger_transactions (kind, description, recon_statement_id)
             VALUES ('channel_fee', format('statement %s withdrawn by action #%s: its fees back',
@@ -80,19 +94,50 @@ BEGIN
             RETURNING id INTO posted;
         END IF;
         INSERT INTO ledger_entries (transaction_id, account_id, currency, amount)
-        VALUES (posted, fees.account_id, fees.currency, -fees.amount);
+        VALUES (posted, moved.account_id, moved.currency, -moved.amount);
     END LOOP;
+    -- Fee claims booked from its lines are reversed too, per break.
+    FOR moved IN SELECT t.recon_break_id FROM ledger_transactions t
+                 JOIN ledger_entries e ON e.transaction_id = t.id
+                 WHERE t.recon_break_id = ANY(touched) AND t.kind = 'fee_adjustment'
+                 GROUP BY t.recon_break_id, e.account_id HAVING sum(e.amount) <> 0
+                 ORDER BY 1 LOOP
+        CONTINUE WHEN claim_back IS NOT NULL AND claim_of = moved.recon_break_id;
+        INSERT INTO ledger_transactions (kind, description, recon_break_id)
+        VALUES ('fee_adjustment',
+                format('statement %s withdrawn by action #%s: the fee claim of break %s back',
+                       stored.id, proposal.id, moved.recon_break_id), moved.recon_break_id)
+        RETURNING id INTO claim_back;
+        claim_of := moved.recon_break_id;
+        INSERT INTO ledger_entries (transaction_id, account_id, currency, amount)
+        SELECT claim_back, e.account_id, e.currency, -sum(e.amount)
+        FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+        WHERE t.recon_break_id = moved.recon_break_id AND t.kind = 'fee_adjustment'
+          AND t.id <> claim_back
+        GROUP BY e.account_id, e.currency HAVING sum(e.amount) <> 0;
+    END LOOP;
+    -- What a person decided on the strength of its lines no longer stands:
+    -- each break is open again, to be judged by the next run of its day.
+    UPDATE recon_breaks
+    SET status = CASE WHEN status IN ('resolved', 'accepted') THEN 'persisting' ELSE status END,
+        resolved_at = NULL, resolution = NULL, raised_at = now()
+    WHERE id = ANY(touched);
+    SELECT string_agg(k.id || ' (' || k.status || ', ' || k.amount || ' ' || k.currency || ')', ', '
+                      ORDER BY k.id) INTO held
+    FROM suspense_cases k WHERE k.recon_break_id = ANY(touched) AND k.amount > 0;
     UPDATE recon_statements SET withdrawn_at = now(), withdrawn_by_action = proposal.id
     WHERE id = stored.id;
     PERFORM audit('recon_withdraw', 'recon_statement', stored.id::text,
                   jsonb_build_object('channel', stored.channel, 'lines', stored.line_count,
                                      'sha256', encode(stored.file_sha256, 'hex'),
-                                     'action', proposal.id, 'days', days));
+                                     'action', proposal.id, 'days', to_jsonb(days),
+                                     'breaks_reopened', to_jsonb(touched)));
     RETURN jsonb_build_array(jsonb_build_object(
         'id', target ->> 'id', 'outcome', 'done', 'new_id', posted::text,
-        'message', format('run %s again: %s', stored.channel, coalesce(days, 'no days'))
+        'message', format('run %s again: %s', stored.channel,
+                          coalesce(array_to_string(days, ' '), 'no days'))
                    || CASE WHEN held IS NULL THEN ''
-                      ELSE format('; cases holding money parked on those days: %s', held) END));
+                      ELSE format('; cases that parked money for its breaks: %s', held) END));
 END
 $$;
 REVOKE EXECUTE ON FUNCTION execute_statement_withdrawal(operator_actions) FROM PUBLIC;
@@ -151,6 +196,7 @@ DECLARE
     posting jsonb;
     account ledger_accounts;
     total bigint := 0;
+    returned bigint := 0; -- what a reconciliation case's postings take off clearing
 BEGIN
     SELECT * INTO held FROM suspense_cases WHERE id = case_id;
     IF NOT FOUND THEN
@@ -193,8 +239,19 @@ BEGIN
                           'its charge''s or its break''s channel clearing account and keel''s '
                           'fee and loss accounts are)', posting, account.code, case_id);
         END IF;
+        IF held.recon_break_id IS NOT NULL AND held.charge_id IS NULL
+           AND account.code = 'channel_clearing:' || held.currency THEN
+            returned := returned - (posting ->> 'amount')::bigint;
+        END IF;
         total := total + (posting ->> 'amount')::bigint;
     END LOOP;
+    -- A reconciliation case gives back to clearing at most what it parked
+    -- there, and never adds to it.
+    IF returned < 0 OR returned > held.amount THEN
+        RETURN format('the postings take %s %s off the clearing account; a reconciliation case '
+                      'returns between 0 and what it holds (%s)', returned, held.currency,
+                      held.amount);
+    END IF;
     IF total <> -held.amount THEN
         RETURN format('the postings sum to %s %s; with the suspense leg of %s they must come to '
                       'zero (they should sum to %s)', total, held.currency, held.amount,

@@ -449,3 +449,67 @@ TEST_F(BreakResolutionTest, AStatementImportedWrongIsWithdrawnAndItsCorrectionIm
 }
 
 } // namespace
+
+namespace {
+
+// A wrong file past the lag had parked money for a payment keel never made.
+// Withdrawn, the break goes away at the next run, the outcome names the case,
+// and the operator returns its money to clearing: no more than it holds.
+TEST_F(BreakResolutionTest, MoneyParkedForAWithdrawnLineGoesBackToClearingByHand)
+{
+    startGateway();
+    charge("amount=500&currency=usd", "recon-withdraw-parked");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
+    m_day = firstPostingDay();
+    const QString wrong = statement(QStringLiteral("wrong.csv"),
+                                    {QStringLiteral("ch_otherMerchant01,S1,payment,7.00,USD,0,"
+                                                    "%1T12:00:00Z")});
+    ASSERT_EQ(import(wrong).exitCode, 0);
+    EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 2);
+    ASSERT_EQ(suspense(), QStringLiteral("700"));
+
+    auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
+    ASSERT_TRUE(statements.ok() && statements->size() == 1);
+    const ActionExecution withdrawn =
+        approveAndRun(BreakResolutions::withdrawal(statements->first()));
+    ASSERT_EQ(withdrawn.targets.size(), 1);
+    EXPECT_TRUE(withdrawn.targets.first().message.contains(QLatin1String("700 USD")))
+        << qPrintable(withdrawn.targets.first().message);
+    const ProcessResult again = import(wrong);
+    EXPECT_EQ(again.exitCode, 2);
+    EXPECT_TRUE(again.err.contains(QLatin1String("statement_withdrawn"))) << qPrintable(again.err);
+    EXPECT_FALSE(breaks(run()).contains(QStringLiteral("missing_at_keel:ch_otherMerchant01:new")));
+    EXPECT_EQ(statusOf(QStringLiteral("ch_otherMerchant01")), QStringLiteral("resolved"));
+
+    const QString caseId = scalar("SELECT k.id FROM keel.suspense_cases k JOIN keel.recon_breaks b "
+                                  "ON b.id = k.recon_break_id "
+                                  "WHERE b.reference = 'ch_otherMerchant01'");
+    const auto back = [&](qint64 amount) {
+        ProposalRequest request;
+        request.kind = QStringLiteral("case.adjust");
+        request.targetType = QStringLiteral("suspense_case");
+        request.summary = caseId;
+        request.targets << ActionTarget{
+            caseId,
+            scalar("SELECT xmin::text FROM keel.suspense_cases WHERE id = " + caseId.toUtf8())};
+        QJsonArray postings{
+            QJsonObject{{QStringLiteral("account"), QStringLiteral("channel_clearing:USD")},
+                        {QStringLiteral("amount"), -amount}}};
+        if (amount != 700)
+            postings.append(
+                QJsonObject{{QStringLiteral("account"), QStringLiteral("operational_loss:USD")},
+                            {QStringLiteral("amount"), amount - 700}});
+        request.payload.insert(QStringLiteral("postings"), postings);
+        return request;
+    };
+    auto oversized = ActionDesk(as(QStringLiteral("keel_operator"))).propose(because(back(100000)));
+    ASSERT_FALSE(oversized.ok());
+    EXPECT_TRUE(oversized.error().message.contains(QLatin1String("off the clearing account")))
+        << qPrintable(oversized.error().message);
+    EXPECT_EQ(approveAndRun(back(700)).applied, 1);
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("500")) << "the real capture only";
+    expectBooksAgree();
+}
+
+} // namespace
