@@ -38,7 +38,8 @@ public:
         return QStringLiteral(
             "Run the simulated acquirer as its own HTTP server for `keel gateway --channel`; "
             "prints KEEL_CHANNEL=<url> when ready. \"keel channel-sim statement --date "
-            "YYYY-MM-DD [--format csv|wechatpay|stripe] [--out FILE]\" writes its statement of a "
+            "YYYY-MM-DD [--format csv|wechatpay|alipay|stripe] [--out FILE]\" writes its statement "
+            "of a "
             "day, in keel's CSV form or a channel's, with "
             "breaks when told (--drop, --change-amount, --duplicate, --invent, --change-fee N).");
     }
@@ -78,8 +79,9 @@ public:
                           QStringLiteral("N")});
         parser.addOption({QStringLiteral("format"),
                           QStringLiteral("statement: csv (keel's form, the default), wechatpay "
-                                         "(a WeChat Pay trade bill) or stripe (Stripe's payout "
-                                         "reconciliation report)."),
+                                         "(a WeChat Pay trade bill), alipay (Alipay's ZIP of GBK "
+                                         "files, CNY) or stripe (Stripe's payout reconciliation "
+                                         "report)."),
                           QStringLiteral("FORMAT")});
         parser.addOption({QStringLiteral("currency"),
                           QStringLiteral("statement: a WeChat Pay bill's one currency "
@@ -154,10 +156,10 @@ private:
         if (parser.isSet(QStringLiteral("format"))) {
             const std::optional<StatementFormat> format =
                 statementFormatNamed(parser.value(QStringLiteral("format")));
-            if (!format || *format == StatementFormat::Alipay)
+            if (!format)
                 return fail(name(), makeError(ErrorKind::Usage,
-                                              QStringLiteral("--format must be csv, wechatpay or "
-                                                             "stripe")));
+                                              QStringLiteral("--format must be csv, wechatpay, "
+                                                             "alipay or stripe")));
             layout.format = *format;
         }
         if (parser.isSet(QStringLiteral("currency")))

@@ -5,6 +5,7 @@
 #include "core/reference/CurrencyStore.h"
 
 #include <QDateTime>
+#include <QStringEncoder>
 #include <QTimeZone>
 
 #include <memory>
@@ -217,8 +218,195 @@ private:
                        "refund_metadata[keel_reference]\n";
 };
 
+// A ZIP of stored entries whose names are GBK bytes without the UTF-8 flag,
+// as Alipay packs its bills.
+class StoredZip final {
+public:
+    void add(const QByteArray &name, const QByteArray &data)
+    {
+        const quint32 crc = crc32(data);
+        m_central += header(0x02014b50, name, data.size(), crc, true);
+        m_central += name;
+        m_out += header(0x04034b50, name, data.size(), crc, false);
+        m_out += name + data;
+    }
+
+    QByteArray take()
+    {
+        QByteArray end;
+        put32(end, 0x06054b50);
+        put16(end, 0);
+        put16(end, 0);
+        put16(end, m_entries);
+        put16(end, m_entries);
+        put32(end, quint32(m_central.size()));
+        put32(end, quint32(m_out.size()));
+        put16(end, 0);
+        return m_out + m_central + end;
+    }
+
+private:
+    static void put16(QByteArray &out, quint32 value)
+    {
+        out.append(char(value & 0xff)).append(char((value >> 8) & 0xff));
+    }
+    static void put32(QByteArray &out, quint32 value)
+    {
+        put16(out, value & 0xffff);
+        put16(out, value >> 16);
+    }
+    static quint32 crc32(const QByteArray &data)
+    {
+        quint32 crc = 0xffffffffu;
+        for (const char byte : data) {
+            crc ^= quint8(byte);
+            for (int bit = 0; bit < 8; ++bit)
+                crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+        }
+        return ~crc;
+    }
+    // A local (central == false) or central directory header up to its name.
+    QByteArray header(quint32 signature, const QByteArray &name, qsizetype size, quint32 crc,
+                      bool central)
+    {
+        constexpr quint32 DosTime = 0;                         // 00:00:00
+        constexpr quint32 DosDate = (46 << 9) | (12 << 5) | 1; // 2026-12-01
+        QByteArray out;
+        put32(out, signature);
+        if (central)
+            put16(out, 20); // made by
+        put16(out, 20);     // needed
+        put16(out, 0);      // no flags: the name is not UTF-8
+        put16(out, 0);      // stored
+        put16(out, DosTime);
+        put16(out, DosDate);
+        put32(out, crc);
+        put32(out, quint32(size));
+        put32(out, quint32(size));
+        put16(out, quint32(name.size()));
+        put16(out, 0); // extra
+        if (central) {
+            put16(out, 0); // comment
+            put16(out, 0); // disk
+            put16(out, 0); // internal attributes
+            put32(out, 0); // external attributes
+            put32(out, quint32(m_out.size()));
+            ++m_entries;
+        }
+        return out;
+    }
+
+    QByteArray m_out;
+    QByteArray m_central;
+    quint32 m_entries = 0;
+};
+
+// Alipay's trade bill (业务账单): a ZIP of GBK files, the detail between its
+// markers with Alipay's totals after it, trades and refunds in CNY, times in
+// Beijing, 服务费 negative on a trade and positive on a refund.
+class AlipayWriter final : public StatementWriter {
+public:
+    AlipayWriter(const CurrencyTable &currencies, const QDate &day)
+        : StatementWriter(currencies), m_day(day)
+    {}
+
+    void write(const Line &line) override
+    {
+        if (line.currency != QLatin1String("CNY"))
+            return;
+        const Currency cny = currencyOf(line);
+        const bool trade = line.type == QLatin1String("payment");
+        const QString at = QDateTime::fromString(line.at, Qt::ISODateWithMs)
+                               .toTimeZone(QTimeZone(QByteArrayLiteral("Asia/Shanghai")))
+                               .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        const qint64 signedAmount = trade ? line.amount : -line.amount;
+        const QString amount = signedMajorUnits(signedAmount, cny);
+        const QString zero = formatMajorUnits(0, cny);
+        // Alipay writes 服务费 from the merchant's side: what it kept on a
+        // trade negative, what a refund gave back positive.
+        const QString fee = signedMajorUnits(-line.fee, cny);
+        m_rows << QStringList{
+            line.channelReference + u'\t',
+            trade ? line.reference + u'\t' : QString(),
+            trade ? QStringLiteral("交易") : QStringLiteral("退款"),
+            QStringLiteral("keel 模拟"),
+            at,
+            at,
+            {},
+            {},
+            {},
+            {},
+            QStringLiteral("si***@example.com"),
+            amount,
+            amount,
+            zero,
+            zero,
+            zero,
+            zero,
+            zero,
+            {},
+            zero,
+            zero,
+            trade ? QString() : line.reference,
+            fee,
+            zero,
+            {}}.join(u',');
+        (trade ? m_trades : m_refunds) += 1;
+        (trade ? m_received : m_refunded) += signedAmount;
+    }
+
+    QByteArray take() override
+    {
+        const Currency cny = currencyNamed(QStringLiteral("CNY"));
+        const QString date = m_day.toString(QStringLiteral("yyyy年MM月dd日"));
+        QStringList text{
+            QStringLiteral("#支付宝业务明细查询"),
+            QStringLiteral("#账号：[%1]").arg(QLatin1String(Partner)),
+            QStringLiteral("#起始日期：[%1 00:00:00]   终止日期：[%2 00:00:00]")
+                .arg(date, m_day.addDays(1).toString(QStringLiteral("yyyy年MM月dd日"))),
+            QStringLiteral("#-----------------------------------------业务明细列表"
+                           "----------------------------------------"),
+            QStringLiteral("支付宝交易号,商户订单号,业务类型,商品名称,创建时间,完成时间,"
+                           "门店编号,门店名称,操作员,终端号,对方账户,订单金额（元）,"
+                           "商家实收（元）,支付宝红包（元）,集分宝（元）,支付宝优惠（元）,"
+                           "商家优惠（元）,券核销金额（元）,券名称,商家红包消费金额（元）,"
+                           "卡消费金额（元）,退款批次号/请求号,服务费（元）,分润（元）,"
+                           "备注")};
+        text += m_rows;
+        text << QStringLiteral("#-----------------------------------------业务明细列表结束"
+                               "------------------------------------")
+             << QStringLiteral("#交易合计：%1笔，商家实收共%2元，商家优惠共%3元")
+                    .arg(m_trades)
+                    .arg(signedMajorUnits(m_received, cny), formatMajorUnits(0, cny))
+             << QStringLiteral("#退款合计：%1笔，商家实收退款共%2元，商家优惠退款共%3元")
+                    .arg(m_refunds)
+                    .arg(signedMajorUnits(m_refunded, cny), formatMajorUnits(0, cny));
+        QStringEncoder encoder("GBK");
+        const auto gbk = [&encoder](const QString &unicode) -> QByteArray {
+            return encoder.encode(unicode);
+        };
+        const QByteArray prefix =
+            QByteArray(Partner) + '_' + m_day.toString(QStringLiteral("yyyyMMdd")).toLatin1() + '_';
+        StoredZip zip;
+        zip.add(prefix + gbk(QStringLiteral("业务明细.csv")),
+                gbk(text.join(QStringLiteral("\r\n")) + QStringLiteral("\r\n")));
+        zip.add(prefix + gbk(QStringLiteral("业务明细(汇总).csv")),
+                gbk(QStringLiteral("#支付宝业务汇总查询\r\n")));
+        return zip.take();
+    }
+
+private:
+    static constexpr char Partner[] = "20881234567890120156";
+    QDate m_day;
+    QStringList m_rows;
+    qint64 m_trades = 0;
+    qint64 m_refunds = 0;
+    qint64 m_received = 0;
+    qint64 m_refunded = 0;
+};
+
 std::unique_ptr<StatementWriter> writerFor(const StatementLayout &layout,
-                                           const CurrencyTable &currencies)
+                                           const CurrencyTable &currencies, const QDate &day)
 {
     switch (layout.format) {
     case StatementFormat::Csv:
@@ -228,7 +416,7 @@ std::unique_ptr<StatementWriter> writerFor(const StatementLayout &layout,
     case StatementFormat::Stripe:
         return std::make_unique<StripeReportWriter>(currencies);
     case StatementFormat::Alipay:
-        break;
+        return std::make_unique<AlipayWriter>(currencies, day);
     }
     return nullptr;
 }
@@ -241,7 +429,7 @@ Result<QByteArray> simulatorStatement(LibpqConnection &session, const QDate &day
     Result<CurrencyTable> currencies = loadCurrencies(session);
     if (!currencies)
         return currencies.error();
-    std::unique_ptr<StatementWriter> writer = writerFor(layout, *currencies);
+    std::unique_ptr<StatementWriter> writer = writerFor(layout, *currencies, day);
     if (!writer)
         return fieldError(QStringLiteral("format"), QStringLiteral("unsupported"),
                           QStringLiteral("the simulator does not write %1 statements")

@@ -22,8 +22,9 @@ struct StatementFaults {
 };
 
 // How the statement is written: keel's CSV, or as a channel writes its own
-// (WeChat Pay's trade bill, Stripe's payout reconciliation report). A WeChat
-// Pay bill is in one currency: the other currencies' lines are left out.
+// (WeChat Pay's trade bill, Alipay's ZIP of GBK files, Stripe's payout
+// reconciliation report). A WeChat Pay bill is in one currency and Alipay's
+// in CNY: the other currencies' lines are left out.
 struct StatementLayout {
     StatementFormat format = StatementFormat::Csv;
     QString currency = QStringLiteral("CNY"); // a WeChat Pay bill's
@@ -31,8 +32,7 @@ struct StatementLayout {
 
 // The simulated channel's statement of one UTC day, written from its own
 // record: the sales, captures and refunds it approved, with its contracted
-// fee (millionths of a payment; refunds return none). Alipay's layout is not
-// written: the error says so.
+// fee (millionths of a payment; refunds return none).
 Result<QByteArray> simulatorStatement(LibpqConnection &session, const QDate &day, qint64 feeRatePpm,
                                       const StatementFaults &faults = {},
                                       const StatementLayout &layout = {});

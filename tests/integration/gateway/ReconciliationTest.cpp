@@ -407,6 +407,11 @@ TEST_F(SimulatorLayoutTest, AsAWechatPayTradeBill)
     roundTrip(QStringLiteral("wechatpay"), "cny");
 }
 
+TEST_F(SimulatorLayoutTest, AsAnAlipayTradeBill)
+{
+    roundTrip(QStringLiteral("alipay"), "cny");
+}
+
 TEST_F(SimulatorLayoutTest, AsAStripePayoutReport)
 {
     roundTrip(QStringLiteral("stripe"), "usd");
