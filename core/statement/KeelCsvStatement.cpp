@@ -83,32 +83,10 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
 
 Result<QList<StatementLine>> readKeelCsv(QStringView text, const CurrencyTable &currencies)
 {
-    std::optional<CsvRecord> header;
-    std::optional<Columns> columns;
-    QList<StatementLine> lines;
-    const Status read = forEachCsvRecord(text, [&](const CsvRecord &record) -> Status {
-        if (!header) {
-            Result<Columns> named = Columns::fromHeader(record.fields, CsvColumns);
-            if (!named)
-                return named.error();
-            header = record;
-            columns = *named;
-            return {};
-        }
-        if (Status wide = statementFields::sameWidth(record, header->fields.size()); !wide)
-            return wide;
-        Result<StatementLine> line = csvLine(record, *columns, currencies);
-        if (!line)
-            return line.error();
-        lines.append(*line);
-        return {};
-    });
-    if (!read)
-        return read.error().code.isEmpty() ? refusal(StatementCheck::Layout, read.error().message)
-                                           : read.error();
-    if (!header)
-        return refusal(StatementCheck::Layout, QStringLiteral("the file has no header"));
-    return lines;
+    return statementFields::readHeaderedCsv(
+        text, CsvColumns, [&currencies](const CsvRecord &record, const Columns &columns) {
+            return csvLine(record, columns, currencies);
+        });
 }
 
 } // namespace keel

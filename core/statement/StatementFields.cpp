@@ -110,4 +110,35 @@ Result<QDateTime> localTime(const QString &text, const QTimeZone &zone, const QS
     return at.toUTC();
 }
 
+Result<QList<StatementLine>> readHeaderedCsv(QStringView text, const QStringList &required,
+                                             const RowReader &row)
+{
+    std::optional<CsvRecord> header;
+    std::optional<Columns> columns;
+    QList<StatementLine> lines;
+    const Status read = forEachCsvRecord(text, [&](const CsvRecord &record) -> Status {
+        if (!header) {
+            Result<Columns> named = Columns::fromHeader(record.fields, required);
+            if (!named)
+                return named.error();
+            header = record;
+            columns = *named;
+            return {};
+        }
+        if (Status wide = sameWidth(record, header->fields.size()); !wide)
+            return wide;
+        Result<StatementLine> line = row(record, *columns);
+        if (!line)
+            return line.error();
+        lines.append(*line);
+        return {};
+    });
+    if (!read)
+        return read.error().code.isEmpty() ? refusal(StatementCheck::Layout, read.error().message)
+                                           : read.error();
+    if (!header)
+        return refusal(StatementCheck::Layout, QStringLiteral("the file has no header"));
+    return lines;
+}
+
 } // namespace keel::statementFields

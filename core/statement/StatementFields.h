@@ -1,11 +1,14 @@
 #pragma once
 
 #include "core/Result.h"
+#include "core/statement/StatementLine.h"
 
 #include <QByteArray>
 #include <QDateTime>
 #include <QHash>
 #include <QStringList>
+
+#include <functional>
 
 class QTimeZone;
 
@@ -47,6 +50,14 @@ enum class Amount {
 // units.
 Result<qint64> majorUnits(const QString &text, const Currency &currency, const QString &where,
                           Amount kind);
+
+// A CSV whose first record is a header naming at least `required`: `row`
+// reads each later record (as wide as the header) into a line. The first
+// refusal stops it; a file without a header is a layout refusal.
+class Columns;
+using RowReader = std::function<Result<StatementLine>(const CsvRecord &, const Columns &)>;
+Result<QList<StatementLine>> readHeaderedCsv(QStringView text, const QStringList &required,
+                                             const RowReader &row);
 
 // A record as wide as its header, or a layout refusal naming its line.
 Status sameWidth(const CsvRecord &record, qsizetype headerWidth);

@@ -127,32 +127,10 @@ private:
 Result<QList<StatementLine>> readStripePayoutReport(QStringView text,
                                                     const CurrencyTable &currencies)
 {
-    std::optional<CsvRecord> header;
-    std::optional<Columns> columns;
-    QList<StatementLine> lines;
-    const Status read = forEachCsvRecord(text, [&](const CsvRecord &record) -> Status {
-        if (!header) {
-            Result<Columns> named = Columns::fromHeader(record.fields, StripeColumns);
-            if (!named)
-                return named.error();
-            header = record;
-            columns = *named;
-            return {};
-        }
-        if (Status wide = statementFields::sameWidth(record, header->fields.size()); !wide)
-            return wide;
-        Result<StatementLine> line = StripeRow(record, *columns, currencies).line();
-        if (!line)
-            return line.error();
-        lines.append(*line);
-        return {};
-    });
-    if (!read)
-        return read.error().code.isEmpty() ? refusal(StatementCheck::Layout, read.error().message)
-                                           : read.error();
-    if (!header)
-        return refusal(StatementCheck::Layout, QStringLiteral("the report has no header"));
-    return lines;
+    return statementFields::readHeaderedCsv(
+        text, StripeColumns, [&currencies](const CsvRecord &record, const Columns &columns) {
+            return StripeRow(record, columns, currencies).line();
+        });
 }
 
 } // namespace keel
