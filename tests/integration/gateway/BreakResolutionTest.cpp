@@ -81,6 +81,31 @@ protected:
         EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err) << qPrintable(audit.out);
     }
 
+    void setSettlementLag(const QByteArray &lag)
+    {
+        scalar("UPDATE keel.recon_channels SET settlement_lag = '" + lag +
+               "' WHERE channel = 'sim' RETURNING 1");
+    }
+
+    // What the gateway's housekeeping does, as the service login: the
+    // acceptances ended, as text.
+    QString endAcceptancesAsTheService()
+    {
+        auto service = LibpqConnection::open(m_serviceLogin);
+        if (!service.ok())
+            return service.error().message;
+        auto ended = service->scalar("SELECT keel.recon_expire_acceptances()");
+        return ended.ok() ? *ended : ended.error().message;
+    }
+
+    static ReconBreakRow ofClass(const QMap<QString, ReconBreakRow> &open, const char *breakClass)
+    {
+        for (const ReconBreakRow &row : open)
+            if (row.breakClass == QLatin1String(breakClass))
+                return row;
+        return {};
+    }
+
     // A write-off of the latest case of the break of `reference`.
     ProposalRequest writeOffOfCaseOf(const QByteArray &reference)
     {
@@ -265,8 +290,7 @@ TEST_F(BreakResolutionTest, AnAcceptedBreakOpensNoCaseUntilItsDateThenItsCaseClo
     ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
     m_day = firstPostingDay();
     // A week's lag first, so that the breaks are found before any case opens.
-    scalar("UPDATE keel.recon_channels SET settlement_lag = '7 days' WHERE channel = 'sim' "
-           "RETURNING 1");
+    setSettlementLag("7 days");
     ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
                                {QStringLiteral("ch_neverSeen000009,S1,payment,3.00,USD,0,"
                                                "%1T12:00:00Z")}))
@@ -276,10 +300,7 @@ TEST_F(BreakResolutionTest, AnAcceptedBreakOpensNoCaseUntilItsDateThenItsCaseClo
     const QMap<QString, ReconBreakRow> open = listed();
     const ReconBreakRow invented = open.value(QStringLiteral("ch_neverSeen000009"));
     ASSERT_EQ(invented.status, QStringLiteral("new"));
-    ReconBreakRow unreported;
-    for (const ReconBreakRow &row : open)
-        if (row.breakClass == QLatin1String("missing_at_channel"))
-            unreported = row;
+    const ReconBreakRow unreported = ofClass(open, "missing_at_channel");
     ASSERT_EQ(unreported.status, QStringLiteral("pending"));
     auto early = ActionDesk(as(QStringLiteral("keel_operator")))
                      .propose(because(
@@ -299,8 +320,7 @@ TEST_F(BreakResolutionTest, AnAcceptedBreakOpensNoCaseUntilItsDateThenItsCaseClo
         << "only the charge the channel has not reported is unexplained";
 
     // The lag passes: the charge's break opens its case, the accepted one none.
-    scalar("UPDATE keel.recon_channels SET settlement_lag = '1 day' WHERE channel = 'sim' "
-           "RETURNING 1");
+    setSettlementLag("1 day");
     const QJsonObject lagOver = run();
     EXPECT_EQ(lagOver.value(QStringLiteral("cases_opened")).toInt(), 1);
     EXPECT_TRUE(
@@ -312,11 +332,7 @@ TEST_F(BreakResolutionTest, AnAcceptedBreakOpensNoCaseUntilItsDateThenItsCaseClo
            "WHERE status = 'accepted' RETURNING 1");
     // It is open again whether or not its day runs (the gateway's housekeeping
     // ends acceptances as it refreshes the gauges)...
-    auto service = LibpqConnection::open(m_serviceLogin);
-    ASSERT_TRUE(service.ok());
-    auto ended = service->scalar("SELECT keel.recon_expire_acceptances()");
-    ASSERT_TRUE(ended.ok()) << qPrintable(ended.error().message);
-    EXPECT_EQ(*ended, QStringLiteral("1"));
+    EXPECT_EQ(endAcceptancesAsTheService(), QStringLiteral("1"));
     EXPECT_EQ(statusOf(QStringLiteral("ch_neverSeen000009")), QStringLiteral("persisting"));
     // ...and its day's next run opens its case.
     const QJsonObject expired = run();
