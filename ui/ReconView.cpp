@@ -1,7 +1,7 @@
 #include "ui/ReconView.h"
 
-#include "core/money/Currency.h"
 #include "core/ops/BreakResolutions.h"
+#include "core/read/HistoryQuery.h"
 #include "ui/ListTables.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
@@ -28,8 +28,7 @@ constexpr int AcceptDaysAtMost = 90; // as migration 0026 allows
 // Integer minor units written in major units: never through a double.
 QString money(qint64 amount, const QString &currency, int exponent)
 {
-    const QString digits = formatMajorUnits(qAbs(amount), Currency{currency, exponent, 0});
-    return (amount < 0 ? QStringLiteral("-") : QString()) + digits + u' ' + currency;
+    return HistoryQuery::formatAmount(amount, exponent) + u' ' + currency;
 }
 
 QString money(const ReconMoney &value)

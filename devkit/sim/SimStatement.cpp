@@ -2,6 +2,7 @@
 
 #include "core/db/LibpqConnection.h"
 #include "core/money/Currency.h"
+#include "core/read/HistoryQuery.h"
 #include "core/reference/CurrencyStore.h"
 
 #include <QDateTime>
@@ -39,10 +40,9 @@ struct Line {
     QString at;
 };
 
-QString signedMajorUnits(qint64 amount, const Currency &currency)
+QString signedUnits(qint64 amount, const Currency &currency)
 {
-    return (amount < 0 ? QStringLiteral("-") : QString()) +
-           formatMajorUnits(qAbs(amount), currency);
+    return HistoryQuery::formatAmount(amount, currency.exponent);
 }
 
 // One layout's lines and what closes the file.
@@ -80,7 +80,7 @@ public:
         const Currency currency = currencyOf(line);
         m_out += QStringList{line.reference, line.channelReference,
                              line.type,      formatMajorUnits(line.amount, currency),
-                             line.currency,  signedMajorUnits(line.fee, currency),
+                             line.currency,  signedUnits(line.fee, currency),
                              line.at}
                      .join(u',')
                      .toUtf8() +
@@ -133,7 +133,7 @@ public:
                                  payment ? QString() : QStringLiteral("SUCCESS"),
                                  QStringLiteral("keel simulator"),
                                  {},
-                                 signedMajorUnits(line.fee, currency),
+                                 signedUnits(line.fee, currency),
                                  {},
                                  payment ? amount : zero,
                                  payment ? zero : amount,
@@ -153,7 +153,7 @@ public:
                 .toUtf8();
         m_out += ticked({QString::number(m_count), formatMajorUnits(m_ordered, currency),
                          formatMajorUnits(m_refunded, currency), formatMajorUnits(0, currency),
-                         signedMajorUnits(m_fees, currency), formatMajorUnits(m_ordered, currency),
+                         signedUnits(m_fees, currency), formatMajorUnits(m_ordered, currency),
                          formatMajorUnits(m_refunded, currency)});
         return std::move(m_out);
     }
@@ -199,9 +199,9 @@ public:
                              QStringLiteral("txn_") + line.channelReference,
                              created,
                              line.currency.toLower(),
-                             signedMajorUnits(gross, currency),
-                             signedMajorUnits(line.fee, currency),
-                             signedMajorUnits(gross - line.fee, currency),
+                             signedUnits(gross, currency),
+                             signedUnits(line.fee, currency),
+                             signedUnits(gross - line.fee, currency),
                              payment ? QStringLiteral("charge") : QStringLiteral("refund"),
                              line.channelReference,
                              payment ? line.reference : QString(),
@@ -320,11 +320,11 @@ public:
                                .toTimeZone(QTimeZone(QByteArrayLiteral("Asia/Shanghai")))
                                .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
         const qint64 signedAmount = trade ? line.amount : -line.amount;
-        const QString amount = signedMajorUnits(signedAmount, cny);
+        const QString amount = signedUnits(signedAmount, cny);
         const QString zero = formatMajorUnits(0, cny);
         // Alipay writes 服务费 from the merchant's side: what it kept on a
         // trade negative, what a refund gave back positive.
-        const QString fee = signedMajorUnits(-line.fee, cny);
+        const QString fee = signedUnits(-line.fee, cny);
         m_rows << QStringList{
             line.channelReference + u'\t',
             trade ? line.reference + u'\t' : QString(),
@@ -377,10 +377,10 @@ public:
                                "------------------------------------")
              << QStringLiteral("#交易合计：%1笔，商家实收共%2元，商家优惠共%3元")
                     .arg(m_trades)
-                    .arg(signedMajorUnits(m_received, cny), formatMajorUnits(0, cny))
+                    .arg(signedUnits(m_received, cny), formatMajorUnits(0, cny))
              << QStringLiteral("#退款合计：%1笔，商家实收退款共%2元，商家优惠退款共%3元")
                     .arg(m_refunds)
-                    .arg(signedMajorUnits(m_refunded, cny), formatMajorUnits(0, cny));
+                    .arg(signedUnits(m_refunded, cny), formatMajorUnits(0, cny));
         QStringEncoder encoder("GBK");
         const auto gbk = [&encoder](const QString &unicode) -> QByteArray {
             return encoder.encode(unicode);
