@@ -41,6 +41,11 @@ QByteArray PgRows::value(int row, int column) const
                       PQgetlength(m_result.get(), row, column));
 }
 
+QByteArrayView PgRows::view(int row, int column) const
+{
+    return {PQgetvalue(m_result.get(), row, column), PQgetlength(m_result.get(), row, column)};
+}
+
 QByteArray PgRows::bytea(int row, int column) const
 {
     // Either output form: a session sharing this server connection through a

@@ -2,36 +2,39 @@
 
 #include "core/json/JsonWriter.h"
 
-#include <QHash>
-
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <unordered_map>
+#include <span>
+#include <vector>
 
 namespace keel {
 namespace {
 
-using Key = std::pair<int, QString>; // kind, reference
-
-Key keyOf(LineKind kind, const QString &reference)
+// Lines and records meet on (kind, reference). Both sides are sorted on it
+// and walked together: a day is a million lines, and sorted arrays of
+// pointers cost far less than a hash node per reference.
+int compareKeys(LineKind kindA, const QString &a, LineKind kindB, const QString &b)
 {
-    return {int(kind), reference};
+    if (kindA != kindB)
+        return kindA < kindB ? -1 : 1;
+    return a.compare(b);
 }
-
-struct KeyHash {
-    size_t operator()(const Key &key) const noexcept
-    {
-        return qHash(key.second, size_t(key.first));
-    }
-};
 
 // The order lines of one reference are judged in, whatever order they came.
 bool lineBefore(const StatementLine *a, const StatementLine *b)
 {
+    if (const int key = compareKeys(a->kind, a->reference, b->kind, b->reference); key != 0)
+        return key < 0;
     return std::tie(a->occurredAt, a->channelReference, a->currency, a->amount, a->fee) <
            std::tie(b->occurredAt, b->channelReference, b->currency, b->amount, b->fee);
 }
+
+// A record of keel and whether its money moved in the day being matched.
+struct RecordOfDay {
+    const BookedRecord *record;
+    bool ofDay;
+};
 
 ReconBreak breakOf(BreakClass kind, const StatementLine &line, qint64 channelAmount,
                    qint64 keelAmount)
@@ -39,31 +42,42 @@ ReconBreak breakOf(BreakClass kind, const StatementLine &line, qint64 channelAmo
     return {kind, line.kind, line.reference, line.currency, channelAmount, keelAmount};
 }
 
+using LineGroup = std::span<const StatementLine *const>;
+
 class DayMatcher final {
 public:
     explicit DayMatcher(const ReconInput &input) : m_input(input)
     {
+        m_lines.reserve(input.lines.size());
         for (const StatementLine &line : input.lines)
-            m_lines[keyOf(line.kind, line.reference)].append(&line);
-        for (auto &[key, group] : m_lines)
-            std::sort(group.begin(), group.end(), lineBefore);
-        for (const BookedRecord &record : input.namedRecords)
-            m_records[keyOf(record.kind, record.reference)] = &record;
+            m_lines.push_back(&line);
+        std::sort(m_lines.begin(), m_lines.end(), lineBefore);
+        m_records.reserve(input.dayRecords.size() + input.namedRecords.size());
         for (const BookedRecord &record : input.dayRecords)
-            m_records[keyOf(record.kind, record.reference)] = &record;
+            m_records.push_back({&record, true});
+        for (const BookedRecord &record : input.namedRecords)
+            m_records.push_back({&record, false});
+        // The day's own records first within a key: they are the ones judged.
+        std::stable_sort(m_records.begin(), m_records.end(),
+                         [](const RecordOfDay &a, const RecordOfDay &b) {
+                             const int key = compareKeys(a.record->kind, a.record->reference,
+                                                         b.record->kind, b.record->reference);
+                             return key != 0 ? key < 0 : a.ofDay && !b.ofDay;
+                         });
     }
 
     ReconOutcome match()
     {
-        for (const BookedRecord &record : m_input.dayRecords)
-            judge(keyOf(record.kind, record.reference), &record);
-        for (const auto &[key, group] : m_lines) {
-            const auto record = m_records.find(key);
-            const bool booked = record != m_records.end() && record->second->booked;
-            // Money keel moved is judged on the day it moved; otherwise the
-            // day of the channel's first line for it owns the difference.
-            if (!booked && inDay(group.constFirst()->occurredAt))
-                judge(key, record == m_records.end() ? nullptr : record->second);
+        size_t line = 0;
+        size_t record = 0;
+        while (line < m_lines.size() || record < m_records.size()) {
+            const int order = whichFirst(line, record);
+            const size_t lineEnd = order <= 0 ? endOfLines(line) : line;
+            const size_t recordEnd = order >= 0 ? endOfRecords(record) : record;
+            judgeKey(LineGroup(m_lines.data() + line, lineEnd - line),
+                     std::span(m_records.data() + record, recordEnd - record));
+            line = lineEnd;
+            record = recordEnd;
         }
         std::sort(m_outcome.breaks.begin(), m_outcome.breaks.end(),
                   [](const ReconBreak &a, const ReconBreak &b) {
@@ -74,30 +88,80 @@ public:
     }
 
 private:
+    // < 0: the line's key comes first; > 0: the record's; 0: they share it.
+    int whichFirst(size_t line, size_t record) const
+    {
+        if (line == m_lines.size())
+            return 1;
+        if (record == m_records.size())
+            return -1;
+        const BookedRecord &next = *m_records[record].record;
+        return compareKeys(m_lines[line]->kind, m_lines[line]->reference, next.kind,
+                           next.reference);
+    }
+
+    size_t endOfLines(size_t first) const
+    {
+        size_t end = first + 1;
+        while (end < m_lines.size() &&
+               compareKeys(m_lines[end]->kind, m_lines[end]->reference, m_lines[first]->kind,
+                           m_lines[first]->reference) == 0)
+            ++end;
+        return end;
+    }
+
+    size_t endOfRecords(size_t first) const
+    {
+        const BookedRecord &key = *m_records[first].record;
+        size_t end = first + 1;
+        while (end < m_records.size() &&
+               compareKeys(m_records[end].record->kind, m_records[end].record->reference, key.kind,
+                           key.reference) == 0)
+            ++end;
+        return end;
+    }
+
+    // Every record whose money moved in the day is judged. Otherwise money
+    // keel moved is judged on the day it moved, and when keel moved none,
+    // the day of the channel's first line for it owns the difference.
+    void judgeKey(LineGroup lines, std::span<const RecordOfDay> records)
+    {
+        bool judged = false;
+        for (const RecordOfDay &record : records)
+            if (record.ofDay) {
+                judge(lines, record.record);
+                judged = true;
+            }
+        if (judged || lines.empty())
+            return;
+        const BookedRecord *named = records.empty() ? nullptr : records.back().record;
+        const bool booked = named && named->booked;
+        if (!booked && inDay(lines.front()->occurredAt))
+            judge(lines, named);
+    }
+
     bool inDay(const QDateTime &at) const
     {
         return at >= m_input.day.start && at < m_input.day.end;
     }
 
-    void judge(const Key &key, const BookedRecord *record)
+    void judge(LineGroup group, const BookedRecord *record)
     {
-        const auto found = m_lines.find(key);
-        if (found == m_lines.end()) {
+        if (group.empty()) {
             m_outcome.breaks.append({BreakClass::MissingAtChannel, record->kind, record->reference,
                                      record->currency, 0, record->amount});
             return;
         }
-        const QList<const StatementLine *> &group = found->second;
         const qint64 keelAmount = record && record->booked ? record->amount : 0;
         if (group.size() > 1) {
             qint64 total = 0;
             for (const StatementLine *line : group)
                 total = saturatingAdd(total, line->amount);
             m_outcome.breaks.append(
-                breakOf(BreakClass::Duplicate, *group.constFirst(), total, keelAmount));
+                breakOf(BreakClass::Duplicate, *group.front(), total, keelAmount));
             return;
         }
-        if (std::optional<ReconBreak> differs = compare(*group.constFirst(), record))
+        if (std::optional<ReconBreak> differs = compare(*group.front(), record))
             m_outcome.breaks.append(*differs);
         else
             ++m_outcome.matched;
@@ -129,8 +193,8 @@ private:
     }
 
     const ReconInput &m_input;
-    std::unordered_map<Key, QList<const StatementLine *>, KeyHash> m_lines;
-    std::unordered_map<Key, const BookedRecord *, KeyHash> m_records;
+    std::vector<const StatementLine *> m_lines;
+    std::vector<RecordOfDay> m_records;
     ReconOutcome m_outcome;
 };
 

@@ -87,3 +87,5 @@ QByteArray canonicalResult(const QString &channel, const QString &date,
 JsonWriter &writeBreakFields(JsonWriter &json, const ReconBreak &found);
 
 } // namespace keel
+
+Q_DECLARE_TYPEINFO(keel::BookedRecord, Q_RELOCATABLE_TYPE);

@@ -4,7 +4,6 @@
 #include "core/db/PgTransaction.h"
 
 #include <QCryptographicHash>
-#include <QSet>
 #include <QTimeZone>
 
 #include <algorithm>
@@ -26,15 +25,25 @@ constexpr char DayOfChannel[] =
     "  time_zone "
     "FROM keel.recon_channels WHERE channel = $1";
 
-constexpr char DayLineReferences[] =
-    "SELECT DISTINCT reference FROM keel.recon_lines WHERE channel = $1 "
-    "  AND occurred_at >= to_timestamp($2 / 1000.0) AND occurred_at < to_timestamp($3 / 1000.0)";
+// The day's lines, and the channel's lines of other days for the references
+// they name (a duplicate, a late report), in one statement.
+constexpr char LinesOfDay[] =
+    "WITH day AS (SELECT * FROM keel.recon_lines WHERE channel = $1 "
+    "  AND occurred_at >= to_timestamp($2 / 1000.0) AND occurred_at < to_timestamp($3 / 1000.0)) "
+    "SELECT kind, reference, channel_reference, amount, currency, fee, "
+    "       floor(extract(epoch FROM occurred_at) * 1000)::bigint FROM day "
+    "UNION ALL "
+    "SELECT o.kind, o.reference, o.channel_reference, o.amount, o.currency, o.fee, "
+    "       floor(extract(epoch FROM o.occurred_at) * 1000)::bigint "
+    "FROM keel.recon_lines o WHERE o.channel = $1 "
+    "  AND (o.occurred_at < to_timestamp($2 / 1000.0) OR o.occurred_at >= to_timestamp($3 / "
+    "1000.0)) "
+    "  AND o.reference IN (SELECT reference FROM day)";
 
 constexpr char LinesOfReferences[] =
     "SELECT kind, reference, channel_reference, amount, currency, fee, "
     "       floor(extract(epoch FROM occurred_at) * 1000)::bigint "
-    "FROM keel.recon_lines WHERE channel = $1 AND reference = ANY($2::text[]) "
-    "ORDER BY reference, kind, occurred_at, channel_reference";
+    "FROM keel.recon_lines WHERE channel = $1 AND reference = ANY($2::text[])";
 
 // keel's side is the channel's clearing account: what reached it for a
 // charge (captures, money parked from a channel's notice) and what left it
@@ -44,17 +53,21 @@ constexpr char DayRecords[] =
     "  WHERE t.kind IN ('capture', 'suspense_in') AND t.charge_id IS NOT NULL "
     "    AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / "
     "1000.0)), "
-    "moved AS (SELECT c.id, sum(e.amount) AS amount, min(t.created_at) AS first_at "
-    "  FROM arrived JOIN keel.charges c ON c.id = arrived.charge_id AND c.channel = $1 "
-    "  JOIN keel.ledger_transactions t ON t.charge_id = c.id "
-    "    AND t.kind IN ('capture', 'suspense_in') "
+    // An entry is on a clearing account of its own currency; the charge's
+    // currency is checked once per charge below.
+    "moved AS (SELECT t.charge_id, e.currency, sum(e.amount) AS amount, "
+    "    min(t.created_at) AS first_at "
+    "  FROM keel.ledger_transactions t "
     "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
     "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
-    "    AND a.code = 'channel_clearing:' || c.currency "
-    "  GROUP BY c.id) "
+    "    AND a.code = 'channel_clearing:' || e.currency "
+    "  WHERE t.kind IN ('capture', 'suspense_in') AND t.charge_id IN (SELECT charge_id FROM "
+    "arrived) "
+    "  GROUP BY t.charge_id, e.currency) "
     "SELECT 'payment', c.public_id, c.currency, m.amount, "
     "       floor(extract(epoch FROM m.first_at) * 1000)::bigint "
-    "FROM moved m JOIN keel.charges c ON c.id = m.id "
+    "FROM moved m JOIN keel.charges c ON c.id = m.charge_id AND c.channel = $1 "
+    "  AND c.currency = m.currency "
     "WHERE m.first_at >= to_timestamp($2 / 1000.0) AND m.first_at < to_timestamp($3 / 1000.0) "
     "UNION ALL "
     "SELECT 'refund', r.public_id, r.currency, -sum(e.amount), "
@@ -147,18 +160,27 @@ struct LoadedDay {
     // the day keel moved the money, which must run again to see it.
     QList<QDate> ownersElsewhere() const
     {
-        QSet<QDate> days;
-        QSet<QString> named;
+        QList<const BookedRecord *> elsewhere;
+        for (const BookedRecord &record : input.namedRecords)
+            if (record.booked && (record.at < input.day.start || record.at >= input.day.end))
+                elsewhere.append(&record);
+        if (elsewhere.isEmpty())
+            return {};
+        QStringList named[2];
         for (const StatementLine &line : input.lines)
             if (line.occurredAt >= input.day.start && line.occurredAt < input.day.end)
-                named.insert(lineKindName(line.kind) + u'/' + line.reference);
-        for (const BookedRecord &record : input.namedRecords)
-            if (record.booked && (record.at < input.day.start || record.at >= input.day.end) &&
-                named.contains(lineKindName(record.kind) + u'/' + record.reference))
-                days.insert(record.at.toTimeZone(zone).date());
-        QList<QDate> sorted = days.values();
-        std::sort(sorted.begin(), sorted.end());
-        return sorted;
+                named[int(line.kind)].append(line.reference);
+        for (QStringList &references : named)
+            std::sort(references.begin(), references.end());
+        QList<QDate> days;
+        for (const BookedRecord *record : std::as_const(elsewhere)) {
+            const QStringList &references = named[int(record->kind)];
+            if (std::binary_search(references.cbegin(), references.cend(), record->reference))
+                days.append(record->at.toTimeZone(zone).date());
+        }
+        std::sort(days.begin(), days.end());
+        days.erase(std::unique(days.begin(), days.end()), days.end());
+        return days;
     }
 };
 
@@ -220,47 +242,70 @@ Status DayLoader::loadDayRecords(LoadedDay &day)
     return {};
 }
 
+void appendLines(const PgRows &rows, QList<StatementLine> &lines)
+{
+    lines.reserve(lines.size() + rows.size());
+    for (int i = 0; i < rows.size(); ++i)
+        lines.append({kindNamed(rows.text(i, 0)), rows.text(i, 1), rows.text(i, 2),
+                      rows.toInt64(i, 3), rows.text(i, 4), rows.toInt64(i, 5),
+                      utcMillis(rows.toInt64(i, 6))});
+}
+
+// The references of `wanted` not among `have`, sorted and each once: the few
+// a day's records or lines need besides what was loaded already.
+QStringList notAmong(const QStringList &wanted, QStringList have)
+{
+    std::sort(have.begin(), have.end());
+    QStringList missing;
+    for (const QString &reference : wanted)
+        if (!std::binary_search(have.cbegin(), have.cend(), reference))
+            missing << reference;
+    missing.sort();
+    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+    return missing;
+}
+
 // The day's lines, and every other line of the channel for the references
 // they or the day's records name, so that a reference is judged on all of
 // its lines whatever their day.
 Status DayLoader::loadLines(LoadedDay &day)
 {
-    Result<PgRows> named = m_session.query(
-        DayLineReferences, {m_channel, millis(day.input.day.start), millis(day.input.day.end)});
-    if (!named)
-        return named.error();
-    QStringList references;
-    for (int i = 0; i < named->size(); ++i)
-        references << named->text(i, 0);
-    for (const BookedRecord &record : std::as_const(day.input.dayRecords))
-        references << record.reference;
-    references.removeDuplicates();
-    if (references.isEmpty())
-        return {};
-    Result<PgRows> rows =
-        m_session.query(LinesOfReferences, {m_channel, LibpqConnection::arrayParam(references)});
+    const QByteArrayList window{m_channel, millis(day.input.day.start), millis(day.input.day.end)};
+    Result<PgRows> rows = m_session.query(LinesOfDay, window);
     if (!rows)
         return rows.error();
-    day.input.lines.reserve(rows->size());
-    for (int i = 0; i < rows->size(); ++i)
-        day.input.lines.append({kindNamed(rows->text(i, 0)), rows->text(i, 1), rows->text(i, 2),
-                                rows->toInt64(i, 3), rows->text(i, 4), rows->toInt64(i, 5),
-                                utcMillis(rows->toInt64(i, 6))});
+    appendLines(*rows, day.input.lines);
+    QStringList loaded;
+    loaded.reserve(day.input.lines.size());
+    for (const StatementLine &line : std::as_const(day.input.lines))
+        loaded.append(line.reference);
+    QStringList recorded;
+    recorded.reserve(day.input.dayRecords.size());
+    for (const BookedRecord &record : std::as_const(day.input.dayRecords))
+        recorded.append(record.reference);
+    // A record the day's lines do not name may still have lines of other days.
+    const QStringList unseen = notAmong(recorded, std::move(loaded));
+    if (unseen.isEmpty())
+        return {};
+    Result<PgRows> others =
+        m_session.query(LinesOfReferences, {m_channel, LibpqConnection::arrayParam(unseen)});
+    if (!others)
+        return others.error();
+    appendLines(*others, day.input.lines);
     return {};
 }
 
 Status DayLoader::loadNamedRecords(LoadedDay &day)
 {
     // The day's own records are known already; most lines name one of them.
-    QSet<QString> known[2];
+    QStringList known[2];
     for (const BookedRecord &record : std::as_const(day.input.dayRecords))
-        known[int(record.kind)].insert(record.reference);
-    QSet<QString> wanted[2];
+        known[int(record.kind)].append(record.reference);
+    QStringList named[2];
     for (const StatementLine &line : std::as_const(day.input.lines))
-        if (!known[int(line.kind)].contains(line.reference))
-            wanted[int(line.kind)].insert(line.reference);
-    QStringList charges = wanted[int(LineKind::Payment)].values();
-    QStringList refunds = wanted[int(LineKind::Refund)].values();
+        named[int(line.kind)].append(line.reference);
+    const QStringList charges = notAmong(named[0], std::move(known[0]));
+    const QStringList refunds = notAmong(named[1], std::move(known[1]));
     if (charges.isEmpty() && refunds.isEmpty())
         return {};
     Result<PgRows> rows =

@@ -15,7 +15,7 @@ const QStringList CsvColumns{QStringLiteral("reference"),  QStringLiteral("chann
                              QStringLiteral("currency"),   QStringLiteral("fee"),
                              QStringLiteral("occurred_at")};
 
-Result<QDateTime> isoTime(const QString &text, const QString &where)
+Result<QDateTime> isoTime(const QString &text, const statementFields::Place &where)
 {
     const QDateTime at = QDateTime::fromString(text, Qt::ISODateWithMs);
     // A time without an offset would be read in this machine's zone, which
@@ -23,7 +23,7 @@ Result<QDateTime> isoTime(const QString &text, const QString &where)
     if (!at.isValid() || at.timeSpec() == Qt::LocalTime)
         return refusal(StatementCheck::Field,
                        QStringLiteral("%1: \"%2\" is not an ISO 8601 time with Z or an offset")
-                           .arg(where, text.left(40)));
+                           .arg(where(), text.left(40)));
     return at.toUTC();
 }
 
@@ -32,6 +32,12 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
 {
     const auto where = [&](const QString &column) {
         return QStringLiteral("line %1 %2").arg(record.line).arg(column);
+    };
+    // Small enough for std::function to hold without allocating.
+    const auto place = [&where](const char *column) -> statementFields::Place {
+        return [&where, column] {
+            return where(QLatin1String(column));
+        };
     };
     const auto value = [&](const QString &column) {
         return columns.value(record.fields, column);
@@ -55,9 +61,9 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
                                                   .arg(where(QStringLiteral("currency")),
                                                        value(QStringLiteral("currency")).left(8)));
     line.currency = currency->code;
-    Result<qint64> amount = statementFields::majorUnits(value(QStringLiteral("amount")), *currency,
-                                                        where(QStringLiteral("amount")),
-                                                        statementFields::Amount::Movement);
+    Result<qint64> amount =
+        statementFields::majorUnits(value(QStringLiteral("amount")), *currency, place("amount"),
+                                    statementFields::Amount::Movement);
     if (!amount)
         return amount.error();
     if (*amount == 0)
@@ -65,14 +71,12 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
             StatementCheck::Field,
             QStringLiteral("%1: zero moves nothing").arg(where(QStringLiteral("amount"))));
     line.amount = *amount;
-    Result<qint64> fee =
-        statementFields::majorUnits(value(QStringLiteral("fee")), *currency,
-                                    where(QStringLiteral("fee")), statementFields::Amount::Signed);
+    Result<qint64> fee = statementFields::majorUnits(value(QStringLiteral("fee")), *currency,
+                                                     place("fee"), statementFields::Amount::Signed);
     if (!fee)
         return fee.error();
     line.fee = *fee;
-    Result<QDateTime> at =
-        isoTime(value(QStringLiteral("occurred_at")), where(QStringLiteral("occurred_at")));
+    Result<QDateTime> at = isoTime(value(QStringLiteral("occurred_at")), place("occurred_at"));
     if (!at)
         return at.error();
     line.occurredAt = *at;

@@ -63,19 +63,27 @@ QString Columns::value(const QStringList &fields, const QString &name) const
     return at >= 0 && at < fields.size() ? fields[at] : QString();
 }
 
-Result<qint64> majorUnits(const QString &text, const Currency &currency, const QString &where,
+Result<qint64> majorUnits(const QString &text, const Currency &currency, const Place &where,
                           Amount kind)
 {
     const bool negative = kind == Amount::Signed && text.startsWith(u'-');
-    Result<qint64> amount = parseMajorUnits(negative ? text.mid(1) : text, currency, where);
-    if (!amount)
-        return refusal(StatementCheck::Field, amount.error().message);
+    const QString digits = negative ? text.mid(1) : text;
+    Result<qint64> amount = parseMajorUnits(digits, currency, QString());
+    if (!amount) // read again only to say where
+        return refusal(StatementCheck::Field,
+                       parseMajorUnits(digits, currency, where()).error().message);
     // One movement is never more than keel lets one payment be; a total may.
     if (kind != Amount::Total && currency.maxAmount > 0 && *amount > currency.maxAmount)
         return refusal(StatementCheck::Field,
                        QStringLiteral("%1: %2 is more than one %3 payment can be")
-                           .arg(where, text.left(24), currency.code));
+                           .arg(where(), text.left(24), currency.code));
     return negative ? -*amount : *amount;
+}
+
+Result<qint64> majorUnits(const QString &text, const Currency &currency, const QString &where,
+                          Amount kind)
+{
+    return majorUnits(text, currency, Place([&where] { return where; }), kind);
 }
 
 Status sameWidth(const CsvRecord &record, qsizetype headerWidth)
@@ -130,7 +138,7 @@ Result<QList<StatementLine>> readHeaderedCsv(QStringView text, const QStringList
         Result<StatementLine> line = row(record, *columns);
         if (!line)
             return line.error();
-        lines.append(*line);
+        lines.append(std::move(*line));
         return {};
     });
     if (!read)

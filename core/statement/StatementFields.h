@@ -46,8 +46,14 @@ enum class Amount {
     Total,    // a file's total: >= 0, any size
 };
 
+// Where a field is in the file ("line 12 amount"), said only when the field
+// is wrong: a statement is a million lines, almost all of them right.
+using Place = std::function<QString()>;
+
 // An amount in major units as the currency writes it; the result in minor
 // units.
+Result<qint64> majorUnits(const QString &text, const Currency &currency, const Place &where,
+                          Amount kind);
 Result<qint64> majorUnits(const QString &text, const Currency &currency, const QString &where,
                           Amount kind);
 

@@ -34,3 +34,6 @@ struct StatementLine {
 };
 
 } // namespace keel
+
+// A statement is a million lines: growing the list moves them, never copies.
+Q_DECLARE_TYPEINFO(keel::StatementLine, Q_RELOCATABLE_TYPE);

@@ -195,6 +195,10 @@ TEST_F(ReconciliationTest, ABrokenStatementIsRefusedWholeAndTheSameFileIsStoredO
     EXPECT_EQ(first.out, second.out) << "the same statement id and line count";
     EXPECT_TRUE(second.err.contains(QLatin1String("imported before")));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("1"));
+    // The service login has the planner count the lines it stored (never
+    // counted before: -1), so that the day's run is planned knowing them.
+    EXPECT_EQ(scalar("SELECT reltuples FROM pg_class WHERE oid = 'keel.recon_lines'::regclass"),
+              QStringLiteral("1"));
 
     const ProcessResult unknown =
         recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("paypal"),
