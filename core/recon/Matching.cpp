@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <limits>
 #include <span>
 #include <vector>
@@ -44,6 +45,23 @@ ReconBreak breakOf(BreakClass kind, const StatementLine &line, qint64 channelAmo
 
 using LineGroup = std::span<const StatementLine *const>;
 
+bool recordBefore(const RecordOfDay &a, const RecordOfDay &b)
+{
+    return compareKeys(a.record->kind, a.record->reference, b.record->kind, b.record->reference) <
+           0;
+}
+
+std::vector<RecordOfDay> sortedRecords(const QList<BookedRecord> &records, bool ofDay)
+{
+    std::vector<RecordOfDay> sorted;
+    sorted.reserve(records.size());
+    for (const BookedRecord &record : records)
+        sorted.push_back({&record, ofDay});
+    if (!std::is_sorted(sorted.begin(), sorted.end(), recordBefore))
+        std::stable_sort(sorted.begin(), sorted.end(), recordBefore);
+    return sorted;
+}
+
 class DayMatcher final {
 public:
     explicit DayMatcher(const ReconInput &input) : m_input(input)
@@ -51,19 +69,14 @@ public:
         m_lines.reserve(input.lines.size());
         for (const StatementLine &line : input.lines)
             m_lines.push_back(&line);
-        std::sort(m_lines.begin(), m_lines.end(), lineBefore);
-        m_records.reserve(input.dayRecords.size() + input.namedRecords.size());
-        for (const BookedRecord &record : input.dayRecords)
-            m_records.push_back({&record, true});
-        for (const BookedRecord &record : input.namedRecords)
-            m_records.push_back({&record, false});
+        if (!std::is_sorted(m_lines.begin(), m_lines.end(), lineBefore))
+            std::sort(m_lines.begin(), m_lines.end(), lineBefore);
         // The day's own records first within a key: they are the ones judged.
-        std::stable_sort(m_records.begin(), m_records.end(),
-                         [](const RecordOfDay &a, const RecordOfDay &b) {
-                             const int key = compareKeys(a.record->kind, a.record->reference,
-                                                         b.record->kind, b.record->reference);
-                             return key != 0 ? key < 0 : a.ofDay && !b.ofDay;
-                         });
+        const std::vector<RecordOfDay> ofDay = sortedRecords(input.dayRecords, true);
+        const std::vector<RecordOfDay> named = sortedRecords(input.namedRecords, false);
+        m_records.reserve(ofDay.size() + named.size());
+        std::merge(ofDay.begin(), ofDay.end(), named.begin(), named.end(),
+                   std::back_inserter(m_records), recordBefore);
     }
 
     ReconOutcome match()
@@ -207,6 +220,16 @@ QString breakClassName(BreakClass kind)
         "currency_mismatch", "duplicate",          "fee_variance"};
     static_assert(int(BreakClass::FeeVariance) + 1 == BreakClassCount);
     return QString::fromLatin1(Names[size_t(kind)]);
+}
+
+bool lineOrder(const StatementLine &a, const StatementLine &b)
+{
+    return lineBefore(&a, &b);
+}
+
+bool recordOrder(const BookedRecord &a, const BookedRecord &b)
+{
+    return compareKeys(a.kind, a.reference, b.kind, b.reference) < 0;
 }
 
 qint64 contractedFee(qint64 amount, qint64 feeRatePpm)

@@ -71,6 +71,12 @@ struct ReconOutcome {
     QList<ReconBreak> breaks; // ordered by class, kind, reference
 };
 
+// The order matchDay judges in: by kind, then reference; a reference's lines
+// by time, then their other fields. Input already in this order is not sorted
+// again, which is most of the work at a million lines.
+bool lineOrder(const StatementLine &a, const StatementLine &b);
+bool recordOrder(const BookedRecord &a, const BookedRecord &b);
+
 // Matches one day. Each charge capture and each refund belongs to exactly one
 // business day, so that a difference is reported once: the day keel moved its
 // money, or, when keel moved none, the day of the channel's first line for it.

@@ -7,6 +7,8 @@
 #include <QTimeZone>
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 
 namespace keel {
 namespace {
@@ -145,10 +147,30 @@ QDateTime utcMillis(qint64 millis)
     return QDateTime::fromMSecsSinceEpoch(millis, Qt::UTC);
 }
 
-LineKind kindNamed(const QString &name)
+LineKind kindNamed(QByteArrayView name)
 {
-    return name == QLatin1String("refund") ? LineKind::Refund : LineKind::Payment;
+    return name == "refund" ? LineKind::Refund : LineKind::Payment;
 }
+
+// A column whose value mostly repeats (a currency): one string for each run
+// of the same bytes instead of one allocation per row.
+class RepeatedText final {
+public:
+    const QString &operator()(QByteArrayView bytes)
+    {
+        if (!m_seen || bytes != m_bytes) {
+            m_bytes = bytes.toByteArray();
+            m_text = QString::fromUtf8(bytes);
+            m_seen = true;
+        }
+        return m_text;
+    }
+
+private:
+    bool m_seen = false;
+    QByteArray m_bytes;
+    QString m_text;
+};
 
 struct LoadedDay {
     ReconInput input;
@@ -235,34 +257,84 @@ Status DayLoader::loadDayRecords(LoadedDay &day)
         DayRecords, {m_channel, millis(day.input.day.start), millis(day.input.day.end)});
     if (!rows)
         return rows.error();
+    RepeatedText currency;
+    day.input.dayRecords.reserve(rows->size());
     for (int i = 0; i < rows->size(); ++i)
-        day.input.dayRecords.append({kindNamed(rows->text(i, 0)), rows->text(i, 1),
-                                     rows->text(i, 2), rows->toInt64(i, 3), true,
+        day.input.dayRecords.append({kindNamed(rows->view(i, 0)), rows->text(i, 1),
+                                     currency(rows->view(i, 2)), rows->toInt64(i, 3), true,
                                      utcMillis(rows->toInt64(i, 4))});
+    std::sort(day.input.dayRecords.begin(), day.input.dayRecords.end(), recordOrder);
     return {};
 }
 
+// Appends the rows as lines and keeps all of them in matchDay's order.
 void appendLines(const PgRows &rows, QList<StatementLine> &lines)
 {
-    lines.reserve(lines.size() + rows.size());
+    const qsizetype before = lines.size();
+    lines.reserve(before + rows.size());
+    RepeatedText currency;
     for (int i = 0; i < rows.size(); ++i)
-        lines.append({kindNamed(rows.text(i, 0)), rows.text(i, 1), rows.text(i, 2),
-                      rows.toInt64(i, 3), rows.text(i, 4), rows.toInt64(i, 5),
+        lines.append({kindNamed(rows.view(i, 0)), rows.text(i, 1), rows.text(i, 2),
+                      rows.toInt64(i, 3), currency(rows.view(i, 4)), rows.toInt64(i, 5),
                       utcMillis(rows.toInt64(i, 6))});
+    std::sort(lines.begin() + before, lines.end(), lineOrder);
+    std::inplace_merge(lines.begin(), lines.begin() + before, lines.end(), lineOrder);
 }
 
-// The references of `wanted` not among `have`, sorted and each once: the few
-// a day's records or lines need besides what was loaded already.
-QStringList notAmong(const QStringList &wanted, QStringList have)
+bool referenceBefore(const StatementLine &line, const QString &reference)
 {
-    std::sort(have.begin(), have.end());
-    QStringList missing;
-    for (const QString &reference : wanted)
-        if (!std::binary_search(have.cbegin(), have.cend(), reference))
-            missing << reference;
-    missing.sort();
-    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-    return missing;
+    return line.reference < reference;
+}
+
+// The day's records that no line names, whatever its kind, in order: both
+// sides are sorted, so one walk per kind finds them.
+QStringList recordsWithoutLines(const QList<BookedRecord> &records,
+                                const QList<StatementLine> &lines)
+{
+    const auto refunds = std::partition_point(lines.cbegin(), lines.cend(), [](const auto &line) {
+        return line.kind == LineKind::Payment;
+    });
+    const std::pair<QList<StatementLine>::const_iterator, QList<StatementLine>::const_iterator>
+        ofKind[2] = {{lines.cbegin(), refunds}, {refunds, lines.cend()}};
+    QList<StatementLine>::const_iterator cursor[2] = {ofKind[0].first, ofKind[1].first};
+    const auto named = [&](int kind, const QString &reference, bool walking) {
+        auto &at = cursor[kind];
+        if (walking)
+            at = std::lower_bound(at, ofKind[kind].second, reference, referenceBefore);
+        const auto found = walking ? at
+                                   : std::lower_bound(ofKind[kind].first, ofKind[kind].second,
+                                                      reference, referenceBefore);
+        return found != ofKind[kind].second && found->reference == reference;
+    };
+    QStringList unseen;
+    for (const BookedRecord &record : records) {
+        const int kind = int(record.kind);
+        if (!named(kind, record.reference, true) && !named(1 - kind, record.reference, false))
+            unseen << record.reference;
+    }
+    unseen.removeDuplicates();
+    return unseen;
+}
+
+// The kind and reference of each line that no record of the day has, each
+// once: the records keel must look up by name. Both sides are sorted.
+std::array<QStringList, 2> linesWithoutRecords(const QList<StatementLine> &lines,
+                                               const QList<BookedRecord> &records)
+{
+    std::array<QStringList, 2> wanted;
+    auto record = records.cbegin();
+    for (auto line = lines.cbegin(); line != lines.cend(); ++line) {
+        if (line != lines.cbegin() && line->kind == std::prev(line)->kind &&
+            line->reference == std::prev(line)->reference)
+            continue;
+        while (record != records.cend() &&
+               std::tie(record->kind, record->reference) < std::tie(line->kind, line->reference))
+            ++record;
+        if (record == records.cend() || record->kind != line->kind ||
+            record->reference != line->reference)
+            wanted[size_t(line->kind)] << line->reference;
+    }
+    return wanted;
 }
 
 // The day's lines, and every other line of the channel for the references
@@ -275,16 +347,8 @@ Status DayLoader::loadLines(LoadedDay &day)
     if (!rows)
         return rows.error();
     appendLines(*rows, day.input.lines);
-    QStringList loaded;
-    loaded.reserve(day.input.lines.size());
-    for (const StatementLine &line : std::as_const(day.input.lines))
-        loaded.append(line.reference);
-    QStringList recorded;
-    recorded.reserve(day.input.dayRecords.size());
-    for (const BookedRecord &record : std::as_const(day.input.dayRecords))
-        recorded.append(record.reference);
     // A record the day's lines do not name may still have lines of other days.
-    const QStringList unseen = notAmong(recorded, std::move(loaded));
+    const QStringList unseen = recordsWithoutLines(day.input.dayRecords, day.input.lines);
     if (unseen.isEmpty())
         return {};
     Result<PgRows> others =
@@ -298,14 +362,7 @@ Status DayLoader::loadLines(LoadedDay &day)
 Status DayLoader::loadNamedRecords(LoadedDay &day)
 {
     // The day's own records are known already; most lines name one of them.
-    QStringList known[2];
-    for (const BookedRecord &record : std::as_const(day.input.dayRecords))
-        known[int(record.kind)].append(record.reference);
-    QStringList named[2];
-    for (const StatementLine &line : std::as_const(day.input.lines))
-        named[int(line.kind)].append(line.reference);
-    const QStringList charges = notAmong(named[0], std::move(known[0]));
-    const QStringList refunds = notAmong(named[1], std::move(known[1]));
+    const auto [charges, refunds] = linesWithoutRecords(day.input.lines, day.input.dayRecords);
     if (charges.isEmpty() && refunds.isEmpty())
         return {};
     Result<PgRows> rows =
@@ -314,7 +371,7 @@ Status DayLoader::loadNamedRecords(LoadedDay &day)
     if (!rows)
         return rows.error();
     for (int i = 0; i < rows->size(); ++i)
-        day.input.namedRecords.append({kindNamed(rows->text(i, 0)), rows->text(i, 1),
+        day.input.namedRecords.append({kindNamed(rows->view(i, 0)), rows->text(i, 1),
                                        rows->text(i, 2), rows->toInt64(i, 3),
                                        rows->value(i, 4) == "t", utcMillis(rows->toInt64(i, 5))});
     return {};
