@@ -36,24 +36,11 @@ void appendCopyField(QByteArray &out, const QString &value)
         out += bytes;
         return;
     }
-    for (const char c : bytes) {
-        switch (c) {
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        default:
-            out += c;
-        }
-    }
+    QByteArray escaped = bytes;
+    out += escaped.replace('\\', "\\\\")
+               .replace('\t', "\\t")
+               .replace('\n', "\\n")
+               .replace('\r', "\\r");
 }
 
 void appendDigits(QByteArray &out, int value, int width)

@@ -324,6 +324,26 @@ TEST_F(ReconciliationTest, ALateLineReopensTheDayItsMoneyMovedOn)
               QStringLiteral("duplicate %1 3000").arg(booked));
 }
 
+// keel writes a statement's lines into COPY's text form itself: what the
+// channel wrote is what is stored, whatever characters it holds, to the
+// millisecond and in UTC whatever offset the file used.
+TEST_F(ReconciliationTest, ALineIsStoredExactlyAsTheChannelWroteIt)
+{
+    startGateway();
+    m_day = QStringLiteral("2026-12-01");
+    const ProcessResult imported = import(statement(
+        QStringLiteral("odd.csv"),
+        {QStringLiteral("ch_back\\slash\\N,\"T\tab\nbreak\",payment,1.00,USD,0,"
+                        "%1T12:00:00.007+08:00"),
+         QStringLiteral("re_\u4e2d\u6587,R1,refund,0.50,USD,-0.01,%1T23:59:59.999Z")}));
+    ASSERT_EQ(imported.exitCode, 0) << qPrintable(imported.err);
+    EXPECT_EQ(scalar("SELECT string_agg(format('%s|%s|%s|%s|%s', reference, channel_reference, "
+                     "amount, fee, to_char(occurred_at AT TIME ZONE 'UTC', "
+                     "'YYYY-MM-DD HH24:MI:SS.MS')), ';' ORDER BY line_no) FROM keel.recon_lines"),
+              QStringLiteral("ch_back\\slash\\N|T\tab\nbreak|100|0|2026-12-01 04:00:00.007;"
+                             "re_\u4e2d\u6587|R1|50|-1|2026-12-01 23:59:59.999"));
+}
+
 // A statement's lines are written with it or never: not added to one
 // imported before, and not in a currency keel does not know.
 TEST_F(ReconciliationTest, LinesCannotBeAddedToAStatementLater)
