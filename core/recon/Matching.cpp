@@ -134,23 +134,26 @@ private:
         return end;
     }
 
-    // Every record whose money moved in the day is judged. Otherwise money
-    // keel moved is judged on the day it moved, and when keel moved none,
-    // the day of the channel's first line for it owns the difference.
+    // Every record whose money moved in the day is judged. Then the lines:
+    // money keel moved is judged on the day it moved; when keel moved none,
+    // the day of the channel's first line for it owns the difference. The
+    // record the lines are held against is the day's last one for the key,
+    // else the last one they name.
     void judgeKey(LineGroup lines, std::span<const RecordOfDay> records)
     {
-        bool judged = false;
+        const BookedRecord *known = nullptr;
         for (const RecordOfDay &record : records)
             if (record.ofDay) {
                 judge(lines, record.record);
-                judged = true;
+                known = record.record;
             }
-        if (judged || lines.empty())
+        if (!known && !records.empty())
+            known = records.back().record;
+        if (lines.empty())
             return;
-        const BookedRecord *named = records.empty() ? nullptr : records.back().record;
-        const bool booked = named && named->booked;
+        const bool booked = known && known->booked;
         if (!booked && inDay(lines.front()->occurredAt))
-            judge(lines, named);
+            judge(lines, known);
     }
 
     bool inDay(const QDateTime &at) const

@@ -5,9 +5,10 @@
 -- and the day's run reads it back within minutes: planned on statistics that
 -- predate it, that read probes the table once per line. Autovacuum's analyze
 -- comes too late, and the service login that imports may not ANALYZE a table
--- it does not own.
+-- it does not own. A VACUUM holding the table makes it give up rather than
+-- keep an import waiting: the statement is stored by then.
 CREATE FUNCTION recon_lines_analyze() RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp SET lock_timeout = '2s' AS $$
 BEGIN
     ANALYZE recon_lines;
 END
