@@ -296,20 +296,23 @@ QStringList recordsWithoutLines(const QList<BookedRecord> &records,
     });
     const std::pair<QList<StatementLine>::const_iterator, QList<StatementLine>::const_iterator>
         ofKind[2] = {{lines.cbegin(), refunds}, {refunds, lines.cend()}};
-    QList<StatementLine>::const_iterator cursor[2] = {ofKind[0].first, ofKind[1].first};
-    const auto named = [&](int kind, const QString &reference, bool walking) {
-        auto &at = cursor[kind];
-        if (walking)
-            at = std::lower_bound(at, ofKind[kind].second, reference, referenceBefore);
-        const auto found = walking ? at
-                                   : std::lower_bound(ofKind[kind].first, ofKind[kind].second,
-                                                      reference, referenceBefore);
-        return found != ofKind[kind].second && found->reference == reference;
+    const auto names = [](QList<StatementLine>::const_iterator at,
+                          QList<StatementLine>::const_iterator end, const QString &reference) {
+        return at != end && at->reference == reference;
     };
+    // Records of one kind come in order, so their lines are found walking on.
+    QList<StatementLine>::const_iterator cursor[2] = {ofKind[0].first, ofKind[1].first};
     QStringList unseen;
     for (const BookedRecord &record : records) {
-        const int kind = int(record.kind);
-        if (!named(kind, record.reference, true) && !named(1 - kind, record.reference, false))
+        const auto &[from, end] = ofKind[int(record.kind)];
+        auto &at = cursor[int(record.kind)];
+        at = std::lower_bound(at, end, record.reference, referenceBefore);
+        if (names(at, end, record.reference))
+            continue;
+        // A line of the other kind under the same reference names it too.
+        const auto &[otherFrom, otherEnd] = ofKind[1 - int(record.kind)];
+        if (!names(std::lower_bound(otherFrom, otherEnd, record.reference, referenceBefore),
+                   otherEnd, record.reference))
             unseen << record.reference;
     }
     unseen.removeDuplicates();
