@@ -520,7 +520,7 @@ TEST_F(BreakResolutionTest, MoneyParkedForAWithdrawnLineGoesBackToClearingByHand
     };
     auto oversized = ActionDesk(as(QStringLiteral("keel_operator"))).propose(because(back(100000)));
     ASSERT_FALSE(oversized.ok());
-    EXPECT_TRUE(oversized.error().message.contains(QLatin1String("off the clearing account")))
+    EXPECT_TRUE(oversized.error().message.contains(QLatin1String("only hands out")))
         << qPrintable(oversized.error().message);
     EXPECT_EQ(approveAndRun(back(700)).applied, 1);
     EXPECT_EQ(suspense(), QStringLiteral("0"));

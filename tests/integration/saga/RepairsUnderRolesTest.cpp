@@ -348,6 +348,50 @@ TEST_F(RepairsUnderRolesTest, AnAdjustmentPostsOnlyWithinItsCase)
     expectLedgerBalances();
 }
 
+// An adjustment that balances could still move money the case never held:
+// 1,000 taken off the merchant and put on clearing beside the case's 25.
+// Since migration 0029 each posting only receives part of what the case holds.
+TEST_F(RepairsUnderRolesTest, AnAdjustmentHandsOutOnlyWhatItsCaseHolds)
+{
+    startWorker();
+    const QString id = parkedWithMoney();
+    const QString caseId = openCase(id);
+    const QString merchantPayable =
+        scalar("SELECT code FROM keel.ledger_accounts WHERE code LIKE 'merchant_payable:%:USD'");
+    const auto posting = [](const QString &account, qint64 amount) {
+        return QJsonObject{{QStringLiteral("account"), account},
+                           {QStringLiteral("amount"), amount}};
+    };
+    const QJsonObject transfer{
+        {QStringLiteral("postings"),
+         QJsonArray{posting(QStringLiteral("channel_clearing:USD"), -102500),
+                    posting(merchantPayable, 100000)}}};
+    const QString actionsBefore = scalar("SELECT count(*) FROM keel.operator_actions");
+    auto refused = ActionDesk(maker()).propose({QStringLiteral("case.adjust"),
+                                                QStringLiteral("suspense_case"),
+                                                caseId,
+                                                {{caseId, caseVersion(caseId)}},
+                                                QStringLiteral("balances, but moves 1,000"),
+                                                ActionDesk::newIdempotencyKey(),
+                                                transfer});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, QLatin1String(ActionErrorCode::Invalid));
+    EXPECT_TRUE(refused.error().message.contains(QLatin1String("only hands out")))
+        << qPrintable(refused.error().message);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.operator_actions"), actionsBefore);
+
+    // Split between the merchant and the channel, the case's own 25 go out.
+    const ActionRecord split = guarded(
+        QStringLiteral("case.adjust"), QStringLiteral("suspense_case"),
+        {caseId, caseVersion(caseId)},
+        {{QStringLiteral("postings"),
+          QJsonArray{posting(QStringLiteral("channel_clearing:USD"), -1500),
+                     posting(merchantPayable, -1000)}}});
+    EXPECT_EQ(outcomeOf(split), QStringLiteral("done")) << qPrintable(split.outcome);
+    EXPECT_EQ(suspenseHeld(), QStringLiteral("0"));
+    expectLedgerBalances();
+}
+
 // Defect 6: what the approver approves is what they were shown.
 TEST_F(RepairsUnderRolesTest, AnApprovalNamesTheContentItsApproverSaw)
 {
