@@ -167,6 +167,7 @@ HttpResponse ChannelNotifyEndpoints::alipay(const HttpRequest &request)
     notice.channel = answering.channel;
     notice.noticeId = form->valueOr(QStringLiteral("notify_id"));
     notice.reference = reference;
+    notice.channelReference = form->valueOr(QStringLiteral("trade_no"));
     notice.outcome =
         status == QLatin1String("TRADE_CLOSED") ? ChannelOutcome::Failed : ChannelOutcome::Approved;
     notice.amount = *amount;
@@ -207,6 +208,7 @@ HttpResponse ChannelNotifyEndpoints::wechatpay(const HttpRequest &request)
     notice.noticeId = textOf(event, "id");
     notice.nonce = QString::fromLatin1(headers.nonce);
     notice.reference = textOf(transaction, "out_trade_no");
+    notice.channelReference = textOf(transaction, "transaction_id");
     notice.amount = amount.value(QStringLiteral("total")).toInteger(-1);
     notice.currency = textOf(amount, "currency");
     if (notice.noticeId.isEmpty() || notice.reference.isEmpty() || notice.amount < 0)
@@ -245,6 +247,7 @@ HttpResponse ChannelNotifyEndpoints::stripe(const HttpRequest &request)
     // keel sends its own charge id to Stripe as metadata[keel_reference].
     notice.reference =
         textOf(charge.value(QStringLiteral("metadata")).toObject(), "keel_reference");
+    notice.channelReference = textOf(charge, "id");
     notice.amount = charge.value(QStringLiteral("amount")).toInteger(-1);
     notice.currency = textOf(charge, "currency").toUpper();
     notice.outcome = type == QLatin1String("charge.succeeded") ? ChannelOutcome::Approved

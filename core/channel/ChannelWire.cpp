@@ -61,6 +61,8 @@ QByteArray encodeResult(const ChannelResult &result)
                        {QStringLiteral("message"), result.message}};
     if (!result.declineCode.isEmpty())
         object.insert(QStringLiteral("decline_code"), result.declineCode);
+    if (!result.channelReference.isEmpty())
+        object.insert(QStringLiteral("channel_reference"), result.channelReference);
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
@@ -69,7 +71,8 @@ ChannelResult decodeResult(const QByteArray &json)
     const QJsonObject object = QJsonDocument::fromJson(json).object();
     return {channelOutcomeNamed(object.value(QLatin1String("outcome")).toString()),
             object.value(QLatin1String("decline_code")).toString(),
-            object.value(QLatin1String("message")).toString()};
+            object.value(QLatin1String("message")).toString(),
+            object.value(QLatin1String("channel_reference")).toString()};
 }
 
 QByteArray operationPath(const QString &reference, const QString &operation)

@@ -3,6 +3,7 @@
 #include "core/db/LibpqConnection.h"
 #include "core/db/ThreadConnections.h"
 
+#include <QCryptographicHash>
 #include <QRandomGenerator>
 #include <QThread>
 
@@ -31,6 +32,18 @@ bool chance(double rate)
 ChannelResult unavailable()
 {
     return {ChannelOutcome::Failed, {}, QStringLiteral("simulated channel unavailable")};
+}
+
+ChannelResult recorded(const QString &reference, const QString &operation, const PgRows &rows,
+                       QString message)
+{
+    ChannelResult result{channelOutcomeNamed(QString::fromLatin1(rows.value(0, 0))),
+                         rows.text(0, 1),
+                         std::move(message),
+                         {}};
+    if (result.outcome == ChannelOutcome::Approved)
+        result.channelReference = SimulatedChannel::ownReference(reference, operation);
+    return result;
 }
 
 } // namespace
@@ -110,8 +123,7 @@ ChannelResult SimulatedChannel::firstAnswer(const ChannelRequest &request,
             return {
                 ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel lost its answer")};
     }
-    ChannelResult result{channelOutcomeNamed(QString::fromLatin1(rows->value(0, 0))),
-                         rows->text(0, 1), decided.message};
+    ChannelResult result = recorded(reference, operation, *rows, decided.message);
     if (result.outcome == ChannelOutcome::Declined && result.message.isEmpty())
         result.message = QStringLiteral("Your card was declined.");
     return result;
@@ -130,7 +142,7 @@ ChannelResult SimulatedChannel::query(const QString &reference, const QString &o
         return {ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel unreachable")};
     if (rows->size() == 0)
         return {ChannelOutcome::NotFound, {}, QStringLiteral("no such operation")};
-    return {channelOutcomeNamed(QString::fromLatin1(rows->value(0, 0))), rows->text(0, 1), {}};
+    return recorded(reference, operation, *rows, {});
 }
 
 ChannelResult SimulatedChannel::close(const QString &reference, const QString &operation)
@@ -146,6 +158,13 @@ ChannelResult SimulatedChannel::close(const QString &reference, const QString &o
     if (closed.outcome == ChannelOutcome::Failed)
         closed.outcome = ChannelOutcome::Unknown;
     return closed;
+}
+
+QString SimulatedChannel::ownReference(const QString &reference, const QString &operation)
+{
+    const QByteArray digest =
+        QCryptographicHash::hash((reference + u'/' + operation).toUtf8(), QCryptographicHash::Md5);
+    return QStringLiteral("sim_") + QString::fromLatin1(digest.toHex().left(24));
 }
 
 ChannelFactory simulatedChannel(SimulatedChannelConfig config)

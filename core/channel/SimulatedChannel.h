@@ -32,6 +32,10 @@ public:
 
     const SimulatedChannelConfig &config() const { return m_config; }
 
+    // The simulated network's own id for an operation it approved, derived
+    // from keel's reference so that its statements name the same id.
+    static QString ownReference(const QString &reference, const QString &operation);
+
 private:
     // The first answer to (request.reference, request.operation) is the only
     // one: `decided` if this is the first, else the earlier one. A close is a

@@ -1,5 +1,7 @@
 #include "core/payment/Channel.h"
 
+#include <algorithm>
+
 namespace keel {
 
 QString channelOutcomeName(ChannelOutcome outcome)
@@ -29,6 +31,15 @@ ChannelOutcome channelOutcomeNamed(QStringView name)
         if (channelOutcomeName(outcome) == name)
             return outcome;
     return ChannelOutcome::Unknown;
+}
+
+bool keepableChannelReference(const QString &reference)
+{
+    constexpr qsizetype Longest = 128;
+    if (reference.isEmpty() || reference.size() > Longest)
+        return false;
+    return std::none_of(reference.cbegin(), reference.cend(),
+                        [](QChar c) { return c.category() == QChar::Other_Control; });
 }
 
 } // namespace keel

@@ -36,7 +36,15 @@ struct ChannelResult {
     ChannelOutcome outcome = ChannelOutcome::Unknown;
     QString declineCode;
     QString message;
+    // The channel's own id for what it approved (Alipay's trade_no, Stripe's
+    // ch_...), when it gave one: statements may name a payment only by it.
+    QString channelReference = {};
 };
+
+// Whether keel keeps a channel's own reference: one to 128 characters with no
+// control characters. Anything else is dropped, never stored cut short, and
+// never stops the payment's outcome from being recorded.
+bool keepableChannelReference(const QString &reference);
 
 // A card network or acquirer behind an adapter. Implementations must be safe
 // to call from several threads, and idempotent per (reference, operation): a

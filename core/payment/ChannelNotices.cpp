@@ -71,8 +71,10 @@ Result<NoticeVerdict> ChannelNotices::judge(const ChannelNotice &notice)
         return NoticeVerdict::AmountMismatch;
     const bool approved = notice.outcome == ChannelOutcome::Approved;
     if (charge.state == PaymentState::Authorizing || charge.state == PaymentState::Capturing) {
-        ChannelResult result{
-            notice.outcome, {}, QStringLiteral("settled by the channel's notification")};
+        ChannelResult result{notice.outcome,
+                             {},
+                             QStringLiteral("settled by the channel's notification"),
+                             approved ? notice.channelReference : QString()};
         if (!approved && charge.state == PaymentState::Authorizing) {
             // A failed notice speaks of one attempt to pay (WeChat's PAYERROR, Stripe's
             // charge.failed): the payer may try again at the channel. The authorization

@@ -13,10 +13,11 @@ struct PaymentContext;
 
 // What a channel said in a (verified) asynchronous notification.
 struct ChannelNotice {
-    QString channel;   // alipay, wechatpay, stripe
-    QString noticeId;  // the channel's id for this notification; repeats carry the same
-    QString nonce;     // WeChat Pay's, checked for reuse; empty for the others
-    QString reference; // keel's charge id, as keel sent it to the channel
+    QString channel;          // alipay, wechatpay, stripe
+    QString noticeId;         // the channel's id for this notification; repeats carry the same
+    QString nonce;            // WeChat Pay's, checked for reuse; empty for the others
+    QString reference;        // keel's charge id, as keel sent it to the channel
+    QString channelReference; // the channel's own id for the payment, when it gave one
     ChannelOutcome outcome = ChannelOutcome::Approved; // Approved or Failed
     qint64 amount = -1;                                // minor units; -1 when not said
     QString currency;                                  // upper case; empty when not said

@@ -175,6 +175,12 @@ PaymentOutcome ChargeService::settle(IdempotentOperation &operation, ChargeRecor
     Error moved;
     {
         PgTransaction tx(m_connection, PgTransaction::Pipelined);
+        if (result.outcome == ChannelOutcome::Approved &&
+            keepableChannelReference(result.channelReference))
+            if (Status kept = PaymentRepository(m_connection)
+                                  .setChannelReference(charge, result.channelReference);
+                !kept)
+                return PaymentOutcome::failure(kept.error());
         Result<PaymentOutcome> outcome =
             capturing ? applyCapture(charge, result) : applyAuthorization(charge, result);
         if (outcome)

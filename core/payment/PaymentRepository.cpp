@@ -195,4 +195,13 @@ Status PaymentRepository::addRefunded(ChargeRecord &charge, qint64 amount)
     return {};
 }
 
+Status PaymentRepository::setChannelReference(const ChargeRecord &charge,
+                                              const QString &channelReference)
+{
+    Result<PgRows> rows =
+        m_session.query("UPDATE keel.charges SET channel_reference = $2 WHERE id = $1",
+                        {QByteArray::number(charge.id), channelReference.toUtf8()});
+    return statusOf(rows);
+}
+
 } // namespace keel

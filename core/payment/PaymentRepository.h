@@ -47,6 +47,9 @@ public:
 
     Status addCaptured(ChargeRecord &charge, qint64 amount);
     Status addRefunded(ChargeRecord &charge, qint64 amount);
+    // Keeps the channel's own id for the charge, for statements that name it
+    // only by that; one the channel answers with later (a capture) replaces it.
+    Status setChannelReference(const ChargeRecord &charge, const QString &channelReference);
 
     static QString newPublicId(const QString &prefix);
 

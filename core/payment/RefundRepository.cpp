@@ -88,4 +88,13 @@ Status RefundRepository::setStatus(RefundRecord &refund, const QString &newStatu
     return {};
 }
 
+Status RefundRepository::setChannelReference(const RefundRecord &refund,
+                                             const QString &channelReference)
+{
+    Result<PgRows> rows =
+        m_connection.query("UPDATE keel.refunds SET channel_reference = $2 WHERE id = $1",
+                           {QByteArray::number(refund.id), channelReference.toUtf8()});
+    return statusOf(rows);
+}
+
 } // namespace keel

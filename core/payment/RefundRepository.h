@@ -23,6 +23,8 @@ public:
     // out_refund_no) exists already.
     Result<std::optional<RefundRecord>> insert(RefundRecord refund);
     Status setStatus(RefundRecord &refund, const QString &status);
+    // Keeps the channel's own id for the refund (see PaymentRepository).
+    Status setChannelReference(const RefundRecord &refund, const QString &channelReference);
 
 private:
     Result<std::optional<RefundRecord>> findWhere(qint64 merchantId, const QByteArray &condition,

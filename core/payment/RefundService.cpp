@@ -215,9 +215,12 @@ PaymentOutcome RefundService::execute(IdempotentOperation &operation, RefundReco
             return PaymentOutcome::failure(prepared.error());
     PgTransaction tx(m_connection, PgTransaction::Pipelined);
     Status applied;
-    if (result->outcome == ChannelOutcome::Approved)
+    if (result->outcome == ChannelOutcome::Approved) {
         applied = applySuccess(refund, charge);
-    else if (result->outcome != ChannelOutcome::Unknown)
+        if (applied && keepableChannelReference(result->channelReference))
+            applied = RefundRepository(m_connection)
+                          .setChannelReference(refund, result->channelReference);
+    } else if (result->outcome != ChannelOutcome::Unknown)
         applied = applyFailure(refund, charge);
     if (!applied)
         return PaymentOutcome::failure(applied.error());

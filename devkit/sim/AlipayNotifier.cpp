@@ -97,6 +97,8 @@ bool AlipayNotifier::send(const TradeResult &trade)
         {QStringLiteral("trans_currency"), trade.currency},
         {QStringLiteral("charset"), QStringLiteral("utf-8")},
         {QStringLiteral("version"), QStringLiteral("1.0")}};
+    if (!trade.tradeNo.isEmpty())
+        parameters << qMakePair(QStringLiteral("trade_no"), trade.tradeNo);
     Result<QString> sign = AlipaySignature::sign(parameters, m_options.signingKey);
     if (!sign)
         return false;

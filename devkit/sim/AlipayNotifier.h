@@ -19,6 +19,7 @@ struct TradeResult {
     bool succeeded = true;
     QString totalAmount; // in major units, as Alipay writes it ("19.99")
     QString currency;    // trans_currency
+    QString tradeNo;     // the simulated Alipay's own id for the trade, trade_no
 };
 
 struct AlipayNotifierOptions {

@@ -163,7 +163,8 @@ void ChannelSimulator::announce(const ChannelRequest &request, const ChannelResu
     if (!currency)
         return;
     m_notifier->notify({request.reference, result.outcome == ChannelOutcome::Approved,
-                        formatMajorUnits(request.amount, *currency), currency->code});
+                        formatMajorUnits(request.amount, *currency), currency->code,
+                        result.channelReference});
 }
 
 } // namespace keel

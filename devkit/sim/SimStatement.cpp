@@ -1,5 +1,6 @@
 #include "devkit/sim/SimStatement.h"
 
+#include "core/channel/SimulatedChannel.h"
 #include "core/db/LibpqConnection.h"
 #include "core/money/Currency.h"
 #include "core/read/HistoryQuery.h"
@@ -14,12 +15,13 @@
 namespace keel {
 namespace {
 
-// The channel's own reference for an operation is derived from keel's, so
-// the same record always gives the same statement. Its fee is its own sum in
+// The channel's own reference for an operation is the one the simulated
+// channel answered with (SimulatedChannel::ownReference), so the same record
+// always gives the same statement and keel knows the id. Its fee is its own sum in
 // numeric, rounded half up: not keel's arithmetic, which fee_variance checks.
 constexpr char ApprovedOfDay[] =
     "SELECT CASE operation WHEN 'refund' THEN 'refund' ELSE 'payment' END, reference, "
-    "       'sim_' || left(md5(reference || '/' || operation), 24), amount, currency, "
+    "       operation, amount, currency, "
     "       to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
     "       CASE WHEN operation = 'refund' THEN 0 "
     "            ELSE round(amount * $2::numeric / 1000000)::bigint END "
@@ -53,8 +55,14 @@ public:
 
     static Line line(const PgRows &rows, int i)
     {
-        return {rows.text(i, 0), rows.text(i, 1),    rows.text(i, 2), rows.toInt64(i, 3),
-                rows.text(i, 4), rows.toInt64(i, 6), rows.text(i, 5)};
+        const QString reference = rows.text(i, 1);
+        return {rows.text(i, 0),
+                reference,
+                SimulatedChannel::ownReference(reference, rows.text(i, 2)),
+                rows.toInt64(i, 3),
+                rows.text(i, 4),
+                rows.toInt64(i, 6),
+                rows.text(i, 5)};
     }
 
     virtual void write(const Line &line) = 0;

@@ -26,8 +26,22 @@ TEST(ChannelWire, ARequestAndAResultSurviveTheTrip)
     const ChannelResult back = ChannelWire::decodeResult(ChannelWire::encodeResult(declined));
     EXPECT_EQ(back.outcome, ChannelOutcome::Declined);
     EXPECT_EQ(back.declineCode, declined.declineCode);
+    EXPECT_TRUE(back.channelReference.isEmpty());
+    const ChannelResult approved{ChannelOutcome::Approved, {}, {}, QStringLiteral("2026120322001")};
+    EXPECT_EQ(ChannelWire::decodeResult(ChannelWire::encodeResult(approved)).channelReference,
+              approved.channelReference);
     EXPECT_EQ(ChannelWire::decodeResult("<html>bad gateway</html>").outcome,
               ChannelOutcome::Unknown);
+}
+
+// What keel stores of a channel's own id: whole or not at all.
+TEST(ChannelWire, OnlyAPlainIdOfAtMost128CharactersIsKept)
+{
+    EXPECT_TRUE(keepableChannelReference(QStringLiteral("pi_3Nx")));
+    EXPECT_TRUE(keepableChannelReference(QString(128, u'7')));
+    EXPECT_FALSE(keepableChannelReference(QString(129, u'7')));
+    EXPECT_FALSE(keepableChannelReference({}));
+    EXPECT_FALSE(keepableChannelReference(QStringLiteral("ch_1\nX-Injected: 1")));
 }
 
 TEST(ChannelWire, ABadRequestNamesItsField)

@@ -241,6 +241,8 @@ TEST_F(ChannelNotifyTest, AlipaySettlesAChargeLeftAuthorizingAndARepeatChangesNo
     EXPECT_EQ(first.body, QByteArray("success")); // what Alipay waits for before it stops
     EXPECT_EQ(stateOf(charge), QStringLiteral("Captured"));
     EXPECT_EQ(counted("alipay", "applied"), appliedBefore + 1);
+    EXPECT_EQ(scalar("SELECT channel_reference FROM keel.charges"), QStringLiteral("2026120122001"))
+        << "Alipay's trade_no, for statements that name the trade by it";
     const QString entries = scalar("SELECT count(*) FROM keel.ledger_entries");
     const QString events = scalar("SELECT count(*) FROM keel.payment_events");
     EXPECT_EQ(entries, QStringLiteral("2"));
@@ -354,6 +356,8 @@ TEST_F(ChannelNotifyTest, WechatPaySettlesAChargeAndRefusesAReusedNonce)
         postRaw("/v1/channels/wechatpay/notify", body, wechatHeaders(body, "nonce-1"));
     EXPECT_EQ(first.status, 204) << first.body.constData();
     EXPECT_EQ(stateOf(charge), QStringLiteral("Captured"));
+    EXPECT_EQ(scalar("SELECT channel_reference FROM keel.charges"),
+              QStringLiteral("4200002026120100001"));
 
     // The same notification again, with a fresh nonce as WeChat Pay sends it.
     const HttpReply repeat =

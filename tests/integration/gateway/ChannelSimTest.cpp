@@ -158,6 +158,11 @@ TEST_F(ChannelSimTest, AChargeCrossesHttpAndTheChannelsSignedResultConfirmsIt)
                 notice == QStringLiteral("applied 1999 CNY ") + id)
         << notice.toStdString();
     EXPECT_EQ(stateOf(id), QStringLiteral("Captured"));
+    // The channel's own id came back with the answer and with the notice:
+    // whichever settled the charge kept it.
+    EXPECT_EQ(scalar("SELECT channel_reference = 'sim_' || left(md5(public_id || '/authorize'), "
+                     "24) FROM keel.charges"),
+              QStringLiteral("t"));
 
     const HttpReply declined = charge("sim-2", "tok_chargeDeclined");
     EXPECT_EQ(declined.status, 402) << declined.body.constData();
