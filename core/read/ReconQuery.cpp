@@ -55,11 +55,20 @@ constexpr char Statements[] =
     "       imported_at, withdrawn_at, xmin::text "
     "FROM keel.recon_statements ORDER BY id DESC LIMIT ?";
 
+// A break's lines: under keel's reference, or under the channel's own id for
+// keel's record where the run matched them by it.
 constexpr char LinesOfBreak[] =
+    "WITH b AS (SELECT ?::text AS channel, ?::text AS kind, ?::text AS reference), "
+    "own AS (SELECT ch.channel_reference FROM keel.charges ch, b "
+    "        WHERE b.kind = 'payment' AND ch.public_id = b.reference AND ch.channel = b.channel "
+    "        UNION ALL "
+    "        SELECT r.channel_reference FROM keel.refunds r, b "
+    "        WHERE b.kind = 'refund' AND r.public_id = b.reference AND r.channel = b.channel) "
     "SELECT l.statement_id, l.channel_reference, l.currency, c.exponent, l.amount, l.fee, "
     "       l.occurred_at "
-    "FROM keel.recon_lines l JOIN keel.currencies c ON c.code = l.currency "
-    "WHERE l.channel = ? AND l.kind = ? AND l.reference = ? ORDER BY l.occurred_at, l.line_no";
+    "FROM b JOIN keel.recon_lines l ON l.channel = b.channel AND l.kind = b.kind "
+    "  AND (l.reference = b.reference OR l.channel_reference IN (SELECT * FROM own)) "
+    "JOIN keel.currencies c ON c.code = l.currency ORDER BY l.occurred_at, l.line_no";
 
 constexpr char ChargeOfBreak[] =
     "SELECT p.state, ch.currency, c.exponent, ch.amount, ch.amount_captured, ch.amount_refunded, "

@@ -42,10 +42,34 @@ constexpr char LinesOfDay[] =
     "1000.0)) "
     "  AND o.reference IN (SELECT reference FROM day)";
 
+// Every line of these records: under keel's reference, or under the
+// channel's own id for them where keel keeps it.
 constexpr char LinesOfReferences[] =
     "SELECT kind, reference, channel_reference, amount, currency, fee, "
     "       floor(extract(epoch FROM occurred_at) * 1000)::bigint "
-    "FROM keel.recon_lines WHERE channel = $1 AND reference = ANY($2::text[])";
+    "FROM keel.recon_lines WHERE channel = $1 AND reference = ANY($2::text[]) "
+    "UNION ALL "
+    "SELECT l.kind, l.reference, l.channel_reference, l.amount, l.currency, l.fee, "
+    "       floor(extract(epoch FROM l.occurred_at) * 1000)::bigint "
+    "FROM (SELECT 'payment' AS kind, channel_reference FROM keel.charges "
+    "      WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL "
+    "      UNION ALL "
+    "      SELECT 'refund', channel_reference FROM keel.refunds "
+    "      WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL) k "
+    "JOIN keel.recon_lines l ON l.channel = $1 AND l.kind = k.kind "
+    "  AND l.channel_reference = k.channel_reference "
+    "WHERE l.reference <> ALL($2::text[])";
+
+// keel's records the channel's own ids name, where exactly one record has
+// the id: $2 for charges, $3 for refunds.
+constexpr char RecordsOfChannelReferences[] =
+    "SELECT 'payment', c.channel_reference, min(c.public_id) FROM keel.charges c "
+    "WHERE c.channel = $1 AND c.channel_reference = ANY($2::text[]) "
+    "GROUP BY c.channel_reference HAVING count(*) = 1 "
+    "UNION ALL "
+    "SELECT 'refund', r.channel_reference, min(r.public_id) FROM keel.refunds r "
+    "WHERE r.channel = $1 AND r.channel_reference = ANY($3::text[]) "
+    "GROUP BY r.channel_reference HAVING count(*) = 1";
 
 // keel's side is the channel's clearing account: what reached it for a
 // charge (captures, money parked from a channel's notice) and what left it
@@ -218,6 +242,10 @@ private:
     Status loadDayRecords(LoadedDay &day);
     Status loadLines(LoadedDay &day);
     Status loadNamedRecords(LoadedDay &day);
+    Status matchChannelReferences(LoadedDay &day);
+    Status appendLinesOf(const QStringList &references, QList<StatementLine> &lines);
+    Status appendNamedRecords(const QStringList &charges, const QStringList &refunds,
+                              QList<BookedRecord> &records);
     QByteArray millis(const QDateTime &at) const
     {
         return QByteArray::number(at.toMSecsSinceEpoch());
@@ -225,6 +253,9 @@ private:
 
     LibpqConnection &m_session;
     QByteArray m_channel;
+    // References of the loaded lines that no record of keel's has, by kind,
+    // sorted.
+    std::array<QStringList, 2> m_unnamed;
 };
 
 Result<LoadedDay> DayLoader::load(const QDate &date)
@@ -245,7 +276,8 @@ Result<LoadedDay> DayLoader::load(const QDate &date)
     if (!day->isNull(0, 4))
         loaded.input.feeRatePpm = day->toInt64(0, 4);
     for (Status (DayLoader::*step)(LoadedDay &) :
-         {&DayLoader::loadDayRecords, &DayLoader::loadLines, &DayLoader::loadNamedRecords})
+         {&DayLoader::loadDayRecords, &DayLoader::loadLines, &DayLoader::loadNamedRecords,
+          &DayLoader::matchChannelReferences})
         if (Status done = (this->*step)(loaded); !done)
             return done.error();
     return loaded;
@@ -354,12 +386,44 @@ Status DayLoader::loadLines(LoadedDay &day)
     const QStringList unseen = recordsWithoutLines(day.input.dayRecords, day.input.lines);
     if (unseen.isEmpty())
         return {};
-    Result<PgRows> others =
-        m_session.query(LinesOfReferences, {m_channel, LibpqConnection::arrayParam(unseen)});
-    if (!others)
-        return others.error();
-    appendLines(*others, day.input.lines);
+    return appendLinesOf(unseen, day.input.lines);
+}
+
+bool sameLine(const StatementLine &a, const StatementLine &b)
+{
+    return a.kind == b.kind && a.reference == b.reference &&
+           a.channelReference == b.channelReference && a.amount == b.amount &&
+           a.currency == b.currency && a.fee == b.fee && a.occurredAt == b.occurredAt;
+}
+
+// The records' lines of any day, each line once: a line may be found both
+// under keel's reference and under the channel's id, and a stored line is
+// unique in its kind and channel id, so equal lines are one.
+Status DayLoader::appendLinesOf(const QStringList &references, QList<StatementLine> &lines)
+{
+    Result<PgRows> rows =
+        m_session.query(LinesOfReferences, {m_channel, LibpqConnection::arrayParam(references)});
+    if (!rows)
+        return rows.error();
+    appendLines(*rows, lines);
+    lines.erase(std::unique(lines.begin(), lines.end(), sameLine), lines.end());
     return {};
+}
+
+// The references of the records, by kind, sorted for binary search.
+std::array<QStringList, 2> referencesByKind(const QList<BookedRecord> &records)
+{
+    std::array<QStringList, 2> references;
+    for (const BookedRecord &record : records)
+        references[size_t(record.kind)] << record.reference;
+    for (QStringList &ofKind : references)
+        std::sort(ofKind.begin(), ofKind.end());
+    return references;
+}
+
+bool listed(const QStringList &sorted, const QString &reference)
+{
+    return std::binary_search(sorted.cbegin(), sorted.cend(), reference);
 }
 
 Status DayLoader::loadNamedRecords(LoadedDay &day)
@@ -368,16 +432,84 @@ Status DayLoader::loadNamedRecords(LoadedDay &day)
     const auto [charges, refunds] = linesWithoutRecords(day.input.lines, day.input.dayRecords);
     if (charges.isEmpty() && refunds.isEmpty())
         return {};
+    const qsizetype before = day.input.namedRecords.size();
+    if (Status named = appendNamedRecords(charges, refunds, day.input.namedRecords); !named)
+        return named;
+    // What neither the day's records nor these name, for the channel's ids.
+    const std::array<QStringList, 2> known = referencesByKind(day.input.namedRecords.mid(before));
+    m_unnamed = {charges, refunds};
+    for (size_t kind : {0, 1})
+        m_unnamed[kind].removeIf(
+            [&](const QString &reference) { return listed(known[kind], reference); });
+    return {};
+}
+
+Status DayLoader::appendNamedRecords(const QStringList &charges, const QStringList &refunds,
+                                     QList<BookedRecord> &records)
+{
     Result<PgRows> rows =
         m_session.query(NamedRecords, {m_channel, LibpqConnection::arrayParam(charges),
                                        LibpqConnection::arrayParam(refunds)});
     if (!rows)
         return rows.error();
     for (int i = 0; i < rows->size(); ++i)
-        day.input.namedRecords.append({kindNamed(rows->view(i, 0)), rows->text(i, 1),
-                                       rows->text(i, 2), rows->toInt64(i, 3),
-                                       rows->value(i, 4) == "t", utcMillis(rows->toInt64(i, 5))});
+        records.append({kindNamed(rows->view(i, 0)), rows->text(i, 1), rows->text(i, 2),
+                        rows->toInt64(i, 3), rows->value(i, 4) == "t",
+                        utcMillis(rows->toInt64(i, 5))});
     return {};
+}
+
+// Second, the channel's own id: a line that names no record of keel's by the
+// reference keel sent is that record's line if the channel answered keel with
+// the line's id for it, and for no other record. The line is then judged
+// under keel's reference, with every other line of that record.
+Status DayLoader::matchChannelReferences(LoadedDay &day)
+{
+    if (m_unnamed[0].isEmpty() && m_unnamed[1].isEmpty())
+        return {};
+    QList<StatementLine> &lines = day.input.lines;
+    std::array<QStringList, 2> idsOf; // the channel's ids of the lines no record names
+    for (const StatementLine &line : std::as_const(lines))
+        if (listed(m_unnamed[size_t(line.kind)], line.reference))
+            idsOf[size_t(line.kind)] << line.channelReference;
+    Result<PgRows> rows = m_session.query(
+        RecordsOfChannelReferences,
+        {m_channel, LibpqConnection::arrayParam(idsOf[0]), LibpqConnection::arrayParam(idsOf[1])});
+    if (!rows)
+        return rows.error();
+    if (rows->size() == 0)
+        return {};
+    QHash<QString, QString> keelReference[2]; // the channel's id -> keel's, by kind
+    std::array<QStringList, 2> found;
+    for (int i = 0; i < rows->size(); ++i) {
+        const LineKind kind = kindNamed(rows->view(i, 0));
+        keelReference[int(kind)].insert(rows->text(i, 1), rows->text(i, 2));
+        found[size_t(kind)] << rows->text(i, 2);
+    }
+    // The records' other lines; the ones found by id come again, as stored.
+    if (Status all = appendLinesOf(found[0] + found[1], lines); !all)
+        return all;
+    // A stored line is unique in its kind and channel id: every copy of a
+    // line found by id is that line, and is now judged as keel's record's.
+    for (StatementLine &line : lines)
+        if (const auto to = keelReference[int(line.kind)].constFind(line.channelReference);
+            to != keelReference[int(line.kind)].cend())
+            line.reference = *to;
+    std::sort(lines.begin(), lines.end(), lineOrder);
+    lines.erase(std::unique(lines.begin(), lines.end(), sameLine), lines.end());
+    // The day's records are in recordOrder already.
+    BookedRecord key;
+    for (LineKind kind : {LineKind::Payment, LineKind::Refund}) {
+        key.kind = kind;
+        found[size_t(kind)].removeIf([&](const QString &reference) {
+            key.reference = reference;
+            return std::binary_search(day.input.dayRecords.cbegin(), day.input.dayRecords.cend(),
+                                      key, recordOrder);
+        });
+    }
+    if (found[0].isEmpty() && found[1].isEmpty())
+        return {};
+    return appendNamedRecords(found[0], found[1], day.input.namedRecords);
 }
 
 struct BreakColumns {

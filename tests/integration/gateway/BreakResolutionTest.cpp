@@ -528,4 +528,32 @@ TEST_F(BreakResolutionTest, MoneyParkedForAWithdrawnLineGoesBackToClearingByHand
     expectBooksAgree();
 }
 
+// A line the run matched on the channel's own id is its break's channel side:
+// the operator sees it beside keel's charge, under keel's reference.
+TEST_F(BreakResolutionTest, ABreakOfALineUnderTheChannelsIdShowsThatLine)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1500&currency=usd", "own-id-break");
+    const QString paidId = scalar("SELECT channel_reference FROM keel.charges");
+    ASSERT_TRUE(paidId.startsWith(QLatin1String("sim_"))) << qPrintable(paidId);
+    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("own-id.csv"),
+                               {paidId + u',' + paidId +
+                                QStringLiteral(",payment,15.20,USD,0,%1T10:00:00Z")}))
+                  .exitCode,
+              0);
+    EXPECT_EQ(breaks(run()),
+              QStringList{QStringLiteral("amount_mismatch:%1:new").arg(QString::fromUtf8(paid))});
+    const ReconBreakRow found = listed().value(QString::fromUtf8(paid));
+    EXPECT_EQ(found.channelAmount.amount, 1520);
+    auto detail = ReconQuery::detail(as(QStringLiteral("keel_operator")), found);
+    ASSERT_TRUE(detail.ok()) << qPrintable(detail.error().message);
+    ASSERT_EQ(detail->lines.size(), 1);
+    EXPECT_EQ(detail->lines[0].channelReference, paidId);
+    EXPECT_EQ(detail->lines[0].amount.amount, 1520);
+    EXPECT_TRUE(detail->keelKnows);
+    EXPECT_EQ(detail->keelAmount.amount, 1500);
+}
+
 } // namespace
