@@ -133,31 +133,13 @@ constexpr char NamedRecords[] =
 constexpr char LockDay[] = "SELECT pg_advisory_lock(hashtext('keel.recon:' || $1), $2::int)";
 constexpr char UnlockDay[] = "SELECT pg_advisory_unlock(hashtext('keel.recon:' || $1), $2::int)";
 
-constexpr char InsertRun[] =
-    "INSERT INTO keel.recon_runs (channel, business_date, matched, breaks, result_sha256, result) "
-    "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id";
+// The database writes the run and its breaks from the run's result
+// (migration 0031); the service reads back what became of each break.
+constexpr char RecordRun[] = "SELECT keel.recon_record_run($1, $2, $3)";
 
-// One statement for every break of the run: a break seen before keeps its id
-// and goes on persisting; one the lag still covers stays pending.
-constexpr char UpsertBreaks[] =
-    "INSERT INTO keel.recon_breaks AS b (channel, business_date, class, kind, reference, "
-    "  currency, channel_amount, keel_amount, status, first_run_id, last_run_id) "
-    "SELECT $1, $2, x.class, x.kind, x.reference, x.currency, x.channel_amount, x.keel_amount, "
-    "       x.status, $3, $3 "
-    "FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], "
-    "            $10::text[]) AS x(class, kind, reference, currency, channel_amount, "
-    "                              keel_amount, status) "
-    "ON CONFLICT (channel, business_date, class, kind, reference) DO UPDATE SET "
-    "  currency = EXCLUDED.currency, channel_amount = EXCLUDED.channel_amount, "
-    "  keel_amount = EXCLUDED.keel_amount, last_run_id = EXCLUDED.last_run_id, resolved_at = NULL, "
-    "  status = CASE WHEN EXCLUDED.status = 'pending' THEN 'pending' "
-    "                WHEN b.status IN ('new', 'persisting', 'accepted') THEN 'persisting' ELSE "
-    "'new' END "
-    "RETURNING b.id, b.class, b.kind, b.reference, b.status";
-
-constexpr char ResolveVanished[] =
-    "UPDATE keel.recon_breaks SET status = 'resolved', resolved_at = now() "
-    "WHERE channel = $1 AND business_date = $2 AND status <> 'resolved' AND last_run_id <> $3";
+constexpr char BreaksOfRun[] =
+    "SELECT id, class, kind, reference, status FROM keel.recon_breaks "
+    "WHERE channel = $1 AND business_date = $2 AND last_run_id = $3";
 
 constexpr int RetriesOnConflict = 3;
 constexpr char SerializationFailure[] = "40001";
@@ -512,43 +494,12 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
     return appendNamedRecords(found[0], found[1], day.input.namedRecords);
 }
 
-struct BreakColumns {
-    QStringList classes, kinds, references, currencies, channelAmounts, keelAmounts, statuses;
-
-    BreakColumns(const QList<ReconBreak> &breaks, bool lagOver)
-    {
-        for (const ReconBreak &found : breaks) {
-            classes << breakClassName(found.kind);
-            kinds << lineKindName(found.lineKind);
-            references << found.reference;
-            currencies << found.currency;
-            channelAmounts << QString::number(found.channelAmount);
-            keelAmounts << QString::number(found.keelAmount);
-            // keel's side may still settle (the reconciler, a late posting)
-            // until the lag has passed.
-            const bool keelMayCatchUp = found.kind == BreakClass::MissingAtChannel ||
-                                        found.kind == BreakClass::StatusMismatch;
-            statuses << (keelMayCatchUp && !lagOver ? QStringLiteral("pending")
-                                                    : QStringLiteral("new"));
-        }
-    }
-};
-
-Status storeBreaks(LibpqConnection &session, ReconReport &report, const ReconOutcome &outcome,
-                   bool lagOver)
+Status readBreaks(LibpqConnection &session, ReconReport &report, const ReconOutcome &outcome)
 {
-    const BreakColumns columns(outcome.breaks, lagOver);
-    const QByteArray channel = report.channel.toUtf8();
-    const QByteArray date = report.date.toString(Qt::ISODate).toLatin1();
-    const QByteArray run = QByteArray::number(report.runId);
-    Result<PgRows> stored = session.query(
-        UpsertBreaks, {channel, date, run, LibpqConnection::arrayParam(columns.classes),
-                       LibpqConnection::arrayParam(columns.kinds),
-                       LibpqConnection::arrayParam(columns.references),
-                       LibpqConnection::arrayParam(columns.currencies),
-                       LibpqConnection::arrayParam(columns.channelAmounts),
-                       LibpqConnection::arrayParam(columns.keelAmounts),
-                       LibpqConnection::arrayParam(columns.statuses)});
+    Result<PgRows> stored =
+        session.query(BreaksOfRun, {report.channel.toUtf8(),
+                                    report.date.toString(Qt::ISODate).toLatin1(),
+                                    QByteArray::number(report.runId)});
     if (!stored)
         return stored.error();
     QHash<QString, std::pair<qint64, QString>> byKey;
@@ -561,8 +512,7 @@ Status storeBreaks(LibpqConnection &session, ReconReport &report, const ReconOut
                         found.reference);
         report.breaks.append({found, id, status});
     }
-    Result<PgRows> resolved = session.query(ResolveVanished, {channel, date, run});
-    return resolved ? Status{} : Status{resolved.error()};
+    return {};
 }
 
 // Holds the day's advisory lock for as long as it lives.
@@ -608,14 +558,12 @@ Result<ReconReport> reconcileLocked(LibpqConnection &session, const QString &cha
     report.date = date;
     report.matched = outcome.matched;
     report.resultSha256 = QCryptographicHash::hash(result, QCryptographicHash::Sha256);
-    Result<PgRows> run = session.query(
-        InsertRun, {channel.toUtf8(), date.toString(Qt::ISODate).toLatin1(),
-                    QByteArray::number(outcome.matched), QByteArray::number(outcome.breaks.size()),
-                    LibpqConnection::byteaParam(report.resultSha256), result});
+    Result<PgRows> run =
+        session.query(RecordRun, {channel.toUtf8(), date.toString(Qt::ISODate).toLatin1(), result});
     if (!run)
         return run.error();
     report.runId = run->toInt64(0, 0);
-    if (Status stored = storeBreaks(session, report, outcome, day->lagOver); !stored)
+    if (Status stored = readBreaks(session, report, outcome); !stored)
         return stored.error();
     if (day->lagOver) {
         Result<PgRows> opened =

@@ -60,13 +60,13 @@ const QMap<QString, std::array<const char *, 5>> Expected{
     {QStringLiteral("saga_steps"), {"r---", "r---", "r---", "r---", "riu-"}},
     {QStringLiteral("sagas"), {"r---", "r---", "r---", "r---", "riu-"}},
     {QStringLiteral("schema_migrations"), {"r---", "r---", "r---", "r---", "r---"}},
-    // The service updates only what a run finds (migration 0026): not the
-    // break's key, nor a person's decision (BreakResolutionTest).
-    {QStringLiteral("recon_breaks"), {"r---", "----", "r---", "r---", "ri--"}},
+    // The service writes neither runs nor breaks: keel.recon_record_run()
+    // writes both from a run's result (migration 0031, BreakResolutionTest).
+    {QStringLiteral("recon_breaks"), {"r---", "----", "r---", "r---", "r---"}},
     {QStringLiteral("recon_withdrawn_lines"), {"r---", "----", "r---", "r---", "r---"}},
     {QStringLiteral("recon_channels"), {"r---", "r---", "r---", "r---", "r---"}},
     {QStringLiteral("recon_lines"), {"r---", "----", "r---", "r---", "ri--"}},
-    {QStringLiteral("recon_runs"), {"r---", "----", "r---", "r---", "ri--"}},
+    {QStringLiteral("recon_runs"), {"r---", "----", "r---", "r---", "r---"}},
     {QStringLiteral("recon_statements"), {"r---", "----", "r---", "r---", "ri--"}},
     {QStringLiteral("sim_channel_operations"), {"r---", "----", "r---", "r---", "ri--"}},
     {QStringLiteral("suspense_case_notes"), {"r---", "r---", "ri--", "ri--", "----"}},

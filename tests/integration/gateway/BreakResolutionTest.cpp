@@ -263,6 +263,22 @@ TEST_F(BreakResolutionTest, TheDatabaseRefusesWhatDoesNotFitAndWhatChangedSince)
                       "resolution = '{\"kind\": \"recon_break.match\"}'");
     ASSERT_FALSE(forged.ok());
     EXPECT_EQ(forged.error().code, QLatin1String("42501"));
+    // Nor a break's state outside a run: since migration 0031 the database
+    // writes breaks from the run's result, hashed and on the audit chain.
+    for (const char *outsideARun :
+         {"UPDATE keel.recon_breaks SET status = 'resolved', resolved_at = now()",
+          "UPDATE keel.recon_breaks SET status = 'pending'",
+          "INSERT INTO keel.recon_runs (channel, business_date, matched, breaks, result_sha256, "
+          "result) VALUES ('sim', current_date, 0, 0, sha256(''), '{}')"}) {
+        const Status refused = service->exec(outsideARun);
+        ASSERT_FALSE(refused.ok()) << outsideARun;
+        EXPECT_EQ(refused.error().code, QLatin1String("42501")) << outsideARun;
+    }
+    const Status misnamed = service->exec(
+        "SELECT keel.recon_record_run('sim', current_date, '{\"channel\": \"sim\", "
+        "\"date\": \"1999-01-01\", \"matched\": 0, \"breaks\": []}')");
+    ASSERT_FALSE(misnamed.ok()) << "a result is recorded only for its own day";
+    EXPECT_EQ(misnamed.error().code, QLatin1String("22023"));
 
     // Proposed, then the day is run again before it executes: the break's
     // row is not what the proposer saw.
