@@ -108,11 +108,13 @@ TEST_F(AuditViewTest, ACheckpointSavedFromTheConsoleCatchesALaterRewrite)
     ASSERT_TRUE(checkpoint.ok()) << qPrintable(checkpoint.error().message);
     EXPECT_EQ(checkpoint->seq, 450);
 
-    // Links 449 and 450 replaced by a consistent pair: the chain alone
-    // cannot tell, the checkpoint can.
+    // Links 449 and 450 replaced by a consistent pair, the chain's head wound
+    // back with them: the chain alone cannot tell, the checkpoint can.
     exec("SET session_replication_role = replica; "
          "DELETE FROM keel.audit_log WHERE seq >= 449; "
          "SET session_replication_role = origin; "
+         "UPDATE keel.audit_chain_head SET seq = 448, "
+         "hash = (SELECT hash FROM keel.audit_log WHERE seq = 448); "
          "INSERT INTO keel.audit_log (action, object_type, object_id) VALUES "
          "('propose', 'operator_action', '149'), ('propose', 'operator_action', '150')");
     QSignalSpy verified(&view, &AuditView::verified);

@@ -31,6 +31,7 @@ const QMap<QString, std::array<const char *, 5>> Expected{
     //                       auditor  sre     operator approver gateway
     {QStringLiteral("action_kinds"), {"r---", "r---", "r---", "r---", "----"}},
     {QStringLiteral("approvals"), {"r---", "r---", "r---", "ri--", "----"}},
+    {QStringLiteral("audit_chain_head"), {"r---", "r---", "r---", "r---", "----"}},
     {QStringLiteral("audit_log"), {"r---", "r---", "r---", "r---", "----"}},
     {QStringLiteral("channel_notifications"), {"r---", "r---", "r---", "r---", "ri--"}},
     {QStringLiteral("charges"), {"r---", "----", "r---", "r---", "riu-"}},

@@ -1,4 +1,5 @@
 #include "ReconciliationFixture.h"
+#include "WaitUntil.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/QtSqlConnections.h"
@@ -6,10 +7,14 @@
 #include "core/ops/BreakResolutions.h"
 #include "core/read/ReconQuery.h"
 
+#include <QProcess>
+
 using namespace keel;
 using keel::test::item;
+using keel::test::keelBinary;
 using keel::test::ProcessResult;
 using keel::test::runKeel;
+using keel::test::waitUntil;
 
 namespace {
 
@@ -209,6 +214,71 @@ TEST_F(BreakResolutionTest, AMatchByHandReturnsTheParkedMoneyOnceAndLaterRunsKee
     expectBooksAgree();
 }
 
+// A match executed while a run of its day is under way: the run read the day
+// before the match committed and writes after it. Its write then conflicts
+// (SQLSTATE 40001), and it runs again from the books as they now stand: the
+// match stands, and the parked money went back to clearing once.
+TEST_F(BreakResolutionTest, AMatchCommittedWhileARunIsUnderWayStandsAndMovesMoneyOnce)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=2000&currency=usd", "recon-race");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
+                               {QStringLiteral("ch_channelsOwn0009,S9,payment,20.00,USD,0,"
+                                               "%1T12:00:00Z")}))
+                  .exitCode,
+              0);
+    ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 2);
+    const QMap<QString, ReconBreakRow> open = listed();
+    auto proposal =
+        ActionDesk(as(QStringLiteral("keel_operator")))
+            .propose(
+                because(BreakResolutions::match(open.value(QStringLiteral("ch_channelsOwn0009")),
+                                                open.value(QString::fromUtf8(paid)))));
+    ASSERT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
+    ActionDesk checker(as(QStringLiteral("keel_approver")));
+    ASSERT_TRUE(checker.approve(proposal->id, proposal->contentHash).ok());
+
+    // Holding recon_runs in SHARE mode stops the run at its first write and
+    // lets every read through.
+    auto holder = LibpqConnection::open(settings());
+    ASSERT_TRUE(holder.ok());
+    ASSERT_TRUE(holder->exec("BEGIN; LOCK TABLE keel.recon_runs IN SHARE MODE").ok());
+    QProcess running;
+    running.start(keelBinary(),
+                  {QStringLiteral("recon"), QStringLiteral("run"), QStringLiteral("--channel"),
+                   QStringLiteral("sim"), QStringLiteral("--date"), m_day, QStringLiteral("--json"),
+                   QStringLiteral("--db"), m_service});
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            return scalar("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                          "WHERE c.relname = 'recon_runs' AND NOT l.granted") == QLatin1String("1");
+        },
+        20000))
+        << "the run never reached its write";
+    auto executed = checker.execute(proposal->id);
+    ASSERT_TRUE(executed.ok()) << qPrintable(executed.error().message);
+    EXPECT_EQ(executed->applied, 2);
+    ASSERT_TRUE(holder->exec("COMMIT").ok());
+    ASSERT_TRUE(running.waitForFinished(60000));
+    const QByteArray err = running.readAllStandardError();
+    ASSERT_EQ(running.exitCode(), 0) << err.constData();
+    const QJsonObject result = QJsonDocument::fromJson(running.readAllStandardOutput()).object();
+    EXPECT_EQ(breaks(result),
+              (QStringList{
+                  QStringLiteral("missing_at_keel:ch_channelsOwn0009:resolved"),
+                  QStringLiteral("missing_at_channel:%1:resolved").arg(QString::fromUtf8(paid))}));
+    EXPECT_EQ(result.value(QStringLiteral("cases_opened")).toInt(), 0);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_runs"), QStringLiteral("2"))
+        << "the attempt that conflicted left nothing";
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'adjustment'"),
+              QStringLiteral("1"));
+    expectBooksAgree();
+}
+
 // What is not one movement, a date too far, a fee adjustment of what is not a
 // fee: refused when proposed, naming why, with nothing stored. A resolution
 // of a break a run rewrote since does nothing.
@@ -274,9 +344,9 @@ TEST_F(BreakResolutionTest, TheDatabaseRefusesWhatDoesNotFitAndWhatChangedSince)
         ASSERT_FALSE(refused.ok()) << outsideARun;
         EXPECT_EQ(refused.error().code, QLatin1String("42501")) << outsideARun;
     }
-    const Status misnamed = service->exec(
-        "SELECT keel.recon_record_run('sim', current_date, '{\"channel\": \"sim\", "
-        "\"date\": \"1999-01-01\", \"matched\": 0, \"breaks\": []}')");
+    const Status misnamed =
+        service->exec("SELECT keel.recon_record_run('sim', current_date, '{\"channel\": \"sim\", "
+                      "\"date\": \"1999-01-01\", \"matched\": 0, \"breaks\": []}')");
     ASSERT_FALSE(misnamed.ok()) << "a result is recorded only for its own day";
     EXPECT_EQ(misnamed.error().code, QLatin1String("22023"));
 
