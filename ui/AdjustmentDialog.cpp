@@ -16,6 +16,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace keel {
 namespace {
 
@@ -166,9 +168,17 @@ void AdjustmentDialog::recompute()
         return minor < 0 ? u'-' + formatMajorUnits(-minor, currency)
                          : formatMajorUnits(minor, currency);
     };
-    const bool balanced = postings && !postings->isEmpty() && sum == 0;
+    // The database refuses a posting that is charged instead of paid from
+    // the case (migration 0029); say so before a reason is written.
+    const bool charged =
+        postings && std::any_of(postings->cbegin(), postings->cend(),
+                                [](const auto &posting) { return posting.second > 0; });
+    const bool balanced = postings && !postings->isEmpty() && sum == 0 && !charged;
     if (!postings)
         m_sum->setText(postings.error().message);
+    else if (charged)
+        m_sum->setText(tr("Each posting receives part of what the case holds: enter it as a "
+                          "negative amount."));
     else
         m_sum->setText(balanced
                            ? tr("Sum: %1 %2 — balanced").arg(major(sum), m_case.currency)

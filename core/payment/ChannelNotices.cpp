@@ -103,6 +103,13 @@ Result<NoticeVerdict> ChannelNotices::judge(const ChannelNotice &notice)
     const bool agrees =
         approved ? isApprovedState(charge.state)
                  : charge.state == PaymentState::Failed || charge.state == PaymentState::Canceled;
+    // The answer that settled the charge may have carried no id of the
+    // channel's: the notice's is kept then, and never replaces one.
+    if (agrees && approved && keepableChannelReference(notice.channelReference))
+        if (Status kept = PaymentRepository(m_connection)
+                              .keepFirstChannelReference(charge, notice.channelReference);
+            !kept)
+            return kept.error();
     return agrees ? NoticeVerdict::Unchanged : NoticeVerdict::Conflicting;
 }
 

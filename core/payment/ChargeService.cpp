@@ -443,6 +443,11 @@ PaymentOutcome ChargeService::recheckRefusedCapture(ChargeRecord &charge)
         return PaymentOutcome::failure(moved.error());
     if (Status posted = postCapture(charge, QStringLiteral("charge.captured")); !posted)
         return PaymentOutcome::failure(posted.error());
+    if (keepableChannelReference(known->channelReference))
+        if (Status kept = PaymentRepository(m_connection)
+                              .setChannelReference(charge, known->channelReference);
+            !kept)
+            return PaymentOutcome::failure(kept.error());
     IdempotentOperation unkeyed(m_context, m_connection, m_replies, {});
     const PaymentOutcome captured =
         unkeyed.finish(tx, PaymentOutcome::ofCharge(Kind::Charge, charge), charge.publicId);

@@ -195,6 +195,16 @@ Status PaymentRepository::addRefunded(ChargeRecord &charge, qint64 amount)
     return {};
 }
 
+Status PaymentRepository::keepFirstChannelReference(const ChargeRecord &charge,
+                                                    const QString &channelReference)
+{
+    Result<PgRows> rows =
+        m_session.query("UPDATE keel.charges SET channel_reference = $2 WHERE id = $1 AND "
+                        "channel_reference IS NULL",
+                        {QByteArray::number(charge.id), channelReference.toUtf8()});
+    return statusOf(rows);
+}
+
 Status PaymentRepository::setChannelReference(const ChargeRecord &charge,
                                               const QString &channelReference)
 {

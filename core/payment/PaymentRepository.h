@@ -50,6 +50,8 @@ public:
     // Keeps the channel's own id for the charge, for statements that name it
     // only by that; one the channel answers with later (a capture) replaces it.
     Status setChannelReference(const ChargeRecord &charge, const QString &channelReference);
+    // Keeps it only if the charge has none yet.
+    Status keepFirstChannelReference(const ChargeRecord &charge, const QString &channelReference);
 
     static QString newPublicId(const QString &prefix);
 

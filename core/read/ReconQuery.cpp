@@ -55,20 +55,31 @@ constexpr char Statements[] =
     "       imported_at, withdrawn_at, xmin::text "
     "FROM keel.recon_statements ORDER BY id DESC LIMIT ?";
 
-// A break's lines: under keel's reference, or under the channel's own id for
-// keel's record where the run matched them by it.
+// A break's lines: under keel's reference, and the lines the run matched to
+// keel's record by the channel's own id: carrying the id keel kept for that
+// record and for no other, and naming no record of keel's themselves.
 constexpr char LinesOfBreak[] =
     "WITH b AS (SELECT ?::text AS channel, ?::text AS kind, ?::text AS reference), "
     "own AS (SELECT ch.channel_reference FROM keel.charges ch, b "
     "        WHERE b.kind = 'payment' AND ch.public_id = b.reference AND ch.channel = b.channel "
+    "          AND (SELECT count(*) FROM keel.charges o WHERE o.channel = b.channel "
+    "               AND o.channel_reference = ch.channel_reference) = 1 "
     "        UNION ALL "
     "        SELECT r.channel_reference FROM keel.refunds r, b "
-    "        WHERE b.kind = 'refund' AND r.public_id = b.reference AND r.channel = b.channel) "
-    "SELECT l.statement_id, l.channel_reference, l.currency, c.exponent, l.amount, l.fee, "
-    "       l.occurred_at "
-    "FROM b JOIN keel.recon_lines l ON l.channel = b.channel AND l.kind = b.kind "
-    "  AND (l.reference = b.reference OR l.channel_reference IN (SELECT * FROM own)) "
-    "JOIN keel.currencies c ON c.code = l.currency ORDER BY l.occurred_at, l.line_no";
+    "        WHERE b.kind = 'refund' AND r.public_id = b.reference AND r.channel = b.channel "
+    "          AND (SELECT count(*) FROM keel.refunds o WHERE o.channel = b.channel "
+    "               AND o.channel_reference = r.channel_reference) = 1), "
+    "found AS (SELECT l.* FROM b JOIN keel.recon_lines l ON l.channel = b.channel "
+    "            AND l.kind = b.kind AND l.reference = b.reference "
+    "          UNION ALL "
+    "          SELECT l.* FROM b, own JOIN keel.recon_lines l "
+    "            ON l.channel_reference = own.channel_reference "
+    "          WHERE l.channel = b.channel AND l.kind = b.kind AND l.reference <> b.reference "
+    "            AND NOT EXISTS (SELECT 1 FROM keel.charges WHERE public_id = l.reference) "
+    "            AND NOT EXISTS (SELECT 1 FROM keel.refunds WHERE public_id = l.reference)) "
+    "SELECT f.statement_id, f.channel_reference, f.currency, c.exponent, f.amount, f.fee, "
+    "       f.occurred_at "
+    "FROM found f JOIN keel.currencies c ON c.code = f.currency ORDER BY f.occurred_at, f.line_no";
 
 constexpr char ChargeOfBreak[] =
     "SELECT p.state, ch.currency, c.exponent, ch.amount, ch.amount_captured, ch.amount_refunded, "

@@ -43,7 +43,8 @@ constexpr char LinesOfDay[] =
     "  AND o.reference IN (SELECT reference FROM day)";
 
 // Every line of these records: under keel's reference, or under the
-// channel's own id for them where keel keeps it.
+// channel's own id for them where keel keeps it. A line both ways comes twice
+// and is loaded once (appendLinesOf).
 constexpr char LinesOfReferences[] =
     "SELECT kind, reference, channel_reference, amount, currency, fee, "
     "       floor(extract(epoch FROM occurred_at) * 1000)::bigint "
@@ -51,14 +52,13 @@ constexpr char LinesOfReferences[] =
     "UNION ALL "
     "SELECT l.kind, l.reference, l.channel_reference, l.amount, l.currency, l.fee, "
     "       floor(extract(epoch FROM l.occurred_at) * 1000)::bigint "
-    "FROM (SELECT 'payment' AS kind, channel_reference FROM keel.charges "
+    "FROM (SELECT 'payment' AS kind, public_id, channel_reference FROM keel.charges "
     "      WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL "
     "      UNION ALL "
-    "      SELECT 'refund', channel_reference FROM keel.refunds "
+    "      SELECT 'refund', public_id, channel_reference FROM keel.refunds "
     "      WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL) k "
     "JOIN keel.recon_lines l ON l.channel = $1 AND l.kind = k.kind "
-    "  AND l.channel_reference = k.channel_reference "
-    "WHERE l.reference <> ALL($2::text[])";
+    "  AND l.channel_reference = k.channel_reference AND l.reference <> k.public_id";
 
 // keel's records the channel's own ids name, where exactly one record has
 // the id: $2 for charges, $3 for refunds.
@@ -137,9 +137,8 @@ constexpr char UnlockDay[] = "SELECT pg_advisory_unlock(hashtext('keel.recon:' |
 // (migration 0031); the service reads back what became of each break.
 constexpr char RecordRun[] = "SELECT keel.recon_record_run($1, $2, $3)";
 
-constexpr char BreaksOfRun[] =
-    "SELECT id, class, kind, reference, status FROM keel.recon_breaks "
-    "WHERE channel = $1 AND business_date = $2 AND last_run_id = $3";
+constexpr char BreaksOfRun[] = "SELECT id, class, kind, reference, status FROM keel.recon_breaks "
+                               "WHERE channel = $1 AND business_date = $2 AND last_run_id = $3";
 
 constexpr int RetriesOnConflict = 3;
 constexpr char SerializationFailure[] = "40001";
@@ -473,11 +472,25 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
         return all;
     // A stored line is unique in its kind and channel id: every copy of a
     // line found by id is that line, and is now judged as keel's record's.
-    for (StatementLine &line : lines)
-        if (const auto to = keelReference[int(line.kind)].constFind(line.channelReference);
-            to != keelReference[int(line.kind)].cend())
-            line.reference = *to;
-    std::sort(lines.begin(), lines.end(), lineOrder);
+    // The others keep their order; the renamed are sorted and merged in.
+    QList<StatementLine> renamed;
+    qsizetype kept = 0;
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        const QHash<QString, QString> &toKeel = keelReference[int(lines[i].kind)];
+        if (const auto to = toKeel.constFind(lines[i].channelReference); to != toKeel.cend()) {
+            renamed.append(std::move(lines[i]));
+            renamed.last().reference = *to;
+        } else {
+            if (kept != i)
+                lines[kept] = std::move(lines[i]);
+            ++kept;
+        }
+    }
+    lines.resize(kept);
+    std::sort(renamed.begin(), renamed.end(), lineOrder);
+    for (StatementLine &line : renamed)
+        lines.append(std::move(line));
+    std::inplace_merge(lines.begin(), lines.begin() + kept, lines.end(), lineOrder);
     lines.erase(std::unique(lines.begin(), lines.end(), sameLine), lines.end());
     // The day's records are in recordOrder already.
     BookedRecord key;
@@ -496,10 +509,9 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
 
 Status readBreaks(LibpqConnection &session, ReconReport &report, const ReconOutcome &outcome)
 {
-    Result<PgRows> stored =
-        session.query(BreaksOfRun, {report.channel.toUtf8(),
-                                    report.date.toString(Qt::ISODate).toLatin1(),
-                                    QByteArray::number(report.runId)});
+    Result<PgRows> stored = session.query(
+        BreaksOfRun, {report.channel.toUtf8(), report.date.toString(Qt::ISODate).toLatin1(),
+                      QByteArray::number(report.runId)});
     if (!stored)
         return stored.error();
     QHash<QString, std::pair<qint64, QString>> byKey;

@@ -157,6 +157,11 @@
         <translation>合计：%1 %2 — 不平衡</translation>
     </message>
     <message>
+        <location filename="../../ui/AdjustmentDialog.cpp" line="171"/>
+        <source>Each posting receives part of what the case holds: enter it as a negative amount.</source>
+        <translation>每一笔分录都只接收本案件所持款项的一部分：请填写负数金额。</translation>
+    </message>
+    <message>
         <location filename="../../ui/AdjustmentDialog.cpp" line="178"/>
         <source>Suspense %1 after: %2 (now %3)</source>
         <translation>调整后差错户 %1：%2（当前 %3）</translation>

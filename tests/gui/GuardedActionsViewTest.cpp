@@ -574,6 +574,14 @@ TEST_F(GuardedActionsViewTest, AnAdjustmentThatDoesNotBalanceCannotBeProposedAnd
 
     auto *amount = qobject_cast<QLineEdit *>(adjustment->postings()->cellWidget(1, 1));
     ASSERT_NE(amount, nullptr);
+    // Balanced, but charging one account to pay another: refused here already.
+    amount->setText(QStringLiteral("-186.32"));
+    adjustment->addLine(payable, QStringLiteral("10.00"));
+    EXPECT_FALSE(adjustment->proposeButton()->isEnabled());
+    EXPECT_TRUE(adjustment->sum()->text().contains(QLatin1String("negative amount")))
+        << qPrintable(adjustment->sum()->text());
+    qobject_cast<QComboBox *>(adjustment->postings()->cellWidget(2, 0))->setCurrentText({});
+    qobject_cast<QLineEdit *>(adjustment->postings()->cellWidget(2, 1))->setText({});
     amount->setText(QStringLiteral("-176.32"));
     EXPECT_TRUE(adjustment->proposeButton()->isEnabled());
     EXPECT_TRUE(adjustment->sum()->text().contains(QLatin1String("balanced")));

@@ -254,6 +254,24 @@ TEST_F(ChannelNotifyTest, AlipaySettlesAChargeLeftAuthorizingAndARepeatChangesNo
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.payment_events"), events);
     EXPECT_EQ(scalar("SELECT verdict FROM keel.channel_notifications"), QStringLiteral("applied"));
 
+    // Had the channel's answer settled the charge without an id, a later
+    // notice's would be kept; one kept is never replaced.
+    scalar("UPDATE keel.charges SET channel_reference = NULL RETURNING 1");
+    EXPECT_EQ(postRaw("/v1/channels/alipay/notify",
+                      signedAlipay(alipayNotice(charge, QStringLiteral("n-2"))))
+                  .body,
+              QByteArray("success"));
+    EXPECT_EQ(scalar("SELECT channel_reference FROM keel.charges"),
+              QStringLiteral("2026120122001"));
+    AlipaySignature::Parameters other = alipayNotice(charge, QStringLiteral("n-3"));
+    for (auto &[name, value] : other)
+        if (name == QLatin1String("trade_no"))
+            value = QStringLiteral("2026120199999");
+    EXPECT_EQ(postRaw("/v1/channels/alipay/notify", signedAlipay(other)).body,
+              QByteArray("success"));
+    EXPECT_EQ(scalar("SELECT channel_reference FROM keel.charges"),
+              QStringLiteral("2026120122001"));
+
     // The client that looks the charge up now reads it settled.
     const HttpReply looked = get("/v1/charges/" + charge.toLatin1());
     EXPECT_EQ(jsonOf(looked).value(QLatin1String("status")).toString(), QStringLiteral("succeeded"))

@@ -361,6 +361,14 @@ TEST_F(ReconciliationTest, ALineUnderTheChannelsOwnIdIsMatchedToTheRecordItAnswe
               QStringList{QStringLiteral("missing_at_keel:sim_neverAnswered0000000:new")});
     EXPECT_EQ(run().value(QStringLiteral("result_sha256")),
               result.value(QStringLiteral("result_sha256")));
+    // The refund's line came the day after: that day finds it keel's refund's
+    // and leaves it to the day the refund's money moved.
+    const QJsonObject following =
+        run(QStringLiteral("sim"),
+            QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate));
+    EXPECT_TRUE(following.value(QStringLiteral("breaks")).toArray().isEmpty())
+        << QJsonDocument(following).toJson().constData();
+    EXPECT_EQ(following.value(QStringLiteral("reopened")).toString(), m_day);
 }
 
 // keel writes a statement's lines into COPY's text form itself: what the
