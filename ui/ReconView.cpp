@@ -3,6 +3,7 @@
 #include "core/ops/BreakResolutions.h"
 #include "core/read/HistoryQuery.h"
 #include "ui/ListTables.h"
+#include "ui/PagedListPane.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
 
@@ -21,7 +22,9 @@ namespace keel {
 namespace {
 
 constexpr int RunLimit = 200;
-constexpr int BreakLimit = 1000;
+// Breaks come a page at a time, by keyset: the first page costs the same with
+// ten open breaks or a million.
+constexpr int BreakPage = 200;
 constexpr int AcceptDaysByDefault = 30;
 constexpr int AcceptDaysAtMost = 90; // as migration 0026 allows
 
@@ -61,8 +64,8 @@ ReconView::ReconView(QueryWorker *worker, QWidget *parent)
           makeListTable({tr("Day"), tr("Channel"), tr("Class"), tr("Kind"), tr("Reference"),
                          tr("Channel says"), tr("keel has"), tr("Status"), tr("Age"), tr("Case")},
                         tr("Open breaks"), this, QAbstractItemView::ExtendedSelection)),
-      m_channelSide(new QLabel(this)), m_keelSide(new QLabel(this)),
-      m_match(new QPushButton(tr("&Match by hand…"), this)),
+      m_moreBreaks(new QPushButton(tr("Load &more"), this)), m_channelSide(new QLabel(this)),
+      m_keelSide(new QLabel(this)), m_match(new QPushButton(tr("&Match by hand…"), this)),
       m_accept(new QPushButton(tr("&Accept until…"), this)), m_acceptUntil(new QDateEdit(this)),
       m_adjustFee(new QPushButton(tr("Book &fee adjustment…"), this))
 {
@@ -103,8 +106,9 @@ QWidget *ReconView::breaksPane()
     auto *layout = new QVBoxLayout(pane);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(new QLabel(tr("<b>Open breaks</b>, oldest day first"), pane));
-    layout->addWidget(m_breaks, 1);
+    layout->addWidget(pagedListPane(m_breaks, m_moreBreaks, pane), 1);
     layout->addWidget(resolutionBar());
+    connect(m_moreBreaks, &QPushButton::clicked, this, &ReconView::loadMoreBreaks);
     return pane;
 }
 
@@ -347,11 +351,24 @@ void ReconView::refresh()
                 Q_EMIT failed(ages.error().message);
             done();
         });
+    loadBreaks({}, done);
+}
+
+void ReconView::loadMoreBreaks()
+{
+    if (!m_shown.isEmpty())
+        loadBreaks(m_shown.constLast(), [this] { Q_EMIT breaksLoaded(); });
+}
+
+void ReconView::loadBreaks(const std::optional<ReconBreakRow> &after,
+                           const std::function<void()> &done)
+{
+    m_moreBreaks->setEnabled(false);
     m_worker->submit<QList<ReconBreakRow>>(
-        this, [](QSqlDatabase db) { return ReconQuery::openBreaks(db, BreakLimit); },
-        [this, done](const Result<QList<ReconBreakRow>> &breaks) {
+        this, [after](QSqlDatabase db) { return ReconQuery::openBreaks(db, BreakPage, after); },
+        [this, append = after.has_value(), done](const Result<QList<ReconBreakRow>> &breaks) {
             if (breaks)
-                showBreaks(*breaks);
+                showBreaks(*breaks, append);
             else
                 Q_EMIT failed(breaks.error().message);
             done();
@@ -399,13 +416,15 @@ void ReconView::showAges(const QList<ReconAgeRow> &ages)
     m_ages->resizeColumnsToContents();
 }
 
-void ReconView::showBreaks(const QList<ReconBreakRow> &breaks)
+void ReconView::showBreaks(const QList<ReconBreakRow> &breaks, bool append)
 {
-    m_shown = breaks;
+    const int first = append ? int(m_shown.size()) : 0;
+    m_shown = append ? m_shown + breaks : breaks;
+    m_moreBreaks->setEnabled(breaks.size() == BreakPage);
     QSignalBlocker quiet(m_breaks);
-    m_breaks->setRowCount(int(breaks.size()));
-    for (int row = 0; row < breaks.size(); ++row) {
-        const ReconBreakRow &found = breaks[row];
+    m_breaks->setRowCount(int(m_shown.size()));
+    for (int row = first; row < m_shown.size(); ++row) {
+        const ReconBreakRow &found = m_shown[row];
         fillRow(
             m_breaks, row,
             {found.date.toString(Qt::ISODate), found.channel, found.breakClass, found.kind,

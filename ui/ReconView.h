@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+#include <functional>
+
 class QDateEdit;
 class QLabel;
 class QPushButton;
@@ -33,6 +35,7 @@ public:
     QTableWidget *statements() const { return m_statements; }
     QPushButton *withdrawButton() const { return m_withdraw; }
     QTableWidget *breaks() const { return m_breaks; }
+    QPushButton *moreBreaksButton() const { return m_moreBreaks; }
     QTableWidget *ages() const { return m_ages; }
     QLabel *summary() const { return m_summary; }
     QLabel *channelSide() const { return m_channelSide; }
@@ -58,6 +61,7 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void refreshed();
+    void breaksLoaded(); // a further page of breaks
     void breakShown();
     void failed(const QString &message);
     void proposed(const ActionRecord &record);
@@ -69,7 +73,9 @@ private:
     const ReconStatementRow *selectedStatement() const;
     QWidget *detailPane();
     void showRuns(const QList<ReconRunRow> &runs);
-    void showBreaks(const QList<ReconBreakRow> &breaks);
+    void showBreaks(const QList<ReconBreakRow> &breaks, bool append);
+    void loadBreaks(const std::optional<ReconBreakRow> &after, const std::function<void()> &done);
+    void loadMoreBreaks();
     void showAges(const QList<ReconAgeRow> &ages);
     void showDetail(const ReconBreakRow &found, const ReconBreakDetail &detail);
     void loadDetail();
@@ -87,6 +93,7 @@ private:
     QList<ReconStatementRow> m_statementRows;
     QTableWidget *m_ages;
     QTableWidget *m_breaks;
+    QPushButton *m_moreBreaks;
     QLabel *m_channelSide;
     QLabel *m_keelSide;
     QPushButton *m_match;

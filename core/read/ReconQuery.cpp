@@ -9,16 +9,13 @@
 namespace keel {
 namespace {
 
-// The latest run of each channel's day, with the day's line count read by the
-// day's bounds in the channel's zone (the index's order).
+// The latest run of each channel's day, with the count of the day's lines
+// the run kept (migration 0031): nothing here grows with the lines.
 constexpr char LatestRuns[] =
     "SELECT r.id, r.channel, r.business_date, r.matched, r.breaks, r.run_at, "
-    "  (SELECT count(*) FROM keel.recon_lines l WHERE l.channel = r.channel "
-    "     AND l.occurred_at >= r.business_date::timestamp AT TIME ZONE c.time_zone "
-    "     AND l.occurred_at < (r.business_date + 1)::timestamp AT TIME ZONE c.time_zone) "
+    "  coalesce(r.day_lines, 0) "
     "FROM (SELECT DISTINCT ON (channel, business_date) * FROM keel.recon_runs "
     "      ORDER BY channel, business_date, id DESC) r "
-    "JOIN keel.recon_channels c ON c.channel = r.channel "
     "ORDER BY r.business_date DESC, r.channel LIMIT ?";
 
 // What the open breaks leave unexplained: fee and currency differences are
@@ -39,8 +36,12 @@ constexpr char OpenBreaks[] =
     "FROM keel.recon_breaks b JOIN keel.currencies c ON c.code = b.currency "
     "LEFT JOIN LATERAL (SELECT id, status FROM keel.suspense_cases "
     "  WHERE recon_break_id = b.id ORDER BY id DESC LIMIT 1) k ON true "
-    "WHERE b.status <> 'resolved' "
+    "WHERE b.status <> 'resolved' %1"
     "ORDER BY b.business_date, b.channel, b.class, b.kind, b.reference LIMIT ?";
+
+// Where the previous page ended, in the order of recon_breaks_open_in_order.
+constexpr char AfterBreak[] =
+    "AND (b.business_date, b.channel, b.class, b.kind, b.reference) > (?::date, ?, ?, ?, ?) ";
 
 constexpr char AgesOfOpenBreaks[] =
     "SELECT class, count(*) FILTER (WHERE current_date - business_date <= 1), "
@@ -123,10 +124,18 @@ Result<QList<ReconRunRow>> ReconQuery::runs(QSqlDatabase db, int limit)
     return rows;
 }
 
-Result<QList<ReconBreakRow>> ReconQuery::openBreaks(QSqlDatabase db, int limit)
+Result<QList<ReconBreakRow>> ReconQuery::openBreaks(QSqlDatabase db, int limit,
+                                                    const std::optional<ReconBreakRow> &after)
 {
     QSqlQuery query(db);
-    if (Status done = runBound(query, QLatin1String(OpenBreaks), {limit}); !done)
+    QVariantList bound;
+    if (after)
+        bound << after->date << after->channel << after->breakClass << after->kind
+              << after->reference;
+    bound << limit;
+    const QString sql =
+        QString::fromLatin1(OpenBreaks).arg(after ? QString::fromLatin1(AfterBreak) : QString());
+    if (Status done = runBound(query, sql, bound); !done)
         return done.error();
     QList<ReconBreakRow> rows;
     while (query.next())

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <array>
+#include <optional>
 
 namespace keel {
 
@@ -93,8 +94,10 @@ public:
     ReconQuery() = delete;
 
     static Result<QList<ReconRunRow>> runs(QSqlDatabase db, int limit);
-    // Unresolved breaks, accepted ones too, oldest day first.
-    static Result<QList<ReconBreakRow>> openBreaks(QSqlDatabase db, int limit);
+    // Unresolved breaks, accepted ones too, oldest day first; a page of them
+    // after `after` (a row of the previous page), by keyset.
+    static Result<QList<ReconBreakRow>> openBreaks(QSqlDatabase db, int limit,
+                                                   const std::optional<ReconBreakRow> &after = {});
     static Result<QList<ReconAgeRow>> ages(QSqlDatabase db);
     // The newest statements first.
     static Result<QList<ReconStatementRow>> statements(QSqlDatabase db, int limit);

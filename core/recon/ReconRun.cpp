@@ -135,7 +135,7 @@ constexpr char UnlockDay[] = "SELECT pg_advisory_unlock(hashtext('keel.recon:' |
 
 // The database writes the run and its breaks from the run's result
 // (migration 0031); the service reads back what became of each break.
-constexpr char RecordRun[] = "SELECT keel.recon_record_run($1, $2, $3)";
+constexpr char RecordRun[] = "SELECT keel.recon_record_run($1, $2, $3, $4)";
 
 constexpr char BreaksOfRun[] = "SELECT id, class, kind, reference, status FROM keel.recon_breaks "
                                "WHERE channel = $1 AND business_date = $2 AND last_run_id = $3";
@@ -570,8 +570,14 @@ Result<ReconReport> reconcileLocked(LibpqConnection &session, const QString &cha
     report.date = date;
     report.matched = outcome.matched;
     report.resultSha256 = QCryptographicHash::hash(result, QCryptographicHash::Sha256);
+    const BusinessDay &bounds = day->input.day;
+    const auto dayLines = std::count_if(
+        day->input.lines.cbegin(), day->input.lines.cend(), [&](const StatementLine &line) {
+            return line.occurredAt >= bounds.start && line.occurredAt < bounds.end;
+        });
     Result<PgRows> run =
-        session.query(RecordRun, {channel.toUtf8(), date.toString(Qt::ISODate).toLatin1(), result});
+        session.query(RecordRun, {channel.toUtf8(), date.toString(Qt::ISODate).toLatin1(), result,
+                                  QByteArray::number(qint64(dayLines))});
     if (!run)
         return run.error();
     report.runId = run->toInt64(0, 0);

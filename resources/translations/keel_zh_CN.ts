@@ -1511,6 +1511,10 @@ Comment (optional):</source>
 <context>
     <name>keel::ReconView</name>
     <message>
+        <source>Load &amp;more</source>
+        <translation>加载更多(&amp;M)</translation>
+    </message>
+    <message>
         <source>Channel</source>
         <translation>渠道</translation>
     </message>

@@ -3,20 +3,28 @@
 // `keel recon import` and `keel recon run`, beside a reference that does the
 // same matching in its best form: COPY of the same file into a bare table and
 // one SQL join classifying every line and posting. Prints both times, their
-// ratio (reference / keel) and keel's peak memory.
+// ratio (reference / keel) and keel's peak memory. Then it times the queries
+// of the console's Reconciliation view at that size, with a further day of
+// open breaks to page through.
 //   packaging/run-recon-bench [--lines 1000000]
 
 #include "BenchSupport.h"
 
 #include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
+#include "core/read/ReconQuery.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QTimeZone>
 
 #include <sys/resource.h>
+
+#include <algorithm>
+#include <vector>
 
 using namespace keel;
 using namespace keel::bench;
@@ -152,6 +160,82 @@ double timedKeel(const QStringList &arguments, QString *out)
     return double(timer.nsecsElapsed()) / 1e9;
 }
 
+// A statement of `count` payments keel never made, all today: a day of as
+// many open breaks (today's lag has not passed, so no case opens).
+QString writeUnknownPayments(const QString &directory, int count)
+{
+    const QDateTime midnight(QDate::currentDate(), QTime(0, 0), QTimeZone::utc());
+    QByteArray text = "reference,channel_reference,type,amount,currency,fee,occurred_at\n";
+    text.reserve(qsizetype(count) * 80);
+    for (int i = 0; i < count; ++i)
+        text += "ch_unknown" + QByteArray::number(i).rightJustified(10, '0') + ",sx_" +
+                QByteArray::number(i) + ",payment,1.00,USD,0," +
+                midnight.addMSecs(i).toString(Qt::ISODateWithMs).toLatin1() + '\n';
+    const QString path = directory + QStringLiteral("/unknown.csv");
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
+        die(QStringLiteral("cannot write %1").arg(path));
+    return path;
+}
+
+template <typename Load>
+double medianMs(Load &&load)
+{
+    std::vector<double> times;
+    for (int i = 0; i < 5; ++i) {
+        QElapsedTimer timer;
+        timer.start();
+        load();
+        times.push_back(double(timer.nsecsElapsed()) / 1e6);
+    }
+    std::sort(times.begin(), times.end());
+    return times[2];
+}
+
+template <typename T>
+const T &orDie(const Result<T> &result)
+{
+    if (!result)
+        die(result.error().message);
+    return *result;
+}
+
+// What the Reconciliation view asks for on a refresh, and a page of open
+// breaks at the start and deep into them.
+void measureConsoleView(const ConnectionSettings &db, int openBreaks)
+{
+    auto connection = QtSqlConnections::connect(db, QStringLiteral("recon-bench-console"));
+    if (!connection)
+        die(connection.error().message);
+    QSqlDatabase console = *connection;
+    constexpr int Page = 200;
+    const double runs = medianMs([&] { (void)orDie(ReconQuery::runs(console, 200)); });
+    const double statements = medianMs([&] { (void)orDie(ReconQuery::statements(console, 200)); });
+    const double ages = medianMs([&] { (void)orDie(ReconQuery::ages(console)); });
+    const QList<ReconBreakRow> first = orDie(ReconQuery::openBreaks(console, Page));
+    const double firstPage = medianMs([&] { (void)orDie(ReconQuery::openBreaks(console, Page)); });
+    std::optional<ReconBreakRow> after;
+    int walked = 0;
+    while (walked + 1000 + 2 * Page <= openBreaks) {
+        const QList<ReconBreakRow> rows = orDie(ReconQuery::openBreaks(console, 1000, after));
+        if (rows.isEmpty())
+            break;
+        after = rows.constLast();
+        walked += int(rows.size());
+    }
+    const double deepPage = medianMs([&] {
+        if (orDie(ReconQuery::openBreaks(console, Page, after)).size() != Page)
+            die(QStringLiteral("a page of breaks deep in the list did not come back full"));
+    });
+    const double detail =
+        medianMs([&] { (void)orDie(ReconQuery::detail(console, first.constLast())); });
+    std::printf("  console's Reconciliation view (%d open breaks), medians of 5: runs %.1f ms, "
+                "statements %.1f ms, breaks by age %.1f ms, a break's two sides %.1f ms\n",
+                openBreaks, runs, statements, ages, detail);
+    std::printf("  open breaks, a page of %d: first %.1f ms, after %d %.1f ms, ratio %.2f\n", Page,
+                firstPage, walked, deepPage, deepPage / firstPage);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -208,5 +292,19 @@ int main(int argc, char **argv)
                 keelSeconds, referenceSeconds / keelSeconds, indexedSeconds / keelSeconds,
                 double(usage.ru_maxrss) / 1024.0);
     auditOrDie(db, "after reconciliation");
+
+    // A further day of open breaks, for the console to page through.
+    const int unknown = std::max(lines / 5, 2000);
+    QString ignored;
+    const QString unknownPath = writeUnknownPayments(directory.path(), unknown);
+    timedKeel({QStringLiteral("recon"), QStringLiteral("import"), QStringLiteral("--db"),
+               db.conninfo(), QStringLiteral("--channel"), QStringLiteral("sim"),
+               QStringLiteral("--format"), QStringLiteral("csv"), unknownPath},
+              &ignored);
+    timedKeel({QStringLiteral("recon"), QStringLiteral("run"), QStringLiteral("--db"),
+               db.conninfo(), QStringLiteral("--channel"), QStringLiteral("sim"),
+               QStringLiteral("--date"), QDate::currentDate().toString(Qt::ISODate)},
+              &ignored);
+    measureConsoleView(db, unknown);
     return 0;
 }

@@ -35,8 +35,8 @@ protected:
              "(currval('keel.recon_statements_id_seq'), 'sim', 2, 'payment', "
              "'ch_matched00000001', 'S2', 500, 'JPY', 0, '2026-11-20 13:00Z'); "
              "INSERT INTO keel.recon_runs (channel, business_date, matched, breaks, "
-             "result_sha256, result) VALUES ('sim', '2026-11-20', 1, 1, sha256('run'::bytea), "
-             "'{}'); "
+             "result_sha256, result, day_lines) VALUES ('sim', '2026-11-20', 1, 1, "
+             "sha256('run'::bytea), '{}', 2); "
              "INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, "
              "currency, channel_amount, keel_amount, status, first_run_id, last_run_id) VALUES "
              "('sim', '2026-11-20', 'missing_at_keel', 'payment', 'ch_nobody000000001', 'USD', "
@@ -102,6 +102,35 @@ TEST_F(ReconViewTest, TheDayItsBreakAndBothSidesOfItAreShown)
 // The channel reported keel's payment under its own reference: the operator
 // selects the two breaks, proposes a match, a second person approves it, and
 // the view has nothing left to explain.
+// Open breaks come a page at a time, by keyset: the next page starts after
+// the last row shown, in the same order, whatever was resolved meanwhile.
+TEST_F(ReconViewTest, OpenBreaksPageOnFromTheLastOneShown)
+{
+    exec("INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, "
+         "currency, channel_amount, keel_amount, status, first_run_id, last_run_id) "
+         "SELECT 'sim', '2026-11-20', 'missing_at_keel', 'payment', "
+         "'ch_many' || lpad(i::text, 11, '0'), 'USD', 100, 0, 'new', r.id, r.id "
+         "FROM generate_series(1, 249) i, (SELECT max(id) AS id FROM keel.recon_runs) r");
+    ReconView view(m_worker.get());
+    QSignalSpy refreshed(&view, &ReconView::refreshed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    ASSERT_EQ(view.breaks()->rowCount(), 200);
+    EXPECT_EQ(cell(view.breaks(), 199, 4), QStringLiteral("ch_many00000000200"));
+    ASSERT_TRUE(view.moreBreaksButton()->isEnabled());
+
+    // Resolved meanwhile: one already shown, one not yet.
+    exec("UPDATE keel.recon_breaks SET status = 'resolved', resolved_at = now() "
+         "WHERE reference IN ('ch_many00000000001', 'ch_many00000000201')");
+    QSignalSpy loaded(&view, &ReconView::breaksLoaded);
+    view.moreBreaksButton()->click();
+    ASSERT_TRUE(loaded.wait(10000));
+    ASSERT_EQ(view.breaks()->rowCount(), 249) << "200 shown, then the 49 open after them";
+    EXPECT_EQ(cell(view.breaks(), 200, 4), QStringLiteral("ch_many00000000202"));
+    EXPECT_EQ(cell(view.breaks(), 248, 4), QStringLiteral("ch_nobody000000001"));
+    EXPECT_FALSE(view.moreBreaksButton()->isEnabled()) << "a short page is the last";
+}
+
 TEST_F(ReconViewTest, TwoBreaksOfOneMovementAreMatchedThroughASecondPerson)
 {
     exec("INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, "

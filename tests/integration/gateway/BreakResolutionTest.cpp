@@ -346,7 +346,7 @@ TEST_F(BreakResolutionTest, TheDatabaseRefusesWhatDoesNotFitAndWhatChangedSince)
     }
     const Status misnamed =
         service->exec("SELECT keel.recon_record_run('sim', current_date, '{\"channel\": \"sim\", "
-                      "\"date\": \"1999-01-01\", \"matched\": 0, \"breaks\": []}')");
+                      "\"date\": \"1999-01-01\", \"matched\": 0, \"breaks\": []}', 0)");
     ASSERT_FALSE(misnamed.ok()) << "a result is recorded only for its own day";
     EXPECT_EQ(misnamed.error().code, QLatin1String("22023"));
 

@@ -359,6 +359,9 @@ TEST_F(ReconciliationTest, ALineUnderTheChannelsOwnIdIsMatchedToTheRecordItAnswe
         << QJsonDocument(result).toJson().constData();
     EXPECT_EQ(breaks(result),
               QStringList{QStringLiteral("missing_at_keel:sim_neverAnswered0000000:new")});
+    EXPECT_EQ(scalar("SELECT day_lines FROM keel.recon_runs ORDER BY id DESC LIMIT 1"),
+              QStringLiteral("2"))
+        << "the day's own lines, as the console lists them";
     EXPECT_EQ(run().value(QStringLiteral("result_sha256")),
               result.value(QStringLiteral("result_sha256")));
     // The refund's line came the day after: that day finds it keel's refund's
