@@ -363,14 +363,25 @@ void ReconView::loadMoreBreaks()
 void ReconView::loadBreaks(const std::optional<ReconBreakRow> &after,
                            const std::function<void()> &done)
 {
+    // A first page starts the list again: a further page asked for before it
+    // follows a list that is gone, and is dropped.
+    if (!after)
+        ++m_breakList;
     m_moreBreaks->setEnabled(false);
     m_worker->submit<QList<ReconBreakRow>>(
         this, [after](QSqlDatabase db) { return ReconQuery::openBreaks(db, BreakPage, after); },
-        [this, append = after.has_value(), done](const Result<QList<ReconBreakRow>> &breaks) {
-            if (breaks)
+        [this, append = after.has_value(), list = m_breakList,
+         done](const Result<QList<ReconBreakRow>> &breaks) {
+            if (list != m_breakList) {
+                done();
+                return;
+            }
+            if (breaks) {
                 showBreaks(*breaks, append);
-            else
+            } else {
+                m_moreBreaks->setEnabled(append);
                 Q_EMIT failed(breaks.error().message);
+            }
             done();
         });
 }

@@ -101,7 +101,8 @@ private:
     QDateEdit *m_acceptUntil;
     QPushButton *m_adjustFee;
     QList<ReconBreakRow> m_shown;
-    int m_pending = 0; // lists still loading in this refresh
+    int m_breakList = 0; // which refresh the shown breaks began with
+    int m_pending = 0;   // lists still loading in this refresh
 };
 
 } // namespace keel

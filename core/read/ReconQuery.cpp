@@ -76,8 +76,10 @@ constexpr char LinesOfBreak[] =
     "          SELECT l.* FROM b, own JOIN keel.recon_lines l "
     "            ON l.channel_reference = own.channel_reference "
     "          WHERE l.channel = b.channel AND l.kind = b.kind AND l.reference <> b.reference "
-    "            AND NOT EXISTS (SELECT 1 FROM keel.charges WHERE public_id = l.reference) "
-    "            AND NOT EXISTS (SELECT 1 FROM keel.refunds WHERE public_id = l.reference)) "
+    "            AND NOT EXISTS (SELECT 1 FROM keel.charges o WHERE b.kind = 'payment' "
+    "                            AND o.public_id = l.reference AND o.channel = b.channel) "
+    "            AND NOT EXISTS (SELECT 1 FROM keel.refunds o WHERE b.kind = 'refund' "
+    "                            AND o.public_id = l.reference AND o.channel = b.channel)) "
     "SELECT f.statement_id, f.channel_reference, f.currency, c.exponent, f.amount, f.fee, "
     "       f.occurred_at "
     "FROM found f JOIN keel.currencies c ON c.code = f.currency ORDER BY f.occurred_at, f.line_no";

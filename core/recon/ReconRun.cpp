@@ -23,8 +23,7 @@ constexpr char DayOfChannel[] =
     "  floor(extract(epoch FROM (($2::date + 1)::timestamp + settlement_lag) AT TIME ZONE "
     "time_zone) "
     "    * 1000)::bigint, "
-    "  now() >= (($2::date + 1)::timestamp + settlement_lag) AT TIME ZONE time_zone, fee_rate_ppm, "
-    "  time_zone "
+    "  fee_rate_ppm, time_zone "
     "FROM keel.recon_channels WHERE channel = $1";
 
 // The day's lines, and the channel's lines of other days for the references
@@ -133,9 +132,11 @@ constexpr char NamedRecords[] =
 constexpr char LockDay[] = "SELECT pg_advisory_lock(hashtext('keel.recon:' || $1), $2::int)";
 constexpr char UnlockDay[] = "SELECT pg_advisory_unlock(hashtext('keel.recon:' || $1), $2::int)";
 
-// The database writes the run and its breaks from the run's result
-// (migration 0031); the service reads back what became of each break.
-constexpr char RecordRun[] = "SELECT keel.recon_record_run($1, $2, $3, $4)";
+// The database writes the run and its breaks from the run's result, and opens
+// the cases of a day whose lag has passed (migration 0031); the service reads
+// back what became of each break.
+constexpr char RecordRun[] =
+    "SELECT run_id, cases_opened FROM keel.recon_record_run($1, $2, $3, $4)";
 
 constexpr char BreaksOfRun[] = "SELECT id, class, kind, reference, status FROM keel.recon_breaks "
                                "WHERE channel = $1 AND business_date = $2 AND last_run_id = $3";
@@ -145,7 +146,8 @@ constexpr char SerializationFailure[] = "40001";
 constexpr char DeadlockDetected[] = "40P01";
 
 constexpr char StoredRun[] =
-    "SELECT channel, business_date::text, result_sha256 FROM keel.recon_runs WHERE id = $1";
+    "SELECT channel, to_char(business_date, 'YYYY-MM-DD'), result_sha256 FROM keel.recon_runs "
+    "WHERE id = $1";
 
 QDateTime utcMillis(qint64 millis)
 {
@@ -179,7 +181,6 @@ private:
 
 struct LoadedDay {
     ReconInput input;
-    bool lagOver = false;
     QTimeZone zone;
 
     // The other business days whose money a line of this day belongs to: a
@@ -252,10 +253,9 @@ Result<LoadedDay> DayLoader::load(const QDate &date)
     LoadedDay loaded;
     loaded.input.day = {utcMillis(day->toInt64(0, 0)), utcMillis(day->toInt64(0, 1)),
                         utcMillis(day->toInt64(0, 2))};
-    loaded.lagOver = day->value(0, 3) == "t";
-    loaded.zone = QTimeZone(day->value(0, 5));
-    if (!day->isNull(0, 4))
-        loaded.input.feeRatePpm = day->toInt64(0, 4);
+    loaded.zone = QTimeZone(day->value(0, 4));
+    if (!day->isNull(0, 3))
+        loaded.input.feeRatePpm = day->toInt64(0, 3);
     for (Status (DayLoader::*step)(LoadedDay &) :
          {&DayLoader::loadDayRecords, &DayLoader::loadLines, &DayLoader::loadNamedRecords,
           &DayLoader::matchChannelReferences})
@@ -581,16 +581,9 @@ Result<ReconReport> reconcileLocked(LibpqConnection &session, const QString &cha
     if (!run)
         return run.error();
     report.runId = run->toInt64(0, 0);
+    report.casesOpened = int(run->toInt64(0, 1));
     if (Status stored = readBreaks(session, report, outcome); !stored)
         return stored.error();
-    if (day->lagOver) {
-        Result<PgRows> opened =
-            session.query("SELECT keel.recon_open_cases($1, $2)",
-                          {channel.toUtf8(), date.toString(Qt::ISODate).toLatin1()});
-        if (!opened)
-            return opened.error();
-        report.casesOpened = int(opened->toInt64(0, 0));
-    }
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     report.reopened = day->ownersElsewhere();

@@ -13,22 +13,36 @@
 -- A service that lies must now lie in a result that is hashed, audited and
 -- recomputable from the statements and the books.
 --
+-- The cases a run opens once its day's lag has passed are opened here too,
+-- and only here: the service may no longer call recon_open_cases() on a day
+-- whose lag has not passed.
+--
 -- A run also keeps how many of the channel's lines fell on its day, so that
--- the console lists runs without counting a million lines per row.
+-- the console lists runs without counting a million lines per row. The
+-- console shows a day's latest run; earlier runs keep no count.
 ALTER TABLE recon_runs ADD COLUMN day_lines integer CHECK (day_lines >= 0);
+WITH latest AS (SELECT DISTINCT ON (channel, business_date) id, channel, business_date
+                FROM recon_runs ORDER BY channel, business_date, id DESC)
 UPDATE recon_runs r SET day_lines = (
     SELECT count(*) FROM recon_lines l JOIN recon_channels c ON c.channel = l.channel
-    WHERE l.channel = r.channel
-      AND l.occurred_at >= r.business_date::timestamp AT TIME ZONE c.time_zone
-      AND l.occurred_at < (r.business_date + 1)::timestamp AT TIME ZONE c.time_zone);
+    WHERE l.channel = latest.channel
+      AND l.occurred_at >= latest.business_date::timestamp AT TIME ZONE c.time_zone
+      AND l.occurred_at < (latest.business_date + 1)::timestamp AT TIME ZONE c.time_zone)
+FROM latest WHERE r.id = latest.id;
+
+-- A run's audit row is written when it commits, after its breaks: a run then
+-- takes a break's row before the audit chain's head, as a person's resolution
+-- of that break does, and the two cannot deadlock on them.
+DROP TRIGGER recon_runs_audit ON recon_runs;
+CREATE CONSTRAINT TRIGGER recon_runs_audit AFTER INSERT ON recon_runs
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION recon_runs_audit();
 
 CREATE FUNCTION recon_record_run(run_channel text, run_date date, result text,
-                                 day_lines integer) RETURNS bigint
+                                 day_lines integer, OUT run_id bigint, OUT cases_opened integer)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
     document json;
     lag_over boolean;
-    run_id bigint;
 BEGIN
     BEGIN
         document := result::json;
@@ -77,11 +91,12 @@ BEGIN
     UPDATE recon_breaks SET status = 'resolved', resolved_at = now()
     WHERE channel = run_channel AND business_date = run_date AND status <> 'resolved'
       AND last_run_id <> run_id;
-    RETURN run_id;
+    cases_opened := CASE WHEN lag_over THEN recon_open_cases(run_channel, run_date) ELSE 0 END;
 END
 $$;
 REVOKE EXECUTE ON FUNCTION recon_record_run(text, date, text, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION recon_record_run(text, date, text, integer) TO keel_gateway;
+REVOKE EXECUTE ON FUNCTION recon_open_cases(text, date) FROM keel_gateway;
 
 REVOKE INSERT ON recon_runs FROM keel_gateway;
 REVOKE INSERT (channel, business_date, class, kind, reference, currency, channel_amount,

@@ -16,6 +16,8 @@ CREATE TABLE audit_chain_head (
     seq      bigint NOT NULL CHECK (seq >= 0),
     hash     bytea
 );
+-- A writer still on the old trigger must not commit after the head is read.
+LOCK TABLE audit_log IN SHARE ROW EXCLUSIVE MODE;
 INSERT INTO audit_chain_head (seq, hash)
 SELECT coalesce((SELECT seq FROM audit_log ORDER BY seq DESC LIMIT 1), 0),
        (SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1);

@@ -99,9 +99,6 @@ TEST_F(ReconViewTest, TheDayItsBreakAndBothSidesOfItAreShown)
         << qPrintable(view.keelSide()->text());
 }
 
-// The channel reported keel's payment under its own reference: the operator
-// selects the two breaks, proposes a match, a second person approves it, and
-// the view has nothing left to explain.
 // Open breaks come a page at a time, by keyset: the next page starts after
 // the last row shown, in the same order, whatever was resolved meanwhile.
 TEST_F(ReconViewTest, OpenBreaksPageOnFromTheLastOneShown)
@@ -131,6 +128,9 @@ TEST_F(ReconViewTest, OpenBreaksPageOnFromTheLastOneShown)
     EXPECT_FALSE(view.moreBreaksButton()->isEnabled()) << "a short page is the last";
 }
 
+// The channel reported keel's payment under its own reference: the operator
+// selects the two breaks, proposes a match, a second person approves it, and
+// the view has nothing left to explain.
 TEST_F(ReconViewTest, TwoBreaksOfOneMovementAreMatchedThroughASecondPerson)
 {
     exec("INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, "
