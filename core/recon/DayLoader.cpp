@@ -1,0 +1,494 @@
+#include "core/recon/DayLoader.h"
+
+#include "core/db/LibpqConnection.h"
+
+#include <QHash>
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+
+namespace keel {
+namespace {
+
+// Times travel as milliseconds since the epoch, floored, so that no text
+// format or zone of this machine decides which day a line falls in. The day
+// and its lag end are cut in the channel's own zone.
+constexpr char DayOfChannel[] =
+    "SELECT floor(extract(epoch FROM ($2::date)::timestamp AT TIME ZONE time_zone) * "
+    "1000)::bigint, "
+    "  floor(extract(epoch FROM ($2::date + 1)::timestamp AT TIME ZONE time_zone) * 1000)::bigint, "
+    "  floor(extract(epoch FROM (($2::date + 1)::timestamp + settlement_lag) AT TIME ZONE "
+    "time_zone) "
+    "    * 1000)::bigint, "
+    "  fee_rate_ppm, time_zone "
+    "FROM keel.recon_channels WHERE channel = $1";
+
+// The day's lines, and the channel's lines of other days for the references
+// they name (a duplicate, a late report), in one statement.
+constexpr char LinesOfDay[] =
+    "WITH day AS (SELECT * FROM keel.recon_lines WHERE channel = $1 "
+    "  AND occurred_at >= to_timestamp($2 / 1000.0) AND occurred_at < to_timestamp($3 / 1000.0)) "
+    "SELECT kind, reference, channel_reference, amount, currency, fee, "
+    "       floor(extract(epoch FROM occurred_at) * 1000)::bigint FROM day "
+    "UNION ALL "
+    "SELECT o.kind, o.reference, o.channel_reference, o.amount, o.currency, o.fee, "
+    "       floor(extract(epoch FROM o.occurred_at) * 1000)::bigint "
+    "FROM keel.recon_lines o WHERE o.channel = $1 "
+    "  AND (o.occurred_at < to_timestamp($2 / 1000.0) OR o.occurred_at >= to_timestamp($3 / "
+    "1000.0)) "
+    "  AND o.reference IN (SELECT reference FROM day)";
+
+// Every line of these records: under keel's reference, or under the
+// channel's own id for them where keel keeps it. A line both ways comes twice
+// and is loaded once (appendLinesOf).
+constexpr char LinesOfReferences[] =
+    "SELECT kind, reference, channel_reference, amount, currency, fee, "
+    "       floor(extract(epoch FROM occurred_at) * 1000)::bigint "
+    "FROM keel.recon_lines WHERE channel = $1 AND reference = ANY($2::text[]) "
+    "UNION ALL "
+    "SELECT l.kind, l.reference, l.channel_reference, l.amount, l.currency, l.fee, "
+    "       floor(extract(epoch FROM l.occurred_at) * 1000)::bigint "
+    "FROM (SELECT 'payment' AS kind, public_id, channel_reference FROM keel.charges "
+    "      WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL "
+    "      UNION ALL "
+    "      SELECT 'refund', public_id, channel_reference FROM keel.refunds "
+    "      WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL) k "
+    "JOIN keel.recon_lines l ON l.channel = $1 AND l.kind = k.kind "
+    "  AND l.channel_reference = k.channel_reference AND l.reference <> k.public_id";
+
+// keel's records the channel's own ids name, where exactly one record has
+// the id: $2 for charges, $3 for refunds.
+constexpr char RecordsOfChannelReferences[] =
+    "SELECT 'payment', c.channel_reference, min(c.public_id) FROM keel.charges c "
+    "WHERE c.channel = $1 AND c.channel_reference = ANY($2::text[]) "
+    "GROUP BY c.channel_reference HAVING count(*) = 1 "
+    "UNION ALL "
+    "SELECT 'refund', r.channel_reference, min(r.public_id) FROM keel.refunds r "
+    "WHERE r.channel = $1 AND r.channel_reference = ANY($3::text[]) "
+    "GROUP BY r.channel_reference HAVING count(*) = 1";
+
+// keel's side is the channel's clearing account: what reached it for a
+// charge (captures, money parked from a channel's notice) and what left it
+// for a refund. A payment belongs to the day its money first arrived.
+constexpr char DayRecords[] =
+    "WITH arrived AS (SELECT DISTINCT t.charge_id FROM keel.ledger_transactions t "
+    "  WHERE t.kind IN ('capture', 'suspense_in') AND t.charge_id IS NOT NULL "
+    "    AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / "
+    "1000.0)), "
+    // An entry is on a clearing account of its own currency; the charge's
+    // currency is checked once per charge below.
+    "moved AS (SELECT t.charge_id, e.currency, sum(e.amount) AS amount, "
+    "    min(t.created_at) AS first_at "
+    "  FROM keel.ledger_transactions t "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || e.currency "
+    "  WHERE t.kind IN ('capture', 'suspense_in') AND t.charge_id IN (SELECT charge_id FROM "
+    "arrived) "
+    "  GROUP BY t.charge_id, e.currency) "
+    "SELECT 'payment', c.public_id, c.currency, m.amount, "
+    "       floor(extract(epoch FROM m.first_at) * 1000)::bigint "
+    "FROM moved m JOIN keel.charges c ON c.id = m.charge_id AND c.channel = $1 "
+    "  AND c.currency = m.currency "
+    "WHERE m.first_at >= to_timestamp($2 / 1000.0) AND m.first_at < to_timestamp($3 / 1000.0) "
+    "UNION ALL "
+    "SELECT 'refund', r.public_id, r.currency, -sum(e.amount), "
+    "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint "
+    "FROM keel.ledger_transactions t JOIN keel.refunds r ON r.id = t.refund_id AND r.channel = $1 "
+    "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "  AND a.code = 'channel_clearing:' || r.currency "
+    "WHERE t.kind = 'refund' "
+    "  AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / 1000.0) "
+    "GROUP BY r.public_id, r.currency";
+
+// The records the channel's lines name, whatever day keel moved their money,
+// and whether it moved any.
+constexpr char NamedRecords[] =
+    "SELECT 'payment', c.public_id, c.currency, coalesce(m.amount, 0), m.first_at IS NOT NULL, "
+    "       floor(extract(epoch FROM coalesce(m.first_at, c.created_at)) * 1000)::bigint "
+    "FROM keel.charges c CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
+    "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || c.currency "
+    "  WHERE t.charge_id = c.id AND t.kind IN ('capture', 'suspense_in')) m "
+    "WHERE c.public_id = ANY($2::text[]) AND c.channel = $1 "
+    "UNION ALL "
+    "SELECT 'refund', r.public_id, r.currency, coalesce(-m.amount, 0), m.first_at IS NOT NULL, "
+    "       floor(extract(epoch FROM coalesce(m.first_at, r.created_at)) * 1000)::bigint "
+    "FROM keel.refunds r CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
+    "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || r.currency "
+    "  WHERE t.refund_id = r.id AND t.kind = 'refund') m "
+    "WHERE r.public_id = ANY($3::text[]) AND r.channel = $1";
+
+QDateTime utcMillis(qint64 millis)
+{
+    return QDateTime::fromMSecsSinceEpoch(millis, Qt::UTC);
+}
+
+LineKind kindNamed(QByteArrayView name)
+{
+    return name == "refund" ? LineKind::Refund : LineKind::Payment;
+}
+
+// A column whose value mostly repeats (a currency): one string for each run
+// of the same bytes instead of one allocation per row.
+class RepeatedText final {
+public:
+    const QString &operator()(QByteArrayView bytes)
+    {
+        if (!m_seen || bytes != m_bytes) {
+            m_bytes = bytes.toByteArray();
+            m_text = QString::fromUtf8(bytes);
+            m_seen = true;
+        }
+        return m_text;
+    }
+
+private:
+    bool m_seen = false;
+    QByteArray m_bytes;
+    QString m_text;
+};
+
+class DayLoader final {
+public:
+    DayLoader(LibpqConnection &session, const QString &channel)
+        : m_session(session), m_channel(channel.toUtf8())
+    {}
+
+    Result<LoadedDay> load(const QDate &date);
+
+private:
+    Status loadDayRecords(LoadedDay &day);
+    Status loadLines(LoadedDay &day);
+    Status loadNamedRecords(LoadedDay &day);
+    Status matchChannelReferences(LoadedDay &day);
+    Status appendLinesOf(const QStringList &references, QList<StatementLine> &lines);
+    Status appendNamedRecords(const QStringList &charges, const QStringList &refunds,
+                              QList<BookedRecord> &records);
+    QByteArray millis(const QDateTime &at) const
+    {
+        return QByteArray::number(at.toMSecsSinceEpoch());
+    }
+
+    LibpqConnection &m_session;
+    QByteArray m_channel;
+    // References of the loaded lines that no record of keel's has, by kind,
+    // sorted.
+    std::array<QStringList, 2> m_unnamed;
+};
+
+Result<LoadedDay> DayLoader::load(const QDate &date)
+{
+    Result<PgRows> day =
+        m_session.query(DayOfChannel, {m_channel, date.toString(Qt::ISODate).toLatin1()});
+    if (!day)
+        return day.error();
+    if (day->size() == 0)
+        return fieldError(QStringLiteral("channel"), QStringLiteral("unknown_channel"),
+                          QStringLiteral("keel knows no channel \"%1\" (recon_channels)")
+                              .arg(QString::fromUtf8(m_channel).left(40)));
+    LoadedDay loaded;
+    loaded.input.day = {utcMillis(day->toInt64(0, 0)), utcMillis(day->toInt64(0, 1)),
+                        utcMillis(day->toInt64(0, 2))};
+    loaded.zone = QTimeZone(day->value(0, 4));
+    if (!day->isNull(0, 3))
+        loaded.input.feeRatePpm = day->toInt64(0, 3);
+    for (Status (DayLoader::*step)(LoadedDay &) :
+         {&DayLoader::loadDayRecords, &DayLoader::loadLines, &DayLoader::loadNamedRecords,
+          &DayLoader::matchChannelReferences})
+        if (Status done = (this->*step)(loaded); !done)
+            return done.error();
+    return loaded;
+}
+
+Status DayLoader::loadDayRecords(LoadedDay &day)
+{
+    Result<PgRows> rows = m_session.query(
+        DayRecords, {m_channel, millis(day.input.day.start), millis(day.input.day.end)});
+    if (!rows)
+        return rows.error();
+    RepeatedText currency;
+    day.input.dayRecords.reserve(rows->size());
+    for (int i = 0; i < rows->size(); ++i)
+        day.input.dayRecords.append({kindNamed(rows->view(i, 0)), rows->text(i, 1),
+                                     currency(rows->view(i, 2)), rows->toInt64(i, 3), true,
+                                     utcMillis(rows->toInt64(i, 4))});
+    std::sort(day.input.dayRecords.begin(), day.input.dayRecords.end(), recordOrder);
+    return {};
+}
+
+// Appends the rows as lines and keeps all of them in matchDay's order.
+void appendLines(const PgRows &rows, QList<StatementLine> &lines)
+{
+    const qsizetype before = lines.size();
+    lines.reserve(before + rows.size());
+    RepeatedText currency;
+    for (int i = 0; i < rows.size(); ++i)
+        lines.append({kindNamed(rows.view(i, 0)), rows.text(i, 1), rows.text(i, 2),
+                      rows.toInt64(i, 3), currency(rows.view(i, 4)), rows.toInt64(i, 5),
+                      utcMillis(rows.toInt64(i, 6))});
+    std::sort(lines.begin() + before, lines.end(), lineOrder);
+    std::inplace_merge(lines.begin(), lines.begin() + before, lines.end(), lineOrder);
+}
+
+bool referenceBefore(const StatementLine &line, const QString &reference)
+{
+    return line.reference < reference;
+}
+
+// The day's records that no line names, whatever its kind, in order: both
+// sides are sorted, so one walk per kind finds them.
+QStringList recordsWithoutLines(const QList<BookedRecord> &records,
+                                const QList<StatementLine> &lines)
+{
+    const auto refunds = std::partition_point(lines.cbegin(), lines.cend(), [](const auto &line) {
+        return line.kind == LineKind::Payment;
+    });
+    const std::pair<QList<StatementLine>::const_iterator, QList<StatementLine>::const_iterator>
+        ofKind[2] = {{lines.cbegin(), refunds}, {refunds, lines.cend()}};
+    const auto names = [](QList<StatementLine>::const_iterator at,
+                          QList<StatementLine>::const_iterator end, const QString &reference) {
+        return at != end && at->reference == reference;
+    };
+    // Records of one kind come in order, so their lines are found walking on.
+    QList<StatementLine>::const_iterator cursor[2] = {ofKind[0].first, ofKind[1].first};
+    QStringList unseen;
+    for (const BookedRecord &record : records) {
+        const auto &[from, end] = ofKind[int(record.kind)];
+        auto &at = cursor[int(record.kind)];
+        at = std::lower_bound(at, end, record.reference, referenceBefore);
+        if (names(at, end, record.reference))
+            continue;
+        // A line of the other kind under the same reference names it too.
+        const auto &[otherFrom, otherEnd] = ofKind[1 - int(record.kind)];
+        if (!names(std::lower_bound(otherFrom, otherEnd, record.reference, referenceBefore),
+                   otherEnd, record.reference))
+            unseen << record.reference;
+    }
+    unseen.removeDuplicates();
+    return unseen;
+}
+
+// The kind and reference of each line that no record of the day has, each
+// once: the records keel must look up by name. Both sides are sorted.
+std::array<QStringList, 2> linesWithoutRecords(const QList<StatementLine> &lines,
+                                               const QList<BookedRecord> &records)
+{
+    std::array<QStringList, 2> wanted;
+    auto record = records.cbegin();
+    for (auto line = lines.cbegin(); line != lines.cend(); ++line) {
+        if (line != lines.cbegin() && line->kind == std::prev(line)->kind &&
+            line->reference == std::prev(line)->reference)
+            continue;
+        while (record != records.cend() &&
+               std::tie(record->kind, record->reference) < std::tie(line->kind, line->reference))
+            ++record;
+        if (record == records.cend() || record->kind != line->kind ||
+            record->reference != line->reference)
+            wanted[size_t(line->kind)] << line->reference;
+    }
+    return wanted;
+}
+
+// The day's lines, and every other line of the channel for the references
+// they or the day's records name, so that a reference is judged on all of
+// its lines whatever their day.
+Status DayLoader::loadLines(LoadedDay &day)
+{
+    const QByteArrayList window{m_channel, millis(day.input.day.start), millis(day.input.day.end)};
+    Result<PgRows> rows = m_session.query(LinesOfDay, window);
+    if (!rows)
+        return rows.error();
+    appendLines(*rows, day.input.lines);
+    // A record the day's lines do not name may still have lines of other days.
+    const QStringList unseen = recordsWithoutLines(day.input.dayRecords, day.input.lines);
+    if (unseen.isEmpty())
+        return {};
+    return appendLinesOf(unseen, day.input.lines);
+}
+
+bool sameLine(const StatementLine &a, const StatementLine &b)
+{
+    return a.kind == b.kind && a.reference == b.reference &&
+           a.channelReference == b.channelReference && a.amount == b.amount &&
+           a.currency == b.currency && a.fee == b.fee && a.occurredAt == b.occurredAt;
+}
+
+// The records' lines of any day, each line once: a line may be found both
+// under keel's reference and under the channel's id, and a stored line is
+// unique in its kind and channel id, so equal lines are one.
+Status DayLoader::appendLinesOf(const QStringList &references, QList<StatementLine> &lines)
+{
+    Result<PgRows> rows =
+        m_session.query(LinesOfReferences, {m_channel, LibpqConnection::arrayParam(references)});
+    if (!rows)
+        return rows.error();
+    appendLines(*rows, lines);
+    lines.erase(std::unique(lines.begin(), lines.end(), sameLine), lines.end());
+    return {};
+}
+
+// The references of the records, by kind, sorted for binary search.
+std::array<QStringList, 2> referencesByKind(const QList<BookedRecord> &records)
+{
+    std::array<QStringList, 2> references;
+    for (const BookedRecord &record : records)
+        references[size_t(record.kind)] << record.reference;
+    for (QStringList &ofKind : references)
+        std::sort(ofKind.begin(), ofKind.end());
+    return references;
+}
+
+bool listed(const QStringList &sorted, const QString &reference)
+{
+    return std::binary_search(sorted.cbegin(), sorted.cend(), reference);
+}
+
+Status DayLoader::loadNamedRecords(LoadedDay &day)
+{
+    // The day's own records are known already; most lines name one of them.
+    const auto [charges, refunds] = linesWithoutRecords(day.input.lines, day.input.dayRecords);
+    if (charges.isEmpty() && refunds.isEmpty())
+        return {};
+    const qsizetype before = day.input.namedRecords.size();
+    if (Status named = appendNamedRecords(charges, refunds, day.input.namedRecords); !named)
+        return named;
+    // What neither the day's records nor these name, for the channel's ids.
+    const std::array<QStringList, 2> known = referencesByKind(day.input.namedRecords.mid(before));
+    m_unnamed = {charges, refunds};
+    for (size_t kind : {0, 1})
+        m_unnamed[kind].removeIf(
+            [&](const QString &reference) { return listed(known[kind], reference); });
+    return {};
+}
+
+Status DayLoader::appendNamedRecords(const QStringList &charges, const QStringList &refunds,
+                                     QList<BookedRecord> &records)
+{
+    Result<PgRows> rows =
+        m_session.query(NamedRecords, {m_channel, LibpqConnection::arrayParam(charges),
+                                       LibpqConnection::arrayParam(refunds)});
+    if (!rows)
+        return rows.error();
+    for (int i = 0; i < rows->size(); ++i)
+        records.append({kindNamed(rows->view(i, 0)), rows->text(i, 1), rows->text(i, 2),
+                        rows->toInt64(i, 3), rows->value(i, 4) == "t",
+                        utcMillis(rows->toInt64(i, 5))});
+    return {};
+}
+
+// Second, the channel's own id: a line that names no record of keel's by the
+// reference keel sent is that record's line if the channel answered keel with
+// the line's id for it, and for no other record. The line is then judged
+// under keel's reference, with every other line of that record.
+Status DayLoader::matchChannelReferences(LoadedDay &day)
+{
+    if (m_unnamed[0].isEmpty() && m_unnamed[1].isEmpty())
+        return {};
+    QList<StatementLine> &lines = day.input.lines;
+    std::array<QStringList, 2> idsOf; // the channel's ids of the lines no record names
+    for (const StatementLine &line : std::as_const(lines))
+        if (listed(m_unnamed[size_t(line.kind)], line.reference))
+            idsOf[size_t(line.kind)] << line.channelReference;
+    Result<PgRows> rows = m_session.query(
+        RecordsOfChannelReferences,
+        {m_channel, LibpqConnection::arrayParam(idsOf[0]), LibpqConnection::arrayParam(idsOf[1])});
+    if (!rows)
+        return rows.error();
+    if (rows->size() == 0)
+        return {};
+    QHash<QString, QString> keelReference[2]; // the channel's id -> keel's, by kind
+    std::array<QStringList, 2> found;
+    for (int i = 0; i < rows->size(); ++i) {
+        const LineKind kind = kindNamed(rows->view(i, 0));
+        keelReference[int(kind)].insert(rows->text(i, 1), rows->text(i, 2));
+        found[size_t(kind)] << rows->text(i, 2);
+    }
+    // The records' other lines; the ones found by id come again, as stored.
+    if (Status all = appendLinesOf(found[0] + found[1], lines); !all)
+        return all;
+    // A stored line is unique in its kind and channel id: every copy of a
+    // line found by id is that line, and is now judged as keel's record's.
+    // The others keep their order; the renamed are sorted and merged in.
+    QList<StatementLine> renamed;
+    qsizetype kept = 0;
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        const QHash<QString, QString> &toKeel = keelReference[int(lines[i].kind)];
+        if (const auto to = toKeel.constFind(lines[i].channelReference); to != toKeel.cend()) {
+            renamed.append(std::move(lines[i]));
+            renamed.last().reference = *to;
+        } else {
+            if (kept != i)
+                lines[kept] = std::move(lines[i]);
+            ++kept;
+        }
+    }
+    lines.resize(kept);
+    std::sort(renamed.begin(), renamed.end(), lineOrder);
+    for (StatementLine &line : renamed)
+        lines.append(std::move(line));
+    std::inplace_merge(lines.begin(), lines.begin() + kept, lines.end(), lineOrder);
+    lines.erase(std::unique(lines.begin(), lines.end(), sameLine), lines.end());
+    // The day's records are in recordOrder already.
+    BookedRecord key;
+    for (LineKind kind : {LineKind::Payment, LineKind::Refund}) {
+        key.kind = kind;
+        found[size_t(kind)].removeIf([&](const QString &reference) {
+            key.reference = reference;
+            return std::binary_search(day.input.dayRecords.cbegin(), day.input.dayRecords.cend(),
+                                      key, recordOrder);
+        });
+    }
+    if (found[0].isEmpty() && found[1].isEmpty())
+        return {};
+    return appendNamedRecords(found[0], found[1], day.input.namedRecords);
+}
+
+} // namespace
+
+QList<QDate> LoadedDay::ownersElsewhere() const
+{
+    QList<const BookedRecord *> elsewhere;
+    for (const BookedRecord &record : input.namedRecords)
+        if (record.booked && (record.at < input.day.start || record.at >= input.day.end))
+            elsewhere.append(&record);
+    if (elsewhere.isEmpty())
+        return {};
+    QStringList named[2];
+    for (const StatementLine &line : input.lines)
+        if (line.occurredAt >= input.day.start && line.occurredAt < input.day.end)
+            named[int(line.kind)].append(line.reference);
+    for (QStringList &references : named)
+        std::sort(references.begin(), references.end());
+    QList<QDate> days;
+    for (const BookedRecord *record : std::as_const(elsewhere)) {
+        const QStringList &references = named[int(record->kind)];
+        if (std::binary_search(references.cbegin(), references.cend(), record->reference))
+            days.append(record->at.toTimeZone(zone).date());
+    }
+    std::sort(days.begin(), days.end());
+    days.erase(std::unique(days.begin(), days.end()), days.end());
+    return days;
+}
+
+qsizetype LoadedDay::dayLineCount() const
+{
+    return std::count_if(
+        input.lines.cbegin(), input.lines.cend(), [this](const StatementLine &line) {
+            return line.occurredAt >= input.day.start && line.occurredAt < input.day.end;
+        });
+}
+
+Result<LoadedDay> loadReconDay(LibpqConnection &session, const QString &channel, const QDate &date)
+{
+    return DayLoader(session, channel).load(date);
+}
+
+} // namespace keel

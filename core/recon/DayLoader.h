@@ -1,0 +1,31 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/recon/Matching.h"
+
+#include <QDate>
+#include <QTimeZone>
+
+namespace keel {
+
+class LibpqConnection;
+
+// One channel's business day as a run judges it: keel's records whose money
+// moved that day, every line of the channel that the day's lines or records
+// name (by keel's reference, then by the channel's own id), and the records
+// those lines name from other days. Read in the caller's snapshot.
+struct LoadedDay {
+    ReconInput input;
+    QTimeZone zone;
+
+    // The other business days whose money a line of this day belongs to: a
+    // late line, or the channel's second report of a payment, is judged on
+    // the day keel moved the money, which must run again to see it.
+    QList<QDate> ownersElsewhere() const;
+    // How many of the channel's lines fell on the day itself.
+    qsizetype dayLineCount() const;
+};
+
+Result<LoadedDay> loadReconDay(LibpqConnection &session, const QString &channel, const QDate &date);
+
+} // namespace keel
