@@ -105,7 +105,7 @@ Result<NoticeVerdict> ChannelNotices::judge(const ChannelNotice &notice)
                  : charge.state == PaymentState::Failed || charge.state == PaymentState::Canceled;
     // The answer that settled the charge may have carried no id of the
     // channel's: the notice's is kept then, and never replaces one.
-    if (agrees && approved && keepableChannelReference(notice.channelReference))
+    if (agrees && approved)
         if (Status kept = PaymentRepository(m_connection)
                               .keepFirstChannelReference(charge, notice.channelReference);
             !kept)

@@ -175,10 +175,9 @@ PaymentOutcome ChargeService::settle(IdempotentOperation &operation, ChargeRecor
     Error moved;
     {
         PgTransaction tx(m_connection, PgTransaction::Pipelined);
-        if (result.outcome == ChannelOutcome::Approved &&
-            keepableChannelReference(result.channelReference))
+        if (result.outcome == ChannelOutcome::Approved)
             if (Status kept = PaymentRepository(m_connection)
-                                  .setChannelReference(charge, result.channelReference);
+                                  .keepChannelReference(charge, result.channelReference);
                 !kept)
                 return PaymentOutcome::failure(kept.error());
         Result<PaymentOutcome> outcome =
@@ -443,11 +442,10 @@ PaymentOutcome ChargeService::recheckRefusedCapture(ChargeRecord &charge)
         return PaymentOutcome::failure(moved.error());
     if (Status posted = postCapture(charge, QStringLiteral("charge.captured")); !posted)
         return PaymentOutcome::failure(posted.error());
-    if (keepableChannelReference(known->channelReference))
-        if (Status kept = PaymentRepository(m_connection)
-                              .setChannelReference(charge, known->channelReference);
-            !kept)
-            return PaymentOutcome::failure(kept.error());
+    if (Status kept =
+            PaymentRepository(m_connection).keepChannelReference(charge, known->channelReference);
+        !kept)
+        return PaymentOutcome::failure(kept.error());
     IdempotentOperation unkeyed(m_context, m_connection, m_replies, {});
     const PaymentOutcome captured =
         unkeyed.finish(tx, PaymentOutcome::ofCharge(Kind::Charge, charge), charge.publicId);

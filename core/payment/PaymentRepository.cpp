@@ -3,6 +3,7 @@
 #include "core/db/LibpqConnection.h"
 #include "core/idempotency/IdempotencyStore.h"
 #include "core/json/JsonWriter.h"
+#include "core/payment/Channel.h"
 #include "core/payment/ChargeRequest.h"
 
 #include <QRandomGenerator>
@@ -198,6 +199,8 @@ Status PaymentRepository::addRefunded(ChargeRecord &charge, qint64 amount)
 Status PaymentRepository::keepFirstChannelReference(const ChargeRecord &charge,
                                                     const QString &channelReference)
 {
+    if (!keepableChannelReference(channelReference))
+        return {};
     Result<PgRows> rows =
         m_session.query("UPDATE keel.charges SET channel_reference = $2 WHERE id = $1 AND "
                         "channel_reference IS NULL",
@@ -205,9 +208,11 @@ Status PaymentRepository::keepFirstChannelReference(const ChargeRecord &charge,
     return statusOf(rows);
 }
 
-Status PaymentRepository::setChannelReference(const ChargeRecord &charge,
-                                              const QString &channelReference)
+Status PaymentRepository::keepChannelReference(const ChargeRecord &charge,
+                                               const QString &channelReference)
 {
+    if (!keepableChannelReference(channelReference))
+        return {};
     Result<PgRows> rows =
         m_session.query("UPDATE keel.charges SET channel_reference = $2 WHERE id = $1",
                         {QByteArray::number(charge.id), channelReference.toUtf8()});

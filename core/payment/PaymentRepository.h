@@ -49,7 +49,8 @@ public:
     Status addRefunded(ChargeRecord &charge, qint64 amount);
     // Keeps the channel's own id for the charge, for statements that name it
     // only by that; one the channel answers with later (a capture) replaces it.
-    Status setChannelReference(const ChargeRecord &charge, const QString &channelReference);
+    // An id keepableChannelReference() refuses is not kept, and is no error.
+    Status keepChannelReference(const ChargeRecord &charge, const QString &channelReference);
     // Keeps it only if the charge has none yet.
     Status keepFirstChannelReference(const ChargeRecord &charge, const QString &channelReference);
 

@@ -1,6 +1,7 @@
 #include "core/payment/RefundRepository.h"
 
 #include "core/db/LibpqConnection.h"
+#include "core/payment/Channel.h"
 #include "core/payment/PaymentRepository.h"
 
 namespace keel {
@@ -88,9 +89,11 @@ Status RefundRepository::setStatus(RefundRecord &refund, const QString &newStatu
     return {};
 }
 
-Status RefundRepository::setChannelReference(const RefundRecord &refund,
-                                             const QString &channelReference)
+Status RefundRepository::keepChannelReference(const RefundRecord &refund,
+                                              const QString &channelReference)
 {
+    if (!keepableChannelReference(channelReference))
+        return {};
     Result<PgRows> rows =
         m_connection.query("UPDATE keel.refunds SET channel_reference = $2 WHERE id = $1",
                            {QByteArray::number(refund.id), channelReference.toUtf8()});

@@ -24,7 +24,7 @@ public:
     Result<std::optional<RefundRecord>> insert(RefundRecord refund);
     Status setStatus(RefundRecord &refund, const QString &status);
     // Keeps the channel's own id for the refund (see PaymentRepository).
-    Status setChannelReference(const RefundRecord &refund, const QString &channelReference);
+    Status keepChannelReference(const RefundRecord &refund, const QString &channelReference);
 
 private:
     Result<std::optional<RefundRecord>> findWhere(qint64 merchantId, const QByteArray &condition,

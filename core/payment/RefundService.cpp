@@ -217,9 +217,9 @@ PaymentOutcome RefundService::execute(IdempotentOperation &operation, RefundReco
     Status applied;
     if (result->outcome == ChannelOutcome::Approved) {
         applied = applySuccess(refund, charge);
-        if (applied && keepableChannelReference(result->channelReference))
+        if (applied)
             applied = RefundRepository(m_connection)
-                          .setChannelReference(refund, result->channelReference);
+                          .keepChannelReference(refund, result->channelReference);
     } else if (result->outcome != ChannelOutcome::Unknown)
         applied = applyFailure(refund, charge);
     if (!applied)
