@@ -88,20 +88,20 @@ constexpr char DayRecords[] =
     "arrived) "
     "  GROUP BY t.charge_id, e.currency) "
     "SELECT 'payment', c.public_id, c.currency, m.amount, "
-    "       floor(extract(epoch FROM m.first_at) * 1000)::bigint "
+    "       floor(extract(epoch FROM m.first_at) * 1000)::bigint, c.channel_reference "
     "FROM moved m JOIN keel.charges c ON c.id = m.charge_id AND c.channel = $1 "
     "  AND c.currency = m.currency "
     "WHERE m.first_at >= to_timestamp($2 / 1000.0) AND m.first_at < to_timestamp($3 / 1000.0) "
     "UNION ALL "
     "SELECT 'refund', r.public_id, r.currency, -sum(e.amount), "
-    "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint "
+    "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint, r.channel_reference "
     "FROM keel.ledger_transactions t JOIN keel.refunds r ON r.id = t.refund_id AND r.channel = $1 "
     "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
     "JOIN keel.ledger_accounts a ON a.id = e.account_id "
     "  AND a.code = 'channel_clearing:' || r.currency "
     "WHERE t.kind = 'refund' "
     "  AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / 1000.0) "
-    "GROUP BY r.public_id, r.currency";
+    "GROUP BY r.public_id, r.currency, r.channel_reference";
 
 // The records the channel's lines name, whatever day keel moved their money,
 // and whether it moved any.
@@ -219,7 +219,7 @@ Status DayLoader::loadDayRecords(LoadedDay &day)
     for (int i = 0; i < rows->size(); ++i)
         day.input.dayRecords.append({kindNamed(rows->view(i, 0)), rows->text(i, 1),
                                      currency(rows->view(i, 2)), rows->toInt64(i, 3), true,
-                                     utcMillis(rows->toInt64(i, 4))});
+                                     utcMillis(rows->toInt64(i, 4)), rows->text(i, 5)});
     std::sort(day.input.dayRecords.begin(), day.input.dayRecords.end(), recordOrder);
     return {};
 }
@@ -243,10 +243,24 @@ bool referenceBefore(const StatementLine &line, const QString &reference)
     return line.reference < reference;
 }
 
-// The day's records that no line names, whatever its kind, in order: both
-// sides are sorted, so one walk per kind finds them.
-QStringList recordsWithoutLines(const QList<BookedRecord> &records,
-                                const QList<StatementLine> &lines)
+// Whether a line of the record's, from `at` on, carries the channel's id
+// keel kept for it. The lines of one reference are together.
+bool carriesKeptId(const BookedRecord &record, QList<StatementLine>::const_iterator at,
+                   QList<StatementLine>::const_iterator end)
+{
+    for (; at != end && at->reference == record.reference; ++at)
+        if (at->channelReference == record.channelReference)
+            return true;
+    return false;
+}
+
+// The day's records whose lines the loaded ones may not all be, in order:
+// those no line names, whatever its kind, and those whose lines all carry
+// another id than the one the channel answered keel with (the channel may
+// have reported the record a second time under that id alone). Both sides
+// are sorted, so one walk per kind finds them.
+QStringList recordsWithLinesUnseen(const QList<BookedRecord> &records,
+                                   const QList<StatementLine> &lines)
 {
     const auto refunds = std::partition_point(lines.cbegin(), lines.cend(), [](const auto &line) {
         return line.kind == LineKind::Payment;
@@ -264,8 +278,11 @@ QStringList recordsWithoutLines(const QList<BookedRecord> &records,
         const auto &[from, end] = ofKind[int(record.kind)];
         auto &at = cursor[int(record.kind)];
         at = std::lower_bound(at, end, record.reference, referenceBefore);
-        if (names(at, end, record.reference))
+        if (names(at, end, record.reference)) {
+            if (!record.channelReference.isEmpty() && !carriesKeptId(record, at, end))
+                unseen << record.reference;
             continue;
+        }
         // A line of the other kind under the same reference names it too.
         const auto &[otherFrom, otherEnd] = ofKind[1 - int(record.kind)];
         if (!names(std::lower_bound(otherFrom, otherEnd, record.reference, referenceBefore),
@@ -307,11 +324,18 @@ Status DayLoader::loadLines(LoadedDay &day)
     if (!rows)
         return rows.error();
     appendLines(*rows, day.input.lines);
-    // A record the day's lines do not name may still have lines of other days.
-    const QStringList unseen = recordsWithoutLines(day.input.dayRecords, day.input.lines);
+    // A record may still have lines of other days: under its reference when
+    // the day's lines do not name it, under the channel's id for it when
+    // none of its lines carries that id.
+    const QStringList unseen = recordsWithLinesUnseen(day.input.dayRecords, day.input.lines);
     if (unseen.isEmpty())
         return {};
     return appendLinesOf(unseen, day.input.lines);
+}
+
+bool inDay(const BusinessDay &day, const QDateTime &at)
+{
+    return at >= day.start && at < day.end;
 }
 
 bool sameLine(const StatementLine &a, const StatementLine &b)
@@ -380,7 +404,7 @@ Status DayLoader::appendNamedRecords(const QStringList &charges, const QStringLi
     for (int i = 0; i < rows->size(); ++i)
         records.append({kindNamed(rows->view(i, 0)), rows->text(i, 1), rows->text(i, 2),
                         rows->toInt64(i, 3), rows->value(i, 4) == "t",
-                        utcMillis(rows->toInt64(i, 5))});
+                        utcMillis(rows->toInt64(i, 5)), {}});
     return {};
 }
 
@@ -422,6 +446,8 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
     for (qsizetype i = 0; i < lines.size(); ++i) {
         const QHash<QString, QString> &toKeel = keelReference[int(lines[i].kind)];
         if (const auto to = toKeel.constFind(lines[i].channelReference); to != toKeel.cend()) {
+            if (!inDay(day.input.day, lines[i].occurredAt))
+                day.renamedElsewhere[size_t(lines[i].kind)] << lines[i].reference;
             renamed.append(std::move(lines[i]));
             renamed.last().reference = *to;
         } else {
@@ -457,13 +483,13 @@ QList<QDate> LoadedDay::ownersElsewhere() const
 {
     QList<const BookedRecord *> elsewhere;
     for (const BookedRecord &record : input.namedRecords)
-        if (record.booked && (record.at < input.day.start || record.at >= input.day.end))
+        if (record.booked && !inDay(input.day, record.at))
             elsewhere.append(&record);
     if (elsewhere.isEmpty())
         return {};
     QStringList named[2];
     for (const StatementLine &line : input.lines)
-        if (line.occurredAt >= input.day.start && line.occurredAt < input.day.end)
+        if (inDay(input.day, line.occurredAt))
             named[int(line.kind)].append(line.reference);
     for (QStringList &references : named)
         std::sort(references.begin(), references.end());
@@ -481,9 +507,8 @@ QList<QDate> LoadedDay::ownersElsewhere() const
 qsizetype LoadedDay::dayLineCount() const
 {
     return std::count_if(
-        input.lines.cbegin(), input.lines.cend(), [this](const StatementLine &line) {
-            return line.occurredAt >= input.day.start && line.occurredAt < input.day.end;
-        });
+        input.lines.cbegin(), input.lines.cend(),
+        [this](const StatementLine &line) { return inDay(input.day, line.occurredAt); });
 }
 
 Result<LoadedDay> loadReconDay(LibpqConnection &session, const QString &channel, const QDate &date)

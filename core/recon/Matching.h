@@ -36,6 +36,9 @@ struct BookedRecord {
     qint64 amount = 0;  // what reached (payment) or left (refund) clearing for it
     bool booked = true; // false: keel knows the object but moved no money for it
     QDateTime at;       // when its money first moved
+    // The channel's own id for it, as keel kept it; empty when not kept or
+    // not loaded. Only the loading of a day reads it.
+    QString channelReference;
 };
 
 struct ReconBreak {

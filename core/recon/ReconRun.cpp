@@ -7,6 +7,8 @@
 #include <QCryptographicHash>
 #include <QHash>
 
+#include <algorithm>
+
 namespace keel {
 namespace {
 
@@ -22,6 +24,14 @@ constexpr char RecordRun[] =
 
 constexpr char BreaksOfRun[] = "SELECT id, class, kind, reference, status FROM keel.recon_breaks "
                                "WHERE channel = $1 AND business_date = $2 AND last_run_id = $3";
+
+// Other days still holding a break for a line this run found under the
+// channel's id: they judged it before keel knew the id.
+constexpr char DaysHoldingBreaksOf[] =
+    "SELECT DISTINCT to_char(business_date, 'YYYY-MM-DD') FROM keel.recon_breaks "
+    "WHERE channel = $1 AND business_date <> $2::date AND status <> 'resolved' "
+    "  AND ((kind = 'payment' AND reference = ANY($3::text[])) "
+    "    OR (kind = 'refund' AND reference = ANY($4::text[])))";
 
 constexpr int RetriesOnConflict = 3;
 constexpr char SerializationFailure[] = "40001";
@@ -49,6 +59,29 @@ Status readBreaks(LibpqConnection &session, ReconReport &report, const ReconOutc
         report.breaks.append({found, id, status});
     }
     return {};
+}
+
+// The days to reconcile again after this one: those whose money a line of
+// this day belongs to, and those holding a stale break for a line this day
+// found under the channel's id.
+Result<QList<QDate>> daysToReopen(LibpqConnection &session, const ReconReport &report,
+                                  const LoadedDay &day)
+{
+    QList<QDate> days = day.ownersElsewhere();
+    const auto &[payments, refunds] = day.renamedElsewhere;
+    if (payments.isEmpty() && refunds.isEmpty())
+        return days;
+    Result<PgRows> holding = session.query(
+        DaysHoldingBreaksOf,
+        {report.channel.toUtf8(), report.date.toString(Qt::ISODate).toLatin1(),
+         LibpqConnection::arrayParam(payments), LibpqConnection::arrayParam(refunds)});
+    if (!holding)
+        return holding.error();
+    for (int i = 0; i < holding->size(); ++i)
+        days.append(QDate::fromString(holding->text(i, 0), Qt::ISODate));
+    std::sort(days.begin(), days.end());
+    days.erase(std::unique(days.begin(), days.end()), days.end());
+    return days;
 }
 
 // Holds the day's advisory lock for as long as it lives.
@@ -103,9 +136,12 @@ Result<ReconReport> reconcileLocked(LibpqConnection &session, const QString &cha
     report.casesOpened = int(run->toInt64(0, 1));
     if (Status stored = readBreaks(session, report, outcome); !stored)
         return stored.error();
+    Result<QList<QDate>> reopened = daysToReopen(session, report, *day);
+    if (!reopened)
+        return reopened.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    report.reopened = day->ownersElsewhere();
+    report.reopened = *reopened;
     return report;
 }
 

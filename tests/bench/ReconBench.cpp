@@ -34,9 +34,9 @@ namespace {
 constexpr char Day[] = "2026-11-30";
 constexpr int Broken = 10; // lines dropped, and lines with a cent more
 
-// N charges captured through the simulated channel within the day, with
-// their capture postings, written in bulk (the triggers' per-row checks are
-// what the gateway pays, not this benchmark).
+// N charges captured through the simulated channel within the day, each
+// with the id the channel answered with and its capture postings, written in bulk (the triggers'
+// per-row checks are what the gateway pays, not this benchmark).
 void seedBooks(LibpqConnection &session, qint64 merchantId, int lines)
 {
     const QByteArray merchant = QByteArray::number(merchantId);
@@ -44,14 +44,14 @@ void seedBooks(LibpqConnection &session, qint64 merchantId, int lines)
     const QByteArrayList steps{
         "SET session_replication_role = replica",
         "INSERT INTO keel.charges (public_id, merchant_id, out_trade_no, amount, currency, source, "
-        "  capture, amount_captured, request_hash, created_at, channel) "
+        "  capture, amount_captured, request_hash, created_at, channel, channel_reference) "
         "SELECT 'ch_bench' || lpad(g::text, 12, '0'), " +
             merchant +
             ", 'o' || g, 100 + g % 9000, "
             "  'USD', 'tok_visa', true, 100 + g % 9000, '\\x00', '" +
             Day +
             "'::timestamptz + "
-            "  g * interval '80 ms', 'sim' FROM generate_series(1, " +
+            "  g * interval '80 ms', 'sim', 'sim_' || g FROM generate_series(1, " +
             count + ") g",
         "INSERT INTO keel.ledger_transactions (kind, charge_id, created_at) "
         "SELECT 'capture', id, created_at FROM keel.charges",
@@ -74,7 +74,7 @@ void seedBooks(LibpqConnection &session, qint64 merchantId, int lines)
 QString writeStatement(LibpqConnection &session, const QString &directory)
 {
     Result<PgRows> rows = session.query(
-        "SELECT public_id, 'sim_' || id, amount, "
+        "SELECT public_id, channel_reference, amount, "
         "  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') "
         "FROM keel.charges ORDER BY id");
     if (!rows)

@@ -33,13 +33,17 @@ StatementLine payment(const char *reference, qint64 amount, int hour, const char
 BookedRecord booked(const char *reference, qint64 amount, int hour,
                     LineKind kind = LineKind::Payment)
 {
-    return {kind, QString::fromLatin1(reference), QStringLiteral("USD"), amount, true, at(hour)};
+    return {kind, QString::fromLatin1(reference), QStringLiteral("USD"), amount, true, at(hour),
+            {}};
 }
 
 ReconInput dayOf(QList<StatementLine> lines, QList<BookedRecord> records,
                  QList<BookedRecord> named = {})
 {
-    return {{at(0), at(24), at(48)}, std::move(lines), std::move(records), std::move(named),
+    return {{at(0), at(24), at(48)},
+            std::move(lines),
+            std::move(records),
+            std::move(named),
             std::nullopt};
 }
 
@@ -73,8 +77,13 @@ TEST(ReconMatchingTest, ALineMatchingItsPostingIsMatchedAndEachDifferenceHasItsC
         {booked("ch_ok", 1000, 1), booked("re_r1", 300, 5, LineKind::Refund),
          booked("ch_amount", 2000, 2), booked("ch_currency", 3000, 3), booked("ch_twice", 400, 4),
          booked("ch_silent", 500, 9)},
-        {{LineKind::Payment, QStringLiteral("ch_status"), QStringLiteral("USD"), 0, false,
-          at(7)}}));
+        {{LineKind::Payment,
+          QStringLiteral("ch_status"),
+          QStringLiteral("USD"),
+          0,
+          false,
+          at(7),
+          {}}}));
     EXPECT_EQ(outcome.matched, 2);
     EXPECT_EQ(classes(outcome), names({"missing_at_keel:ch_nobody", "missing_at_channel:ch_silent",
                                        "amount_mismatch:ch_amount", "status_mismatch:ch_status",

@@ -8,6 +8,8 @@
 #include "core/read/ReconQuery.h"
 
 #include <QProcess>
+#include <QSqlError>
+#include <QSqlQuery>
 
 using namespace keel;
 using keel::test::item;
@@ -566,21 +568,33 @@ TEST_F(BreakResolutionTest, AStatementImportedWrongIsWithdrawnAndItsCorrectionIm
 
 namespace {
 
-// A wrong file past the lag had parked money for a payment keel never made.
-// Withdrawn, the break goes away at the next run, the outcome names the case,
-// and the operator returns its money to clearing: no more than it holds.
-TEST_F(BreakResolutionTest, MoneyParkedForAWithdrawnLineGoesBackToClearingByHand)
+// A wrong file past the lag had parked money for two payments keel never
+// made. Withdrawn, their breaks go away at the next run and the outcome names
+// their cases. The run gives back what the untouched case parked; the case
+// an operator had taken stays theirs, and they return its money to clearing
+// by hand: no more than it holds.
+TEST_F(BreakResolutionTest, MoneyParkedForAWithdrawnLineGoesBackToClearing)
 {
     startGateway();
     charge("amount=500&currency=usd", "recon-withdraw-parked");
     ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
     m_day = firstPostingDay();
-    const QString wrong = statement(QStringLiteral("wrong.csv"),
-                                    {QStringLiteral("ch_otherMerchant01,S1,payment,7.00,USD,0,"
-                                                    "%1T12:00:00Z")});
+    const QString wrong =
+        statement(QStringLiteral("wrong.csv"),
+                  {QStringLiteral("ch_otherMerchant01,S1,payment,7.00,USD,0,%1T12:00:00Z"),
+                   QStringLiteral("ch_otherMerchant02,S2,payment,3.00,USD,0,%1T12:00:00Z")});
     ASSERT_EQ(import(wrong).exitCode, 0);
-    EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 2);
-    ASSERT_EQ(suspense(), QStringLiteral("700"));
+    EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 3);
+    ASSERT_EQ(suspense(), QStringLiteral("1000"));
+    const auto caseOf = [&](const char *reference) {
+        return scalar("SELECT k.id FROM keel.suspense_cases k JOIN keel.recon_breaks b "
+                      "ON b.id = k.recon_break_id WHERE b.reference = '" +
+                      QByteArray(reference) + "'");
+    };
+    const QString caseId = caseOf("ch_otherMerchant01");
+    QSqlQuery take(as(QStringLiteral("keel_operator")));
+    ASSERT_TRUE(take.exec(QStringLiteral("SELECT status FROM keel.take_case(%1)").arg(caseId)))
+        << qPrintable(take.lastError().text());
 
     auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
     ASSERT_TRUE(statements.ok() && statements->size() == 1);
@@ -594,10 +608,12 @@ TEST_F(BreakResolutionTest, MoneyParkedForAWithdrawnLineGoesBackToClearingByHand
     EXPECT_TRUE(again.err.contains(QLatin1String("statement_withdrawn"))) << qPrintable(again.err);
     EXPECT_FALSE(breaks(run()).contains(QStringLiteral("missing_at_keel:ch_otherMerchant01:new")));
     EXPECT_EQ(statusOf(QStringLiteral("ch_otherMerchant01")), QStringLiteral("resolved"));
+    EXPECT_EQ(scalar("SELECT status || ' ' || (resolution ->> 'kind') FROM keel.suspense_cases "
+                     "WHERE id = " +
+                     caseOf("ch_otherMerchant02").toUtf8()),
+              QStringLiteral("resolved recon_run"));
+    EXPECT_EQ(suspense(), QStringLiteral("700")) << "the taken case's money waits for its owner";
 
-    const QString caseId = scalar("SELECT k.id FROM keel.suspense_cases k JOIN keel.recon_breaks b "
-                                  "ON b.id = k.recon_break_id "
-                                  "WHERE b.reference = 'ch_otherMerchant01'");
     const auto back = [&](qint64 amount) {
         ProposalRequest request;
         request.kind = QStringLiteral("case.adjust");

@@ -324,56 +324,6 @@ TEST_F(ReconciliationTest, ALateLineReopensTheDayItsMoneyMovedOn)
               QStringLiteral("duplicate %1 3000").arg(booked));
 }
 
-// keel keeps the id the channel answered with for each charge and refund. A
-// line that names no record of keel's by keel's reference (a Stripe charge
-// without keel's metadata) is matched on that id, whatever day it came on;
-// an id keel was never given stays missing_at_keel.
-TEST_F(ReconciliationTest, ALineUnderTheChannelsOwnIdIsMatchedToTheRecordItAnsweredFor)
-{
-    startGateway();
-    const QByteArray paid = charge("amount=1500&currency=usd", "recon-own-id");
-    ASSERT_EQ(post("/v1/refunds", "charge=" + paid + "&amount=500", "recon-own-id-refund").status,
-              200);
-    // The simulated network's ids, derived here as the simulator documents
-    // them, not by keel's code.
-    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges WHERE channel_reference = 'sim_' || "
-                     "left(md5(public_id || '/authorize'), 24)"),
-              QStringLiteral("1"));
-    EXPECT_EQ(scalar("SELECT count(*) FROM keel.refunds WHERE channel_reference = 'sim_' || "
-                     "left(md5(public_id || '/refund'), 24)"),
-              QStringLiteral("1"));
-    const QString paidId = scalar("SELECT channel_reference FROM keel.charges");
-    const QString refundId = scalar("SELECT channel_reference FROM keel.refunds");
-    ASSERT_EQ(backdateBooks(), QStringLiteral("2"));
-    m_day = firstPostingDay();
-
-    const ProcessResult imported = import(statement(
-        QStringLiteral("own-ids.csv"),
-        {paidId + u',' + paidId + QStringLiteral(",payment,15.00,USD,0,%1T10:00:00Z"),
-         refundId + u',' + refundId + QStringLiteral(",refund,5.00,USD,0,%2T01:00:00Z"),
-         QStringLiteral("sim_neverAnswered0000000,sim_neverAnswered0000000,payment,2.00,USD,0,"
-                        "%1T11:00:00Z")}));
-    ASSERT_EQ(imported.exitCode, 0) << qPrintable(imported.err);
-    const QJsonObject result = run();
-    EXPECT_EQ(result.value(QStringLiteral("matched")).toInt(), 2)
-        << QJsonDocument(result).toJson().constData();
-    EXPECT_EQ(breaks(result),
-              QStringList{QStringLiteral("missing_at_keel:sim_neverAnswered0000000:new")});
-    EXPECT_EQ(scalar("SELECT day_lines FROM keel.recon_runs ORDER BY id DESC LIMIT 1"),
-              QStringLiteral("2"))
-        << "the day's own lines, as the console lists them";
-    EXPECT_EQ(run().value(QStringLiteral("result_sha256")),
-              result.value(QStringLiteral("result_sha256")));
-    // The refund's line came the day after: that day finds it keel's refund's
-    // and leaves it to the day the refund's money moved.
-    const QJsonObject following =
-        run(QStringLiteral("sim"),
-            QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate));
-    EXPECT_TRUE(following.value(QStringLiteral("breaks")).toArray().isEmpty())
-        << QJsonDocument(following).toJson().constData();
-    EXPECT_EQ(following.value(QStringLiteral("reopened")).toString(), m_day);
-}
-
 // keel writes a statement's lines into COPY's text form itself: what the
 // channel wrote is what is stored, whatever characters it holds, to the
 // millisecond and in UTC whatever offset the file used.
