@@ -402,9 +402,13 @@ Status DayLoader::appendNamedRecords(const QStringList &charges, const QStringLi
     if (!rows)
         return rows.error();
     for (int i = 0; i < rows->size(); ++i)
-        records.append({kindNamed(rows->view(i, 0)), rows->text(i, 1), rows->text(i, 2),
-                        rows->toInt64(i, 3), rows->value(i, 4) == "t",
-                        utcMillis(rows->toInt64(i, 5)), {}});
+        records.append({kindNamed(rows->view(i, 0)),
+                        rows->text(i, 1),
+                        rows->text(i, 2),
+                        rows->toInt64(i, 3),
+                        rows->value(i, 4) == "t",
+                        utcMillis(rows->toInt64(i, 5)),
+                        {}});
     return {};
 }
 
@@ -446,8 +450,7 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
     for (qsizetype i = 0; i < lines.size(); ++i) {
         const QHash<QString, QString> &toKeel = keelReference[int(lines[i].kind)];
         if (const auto to = toKeel.constFind(lines[i].channelReference); to != toKeel.cend()) {
-            if (!inDay(day.input.day, lines[i].occurredAt))
-                day.renamedElsewhere[size_t(lines[i].kind)] << lines[i].reference;
+            day.renamedFrom[size_t(lines[i].kind)] << lines[i].reference;
             renamed.append(std::move(lines[i]));
             renamed.last().reference = *to;
         } else {

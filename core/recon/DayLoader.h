@@ -19,10 +19,11 @@ class LibpqConnection;
 struct LoadedDay {
     ReconInput input;
     QTimeZone zone;
-    // The references, by kind, that lines of other days found here under the
-    // channel's id are stored under. Their own days may still hold a break
-    // for such a line from before keel knew the id, and run again to drop it.
-    std::array<QStringList, 2> renamedElsewhere;
+    // The references, by kind, that the lines found here under the channel's
+    // id are stored under. Another day may still hold a break for such a
+    // line from before keel knew the id (or knew the line's record), and
+    // runs again to drop it.
+    std::array<QStringList, 2> renamedFrom;
 
     // The other business days whose money a line of this day belongs to: a
     // late line, or the channel's second report of a payment, is judged on

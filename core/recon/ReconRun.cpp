@@ -62,13 +62,13 @@ Status readBreaks(LibpqConnection &session, ReconReport &report, const ReconOutc
 }
 
 // The days to reconcile again after this one: those whose money a line of
-// this day belongs to, and those holding a stale break for a line this day
-// found under the channel's id.
+// this day belongs to, and the others holding a break for a line this day
+// found under the channel's id (one judged before that was known).
 Result<QList<QDate>> daysToReopen(LibpqConnection &session, const ReconReport &report,
                                   const LoadedDay &day)
 {
     QList<QDate> days = day.ownersElsewhere();
-    const auto &[payments, refunds] = day.renamedElsewhere;
+    const auto &[payments, refunds] = day.renamedFrom;
     if (payments.isEmpty() && refunds.isEmpty())
         return days;
     Result<PgRows> holding = session.query(

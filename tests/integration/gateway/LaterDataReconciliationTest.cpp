@@ -6,6 +6,9 @@ using namespace keel;
 using keel::test::ProcessResult;
 using keel::test::runKeel;
 
+// What later data does to a day already reconciled: a line found under the
+// channel's own id, a line that came late. Its breaks resolve, and what their
+// cases parked goes back.
 namespace {
 
 using keel::test::item;
@@ -147,15 +150,61 @@ TEST_F(ReconciliationTest, ALineJudgedBeforeKeelKnewTheIdGivesItsParkedMoneyBack
     EXPECT_EQ(scalar("SELECT string_agg(class || ':' || status, ' ' ORDER BY id) "
                      "FROM keel.recon_breaks"),
               QStringLiteral("missing_at_channel:resolved missing_at_keel:resolved"));
-    EXPECT_EQ(scalar("SELECT string_agg(k.status || ':' || (k.resolution ->> 'kind'), ' ') "
-                     "FROM keel.suspense_cases k WHERE k.amount > 0"),
-              QStringLiteral("resolved:recon_run"));
+    EXPECT_EQ(scalar("SELECT string_agg(k.amount || ':' || k.status || ':' || "
+                     "(k.resolution ->> 'kind'), ' ' ORDER BY k.id) FROM keel.suspense_cases k"),
+              QStringLiteral("0:resolved:recon_run 1500:resolved:recon_run"))
+        << "the charge's case of 0 chased a shortfall the line now covers";
     EXPECT_EQ(scalar(suspense), QStringLiteral("0"));
     EXPECT_EQ(scalar(clearing), QStringLiteral("1500")) << "what the channel moved, once";
     EXPECT_EQ(scalar("SELECT resolution IS NULL FROM keel.recon_breaks "
                      "WHERE class = 'missing_at_keel'"),
               QStringLiteral("t"))
         << "the data resolved it, not a person";
+    const ProcessResult audit = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
+                                         QStringLiteral("--db"), settings().conninfo()});
+    EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err);
+}
+
+// keel refunded, and the day's statement did not show it: past the lag, the
+// money the channel still holds for it was parked. The refund's line comes in
+// the next day's file: that day reopens the refund's, whose break resolves and
+// whose case gives the money back.
+TEST_F(ReconciliationTest, ALateRefundLineGivesBackWhatItsAbsenceParked)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1500&currency=usd", "recon-late-refund");
+    const HttpReply refunded =
+        post("/v1/refunds", "charge=" + paid + "&amount=500", "recon-late-refund-r");
+    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
+    const QString refund = scalar("SELECT public_id FROM keel.refunds");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("2"));
+    m_day = firstPostingDay();
+    const QString next = QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate);
+    ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
+                               {item(paid, ",P1,payment,15.00,USD,0,%1T10:00:00Z")}))
+                  .exitCode,
+              0);
+    EXPECT_EQ(breaks(run()), QStringList{QStringLiteral("missing_at_channel:%1:new").arg(refund)});
+    const QByteArray suspense = "SELECT coalesce(-sum(e.amount), 0) FROM keel.ledger_entries e "
+                                "JOIN keel.ledger_accounts a ON a.id = e.account_id "
+                                "WHERE a.kind = 'suspense'";
+    ASSERT_EQ(scalar(suspense), QStringLiteral("500"));
+
+    ASSERT_EQ(import(statement(QStringLiteral("late.csv"),
+                               {refund + QStringLiteral(",R1,refund,5.00,USD,0,%2T02:00:00Z")}))
+                  .exitCode,
+              0);
+    const QJsonObject following = run(QStringLiteral("sim"), next);
+    EXPECT_EQ(following.value(QStringLiteral("reopened")).toString(), m_day);
+    EXPECT_EQ(scalar("SELECT status FROM keel.recon_breaks"), QStringLiteral("resolved"));
+    EXPECT_EQ(scalar("SELECT status || ' ' || (resolution ->> 'kind') FROM keel.suspense_cases"),
+              QStringLiteral("resolved recon_run"));
+    EXPECT_EQ(scalar(suspense), QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT sum(e.amount) FROM keel.ledger_entries e "
+                     "JOIN keel.ledger_accounts a ON a.id = e.account_id "
+                     "WHERE a.code = 'channel_clearing:USD'"),
+              QStringLiteral("1000"))
+        << "taken 1500, refunded 500";
     const ProcessResult audit = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
                                          QStringLiteral("--db"), settings().conninfo()});
     EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err);
