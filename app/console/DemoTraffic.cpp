@@ -62,10 +62,8 @@ bool reconcileOnce(const ConnectionSettings &service)
     Result<CurrencyTable> currencies = loadCurrencies(*session);
     if (!statement || !currencies || !setContractedFeeRate(*session, QStringLiteral("sim"), FeePpm))
         return true; // the demo goes on without it
-    Result<QList<StatementLine>> lines =
-        readStatement({StatementFormat::Csv, *statement, {}}, *currencies);
-    if (lines &&
-        storeStatement(*session, QStringLiteral("sim"), StatementFormat::Csv, *statement, *lines))
+    if (importStatement(*session, QStringLiteral("sim"), {StatementFormat::Csv, *statement, {}},
+                        *currencies))
         (void)runReconciliation(*session, QStringLiteral("sim"), today);
     return true;
 }

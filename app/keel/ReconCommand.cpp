@@ -129,12 +129,9 @@ private:
         Result<CurrencyTable> currencies = loadCurrencies(*session);
         if (!currencies)
             return fail(name(), currencies.error());
-        Result<QList<StatementLine>> lines =
-            readStatement({*format, *bytes, option(parser, "sha1")}, *currencies);
-        if (!lines)
-            return fail(name(), namingTheCheck(lines.error()));
         Result<ImportedStatement> stored =
-            storeStatement(*session, option(parser, "channel"), *format, *bytes, *lines);
+            keel::importStatement(*session, option(parser, "channel"),
+                                  {*format, *bytes, option(parser, "sha1")}, *currencies);
         if (!stored)
             return fail(name(), namingTheCheck(stored.error()));
         if (stored->alreadyImported)

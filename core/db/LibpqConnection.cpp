@@ -3,6 +3,7 @@
 #include "core/db/ConnectionFailure.h"
 #include "core/db/ConnectionSettings.h"
 
+#include <algorithm>
 #include <libpq-fe.h>
 
 #include <optional>
@@ -250,12 +251,52 @@ Result<PgRows> LibpqConnection::query(const QByteArray &sql, const QByteArrayLis
 
 Status LibpqConnection::copyIn(const QByteArray &copySql, const QByteArray &data)
 {
+    if (Status begun = beginCopyIn(copySql); !begun)
+        return begun;
+    if (Status fed = putCopyData(data); !fed) {
+        abandonCopyIn();
+        return fed;
+    }
+    return endCopyIn();
+}
+
+Status LibpqConnection::beginCopyIn(const QByteArray &copySql)
+{
     auto started = own(PQexec(m_conn.get(), copySql.constData()));
     if (PQresultStatus(started.get()) != PGRES_COPY_IN)
         return failure(started.get());
-    if (PQputCopyData(m_conn.get(), data.constData(), int(data.size())) != 1 ||
-        PQputCopyEnd(m_conn.get(), nullptr) != 1)
+    return {};
+}
+
+Status LibpqConnection::putCopyData(const QByteArray &data)
+{
+    // libpq takes at most INT_MAX bytes at a time.
+    constexpr qsizetype Part = qsizetype(1) << 30;
+    for (qsizetype at = 0; at < data.size(); at += Part)
+        if (PQputCopyData(m_conn.get(), data.constData() + at,
+                          int(std::min(Part, data.size() - at))) != 1) {
+            // The server may have refused the COPY already: its reason, if so.
+            Status outcome = copyOutcome();
+            return outcome ? Status{failure(nullptr)} : outcome;
+        }
+    return {};
+}
+
+void LibpqConnection::abandonCopyIn()
+{
+    if (PQputCopyEnd(m_conn.get(), "abandoned by the client") == 1)
+        (void)copyOutcome();
+}
+
+Status LibpqConnection::endCopyIn()
+{
+    if (PQputCopyEnd(m_conn.get(), nullptr) != 1)
         return failure(nullptr);
+    return copyOutcome();
+}
+
+Status LibpqConnection::copyOutcome()
+{
     std::optional<Error> error;
     while (PGresult *result = PQgetResult(m_conn.get())) {
         if (PQresultStatus(result) != PGRES_COMMAND_OK && !error)

@@ -57,6 +57,14 @@ public:
 
     // COPY ... FROM STDIN with `data` (text format rows).
     Status copyIn(const QByteArray &copySql, const QByteArray &data);
+    // The same in parts, so that the server stores rows while the caller is
+    // still producing them: begun, fed any number of times, then ended (the
+    // COPY's outcome) or abandoned (the server refuses it, and the caller's
+    // transaction is then failed).
+    Status beginCopyIn(const QByteArray &copySql);
+    Status putCopyData(const QByteArray &data);
+    Status endCopyIn();
+    void abandonCopyIn();
 
     // Pipelined transactions: after beginPipelined(), query() only queues its
     // statement (preparing it if needed) and returns no rows; commitPipelined()
@@ -87,6 +95,8 @@ public:
     static QByteArray byteaParam(const QByteArray &bytes) { return "\\x" + bytes.toHex(); }
 
 private:
+    // What the server said of the COPY under way, once it has said all.
+    Status copyOutcome();
     struct Closer {
         void operator()(pg_conn *conn) const;
     };

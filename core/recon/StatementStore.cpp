@@ -12,7 +12,7 @@ namespace {
 
 constexpr char InsertStatement[] =
     "INSERT INTO keel.recon_statements (channel, format, file_sha256, line_count) "
-    "VALUES ($1, $2, $3, $4) ON CONFLICT (channel, file_sha256) DO NOTHING RETURNING id";
+    "VALUES ($1, $2, $3, 0) ON CONFLICT (channel, file_sha256) DO NOTHING RETURNING id";
 constexpr char StoredBefore[] =
     "SELECT id, line_count, withdrawn_at IS NOT NULL FROM keel.recon_statements "
     "WHERE channel = $1 AND file_sha256 = $2";
@@ -78,34 +78,79 @@ void appendUtcTime(QByteArray &out, const QDateTime &at)
     out += 'Z';
 }
 
-QByteArray copyRows(qint64 statementId, const QString &channel, const QList<StatementLine> &lines)
-{
-    QByteArray rows;
-    rows.reserve(lines.size() * 120);
-    QByteArray prefix = QByteArray::number(statementId) + '\t';
-    appendCopyField(prefix, channel);
-    prefix += '\t';
-    int lineNo = 0;
-    for (const StatementLine &line : lines) {
-        rows += prefix;
-        rows += QByteArray::number(++lineNo);
-        rows += '\t';
-        rows += lineKindName(line.kind).toLatin1();
-        rows += '\t';
-        appendCopyField(rows, line.reference);
-        rows += '\t';
-        appendCopyField(rows, line.channelReference);
-        rows += '\t';
-        rows += QByteArray::number(line.amount);
-        rows += '\t';
-        appendCopyField(rows, line.currency);
-        rows += '\t';
-        rows += QByteArray::number(line.fee);
-        rows += '\t';
-        appendUtcTime(rows, line.occurredAt);
-        rows += '\n';
+// A statement's lines as COPY's text rows, handed to the server in parts
+// while the file is still being read.
+class CopyRows final {
+public:
+    CopyRows(LibpqConnection &session, qint64 statementId, const QString &channel)
+        : m_session(session)
+    {
+        m_prefix = QByteArray::number(statementId) + '\t';
+        appendCopyField(m_prefix, channel);
+        m_prefix += '\t';
+        m_rows.reserve(FlushAt + 4096);
     }
-    return rows;
+
+    Status add(const StatementLine &line)
+    {
+        m_rows += m_prefix;
+        m_rows += QByteArray::number(++m_lineNo);
+        m_rows += '\t';
+        m_rows += lineKindName(line.kind).toLatin1();
+        m_rows += '\t';
+        appendCopyField(m_rows, line.reference);
+        m_rows += '\t';
+        appendCopyField(m_rows, line.channelReference);
+        m_rows += '\t';
+        m_rows += QByteArray::number(line.amount);
+        m_rows += '\t';
+        appendCopyField(m_rows, line.currency);
+        m_rows += '\t';
+        m_rows += QByteArray::number(line.fee);
+        m_rows += '\t';
+        appendUtcTime(m_rows, line.occurredAt);
+        m_rows += '\n';
+        return m_rows.size() >= FlushAt ? flush() : Status{};
+    }
+
+    Status flush()
+    {
+        Status sent = m_session.putCopyData(m_rows);
+        m_rows.clear();
+        return sent;
+    }
+
+private:
+    // Large enough that a part costs little to send, small enough that the
+    // server starts on the rows while the rest are read.
+    static constexpr qsizetype FlushAt = qsizetype(1) << 20;
+
+    LibpqConnection &m_session;
+    QByteArray m_prefix;
+    QByteArray m_rows;
+    int m_lineNo = 0;
+};
+
+// The lines read from the file into a COPY begun for them, or the reason
+// they are not all there: the COPY is then abandoned.
+Result<qsizetype> copyLines(LibpqConnection &session, qint64 statementId, const QString &channel,
+                            const StatementFile &file, const CurrencyTable &currencies)
+{
+    if (Status begun = session.beginCopyIn(CopyLines); !begun)
+        return begun.error();
+    CopyRows rows(session, statementId, channel);
+    Result<qsizetype> read =
+        readStatement(file, currencies, [&rows](StatementLine &&line) { return rows.add(line); });
+    if (read)
+        if (Status sent = rows.flush(); !sent)
+            read = sent.error();
+    if (!read) {
+        session.abandonCopyIn();
+        return read;
+    }
+    if (Status copied = session.endCopyIn(); !copied)
+        return copied.error();
+    return read;
 }
 
 Result<QStringList> daysOf(LibpqConnection &session, qint64 statementId)
@@ -120,8 +165,7 @@ Result<QStringList> daysOf(LibpqConnection &session, qint64 statementId)
 }
 
 Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &channel,
-                                     StatementFormat format, const QByteArray &fileBytes,
-                                     const QList<StatementLine> &lines)
+                                     const StatementFile &file, const CurrencyTable &currencies)
 {
     Result<PgRows> known = session.query(KnownChannel, {channel.toUtf8()});
     if (!known)
@@ -131,13 +175,13 @@ Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &ch
             QStringLiteral("channel"), QStringLiteral("unknown_channel"),
             QStringLiteral("keel knows no channel \"%1\" (recon_channels)").arg(channel.left(40)));
     const QByteArray digest = LibpqConnection::byteaParam(
-        QCryptographicHash::hash(fileBytes, QCryptographicHash::Sha256));
+        QCryptographicHash::hash(file.bytes, QCryptographicHash::Sha256));
     PgTransaction transaction(session);
     if (!transaction.begun())
         return transaction.begun().error();
-    Result<PgRows> inserted =
-        session.query(InsertStatement, {channel.toUtf8(), statementFormatName(format).toUtf8(),
-                                        digest, QByteArray::number(lines.size())});
+    // The database counts the lines as they are stored (migration 0035).
+    Result<PgRows> inserted = session.query(
+        InsertStatement, {channel.toUtf8(), statementFormatName(file.format).toUtf8(), digest});
     if (!inserted)
         return inserted.error();
     if (inserted->size() == 0) {
@@ -157,7 +201,8 @@ Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &ch
         return ImportedStatement{before->toInt64(0, 0), int(before->toInt64(0, 1)), true, {}};
     }
     const qint64 id = inserted->toInt64(0, 0);
-    if (Status copied = session.copyIn(CopyLines, copyRows(id, channel, lines)); !copied) {
+    Result<qsizetype> copied = copyLines(session, id, channel, file, currencies);
+    if (!copied) {
         // A line the channel reported once is stored once: the same bill
         // again, in other bytes, is refused by its lines.
         if (copied.error().is(ErrorCode::UniqueViolation))
@@ -173,16 +218,16 @@ Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &ch
     // know them. Only a help: the statement is stored whatever this says, and
     // autovacuum counts the lines later.
     (void)session.query("SELECT keel.recon_lines_analyze()");
-    return ImportedStatement{id, int(lines.size()), false, {}};
+    return ImportedStatement{id, int(*copied), false, {}};
 }
 
 } // namespace
 
-Result<ImportedStatement> storeStatement(LibpqConnection &session, const QString &channel,
-                                         StatementFormat format, const QByteArray &fileBytes,
-                                         const QList<StatementLine> &lines)
+Result<ImportedStatement> importStatement(LibpqConnection &session, const QString &channel,
+                                          const StatementFile &file,
+                                          const CurrencyTable &currencies)
 {
-    Result<ImportedStatement> stored = storeWhole(session, channel, format, fileBytes, lines);
+    Result<ImportedStatement> stored = storeWhole(session, channel, file, currencies);
     if (!stored)
         return stored;
     Result<QStringList> days = daysOf(session, stored->id);

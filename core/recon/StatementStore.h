@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
-#include "core/statement/StatementLine.h"
+#include "core/statement/StatementReader.h"
 
 #include <QByteArray>
 #include <QList>
@@ -9,6 +9,7 @@
 
 namespace keel {
 
+class CurrencyTable;
 class LibpqConnection;
 
 struct ImportedStatement {
@@ -18,11 +19,13 @@ struct ImportedStatement {
     QStringList days;             // the channel's business days its lines fall on, to run
 };
 
-// Stores a statement's lines in one transaction, or nothing. A file stored
-// before under the same channel is recognised by its SHA-256 and not stored
-// again.
-Result<ImportedStatement> storeStatement(LibpqConnection &session, const QString &channel,
-                                         StatementFormat format, const QByteArray &fileBytes,
-                                         const QList<StatementLine> &lines);
+// Reads a statement and stores it whole in one transaction, or nothing: the
+// lines go to the server as they are read, so that storing them overlaps
+// reading them, and a refusal found at the end (totals that do not tie)
+// abandons what was sent. A file stored before under the same channel is
+// recognised by its SHA-256 and neither read nor stored again.
+Result<ImportedStatement> importStatement(LibpqConnection &session, const QString &channel,
+                                          const StatementFile &file,
+                                          const CurrencyTable &currencies);
 
 } // namespace keel

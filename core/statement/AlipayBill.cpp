@@ -79,10 +79,10 @@ Result<Stated> statedTotal(const QString &line, const QString &pattern, const Cu
 
 class BillReader final {
 public:
-    explicit BillReader(const Currency &cny) : m_cny(cny) {}
+    BillReader(const Currency &cny, const LineSink &sink) : m_cny(cny), m_sink(sink) {}
 
     Status take(const CsvRecord &record);
-    Result<QList<StatementLine>> finish();
+    Result<qsizetype> finish();
 
 private:
     enum class Part { Preamble, Header, Detail, Totals };
@@ -90,6 +90,7 @@ private:
     Result<StatementLine> lineFrom(const QStringList &fields, const QString &where);
 
     const Currency &m_cny;
+    const LineSink &m_sink;
     QTimeZone m_zone{QByteArrayLiteral("Asia/Shanghai")};
     Part m_part = Part::Preamble;
     std::optional<Columns> m_columns;
@@ -98,7 +99,7 @@ private:
     Side m_refunds;
     std::optional<Stated> m_statedTrades;
     std::optional<Stated> m_statedRefunds;
-    QList<StatementLine> m_lines;
+    qsizetype m_lines = 0;
 };
 
 Status BillReader::take(const CsvRecord &record)
@@ -167,8 +168,8 @@ Status BillReader::readRow(const CsvRecord &record)
     Result<StatementLine> line = lineFrom(fields, QStringLiteral("line %1").arg(record.line));
     if (!line)
         return line.error();
-    m_lines.append(*line);
-    return {};
+    ++m_lines;
+    return m_sink(std::move(*line));
 }
 
 Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const QString &where)
@@ -220,7 +221,7 @@ Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const QStr
     return line;
 }
 
-Result<QList<StatementLine>> BillReader::finish()
+Result<qsizetype> BillReader::finish()
 {
     if (m_part != Part::Totals || !m_statedTrades || !m_statedRefunds)
         return refusal(StatementCheck::Layout,
@@ -247,8 +248,8 @@ Result<QList<StatementLine>> BillReader::finish()
 
 } // namespace
 
-Result<QList<StatementLine>> readAlipayBill(const QByteArray &archive,
-                                            const CurrencyTable &currencies)
+Result<qsizetype> readAlipayBill(const QByteArray &archive, const CurrencyTable &currencies,
+                                 const LineSink &sink)
 {
     const std::optional<Currency> cny = currencies.find(QStringLiteral("CNY"));
     if (!cny)
@@ -256,7 +257,7 @@ Result<QList<StatementLine>> readAlipayBill(const QByteArray &archive,
     Result<QString> text = detailText(archive);
     if (!text)
         return text.error();
-    BillReader reader(*cny);
+    BillReader reader(*cny, sink);
     const Status read =
         forEachCsvRecord(*text, [&](const CsvRecord &record) { return reader.take(record); });
     if (!read)

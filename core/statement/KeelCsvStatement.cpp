@@ -85,12 +85,15 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
 
 } // namespace
 
-Result<QList<StatementLine>> readKeelCsv(QStringView text, const CurrencyTable &currencies)
+Result<qsizetype> readKeelCsv(QStringView text, const CurrencyTable &currencies,
+                              const LineSink &sink)
 {
     return statementFields::readHeaderedCsv(
-        text, CsvColumns, [&currencies](const CsvRecord &record, const Columns &columns) {
+        text, CsvColumns,
+        [&currencies](const CsvRecord &record, const Columns &columns) {
             return csvLine(record, columns, currencies);
-        });
+        },
+        sink);
 }
 
 } // namespace keel

@@ -118,12 +118,12 @@ Result<QDateTime> localTime(const QString &text, const QTimeZone &zone, const QS
     return at.toUTC();
 }
 
-Result<QList<StatementLine>> readHeaderedCsv(QStringView text, const QStringList &required,
-                                             const RowReader &row)
+Result<qsizetype> readHeaderedCsv(QStringView text, const QStringList &required,
+                                  const RowReader &row, const LineSink &sink)
 {
     std::optional<CsvRecord> header;
     std::optional<Columns> columns;
-    QList<StatementLine> lines;
+    qsizetype lines = 0;
     const Status read = forEachCsvRecord(text, [&](const CsvRecord &record) -> Status {
         if (!header) {
             Result<Columns> named = Columns::fromHeader(record.fields, required);
@@ -138,8 +138,8 @@ Result<QList<StatementLine>> readHeaderedCsv(QStringView text, const QStringList
         Result<StatementLine> line = row(record, *columns);
         if (!line)
             return line.error();
-        lines.append(std::move(*line));
-        return {};
+        ++lines;
+        return sink(std::move(*line));
     });
     if (!read)
         return read.error().code.isEmpty() ? refusal(StatementCheck::Layout, read.error().message)

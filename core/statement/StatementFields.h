@@ -62,8 +62,8 @@ Result<qint64> majorUnits(const QString &text, const Currency &currency, const Q
 // refusal stops it; a file without a header is a layout refusal.
 class Columns;
 using RowReader = std::function<Result<StatementLine>(const CsvRecord &, const Columns &)>;
-Result<QList<StatementLine>> readHeaderedCsv(QStringView text, const QStringList &required,
-                                             const RowReader &row);
+Result<qsizetype> readHeaderedCsv(QStringView text, const QStringList &required,
+                                  const RowReader &row, const LineSink &sink);
 
 // A record as wide as its header, or a layout refusal naming its line.
 Status sameWidth(const CsvRecord &record, qsizetype headerWidth);

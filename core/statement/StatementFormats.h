@@ -11,13 +11,17 @@ namespace keel {
 
 class CurrencyTable;
 
-// The readers behind readStatement(), one per format, on decoded text.
-Result<QList<StatementLine>> readKeelCsv(QStringView text, const CurrencyTable &currencies);
-Result<QList<StatementLine>> readWechatPayBill(QStringView text, const CurrencyTable &currencies);
-Result<QList<StatementLine>> readStripePayoutReport(QStringView text,
-                                                    const CurrencyTable &currencies);
+// The readers behind readStatement(), one per format, on decoded text. Each
+// hands its lines to `sink` as it reads them and returns how many there were
+// once the file's own totals have been checked.
+Result<qsizetype> readKeelCsv(QStringView text, const CurrencyTable &currencies,
+                              const LineSink &sink);
+Result<qsizetype> readWechatPayBill(QStringView text, const CurrencyTable &currencies,
+                                    const LineSink &sink);
+Result<qsizetype> readStripePayoutReport(QStringView text, const CurrencyTable &currencies,
+                                         const LineSink &sink);
 // Alipay's comes as a ZIP of GBK files: the reader takes the archive's bytes.
-Result<QList<StatementLine>> readAlipayBill(const QByteArray &archive,
-                                            const CurrencyTable &currencies);
+Result<qsizetype> readAlipayBill(const QByteArray &archive, const CurrencyTable &currencies,
+                                 const LineSink &sink);
 
 } // namespace keel

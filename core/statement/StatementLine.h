@@ -1,9 +1,12 @@
 #pragma once
 
+#include "core/Result.h"
+
 #include <QDateTime>
 #include <QString>
 #include <QStringView>
 
+#include <functional>
 #include <optional>
 
 namespace keel {
@@ -32,6 +35,11 @@ struct StatementLine {
     qint64 fee = 0;
     QDateTime occurredAt; // UTC
 };
+
+// Takes a statement's lines as they are read, in the file's order. A line
+// may be taken before the file is known to be whole: what it was given goes
+// with the file if the file is refused. A failure stops the reading.
+using LineSink = std::function<Status(StatementLine &&line)>;
 
 } // namespace keel
 

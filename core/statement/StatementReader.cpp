@@ -47,8 +47,8 @@ Result<QString> checkedText(const StatementFile &file)
 
 } // namespace
 
-Result<QList<StatementLine>> readStatement(const StatementFile &file,
-                                           const CurrencyTable &currencies)
+Result<qsizetype> readStatement(const StatementFile &file, const CurrencyTable &currencies,
+                                const LineSink &sink)
 {
     switch (file.format) {
     case StatementFormat::Csv:
@@ -58,19 +58,32 @@ Result<QList<StatementLine>> readStatement(const StatementFile &file,
         if (!text)
             return text.error();
         if (file.format == StatementFormat::Csv)
-            return readKeelCsv(*text, currencies);
+            return readKeelCsv(*text, currencies, sink);
         return file.format == StatementFormat::WechatPay
-                   ? readWechatPayBill(*text, currencies)
-                   : readStripePayoutReport(*text, currencies);
+                   ? readWechatPayBill(*text, currencies, sink)
+                   : readStripePayoutReport(*text, currencies, sink);
     }
     case StatementFormat::Alipay:
         if (Status digest = checkDigest(file.bytes, file.sha1); !digest)
             return digest.error();
-        return readAlipayBill(file.bytes, currencies);
+        return readAlipayBill(file.bytes, currencies, sink);
     }
     return refusal(
         StatementCheck::Unsupported,
         QStringLiteral("keel does not read %1 statements").arg(statementFormatName(file.format)));
+}
+
+Result<QList<StatementLine>> readStatement(const StatementFile &file,
+                                           const CurrencyTable &currencies)
+{
+    QList<StatementLine> lines;
+    Result<qsizetype> read = readStatement(file, currencies, [&lines](StatementLine &&line) {
+        lines.append(std::move(line));
+        return Status{};
+    });
+    if (!read)
+        return read.error();
+    return lines;
 }
 
 } // namespace keel

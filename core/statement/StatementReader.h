@@ -27,8 +27,15 @@ inline constexpr char Totals[] = "statement_totals";     // detail and summary d
 inline constexpr char Unsupported[] = "statement_unsupported";
 } // namespace StatementCheck
 
-// Reads every line of a statement, or refuses it whole: the error names the
-// check that failed and where, and its code is one of StatementCheck.
+// Reads every line of a statement into `sink` as it goes, and returns how
+// many there were, or refuses the file: the error names the check that
+// failed and where, and its code is one of StatementCheck. A refusal may
+// come after lines were handed over (the totals are checked at the end):
+// the sink's owner then drops them all.
+Result<qsizetype> readStatement(const StatementFile &file, const CurrencyTable &currencies,
+                                const LineSink &sink);
+
+// Every line of a statement at once, or the refusal.
 Result<QList<StatementLine>> readStatement(const StatementFile &file,
                                            const CurrencyTable &currencies);
 

@@ -124,13 +124,15 @@ private:
 
 } // namespace
 
-Result<QList<StatementLine>> readStripePayoutReport(QStringView text,
-                                                    const CurrencyTable &currencies)
+Result<qsizetype> readStripePayoutReport(QStringView text, const CurrencyTable &currencies,
+                                         const LineSink &sink)
 {
     return statementFields::readHeaderedCsv(
-        text, StripeColumns, [&currencies](const CsvRecord &record, const Columns &columns) {
+        text, StripeColumns,
+        [&currencies](const CsvRecord &record, const Columns &columns) {
             return StripeRow(record, columns, currencies).line();
-        });
+        },
+        sink);
 }
 
 } // namespace keel

@@ -43,10 +43,12 @@ Result<QStringList> unticked(const CsvRecord &record)
 
 class BillReader final {
 public:
-    BillReader(const CurrencyTable &currencies) : m_currencies(currencies) {}
+    BillReader(const CurrencyTable &currencies, const LineSink &sink)
+        : m_currencies(currencies), m_sink(sink)
+    {}
 
     Status take(const CsvRecord &record);
-    Result<QList<StatementLine>> finish();
+    Result<qsizetype> finish();
 
 private:
     Status readDetail(const CsvRecord &record, const Columns &columns);
@@ -58,13 +60,14 @@ private:
     enum class Part { Header, Detail, Summary, Done };
 
     const CurrencyTable &m_currencies;
+    const LineSink &m_sink;
     Part m_part = Part::Header;
     std::optional<Columns> m_columns;
     qsizetype m_width = 0;
     CsvRecord m_summaryHeader;
     QTimeZone m_zone{QByteArrayLiteral("Asia/Shanghai")};
     std::optional<Currency> m_currency;
-    QList<StatementLine> m_lines;
+    qsizetype m_lines = 0;
     Totals m_detail;
 };
 
@@ -107,7 +110,7 @@ Status BillReader::take(const CsvRecord &record)
         QStringLiteral("line %1: the bill goes on after its summary row").arg(record.line));
 }
 
-Result<QList<StatementLine>> BillReader::finish()
+Result<qsizetype> BillReader::finish()
 {
     if (m_part != Part::Done)
         return refusal(StatementCheck::Layout,
@@ -135,8 +138,8 @@ Status BillReader::readDetail(const CsvRecord &record, const Columns &columns)
     Result<StatementLine> line = lineFrom(*fields, columns, where, *currency);
     if (!line)
         return line.error();
-    m_lines.append(*line);
-    return {};
+    ++m_lines;
+    return m_sink(std::move(*line));
 }
 
 Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const Columns &columns,
@@ -220,10 +223,10 @@ Status BillReader::checkSummary(const CsvRecord &header, const CsvRecord &row)
         return {};
     };
     const QString count = columns->value(*fields, SummaryFirstColumn);
-    if (count != QString::number(m_lines.size()))
+    if (count != QString::number(m_lines))
         return refusal(StatementCheck::Totals,
                        QStringLiteral("the bill has %1 detail rows, its summary says %2")
-                           .arg(m_lines.size())
+                           .arg(m_lines)
                            .arg(count.left(20)));
     for (const Status &tied :
          {total("应结订单总金额", m_detail.settled), total("退款总金额", m_detail.refunded),
@@ -252,9 +255,10 @@ Result<qint64> BillReader::amount(const QString &text, const QString &where) con
 
 } // namespace
 
-Result<QList<StatementLine>> readWechatPayBill(QStringView text, const CurrencyTable &currencies)
+Result<qsizetype> readWechatPayBill(QStringView text, const CurrencyTable &currencies,
+                                    const LineSink &sink)
 {
-    BillReader reader(currencies);
+    BillReader reader(currencies, sink);
     const Status read =
         forEachCsvRecord(text, [&](const CsvRecord &record) { return reader.take(record); });
     if (!read)

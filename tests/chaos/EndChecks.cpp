@@ -117,12 +117,8 @@ Status reconcileDay(LibpqConnection &checked, const QDate &day, const CurrencyTa
     Result<QByteArray> statement = simulatorStatement(checked, day, ContractedFeePpm);
     if (!statement)
         return statement.error();
-    Result<QList<StatementLine>> lines =
-        readStatement({StatementFormat::Csv, *statement, {}}, currencies);
-    if (!lines)
-        return lines.error();
-    Result<ImportedStatement> stored =
-        storeStatement(checked, QStringLiteral("sim"), StatementFormat::Csv, *statement, *lines);
+    Result<ImportedStatement> stored = importStatement(
+        checked, QStringLiteral("sim"), {StatementFormat::Csv, *statement, {}}, currencies);
     if (!stored)
         return stored.error();
     Result<ReconReport> report = runReconciliation(checked, QStringLiteral("sim"), day);

@@ -1,0 +1,68 @@
+#include "ReconciliationFixture.h"
+
+#include "core/db/LibpqConnection.h"
+
+using namespace keel;
+using keel::test::ProcessResult;
+
+namespace {
+
+using keel::test::ReconciliationTest;
+
+// `count` payment lines of the test's day; the last one's amount is `last`.
+QStringList paymentLines(int count, const char *last)
+{
+    QStringList lines;
+    lines.reserve(count);
+    for (int i = 1; i <= count; ++i)
+        lines << QStringLiteral("ch_stream%1,SS%2,payment,%3,USD,0,%4T12:00:00Z")
+                     .arg(i, 9, 10, QLatin1Char('0'))
+                     .arg(i)
+                     .arg(i == count ? QString::fromLatin1(last) : QStringLiteral("1.00"))
+                     .arg(QStringLiteral("%1"));
+    return lines;
+}
+
+// A statement's lines reach the server while the file is still being read.
+// One refused at its last line, long after the first megabyte of its lines
+// was sent, leaves nothing stored; the same file corrected is stored with
+// the count of lines the database stored.
+TEST_F(ReconciliationTest, AStatementRefusedAfterItsLinesWereSentLeavesNothingStored)
+{
+    startGateway();
+    m_day = QStringLiteral("2026-12-01");
+    constexpr int Lines = 20000; // about two megabytes of COPY rows
+    const ProcessResult refused =
+        import(statement(QStringLiteral("refused.csv"), paymentLines(Lines, "1.005")));
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_TRUE(refused.err.contains(QStringLiteral("line %1 amount").arg(Lines + 1)))
+        << qPrintable(refused.err);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_statements"), QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("0"));
+
+    const ProcessResult stored =
+        import(statement(QStringLiteral("corrected.csv"), paymentLines(Lines, "2.00")));
+    ASSERT_EQ(stored.exitCode, 0) << qPrintable(stored.err);
+    EXPECT_TRUE(stored.out.contains(QStringLiteral("lines=%1").arg(Lines)))
+        << qPrintable(stored.out);
+    EXPECT_EQ(scalar("SELECT line_count FROM keel.recon_statements"), QString::number(Lines));
+    EXPECT_EQ(scalar("SELECT detail ->> 'lines' FROM keel.audit_log "
+                     "WHERE action = 'recon_import'"),
+              QString::number(Lines))
+        << "audited as it committed, with the count stored";
+}
+
+// The count is the database's: the service login cannot state one.
+TEST_F(ReconciliationTest, AStatementsLineCountIsWhatWasStored)
+{
+    startGateway();
+    auto service = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(service.ok());
+    Result<QString> counted = service->scalar(
+        "INSERT INTO keel.recon_statements (channel, format, file_sha256, line_count) "
+        "VALUES ('sim', 'csv', sha256('no lines'::bytea), 7) RETURNING line_count");
+    ASSERT_TRUE(counted.ok()) << qPrintable(counted.error().message);
+    EXPECT_EQ(*counted, QStringLiteral("0"));
+}
+
+} // namespace
