@@ -67,27 +67,6 @@ protected:
         return executed.ok() ? *executed : ActionExecution{};
     }
 
-    QString suspense()
-    {
-        return scalar("SELECT coalesce(-sum(e.amount), 0) FROM keel.ledger_entries e "
-                      "JOIN keel.ledger_accounts a ON a.id = e.account_id "
-                      "WHERE a.kind = 'suspense'");
-    }
-
-    QString balance(const QByteArray &account)
-    {
-        return scalar("SELECT coalesce(sum(e.amount), 0) FROM keel.ledger_entries e "
-                      "JOIN keel.ledger_accounts a ON a.id = e.account_id WHERE a.code = '" +
-                      account + "'");
-    }
-
-    void expectBooksAgree()
-    {
-        const ProcessResult audit = runKeel(
-            {QStringLiteral("audit"), QStringLiteral("ledger"), QStringLiteral("--db"), m_service});
-        EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err) << qPrintable(audit.out);
-    }
-
     void setSettlementLag(const QByteArray &lag)
     {
         scalar("UPDATE keel.recon_channels SET settlement_lag = '" + lag +

@@ -99,9 +99,7 @@ TEST_F(ReconciliationTest, APaymentReportedAgainUnderTheChannelsIdAloneIsADuplic
         << QJsonDocument(following).toJson().constData();
     EXPECT_EQ(following.value(QStringLiteral("reopened")).toString(), m_day);
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.suspense_cases"), QStringLiteral("1"));
-    const ProcessResult audit = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
-                                         QStringLiteral("--db"), settings().conninfo()});
-    EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err);
+    expectBooksAgree();
 }
 
 // A line under the channel's id came on a day when keel did not know the id
@@ -132,13 +130,7 @@ TEST_F(ReconciliationTest, ALineJudgedBeforeKeelKnewTheIdGivesItsParkedMoneyBack
         QStringList{QStringLiteral("missing_at_channel:%1:new").arg(QString::fromUtf8(paid))});
     EXPECT_EQ(breaks(run(QStringLiteral("sim"), next)),
               QStringList{QStringLiteral("missing_at_keel:%1:new").arg(paidId)});
-    const QByteArray suspense = "SELECT coalesce(-sum(e.amount), 0) FROM keel.ledger_entries e "
-                                "JOIN keel.ledger_accounts a ON a.id = e.account_id "
-                                "WHERE a.kind = 'suspense'";
-    const QByteArray clearing = "SELECT sum(e.amount) FROM keel.ledger_entries e "
-                                "JOIN keel.ledger_accounts a ON a.id = e.account_id "
-                                "WHERE a.code = 'channel_clearing:USD'";
-    ASSERT_EQ(scalar(suspense), QStringLiteral("1500"));
+    ASSERT_EQ(suspense(), QStringLiteral("1500"));
 
     ASSERT_EQ(scalar("WITH u AS (UPDATE keel.charges SET channel_reference = '" + paidId.toUtf8() +
                      "' RETURNING 1) SELECT count(*) FROM u"),
@@ -154,15 +146,14 @@ TEST_F(ReconciliationTest, ALineJudgedBeforeKeelKnewTheIdGivesItsParkedMoneyBack
                      "(k.resolution ->> 'kind'), ' ' ORDER BY k.id) FROM keel.suspense_cases k"),
               QStringLiteral("0:resolved:recon_run 1500:resolved:recon_run"))
         << "the charge's case of 0 chased a shortfall the line now covers";
-    EXPECT_EQ(scalar(suspense), QStringLiteral("0"));
-    EXPECT_EQ(scalar(clearing), QStringLiteral("1500")) << "what the channel moved, once";
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"))
+        << "what the channel moved, once";
     EXPECT_EQ(scalar("SELECT resolution IS NULL FROM keel.recon_breaks "
                      "WHERE class = 'missing_at_keel'"),
               QStringLiteral("t"))
         << "the data resolved it, not a person";
-    const ProcessResult audit = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
-                                         QStringLiteral("--db"), settings().conninfo()});
-    EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err);
+    expectBooksAgree();
 }
 
 // keel refunded, and the day's statement did not show it: past the lag, the
@@ -185,10 +176,7 @@ TEST_F(ReconciliationTest, ALateRefundLineGivesBackWhatItsAbsenceParked)
                   .exitCode,
               0);
     EXPECT_EQ(breaks(run()), QStringList{QStringLiteral("missing_at_channel:%1:new").arg(refund)});
-    const QByteArray suspense = "SELECT coalesce(-sum(e.amount), 0) FROM keel.ledger_entries e "
-                                "JOIN keel.ledger_accounts a ON a.id = e.account_id "
-                                "WHERE a.kind = 'suspense'";
-    ASSERT_EQ(scalar(suspense), QStringLiteral("500"));
+    ASSERT_EQ(suspense(), QStringLiteral("500"));
 
     ASSERT_EQ(import(statement(QStringLiteral("late.csv"),
                                {refund + QStringLiteral(",R1,refund,5.00,USD,0,%2T02:00:00Z")}))
@@ -199,15 +187,10 @@ TEST_F(ReconciliationTest, ALateRefundLineGivesBackWhatItsAbsenceParked)
     EXPECT_EQ(scalar("SELECT status FROM keel.recon_breaks"), QStringLiteral("resolved"));
     EXPECT_EQ(scalar("SELECT status || ' ' || (resolution ->> 'kind') FROM keel.suspense_cases"),
               QStringLiteral("resolved recon_run"));
-    EXPECT_EQ(scalar(suspense), QStringLiteral("0"));
-    EXPECT_EQ(scalar("SELECT sum(e.amount) FROM keel.ledger_entries e "
-                     "JOIN keel.ledger_accounts a ON a.id = e.account_id "
-                     "WHERE a.code = 'channel_clearing:USD'"),
-              QStringLiteral("1000"))
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1000"))
         << "taken 1500, refunded 500";
-    const ProcessResult audit = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
-                                         QStringLiteral("--db"), settings().conninfo()});
-    EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err);
+    expectBooksAgree();
 }
 
 } // namespace

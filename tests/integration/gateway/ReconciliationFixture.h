@@ -101,6 +101,29 @@ protected:
                       "')::date FROM keel.ledger_transactions");
     }
 
+    // What the suspense account holds, as text.
+    QString suspense()
+    {
+        return scalar("SELECT coalesce(-sum(e.amount), 0) FROM keel.ledger_entries e "
+                      "JOIN keel.ledger_accounts a ON a.id = e.account_id "
+                      "WHERE a.kind = 'suspense'");
+    }
+
+    QString balance(const QByteArray &account)
+    {
+        return scalar("SELECT coalesce(sum(e.amount), 0) FROM keel.ledger_entries e "
+                      "JOIN keel.ledger_accounts a ON a.id = e.account_id WHERE a.code = '" +
+                      account + "'");
+    }
+
+    // `keel audit ledger`, as the service login, finds the books whole.
+    void expectBooksAgree()
+    {
+        const ProcessResult audit = runKeel(
+            {QStringLiteral("audit"), QStringLiteral("ledger"), QStringLiteral("--db"), m_service});
+        EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err) << qPrintable(audit.out);
+    }
+
     // "class:reference:status" of each break, with its amounts kept apart.
     static QStringList breaks(const QJsonObject &result)
     {
