@@ -53,6 +53,8 @@ inline constexpr char ConnectionLost[] = "08006";
 // keel's own.
 inline constexpr char ChannelUnreachable[] = "keel_channel_unreachable";
 inline constexpr char RecordVanished[] = "keel_record_vanished";
+// Rows for a COPY could not be sent, the server having said nothing.
+inline constexpr char CopyNotSent[] = "keel_copy_not_sent";
 } // namespace ErrorCode
 
 inline Error makeError(ErrorKind kind, QString message)

@@ -275,9 +275,14 @@ Status LibpqConnection::putCopyData(const QByteArray &data)
     for (qsizetype at = 0; at < data.size(); at += Part)
         if (PQputCopyData(m_conn.get(), data.constData() + at,
                           int(std::min(Part, data.size() - at))) != 1) {
+            Error unsent = failure(nullptr);
+            // Never left without a code: a caller reading a file would take
+            // an error without one for the file's.
+            if (unsent.code.isEmpty())
+                unsent.code = QString::fromLatin1(ErrorCode::CopyNotSent);
             // The server may have refused the COPY already: its reason, if so.
             Status outcome = copyOutcome();
-            return outcome ? Status{failure(nullptr)} : outcome;
+            return outcome ? Status{unsent} : outcome;
         }
     return {};
 }
@@ -286,6 +291,8 @@ void LibpqConnection::abandonCopyIn()
 {
     if (PQputCopyEnd(m_conn.get(), "abandoned by the client") == 1)
         (void)copyOutcome();
+    else
+        m_broken = true; // still copying: nothing else can run on it
 }
 
 Status LibpqConnection::endCopyIn()
@@ -298,10 +305,23 @@ Status LibpqConnection::endCopyIn()
 Status LibpqConnection::copyOutcome()
 {
     std::optional<Error> error;
+    bool ended = false;
     while (PGresult *result = PQgetResult(m_conn.get())) {
-        if (PQresultStatus(result) != PGRES_COMMAND_OK && !error)
+        const ExecStatusType status = PQresultStatus(result);
+        if (status != PGRES_COMMAND_OK && status != PGRES_COPY_IN && !error)
             error = failure(result);
         PQclear(result);
+        // libpq still copying (it could not send): end the COPY, once, so
+        // that the server answers; a connection that cannot is given up.
+        if (status == PGRES_COPY_IN) {
+            if (ended || PQputCopyEnd(m_conn.get(), "abandoned by the client") != 1) {
+                m_broken = true;
+                if (!error)
+                    error = failure(nullptr);
+                break;
+            }
+            ended = true;
+        }
     }
     if (error)
         return *error;

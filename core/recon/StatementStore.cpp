@@ -116,7 +116,7 @@ public:
     Status flush()
     {
         Status sent = m_session.putCopyData(m_rows);
-        m_rows.clear();
+        m_rows.resize(0); // keeps the buffer for the next part
         return sent;
     }
 

@@ -5,27 +5,40 @@
 -- The import inserted a statement with the count of lines it had read, then
 -- copied them. So it had to read the whole file before the server could
 -- store any of it, and the two ran one after the other on a two-core
--- machine: at a million lines, eight seconds of storing waited on five of
--- reading. Now the statement is inserted first and its lines stream in while
+-- machine. Now the statement is inserted first and its lines stream in while
 -- the file is still being read. The count is no longer the client's to say:
 -- a new statement starts at 0 whatever it was given, and each COPY or INSERT
 -- of its lines (only ever in its own transaction) adds what it stored.
 --
 -- The import's audit entry names the count, so it is written when the
 -- import commits, with the count as stored (a deferred trigger that reads
--- the row again).
+-- the row again). Once it is written the statement takes no more lines, so
+-- that a writer who has it fire early (SET CONSTRAINTS ... IMMEDIATE)
+-- cannot add lines the entry does not count.
+--
+-- Who imported a statement, when, and in which transaction are set here too,
+-- whatever the insert said: a statement stamped with a later transaction
+-- could otherwise be given lines by that transaction, after its import.
+ALTER TABLE recon_statements ADD COLUMN audited boolean NOT NULL DEFAULT false;
+
 CREATE FUNCTION recon_statements_counted_here() RETURNS trigger
 LANGUAGE plpgsql SET search_path = keel, pg_temp AS $$
 BEGIN
     NEW.line_count := 0;
+    NEW.audited := false;
+    NEW.created_xact := pg_current_xact_id();
+    NEW.imported_by := session_user;
+    NEW.imported_at := now();
     RETURN NEW;
 END
 $$;
+REVOKE EXECUTE ON FUNCTION recon_statements_counted_here() FROM PUBLIC;
 CREATE TRIGGER recon_statements_counted_here BEFORE INSERT ON recon_statements
     FOR EACH ROW EXECUTE FUNCTION recon_statements_counted_here();
 
 -- Definer now: it adds to the statement's count, which the service login
--- may not update.
+-- may not update. Fired as a trigger only: nobody may attach it to a table
+-- of their own.
 CREATE OR REPLACE FUNCTION recon_lines_with_their_statement() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
@@ -35,7 +48,7 @@ BEGIN
                   GROUP BY statement_id, channel ORDER BY statement_id LOOP
         UPDATE recon_statements s SET line_count = s.line_count + stored.lines
         WHERE s.id = stored.statement_id AND s.channel = stored.channel
-          AND s.created_xact = pg_current_xact_id();
+          AND s.created_xact = pg_current_xact_id() AND NOT s.audited;
         IF NOT FOUND THEN
             RAISE EXCEPTION 'a statement''s lines are written with it, never added later'
                 USING ERRCODE = 'KL422';
@@ -49,13 +62,15 @@ BEGIN
     RETURN NULL;
 END
 $$;
+REVOKE EXECUTE ON FUNCTION recon_lines_with_their_statement() FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION recon_statements_audit() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
     counted integer;
 BEGIN
-    SELECT line_count INTO counted FROM recon_statements WHERE id = NEW.id;
+    UPDATE recon_statements SET audited = true WHERE id = NEW.id
+    RETURNING line_count INTO counted;
     PERFORM audit('recon_import', 'recon_statement', NEW.id::text,
                   jsonb_build_object('channel', NEW.channel, 'format', NEW.format,
                                      'lines', counted,
@@ -63,6 +78,7 @@ BEGIN
     RETURN NULL;
 END
 $$;
+REVOKE EXECUTE ON FUNCTION recon_statements_audit() FROM PUBLIC;
 DROP TRIGGER recon_statements_audit ON recon_statements;
 CREATE CONSTRAINT TRIGGER recon_statements_audit AFTER INSERT ON recon_statements
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION recon_statements_audit();

@@ -1,9 +1,11 @@
 #include "ReconciliationFixture.h"
+#include "WaitUntil.h"
 
 #include "core/db/LibpqConnection.h"
 
 using namespace keel;
 using keel::test::ProcessResult;
+using keel::test::waitUntil;
 
 namespace {
 
@@ -31,7 +33,7 @@ TEST_F(ReconciliationTest, AStatementRefusedAfterItsLinesWereSentLeavesNothingSt
 {
     startGateway();
     m_day = QStringLiteral("2026-12-01");
-    constexpr int Lines = 20000; // about two megabytes of COPY rows
+    constexpr int Lines = 40000; // about three megabytes of COPY rows
     const ProcessResult refused =
         import(statement(QStringLiteral("refused.csv"), paymentLines(Lines, "1.005")));
     EXPECT_EQ(refused.exitCode, 2);
@@ -39,6 +41,12 @@ TEST_F(ReconciliationTest, AStatementRefusedAfterItsLinesWereSentLeavesNothingSt
         << qPrintable(refused.err);
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_statements"), QStringLiteral("0"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("0"));
+    // The server had stored rows of the refused file (counted inserted,
+    // though rolled back) before its last line was read.
+    const QByteArray inserted = "SELECT n_tup_ins >= 20000 FROM pg_stat_user_tables "
+                                "WHERE relid = 'keel.recon_lines'::regclass";
+    EXPECT_TRUE(waitUntil([&] { return scalar(inserted) == QLatin1String("t"); }))
+        << "rows were sent while the file was read";
 
     const ProcessResult stored =
         import(statement(QStringLiteral("corrected.csv"), paymentLines(Lines, "2.00")));
