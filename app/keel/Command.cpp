@@ -1,6 +1,7 @@
 #include "Command.h"
 
 #include "core/db/ConnectionSettings.h"
+#include "core/db/SchemaCheck.h"
 
 #include <QCommandLineParser>
 
@@ -102,7 +103,12 @@ Result<LibpqConnection> openDatabase(const QCommandLineParser &parser)
     Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
     if (!settings)
         return settings.error();
-    return LibpqConnection::open(*settings);
+    Result<LibpqConnection> session = LibpqConnection::open(*settings);
+    if (!session)
+        return session;
+    if (Status schema = checkSchemaIsCurrent(*session); !schema)
+        return schema.error();
+    return session;
 }
 
 QString databaseOption(const QCommandLineParser &parser)

@@ -78,7 +78,8 @@ void note(const QString &line);
 // The --db option shared by commands that talk to the database.
 void addDatabaseOption(QCommandLineParser &parser);
 QString databaseOption(const QCommandLineParser &parser);
-// A libpq session to the --db database (parsed, opened, errors as one line).
+// A libpq session to the --db database (parsed, its schema checked to be the
+// one this binary ships, opened; errors as one line).
 Result<LibpqConnection> openDatabase(const QCommandLineParser &parser);
 
 } // namespace keel::cli

@@ -81,26 +81,42 @@ Result<QList<Migrator::Applied>> Migrator::readApplied()
     return applied;
 }
 
-Status Migrator::verify(const QList<Applied> &applied) const
+Status compareWithShipped(const QList<Migration> &shipped, const QList<AppliedVersion> &applied,
+                          bool complete)
 {
-    const int known = int(m_migrations.size());
-    for (const Applied &row : applied) {
+    const int known = int(shipped.size());
+    for (const AppliedVersion &row : applied) {
         if (row.version > known)
             return makeError(ErrorKind::Schema,
                              QStringLiteral("the database schema is at version %1, newer than this "
                                             "keel knows (up to %2); use a newer keel binary")
                                  .arg(row.version)
                                  .arg(known));
-        const Migration &shipped = m_migrations.at(row.version - 1);
-        if (shipped.checksum != row.checksum)
+        const Migration &migration = shipped.at(row.version - 1);
+        if (migration.checksum != row.checksum)
             return makeError(ErrorKind::Schema,
                              QStringLiteral("migration %1 was changed after it was applied (its "
                                             "checksum differs from the one recorded); applied "
                                             "migrations are append-only: restore the file and put "
                                             "the change in a new migration")
-                                 .arg(shipped.label()));
+                                 .arg(migration.label()));
     }
+    if (complete && applied.size() < shipped.size())
+        return makeError(ErrorKind::Schema,
+                         QStringLiteral("the database schema is at version %1 but this keel needs "
+                                        "%2; run: keel migrate --db DSN")
+                             .arg(applied.size())
+                             .arg(shipped.size()));
     return {};
+}
+
+Status Migrator::verify(const QList<Applied> &applied, bool complete) const
+{
+    QList<AppliedVersion> versions;
+    versions.reserve(applied.size());
+    for (const Applied &row : applied)
+        versions.append({row.version, row.checksum});
+    return compareWithShipped(m_migrations, versions, complete);
 }
 
 Result<int> Migrator::migrate(const AppliedCallback &onApplied)
@@ -197,15 +213,7 @@ Status Migrator::checkCurrent()
     Result<QList<Applied>> applied = readApplied();
     if (!applied)
         return applied.error();
-    if (Status status = verify(*applied); !status)
-        return status;
-    if (applied->size() < m_migrations.size())
-        return makeError(ErrorKind::Schema,
-                         QStringLiteral("the database schema is at version %1 but this keel needs "
-                                        "%2; run: keel migrate --db DSN")
-                             .arg(applied->size())
-                             .arg(m_migrations.size()));
-    return {};
+    return verify(*applied, true);
 }
 
 } // namespace keel

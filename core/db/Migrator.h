@@ -17,6 +17,18 @@ struct MigrationStatus {
     QString appliedBy;
 };
 
+// A migration as a database recorded it.
+struct AppliedVersion {
+    int version = 0;
+    QString checksum;
+};
+
+// Refuses a schema a binary shipping `shipped` cannot work on: a version it
+// does not know, or one whose file changed after it was applied; with
+// `complete`, also one missing versions it ships.
+Status compareWithShipped(const QList<Migration> &shipped, const QList<AppliedVersion> &applied,
+                          bool complete);
+
 // Brings a database's schema to the versions this binary ships. Each migration
 // runs in its own transaction as the NOLOGIN role keel_owner (so no login role
 // ever owns a table), under a session advisory lock so that concurrent
@@ -47,7 +59,7 @@ private:
     };
 
     Result<QList<Applied>> readApplied();
-    Status verify(const QList<Applied> &applied) const;
+    Status verify(const QList<Applied> &applied, bool complete = false) const;
     Status apply(const Migration &migration);
 
     QSqlDatabase m_db;

@@ -1,35 +1,13 @@
 #include "core/runtime/ProcessSetup.h"
 
 #include "core/db/LibpqConnection.h"
-#include "core/db/MigrationSource.h"
-#include "core/db/Migrator.h"
-#include "core/db/QtSqlConnections.h"
+#include "core/db/SchemaCheck.h"
 #include "core/reference/CurrencyStore.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>
 
 namespace keel {
-namespace {
-
-Status checkSchema(const ConnectionSettings &settings)
-{
-    Result<QList<Migration>> migrations = MigrationSource::load();
-    if (!migrations)
-        return migrations.error();
-    Status result;
-    {
-        Result<QSqlDatabase> db =
-            QtSqlConnections::connect(settings, QStringLiteral("keel-schema-check"));
-        if (!db)
-            return db.error();
-        result = Migrator(*db, *migrations).checkCurrent();
-    }
-    QtSqlConnections::closeThreadConnections();
-    return result;
-}
-
-} // namespace
 
 Result<ProcessSetup> ProcessSetup::prepare(const ConnectionSettings &settings,
                                            const ChannelFactory &channel,
@@ -38,11 +16,11 @@ Result<ProcessSetup> ProcessSetup::prepare(const ConnectionSettings &settings,
 {
     if (!channel)
         return makeError(ErrorKind::Usage, QStringLiteral("no payment channel was chosen"));
-    if (Status schema = checkSchema(settings); !schema)
-        return schema.error();
     Result<LibpqConnection> session = LibpqConnection::open(settings);
     if (!session)
         return session.error();
+    if (Status schema = checkSchemaIsCurrent(*session); !schema)
+        return schema.error();
     Result<CurrencyTable> currencies = loadCurrencies(*session);
     if (!currencies)
         return currencies.error();

@@ -113,6 +113,54 @@ TEST_F(MigrateCommandTest, NewerSchemaExitsWithSchemaError)
     EXPECT_TRUE(result.err.contains(QLatin1String("newer keel")));
 }
 
+TEST_F(MigrateCommandTest, ACommandRefusesASchemaOlderThanItsBinaryAndWritesNothing)
+{
+    QTemporaryDir older;
+    const QDir source(MigrationSource::embeddedDirectory());
+    QStringList files = source.entryList({QStringLiteral("*.sql")}, QDir::Files, QDir::Name);
+    ASSERT_GT(files.size(), 1);
+    files.removeLast();
+    for (const QString &file : files)
+        QFile::copy(source.filePath(file), older.filePath(file));
+    ASSERT_EQ(runKeel({QStringLiteral("migrate"), QStringLiteral("--db"), dsn(),
+                       QStringLiteral("--migrations"), older.path()})
+                  .exitCode,
+              0);
+
+    QTemporaryDir dir;
+    const QString statement = dir.filePath(QStringLiteral("statement.csv"));
+    QFile file(statement);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write("reference,channel_reference,type,amount,currency,fee,occurred_at\n"
+               "ch_old0000001,SIM-OLD-1,payment,19.99,USD,0.58,2026-12-01T08:00:00Z\n");
+    file.close();
+    const QStringList import = {QStringLiteral("recon"),
+                                QStringLiteral("import"),
+                                QStringLiteral("--db"),
+                                dsn(),
+                                QStringLiteral("--channel"),
+                                QStringLiteral("sim"),
+                                QStringLiteral("--format"),
+                                QStringLiteral("csv"),
+                                statement};
+
+    auto refused = runKeel(import);
+    EXPECT_EQ(refused.exitCode, 5);
+    EXPECT_TRUE(refused.err.contains(QLatin1String("run: keel migrate")))
+        << qPrintable(refused.err);
+    EXPECT_EQ(refused.err.count(u'\n'), 1);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_statements"), QStringLiteral("0"));
+    EXPECT_EQ(
+        runKeel({QStringLiteral("audit"), QStringLiteral("ledger"), QStringLiteral("--db"), dsn()})
+            .exitCode,
+        5);
+
+    ASSERT_EQ(runKeel({QStringLiteral("migrate"), QStringLiteral("--db"), dsn()}).exitCode, 0);
+    auto imported = runKeel(import);
+    EXPECT_EQ(imported.exitCode, 0) << qPrintable(imported.err);
+    EXPECT_EQ(scalar("SELECT line_count FROM keel.recon_statements"), QStringLiteral("1"));
+}
+
 TEST_F(MigrateCommandTest, MalformedDsnIsAUsageError)
 {
     auto result = runKeel(
