@@ -76,19 +76,38 @@ Result<LibpqConnection> LibpqConnection::open(const ConnectionSettings &settings
 {
     LibpqConnection session;
     session.m_conninfo = settings.conninfo().toUtf8();
+    session.m_redacted = settings.redacted();
     session.m_unnamedStatements = settings.transactionPooled();
-    session.m_conn.reset(PQconnectdb(session.m_conninfo.constData()));
-    if (PQstatus(session.m_conn.get()) != CONNECTION_OK)
+    if (Status connected = session.connect(); !connected)
+        return connected.error();
+    return session;
+}
+
+Result<LibpqConnection> LibpqConnection::openTwin() const
+{
+    LibpqConnection twin;
+    twin.m_conninfo = m_conninfo;
+    twin.m_redacted = m_redacted;
+    twin.m_unnamedStatements = m_unnamedStatements;
+    if (Status connected = twin.connect(); !connected)
+        return connected.error();
+    return twin;
+}
+
+Status LibpqConnection::connect()
+{
+    m_conn.reset(PQconnectdb(m_conninfo.constData()));
+    if (PQstatus(m_conn.get()) != CONNECTION_OK)
         return makeError(ErrorKind::Connection,
                          QStringLiteral("cannot connect to PostgreSQL (%1): %2")
-                             .arg(settings.redacted(), describeConnectionFailure(QString::fromUtf8(
-                                                           PQerrorMessage(session.m_conn.get())))));
-    PQsetNoticeProcessor(session.m_conn.get(), &ignoreNotice, nullptr);
-    session.m_identity = QStringLiteral("%1:%2/%3")
-                             .arg(QString::fromUtf8(PQhost(session.m_conn.get())),
-                                  QString::fromUtf8(PQport(session.m_conn.get())),
-                                  QString::fromUtf8(PQdb(session.m_conn.get())));
-    return session;
+                             .arg(m_redacted, describeConnectionFailure(QString::fromUtf8(
+                                                  PQerrorMessage(m_conn.get())))));
+    PQsetNoticeProcessor(m_conn.get(), &ignoreNotice, nullptr);
+    m_identity =
+        QStringLiteral("%1:%2/%3")
+            .arg(QString::fromUtf8(PQhost(m_conn.get())), QString::fromUtf8(PQport(m_conn.get())),
+                 QString::fromUtf8(PQdb(m_conn.get())));
+    return {};
 }
 
 Error LibpqConnection::failure(pg_result *result)

@@ -46,6 +46,9 @@ private:
 class LibpqConnection final {
 public:
     static Result<LibpqConnection> open(const ConnectionSettings &settings);
+    // A new session to the same server and database as the same login: a
+    // second reader for work one session would do one statement at a time.
+    Result<LibpqConnection> openTwin() const;
 
     // Runs one or more statements with the simple protocol.
     Status exec(const QByteArray &sql);
@@ -95,6 +98,7 @@ public:
     static QByteArray byteaParam(const QByteArray &bytes) { return "\\x" + bytes.toHex(); }
 
 private:
+    Status connect();
     // What the server said of the COPY under way, once it has said all.
     Status copyOutcome();
     struct Closer {
@@ -116,6 +120,7 @@ private:
     QString m_lastSqlState;
     QString m_identity;
     QByteArray m_conninfo;            // to connect afresh when the link's state is unknown
+    QString m_redacted;               // the settings without secrets, for errors
     bool m_unnamedStatements = false; // behind a transaction pooler
     bool m_broken = false;            // a pipeline could not be closed: the link is unusable
 };

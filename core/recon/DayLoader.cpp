@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <iterator>
+#include <optional>
+#include <thread>
 
 namespace keel {
 namespace {
@@ -165,8 +167,10 @@ public:
     Result<LoadedDay> load(const QDate &date);
 
 private:
+    Status loadRecordsAndLines(LoadedDay &day);
+    Result<std::optional<LibpqConnection>> snapshotTwin();
     Status loadDayRecords(LoadedDay &day);
-    Status loadLines(LoadedDay &day);
+    Status loadLinesUnseen(LoadedDay &day);
     Status loadNamedRecords(LoadedDay &day);
     Status matchChannelReferences(LoadedDay &day);
     Status appendLinesOf(const QStringList &references, QList<StatementLine> &lines);
@@ -201,8 +205,8 @@ Result<LoadedDay> DayLoader::load(const QDate &date)
     if (!day->isNull(0, 3))
         loaded.input.feeRatePpm = day->toInt64(0, 3);
     for (Status (DayLoader::*step)(LoadedDay &) :
-         {&DayLoader::loadDayRecords, &DayLoader::loadLines, &DayLoader::loadNamedRecords,
-          &DayLoader::matchChannelReferences})
+         {&DayLoader::loadRecordsAndLines, &DayLoader::loadLinesUnseen,
+          &DayLoader::loadNamedRecords, &DayLoader::matchChannelReferences})
         if (Status done = (this->*step)(loaded); !done)
             return done.error();
     return loaded;
@@ -314,19 +318,89 @@ std::array<QStringList, 2> linesWithoutRecords(const QList<StatementLine> &lines
     return wanted;
 }
 
-// The day's lines, and every other line of the channel for the references
-// they or the day's records name, so that a reference is judged on all of
-// its lines whatever their day.
-Status DayLoader::loadLines(LoadedDay &day)
+// The day's lines, and the channel's lines of other days for the references
+// they name, so that a reference is judged on all of its lines whatever
+// their day.
+Result<QList<StatementLine>> readDayLines(LibpqConnection &session, const QByteArrayList &window)
 {
-    const QByteArrayList window{m_channel, millis(day.input.day.start), millis(day.input.day.end)};
-    Result<PgRows> rows = m_session.query(LinesOfDay, window);
+    Result<PgRows> rows = session.query(LinesOfDay, window);
     if (!rows)
         return rows.error();
-    appendLines(*rows, day.input.lines);
-    // A record may still have lines of other days: under its reference when
-    // the day's lines do not name it, under the channel's id for it when
-    // none of its lines carries that id.
+    QList<StatementLine> lines;
+    appendLines(*rows, lines);
+    return lines;
+}
+
+// A snapshot's name as the server gives it: hex groups and dashes, so that
+// it can be written into SET TRANSACTION SNAPSHOT as it is.
+bool plainSnapshotName(const QString &name)
+{
+    return !name.isEmpty() && std::all_of(name.cbegin(), name.cend(), [](QChar c) {
+        return (c >= u'0' && c <= u'9') || (c >= u'A' && c <= u'F') || c == u'-';
+    });
+}
+
+// A second session reading in this transaction's snapshot; none when the
+// server takes no more sessions, and the day is then read on this one.
+Result<std::optional<LibpqConnection>> DayLoader::snapshotTwin()
+{
+    Result<QString> snapshot = m_session.scalar("SELECT pg_export_snapshot()");
+    if (!snapshot)
+        return snapshot.error();
+    if (!plainSnapshotName(*snapshot))
+        return makeError(ErrorKind::Failed,
+                         QStringLiteral("the server named its snapshot \"%1\"").arg(*snapshot));
+    Result<LibpqConnection> twin = m_session.openTwin();
+    if (!twin) {
+        if (twin.error().kind == ErrorKind::Connection)
+            return std::optional<LibpqConnection>();
+        return twin.error();
+    }
+    if (Status begun = twin->exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"); !begun)
+        return begun.error();
+    if (Status shared = twin->exec("SET TRANSACTION SNAPSHOT '" + snapshot->toLatin1() + "'");
+        !shared)
+        return shared.error();
+    return std::optional<LibpqConnection>(std::move(twin).value());
+}
+
+// The day's postings and the day's lines are the run's two largest reads,
+// each a server process's work: they run at once, the lines on a twin
+// session that sees exactly what this one sees.
+Status DayLoader::loadRecordsAndLines(LoadedDay &day)
+{
+    const QByteArrayList window{m_channel, millis(day.input.day.start), millis(day.input.day.end)};
+    Result<std::optional<LibpqConnection>> twin = snapshotTwin();
+    if (!twin)
+        return twin.error();
+    Result<QList<StatementLine>> lines = QList<StatementLine>();
+    Status records;
+    if (twin->has_value()) {
+        LibpqConnection &reader = **twin;
+        std::thread linesReader([&] {
+            lines = readDayLines(reader, window);
+            (void)reader.exec("COMMIT");
+        });
+        records = loadDayRecords(day);
+        linesReader.join();
+    } else {
+        records = loadDayRecords(day);
+        if (records)
+            lines = readDayLines(m_session, window);
+    }
+    if (!records)
+        return records;
+    if (!lines)
+        return lines.error();
+    day.input.lines = std::move(lines).value();
+    return {};
+}
+
+// A record may still have lines of other days: under its reference when the
+// day's lines do not name it, under the channel's id for it when none of its
+// lines carries that id.
+Status DayLoader::loadLinesUnseen(LoadedDay &day)
+{
     const QStringList unseen = recordsWithLinesUnseen(day.input.dayRecords, day.input.lines);
     if (unseen.isEmpty())
         return {};

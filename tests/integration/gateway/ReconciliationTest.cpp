@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 
 using namespace keel;
@@ -160,6 +161,15 @@ TEST_F(ReconciliationTest, ARunVerifiesUntilItsInputsChange)
         recon({QStringLiteral("verify"), QStringLiteral("--run"), runId});
     EXPECT_EQ(verified.exitCode, 0) << qPrintable(verified.err);
     EXPECT_TRUE(verified.out.contains(result.value(QStringLiteral("result_sha256")).toString()));
+    // A run reads the day's lines on a second session; a login that may open
+    // only one reads them on that one, to the same result.
+    const ConnectionSettings solo = loginAs(QStringLiteral("keel_gateway"));
+    ASSERT_TRUE(QSqlQuery(db()).exec(QStringLiteral("ALTER ROLE %1 CONNECTION LIMIT 1")
+                                         .arg(solo.value(QStringLiteral("user")))));
+    const ProcessResult alone =
+        recon({QStringLiteral("verify"), QStringLiteral("--run"), runId}, solo.conninfo());
+    EXPECT_EQ(alone.exitCode, 0) << qPrintable(alone.err);
+    EXPECT_TRUE(alone.out.contains(result.value(QStringLiteral("result_sha256")).toString()));
 
     ASSERT_EQ(import(statement(QStringLiteral("b.csv"),
                                {QStringLiteral("ch_extraLine000001,S2,payment,1.00,USD,0,"
