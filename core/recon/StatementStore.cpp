@@ -2,6 +2,7 @@
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
+#include "core/recon/BusinessDays.h"
 
 #include <QCryptographicHash>
 
@@ -20,7 +21,7 @@ constexpr char DaysOfStatement[] =
     "SELECT DISTINCT (l.occurred_at AT TIME ZONE c.time_zone)::date::text "
     "FROM keel.recon_lines l JOIN keel.recon_channels c ON c.channel = l.channel "
     "WHERE l.statement_id = $1 ORDER BY 1";
-constexpr char KnownChannel[] = "SELECT count(*) FROM keel.recon_channels WHERE channel = $1";
+constexpr char ChannelZone[] = "SELECT time_zone FROM keel.recon_channels WHERE channel = $1";
 constexpr char CopyLines[] =
     "COPY keel.recon_lines (statement_id, channel, line_no, kind, reference, channel_reference, "
     "amount, currency, fee, occurred_at) FROM STDIN";
@@ -134,13 +135,16 @@ private:
 // The lines read from the file into a COPY begun for them, or the reason
 // they are not all there: the COPY is then abandoned.
 Result<qsizetype> copyLines(LibpqConnection &session, qint64 statementId, const QString &channel,
-                            const StatementFile &file, const CurrencyTable &currencies)
+                            const StatementFile &file, const CurrencyTable &currencies,
+                            BusinessDays &days)
 {
     if (Status begun = session.beginCopyIn(CopyLines); !begun)
         return begun.error();
     CopyRows rows(session, statementId, channel);
-    Result<qsizetype> read =
-        readStatement(file, currencies, [&rows](StatementLine &&line) { return rows.add(line); });
+    Result<qsizetype> read = readStatement(file, currencies, [&rows, &days](StatementLine &&line) {
+        days.add(line.occurredAt);
+        return rows.add(line);
+    });
     if (read)
         if (Status sent = rows.flush(); !sent)
             read = sent.error();
@@ -167,10 +171,10 @@ Result<QStringList> daysOf(LibpqConnection &session, qint64 statementId)
 Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &channel,
                                      const StatementFile &file, const CurrencyTable &currencies)
 {
-    Result<PgRows> known = session.query(KnownChannel, {channel.toUtf8()});
+    Result<PgRows> known = session.query(ChannelZone, {channel.toUtf8()});
     if (!known)
         return known.error();
-    if (known->toInt64(0, 0) == 0)
+    if (known->size() == 0)
         return fieldError(
             QStringLiteral("channel"), QStringLiteral("unknown_channel"),
             QStringLiteral("keel knows no channel \"%1\" (recon_channels)").arg(channel.left(40)));
@@ -201,7 +205,8 @@ Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &ch
         return ImportedStatement{before->toInt64(0, 0), int(before->toInt64(0, 1)), true, {}};
     }
     const qint64 id = inserted->toInt64(0, 0);
-    Result<qsizetype> copied = copyLines(session, id, channel, file, currencies);
+    BusinessDays days{QTimeZone(known->value(0, 0))};
+    Result<qsizetype> copied = copyLines(session, id, channel, file, currencies, days);
     if (!copied) {
         // A line the channel reported once is stored once: the same bill
         // again, in other bytes, is refused by its lines.
@@ -218,7 +223,7 @@ Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &ch
     // know them. Only a help: the statement is stored whatever this says, and
     // autovacuum counts the lines later.
     (void)session.query("SELECT keel.recon_lines_analyze()");
-    return ImportedStatement{id, int(*copied), false, {}};
+    return ImportedStatement{id, int(*copied), false, days.valid() ? days.days() : QStringList()};
 }
 
 } // namespace
@@ -228,7 +233,8 @@ Result<ImportedStatement> importStatement(LibpqConnection &session, const QStrin
                                           const CurrencyTable &currencies)
 {
     Result<ImportedStatement> stored = storeWhole(session, channel, file, currencies);
-    if (!stored)
+    // Read as they were stored, unless the import found them on its way.
+    if (!stored || !stored->days.isEmpty())
         return stored;
     Result<QStringList> days = daysOf(session, stored->id);
     if (!days)
