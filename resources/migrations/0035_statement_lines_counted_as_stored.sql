@@ -12,20 +12,21 @@
 --
 -- The import's audit entry names the count, so it is written when the
 -- import commits, with the count as stored (a deferred trigger that reads
--- the row again). Once it is written the statement takes no more lines, so
--- that a writer who has it fire early (SET CONSTRAINTS ... IMMEDIATE)
--- cannot add lines the entry does not count.
+-- the row again); the fees are booked the same way. Once either has run the
+-- statement is sealed and takes no more lines, so that a writer who has one
+-- fire early (SET CONSTRAINTS ... IMMEDIATE) cannot add lines the entry does
+-- not count or whose fees are never booked.
 --
 -- Who imported a statement, when, and in which transaction are set here too,
 -- whatever the insert said: a statement stamped with a later transaction
 -- could otherwise be given lines by that transaction, after its import.
-ALTER TABLE recon_statements ADD COLUMN audited boolean NOT NULL DEFAULT false;
+ALTER TABLE recon_statements ADD COLUMN sealed boolean NOT NULL DEFAULT false;
 
 CREATE FUNCTION recon_statements_counted_here() RETURNS trigger
 LANGUAGE plpgsql SET search_path = keel, pg_temp AS $$
 BEGIN
     NEW.line_count := 0;
-    NEW.audited := false;
+    NEW.sealed := false;
     NEW.created_xact := pg_current_xact_id();
     NEW.imported_by := session_user;
     NEW.imported_at := now();
@@ -48,7 +49,7 @@ BEGIN
                   GROUP BY statement_id, channel ORDER BY statement_id LOOP
         UPDATE recon_statements s SET line_count = s.line_count + stored.lines
         WHERE s.id = stored.statement_id AND s.channel = stored.channel
-          AND s.created_xact = pg_current_xact_id() AND NOT s.audited;
+          AND s.created_xact = pg_current_xact_id() AND NOT s.sealed;
         IF NOT FOUND THEN
             RAISE EXCEPTION 'a statement''s lines are written with it, never added later'
                 USING ERRCODE = 'KL422';
@@ -69,7 +70,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
     counted integer;
 BEGIN
-    UPDATE recon_statements SET audited = true WHERE id = NEW.id
+    UPDATE recon_statements SET sealed = true WHERE id = NEW.id
     RETURNING line_count INTO counted;
     PERFORM audit('recon_import', 'recon_statement', NEW.id::text,
                   jsonb_build_object('channel', NEW.channel, 'format', NEW.format,
@@ -82,3 +83,36 @@ REVOKE EXECUTE ON FUNCTION recon_statements_audit() FROM PUBLIC;
 DROP TRIGGER recon_statements_audit ON recon_statements;
 CREATE CONSTRAINT TRIGGER recon_statements_audit AFTER INSERT ON recon_statements
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION recon_statements_audit();
+
+-- As in 0025, and sealing the statement before it sums the fees.
+CREATE OR REPLACE FUNCTION recon_book_fees() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    fees record;
+    posting bigint;
+    expense bigint;
+    clearing bigint;
+BEGIN
+    UPDATE recon_statements SET sealed = true WHERE id = NEW.id;
+    FOR fees IN SELECT currency, sum(fee) AS total FROM recon_lines
+                WHERE statement_id = NEW.id GROUP BY currency HAVING sum(fee) <> 0
+                ORDER BY currency LOOP
+        INSERT INTO ledger_accounts (code, kind, currency)
+            VALUES ('channel_fees:' || NEW.channel || ':' || fees.currency, 'expense',
+                    fees.currency)
+            ON CONFLICT (code) DO NOTHING;
+        SELECT id INTO STRICT expense FROM ledger_accounts
+            WHERE code = 'channel_fees:' || NEW.channel || ':' || fees.currency;
+        SELECT id INTO STRICT clearing FROM ledger_accounts
+            WHERE code = 'channel_clearing:' || fees.currency;
+        INSERT INTO ledger_transactions (kind, description, recon_statement_id)
+            VALUES ('channel_fee', 'fees of statement ' || NEW.id, NEW.id)
+            RETURNING id INTO posting;
+        INSERT INTO ledger_entries (transaction_id, account_id, currency, amount)
+            VALUES (posting, expense, fees.currency, fees.total),
+                   (posting, clearing, fees.currency, -fees.total);
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION recon_book_fees() FROM PUBLIC;

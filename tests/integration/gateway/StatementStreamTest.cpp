@@ -73,4 +73,59 @@ TEST_F(ReconciliationTest, AStatementsLineCountIsWhatWasStored)
     EXPECT_EQ(*counted, QStringLiteral("0"));
 }
 
+// The days an import names for running are the channel's, cut in its zone
+// as a run cuts them: Beijing's day begins at 16:00 UTC.
+TEST_F(ReconciliationTest, AnImportNamesTheDaysOfItsLinesInTheChannelsZone)
+{
+    startGateway();
+    m_day = QStringLiteral("2026-12-01");
+    const QString path =
+        statement(QStringLiteral("beijing.csv"),
+                  {QStringLiteral("ch_beijing00000001,B1,payment,1.00,CNY,0,%1T15:59:59.999Z"),
+                   QStringLiteral("ch_beijing00000002,B2,payment,1.00,CNY,0,%1T16:00:00Z"),
+                   QStringLiteral("ch_beijing00000003,B3,payment,1.00,CNY,0,%2T15:45:00Z")});
+    const ProcessResult imported =
+        recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("alipay"),
+               QStringLiteral("--format"), QStringLiteral("csv"), path});
+    EXPECT_EQ(imported.exitCode, 0) << qPrintable(imported.err);
+    EXPECT_TRUE(imported.out.contains(QLatin1String(" days=2026-12-01,2026-12-02\n")))
+        << qPrintable(imported.out);
+    // The same file again names the same days, read back from what was stored.
+    const ProcessResult again =
+        recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("alipay"),
+               QStringLiteral("--format"), QStringLiteral("csv"), path});
+    EXPECT_TRUE(again.out.contains(QLatin1String(" days=2026-12-01,2026-12-02")))
+        << qPrintable(again.out);
+}
+
+// The fees are booked and the import audited as it commits. A writer who has
+// either fire early cannot add lines after it: lines the audit would not
+// count, or whose fees would stay in clearing.
+TEST_F(ReconciliationTest, AStatementTakesNoLinesOnceItsFeesOrItsAuditHaveRun)
+{
+    startGateway();
+    for (const QByteArray trigger : {"keel.recon_book_fees", "keel.recon_statements_audit"}) {
+        auto service = LibpqConnection::open(m_serviceLogin);
+        ASSERT_TRUE(service.ok());
+        const QByteArray line =
+            "INSERT INTO keel.recon_lines (statement_id, channel, line_no, kind, reference, "
+            "channel_reference, amount, currency, fee, occurred_at) SELECT "
+            "currval('keel.recon_statements_id_seq'), 'sim', ";
+        ASSERT_TRUE(service
+                        ->exec("BEGIN; INSERT INTO keel.recon_statements (channel, format, "
+                               "file_sha256, line_count) VALUES ('sim', 'csv', "
+                               "sha256('sealed'::bytea), 0); " +
+                               line + "1, 'payment', 'ch_sealed1', 'Z1', 100, 'USD', 5, now()")
+                        .ok());
+        ASSERT_TRUE(service->exec("SET CONSTRAINTS " + trigger + " IMMEDIATE").ok());
+        EXPECT_FALSE(
+            service->exec(line + "2, 'payment', 'ch_sealed2', 'Z2', 100, 'USD', 5, now()").ok())
+            << trigger.constData();
+        EXPECT_EQ(service->lastSqlState(), QStringLiteral("KL422")) << trigger.constData();
+        (void)service->exec("ROLLBACK");
+    }
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("0"));
+    expectBooksAgree();
+}
+
 } // namespace
