@@ -2,7 +2,7 @@
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
-#include "core/recon/BusinessDays.h"
+#include "core/recon/QuarterHours.h"
 
 #include <QCryptographicHash>
 
@@ -21,7 +21,13 @@ constexpr char DaysOfStatement[] =
     "SELECT DISTINCT (l.occurred_at AT TIME ZONE c.time_zone)::date::text "
     "FROM keel.recon_lines l JOIN keel.recon_channels c ON c.channel = l.channel "
     "WHERE l.statement_id = $1 ORDER BY 1";
-constexpr char ChannelZone[] = "SELECT time_zone FROM keel.recon_channels WHERE channel = $1";
+// The channel's business days of the quarter hours its lines fell in (see
+// QuarterHours), cut as a run cuts them.
+constexpr char DaysOfQuarterHours[] =
+    "SELECT DISTINCT (to_timestamp(q / 1000.0) AT TIME ZONE c.time_zone)::date::text "
+    "FROM keel.recon_channels c CROSS JOIN unnest($2::bigint[]) q WHERE c.channel = $1 "
+    "ORDER BY 1";
+constexpr char KnownChannel[] = "SELECT 1 FROM keel.recon_channels WHERE channel = $1";
 constexpr char CopyLines[] =
     "COPY keel.recon_lines (statement_id, channel, line_no, kind, reference, channel_reference, "
     "amount, currency, fee, occurred_at) FROM STDIN";
@@ -136,13 +142,13 @@ private:
 // they are not all there: the COPY is then abandoned.
 Result<qsizetype> copyLines(LibpqConnection &session, qint64 statementId, const QString &channel,
                             const StatementFile &file, const CurrencyTable &currencies,
-                            BusinessDays &days)
+                            QuarterHours &times)
 {
     if (Status begun = session.beginCopyIn(CopyLines); !begun)
         return begun.error();
     CopyRows rows(session, statementId, channel);
-    Result<qsizetype> read = readStatement(file, currencies, [&rows, &days](StatementLine &&line) {
-        days.add(line.occurredAt);
+    Result<qsizetype> read = readStatement(file, currencies, [&rows, &times](StatementLine &&line) {
+        times.add(line.occurredAt);
         return rows.add(line);
     });
     if (read)
@@ -171,7 +177,7 @@ Result<QStringList> daysOf(LibpqConnection &session, qint64 statementId)
 Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &channel,
                                      const StatementFile &file, const CurrencyTable &currencies)
 {
-    Result<PgRows> known = session.query(ChannelZone, {channel.toUtf8()});
+    Result<PgRows> known = session.query(KnownChannel, {channel.toUtf8()});
     if (!known)
         return known.error();
     if (known->size() == 0)
@@ -205,8 +211,8 @@ Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &ch
         return ImportedStatement{before->toInt64(0, 0), int(before->toInt64(0, 1)), true, {}};
     }
     const qint64 id = inserted->toInt64(0, 0);
-    BusinessDays days{QTimeZone(known->value(0, 0))};
-    Result<qsizetype> copied = copyLines(session, id, channel, file, currencies, days);
+    QuarterHours times;
+    Result<qsizetype> copied = copyLines(session, id, channel, file, currencies, times);
     if (!copied) {
         // A line the channel reported once is stored once: the same bill
         // again, in other bytes, is refused by its lines.
@@ -217,13 +223,19 @@ Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &ch
                                   .arg(channel, copied.error().message));
         return copied.error();
     }
+    Result<PgRows> days = session.query(DaysOfQuarterHours, {channel.toUtf8(), times.arrayParam()});
+    if (!days)
+        return days.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     // The day's run reads these lines back soon: plan it on statistics that
     // know them. Only a help: the statement is stored whatever this says, and
     // autovacuum counts the lines later.
     (void)session.query("SELECT keel.recon_lines_analyze()");
-    return ImportedStatement{id, int(*copied), false, days.valid() ? days.days() : QStringList()};
+    ImportedStatement imported{id, int(*copied), false, {}};
+    for (int i = 0; i < days->size(); ++i)
+        imported.days << days->text(i, 0);
+    return imported;
 }
 
 } // namespace
@@ -233,8 +245,7 @@ Result<ImportedStatement> importStatement(LibpqConnection &session, const QStrin
                                           const CurrencyTable &currencies)
 {
     Result<ImportedStatement> stored = storeWhole(session, channel, file, currencies);
-    // Read as they were stored, unless the import found them on its way.
-    if (!stored || !stored->days.isEmpty())
+    if (!stored || !stored->alreadyImported)
         return stored;
     Result<QStringList> days = daysOf(session, stored->id);
     if (!days)
