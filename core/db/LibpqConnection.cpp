@@ -76,6 +76,10 @@ Result<LibpqConnection> LibpqConnection::open(const ConnectionSettings &settings
 {
     LibpqConnection session;
     session.m_conninfo = settings.conninfo().toUtf8();
+    // A twin is a help, never worth a long wait for a host that is gone.
+    ConnectionSettings bounded = settings;
+    bounded.setDefault(QStringLiteral("connect_timeout"), QStringLiteral("5"));
+    session.m_twinConninfo = bounded.conninfo().toUtf8();
     session.m_redacted = settings.redacted();
     session.m_unnamedStatements = settings.transactionPooled();
     if (Status connected = session.connect(); !connected)
@@ -86,7 +90,8 @@ Result<LibpqConnection> LibpqConnection::open(const ConnectionSettings &settings
 Result<LibpqConnection> LibpqConnection::openTwin() const
 {
     LibpqConnection twin;
-    twin.m_conninfo = m_conninfo;
+    twin.m_conninfo = m_twinConninfo;
+    twin.m_twinConninfo = m_twinConninfo;
     twin.m_redacted = m_redacted;
     twin.m_unnamedStatements = m_unnamedStatements;
     if (Status connected = twin.connect(); !connected)

@@ -48,6 +48,7 @@ public:
     static Result<LibpqConnection> open(const ConnectionSettings &settings);
     // A new session to the same server and database as the same login: a
     // second reader for work one session would do one statement at a time.
+    // It waits at most 5 s to connect unless the settings say otherwise.
     Result<LibpqConnection> openTwin() const;
 
     // Runs one or more statements with the simple protocol.
@@ -120,6 +121,7 @@ private:
     QString m_lastSqlState;
     QString m_identity;
     QByteArray m_conninfo;            // to connect afresh when the link's state is unknown
+    QByteArray m_twinConninfo;        // the same, with a bounded connect_timeout
     QString m_redacted;               // the settings without secrets, for errors
     bool m_unnamedStatements = false; // behind a transaction pooler
     bool m_broken = false;            // a pipeline could not be closed: the link is unusable

@@ -340,8 +340,10 @@ bool plainSnapshotName(const QString &name)
     });
 }
 
-// A second session reading in this transaction's snapshot; none when the
-// server takes no more sessions, and the day is then read on this one.
+// A second session reading in this transaction's snapshot, or none: when
+// the server takes no more sessions or the twin cannot share the snapshot,
+// the day is read on this session alone, which fails itself if the server
+// is really gone.
 Result<std::optional<LibpqConnection>> DayLoader::snapshotTwin()
 {
     Result<QString> snapshot = m_session.scalar("SELECT pg_export_snapshot()");
@@ -351,16 +353,11 @@ Result<std::optional<LibpqConnection>> DayLoader::snapshotTwin()
         return makeError(ErrorKind::Failed,
                          QStringLiteral("the server named its snapshot \"%1\"").arg(*snapshot));
     Result<LibpqConnection> twin = m_session.openTwin();
-    if (!twin) {
-        if (twin.error().kind == ErrorKind::Connection)
-            return std::optional<LibpqConnection>();
-        return twin.error();
-    }
-    if (Status begun = twin->exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"); !begun)
-        return begun.error();
-    if (Status shared = twin->exec("SET TRANSACTION SNAPSHOT '" + snapshot->toLatin1() + "'");
-        !shared)
-        return shared.error();
+    if (!twin)
+        return std::optional<LibpqConnection>();
+    if (!twin->exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") ||
+        !twin->exec("SET TRANSACTION SNAPSHOT '" + snapshot->toLatin1() + "'"))
+        return std::optional<LibpqConnection>();
     return std::optional<LibpqConnection>(std::move(twin).value());
 }
 
@@ -377,12 +374,12 @@ Status DayLoader::loadRecordsAndLines(LoadedDay &day)
     Status records;
     if (twin->has_value()) {
         LibpqConnection &reader = **twin;
-        std::thread linesReader([&] {
+        // Joined as this block ends, whatever loadDayRecords does.
+        const std::jthread linesReader([&] {
             lines = readDayLines(reader, window);
             (void)reader.exec("COMMIT");
         });
         records = loadDayRecords(day);
-        linesReader.join();
     } else {
         records = loadDayRecords(day);
         if (records)
