@@ -163,19 +163,20 @@ Result<qsizetype> copyLines(LibpqConnection &session, qint64 statementId, const 
     return read;
 }
 
-Result<QStringList> daysOf(LibpqConnection &session, qint64 statementId)
+// The days a statement's lines fall on, one per row.
+QStringList daysIn(const PgRows &rows)
 {
-    Result<PgRows> rows = session.query(DaysOfStatement, {QByteArray::number(statementId)});
-    if (!rows)
-        return rows.error();
     QStringList days;
-    for (int i = 0; i < rows->size(); ++i)
-        days << rows->text(i, 0);
+    for (int i = 0; i < rows.size(); ++i)
+        days << rows.text(i, 0);
     return days;
 }
 
-Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &channel,
-                                     const StatementFile &file, const CurrencyTable &currencies)
+} // namespace
+
+Result<ImportedStatement> importStatement(LibpqConnection &session, const QString &channel,
+                                          const StatementFile &file,
+                                          const CurrencyTable &currencies)
 {
     Result<PgRows> known = session.query(KnownChannel, {channel.toUtf8()});
     if (!known)
@@ -208,7 +209,11 @@ Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &ch
                               QStringLiteral("this file is statement %1 of channel %2, which was "
                                              "withdrawn: import the corrected file")
                                   .arg(before->text(0, 0), channel));
-        return ImportedStatement{before->toInt64(0, 0), int(before->toInt64(0, 1)), true, {}};
+        Result<PgRows> stored = session.query(DaysOfStatement, {before->value(0, 0)});
+        if (!stored)
+            return stored.error();
+        return ImportedStatement{before->toInt64(0, 0), int(before->toInt64(0, 1)), true,
+                                 daysIn(*stored)};
     }
     const qint64 id = inserted->toInt64(0, 0);
     QuarterHours times;
@@ -232,26 +237,7 @@ Result<ImportedStatement> storeWhole(LibpqConnection &session, const QString &ch
     // know them. Only a help: the statement is stored whatever this says, and
     // autovacuum counts the lines later.
     (void)session.query("SELECT keel.recon_lines_analyze()");
-    ImportedStatement imported{id, int(*copied), false, {}};
-    for (int i = 0; i < days->size(); ++i)
-        imported.days << days->text(i, 0);
-    return imported;
-}
-
-} // namespace
-
-Result<ImportedStatement> importStatement(LibpqConnection &session, const QString &channel,
-                                          const StatementFile &file,
-                                          const CurrencyTable &currencies)
-{
-    Result<ImportedStatement> stored = storeWhole(session, channel, file, currencies);
-    if (!stored || !stored->alreadyImported)
-        return stored;
-    Result<QStringList> days = daysOf(session, stored->id);
-    if (!days)
-        return days.error();
-    stored->days = *days;
-    return stored;
+    return ImportedStatement{id, int(*copied), false, daysIn(*days)};
 }
 
 } // namespace keel
