@@ -128,6 +128,31 @@ constexpr char NamedRecords[] =
     "  WHERE t.refund_id = r.id AND t.kind = 'refund') m "
     "WHERE r.public_id = ANY($3::text[]) AND r.channel = $1";
 
+// Money a person settled for a line under the channel's id, before keel
+// knew that id named one of its charges: the line's case parked it in
+// clearing, the person handed it out of suspense (written off, say), and no
+// run gives it back. It is the charge's now that the id names the charge, as
+// money parked on the charge is, so the charge's run counts it: a second
+// report of the payment then parks nothing more, and a payment reported once
+// shows keel holding it twice. An id that names more than one charge names
+// none, as the run judges it.
+constexpr char SettledUnderChannelIds[] =
+    "SELECT c.public_id, sum(e.amount) FROM keel.recon_breaks b "
+    "JOIN keel.suspense_cases k ON k.recon_break_id = b.id AND k.charge_id IS NULL "
+    "  AND k.status IN ('resolved', 'written_off') "
+    "  AND k.resolution ->> 'kind' IS DISTINCT FROM 'recon_run' "
+    "JOIN keel.ledger_transactions t "
+    "  ON t.id = k.ledger_transaction_id OR t.suspense_case_id = k.id "
+    "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "  AND a.code = 'channel_clearing:' || b.currency "
+    "JOIN keel.charges c ON c.channel = b.channel AND c.channel_reference = b.reference "
+    "  AND c.currency = b.currency "
+    "WHERE b.channel = $1 AND b.kind = 'payment' AND b.class = 'missing_at_keel' "
+    "  AND (SELECT count(*) FROM keel.charges o WHERE o.channel = b.channel "
+    "       AND o.channel_reference = b.reference) = 1 "
+    "GROUP BY c.public_id HAVING sum(e.amount) <> 0";
+
 QDateTime utcMillis(qint64 millis)
 {
     return QDateTime::fromMSecsSinceEpoch(millis, Qt::UTC);
@@ -173,6 +198,7 @@ private:
     Status loadLinesUnseen(LoadedDay &day);
     Status loadNamedRecords(LoadedDay &day);
     Status matchChannelReferences(LoadedDay &day);
+    Status countSettledUnderChannelIds(LoadedDay &day);
     Status appendLinesOf(const QStringList &references, QList<StatementLine> &lines);
     Status appendNamedRecords(const QStringList &charges, const QStringList &refunds,
                               QList<BookedRecord> &records);
@@ -206,7 +232,8 @@ Result<LoadedDay> DayLoader::load(const QDate &date)
         loaded.input.feeRatePpm = day->toInt64(0, 3);
     for (Status (DayLoader::*step)(LoadedDay &) :
          {&DayLoader::loadRecordsAndLines, &DayLoader::loadLinesUnseen,
-          &DayLoader::loadNamedRecords, &DayLoader::matchChannelReferences})
+          &DayLoader::loadNamedRecords, &DayLoader::matchChannelReferences,
+          &DayLoader::countSettledUnderChannelIds})
         if (Status done = (this->*step)(loaded); !done)
             return done.error();
     return loaded;
@@ -549,6 +576,23 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
     if (found[0].isEmpty() && found[1].isEmpty())
         return {};
     return appendNamedRecords(found[0], found[1], day.input.namedRecords);
+}
+
+Status DayLoader::countSettledUnderChannelIds(LoadedDay &day)
+{
+    Result<PgRows> rows = m_session.query(SettledUnderChannelIds, {m_channel});
+    if (!rows)
+        return rows.error();
+    QHash<QString, qint64> settled;
+    for (int i = 0; i < rows->size(); ++i)
+        settled.insert(rows->text(i, 0), rows->toInt64(i, 1));
+    if (settled.isEmpty())
+        return {};
+    for (QList<BookedRecord> *records : {&day.input.dayRecords, &day.input.namedRecords})
+        for (BookedRecord &record : *records)
+            if (record.kind == LineKind::Payment)
+                record.amount += settled.value(record.reference);
+    return {};
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "core/ops/BreakResolutions.h"
 #include "core/read/ReconQuery.h"
 
+#include <QJsonDocument>
 #include <QProcess>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -126,6 +127,26 @@ protected:
         EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 2);
         EXPECT_EQ(suspense(), QStringLiteral("2000"));
         return paid;
+    }
+
+    // keel's capture of 15.00 USD whose answer carried no id of the
+    // channel's (keel learns it later): keel's charge id and the channel's.
+    std::pair<QByteArray, QString> chargeWithItsIdNotYetKnown(const QByteArray &key)
+    {
+        const QByteArray paid = charge("amount=1500&currency=usd", key);
+        const QString id = scalar("SELECT channel_reference FROM keel.charges");
+        EXPECT_TRUE(id.startsWith(QLatin1String("sim_"))) << qPrintable(id);
+        setChannelReference("NULL");
+        EXPECT_EQ(backdateBooks(), QStringLiteral("1"));
+        m_day = firstPostingDay();
+        return {paid, id};
+    }
+
+    void setChannelReference(const QByteArray &value)
+    {
+        EXPECT_EQ(scalar("WITH u AS (UPDATE keel.charges SET channel_reference = " + value +
+                         " RETURNING 1) SELECT count(*) FROM u"),
+                  QStringLiteral("1"));
     }
 
     QString statusOf(const QString &reference)
@@ -613,6 +634,85 @@ TEST_F(BreakResolutionTest, MoneyParkedForAWithdrawnLineGoesBackToClearingAtTheN
     EXPECT_EQ(scalar("SELECT string_agg(object_id || ':' || (detail ->> 'returned'), ' ' "
                      "ORDER BY id) FROM keel.audit_log WHERE action = 'case.close_by_run'"),
               QString::fromLatin1(taken + ":700 " + busy + ":300"));
+    expectBooksAgree();
+}
+
+// A line under the channel's id came before keel knew the id: its day found a
+// payment keel never made and parked its money, which a person then wrote
+// off. Once keel keeps the id, the line is the charge's second report. The
+// money the person settled for it is counted on the charge: the duplicate is
+// chased by a case, not parked a second time.
+TEST_F(BreakResolutionTest, MoneyAPersonSettledForALineUnderAnUnknownIdIsNotParkedAgain)
+{
+    startGateway();
+    const auto [paid, paidId] = chargeWithItsIdNotYetKnown("settled-under-id-twice");
+    const QString next = QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate);
+    ASSERT_EQ(import(statement(QStringLiteral("twice.csv"),
+                               {item(paid, ",sim_anotherTradeOfIt0000,payment,15.00,USD,0,"
+                                           "%1T10:00:00Z"),
+                                paidId + u',' + paidId +
+                                    QStringLiteral(",payment,15.00,USD,0,%2T09:00:00Z")}))
+                  .exitCode,
+              0);
+    EXPECT_TRUE(breaks(run()).isEmpty());
+    EXPECT_EQ(breaks(run(QStringLiteral("sim"), next)),
+              QStringList{QStringLiteral("missing_at_keel:%1:new").arg(paidId)});
+    ASSERT_EQ(suspense(), QStringLiteral("1500"));
+    EXPECT_EQ(approveAndRun(writeOffOfCaseOf(paidId.toUtf8())).applied, 1);
+    ASSERT_EQ(suspense(), QStringLiteral("0"));
+
+    setChannelReference("'" + paidId.toUtf8() + "'");
+    const QJsonObject day = run();
+    EXPECT_EQ(breaks(day),
+              QStringList{QStringLiteral("duplicate:%1:new").arg(QString::fromUtf8(paid))})
+        << QJsonDocument(day).toJson().constData();
+    EXPECT_EQ(scalar("SELECT channel_amount || ' ' || keel_amount FROM keel.recon_breaks "
+                     "WHERE class = 'duplicate'"),
+              QStringLiteral("3000 3000"));
+    EXPECT_EQ(scalar("SELECT string_agg(amount || ' ' || status, ',' ORDER BY id) "
+                     "FROM keel.suspense_cases"),
+              QStringLiteral("1500 written_off,0 open"))
+        << "the second report is chased, its money held once already";
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("3000"))
+        << "the two reports, each booked once";
+    EXPECT_TRUE(
+        run(QStringLiteral("sim"), next).value(QStringLiteral("breaks")).toArray().isEmpty());
+    expectBooksAgree();
+}
+
+// The same, with the payment reported once, under the channel's id alone:
+// the written-off money was the capture's, and clearing holds it twice. The
+// charge's run shows keel holding more than the channel moved, and its case
+// brings the difference to a person instead of matching in silence.
+TEST_F(BreakResolutionTest, MoneyAPersonSettledForALineLaterFoundToBeACaptureIsShown)
+{
+    startGateway();
+    const auto [paid, paidId] = chargeWithItsIdNotYetKnown("settled-under-id-once");
+    ASSERT_EQ(import(statement(QStringLiteral("once.csv"),
+                               {paidId + u',' + paidId +
+                                QStringLiteral(",payment,15.00,USD,0,%1T10:00:00Z")}))
+                  .exitCode,
+              0);
+    const QStringList both = breaks(run());
+    EXPECT_TRUE(both.contains(QStringLiteral("missing_at_keel:%1:new").arg(paidId)));
+    ASSERT_EQ(suspense(), QStringLiteral("1500"));
+    EXPECT_EQ(approveAndRun(writeOffOfCaseOf(paidId.toUtf8())).applied, 1);
+
+    setChannelReference("'" + paidId.toUtf8() + "'");
+    const QJsonObject day = run();
+    EXPECT_EQ(breaks(day),
+              QStringList{QStringLiteral("amount_mismatch:%1:new").arg(QString::fromUtf8(paid))})
+        << QJsonDocument(day).toJson().constData();
+    EXPECT_EQ(scalar("SELECT channel_amount || ' ' || keel_amount FROM keel.recon_breaks "
+                     "WHERE class = 'amount_mismatch'"),
+              QStringLiteral("1500 3000"));
+    EXPECT_EQ(scalar("SELECT string_agg(k.amount || ' ' || b.class, ',') FROM "
+                     "keel.suspense_cases k JOIN keel.recon_breaks b ON b.id = k.recon_break_id "
+                     "WHERE k.status = 'open'"),
+              QStringLiteral("0 amount_mismatch"))
+        << "a case chases it; the money is the person's decision, not the run's";
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
     expectBooksAgree();
 }
 
