@@ -2,6 +2,7 @@
 
 #include "core/channel/HttpChannel.h"
 #include "core/channel/SimulatedChannel.h"
+#include "core/net/TlsSession.h"
 
 #include "Command.h"
 
@@ -58,6 +59,11 @@ void addChannelOptions(QCommandLineParser &parser)
                       QStringLiteral("With --channel: milliseconds to wait for its answer before "
                                      "the operation is in doubt and reconciled (default 10000)."),
                       QStringLiteral("MS")});
+    parser.addOption({QStringLiteral("ca-file"),
+                      QStringLiteral("PEM file of a certificate authority to trust, beside the "
+                                     "system's, for every https:// call this process makes "
+                                     "(notifications, saga participants, the channel)."),
+                      QStringLiteral("FILE")});
     addSimulatorOptions(parser);
 }
 
@@ -84,8 +90,16 @@ void addSimulatorOptions(QCommandLineParser &parser)
          QStringLiteral("R")});
 }
 
+// How this process reaches others: the channel, and whom its TLS calls
+// trust (set for the whole process, as every outgoing call shares it).
 Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
 {
+    if (parser.isSet(QStringLiteral("ca-file"))) {
+        if (const QString unread = TlsSession::trustAlso(parser.value(QStringLiteral("ca-file")));
+            !unread.isEmpty())
+            return fieldError(QStringLiteral("ca-file"), QStringLiteral("parameter_invalid"),
+                              unread);
+    }
     if (parser.isSet(QStringLiteral("channel"))) {
         for (const QString &option : parser.optionNames())
             if (option.startsWith(QLatin1String("sim-")))

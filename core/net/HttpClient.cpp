@@ -1,10 +1,13 @@
 #include "core/net/HttpClient.h"
 
+#include "core/net/TlsSession.h"
+
 #include <QUrl>
 
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -22,9 +25,20 @@ QByteArray HttpReply::header(const QByteArray &lowerName) const
     return {};
 }
 
-HttpClient::HttpClient(QString host, int port, int timeoutMs)
-    : m_host(std::move(host)), m_port(port), m_timeoutMs(timeoutMs)
+HttpClient::HttpClient(QString host, int port, int timeoutMs, bool tls)
+    : m_host(std::move(host)), m_port(port), m_timeoutMs(timeoutMs), m_tlsWanted(tls)
 {}
+
+std::unique_ptr<HttpClient> HttpClient::forUrl(const QUrl &url, int timeoutMs)
+{
+    if (!url.isValid() || url.host().isEmpty())
+        return nullptr;
+    if (url.scheme() == QLatin1String("https"))
+        return std::make_unique<HttpClient>(url.host(), url.port(443), timeoutMs, true);
+    if (url.scheme() == QLatin1String("http"))
+        return std::make_unique<HttpClient>(url.host(), url.port(80), timeoutMs);
+    return nullptr;
+}
 
 HttpClient::~HttpClient()
 {
@@ -43,6 +57,7 @@ bool HttpClient::parseUrl(const QString &text, QString *host, int *port)
 
 void HttpClient::disconnect()
 {
+    m_tls.reset();
     if (m_fd >= 0)
         ::close(m_fd);
     m_fd = -1;
@@ -51,6 +66,8 @@ void HttpClient::disconnect()
 
 bool HttpClient::unusable() const
 {
+    if (m_tls && m_tls->pending())
+        return true;
     // Nothing was asked, so anything readable is end-of-file, an error, or
     // bytes the peer sent unasked (an answer repeated): none of them can be
     // followed by the answer to a new request.
@@ -78,9 +95,9 @@ bool HttpClient::connectIfNeeded(HttpReply *reply)
         return false;
     }
     m_fd = ::socket(found->ai_family, found->ai_socktype, found->ai_protocol);
-    const int connected = m_fd >= 0 ? ::connect(m_fd, found->ai_addr, found->ai_addrlen) : -1;
+    const bool connected = m_fd >= 0 && connectWithin(found->ai_addr, found->ai_addrlen);
     ::freeaddrinfo(found);
-    if (connected != 0) {
+    if (!connected) {
         reply->failure = HttpFailure::Unreachable;
         reply->error = QStringLiteral("cannot connect to %1:%2: %3")
                            .arg(m_host)
@@ -91,26 +108,96 @@ bool HttpClient::connectIfNeeded(HttpReply *reply)
     }
     const int one = 1;
     ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (!m_tlsWanted)
+        return true;
+    // A TLS record may come in pieces: a read waits for the rest no longer
+    // than an answer is waited for, and so does every step of the handshake.
+    const timeval limit{m_timeoutMs / 1000, (m_timeoutMs % 1000) * 1000};
+    ::setsockopt(m_fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    ::setsockopt(m_fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+    m_tls = std::make_unique<TlsSession>();
+    if (const QString refused = m_tls->handshake(m_fd, m_host); !refused.isEmpty()) {
+        reply->failure = HttpFailure::Unreachable;
+        reply->error = refused;
+        disconnect();
+        return false;
+    }
+    return true;
+}
+
+// A connect that gives up after the timeout, as a host that drops packets
+// would otherwise hold the caller for the system's minutes. The socket is
+// left blocking, with errno saying why when it fails.
+bool HttpClient::connectWithin(const void *address, unsigned length)
+{
+    const int flags = ::fcntl(m_fd, F_GETFL);
+    ::fcntl(m_fd, F_SETFL, flags | O_NONBLOCK);
+    if (::connect(m_fd, static_cast<const sockaddr *>(address), socklen_t(length)) != 0) {
+        if (errno != EINPROGRESS)
+            return false;
+        pollfd writable{m_fd, POLLOUT, 0};
+        const int ready = ::poll(&writable, 1, m_timeoutMs);
+        if (ready <= 0) {
+            errno = ready == 0 ? ETIMEDOUT : errno;
+            return false;
+        }
+        int failed = 0;
+        socklen_t size = sizeof failed;
+        ::getsockopt(m_fd, SOL_SOCKET, SO_ERROR, &failed, &size);
+        if (failed != 0) {
+            errno = failed;
+            return false;
+        }
+    }
+    ::fcntl(m_fd, F_SETFL, flags);
+    return true;
+}
+
+bool HttpClient::send(const QByteArray &bytes)
+{
+    if (m_tls)
+        return m_tls->write(bytes.constData(), bytes.size()) == TlsSession::Io::Done;
+    qsizetype sent = 0;
+    while (sent < bytes.size()) {
+        const ssize_t n =
+            ::send(m_fd, bytes.constData() + sent, size_t(bytes.size() - sent), MSG_NOSIGNAL);
+        if (n <= 0)
+            return false;
+        sent += n;
+    }
     return true;
 }
 
 bool HttpClient::fill(HttpReply *reply)
 {
-    pollfd waiting{m_fd, POLLIN, 0};
-    const int ready = ::poll(&waiting, 1, m_timeoutMs);
-    if (ready <= 0) {
-        reply->failure = ready == 0 ? HttpFailure::TimedOut : HttpFailure::Closed;
-        reply->error = ready == 0 ? QStringLiteral("timed out") : QStringLiteral("poll failed");
-        return false;
+    // Bytes TLS has decrypted already are not on the socket to poll for.
+    if (!m_tls || !m_tls->pending()) {
+        pollfd waiting{m_fd, POLLIN, 0};
+        const int ready = ::poll(&waiting, 1, m_timeoutMs);
+        if (ready <= 0) {
+            reply->failure = ready == 0 ? HttpFailure::TimedOut : HttpFailure::Closed;
+            reply->error = ready == 0 ? QStringLiteral("timed out") : QStringLiteral("poll failed");
+            return false;
+        }
     }
     char chunk[16384];
-    const ssize_t got = ::recv(m_fd, chunk, sizeof chunk, 0);
+    qsizetype got = 0;
+    if (m_tls) {
+        const TlsSession::Io read = m_tls->read(chunk, sizeof chunk, &got);
+        if (read == TlsSession::Io::WouldBlock) {
+            reply->failure = HttpFailure::TimedOut;
+            reply->error = QStringLiteral("timed out in the middle of a TLS record");
+            return false;
+        }
+    } else {
+        got = ::recv(m_fd, chunk, sizeof chunk, 0);
+    }
     if (got <= 0) {
         reply->failure = HttpFailure::Closed;
         reply->error = QStringLiteral("connection closed");
         return false;
     }
-    m_buffer.append(chunk, qsizetype(got));
+    m_buffer.append(chunk, got);
     return true;
 }
 
@@ -175,15 +262,8 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
                 reply.failure = HttpFailure::Closed;
             return reply;
         }
-        qsizetype sent = 0;
-        while (sent < bytes.size()) {
-            const ssize_t n =
-                ::send(m_fd, bytes.constData() + sent, size_t(bytes.size() - sent), MSG_NOSIGNAL);
-            if (n <= 0)
-                break;
-            sent += n;
-        }
-        if (sent == bytes.size()) {
+        const bool sent = send(bytes);
+        if (sent) {
             reply = readReply();
             // Only a kept-alive connection the server had closed is worth a
             // second try; a fresh one that timed out may have been acted on.
@@ -192,7 +272,7 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
                 return reply;
         }
         // A keep-alive connection the server had closed: reconnect once.
-        if (sent != bytes.size()) {
+        if (!sent) {
             reply.failure = HttpFailure::Closed;
             reply.error = QStringLiteral("connection closed while sending");
         }

@@ -4,15 +4,20 @@
 #include <QList>
 #include <QString>
 
+#include <memory>
 #include <utility>
 
+class QUrl;
+
 namespace keel {
+
+class TlsSession;
 
 // Why a request got no answer: the behaviour after it (may the request have
 // been acted on? may it be sent again?) depends on which.
 enum class HttpFailure {
     None,
-    Unreachable, // not sent: the host did not resolve or refused the connection
+    Unreachable, // not sent: the host did not resolve, refused the connection, or failed TLS
     TimedOut,    // sent, and no whole answer within the timeout: it may have been acted on
     Closed,      // sent, and the server closed the connection without a whole answer
 };
@@ -28,11 +33,15 @@ struct HttpReply {
 };
 
 // A blocking HTTP/1.1 client over one keep-alive TCP connection, reopened when
-// the server closes it. For load generators, simulators and tests talking to
-// keel's own gateway; not thread-safe (use one per thread).
+// the server closes it; over TLS (TlsSession) when asked. The timeout bounds
+// the connect, the TLS handshake and each wait for the answer. Not
+// thread-safe (use one per thread).
 class HttpClient final {
 public:
-    HttpClient(QString host, int port, int timeoutMs = 30000);
+    HttpClient(QString host, int port, int timeoutMs = 30000, bool tls = false);
+    // For an http:// or https:// URL (TLS, port 443 unless it says), or null
+    // for any other.
+    static std::unique_ptr<HttpClient> forUrl(const QUrl &url, int timeoutMs);
     ~HttpClient();
     HttpClient(const HttpClient &) = delete;
     HttpClient &operator=(const HttpClient &) = delete;
@@ -48,6 +57,8 @@ public:
 
 private:
     bool connectIfNeeded(HttpReply *reply);
+    bool connectWithin(const void *address, unsigned length);
+    bool send(const QByteArray &bytes);
     bool unusable() const;
     void disconnect();
     HttpReply readReply();
@@ -56,7 +67,9 @@ private:
     QString m_host;
     int m_port = 0;
     int m_timeoutMs = 30000;
+    bool m_tlsWanted = false;
     int m_fd = -1;
+    std::unique_ptr<TlsSession> m_tls;
     QByteArray m_buffer;
 };
 

@@ -18,15 +18,13 @@ constexpr int ExcerptChars = 200;
 // take the notification over.
 constexpr int LeaseSlackMs = 30000;
 
-// Where to send: path and query of an http:// URL, or why it cannot be sent.
+// Why a notify URL cannot be sent to, or "".
 QString unsendable(const QUrl &url)
 {
     if (!url.isValid() || url.host().isEmpty())
         return QStringLiteral("the merchant's notify_url is not a valid URL");
-    if (url.scheme() == QLatin1String("https"))
-        return QStringLiteral("https notify URLs are not supported yet; use http://");
-    if (url.scheme() != QLatin1String("http"))
-        return QStringLiteral("the merchant's notify_url is not an http:// URL");
+    if (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http"))
+        return QStringLiteral("the merchant's notify_url is not an https:// or http:// URL");
     return {};
 }
 
@@ -96,11 +94,11 @@ NotificationSender::Answer NotificationSender::post(const Claimed &notification)
         return answer;
     QElapsedTimer timer;
     timer.start();
-    HttpClient client(url.host(), url.port(80), m_options.timeoutMs);
+    const std::unique_ptr<HttpClient> client = HttpClient::forUrl(url, m_options.timeoutMs);
     const QByteArray target =
         url.path(QUrl::FullyEncoded).toUtf8() +
         (url.hasQuery() ? '?' + url.query(QUrl::FullyEncoded).toUtf8() : QByteArray());
-    const HttpReply reply = client.request(
+    const HttpReply reply = client->request(
         "POST", target.isEmpty() ? QByteArray("/") : target,
         {{"Content-Type", "application/json; charset=utf-8"},
          {"User-Agent", "keel-notifications/1"},

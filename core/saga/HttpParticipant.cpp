@@ -69,7 +69,9 @@ StepAnswer HttpParticipant::interpret(int status, const QByteArray &body,
 QString HttpParticipant::hostOf(const QString &url)
 {
     const QUrl parsed(url);
-    return QStringLiteral("%1:%2").arg(parsed.host()).arg(parsed.port(80));
+    return QStringLiteral("%1:%2")
+        .arg(parsed.host())
+        .arg(parsed.port(parsed.scheme() == QLatin1String("https") ? 443 : 80));
 }
 
 StepAnswer HttpParticipant::call(const Call &call)
@@ -89,9 +91,10 @@ StepAnswer HttpParticipant::call(const Call &call)
     if (clients.size() > 64)
         clients.clear();
     std::shared_ptr<HttpClient> &client =
-        clients[QStringLiteral("%1:%2/%3").arg(url.host()).arg(url.port(80)).arg(call.timeoutMs)];
+        clients[url.adjusted(QUrl::RemovePath | QUrl::RemoveQuery).toString() + u'/' +
+                QString::number(call.timeoutMs)];
     if (!client)
-        client = std::make_shared<HttpClient>(url.host(), url.port(80), call.timeoutMs);
+        client = HttpClient::forUrl(url, call.timeoutMs);
     const HttpReply reply = client->request("POST", target.startsWith('?') ? '/' + target : target,
                                             {{"Content-Type", "application/json"}}, call.payload);
     return interpret(reply.status, reply.body, reply.error);

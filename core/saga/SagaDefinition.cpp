@@ -71,11 +71,12 @@ Result<QString> participantUrl(const QJsonObject &json, const QString &key, cons
         return QString();
     }
     const QUrl url(value.toString(), QUrl::StrictMode);
-    if (!value.isString() || !url.isValid() || url.scheme() != QLatin1String("http") ||
+    if (!value.isString() || !url.isValid() ||
+        (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http")) ||
         url.host().isEmpty() || !url.userInfo().isEmpty() || !url.fragment().isEmpty() ||
         value.toString().size() > 2048)
-        return invalid(field, QStringLiteral("%1 must be an http:// URL with a host, such as "
-                                             "http://inventory.internal:8080/reserve")
+        return invalid(field, QStringLiteral("%1 must be an https:// or http:// URL with a host, "
+                                             "such as https://inventory.internal:8443/reserve")
                                   .arg(field));
     return value.toString();
 }

@@ -1,0 +1,223 @@
+#include "core/net/TlsSession.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <mutex>
+
+namespace keel {
+namespace {
+
+// One context for the process: loading the system's trust store is the
+// expensive part of a session, and every session trusts the same roots.
+struct ClientContext {
+    std::mutex lock;
+    std::shared_ptr<SSL_CTX> context;
+    QString extraAuthority;
+};
+
+ClientContext &clientContext()
+{
+    static ClientContext shared;
+    return shared;
+}
+
+QString lastSslError(const char *during)
+{
+    const unsigned long code = ERR_get_error();
+    ERR_clear_error();
+    if (code == 0)
+        return QString::fromLatin1(during);
+    char text[256];
+    ERR_error_string_n(code, text, sizeof text);
+    return QStringLiteral("%1: %2").arg(QLatin1String(during), QLatin1String(text));
+}
+
+// A fresh context trusting the system's roots and `caFile`, or the reason
+// there is none.
+std::shared_ptr<SSL_CTX> newContext(const QString &caFile, QString *error)
+{
+    std::shared_ptr<SSL_CTX> context(SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
+    if (!context) {
+        *error = lastSslError("cannot create a TLS context");
+        return nullptr;
+    }
+    SSL_CTX_set_min_proto_version(context.get(), TLS1_2_VERSION);
+    SSL_CTX_set_verify(context.get(), SSL_VERIFY_PEER, nullptr);
+    SSL_CTX_set_mode(context.get(), SSL_MODE_AUTO_RETRY);
+    if (SSL_CTX_set_default_verify_paths(context.get()) != 1) {
+        *error = lastSslError("cannot read the system's trust store");
+        return nullptr;
+    }
+    if (!caFile.isEmpty() && SSL_CTX_load_verify_locations(
+                                 context.get(), caFile.toLocal8Bit().constData(), nullptr) != 1) {
+        *error = lastSslError(qPrintable(QStringLiteral("cannot read --ca-file %1").arg(caFile)));
+        return nullptr;
+    }
+    return context;
+}
+
+// OpenSSL's own socket BIO writes with send(fd, ..., 0): a peer that went
+// away raises SIGPIPE, which would end the whole service. These write with
+// MSG_NOSIGNAL and read alike; the socket's timeouts make a stalled peer a
+// retry, which a session reports as WouldBlock.
+int socketWrite(BIO *bio, const char *bytes, int size)
+{
+    const int fd = int(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+    BIO_clear_retry_flags(bio);
+    const ssize_t n = ::send(fd, bytes, size_t(size), MSG_NOSIGNAL);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        BIO_set_retry_write(bio);
+    return int(n);
+}
+
+int socketRead(BIO *bio, char *into, int size)
+{
+    const int fd = int(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+    BIO_clear_retry_flags(bio);
+    const ssize_t n = ::recv(fd, into, size_t(size), 0);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        BIO_set_retry_read(bio);
+    return int(n);
+}
+
+long socketControl(BIO *, int command, long, void *)
+{
+    return command == BIO_CTRL_FLUSH ? 1 : 0;
+}
+
+BIO_METHOD *socketMethod()
+{
+    static BIO_METHOD *const method = [] {
+        BIO_METHOD *made = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "keel socket");
+        BIO_meth_set_write(made, socketWrite);
+        BIO_meth_set_read(made, socketRead);
+        BIO_meth_set_ctrl(made, socketControl);
+        return made;
+    }();
+    return method;
+}
+
+std::shared_ptr<SSL_CTX> currentContext(QString *error)
+{
+    ClientContext &shared = clientContext();
+    const std::lock_guard<std::mutex> held(shared.lock);
+    if (!shared.context)
+        shared.context = newContext(shared.extraAuthority, error);
+    return shared.context;
+}
+
+} // namespace
+
+struct TlsSession::Ssl {
+    std::shared_ptr<SSL_CTX> context; // kept alive while the session is
+    SSL *ssl = nullptr;
+    ~Ssl()
+    {
+        if (ssl)
+            SSL_free(ssl);
+    }
+};
+
+TlsSession::TlsSession() = default;
+TlsSession::~TlsSession() = default;
+
+QString TlsSession::trustAlso(const QString &caFile)
+{
+    QString error;
+    std::shared_ptr<SSL_CTX> context = newContext(caFile, &error);
+    if (!context)
+        return error;
+    ClientContext &shared = clientContext();
+    const std::lock_guard<std::mutex> held(shared.lock);
+    shared.extraAuthority = caFile;
+    shared.context = std::move(context);
+    return {};
+}
+
+QString TlsSession::handshake(int fd, const QString &host)
+{
+    QString error;
+    auto ssl = std::make_unique<Ssl>();
+    ssl->context = currentContext(&error);
+    if (!ssl->context)
+        return error;
+    ssl->ssl = SSL_new(ssl->context.get());
+    BIO *socket = ssl->ssl ? BIO_new(socketMethod()) : nullptr;
+    if (!socket)
+        return lastSslError("cannot start TLS");
+    BIO_set_data(socket, reinterpret_cast<void *>(intptr_t(fd)));
+    BIO_set_init(socket, 1);
+    SSL_set_bio(ssl->ssl, socket, socket);
+    // The name the certificate must carry is the one keel dialled; an
+    // address is checked as an address, and is sent as no server name.
+    const QByteArray name = host.toLatin1();
+    X509_VERIFY_PARAM *check = SSL_get0_param(ssl->ssl);
+    in6_addr address;
+    const bool isAddress = ::inet_pton(AF_INET, name.constData(), &address) == 1 ||
+                           ::inet_pton(AF_INET6, name.constData(), &address) == 1;
+    if (!isAddress) {
+        // SSL_set_tlsext_host_name, without the macro's C cast.
+        SSL_ctrl(ssl->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                 const_cast<char *>(name.constData()));
+        X509_VERIFY_PARAM_set_hostflags(check, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+        if (X509_VERIFY_PARAM_set1_host(check, name.constData(), size_t(name.size())) != 1)
+            return lastSslError("cannot check the server's name");
+    } else if (X509_VERIFY_PARAM_set1_ip_asc(check, name.constData()) != 1) {
+        return lastSslError("cannot check the server's address");
+    }
+    ERR_clear_error();
+    const int done = SSL_connect(ssl->ssl);
+    if (done != 1) {
+        const int why = SSL_get_error(ssl->ssl, done);
+        const long verified = SSL_get_verify_result(ssl->ssl);
+        if (verified != X509_V_OK)
+            return QStringLiteral("TLS: %1 is not trusted: %2")
+                .arg(host, QLatin1String(X509_verify_cert_error_string(verified)));
+        if (why == SSL_ERROR_WANT_READ || why == SSL_ERROR_WANT_WRITE)
+            return QStringLiteral("TLS handshake with %1 timed out").arg(host);
+        return lastSslError(qPrintable(QStringLiteral("TLS handshake with %1 failed").arg(host)));
+    }
+    m_ssl = std::move(ssl);
+    return {};
+}
+
+TlsSession::Io TlsSession::write(const char *bytes, qsizetype size)
+{
+    qsizetype sent = 0;
+    while (sent < size) {
+        ERR_clear_error();
+        const int n =
+            SSL_write(m_ssl->ssl, bytes + sent, int(std::min<qsizetype>(size - sent, 1 << 20)));
+        if (n <= 0)
+            return Io::Closed;
+        sent += n;
+    }
+    return Io::Done;
+}
+
+TlsSession::Io TlsSession::read(char *into, qsizetype capacity, qsizetype *got)
+{
+    *got = 0;
+    ERR_clear_error();
+    const int n = SSL_read(m_ssl->ssl, into, int(std::min<qsizetype>(capacity, 1 << 20)));
+    if (n > 0) {
+        *got = n;
+        return Io::Done;
+    }
+    const int why = SSL_get_error(m_ssl->ssl, n);
+    return why == SSL_ERROR_WANT_READ || why == SSL_ERROR_WANT_WRITE ? Io::WouldBlock : Io::Closed;
+}
+
+bool TlsSession::pending() const
+{
+    return m_ssl && SSL_pending(m_ssl->ssl) > 0;
+}
+
+} // namespace keel
