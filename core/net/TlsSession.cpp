@@ -22,10 +22,12 @@ struct ClientContext {
     QString extraAuthority;
 };
 
+// Never destroyed: OpenSSL cleans itself up at exit, possibly before a
+// static's destructor would free the context.
 ClientContext &clientContext()
 {
-    static ClientContext shared;
-    return shared;
+    static ClientContext *const shared = new ClientContext;
+    return *shared;
 }
 
 QString lastSslError(const char *during)
