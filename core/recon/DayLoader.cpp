@@ -128,30 +128,38 @@ constexpr char NamedRecords[] =
     "  WHERE t.refund_id = r.id AND t.kind = 'refund') m "
     "WHERE r.public_id = ANY($3::text[]) AND r.channel = $1";
 
-// Money a person settled for a line under the channel's id, before keel
-// knew that id named one of its charges: the line's case parked it in
-// clearing, the person handed it out of suspense (written off, say), and no
-// run gives it back. It is the charge's now that the id names the charge, as
-// money parked on the charge is, so the charge's run counts it: a second
-// report of the payment then parks nothing more, and a payment reported once
-// shows keel holding it twice. An id that names more than one charge names
-// none, as the run judges it.
+// Money a person settled for a line judged before keel knew whose it was:
+// the line named no record of keel's, its case parked the money in clearing,
+// the person handed it out of suspense (written off, say), and no run gives
+// it back. Once the channel's id the line carries names one charge, the line
+// is that charge's, and so is the money, as money parked on the charge is:
+// the charge's run counts it. A second report of the payment then parks
+// nothing more, and a payment reported once shows keel holding it twice. An
+// id that names more than one charge names none, as the run judges it; a
+// break whose lines name different charges is left to the person.
 constexpr char SettledUnderChannelIds[] =
-    "SELECT c.public_id, sum(e.amount) FROM keel.recon_breaks b "
-    "JOIN keel.suspense_cases k ON k.recon_break_id = b.id AND k.charge_id IS NULL "
-    "  AND k.status IN ('resolved', 'written_off') "
-    "  AND k.resolution ->> 'kind' IS DISTINCT FROM 'recon_run' "
-    "JOIN keel.ledger_transactions t "
-    "  ON t.id = k.ledger_transaction_id OR t.suspense_case_id = k.id "
-    "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
-    "JOIN keel.ledger_accounts a ON a.id = e.account_id "
-    "  AND a.code = 'channel_clearing:' || b.currency "
-    "JOIN keel.charges c ON c.channel = b.channel AND c.channel_reference = b.reference "
-    "  AND c.currency = b.currency "
-    "WHERE b.channel = $1 AND b.kind = 'payment' AND b.class = 'missing_at_keel' "
-    "  AND (SELECT count(*) FROM keel.charges o WHERE o.channel = b.channel "
-    "       AND o.channel_reference = b.reference) = 1 "
-    "GROUP BY c.public_id HAVING sum(e.amount) <> 0";
+    "WITH settled AS (SELECT b.id, b.reference, b.currency, sum(e.amount) AS amount "
+    "  FROM keel.recon_breaks b "
+    "  JOIN keel.suspense_cases k ON k.recon_break_id = b.id AND k.charge_id IS NULL "
+    "    AND k.status IN ('resolved', 'written_off') "
+    "    AND k.resolution ->> 'kind' IS DISTINCT FROM 'recon_run' "
+    "  JOIN keel.ledger_transactions t "
+    "    ON t.id = k.ledger_transaction_id OR t.suspense_case_id = k.id "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || b.currency "
+    "  WHERE b.channel = $1 AND b.kind = 'payment' AND b.class = 'missing_at_keel' "
+    "  GROUP BY b.id, b.reference, b.currency HAVING sum(e.amount) <> 0), "
+    "owner AS (SELECT s.id, min(c.public_id) AS public_id FROM settled s "
+    "  JOIN keel.recon_lines l ON l.channel = $1 AND l.kind = 'payment' "
+    "    AND l.reference = s.reference "
+    "  JOIN keel.charges c ON c.channel = $1 AND c.channel_reference = l.channel_reference "
+    "    AND c.currency = s.currency "
+    "  WHERE (SELECT count(*) FROM keel.charges o WHERE o.channel = $1 "
+    "         AND o.channel_reference = l.channel_reference) = 1 "
+    "  GROUP BY s.id HAVING count(DISTINCT c.id) = 1) "
+    "SELECT o.public_id, sum(s.amount) FROM settled s JOIN owner o ON o.id = s.id "
+    "GROUP BY o.public_id";
 
 QDateTime utcMillis(qint64 millis)
 {

@@ -168,7 +168,7 @@ private:
                                      record->currency, 0, record->amount});
             return;
         }
-        const qint64 keelAmount = record && record->booked ? record->amount : 0;
+        const qint64 keelAmount = record ? record->amount : 0;
         if (group.size() > 1) {
             qint64 total = 0;
             for (const StatementLine *line : group)
@@ -188,8 +188,11 @@ private:
     {
         if (!record)
             return breakOf(BreakClass::MissingAtKeel, line, line.amount, 0);
+        // An unbooked record holds no money of its own; what it holds is
+        // money a person settled for its line before keel knew the line was
+        // its (DayLoader), which must count, or it is parked again.
         if (!record->booked)
-            return breakOf(BreakClass::StatusMismatch, line, line.amount, 0);
+            return breakOf(BreakClass::StatusMismatch, line, line.amount, record->amount);
         if (record->currency != line.currency)
             return breakOf(BreakClass::CurrencyMismatch, line, line.amount, record->amount);
         if (record->amount != line.amount)

@@ -95,6 +95,10 @@ StepAnswer HttpParticipant::call(const Call &call)
                 QString::number(call.timeoutMs)];
     if (!client)
         client = HttpClient::forUrl(url, call.timeoutMs);
+    if (!client) // the definition admits none such; a row edited by hand might
+        return interpret(0, {},
+                         QStringLiteral("%1 is not an http:// or https:// URL")
+                             .arg(url.toString(QUrl::RemoveQuery)));
     const HttpReply reply = client->request("POST", target.startsWith('?') ? '/' + target : target,
                                             {{"Content-Type", "application/json"}}, call.payload);
     return interpret(reply.status, reply.body, reply.error);

@@ -195,3 +195,21 @@ TEST(ReconMatchingTest, TheResultIsTheSameBytesWhateverOrderTheInputCameIn)
     EXPECT_TRUE(first.startsWith(R"({"channel":"sim","date":"2026-12-01","matched":)"))
         << first.left(80).constData();
 }
+
+// A record keel moved no money for may still hold money a person settled for
+// its line before keel knew the line was its: that is keel's side, or the
+// line's money would be parked again.
+TEST(ReconMatchingTest, AnUnbookedRecordsSettledMoneyIsKeelsSideOfItsStatusMismatch)
+{
+    const ReconOutcome outcome = matchDay(dayOf({payment("ch_voided", 700, 7)}, {},
+                                                {{LineKind::Payment,
+                                                  QStringLiteral("ch_voided"),
+                                                  QStringLiteral("USD"),
+                                                  700,
+                                                  false,
+                                                  at(7),
+                                                  {}}}));
+    ASSERT_EQ(classes(outcome), names({"status_mismatch:ch_voided"}));
+    EXPECT_EQ(outcome.breaks.at(0).channelAmount, 700);
+    EXPECT_EQ(outcome.breaks.at(0).keelAmount, 700);
+}
