@@ -62,7 +62,7 @@ void addChannelOptions(QCommandLineParser &parser)
     parser.addOption({QStringLiteral("ca-file"),
                       QStringLiteral("PEM file of a certificate authority to trust, beside the "
                                      "system's, for every https:// call this process makes "
-                                     "(notifications, saga participants, the channel)."),
+                                     "(merchant notifications, saga and TCC participants)."),
                       QStringLiteral("FILE")});
     addSimulatorOptions(parser);
 }
