@@ -284,7 +284,13 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
 HttpReply HttpClient::request(const QByteArray &method, const QByteArray &path,
                               const Headers &headers, const QByteArray &body)
 {
-    QByteArray message = method + ' ' + path + " HTTP/1.1\r\nHost: " + m_host.toLatin1() + "\r\n";
+    // The authority as the URL gave it: an IPv6 address in brackets, and a
+    // port the scheme would not imply.
+    QByteArray authority =
+        m_host.contains(u':') ? '[' + m_host.toLatin1() + ']' : m_host.toLatin1();
+    if (m_port != (m_tlsWanted ? 443 : 80))
+        authority += ':' + QByteArray::number(m_port);
+    QByteArray message = method + ' ' + path + " HTTP/1.1\r\nHost: " + authority + "\r\n";
     for (const auto &[name, value] : headers)
         message += name + ": " + value + "\r\n";
     if (!body.isEmpty() || method == "POST")

@@ -73,8 +73,11 @@ int socketWrite(BIO *bio, const char *bytes, int size)
 {
     const int fd = int(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
     BIO_clear_retry_flags(bio);
-    const ssize_t n = ::send(fd, bytes, size_t(size), MSG_NOSIGNAL);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    ssize_t n;
+    do // a signal is not the peer's silence: ask again
+        n = ::send(fd, bytes, size_t(size), MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         BIO_set_retry_write(bio);
     return int(n);
 }
@@ -83,8 +86,11 @@ int socketRead(BIO *bio, char *into, int size)
 {
     const int fd = int(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
     BIO_clear_retry_flags(bio);
-    const ssize_t n = ::recv(fd, into, size_t(size), 0);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    ssize_t n;
+    do
+        n = ::recv(fd, into, size_t(size), 0);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         BIO_set_retry_read(bio);
     return int(n);
 }

@@ -43,6 +43,25 @@ private:
     bool m_ok = false;
 };
 
+// Answers with the Host header it was sent.
+class HostEcho final : public HttpHandler {
+public:
+    HostEcho() : m_server(HttpServerOptions{}, *this) { m_ok = bool(m_server.start()); }
+    ~HostEcho() override { m_server.stop(); }
+    bool ok() const { return m_ok; }
+    int port() const { return m_server.port(); }
+
+    HttpResponse handle(const HttpRequest &request) override
+    {
+        return jsonResponse(200, request.header("host").value_or(QByteArray()));
+    }
+    HttpResponse refuse(HttpRefusal) override { return jsonResponse(400, "{}"); }
+
+private:
+    HttpServer m_server;
+    bool m_ok = false;
+};
+
 // Everything the peer sends within `ms` after one raw request.
 QByteArray rawExchange(int port, int ms)
 {
@@ -192,4 +211,16 @@ TEST(HttpClientTest, AnAnswerRepeatedByThePeerIsNeverTakenForTheNextRequest)
     const HttpReply second = client.request("GET", "/second");
     ASSERT_EQ(second.status, 200) << qPrintable(second.error);
     EXPECT_EQ(second.body, "2") << "the first request's repeated answer was read as the second's";
+}
+
+// A virtual host on a port the scheme does not imply is named with its port,
+// as RFC 9110 asks; a proxy or a host routing by name needs it.
+TEST(HttpClientTest, TheHostHeaderNamesAPortTheSchemeDoesNotImply)
+{
+    HostEcho peer;
+    ASSERT_TRUE(peer.ok());
+    HttpClient client(QStringLiteral("localhost"), peer.port(), 5000);
+    const HttpReply reply = client.request("GET", "/");
+    ASSERT_EQ(reply.status, 200) << qPrintable(reply.error);
+    EXPECT_EQ(reply.body, "localhost:" + QByteArray::number(peer.port()));
 }
