@@ -1,0 +1,155 @@
+#pragma once
+
+// The statements a reconciliation run reads its day with (DayLoader), kept
+// apart from how their rows are put together into the day.
+namespace keel::day_queries {
+
+// Times travel as milliseconds since the epoch, floored, so that no text
+// format or zone of this machine decides which day a line falls in. The day
+// and its lag end are cut in the channel's own zone.
+inline constexpr char DayOfChannel[] =
+    "SELECT floor(extract(epoch FROM ($2::date)::timestamp AT TIME ZONE time_zone) * "
+    "1000)::bigint, "
+    "  floor(extract(epoch FROM ($2::date + 1)::timestamp AT TIME ZONE time_zone) * 1000)::bigint, "
+    "  floor(extract(epoch FROM (($2::date + 1)::timestamp + settlement_lag) AT TIME ZONE "
+    "time_zone) "
+    "    * 1000)::bigint, "
+    "  fee_rate_ppm, time_zone "
+    "FROM keel.recon_channels WHERE channel = $1";
+
+// The day's lines, and the channel's lines of other days for the references
+// they name (a duplicate, a late report), in one statement.
+inline constexpr char LinesOfDay[] =
+    "WITH day AS (SELECT * FROM keel.recon_lines WHERE channel = $1 "
+    "  AND occurred_at >= to_timestamp($2 / 1000.0) AND occurred_at < to_timestamp($3 / 1000.0)) "
+    "SELECT kind, reference, channel_reference, amount, currency, fee, "
+    "       floor(extract(epoch FROM occurred_at) * 1000)::bigint FROM day "
+    "UNION ALL "
+    "SELECT o.kind, o.reference, o.channel_reference, o.amount, o.currency, o.fee, "
+    "       floor(extract(epoch FROM o.occurred_at) * 1000)::bigint "
+    "FROM keel.recon_lines o WHERE o.channel = $1 "
+    "  AND (o.occurred_at < to_timestamp($2 / 1000.0) OR o.occurred_at >= to_timestamp($3 / "
+    "1000.0)) "
+    "  AND o.reference IN (SELECT reference FROM day)";
+
+// Every line of these records: under keel's reference, or under the
+// channel's own id for them where keel keeps it. A line both ways comes twice
+// and is loaded once (appendLinesOf).
+inline constexpr char LinesOfReferences[] =
+    "SELECT kind, reference, channel_reference, amount, currency, fee, "
+    "       floor(extract(epoch FROM occurred_at) * 1000)::bigint "
+    "FROM keel.recon_lines WHERE channel = $1 AND reference = ANY($2::text[]) "
+    "UNION ALL "
+    "SELECT l.kind, l.reference, l.channel_reference, l.amount, l.currency, l.fee, "
+    "       floor(extract(epoch FROM l.occurred_at) * 1000)::bigint "
+    "FROM (SELECT 'payment' AS kind, public_id, channel_reference FROM keel.charges "
+    "      WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL "
+    "      UNION ALL "
+    "      SELECT 'refund', public_id, channel_reference FROM keel.refunds "
+    "      WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL) k "
+    "JOIN keel.recon_lines l ON l.channel = $1 AND l.kind = k.kind "
+    "  AND l.channel_reference = k.channel_reference AND l.reference <> k.public_id";
+
+// keel's records the channel's own ids name, where exactly one record has
+// the id: $2 for charges, $3 for refunds.
+inline constexpr char RecordsOfChannelReferences[] =
+    "SELECT 'payment', c.channel_reference, min(c.public_id) FROM keel.charges c "
+    "WHERE c.channel = $1 AND c.channel_reference = ANY($2::text[]) "
+    "GROUP BY c.channel_reference HAVING count(*) = 1 "
+    "UNION ALL "
+    "SELECT 'refund', r.channel_reference, min(r.public_id) FROM keel.refunds r "
+    "WHERE r.channel = $1 AND r.channel_reference = ANY($3::text[]) "
+    "GROUP BY r.channel_reference HAVING count(*) = 1";
+
+// keel's side is the channel's clearing account: what reached it for a
+// charge (captures, money parked from a channel's notice) and what left it
+// for a refund. A payment belongs to the day its money first arrived.
+inline constexpr char DayRecords[] =
+    "WITH arrived AS (SELECT DISTINCT t.charge_id FROM keel.ledger_transactions t "
+    "  WHERE t.kind IN ('capture', 'suspense_in') AND t.charge_id IS NOT NULL "
+    "    AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / "
+    "1000.0)), "
+    // An entry is on a clearing account of its own currency; the charge's
+    // currency is checked once per charge below.
+    "moved AS (SELECT t.charge_id, e.currency, sum(e.amount) AS amount, "
+    "    min(t.created_at) AS first_at "
+    "  FROM keel.ledger_transactions t "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || e.currency "
+    "  WHERE t.kind IN ('capture', 'suspense_in') AND t.charge_id IN (SELECT charge_id FROM "
+    "arrived) "
+    "  GROUP BY t.charge_id, e.currency) "
+    "SELECT 'payment', c.public_id, c.currency, m.amount, "
+    "       floor(extract(epoch FROM m.first_at) * 1000)::bigint, c.channel_reference "
+    "FROM moved m JOIN keel.charges c ON c.id = m.charge_id AND c.channel = $1 "
+    "  AND c.currency = m.currency "
+    "WHERE m.first_at >= to_timestamp($2 / 1000.0) AND m.first_at < to_timestamp($3 / 1000.0) "
+    "UNION ALL "
+    "SELECT 'refund', r.public_id, r.currency, -sum(e.amount), "
+    "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint, r.channel_reference "
+    "FROM keel.ledger_transactions t JOIN keel.refunds r ON r.id = t.refund_id AND r.channel = $1 "
+    "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "  AND a.code = 'channel_clearing:' || r.currency "
+    "WHERE t.kind = 'refund' "
+    "  AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / 1000.0) "
+    "GROUP BY r.public_id, r.currency, r.channel_reference";
+
+// The records the channel's lines name, whatever day keel moved their money,
+// and whether it moved any.
+inline constexpr char NamedRecords[] =
+    "SELECT 'payment', c.public_id, c.currency, coalesce(m.amount, 0), m.first_at IS NOT NULL, "
+    "       floor(extract(epoch FROM coalesce(m.first_at, c.created_at)) * 1000)::bigint "
+    "FROM keel.charges c CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
+    "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || c.currency "
+    "  WHERE t.charge_id = c.id AND t.kind IN ('capture', 'suspense_in')) m "
+    "WHERE c.public_id = ANY($2::text[]) AND c.channel = $1 "
+    "UNION ALL "
+    "SELECT 'refund', r.public_id, r.currency, coalesce(-m.amount, 0), m.first_at IS NOT NULL, "
+    "       floor(extract(epoch FROM coalesce(m.first_at, r.created_at)) * 1000)::bigint "
+    "FROM keel.refunds r CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
+    "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || r.currency "
+    "  WHERE t.refund_id = r.id AND t.kind = 'refund') m "
+    "WHERE r.public_id = ANY($3::text[]) AND r.channel = $1";
+
+// Money a person settled for a line judged before keel knew whose it was:
+// the line named no record of keel's, its case parked the money in clearing,
+// the person handed it out of suspense (written off, say), and no run gives
+// it back. Once the channel's id the line carries names one charge, the line
+// is that charge's, and so is the money, as money parked on the charge is:
+// the charge's run counts it. A second report of the payment then parks
+// nothing more, and a payment reported once shows keel holding it twice. An
+// id that names more than one charge names none, as the run judges it; a
+// break whose lines name different charges is left to the person.
+inline constexpr char SettledUnderChannelIds[] =
+    "WITH settled AS (SELECT b.id, b.reference, b.currency, sum(e.amount) AS amount "
+    "  FROM keel.recon_breaks b "
+    "  JOIN keel.suspense_cases k ON k.recon_break_id = b.id AND k.charge_id IS NULL "
+    "    AND k.status IN ('resolved', 'written_off') "
+    "    AND k.resolution ->> 'kind' IS DISTINCT FROM 'recon_run' "
+    "  JOIN keel.ledger_transactions t "
+    "    ON t.id = k.ledger_transaction_id OR t.suspense_case_id = k.id "
+    "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+    "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
+    "    AND a.code = 'channel_clearing:' || b.currency "
+    "  WHERE b.channel = $1 AND b.kind = 'payment' AND b.class = 'missing_at_keel' "
+    "  GROUP BY b.id, b.reference, b.currency HAVING sum(e.amount) <> 0), "
+    "owner AS (SELECT s.id, min(c.public_id) AS public_id FROM settled s "
+    "  JOIN keel.recon_lines l ON l.channel = $1 AND l.kind = 'payment' "
+    "    AND l.reference = s.reference "
+    "  JOIN keel.charges c ON c.channel = $1 AND c.channel_reference = l.channel_reference "
+    "    AND c.currency = s.currency "
+    "  WHERE (SELECT count(*) FROM keel.charges o WHERE o.channel = $1 "
+    "         AND o.channel_reference = l.channel_reference) = 1 "
+    "  GROUP BY s.id HAVING count(DISTINCT c.id) = 1) "
+    "SELECT o.public_id, sum(s.amount) FROM settled s JOIN owner o ON o.id = s.id "
+    "GROUP BY o.public_id";
+
+} // namespace keel::day_queries
