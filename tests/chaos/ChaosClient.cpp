@@ -227,8 +227,10 @@ void ChaosClient::run(int index)
     }
 }
 
-int ChaosClient::resolveOpenRequests(int patienceMs)
+int ChaosClient::resolveOpenRequests(int budgetMs)
 {
+    QElapsedTimer budget;
+    budget.start();
     QList<Told> open;
     QList<Told> kept;
     for (Told &told : m_record.takeAll())
@@ -236,7 +238,8 @@ int ChaosClient::resolveOpenRequests(int patienceMs)
     Merchant merchant(m_options, m_options.clients, m_clock);
     int unresolved = 0;
     for (Told &told : open) {
-        merchant.send(told, patienceMs);
+        if (const qint64 left = budgetMs - budget.elapsed(); left > 0)
+            merchant.send(told, int(left));
         unresolved += told.status == 0 ? 1 : 0;
         kept.append(std::move(told));
     }

@@ -39,8 +39,9 @@ public:
     // Stops new scenarios; requests in progress finish (or run out of patience).
     void stop();
     // The keys that never got a final answer, sent again until they do (as a
-    // client's retry job would, once things are up): how many are still open.
-    int resolveOpenRequests(int patienceMs);
+    // client's retry job would, once things are up), all within one budget:
+    // how many are still open.
+    int resolveOpenRequests(int budgetMs);
 
 private:
     void run(int index);

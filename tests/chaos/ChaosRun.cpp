@@ -113,8 +113,13 @@ int ChaosRun::run()
     m_out << "load stopped at " << m_clock.elapsed() / 1000.0 << " s; bringing everything back"
           << Qt::endl;
     restartAllNow();
+    waitUntilServing(120000);
     finishSimulate();
-    const int open = client.resolveOpenRequests(60000);
+    // One budget for all of them: each open key alone may wait out a
+    // gateway's timeout, and keel simulate can leave dozens open.
+    const int open = client.resolveOpenRequests(120000);
+    m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s open requests sent again; " << open
+          << " still without a final answer" << Qt::endl;
     QElapsedTimer recovery;
     recovery.start();
     while (!quiet() && recovery.elapsed() < qint64(m_options.recoverySeconds) * 1000) {
@@ -122,6 +127,9 @@ int ChaosRun::run()
         QThread::msleep(1000);
     }
     m_recoveryMs = recovery.elapsed();
+    m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s "
+          << (m_recoveryMs < qint64(m_options.recoverySeconds) * 1000 ? "at rest" : "still busy")
+          << "; judging" << Qt::endl;
     m_consumer->stop();
 
     return judge(open);
@@ -168,7 +176,7 @@ int ChaosRun::judge(int openRequests)
     }
     if (openRequests > 0)
         verdict.counts[QStringLiteral("requests still open")] = openRequests;
-    if (m_world->failover() && m_world->failover()->failovers() == 0)
+    if (m_world->failover() && m_promotions == 0)
         verdict.violation(QStringLiteral("a --failover run in which no failover happened proves "
                                          "nothing about failover"));
     if (m_simulateCrashed)
@@ -366,21 +374,22 @@ void ChaosRun::tookFailover()
     m_lastFailoverMs = m_clock.elapsed();
 }
 
-// A --failover run must fail over under load. The plan has at least one,
-// but a formation that never settled can leave none taken when the load's
-// time is up: then one now, the load still running. Either way the clients
-// go on for 20 s after the last failover.
+// A --failover run must fail over under load: another node promoted while
+// the clients run. The plan has at least one, but a formation that never
+// settled can leave none taken when the load's time is up, and a monitor
+// can leave a primary it lost unreplaced until the node comes back: then
+// one now, the load still running. Either way the clients go on for 20 s
+// after the last failover.
 void ChaosRun::ensureOneFailover()
 {
     test::FailoverCluster *formation = m_world->failover();
     // Faults the held loop owes fire meanwhile: a planned failover among them counts.
-    const qint64 deadline = m_clock.elapsed() + 120000;
-    while (formation->failovers() == 0 && m_clock.elapsed() < deadline) {
+    const qint64 deadline = m_clock.elapsed() + 180000;
+    while (m_promotions == 0 && m_clock.elapsed() < deadline) {
         if (formationSettled()) {
-            m_out << "  none of the planned failovers was reached: one now" << Qt::endl;
+            m_out << "  no node promoted yet: a failover now" << Qt::endl;
             failPrimary(Fault{Fault::Kind::FailOver, m_clock.elapsed(), 2000, {}, 0},
                         m_clock.elapsed() + 2000);
-            break;
         }
         runUntil(m_clock.elapsed() + 1000);
     }
@@ -413,10 +422,21 @@ void ChaosRun::failPrimary(const Fault &fault, qint64 back)
     // The node comes back once the monitor has promoted the other (as a
     // rebooted machine finds a new primary), or after 60 s whatever it did.
     schedule(back, QStringLiteral("start postgresql node on port %1").arg(port),
-             [this, formation, port, at] {
+             [this, formation, port, at, told = false]() mutable {
                  const int primary = formation->primaryPort();
-                 if ((primary == 0 || primary == port) && m_clock.elapsed() - at < 60000)
+                 const qint64 since = m_clock.elapsed() - at;
+                 if ((primary == 0 || primary == port) && since >= 20000 && !told) {
+                     told = true;
+                     m_out << "  t=" << m_clock.elapsed() / 1000.0
+                           << "s no other node promoted 20 s after the primary went:" << Qt::endl;
+                     describeFormation();
+                 }
+                 if ((primary == 0 || primary == port) && since < 60000)
                      return false;
+                 if (primary == 0 || primary == port)
+                     ++m_faultCounts[QStringLiteral("primary taken away, none promoted in 60 s")];
+                 else
+                     ++m_promotions;
                  const Status restarted = formation->restartNode(port);
                  if (restarted)
                      m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s node on port " << port
@@ -450,6 +470,48 @@ void ChaosRun::restartAllNow()
         if (!m_world->process(name)->running() && !m_databaseDown &&
             m_world->process(name)->start())
             m_down.remove(name);
+}
+
+// After the load, everything the faults took away is brought back before
+// open requests are sent again: every process running, the broker up, the
+// database taking writes. Bounded, and reported either way: a formation
+// that elects no primary is a finding to read, not a run that never ends.
+void ChaosRun::waitUntilServing(qint64 budgetMs)
+{
+    QElapsedTimer waited;
+    waited.start();
+    while (!serving() && waited.elapsed() < budgetMs) {
+        QThread::msleep(1000);
+        restartAllNow();
+    }
+    const bool back = serving();
+    m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s "
+          << (back ? "everything back" : "not everything back") << " after "
+          << waited.elapsed() / 1000.0 << " s" << Qt::endl;
+    if (back)
+        return;
+    for (const Pending &pending : std::as_const(m_pending))
+        m_out << "    still owed: " << pending.what << Qt::endl;
+    if (m_world->failover())
+        describeFormation();
+}
+
+bool ChaosRun::serving()
+{
+    if (!m_pending.isEmpty() || !m_down.isEmpty() || m_databaseDown || m_brokerDown)
+        return false;
+    return !m_world->failover() || m_world->failover()->primaryPort() != 0;
+}
+
+// What the monitor and each node say, for a formation slow to elect a primary.
+void ChaosRun::describeFormation()
+{
+    for (const test::FailoverCluster::Node &node : m_world->failover()->nodes())
+        m_out << "    node " << node.name << " on port " << node.port << ": reported "
+              << node.reportedState << ", goal " << node.goalState << ", keeper "
+              << (node.keeperRunning ? "running" : "stopped") << ", "
+              << (node.reachable ? (node.writable ? "writable" : "read-only") : "unreachable")
+              << Qt::endl;
 }
 
 // Nothing left in flight: every event applied, every saga and payment at
@@ -501,7 +563,8 @@ void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
           << Qt::endl;
     m_out << "  recovery after the load: " << m_recoveryMs / 1000.0 << " s" << Qt::endl;
     if (test::FailoverCluster *formation = m_world->failover())
-        m_out << "  failovers performed: " << formation->failovers() << ", primary now on port "
+        m_out << "  failovers performed: " << m_promotions << " of " << formation->failovers()
+              << " primaries taken away replaced by the monitor, primary now on port "
               << formation->primaryPort() << Qt::endl;
     for (auto it = verdict.counts.cbegin(); it != verdict.counts.cend(); ++it)
         m_out << "  " << it.key() << ": " << it.value() << Qt::endl;

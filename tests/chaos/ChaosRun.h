@@ -59,6 +59,9 @@ private:
     void runUntil(qint64 endMs);
     void schedule(qint64 atMs, QString what, std::function<bool()> action);
     void restartAllNow();
+    void waitUntilServing(qint64 budgetMs);
+    bool serving();
+    void describeFormation();
     void startSimulate();
     void finishSimulate();
     QString simulateRecordPath() const;
@@ -85,6 +88,7 @@ private:
     qint64 m_settledSinceMs = -1; // since when the formation is whole and synchronous
     qint64 m_settledSampleMs = -1000000;
     qint64 m_lastFailoverMs = 0;
+    int m_promotions = 0; // primaries taken away whose place the monitor gave another node
     std::unique_ptr<QProcess> m_simulate;
     QString m_simulateTally;
     bool m_simulateCrashed = false;
