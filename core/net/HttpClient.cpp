@@ -1,5 +1,6 @@
 #include "core/net/HttpClient.h"
 
+#include "core/net/Deadline.h"
 #include "core/net/TlsSession.h"
 
 #include <QUrl>
@@ -79,7 +80,7 @@ bool HttpClient::unusable() const
     return got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
-bool HttpClient::connectIfNeeded(HttpReply *reply)
+bool HttpClient::connectIfNeeded(HttpReply *reply, const Deadline &deadline)
 {
     if (m_fd >= 0)
         return true;
@@ -95,7 +96,7 @@ bool HttpClient::connectIfNeeded(HttpReply *reply)
         return false;
     }
     m_fd = ::socket(found->ai_family, found->ai_socktype, found->ai_protocol);
-    const bool connected = m_fd >= 0 && connectWithin(found->ai_addr, found->ai_addrlen);
+    const bool connected = m_fd >= 0 && connectWithin(found->ai_addr, found->ai_addrlen, deadline);
     ::freeaddrinfo(found);
     if (!connected) {
         reply->failure = HttpFailure::Unreachable;
@@ -110,13 +111,8 @@ bool HttpClient::connectIfNeeded(HttpReply *reply)
     ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (!m_tlsWanted)
         return true;
-    // A TLS record may come in pieces: a read waits for the rest no longer
-    // than an answer is waited for, and so does every step of the handshake.
-    const timeval limit{m_timeoutMs / 1000, (m_timeoutMs % 1000) * 1000};
-    ::setsockopt(m_fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-    ::setsockopt(m_fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
     m_tls = std::make_unique<TlsSession>();
-    if (const QString refused = m_tls->handshake(m_fd, m_host); !refused.isEmpty()) {
+    if (const QString refused = m_tls->handshake(m_fd, m_host, deadline); !refused.isEmpty()) {
         reply->failure = HttpFailure::Unreachable;
         reply->error = refused;
         disconnect();
@@ -125,10 +121,10 @@ bool HttpClient::connectIfNeeded(HttpReply *reply)
     return true;
 }
 
-// A connect that gives up after the timeout, as a host that drops packets
+// A connect that gives up at the deadline, as a host that drops packets
 // would otherwise hold the caller for the system's minutes. The socket is
 // left blocking, with errno saying why when it fails.
-bool HttpClient::connectWithin(const void *address, unsigned length)
+bool HttpClient::connectWithin(const void *address, unsigned length, const Deadline &deadline)
 {
     const int flags = ::fcntl(m_fd, F_GETFL);
     ::fcntl(m_fd, F_SETFL, flags | O_NONBLOCK);
@@ -136,7 +132,7 @@ bool HttpClient::connectWithin(const void *address, unsigned length)
         if (errno != EINPROGRESS)
             return false;
         pollfd writable{m_fd, POLLOUT, 0};
-        const int ready = ::poll(&writable, 1, m_timeoutMs);
+        const int ready = ::poll(&writable, 1, deadline.remainingMs());
         if (ready <= 0) {
             errno = ready == 0 ? ETIMEDOUT : errno;
             return false;
@@ -153,14 +149,23 @@ bool HttpClient::connectWithin(const void *address, unsigned length)
     return true;
 }
 
-bool HttpClient::send(const QByteArray &bytes)
+bool HttpClient::send(const QByteArray &bytes, const Deadline &deadline)
 {
     if (m_tls)
-        return m_tls->write(bytes.constData(), bytes.size()) == TlsSession::Io::Done;
+        return m_tls->write(bytes.constData(), bytes.size(), deadline) == TlsSession::Io::Done;
     qsizetype sent = 0;
     while (sent < bytes.size()) {
-        const ssize_t n =
-            ::send(m_fd, bytes.constData() + sent, size_t(bytes.size() - sent), MSG_NOSIGNAL);
+        pollfd writable{m_fd, POLLOUT, 0};
+        int ready;
+        do
+            ready = ::poll(&writable, 1, deadline.remainingMs());
+        while (ready < 0 && errno == EINTR);
+        if (ready <= 0)
+            return false;
+        const ssize_t n = ::send(m_fd, bytes.constData() + sent, size_t(bytes.size() - sent),
+                                 MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+            continue;
         if (n <= 0)
             return false;
         sent += n;
@@ -168,12 +173,15 @@ bool HttpClient::send(const QByteArray &bytes)
     return true;
 }
 
-bool HttpClient::fill(HttpReply *reply)
+bool HttpClient::fill(HttpReply *reply, const Deadline &deadline)
 {
     // Bytes TLS has decrypted already are not on the socket to poll for.
     if (!m_tls || !m_tls->pending()) {
         pollfd waiting{m_fd, POLLIN, 0};
-        const int ready = ::poll(&waiting, 1, m_timeoutMs);
+        int ready;
+        do // a signal is not the peer's silence: wait for what is left
+            ready = ::poll(&waiting, 1, deadline.remainingMs());
+        while (ready < 0 && errno == EINTR);
         if (ready <= 0) {
             reply->failure = ready == 0 ? HttpFailure::TimedOut : HttpFailure::Closed;
             reply->error = ready == 0 ? QStringLiteral("timed out") : QStringLiteral("poll failed");
@@ -183,7 +191,7 @@ bool HttpClient::fill(HttpReply *reply)
     char chunk[16384];
     qsizetype got = 0;
     if (m_tls) {
-        const TlsSession::Io read = m_tls->read(chunk, sizeof chunk, &got);
+        const TlsSession::Io read = m_tls->read(chunk, sizeof chunk, &got, deadline);
         if (read == TlsSession::Io::WouldBlock) {
             reply->failure = HttpFailure::TimedOut;
             reply->error = QStringLiteral("timed out in the middle of a TLS record");
@@ -201,12 +209,12 @@ bool HttpClient::fill(HttpReply *reply)
     return true;
 }
 
-HttpReply HttpClient::readReply()
+HttpReply HttpClient::readReply(const Deadline &deadline)
 {
     HttpReply reply;
     qsizetype end;
     while ((end = m_buffer.indexOf("\r\n\r\n")) < 0)
-        if (!fill(&reply)) {
+        if (!fill(&reply, deadline)) {
             disconnect();
             return reply;
         }
@@ -229,7 +237,7 @@ HttpReply HttpClient::readReply()
     }
     m_buffer.remove(0, end + 4);
     while (m_buffer.size() < length)
-        if (!fill(&reply)) {
+        if (!fill(&reply, deadline)) {
             disconnect();
             reply.status = 0; // half an answer is no answer
             return reply;
@@ -245,6 +253,9 @@ HttpReply HttpClient::readReply()
 
 HttpReply HttpClient::raw(const QByteArray &bytes)
 {
+    // One timeout for the whole call, reconnection included: the work a
+    // call carries is leased for a bounded time.
+    const Deadline deadline(m_timeoutMs);
     HttpReply reply;
     // A kept-alive connection the server has closed since (idle timeout, or
     // it went away) reads as end-of-file already, and one it has written to
@@ -255,16 +266,16 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
     for (int attempt = 0; attempt < 2; ++attempt) {
         const bool reused = m_fd >= 0;
         const HttpFailure before = reply.failure;
-        if (!connectIfNeeded(&reply)) {
+        if (!connectIfNeeded(&reply, deadline)) {
             // The first try was sent: the server may have acted on it
             // before it closed, whatever the reconnection finds.
             if (before == HttpFailure::Closed)
                 reply.failure = HttpFailure::Closed;
             return reply;
         }
-        const bool sent = send(bytes);
+        const bool sent = send(bytes, deadline);
         if (sent) {
-            reply = readReply();
+            reply = readReply(deadline);
             // Only a kept-alive connection the server had closed is worth a
             // second try; a fresh one that timed out may have been acted on.
             if (reply.status != 0 || attempt == 1 || !reused ||

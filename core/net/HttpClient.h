@@ -11,6 +11,7 @@ class QUrl;
 
 namespace keel {
 
+class Deadline;
 class TlsSession;
 
 // Why a request got no answer: the behaviour after it (may the request have
@@ -34,8 +35,9 @@ struct HttpReply {
 
 // A blocking HTTP/1.1 client over one keep-alive TCP connection, reopened when
 // the server closes it; over TLS (TlsSession) when asked. The timeout bounds
-// the connect, the TLS handshake and each wait for the answer. Not
-// thread-safe (use one per thread).
+// the whole call: connect, TLS handshake, sending and the answer, however a
+// peer paces its bytes (host names are resolved by the system, outside it).
+// Not thread-safe (use one per thread).
 class HttpClient final {
 public:
     HttpClient(QString host, int port, int timeoutMs = 30000, bool tls = false);
@@ -56,13 +58,13 @@ public:
     static bool parseUrl(const QString &url, QString *host, int *port);
 
 private:
-    bool connectIfNeeded(HttpReply *reply);
-    bool connectWithin(const void *address, unsigned length);
-    bool send(const QByteArray &bytes);
+    bool connectIfNeeded(HttpReply *reply, const Deadline &deadline);
+    bool connectWithin(const void *address, unsigned length, const Deadline &deadline);
+    bool send(const QByteArray &bytes, const Deadline &deadline);
     bool unusable() const;
     void disconnect();
-    HttpReply readReply();
-    bool fill(HttpReply *reply);
+    HttpReply readReply(const Deadline &deadline);
+    bool fill(HttpReply *reply, const Deadline &deadline);
 
     QString m_host;
     int m_port = 0;

@@ -1,10 +1,13 @@
 #include "core/net/TlsSession.h"
 
+#include "core/net/Deadline.h"
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
 #include <arpa/inet.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -65,34 +68,62 @@ std::shared_ptr<SSL_CTX> newContext(const QString &caFile, QString *error)
     return context;
 }
 
+} // namespace
+
+// The socket under a session and the end of the call now using it.
+struct TlsSession::Socket {
+    int fd = -1;
+    Deadline deadline;
+};
+
+namespace {
+
+// Whether the socket became ready for `events` before the deadline.
+bool readyBefore(const TlsSession::Socket &socket, short events)
+{
+    pollfd waiting{socket.fd, events, 0};
+    int ready;
+    do // a signal is not the peer's silence: wait for what is left
+        ready = ::poll(&waiting, 1, socket.deadline.remainingMs());
+    while (ready < 0 && errno == EINTR);
+    return ready > 0;
+}
+
 // OpenSSL's own socket BIO writes with send(fd, ..., 0): a peer that went
 // away raises SIGPIPE, which would end the whole service. These write with
-// MSG_NOSIGNAL and read alike; the socket's timeouts make a stalled peer a
-// retry, which a session reports as WouldBlock.
+// MSG_NOSIGNAL, and both wait no longer than the call's deadline, however
+// the peer paces its bytes; a passed deadline is a retry, which a session
+// reports as WouldBlock.
 int socketWrite(BIO *bio, const char *bytes, int size)
 {
-    const int fd = int(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+    const auto *socket = static_cast<const TlsSession::Socket *>(BIO_get_data(bio));
     BIO_clear_retry_flags(bio);
-    ssize_t n;
-    do // a signal is not the peer's silence: ask again
-        n = ::send(fd, bytes, size_t(size), MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        BIO_set_retry_write(bio);
-    return int(n);
+    for (;;) {
+        if (!readyBefore(*socket, POLLOUT)) {
+            BIO_set_retry_write(bio);
+            return -1;
+        }
+        const ssize_t n = ::send(socket->fd, bytes, size_t(size), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+            continue;
+        return int(n);
+    }
 }
 
 int socketRead(BIO *bio, char *into, int size)
 {
-    const int fd = int(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+    const auto *socket = static_cast<const TlsSession::Socket *>(BIO_get_data(bio));
     BIO_clear_retry_flags(bio);
-    ssize_t n;
-    do
-        n = ::recv(fd, into, size_t(size), 0);
-    while (n < 0 && errno == EINTR);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        BIO_set_retry_read(bio);
-    return int(n);
+    for (;;) {
+        if (!readyBefore(*socket, POLLIN)) {
+            BIO_set_retry_read(bio);
+            return -1;
+        }
+        const ssize_t n = ::recv(socket->fd, into, size_t(size), MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+            continue;
+        return int(n);
+    }
 }
 
 long socketControl(BIO *, int command, long, void *)
@@ -125,6 +156,7 @@ std::shared_ptr<SSL_CTX> currentContext(QString *error)
 
 struct TlsSession::Ssl {
     std::shared_ptr<SSL_CTX> context; // kept alive while the session is
+    Socket socket;                    // the BIO's data
     SSL *ssl = nullptr;
     ~Ssl()
     {
@@ -149,7 +181,7 @@ QString TlsSession::trustAlso(const QString &caFile)
     return {};
 }
 
-QString TlsSession::handshake(int fd, const QString &host)
+QString TlsSession::handshake(int fd, const QString &host, const Deadline &deadline)
 {
     QString error;
     auto ssl = std::make_unique<Ssl>();
@@ -160,7 +192,8 @@ QString TlsSession::handshake(int fd, const QString &host)
     BIO *socket = ssl->ssl ? BIO_new(socketMethod()) : nullptr;
     if (!socket)
         return lastSslError("cannot start TLS");
-    BIO_set_data(socket, reinterpret_cast<void *>(intptr_t(fd)));
+    ssl->socket = Socket{fd, deadline};
+    BIO_set_data(socket, &ssl->socket);
     BIO_set_init(socket, 1);
     SSL_set_bio(ssl->ssl, socket, socket);
     // The name the certificate must carry is the one keel dialled; an
@@ -196,22 +229,26 @@ QString TlsSession::handshake(int fd, const QString &host)
     return {};
 }
 
-TlsSession::Io TlsSession::write(const char *bytes, qsizetype size)
+TlsSession::Io TlsSession::write(const char *bytes, qsizetype size, const Deadline &deadline)
 {
+    m_ssl->socket.deadline = deadline;
     qsizetype sent = 0;
     while (sent < size) {
         ERR_clear_error();
         const int n =
             SSL_write(m_ssl->ssl, bytes + sent, int(std::min<qsizetype>(size - sent, 1 << 20)));
         if (n <= 0)
-            return Io::Closed;
+            return SSL_get_error(m_ssl->ssl, n) == SSL_ERROR_WANT_WRITE ? Io::WouldBlock
+                                                                        : Io::Closed;
         sent += n;
     }
     return Io::Done;
 }
 
-TlsSession::Io TlsSession::read(char *into, qsizetype capacity, qsizetype *got)
+TlsSession::Io TlsSession::read(char *into, qsizetype capacity, qsizetype *got,
+                                const Deadline &deadline)
 {
+    m_ssl->socket.deadline = deadline;
     *got = 0;
     ERR_clear_error();
     const int n = SSL_read(m_ssl->ssl, into, int(std::min<qsizetype>(capacity, 1 << 20)));

@@ -6,12 +6,14 @@
 
 namespace keel {
 
+class Deadline;
+
 // The client side of one TLS connection over a connected socket: TLS 1.2 or
 // later, the peer's chain verified against the system's trust store (plus
 // the authority configured with trustAlso) and its name or address checked
-// against the host keel dialled. The socket keeps its own timeouts
-// (SO_RCVTIMEO, SO_SNDTIMEO): a peer that stops answering fails a call, it
-// never blocks one for ever.
+// against the host keel dialled. Every step waits no longer than the
+// deadline it is given: a peer that stops answering, or answers a byte at a
+// time, fails a call; it never holds one past its end.
 class TlsSession final {
 public:
     // Also trust the certificates in this PEM file, for every TLS session of
@@ -21,14 +23,15 @@ public:
 
     // Negotiates over `fd` for `host`, or says why not ("" when done). Nothing
     // of the caller's has been sent when this fails.
-    QString handshake(int fd, const QString &host);
+    QString handshake(int fd, const QString &host, const Deadline &deadline);
 
     enum class Io { Done, WouldBlock, Closed };
-    // Writes all of `bytes`; Closed if the peer went away or refused them.
-    Io write(const char *bytes, qsizetype size);
+    // Writes all of `bytes`; Closed if the peer went away or refused them,
+    // WouldBlock if the deadline passed first.
+    Io write(const char *bytes, qsizetype size, const Deadline &deadline);
     // Reads what is there, up to `capacity` bytes, into `into`; `*got` says
-    // how many. WouldBlock: the socket's timeout passed with no whole record.
-    Io read(char *into, qsizetype capacity, qsizetype *got);
+    // how many. WouldBlock: the deadline passed with no whole record.
+    Io read(char *into, qsizetype capacity, qsizetype *got, const Deadline &deadline);
     // Whether decrypted bytes wait to be read.
     bool pending() const;
 
@@ -36,6 +39,8 @@ public:
     ~TlsSession();
     TlsSession(const TlsSession &) = delete;
     TlsSession &operator=(const TlsSession &) = delete;
+
+    struct Socket; // the socket and the current call's deadline, for the BIO
 
 private:
     struct Ssl;

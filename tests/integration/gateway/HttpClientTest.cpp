@@ -1,10 +1,14 @@
 // keel's HTTP client (saga participants, merchant notifications, the channel)
 // against a peer that misbehaves on a kept-alive connection.
 
+#include "DrippingPeer.h"
+
 #include "core/net/HttpClient.h"
 #include "core/net/HttpRequest.h"
 #include "core/net/HttpResponse.h"
 #include "core/net/HttpServer.h"
+
+#include <QElapsedTimer>
 
 #include <gtest/gtest.h>
 
@@ -223,4 +227,24 @@ TEST(HttpClientTest, TheHostHeaderNamesAPortTheSchemeDoesNotImply)
     const HttpReply reply = client.request("GET", "/");
     ASSERT_EQ(reply.status, 200) << qPrintable(reply.error);
     EXPECT_EQ(reply.body, "localhost:" + QByteArray::number(peer.port()));
+}
+
+// A peer that answers a byte every 100 ms is never silent for the 1 s
+// timeout, yet its answer would take minutes: the timeout bounds the whole
+// call (a notification or a saga step is leased for a bounded time), and a
+// call cut short is in doubt, never an answer.
+TEST(HttpClientTest, APeerThatDripsItsAnswerIsCutOffAtTheTimeout)
+{
+    test::DrippingPeer peer("HTTP/1.1 200 OK\r\n",
+                            "Content-Length: 2\r\n\r\nok" + QByteArray(4000, ' '), 100);
+    ASSERT_NE(peer.port(), 0);
+    HttpClient client(QStringLiteral("127.0.0.1"), peer.port(), 1000);
+    QElapsedTimer timer;
+    timer.start();
+    const HttpReply reply = client.request("POST", "/notify", {}, "{}");
+    const qint64 waited = timer.elapsed();
+    EXPECT_EQ(reply.status, 0);
+    EXPECT_EQ(reply.failure, HttpFailure::TimedOut) << qPrintable(reply.error);
+    EXPECT_GE(waited, 900);
+    EXPECT_LT(waited, 3000);
 }

@@ -3,6 +3,7 @@
 // the server's chain and name verify, and every other case is a clean,
 // recorded failure before a byte of the request is sent.
 
+#include "DrippingPeer.h"
 #include "TestPki.h"
 
 #include "core/net/HttpClient.h"
@@ -141,6 +142,24 @@ TEST_F(TlsClientTest, AHandshakeThatStallsTimesOut)
     EXPECT_TRUE(reply.error.contains(QLatin1String("timed out"))) << qPrintable(reply.error);
     EXPECT_GE(waited, 700);
     EXPECT_LT(waited, 5000);
+}
+
+// A peer that opens a 16 KB handshake record and sends it a byte every
+// 100 ms: each read makes progress, so only the call's bound ends the
+// handshake, with nothing of the request sent.
+TEST_F(TlsClientTest, AHandshakeDrippedAByteAtATimeTimesOut)
+{
+    test::DrippingPeer peer(QByteArray("\x16\x03\x03\x40\x00", 5), QByteArray(16384, '\0'), 100);
+    ASSERT_NE(peer.port(), 0);
+    QElapsedTimer timer;
+    timer.start();
+    const HttpReply reply = get(QStringLiteral("localhost"), peer.port(), 1000);
+    const qint64 waited = timer.elapsed();
+    EXPECT_EQ(reply.status, 0);
+    EXPECT_EQ(reply.failure, HttpFailure::Unreachable);
+    EXPECT_TRUE(reply.error.contains(QLatin1String("timed out"))) << qPrintable(reply.error);
+    EXPECT_GE(waited, 900);
+    EXPECT_LT(waited, 3000);
 }
 
 TEST_F(TlsClientTest, AnUnreadableAuthorityFileIsNamed)
