@@ -2,6 +2,7 @@
 
 #include "core/channel/HttpChannel.h"
 #include "core/channel/SimulatedChannel.h"
+#include "core/net/HttpClient.h"
 #include "core/net/TlsSession.h"
 
 #include "Command.h"
@@ -64,6 +65,10 @@ void addChannelOptions(QCommandLineParser &parser)
                                      "system's, for every https:// call this process makes "
                                      "(merchant notifications, saga and TCC participants)."),
                       QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("allow-http"),
+                      QStringLiteral("Also call plain http:// merchant notify URLs and saga and "
+                                     "TCC participants, and accept them in saga definitions: "
+                                     "for development and tests only.")});
     addSimulatorOptions(parser);
 }
 
@@ -94,6 +99,7 @@ void addSimulatorOptions(QCommandLineParser &parser)
 // trust (set for the whole process, as every outgoing call shares it).
 Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
 {
+    HttpClient::allowPlainHttp(parser.isSet(QStringLiteral("allow-http")));
     if (parser.isSet(QStringLiteral("ca-file"))) {
         if (const QString unread = TlsSession::trustAlso(parser.value(QStringLiteral("ca-file")));
             !unread.isEmpty())

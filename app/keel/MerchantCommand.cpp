@@ -3,6 +3,7 @@
 #include "core/db/ConnectionSettings.h"
 #include "core/db/LibpqConnection.h"
 #include "core/merchant/MerchantStore.h"
+#include "core/net/HttpClient.h"
 
 #include <QCommandLineParser>
 
@@ -31,8 +32,13 @@ public:
         parser.addOption({QStringLiteral("name"), QStringLiteral("The merchant's name."),
                           QStringLiteral("NAME")});
         parser.addOption({QStringLiteral("notify-url"),
-                          QStringLiteral("Where signed payment notifications go (http/https)."),
+                          QStringLiteral("Where signed payment notifications go: an https:// "
+                                         "URL."),
                           QStringLiteral("URL")});
+        parser.addOption({QStringLiteral("allow-http"),
+                          QStringLiteral("create: accept a plain http:// --notify-url, for a "
+                                         "deployment whose workers run with --allow-http "
+                                         "(development and tests).")});
         parser.addOption({QStringLiteral("merchant"),
                           QStringLiteral("rotate-secret: the merchant's id."),
                           QStringLiteral("ID")});
@@ -48,6 +54,7 @@ public:
             return rotateSecret(parser);
         if (!parser.isSet(QStringLiteral("name")))
             return fail(name(), makeError(ErrorKind::Usage, QStringLiteral("--name is required")));
+        HttpClient::allowPlainHttp(parser.isSet(QStringLiteral("allow-http")));
         Result<LibpqConnection> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());

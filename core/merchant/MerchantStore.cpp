@@ -2,12 +2,14 @@
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/PgTransaction.h"
+#include "core/net/HttpClient.h"
 
 #include <QCryptographicHash>
 #include <QDeadlineTimer>
 #include <QHash>
 #include <QMutex>
 #include <QRandomGenerator>
+#include <QUrl>
 
 namespace keel {
 namespace {
@@ -44,10 +46,13 @@ Result<IssuedMerchant> MerchantStore::create(const QString &name, const QString 
     if (name.trimmed().isEmpty() || name.size() > 200)
         return fieldError(QStringLiteral("name"), QStringLiteral("parameter_invalid"),
                           QStringLiteral("--name must be 1-200 characters"));
-    if (!notifyUrl.isEmpty() && !notifyUrl.startsWith(QLatin1String("http://")) &&
-        !notifyUrl.startsWith(QLatin1String("https://")))
-        return fieldError(QStringLiteral("notify-url"), QStringLiteral("parameter_invalid"),
-                          QStringLiteral("--notify-url must be an http:// or https:// URL"));
+    // What the worker could never deliver to is refused now, not parked
+    // after days of failed attempts.
+    if (!notifyUrl.isEmpty())
+        if (const QString refused = HttpClient::refusal(QUrl(notifyUrl, QUrl::StrictMode));
+            !refused.isEmpty())
+            return fieldError(QStringLiteral("notify-url"), QStringLiteral("parameter_invalid"),
+                              QStringLiteral("--notify-url is refused: %1").arg(refused));
     IssuedMerchant issued;
     issued.apiKey = randomToken(QStringLiteral("sk_test_"), 32);
     issued.webhookSecret = randomToken(QStringLiteral("whsec_"), 32);

@@ -6,6 +6,7 @@
 #include <QUrl>
 
 #include <arpa/inet.h>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -30,15 +31,40 @@ HttpClient::HttpClient(QString host, int port, int timeoutMs, bool tls)
     : m_host(std::move(host)), m_port(port), m_timeoutMs(timeoutMs), m_tlsWanted(tls)
 {}
 
-std::unique_ptr<HttpClient> HttpClient::forUrl(const QUrl &url, int timeoutMs)
+namespace {
+std::atomic<bool> g_plainHttpAllowed{false};
+} // namespace
+
+void HttpClient::allowPlainHttp(bool allowed)
+{
+    g_plainHttpAllowed = allowed;
+}
+
+bool HttpClient::plainHttpAllowed()
+{
+    return g_plainHttpAllowed;
+}
+
+QString HttpClient::refusal(const QUrl &url)
 {
     if (!url.isValid() || url.host().isEmpty())
-        return nullptr;
+        return QStringLiteral("it is not a URL with a host");
     if (url.scheme() == QLatin1String("https"))
-        return std::make_unique<HttpClient>(url.host(), url.port(443), timeoutMs, true);
+        return {};
     if (url.scheme() == QLatin1String("http"))
-        return std::make_unique<HttpClient>(url.host(), url.port(80), timeoutMs);
-    return nullptr;
+        return g_plainHttpAllowed ? QString()
+                                  : QStringLiteral("it is plain http://, which this deployment "
+                                                   "does not call (https:// only; --allow-http "
+                                                   "allows it for development and tests)");
+    return QStringLiteral("it is not an https:// URL");
+}
+
+std::unique_ptr<HttpClient> HttpClient::forUrl(const QUrl &url, int timeoutMs)
+{
+    if (!refusal(url).isEmpty())
+        return nullptr;
+    const bool tls = url.scheme() == QLatin1String("https");
+    return std::make_unique<HttpClient>(url.host(), url.port(tls ? 443 : 80), timeoutMs, tls);
 }
 
 HttpClient::~HttpClient()

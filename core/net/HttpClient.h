@@ -41,9 +41,18 @@ struct HttpReply {
 class HttpClient final {
 public:
     HttpClient(QString host, int port, int timeoutMs = 30000, bool tls = false);
-    // For an http:// or https:// URL (TLS, port 443 unless it says), or null
-    // for any other.
+    // For a URL keel may call (refusal() says which): TLS and port 443 for
+    // https:// unless it says; null for any other.
     static std::unique_ptr<HttpClient> forUrl(const QUrl &url, int timeoutMs);
+
+    // Whether keel may call http:// URLs (merchant notifications, saga and
+    // TCC participants) in this process. Off unless the deployment allows
+    // it: `--allow-http`, and the development stack, which runs on loopback.
+    static void allowPlainHttp(bool allowed);
+    static bool plainHttpAllowed();
+    // Why keel would not call `url` ("" if it would), as one sentence
+    // naming no field: the caller knows which one it checked.
+    static QString refusal(const QUrl &url);
     ~HttpClient();
     HttpClient(const HttpClient &) = delete;
     HttpClient &operator=(const HttpClient &) = delete;

@@ -18,16 +18,6 @@ constexpr int ExcerptChars = 200;
 // take the notification over.
 constexpr int LeaseSlackMs = 30000;
 
-// Why a notify URL cannot be sent to, or "".
-QString unsendable(const QUrl &url)
-{
-    if (!url.isValid() || url.host().isEmpty())
-        return QStringLiteral("the merchant's notify_url is not a valid URL");
-    if (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http"))
-        return QStringLiteral("the merchant's notify_url is not an https:// or http:// URL");
-    return {};
-}
-
 } // namespace
 
 struct NotificationSender::Claimed {
@@ -44,6 +34,7 @@ struct NotificationSender::Answer {
     int status = 0; // 0: none
     QString error;
     QString excerpt;
+    bool refused = false; // never sent: no later attempt would be either
     bool delivered() const { return status >= 200 && status < 300; }
 };
 
@@ -90,8 +81,11 @@ NotificationSender::Answer NotificationSender::post(const Claimed &notification)
     Answer answer;
     answer.startedAt = QDateTime::currentDateTimeUtc();
     const QUrl url(notification.url);
-    if (answer.error = unsendable(url); !answer.error.isEmpty())
+    if (const QString refused = HttpClient::refusal(url); !refused.isEmpty()) {
+        answer.error = QStringLiteral("the merchant's notify_url is refused: ") + refused;
+        answer.refused = true;
         return answer;
+    }
     QElapsedTimer timer;
     timer.start();
     const std::unique_ptr<HttpClient> client = HttpClient::forUrl(url, m_options.timeoutMs);
@@ -120,7 +114,10 @@ Status NotificationSender::record(const Claimed &notification, const Answer &ans
                                   NotificationPass &pass)
 {
     const bool delivered = answer.delivered();
-    const bool park = !delivered && notification.attempt > m_options.retryDelaysSeconds.size();
+    // A URL this deployment will not call parks at once, with the reason,
+    // for a person to resend once the merchant's URL is fixed.
+    const bool park = !delivered && (answer.refused ||
+                                     notification.attempt > m_options.retryDelaysSeconds.size());
     // ±10% so that notifications failed together do not retry together.
     const qint64 pauseMs =
         delivered || park ? 0

@@ -95,10 +95,11 @@ StepAnswer HttpParticipant::call(const Call &call)
                 QString::number(call.timeoutMs)];
     if (!client)
         client = HttpClient::forUrl(url, call.timeoutMs);
-    if (!client) // the definition admits none such; a row edited by hand might
+    if (!client) // the gateway admits none such; a row edited by hand, or a worker
+                 // that does not allow what the gateway did, might
         return interpret(0, {},
-                         QStringLiteral("%1 is not an http:// or https:// URL")
-                             .arg(url.toString(QUrl::RemoveQuery)));
+                         QStringLiteral("%1 is not called: %2")
+                             .arg(url.toString(QUrl::RemoveQuery), HttpClient::refusal(url)));
     const HttpReply reply = client->request("POST", target.startsWith('?') ? '/' + target : target,
                                             {{"Content-Type", "application/json"}}, call.payload);
     return interpret(reply.status, reply.body, reply.error);

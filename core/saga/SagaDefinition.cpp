@@ -1,5 +1,7 @@
 #include "core/saga/SagaDefinition.h"
 
+#include "core/net/HttpClient.h"
+
 #include "core/money/Currency.h"
 
 #include <QJsonArray>
@@ -75,9 +77,13 @@ Result<QString> participantUrl(const QJsonObject &json, const QString &key, cons
         (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http")) ||
         url.host().isEmpty() || !url.userInfo().isEmpty() || !url.fragment().isEmpty() ||
         value.toString().size() > 2048)
-        return invalid(field, QStringLiteral("%1 must be an https:// or http:// URL with a host, "
+        return invalid(field, QStringLiteral("%1 must be an https:// URL with a host, "
                                              "such as https://inventory.internal:8443/reserve")
                                   .arg(field));
+    // Refused here, where the merchant sees why, rather than by the worker
+    // that would have had to call it.
+    if (const QString refused = HttpClient::refusal(url); !refused.isEmpty())
+        return invalid(field, QStringLiteral("%1 is refused: %2").arg(field, refused));
     return value.toString();
 }
 
@@ -488,7 +494,7 @@ Result<SagaDefinition> SagaDefinition::parseTcc(const QJsonObject &json)
     sagaFields.insert(QStringLiteral("steps"),
                       QJsonArray{QJsonObject{
                           {QStringLiteral("name"), QStringLiteral("x")},
-                          {QStringLiteral("action_url"), QStringLiteral("http://placeholder/")}}});
+                          {QStringLiteral("action_url"), QStringLiteral("https://placeholder/")}}});
     Result<SagaDefinition> parsed = parse(sagaFields, CurrencyTable(), 0);
     if (!parsed)
         return parsed.error();

@@ -7,6 +7,7 @@
 #include "core/db/Migrator.h"
 #include "core/db/QtSqlConnections.h"
 #include "core/merchant/MerchantStore.h"
+#include "core/net/HttpClient.h"
 #include "core/net/LoopbackPort.h"
 
 #include <QDir>
@@ -73,6 +74,9 @@ QString DevStack::defaultDirectory()
 
 Result<std::unique_ptr<DevStack>> DevStack::start(Options options, const Progress &progress)
 {
+    // Everything the stack runs is on loopback over plain HTTP: the
+    // simulator, the demo's participants and its merchant's webhook.
+    HttpClient::allowPlainHttp(true);
     std::unique_ptr<DevStack> stack(new DevStack);
     Result<std::unique_ptr<EmbeddedCluster>> cluster = EmbeddedCluster::create(options.cluster);
     if (!cluster)

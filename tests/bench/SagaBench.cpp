@@ -215,7 +215,8 @@ void startKeel(QProcess &gateway, QProcess &worker, const ConnectionSettings &db
     gatewayPort = spawnKeel(gateway,
                             {QStringLiteral("gateway"), QStringLiteral("--db"), db.conninfo(),
                              QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
-                             QStringLiteral("--threads"), QString::number(options.clients + 2)},
+                             QStringLiteral("--threads"), QString::number(options.clients + 2),
+                             QStringLiteral("--allow-http")},
                             QStringLiteral("KEEL_HTTP="))
                       .section(u':', -1)
                       .toInt();
@@ -223,7 +224,7 @@ void startKeel(QProcess &gateway, QProcess &worker, const ConnectionSettings &db
               {QStringLiteral("worker"), QStringLiteral("--db"), db.conninfo(),
                QStringLiteral("--forward"), QString::number(options.forward),
                QStringLiteral("--compensate"), QStringLiteral("1"), QStringLiteral("--per-host"),
-               QString::number(options.forward)},
+               QString::number(options.forward), QStringLiteral("--allow-http")},
               QStringLiteral("KEEL_WORKER="));
 }
 

@@ -187,9 +187,11 @@ void ChaosWorld::defineProcesses()
          channel.mid(7), QStringLiteral("--sim-ambiguous-rate"), QStringLiteral("0.05"),
          QStringLiteral("--sim-latency"), QStringLiteral("3")},
         "KEEL_CHANNEL");
+    // The participants and the merchant's notify endpoint listen on loopback over plain HTTP.
     const QStringList channelClient{QStringLiteral("--channel"),         channel,
                                     QStringLiteral("--channel-timeout"), QStringLiteral("2000"),
-                                    QStringLiteral("--lock-timeout"),    QStringLiteral("2000")};
+                                    QStringLiteral("--lock-timeout"),    QStringLiteral("2000"),
+                                    QStringLiteral("--allow-http")};
     for (int i = 1; i <= 2; ++i) {
         const QString listen = QStringLiteral("127.0.0.1:%1").arg(bindLoopback());
         m_gatewayUrls << QStringLiteral("http://") + listen;

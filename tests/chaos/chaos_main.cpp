@@ -6,6 +6,8 @@
 #include "ChaosRun.h"
 #include "ServiceLogToStderr.h"
 
+#include "core/net/HttpClient.h"
+
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDateTime>
@@ -21,6 +23,9 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     keel::test::sendServiceLogToStderr();
+    // Its participants and merchant endpoint are plain HTTP on loopback; the
+    // services it starts are told the same (--allow-http).
+    keel::HttpClient::allowPlainHttp(true);
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Runs keel under load and faults derived from a seed, then checks that "

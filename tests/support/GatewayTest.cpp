@@ -77,9 +77,10 @@ QString GatewayTest::scalar(const QByteArray &sql)
 std::unique_ptr<QProcess> GatewayTest::spawnGateway(const QStringList &extraArguments, QString *url,
                                                     const QProcessEnvironment &environment)
 {
+    // The tests' participants listen on loopback over plain HTTP.
     return startKeel(QStringList{QStringLiteral("gateway"), QStringLiteral("--db"),
                                  m_serviceLogin.conninfo(), QStringLiteral("--listen"),
-                                 QStringLiteral("127.0.0.1:0")} +
+                                 QStringLiteral("127.0.0.1:0"), QStringLiteral("--allow-http")} +
                          extraArguments,
                      QStringLiteral("KEEL_HTTP"), url, environment);
 }

@@ -171,7 +171,8 @@ protected:
                         QStringLiteral("--poll"), QStringLiteral("100"), QStringLiteral("--lease"),
                         QStringLiteral("1000"), QStringLiteral("--lock-timeout"),
                         QStringLiteral("1000"), QStringLiteral("--forward"), QStringLiteral("1"),
-                        QStringLiteral("--compensate"), QStringLiteral("1")});
+                        QStringLiteral("--compensate"), QStringLiteral("1"),
+                        QStringLiteral("--allow-http")});
         EXPECT_TRUE(process->waitForStarted(10000));
         return process;
     }

@@ -1,6 +1,7 @@
 // The saga engine's rules that need no database: how participants' answers
 // read, how retries back off, how a TCC becomes steps, how hosts are bounded.
 
+#include "PlainHttpRefused.h"
 #include "QtPrinters.h"
 
 #include "core/saga/Backoff.h"
@@ -104,6 +105,37 @@ TEST(TccDefinition, EveryTryComesBeforeEveryConfirmOnTheSameBranchIds)
     Result<SagaDefinition> refused = SagaDefinition::parseTcc(broken);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().field, QStringLiteral("branches[1].cancel_url"));
+}
+
+// A deployment calls participants over TLS: an http:// one is refused
+// where the definition comes in, naming the field, unless --allow-http.
+TEST(TccDefinition, APlainHttpParticipantIsRefusedUnlessTheDeploymentAllowsIt)
+{
+    auto branch = [](const QString &scheme) {
+        return QJsonObject{
+            {QStringLiteral("name"), QStringLiteral("out")},
+            {QStringLiteral("try_url"), QString(scheme + QStringLiteral("://a/try"))},
+            {QStringLiteral("confirm_url"), QStringLiteral("https://a/confirm")},
+            {QStringLiteral("cancel_url"), QStringLiteral("https://a/cancel")}};
+    };
+    auto transfer = [&](const QString &scheme) {
+        return QJsonObject{{QStringLiteral("name"), QStringLiteral("transfer")},
+                           {QStringLiteral("branches"), QJsonArray{branch(scheme)}}};
+    };
+    {
+        test::PlainHttpRefused refused;
+        const Result<SagaDefinition> plain =
+            SagaDefinition::parseTcc(transfer(QStringLiteral("http")));
+        ASSERT_FALSE(plain.ok());
+        EXPECT_EQ(plain.error().field, QStringLiteral("branches[0].try_url"))
+            << qPrintable(plain.error().message);
+        EXPECT_TRUE(plain.error().message.contains(QLatin1String("plain http://")))
+            << qPrintable(plain.error().message);
+        EXPECT_TRUE(SagaDefinition::parseTcc(transfer(QStringLiteral("https"))).ok());
+        EXPECT_FALSE(SagaDefinition::parseTcc(transfer(QStringLiteral("ftp"))).ok());
+    }
+    EXPECT_TRUE(SagaDefinition::parseTcc(transfer(QStringLiteral("http"))).ok())
+        << "allowed again once the deployment allows it";
 }
 
 TEST(HostLimiter, AFullHostMakesCallersWaitAndOtherHostsDoNot)

@@ -202,6 +202,28 @@ TEST_F(AuditCommandTest, MerchantCreatePrintsKeysOnceAndStoresOnlyTheirHash)
     EXPECT_TRUE(badUrl.err.contains(QLatin1String("--notify-url")));
 }
 
+// What the worker would never deliver to is refused when the merchant is
+// made: plain http:// unless the deployment allows it, as its workers do.
+TEST_F(AuditCommandTest, MerchantCreateRefusesAPlainHttpNotifyUrlUnlessAllowed)
+{
+    const QString before = scalar("SELECT count(*) FROM keel.merchants");
+    const QStringList create{
+        QStringLiteral("merchant"),     QStringLiteral("create"),
+        QStringLiteral("--db"),         settings().conninfo(),
+        QStringLiteral("--name"),       QStringLiteral("Plain"),
+        QStringLiteral("--notify-url"), QStringLiteral("http://plain.example/notify")};
+    auto refused = runKeel(create);
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_TRUE(refused.err.contains(QLatin1String("--notify-url is refused")))
+        << qPrintable(refused.err);
+    EXPECT_TRUE(refused.err.contains(QLatin1String("--allow-http"))) << qPrintable(refused.err);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.merchants"), before) << "nothing was written";
+    auto allowed = runKeel(create + QStringList{QStringLiteral("--allow-http")});
+    EXPECT_EQ(allowed.exitCode, 0) << qPrintable(allowed.err);
+    EXPECT_EQ(scalar("SELECT notify_url FROM keel.merchants WHERE name = 'Plain'"),
+              QStringLiteral("http://plain.example/notify"));
+}
+
 TEST_F(AuditCommandTest, SeededHistoryIsConsistentAndPassesTheLedgerAudit)
 {
     auto seeded = runKeel({QStringLiteral("seed"), QStringLiteral("--db"), settings().conninfo(),

@@ -2,6 +2,7 @@
 // webhook scheme to a real HTTP receiver, retried, parked, recorded.
 
 #include "GatewayTest.h"
+#include "PlainHttpRefused.h"
 #include "TestParticipant.h"
 #include "WaitUntil.h"
 
@@ -158,6 +159,26 @@ TEST_F(NotificationTest, AMerchantThatCannotBeReachedIsAFailedAttemptWithTheReas
     charge("notify-3");
     EXPECT_EQ(sendOnce().failed, 1);
     EXPECT_EQ(scalar("SELECT (http_status IS NULL) || ' ' || (error <> '') FROM "
+                     "keel.notification_attempts"),
+              QStringLiteral("true true"));
+}
+
+// A notify URL of plain http:// that this deployment does not call (no
+// --allow-http) is never sent to: it parks at once with the reason, for a
+// person to resend once the merchant's URL is fixed, instead of failing for
+// days on its schedule.
+TEST_F(NotificationTest, AnHttpNotifyUrlTheDeploymentDoesNotCallParksAtOnceWithTheReason)
+{
+    charge("notify-plain");
+    {
+        test::PlainHttpRefused refused;
+        EXPECT_EQ(sendOnce().parked, 1);
+    }
+    EXPECT_TRUE(received().isEmpty());
+    EXPECT_EQ(scalar("SELECT status || ' ' || attempts || ' ' || (last_error LIKE '%plain "
+                     "http://%') FROM keel.notifications"),
+              QStringLiteral("parked 1 true"));
+    EXPECT_EQ(scalar("SELECT (http_status IS NULL) || ' ' || (error LIKE '%refused%') FROM "
                      "keel.notification_attempts"),
               QStringLiteral("true true"));
 }

@@ -3,6 +3,7 @@
 // real local HTTP participants and the simulated card channel, on a real
 // PostgreSQL.
 
+#include "PlainHttpRefused.h"
 #include "SagaTestFixture.h"
 
 namespace keel::test {
@@ -328,6 +329,26 @@ TEST_F(SagaTest, BadDefinitionsAreRefusedNamingTheFieldAndWriteNothing)
             << each.json << " -> " << reply.body.constData();
     }
     EXPECT_EQ(postSaga(orderSaga(), {}).status, 400) << "a key is required";
+    {
+        // A deployment without --allow-http: a plain http:// participant is
+        // refused at the door, naming the step's field.
+        PlainHttpRefused plainRefused;
+        HttpClient::Headers headers = auth();
+        headers.append(std::pair<QByteArray, QByteArray>("Content-Type", "application/json"));
+        headers.append(std::pair<QByteArray, QByteArray>("Idempotency-Key", "bad-plain"));
+        const HttpReply reply =
+            m_client->request("POST", "/v1/sagas", headers,
+                              R"({"name":"o","steps":[{"name":"a","action_url":"http://h/a"}]})");
+        EXPECT_EQ(reply.status, 400);
+        const QJsonObject error =
+            QJsonDocument::fromJson(reply.body).object().value(QStringLiteral("error")).toObject();
+        EXPECT_EQ(error.value(QStringLiteral("param")).toString(),
+                  QStringLiteral("steps[0].action_url"));
+        EXPECT_TRUE(error.value(QStringLiteral("message"))
+                        .toString()
+                        .contains(QLatin1String("plain http://")))
+            << reply.body.constData();
+    }
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.sagas"), QStringLiteral("0"));
 }
 
