@@ -53,6 +53,7 @@ public:
                           QStringLiteral("Address to serve on (default 127.0.0.1:8090; port 0 "
                                          "picks a free one)."),
                           QStringLiteral("HOST:PORT")});
+        addTlsServerOptions(parser);
         parser.addOption({QStringLiteral("notify"),
                           QStringLiteral("Send each authorization's result to this URL as "
                                          "Alipay does (a gateway's /v1/channels/alipay/notify)."),
@@ -115,6 +116,7 @@ public:
         options.behaviour = *behaviour;
         options.http.host = listen->first;
         options.http.port = listen->second;
+        applyTlsServerOptions(parser, options.http);
         if (Status notifier = notifierOptions(parser, options); !notifier)
             return fail(name(), notifier.error());
 

@@ -47,7 +47,25 @@ void addGatewayOptions(QCommandLineParser &parser)
                       QStringLiteral("File with a Stripe webhook secret (whsec_...; repeat during "
                                      "a rotation): verifies /v1/channels/stripe/webhook."),
                       QStringLiteral("FILE")});
+    addTlsServerOptions(parser);
     addChannelOptions(parser);
+}
+
+void addTlsServerOptions(QCommandLineParser &parser)
+{
+    parser.addOption({QStringLiteral("tls-cert"),
+                      QStringLiteral("Serve HTTPS (TLS 1.2 or later) with this PEM certificate "
+                                     "chain, the server's own certificate first."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("tls-key"),
+                      QStringLiteral("With --tls-cert: the PEM private key of its certificate."),
+                      QStringLiteral("FILE")});
+}
+
+void applyTlsServerOptions(const QCommandLineParser &parser, HttpServerOptions &http)
+{
+    http.tlsCertificateFile = parser.value(QStringLiteral("tls-cert"));
+    http.tlsKeyFile = parser.value(QStringLiteral("tls-key"));
 }
 
 void addChannelOptions(QCommandLineParser &parser)
@@ -156,6 +174,7 @@ Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser)
         if (failed)
             return *failed;
     options.http.threads = *threads;
+    applyTlsServerOptions(parser, options.http);
     options.idempotency.ttlSeconds = *ttl;
     options.idempotency.lockTimeoutMs = *lock;
     options.reconcileGraceSeconds = *reconcile;

@@ -18,6 +18,11 @@ Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser);
 void addChannelOptions(QCommandLineParser &parser);
 Result<ChannelFactory> channelOption(const QCommandLineParser &parser);
 
+// --tls-cert and --tls-key: serve HTTPS instead of HTTP (`keel gateway`,
+// `keel channel-sim`).
+void addTlsServerOptions(QCommandLineParser &parser);
+void applyTlsServerOptions(const QCommandLineParser &parser, HttpServerOptions &http);
+
 // The --sim-* options alone (`keel channel-sim` is the simulator).
 void addSimulatorOptions(QCommandLineParser &parser);
 Result<SimulatedChannelConfig> simulatorConfig(const QCommandLineParser &parser);

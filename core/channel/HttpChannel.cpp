@@ -3,6 +3,8 @@
 #include "core/channel/ChannelWire.h"
 #include "core/net/HttpClient.h"
 
+#include <QUrl>
+
 namespace keel {
 namespace {
 
@@ -18,8 +20,8 @@ ChannelResult noAnswer(const HttpReply &reply)
 
 } // namespace
 
-HttpChannel::HttpChannel(QString host, int port, int timeoutMs)
-    : m_host(std::move(host)), m_port(port), m_timeoutMs(timeoutMs)
+HttpChannel::HttpChannel(QString host, int port, int timeoutMs, bool tls)
+    : m_host(std::move(host)), m_port(port), m_timeoutMs(timeoutMs), m_tls(tls)
 {}
 
 HttpChannel::~HttpChannel() = default;
@@ -34,7 +36,7 @@ std::unique_ptr<HttpClient> HttpChannel::take()
             return client;
         }
     }
-    return std::make_unique<HttpClient>(m_host, m_port, m_timeoutMs);
+    return std::make_unique<HttpClient>(m_host, m_port, m_timeoutMs, m_tls);
 }
 
 void HttpChannel::give(std::unique_ptr<HttpClient> client)
@@ -106,14 +108,18 @@ ChannelResult HttpChannel::close(const QString &reference, const QString &operat
 
 Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs)
 {
-    QString host;
-    int port = 0;
-    if (!HttpClient::parseUrl(url, &host, &port))
-        return fieldError(
-            QStringLiteral("channel"), QStringLiteral("parameter_invalid"),
-            QStringLiteral("--channel must be http://HOST:PORT; got \"%1\"").arg(url));
-    return ChannelFactory([host, port, timeoutMs](const ConnectionSettings &) {
-        return std::make_shared<HttpChannel>(host, port, timeoutMs);
+    const QUrl parsed(url, QUrl::StrictMode);
+    const bool tls = parsed.scheme() == QLatin1String("https");
+    if (!parsed.isValid() || parsed.host().isEmpty() ||
+        (!tls && parsed.scheme() != QLatin1String("http")) || !parsed.userInfo().isEmpty())
+        return fieldError(QStringLiteral("channel"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("--channel must be https://HOST:PORT (or http:// for a "
+                                         "simulator on this machine); got \"%1\"")
+                              .arg(url));
+    const QString host = parsed.host();
+    const int port = parsed.port(tls ? 443 : 80);
+    return ChannelFactory([host, port, timeoutMs, tls](const ConnectionSettings &) {
+        return std::make_shared<HttpChannel>(host, port, timeoutMs, tls);
     });
 }
 

@@ -13,12 +13,13 @@ namespace keel {
 
 class HttpClient;
 
-// A channel in another process, reached over HTTP (ChannelWire) with a
-// timeout like any real network: an answer that does not come in time is
-// Unknown, a connection refused before anything was sent is Failed.
+// A channel in another process, reached over HTTP or HTTPS (ChannelWire)
+// with a timeout like any real network: an answer that does not come in
+// time is Unknown; a connection refused, or a TLS peer that does not
+// verify, before anything was sent is Failed.
 class HttpChannel final : public Channel {
 public:
-    HttpChannel(QString host, int port, int timeoutMs);
+    HttpChannel(QString host, int port, int timeoutMs, bool tls = false);
     ~HttpChannel() override;
 
     QString name() const override { return QStringLiteral("http"); }
@@ -35,12 +36,13 @@ private:
     QString m_host;
     int m_port = 0;
     int m_timeoutMs = 0;
+    bool m_tls = false;
     QMutex m_mutex;
     std::vector<std::unique_ptr<HttpClient>> m_idle;
 };
 
 // A factory for `keel gateway --channel URL`; an error if the URL is not
-// http://HOST:PORT.
+// https://HOST[:PORT] or http://HOST:PORT.
 Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs);
 
 } // namespace keel

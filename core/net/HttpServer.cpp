@@ -5,14 +5,17 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include <array>
 #include <chrono>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace keel {
@@ -21,6 +24,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 namespace {
 
@@ -38,26 +42,55 @@ http::response<http::string_body> toBeast(const HttpResponse &response, unsigned
     return out;
 }
 
-class Connection : public std::enable_shared_from_this<Connection> {
+// One client's connection, plain (beast::tcp_stream) or over TLS (TlsStream).
+template <class Stream>
+class Connection : public std::enable_shared_from_this<Connection<Stream>> {
+    static constexpr bool Tls = std::is_same_v<Stream, TlsStream>;
+
 public:
-    Connection(tcp::socket socket, const HttpServerOptions &options, HttpHandler &handler)
-        : m_stream(std::move(socket)), m_options(options), m_handler(handler)
+    template <class... StreamArguments>
+    Connection(const HttpServerOptions &options, HttpHandler &handler, StreamArguments &&...stream)
+        : m_stream(std::forward<StreamArguments>(stream)...), m_options(options), m_handler(handler)
     {}
 
     void start()
     {
         // Accepted on the accepting thread; everything after runs on the socket's own.
-        asio::post(m_stream.get_executor(), [self = shared_from_this()] { self->read(true); });
+        asio::post(m_stream.get_executor(), [self = this->shared_from_this()] {
+            if constexpr (Tls)
+                self->handshake();
+            else
+                self->read(true);
+        });
     }
 
 private:
+    using std::enable_shared_from_this<Connection<Stream>>::shared_from_this;
+
+    beast::tcp_stream &tcpLayer() { return beast::get_lowest_layer(m_stream); }
+
+    // A client has as long to finish the handshake as to send its first request.
+    void handshake()
+    {
+        tcpLayer().expires_after(std::chrono::seconds(m_options.readTimeoutSeconds));
+        m_stream.async_handshake(asio::ssl::stream_base::server,
+                                 [self = shared_from_this()](beast::error_code ec) {
+                                     if (ec) {
+                                         beast::error_code ignored;
+                                         self->tcpLayer().socket().close(ignored);
+                                         return;
+                                     }
+                                     self->read(true);
+                                 });
+    }
+
     void read(bool first)
     {
         m_parser.emplace();
         m_parser->body_limit(std::uint64_t(m_options.maxBodyBytes));
         m_parser->header_limit(std::uint32_t(m_options.maxHeaderBytes));
-        m_stream.expires_after(std::chrono::seconds(first ? m_options.readTimeoutSeconds
-                                                          : m_options.idleTimeoutSeconds));
+        tcpLayer().expires_after(std::chrono::seconds(first ? m_options.readTimeoutSeconds
+                                                            : m_options.idleTimeoutSeconds));
         http::async_read(
             m_stream, m_buffer, *m_parser,
             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
@@ -67,7 +100,7 @@ private:
     {
         if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
             ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
-            ec == asio::error::eof) {
+            ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
             close();
             return;
         }
@@ -99,7 +132,7 @@ private:
         }
         request.body = QByteArray(in.body().data(), qsizetype(in.body().size()));
         // No timeout while the handler works: it is bounded by the database.
-        m_stream.expires_never();
+        tcpLayer().expires_never();
         reply(m_handler.handle(request), in.version(), in.keep_alive());
     }
 
@@ -119,7 +152,7 @@ private:
         }
         auto message = std::make_shared<http::response<http::string_body>>(
             toBeast(response, version, keepAlive));
-        m_stream.expires_after(std::chrono::seconds(m_options.readTimeoutSeconds));
+        tcpLayer().expires_after(std::chrono::seconds(m_options.readTimeoutSeconds));
         write(message, response.repeated ? 2 : 1);
     }
 
@@ -144,10 +177,12 @@ private:
             });
     }
 
+    // Over TLS too the TCP connection is half-closed without a close_notify:
+    // every answer carries its length, so none can be cut short unnoticed.
     void close()
     {
         beast::error_code ignored;
-        m_stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+        tcpLayer().socket().shutdown(tcp::socket::shutdown_send, ignored);
     }
 
     // Closing a socket with unread data makes the kernel reset the
@@ -164,12 +199,12 @@ private:
 
     void discard()
     {
-        m_stream.expires_at(m_lingerUntil);
+        tcpLayer().expires_at(m_lingerUntil);
         m_stream.async_read_some(asio::buffer(m_discard),
                                  [self = shared_from_this()](beast::error_code ec, std::size_t) {
                                      if (ec) {
                                          beast::error_code ignored;
-                                         self->m_stream.socket().close(ignored);
+                                         self->tcpLayer().socket().close(ignored);
                                          return;
                                      }
                                      self->discard();
@@ -181,7 +216,7 @@ private:
     std::chrono::steady_clock::time_point m_lingerUntil;
     std::array<char, 16384> m_discard{};
 
-    beast::tcp_stream m_stream;
+    Stream m_stream;
     beast::flat_buffer m_buffer;
     std::optional<http::request_parser<http::string_body>> m_parser;
     const HttpServerOptions &m_options;
@@ -199,6 +234,7 @@ struct HttpServer::Impl {
     explicit Impl(HttpHandler &h) : handler(h) {}
     HttpServerOptions options;
     HttpHandler &handler;
+    std::optional<asio::ssl::context> tls; // outlives every connection that uses it
     // Declared so that they are destroyed in the safe order: a pending accept
     // holds a socket of a worker's loop, so the accepting loop goes first.
     std::vector<std::unique_ptr<asio::io_context>> workers;
@@ -209,6 +245,8 @@ struct HttpServer::Impl {
     std::vector<std::thread> threads;
     size_t next = 0;
     int port = 0;
+
+    Status useTls();
 
     void accept()
     {
@@ -229,7 +267,12 @@ struct HttpServer::Impl {
             }
             beast::error_code ignored; // a peer that already left is dealt with by the read
             socket.set_option(tcp::no_delay(true), ignored);
-            std::make_shared<Connection>(std::move(socket), options, handler)->start();
+            if (tls)
+                std::make_shared<Connection<TlsStream>>(options, handler, std::move(socket), *tls)
+                    ->start();
+            else
+                std::make_shared<Connection<beast::tcp_stream>>(options, handler, std::move(socket))
+                    ->start();
             accept();
         });
     }
@@ -246,8 +289,36 @@ HttpServer::~HttpServer()
     stop();
 }
 
+// TLS 1.2 or later with the certificate chain and key the deployment gave.
+Status HttpServer::Impl::useTls()
+{
+    tls.emplace(asio::ssl::context::tls_server);
+    tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                     asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                     asio::ssl::context::no_tlsv1_1);
+    beast::error_code ec;
+    tls->use_certificate_chain_file(options.tlsCertificateFile.toStdString(), ec);
+    if (ec)
+        return fieldError(
+            QStringLiteral("tls-cert"), QStringLiteral("parameter_invalid"),
+            QStringLiteral("cannot read the certificate chain %1: %2")
+                .arg(options.tlsCertificateFile, QString::fromStdString(ec.message())));
+    tls->use_private_key_file(options.tlsKeyFile.toStdString(), asio::ssl::context::pem, ec);
+    if (ec)
+        return fieldError(QStringLiteral("tls-key"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("cannot use the private key %1: %2")
+                              .arg(options.tlsKeyFile, QString::fromStdString(ec.message())));
+    return {};
+}
+
 Status HttpServer::start()
 {
+    if (m_impl->options.tlsCertificateFile.isEmpty() != m_impl->options.tlsKeyFile.isEmpty())
+        return fieldError(QStringLiteral("tls-cert"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("--tls-cert and --tls-key go together"));
+    if (!m_impl->options.tlsCertificateFile.isEmpty())
+        if (Status tls = m_impl->useTls(); !tls)
+            return tls;
     beast::error_code ec;
     const auto address = asio::ip::make_address(m_impl->options.host.toStdString(), ec);
     if (ec)

@@ -31,9 +31,14 @@ struct HttpServerOptions {
     int maxHeaderBytes = 16 * 1024;
     int readTimeoutSeconds = 10; // a request must arrive whole within this
     int idleTimeoutSeconds = 60; // a keep-alive connection may sit idle this long
+    // PEM files: serve HTTPS (TLS 1.2 or later) with this chain and key.
+    // Both empty: plain HTTP.
+    QString tlsCertificateFile;
+    QString tlsKeyFile;
 };
 
-// HTTP/1.1 with keep-alive on Boost.Beast. Each accepted connection belongs
+// HTTP/1.1 with keep-alive on Boost.Beast, over TLS when the options name a
+// certificate and key. Each accepted connection belongs
 // to one worker thread (round robin), where its handler runs and may block
 // (database calls): requests on connections sharing a thread wait for each
 // other, so --threads should be at least the number of clients that send at

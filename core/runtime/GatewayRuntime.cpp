@@ -41,7 +41,11 @@ int GatewayRuntime::port() const
 
 QString GatewayRuntime::url() const
 {
-    return QStringLiteral("http://%1:%2").arg(m_options.http.host).arg(port());
+    return QStringLiteral("%1://%2:%3")
+        .arg(m_options.http.tlsCertificateFile.isEmpty() ? QStringLiteral("http")
+                                                         : QStringLiteral("https"),
+             m_options.http.host)
+        .arg(port());
 }
 
 void GatewayRuntime::note(const char *task, const Status &status)

@@ -75,7 +75,11 @@ Result<std::unique_ptr<ChannelSimulator>> ChannelSimulator::start(ChannelSimulat
 
 QString ChannelSimulator::url() const
 {
-    return QStringLiteral("http://%1:%2").arg(m_options.http.host).arg(m_server->port());
+    return QStringLiteral("%1://%2:%3")
+        .arg(m_options.http.tlsCertificateFile.isEmpty() ? QStringLiteral("http")
+                                                         : QStringLiteral("https"),
+             m_options.http.host)
+        .arg(m_server->port());
 }
 
 void ChannelSimulator::stop()

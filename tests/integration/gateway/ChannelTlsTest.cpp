@@ -1,0 +1,136 @@
+// The channel over TLS: `keel channel-sim` serving HTTPS with a certificate
+// the test's own authority signed, and the gateway reaching it at an
+// https:// --channel, verified as every outgoing call is.
+
+#include "GatewayTest.h"
+#include "KeelProcess.h"
+#include "TestPki.h"
+
+#include "core/channel/HttpChannel.h"
+#include "core/net/LoopbackPort.h"
+#include "core/net/TlsSession.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+
+#include <gtest/gtest.h>
+
+using namespace keel;
+using keel::test::startKeel;
+
+namespace {
+
+QJsonObject jsonOf(const HttpReply &reply)
+{
+    return QJsonDocument::fromJson(reply.body).object();
+}
+
+class ChannelTlsTest : public keel::test::GatewayTest {
+protected:
+    void SetUp() override
+    {
+        GatewayTest::SetUp();
+        if (HasFatalFailure())
+            return;
+        ASSERT_TRUE(m_pki.ok());
+        m_simPort = bindLoopback();
+        ASSERT_NE(m_simPort, 0);
+        // The certificate names localhost: the channel is dialled by that name.
+        Result<ChannelFactory> channel =
+            httpChannel(QStringLiteral("https://localhost:%1").arg(m_simPort), 2000);
+        ASSERT_TRUE(channel.ok()) << qPrintable(channel.error().message);
+        m_remoteChannel = *channel;
+        startGateway();
+        QString url;
+        m_sim =
+            startKeel({QStringLiteral("channel-sim"), QStringLiteral("--db"), settings().conninfo(),
+                       QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_simPort),
+                       QStringLiteral("--tls-cert"), m_pki.serverCertificate(),
+                       QStringLiteral("--tls-key"), m_pki.serverKey()},
+                      QStringLiteral("KEEL_CHANNEL"), &url);
+        ASSERT_EQ(url, QStringLiteral("https://127.0.0.1:%1").arg(m_simPort));
+    }
+
+    void TearDown() override
+    {
+        if (m_sim) {
+            m_sim->terminate();
+            m_sim->waitForFinished(10000);
+        }
+        (void)TlsSession::trustAlso({});
+        GatewayTest::TearDown();
+    }
+
+    HttpReply charge(const QByteArray &key)
+    {
+        return post("/v1/charges", "amount=1999&currency=cny&source=tok_visa", key);
+    }
+
+    keel::test::TestPki m_pki;
+    int m_simPort = 0;
+    std::unique_ptr<QProcess> m_sim;
+};
+
+} // namespace
+
+// A charge and its refund cross to the channel over TLS, which the gateway
+// verified against the authority it was told to trust.
+TEST_F(ChannelTlsTest, AChargeAndItsRefundReachAChannelServingHttps)
+{
+    ASSERT_TRUE(TlsSession::trustAlso(m_pki.caCertificate()).isEmpty());
+    const HttpReply charged = charge("tls-1");
+    ASSERT_EQ(charged.status, 200) << charged.body.constData();
+    EXPECT_EQ(jsonOf(charged).value(QLatin1String("status")).toString(),
+              QStringLiteral("succeeded"));
+    const QByteArray id = jsonOf(charged).value(QLatin1String("id")).toString().toLatin1();
+    const HttpReply refunded = post("/v1/refunds", "charge=" + id + "&amount=500", "tls-1-refund");
+    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
+    EXPECT_EQ(jsonOf(refunded).value(QLatin1String("status")).toString(),
+              QStringLiteral("succeeded"));
+    EXPECT_EQ(scalar("SELECT string_agg(operation || ' ' || outcome || ' ' || amount, ', ' "
+                     "ORDER BY operation) FROM keel.sim_channel_operations"),
+              QStringLiteral("authorize approved 1999, refund approved 500"));
+}
+
+// A channel whose certificate no trusted authority signed gets nothing: the
+// call fails before a byte of the request is sent, and the charge waits in
+// doubt as for a channel that is down, never counted as made.
+TEST_F(ChannelTlsTest, AChannelTheGatewayCannotVerifyIsSentNothing)
+{
+    ASSERT_TRUE(TlsSession::trustAlso({}).isEmpty()); // the system's authorities alone
+    const HttpReply refused = charge("tls-2");
+    ASSERT_EQ(refused.status, 200) << refused.body.constData();
+    EXPECT_EQ(jsonOf(refused).value(QLatin1String("status")).toString(), QStringLiteral("pending"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations"), QStringLiteral("0"));
+}
+
+// `keel gateway --tls-cert --tls-key` serves the API over HTTPS, and says
+// so in the URL it prints; a certificate without its key is refused at
+// start, naming the option.
+TEST_F(ChannelTlsTest, TheGatewayServesHttpsWithTheCertificateItIsGiven)
+{
+    ASSERT_TRUE(TlsSession::trustAlso(m_pki.caCertificate()).isEmpty());
+    QString url;
+    std::unique_ptr<QProcess> gateway =
+        spawnGateway({QStringLiteral("--tls-cert"), m_pki.serverCertificate(),
+                      QStringLiteral("--tls-key"), m_pki.serverKey()},
+                     &url);
+    ASSERT_TRUE(url.startsWith(QLatin1String("https://127.0.0.1:"))) << qPrintable(url);
+    HttpClient client(QStringLiteral("localhost"), url.section(u':', -1).toInt(), 5000, true);
+    const HttpReply health = client.request("GET", "/healthz");
+    EXPECT_EQ(health.status, 200) << qPrintable(health.error);
+    const HttpReply again = client.request("GET", "/healthz");
+    EXPECT_EQ(again.status, 200) << "a kept-alive TLS connection serves again: "
+                                 << qPrintable(again.error);
+    gateway->terminate();
+    gateway->waitForFinished(10000);
+
+    const test::ProcessResult halfConfigured =
+        test::runKeel({QStringLiteral("gateway"), QStringLiteral("--db"), m_serviceLogin.conninfo(),
+                       QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                       QStringLiteral("--tls-cert"), m_pki.serverCertificate()});
+    EXPECT_NE(halfConfigured.exitCode, 0);
+    EXPECT_TRUE(halfConfigured.err.contains(QLatin1String("--tls-key")))
+        << qPrintable(halfConfigured.err);
+}
