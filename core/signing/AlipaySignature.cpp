@@ -10,8 +10,13 @@
 namespace keel::AlipaySignature {
 namespace {
 
+// Whom a signature covers: a notification Alipay sends signs neither `sign`
+// nor `sign_type`; a request to the OpenAPI signs `sign_type` too.
+enum class Scheme { Notification, Request };
+
 // The signed parameters sorted by key; nothing if a key repeats.
-std::optional<QMap<QString, QString>> signedParameters(const Parameters &parameters)
+std::optional<QMap<QString, QString>> signedParameters(const Parameters &parameters,
+                                                       Scheme scheme = Scheme::Notification)
 {
     // Any repeated key is refused, also an empty or unsigned one: "a=&a=1"
     // or two `sign` values read differently in different parsers.
@@ -21,7 +26,8 @@ std::optional<QMap<QString, QString>> signedParameters(const Parameters &paramet
         if (seen.contains(key))
             return std::nullopt;
         seen.insert(key);
-        if (key == QLatin1String("sign") || key == QLatin1String("sign_type") || value.isEmpty())
+        if (key == QLatin1String("sign") || value.isEmpty() ||
+            (scheme == Scheme::Notification && key == QLatin1String("sign_type")))
             continue;
         kept.insert(key, value);
     }
@@ -66,6 +72,32 @@ SignatureVerdict verify(const Parameters &parameters, const RsaKey &alipayPublic
         return SignatureVerdict::Malformed;
     return alipayPublicKey.verifySha256(join(*kept), signature) ? SignatureVerdict::Valid
                                                                 : SignatureVerdict::Mismatch;
+}
+
+QByteArray requestSignString(const Parameters &parameters)
+{
+    return join(signedParameters(parameters, Scheme::Request).value_or(QMap<QString, QString>()));
+}
+
+Result<QString> signRequest(const Parameters &parameters, const RsaKey &appPrivateKey)
+{
+    if (!signedParameters(parameters, Scheme::Request))
+        return makeError(ErrorKind::Usage, QStringLiteral("a request repeats a parameter"));
+    Result<QByteArray> signature = appPrivateKey.signSha256(requestSignString(parameters));
+    if (!signature)
+        return signature.error();
+    return QString::fromLatin1(signature->toBase64());
+}
+
+SignatureVerdict verifyResponse(const QByteArray &node, const QByteArray &sign,
+                                const RsaKey &alipayPublicKey)
+{
+    const auto decoded =
+        QByteArray::fromBase64Encoding(sign, QByteArray::AbortOnBase64DecodingErrors);
+    if (node.isEmpty() || !decoded || (*decoded).isEmpty())
+        return SignatureVerdict::Malformed;
+    return alipayPublicKey.verifySha256(node, *decoded) ? SignatureVerdict::Valid
+                                                        : SignatureVerdict::Mismatch;
 }
 
 Result<QString> sign(const Parameters &parameters, const RsaKey &privateKey)

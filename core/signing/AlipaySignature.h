@@ -26,5 +26,15 @@ SignatureVerdict verify(const Parameters &parameters, const RsaKey &alipayPublic
 // The `sign` value for `parameters` (the channel simulator signs this way).
 Result<QString> sign(const Parameters &parameters, const RsaKey &privateKey);
 
+// A call to Alipay's OpenAPI is signed by the same rule but for `sign_type`,
+// which it covers: every parameter but `sign` and the empty ones, sorted by
+// key, raw `k=v` joined with '&', SHA256withRSA by the app's private key.
+QByteArray requestSignString(const Parameters &parameters);
+Result<QString> signRequest(const Parameters &parameters, const RsaKey &appPrivateKey);
+// Alipay signs its answer's response node, the bytes exactly as sent, and
+// puts the base64 signature beside it in `sign`.
+SignatureVerdict verifyResponse(const QByteArray &node, const QByteArray &sign,
+                                const RsaKey &alipayPublicKey);
+
 } // namespace AlipaySignature
 } // namespace keel
