@@ -2,6 +2,7 @@
 #include "GatewayOptionsParser.h"
 #include "ShutdownSignals.h"
 
+#include "core/net/HttpClient.h"
 #include "devkit/stack/DevStack.h"
 
 #include <QCommandLineParser>
@@ -47,6 +48,9 @@ public:
         if (!port)
             return fail(name(), port.error());
         options.cluster.port = *port;
+        // Everything keel dev runs is on loopback over plain HTTP, a
+        // --channel of the developer's among it.
+        HttpClient::allowPlainHttp(true);
         Result<GatewayOptions> gateway = gatewayOptions(parser);
         if (!gateway)
             return fail(name(), gateway.error());

@@ -84,9 +84,9 @@ void addChannelOptions(QCommandLineParser &parser)
                                      "(merchant notifications, saga and TCC participants)."),
                       QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("allow-http"),
-                      QStringLiteral("Also call plain http:// merchant notify URLs and saga and "
-                                     "TCC participants, and accept them in saga definitions: "
-                                     "for development and tests only.")});
+                      QStringLiteral("Also call plain http:// merchant notify URLs, saga and TCC "
+                                     "participants and --channel, and accept them in saga "
+                                     "definitions: for development and tests only.")});
     addSimulatorOptions(parser);
 }
 
@@ -117,7 +117,9 @@ void addSimulatorOptions(QCommandLineParser &parser)
 // trust (set for the whole process, as every outgoing call shares it).
 Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
 {
-    HttpClient::allowPlainHttp(parser.isSet(QStringLiteral("allow-http")));
+    // Only ever allowed here, never withdrawn: keel dev allows it itself.
+    if (parser.isSet(QStringLiteral("allow-http")))
+        HttpClient::allowPlainHttp(true);
     if (parser.isSet(QStringLiteral("ca-file"))) {
         if (const QString unread = TlsSession::trustAlso(parser.value(QStringLiteral("ca-file")));
             !unread.isEmpty())

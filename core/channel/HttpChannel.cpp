@@ -113,9 +113,14 @@ Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs)
     if (!parsed.isValid() || parsed.host().isEmpty() ||
         (!tls && parsed.scheme() != QLatin1String("http")) || !parsed.userInfo().isEmpty())
         return fieldError(QStringLiteral("channel"), QStringLiteral("parameter_invalid"),
-                          QStringLiteral("--channel must be https://HOST:PORT (or http:// for a "
-                                         "simulator on this machine); got \"%1\"")
+                          QStringLiteral("--channel must be https://HOST:PORT (or http:// with "
+                                         "--allow-http); got \"%1\"")
                               .arg(url));
+    // Authorizations and refunds in the clear only where the deployment
+    // allows plain HTTP (a simulator on this machine, with --allow-http).
+    if (const QString refused = HttpClient::refusal(parsed); !refused.isEmpty())
+        return fieldError(QStringLiteral("channel"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("--channel is refused: %1").arg(refused));
     const QString host = parsed.host();
     const int port = parsed.port(tls ? 443 : 80);
     return ChannelFactory([host, port, timeoutMs, tls](const ConnectionSettings &) {

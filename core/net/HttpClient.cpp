@@ -158,7 +158,10 @@ bool HttpClient::connectWithin(const void *address, unsigned length, const Deadl
         if (errno != EINPROGRESS)
             return false;
         pollfd writable{m_fd, POLLOUT, 0};
-        const int ready = ::poll(&writable, 1, deadline.remainingMs());
+        int ready;
+        do
+            ready = ::poll(&writable, 1, deadline.remainingMs());
+        while (ready < 0 && errno == EINTR);
         if (ready <= 0) {
             errno = ready == 0 ? ETIMEDOUT : errno;
             return false;
@@ -190,7 +193,10 @@ bool HttpClient::send(const QByteArray &bytes, const Deadline &deadline)
             return false;
         const ssize_t n = ::send(m_fd, bytes.constData() + sent, size_t(bytes.size() - sent),
                                  MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+        // Writable yet refused (the kernel's memory for sockets is short):
+        // ask again while time is left, never spin past the deadline.
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) &&
+            !deadline.passed())
             continue;
         if (n <= 0)
             return false;
@@ -308,11 +314,19 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
                 reply.failure == HttpFailure::TimedOut)
                 return reply;
         }
-        // A keep-alive connection the server had closed: reconnect once.
         if (!sent) {
-            reply.failure = HttpFailure::Closed;
-            reply.error = QStringLiteral("connection closed while sending");
+            // Part of the request may be out: in doubt, and sent again only
+            // where a kept-alive connection turned out closed, while time is left.
+            const bool outOfTime = deadline.passed();
+            reply.failure = outOfTime ? HttpFailure::TimedOut : HttpFailure::Closed;
+            reply.error = outOfTime ? QStringLiteral("timed out while sending")
+                                    : QStringLiteral("connection closed while sending");
+            if (outOfTime || !reused) {
+                disconnect();
+                return reply;
+            }
         }
+        // A keep-alive connection the server had closed: reconnect once.
         disconnect();
     }
     return reply;

@@ -104,8 +104,11 @@ int socketWrite(BIO *bio, const char *bytes, int size)
             return -1;
         }
         const ssize_t n = ::send(socket->fd, bytes, size_t(size), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) &&
+            !socket->deadline.passed())
             continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            BIO_set_retry_write(bio);
         return int(n);
     }
 }
@@ -120,8 +123,11 @@ int socketRead(BIO *bio, char *into, int size)
             return -1;
         }
         const ssize_t n = ::recv(socket->fd, into, size_t(size), MSG_DONTWAIT);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) &&
+            !socket->deadline.passed())
             continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            BIO_set_retry_read(bio);
         return int(n);
     }
 }

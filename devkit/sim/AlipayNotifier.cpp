@@ -104,7 +104,10 @@ bool AlipayNotifier::send(const TradeResult &trade)
         return false;
     parameters << qMakePair(QStringLiteral("sign_type"), QStringLiteral("RSA2"))
                << qMakePair(QStringLiteral("sign"), *sign);
-    HttpClient client(url.host(), url.port(80), 10000);
+    // As Alipay would: TLS to an https:// gateway. The simulator is a
+    // development tool, and plain http:// is its usual target.
+    const bool tls = url.scheme() == QLatin1String("https");
+    HttpClient client(url.host(), url.port(tls ? 443 : 80), 10000, tls);
     const HttpReply reply =
         client.request("POST", url.path(QUrl::FullyEncoded).toLatin1(),
                        {{"Content-Type", "application/x-www-form-urlencoded; charset=utf-8"}},

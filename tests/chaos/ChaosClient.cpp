@@ -236,10 +236,21 @@ int ChaosClient::resolveOpenRequests(int budgetMs)
     for (Told &told : m_record.takeAll())
         (told.status == 0 ? open : kept).append(std::move(told));
     Merchant merchant(m_options, m_options.clients, m_clock);
+    // In passes, one attempt per key each, so that no key answered "busy"
+    // over and over takes the budget from the keys behind it.
+    for (bool anyOpen = !open.isEmpty(); anyOpen && budget.elapsed() < budgetMs;) {
+        anyOpen = false;
+        for (Told &told : open) {
+            if (told.status != 0 || budget.elapsed() >= budgetMs)
+                continue;
+            merchant.send(told, 0);
+            anyOpen = anyOpen || told.status == 0;
+        }
+        if (anyOpen)
+            QThread::msleep(200);
+    }
     int unresolved = 0;
     for (Told &told : open) {
-        if (const qint64 left = budgetMs - budget.elapsed(); left > 0)
-            merchant.send(told, int(left));
         unresolved += told.status == 0 ? 1 : 0;
         kept.append(std::move(told));
     }

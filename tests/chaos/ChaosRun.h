@@ -59,7 +59,8 @@ private:
     void runUntil(qint64 endMs);
     void schedule(qint64 atMs, QString what, std::function<bool()> action);
     void restartAllNow();
-    void waitUntilServing(qint64 budgetMs);
+    bool waitUntilServing(qint64 budgetMs);
+    qint64 budgetLeft(qint64 wantMs) const;
     bool serving();
     void describeFormation();
     void startSimulate();
@@ -88,7 +89,9 @@ private:
     qint64 m_settledSinceMs = -1; // since when the formation is whole and synchronous
     qint64 m_settledSampleMs = -1000000;
     qint64 m_lastFailoverMs = 0;
-    int m_promotions = 0; // primaries taken away whose place the monitor gave another node
+    int m_promotions = 0;          // primaries taken away whose place the monitor gave another node
+    int m_promotionsUnderLoad = 0; // of them, seen before the clients stopped
+    QElapsedTimer m_sinceStart;    // the whole run, the world's start included
     std::unique_ptr<QProcess> m_simulate;
     QString m_simulateTally;
     bool m_simulateCrashed = false;

@@ -4,6 +4,7 @@
 
 #include "GatewayTest.h"
 #include "KeelProcess.h"
+#include "PlainHttpRefused.h"
 #include "TestPki.h"
 
 #include "core/channel/HttpChannel.h"
@@ -99,6 +100,18 @@ TEST_F(ChannelTlsTest, AChargeAndItsRefundReachAChannelServingHttps)
 TEST_F(ChannelTlsTest, AChannelTheGatewayCannotVerifyIsSentNothing)
 {
     ASSERT_TRUE(TlsSession::trustAlso({}).isEmpty()); // the system's authorities alone
+    // Asked directly, the channel says why: the certificate, not a dead peer.
+    HttpChannel direct(QStringLiteral("localhost"), m_simPort, 2000, true);
+    ChannelRequest request;
+    request.reference = QStringLiteral("ch_direct");
+    request.operation = QStringLiteral("authorize");
+    request.amount = 100;
+    request.currency = QStringLiteral("cny");
+    request.source = QStringLiteral("tok_visa");
+    const ChannelResult result = direct.execute(request);
+    EXPECT_EQ(result.outcome, ChannelOutcome::Failed);
+    EXPECT_TRUE(result.message.contains(QLatin1String("not trusted")))
+        << qPrintable(result.message);
     const HttpReply refused = charge("tls-2");
     ASSERT_EQ(refused.status, 200) << refused.body.constData();
     EXPECT_EQ(jsonOf(refused).value(QLatin1String("status")).toString(), QStringLiteral("pending"));
@@ -121,8 +134,7 @@ TEST_F(ChannelTlsTest, TheGatewayServesHttpsWithTheCertificateItIsGiven)
     const HttpReply health = client.request("GET", "/healthz");
     EXPECT_EQ(health.status, 200) << qPrintable(health.error);
     const HttpReply again = client.request("GET", "/healthz");
-    EXPECT_EQ(again.status, 200) << "a kept-alive TLS connection serves again: "
-                                 << qPrintable(again.error);
+    EXPECT_EQ(again.status, 200) << "a second request is served too: " << qPrintable(again.error);
     gateway->terminate();
     gateway->waitForFinished(10000);
 
@@ -133,4 +145,21 @@ TEST_F(ChannelTlsTest, TheGatewayServesHttpsWithTheCertificateItIsGiven)
     EXPECT_NE(halfConfigured.exitCode, 0);
     EXPECT_TRUE(halfConfigured.err.contains(QLatin1String("--tls-key")))
         << qPrintable(halfConfigured.err);
+}
+
+// Authorizations in the clear only where the deployment allows plain HTTP.
+TEST(ChannelUrl, APlainHttpChannelIsRefusedUnlessAllowed)
+{
+    {
+        test::PlainHttpRefused refused;
+        const Result<ChannelFactory> plain =
+            httpChannel(QStringLiteral("http://10.0.0.7:8090"), 1000);
+        ASSERT_FALSE(plain.ok());
+        EXPECT_EQ(plain.error().field, QStringLiteral("channel"));
+        EXPECT_TRUE(plain.error().message.contains(QLatin1String("--allow-http")))
+            << qPrintable(plain.error().message);
+        EXPECT_TRUE(httpChannel(QStringLiteral("https://acquirer.example"), 1000).ok());
+        EXPECT_FALSE(httpChannel(QStringLiteral("ftp://acquirer.example"), 1000).ok());
+    }
+    EXPECT_TRUE(httpChannel(QStringLiteral("http://127.0.0.1:8090"), 1000).ok());
 }
