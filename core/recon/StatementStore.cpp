@@ -15,7 +15,7 @@ constexpr char InsertStatement[] =
     "INSERT INTO keel.recon_statements (channel, format, file_sha256, line_count) "
     "VALUES ($1, $2, $3, 0) ON CONFLICT (channel, file_sha256) DO NOTHING RETURNING id";
 constexpr char StoredBefore[] =
-    "SELECT id, line_count, withdrawn_at IS NOT NULL FROM keel.recon_statements "
+    "SELECT id, line_count, withdrawn_at IS NOT NULL, format FROM keel.recon_statements "
     "WHERE channel = $1 AND file_sha256 = $2";
 constexpr char DaysOfStatement[] =
     "SELECT DISTINCT (l.occurred_at AT TIME ZONE c.time_zone)::date::text "
@@ -209,6 +209,16 @@ Result<ImportedStatement> importStatement(LibpqConnection &session, const QStrin
                               QStringLiteral("this file is statement %1 of channel %2, which was "
                                              "withdrawn: import the corrected file")
                                   .arg(before->text(0, 0), channel));
+        // Recognised by its bytes, still checked as the person asked: a
+        // digest that does not match, or another format, is not "imported".
+        if (Status asked = checkStatementDigest(file); !asked)
+            return asked.error();
+        if (before->text(0, 3) != statementFormatName(file.format))
+            return codedError(ErrorKind::Usage, QStringLiteral("statement_format"),
+                              QStringLiteral("this file is statement %1 of channel %2, imported "
+                                             "as %3, not %4")
+                                  .arg(before->text(0, 0), channel, before->text(0, 3),
+                                       statementFormatName(file.format)));
         Result<PgRows> stored = session.query(DaysOfStatement, {before->value(0, 0)});
         if (!stored)
             return stored.error();

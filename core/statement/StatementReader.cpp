@@ -73,6 +73,21 @@ Result<qsizetype> readStatement(const StatementFile &file, const CurrencyTable &
         QStringLiteral("keel does not read %1 statements").arg(statementFormatName(file.format)));
 }
 
+Status checkStatementDigest(const StatementFile &file)
+{
+    if (file.sha1.isEmpty())
+        return {};
+    if (file.format == StatementFormat::Alipay)
+        return checkDigest(file.bytes, file.sha1);
+    Result<QByteArray> bill = file.bytes;
+    if (looksGzipped(file.bytes)) {
+        bill = gunzip(file.bytes, InflatedLimit);
+        if (!bill)
+            return refusal(StatementCheck::Encoding, bill.error().message);
+    }
+    return checkDigest(*bill, file.sha1);
+}
+
 Result<QList<StatementLine>> readStatement(const StatementFile &file,
                                            const CurrencyTable &currencies)
 {

@@ -35,6 +35,10 @@ inline constexpr char Unsupported[] = "statement_unsupported";
 Result<qsizetype> readStatement(const StatementFile &file, const CurrencyTable &currencies,
                                 const LineSink &sink);
 
+// Only the SHA1 the channel's API gave (none: nothing to check): for a file
+// already imported, whose lines are not read again.
+Status checkStatementDigest(const StatementFile &file);
+
 // Every line of a statement at once, or the refusal.
 Result<QList<StatementLine>> readStatement(const StatementFile &file,
                                            const CurrencyTable &currencies);

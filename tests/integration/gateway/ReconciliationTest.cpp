@@ -204,6 +204,20 @@ TEST_F(ReconciliationTest, ABrokenStatementIsRefusedWholeAndTheSameFileIsStoredO
     EXPECT_EQ(second.exitCode, 0);
     EXPECT_EQ(first.out, second.out) << "the same statement id and line count";
     EXPECT_TRUE(second.err.contains(QLatin1String("imported before")));
+    // Recognised, yet still checked as asked: a SHA1 that does not match,
+    // or another format, is refused, not reported as imported.
+    const ProcessResult wrongDigest =
+        recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
+               QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("--sha1"),
+               QString(40, u'0'), good});
+    EXPECT_EQ(wrongDigest.exitCode, 2);
+    EXPECT_TRUE(wrongDigest.err.contains(QLatin1String("SHA1"))) << qPrintable(wrongDigest.err);
+    const ProcessResult otherFormat =
+        recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
+               QStringLiteral("--format"), QStringLiteral("wechatpay"), good});
+    EXPECT_EQ(otherFormat.exitCode, 2);
+    EXPECT_TRUE(otherFormat.err.contains(QLatin1String("imported as csv")))
+        << qPrintable(otherFormat.err);
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("1"));
     // The service login has the planner count the lines it stored (never
     // counted before: -1), so that the day's run is planned knowing them.
