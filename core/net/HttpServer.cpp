@@ -12,6 +12,7 @@
 #include <boost/beast/ssl.hpp>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <thread>
@@ -245,6 +246,7 @@ struct HttpServer::Impl {
     std::vector<std::thread> threads;
     size_t next = 0;
     int port = 0;
+    std::atomic<int> accepted{0};
 
     Status useTls();
 
@@ -267,6 +269,7 @@ struct HttpServer::Impl {
             }
             beast::error_code ignored; // a peer that already left is dealt with by the read
             socket.set_option(tcp::no_delay(true), ignored);
+            ++accepted;
             if (tls)
                 std::make_shared<Connection<TlsStream>>(options, handler, std::move(socket), *tls)
                     ->start();
@@ -372,6 +375,11 @@ void HttpServer::stop()
 int HttpServer::port() const
 {
     return m_impl->port;
+}
+
+int HttpServer::connectionsAccepted() const
+{
+    return m_impl->accepted.load();
 }
 
 } // namespace keel

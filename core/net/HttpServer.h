@@ -54,6 +54,8 @@ public:
     Status start();
     void stop();
     int port() const;
+    // Connections taken since start (keep-alive reuse shows as few).
+    int connectionsAccepted() const;
 
 private:
     struct Impl;

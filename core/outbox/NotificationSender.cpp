@@ -2,6 +2,7 @@
 
 #include "core/db/LibpqConnection.h"
 #include "core/metrics/Metrics.h"
+#include "core/net/ClientPool.h"
 #include "core/net/HttpClient.h"
 #include "core/signing/StripeSignature.h"
 
@@ -88,7 +89,9 @@ NotificationSender::Answer NotificationSender::post(const Claimed &notification)
     }
     QElapsedTimer timer;
     timer.start();
-    const std::unique_ptr<HttpClient> client = HttpClient::forUrl(url, m_options.timeoutMs);
+    // Kept alive per merchant host: a merchant receives every event of its
+    // payments, and a TLS handshake per event would cost more than the POST.
+    HttpClient *const client = pooledClient(url, m_options.timeoutMs);
     const QByteArray target =
         url.path(QUrl::FullyEncoded).toUtf8() +
         (url.hasQuery() ? '?' + url.query(QUrl::FullyEncoded).toUtf8() : QByteArray());

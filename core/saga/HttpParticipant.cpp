@@ -1,8 +1,8 @@
 #include "core/saga/HttpParticipant.h"
 
+#include "core/net/ClientPool.h"
 #include "core/net/HttpClient.h"
 
-#include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QUrl>
@@ -85,16 +85,7 @@ StepAnswer HttpParticipant::call(const Call &call)
     url.setQuery(query);
     const QByteArray target =
         url.path(QUrl::FullyEncoded).toUtf8() + '?' + url.query(QUrl::FullyEncoded).toUtf8();
-    // One keep-alive connection per participant host (and timeout) per
-    // thread: workers call the same few hosts over and over.
-    thread_local QHash<QString, std::shared_ptr<HttpClient>> clients;
-    if (clients.size() > 64)
-        clients.clear();
-    std::shared_ptr<HttpClient> &client =
-        clients[url.adjusted(QUrl::RemovePath | QUrl::RemoveQuery).toString() + u'/' +
-                QString::number(call.timeoutMs)];
-    if (!client)
-        client = HttpClient::forUrl(url, call.timeoutMs);
+    HttpClient *client = pooledClient(url, call.timeoutMs);
     if (!client) // the gateway admits none such; a row edited by hand, or a worker
                  // that does not allow what the gateway did, might
         return interpret(0, {},

@@ -47,6 +47,8 @@ public:
     QList<HttpRequest> requests(const QByteArray &path) const;
     // Every operation's effects, keyed path|gid|branch|op (0 or 1 each).
     QHash<QByteArray, int> allEffects() const;
+    // Connections its clients opened: fewer than requests when kept alive.
+    int connections() const { return m_server->connectionsAccepted(); }
     // The most calls this participant had in flight at once.
     int mostInFlight() const { return m_mostInFlight.load(); }
 

@@ -116,6 +116,19 @@ TEST_F(NotificationTest, AChargeIsAnnouncedToTheMerchantAsASignedStripeEvent)
     EXPECT_EQ(received().size(), 1);
 }
 
+// Events to one merchant go over one kept-alive connection, not a new
+// connection (and, over TLS, a new handshake) for each.
+TEST_F(NotificationTest, OneMerchantsEventsShareAConnection)
+{
+    charge("notify-keep-1");
+    charge("notify-keep-2");
+    EXPECT_EQ(sendOnce().delivered, 2);
+    charge("notify-keep-3");
+    EXPECT_EQ(sendOnce().delivered, 1);
+    EXPECT_EQ(received().size(), 3);
+    EXPECT_EQ(m_receiver.connections(), 1);
+}
+
 TEST_F(NotificationTest, FailuresAreRetriedOnTheScheduleRecordedAndParkedAtTheEnd)
 {
     m_receiver.program(NotifyPath.toByteArray(), {503, -1, "{\"busy\":true}"});
