@@ -9,6 +9,8 @@
 #include <QTimeZone>
 #include <QUrl>
 
+#include <algorithm>
+
 namespace keel::AlipayOpenApi {
 namespace {
 
@@ -104,7 +106,6 @@ const QSet<QString> &refusals(const QString &method)
                                    QStringLiteral("ACQ.BUYER_BANKCARD_BALANCE_NOT_ENOUGH"),
                                    QStringLiteral("ACQ.ERROR_BALANCE_PAYMENT_DISABLE"),
                                    QStringLiteral("ACQ.BUYER_SELLER_EQUAL"),
-                                   QStringLiteral("ACQ.TRADE_BUYER_NOT_MATCH"),
                                    QStringLiteral("ACQ.BUYER_ENABLE_STATUS_FORBID"),
                                    QStringLiteral("ACQ.PAYMENT_FAIL"),
                                    QStringLiteral("ACQ.BUYER_PAYMENT_AMOUNT_DAY_LIMIT_ERROR"),
@@ -114,8 +115,9 @@ const QSet<QString> &refusals(const QString &method)
                                    QStringLiteral("ACQ.SELLER_BEEN_BLOCKED"),
                                    QStringLiteral("ACQ.ERROR_BUYER_CERTIFY_LEVEL_LIMIT"),
                                    QStringLiteral("ACQ.PAYMENT_REQUEST_HAS_RISK"),
-                                   QStringLiteral("ACQ.NO_PAYMENT_INSTRUMENTS_AVAILABLE"),
-                                   QStringLiteral("ACQ.TRADE_STATUS_ERROR")};
+                                   QStringLiteral("ACQ.NO_PAYMENT_INSTRUMENTS_AVAILABLE")};
+    // Not here: TRADE_BUYER_NOT_MATCH and TRADE_STATUS_ERROR name a trade
+    // that exists under this out_trade_no, which may have been paid.
     static const QSet<QString> refund{QStringLiteral("ACQ.INVALID_PARAMETER"),
                                       QStringLiteral("ACQ.SELLER_BALANCE_NOT_ENOUGH"),
                                       QStringLiteral("ACQ.REFUND_AMT_NOT_EQUAL_TOTAL"),
@@ -190,7 +192,9 @@ Result<Answer> readAnswer(const QByteArray &body, const QString &method)
         !members.contains(nodeName) && members.contains(QStringLiteral("error_response"));
     const QString found = answer.errorNode ? QStringLiteral("error_response") : nodeName;
     answer.node = members.value(found);
-    answer.fields = whole.object().value(found).toObject();
+    // Read from the bytes the signature covers, not from a parse of the
+    // whole body, which could hold another copy of the node.
+    answer.fields = QJsonDocument::fromJson(answer.node).object();
     answer.sign = whole.object().value(QStringLiteral("sign")).toString().toLatin1();
     if (answer.node.isEmpty() || !answer.node.startsWith('{'))
         return makeError(ErrorKind::Failed,
@@ -218,8 +222,17 @@ Reading classify(const QString &method, const QJsonObject &fields)
             if (status == QLatin1String("TRADE_SUCCESS") ||
                 status == QLatin1String("TRADE_FINISHED"))
                 return read(Meaning::Done, code, subCode, said + QStringLiteral(" ") + status);
+            // Closed unpaid, or paid and refunded whole (or cancelled): only
+            // a trade that shows no payment left the money where it was.
+            const QString buyerPaid = fields.value(QStringLiteral("buyer_pay_amount")).toString();
+            const bool paid = fields.contains(QStringLiteral("send_pay_date")) ||
+                              fields.contains(QStringLiteral("gmt_payment")) ||
+                              std::any_of(buyerPaid.cbegin(), buyerPaid.cend(), [](QChar digit) {
+                                  return digit >= u'1' && digit <= u'9';
+                              });
             if (status == QLatin1String("TRADE_CLOSED"))
-                return read(Meaning::Refused, code, subCode, said + QStringLiteral(" ") + status);
+                return read(paid ? Meaning::InDoubt : Meaning::Refused, code, subCode,
+                            said + QStringLiteral(" ") + status);
             return read(Meaning::InDoubt, code, subCode, said + QStringLiteral(" ") + status);
         }
         if (method == QLatin1String("alipay.trade.fastpay.refund.query")) {
@@ -241,8 +254,9 @@ Reading classify(const QString &method, const QJsonObject &fields)
         return read(Meaning::Done, code, subCode, said);
     }
     if (code == QLatin1String("40004")) {
-        if (subCode == QLatin1String("ACQ.TRADE_NOT_EXIST") &&
-            (isQuery(method) || method == QLatin1String("alipay.trade.close")))
+        // Not there yet is all a query can say; a close of a trade Alipay
+        // does not know cannot stop a payment still on its way to it.
+        if (subCode == QLatin1String("ACQ.TRADE_NOT_EXIST") && isQuery(method))
             return read(Meaning::NotFound, code, subCode, said);
         if (subCode == QLatin1String("ACQ.TRADE_HAS_SUCCESS") &&
             method == QLatin1String("alipay.trade.pay"))

@@ -50,7 +50,7 @@ SignatureVerdict verify(const Answer &answer, const RsaKey &alipayPublicKey);
 enum class Meaning {
     Done,     // the method did what was asked (or had already done it)
     Refused,  // certainly not done: a business refusal or a request rejected as sent
-    NotFound, // a query: Alipay has no such trade or refund
+    NotFound, // a query: Alipay has no such trade or refund now (one in flight may yet arrive)
     InDoubt,  // anything else: settled by a query or Alipay's notification
 };
 struct Reading {

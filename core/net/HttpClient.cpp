@@ -17,6 +17,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <utility>
+
 namespace keel {
 
 QByteArray HttpReply::header(const QByteArray &lowerName) const
@@ -196,8 +198,10 @@ bool HttpClient::send(const QByteArray &bytes, const Deadline &deadline)
         // Writable yet refused (the kernel's memory for sockets is short):
         // ask again while time is left, never spin past the deadline.
         if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) &&
-            !deadline.passed())
+            !deadline.passed()) {
+            ::usleep(1000);
             continue;
+        }
         if (n <= 0)
             return false;
         sent += n;
@@ -238,49 +242,142 @@ bool HttpClient::fill(HttpReply *reply, const Deadline &deadline)
         return false;
     }
     m_buffer.append(chunk, got);
+    m_answerStarted = true;
     return true;
+}
+
+// An answer that cannot be read whole: the request may have been acted on.
+HttpReply HttpClient::unreadable(const QString &why)
+{
+    disconnect();
+    HttpReply reply;
+    reply.failure = HttpFailure::Closed;
+    reply.error = why;
+    return reply;
+}
+
+// Waits until the buffer holds `bytes` bytes, or says why not (the
+// connection dropped, its answer in doubt).
+bool HttpClient::fillTo(qsizetype bytes, HttpReply *reply, const Deadline &deadline)
+{
+    while (m_buffer.size() < bytes)
+        if (!fill(reply, deadline)) {
+            disconnect();
+            reply->status = 0; // half an answer is no answer
+            return false;
+        }
+    return true;
+}
+
+// The body of a chunked answer, chunk by chunk, its trailer skipped.
+bool HttpClient::readChunked(HttpReply *reply, const Deadline &deadline)
+{
+    for (;;) {
+        qsizetype lineEnd;
+        while ((lineEnd = m_buffer.indexOf("\r\n")) < 0)
+            if (!fillTo(m_buffer.size() + 1, reply, deadline))
+                return false;
+        bool ok = false;
+        const qsizetype size =
+            m_buffer.left(lineEnd).split(';').constFirst().trimmed().toLongLong(&ok, 16);
+        if (!ok || size < 0) {
+            *reply = unreadable(QStringLiteral("a chunk of the answer has no readable size"));
+            return false;
+        }
+        m_buffer.remove(0, lineEnd + 2);
+        if (size == 0)
+            break;
+        if (!fillTo(size + 2, reply, deadline))
+            return false;
+        reply->body += m_buffer.left(size);
+        m_buffer.remove(0, size + 2);
+    }
+    for (;;) { // the trailer's fields, up to the empty line
+        qsizetype lineEnd;
+        while ((lineEnd = m_buffer.indexOf("\r\n")) < 0)
+            if (!fillTo(m_buffer.size() + 1, reply, deadline))
+                return false;
+        m_buffer.remove(0, lineEnd + 2);
+        if (lineEnd == 0)
+            return true;
+    }
 }
 
 HttpReply HttpClient::readReply(const Deadline &deadline)
 {
     HttpReply reply;
-    qsizetype end;
-    while ((end = m_buffer.indexOf("\r\n\r\n")) < 0)
-        if (!fill(&reply, deadline)) {
-            disconnect();
-            return reply;
-        }
-    const QList<QByteArray> lines = m_buffer.left(end).split('\n');
-    const QList<QByteArray> statusLine = lines.constFirst().trimmed().split(' ');
-    reply.status = statusLine.size() > 1 ? statusLine.at(1).toInt() : 0;
-    qsizetype length = 0;
-    bool close = false;
-    for (qsizetype i = 1; i < lines.size(); ++i) {
-        const qsizetype colon = lines.at(i).indexOf(':');
-        if (colon <= 0)
+    for (;;) {
+        qsizetype end;
+        while ((end = m_buffer.indexOf("\r\n\r\n")) < 0)
+            if (!fill(&reply, deadline)) {
+                disconnect();
+                return reply;
+            }
+        const QList<QByteArray> lines = m_buffer.left(end).split('\n');
+        const QList<QByteArray> statusLine = lines.constFirst().trimmed().split(' ');
+        reply.status = statusLine.size() > 1 && statusLine.at(0).startsWith("HTTP/")
+                           ? statusLine.at(1).toInt()
+                           : 0;
+        if (reply.status < 100 || reply.status > 599)
+            return unreadable(QStringLiteral("the answer's status line does not read"));
+        // 100 Continue, 103 Early Hints: the answer is still to come.
+        if (reply.status < 200) {
+            m_buffer.remove(0, end + 4);
             continue;
-        const QByteArray name = lines.at(i).left(colon).trimmed().toLower();
-        const QByteArray value = lines.at(i).mid(colon + 1).trimmed();
-        reply.headers.append({name, value});
-        if (name == "content-length")
-            length = value.toLongLong();
-        if (name == "connection" && value.toLower() == "close")
-            close = true;
-    }
-    m_buffer.remove(0, end + 4);
-    while (m_buffer.size() < length)
-        if (!fill(&reply, deadline)) {
-            disconnect();
-            reply.status = 0; // half an answer is no answer
-            return reply;
         }
-    reply.body = m_buffer.left(length);
-    m_buffer.remove(0, length);
-    // Bytes after the answer were sent unasked (a repeated answer): they
-    // would be read as the answer to the next request.
-    if (close || !m_buffer.isEmpty())
-        disconnect();
-    return reply;
+        qsizetype length = 0;
+        bool hasLength = false;
+        bool chunked = false;
+        bool close = false;
+        for (qsizetype i = 1; i < lines.size(); ++i) {
+            const qsizetype colon = lines.at(i).indexOf(':');
+            if (colon <= 0)
+                continue;
+            const QByteArray name = lines.at(i).left(colon).trimmed().toLower();
+            const QByteArray value = lines.at(i).mid(colon + 1).trimmed();
+            reply.headers.append({name, value});
+            if (name == "content-length") {
+                length = value.toLongLong(&hasLength);
+                if (!hasLength || length < 0)
+                    return unreadable(QStringLiteral("the answer's Content-Length does not read"));
+            }
+            if (name == "transfer-encoding" && value.toLower().contains("chunked"))
+                chunked = true;
+            if (name == "connection" && value.toLower() == "close")
+                close = true;
+        }
+        m_buffer.remove(0, end + 4);
+        if (chunked) {
+            if (!readChunked(&reply, deadline))
+                return reply;
+        } else if (!hasLength && reply.status != 204 && reply.status != 304) {
+            // No length given: the body runs to the connection's close.
+            HttpReply toClose;
+            while (fill(&toClose, deadline)) {
+            }
+            if (toClose.failure == HttpFailure::TimedOut) {
+                disconnect();
+                reply.status = 0;
+                reply.failure = toClose.failure;
+                reply.error = toClose.error;
+                return reply;
+            }
+            reply.body = std::exchange(m_buffer, {});
+            disconnect();
+            return reply;
+        } else {
+            if (!fillTo(length, &reply, deadline))
+                return reply;
+            reply.body = m_buffer.left(length);
+            m_buffer.remove(0, length);
+        }
+        // Bytes after the answer were sent unasked (a repeated answer), and an
+        // answer whose end no length gave may go on: either would be read as
+        // the answer to the next request.
+        if (close || !m_buffer.isEmpty() || (!hasLength && !chunked))
+            disconnect();
+        return reply;
+    }
 }
 
 HttpReply HttpClient::raw(const QByteArray &bytes)
@@ -295,23 +392,29 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
     // request is only ever sent where its own answer will be read.
     if (m_fd >= 0 && unusable())
         disconnect();
+    bool sentBefore = false;
     for (int attempt = 0; attempt < 2; ++attempt) {
         const bool reused = m_fd >= 0;
-        const HttpFailure before = reply.failure;
         if (!connectIfNeeded(&reply, deadline)) {
             // The first try was sent: the server may have acted on it
             // before it closed, whatever the reconnection finds.
-            if (before == HttpFailure::Closed)
+            if (sentBefore) {
                 reply.failure = HttpFailure::Closed;
+                reply.error =
+                    QStringLiteral("sent, then the connection closed: %1").arg(reply.error);
+            }
             return reply;
         }
         const bool sent = send(bytes, deadline);
         if (sent) {
+            sentBefore = true;
+            m_answerStarted = false;
             reply = readReply(deadline);
-            // Only a kept-alive connection the server had closed is worth a
-            // second try; a fresh one that timed out may have been acted on.
-            if (reply.status != 0 || attempt == 1 || !reused ||
-                reply.failure == HttpFailure::TimedOut)
+            // Only a kept-alive connection the server had closed before
+            // answering a byte is worth a second try, while time is left; a
+            // fresh one, or an answer cut short, may have been acted on.
+            if (reply.status != 0 || attempt == 1 || !reused || m_answerStarted ||
+                reply.failure == HttpFailure::TimedOut || deadline.passed())
                 return reply;
         }
         if (!sent) {

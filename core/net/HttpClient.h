@@ -73,7 +73,10 @@ private:
     bool unusable() const;
     void disconnect();
     HttpReply readReply(const Deadline &deadline);
+    bool readChunked(HttpReply *reply, const Deadline &deadline);
+    bool fillTo(qsizetype bytes, HttpReply *reply, const Deadline &deadline);
     bool fill(HttpReply *reply, const Deadline &deadline);
+    HttpReply unreadable(const QString &why);
 
     QString m_host;
     int m_port = 0;
@@ -82,6 +85,7 @@ private:
     int m_fd = -1;
     std::unique_ptr<TlsSession> m_tls;
     QByteArray m_buffer;
+    bool m_answerStarted = false; // bytes of the current request's answer have arrived
 };
 
 } // namespace keel

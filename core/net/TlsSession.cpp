@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -105,8 +106,10 @@ int socketWrite(BIO *bio, const char *bytes, int size)
         }
         const ssize_t n = ::send(socket->fd, bytes, size_t(size), MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) &&
-            !socket->deadline.passed())
+            !socket->deadline.passed()) {
+            ::usleep(1000); // ready, yet refused: the kernel is short of memory
             continue;
+        }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             BIO_set_retry_write(bio);
         return int(n);
@@ -124,8 +127,10 @@ int socketRead(BIO *bio, char *into, int size)
         }
         const ssize_t n = ::recv(socket->fd, into, size_t(size), MSG_DONTWAIT);
         if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) &&
-            !socket->deadline.passed())
+            !socket->deadline.passed()) {
+            ::usleep(1000); // ready, yet refused: the kernel is short of memory
             continue;
+        }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             BIO_set_retry_read(bio);
         return int(n);

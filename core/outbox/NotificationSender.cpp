@@ -92,6 +92,12 @@ NotificationSender::Answer NotificationSender::post(const Claimed &notification)
     // Kept alive per merchant host: a merchant receives every event of its
     // payments, and a TLS handshake per event would cost more than the POST.
     HttpClient *const client = pooledClient(url, m_options.timeoutMs);
+    if (!client) { // refused meanwhile: the policy changed under a running worker
+        answer.error =
+            QStringLiteral("the merchant's notify_url is refused: ") + HttpClient::refusal(url);
+        answer.refused = true;
+        return answer;
+    }
     const QByteArray target =
         url.path(QUrl::FullyEncoded).toUtf8() +
         (url.hasQuery() ? '?' + url.query(QUrl::FullyEncoded).toUtf8() : QByteArray());

@@ -114,7 +114,7 @@ int ChaosRun::run()
     m_promotionsUnderLoad = m_promotions;
     m_out << "load stopped at " << m_clock.elapsed() / 1000.0 << " s; bringing everything back"
           << Qt::endl;
-    restartAllNow();
+    restartAllNow(budgetLeft(10000));
     const bool serving = waitUntilServing(budgetLeft(120000));
     finishSimulate();
     // One budget for all of them: each open key alone may wait out a
@@ -129,7 +129,7 @@ int ChaosRun::run()
         serving ? budgetLeft(qint64(m_options.recoverySeconds) * 1000) : 0;
     bool atRest = quiet();
     while (!atRest && recovery.elapsed() < recoveryBudget) {
-        restartAllNow();
+        restartAllNow(std::clamp<qint64>(recoveryBudget - recovery.elapsed(), 0, 10000));
         QThread::msleep(1000);
         atRest = quiet();
     }
@@ -454,10 +454,14 @@ void ChaosRun::failPrimary(const Fault &fault, qint64 back)
              });
 }
 
-void ChaosRun::restartAllNow()
+void ChaosRun::restartAllNow(qint64 budgetMs)
 {
+    // Each start may wait for its process (15 s at most): none begins once
+    // the budget is spent, so one call ends within it and one start.
+    QElapsedTimer spent;
+    spent.start();
     // What the schedule still owed, at once and in dependency order.
-    for (int round = 0; round < 20 && !m_pending.isEmpty(); ++round) {
+    for (int round = 0; round < 20 && !m_pending.isEmpty() && spent.elapsed() < budgetMs; ++round) {
         QList<Pending> due = std::exchange(m_pending, {});
         std::stable_partition(due.begin(), due.end(), [](const Pending &p) {
             return p.what.contains(QLatin1String("postgresql")) ||
@@ -469,14 +473,14 @@ void ChaosRun::restartAllNow()
                 ++m_faultCounts[QStringLiteral("planned, not reached before the load ended")];
                 continue;
             }
-            if (!pending.action())
+            if (spent.elapsed() >= budgetMs || !pending.action())
                 m_pending.append(pending);
         }
         if (!m_pending.isEmpty())
             QThread::msleep(500);
     }
     for (const QString &name : m_world->processNames())
-        if (!m_world->process(name)->running() && !m_databaseDown &&
+        if (spent.elapsed() < budgetMs && !m_world->process(name)->running() && !m_databaseDown &&
             m_world->process(name)->start())
             m_down.remove(name);
 }
@@ -499,7 +503,7 @@ bool ChaosRun::waitUntilServing(qint64 budgetMs)
     waited.start();
     while (!serving() && waited.elapsed() < budgetMs) {
         QThread::msleep(1000);
-        restartAllNow();
+        restartAllNow(std::clamp<qint64>(budgetMs - waited.elapsed(), 0, 10000));
     }
     const bool back = serving();
     m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s "

@@ -58,7 +58,7 @@ private:
     void tookFailover();
     void runUntil(qint64 endMs);
     void schedule(qint64 atMs, QString what, std::function<bool()> action);
-    void restartAllNow();
+    void restartAllNow(qint64 budgetMs);
     bool waitUntilServing(qint64 budgetMs);
     qint64 budgetLeft(qint64 wantMs) const;
     bool serving();

@@ -248,3 +248,46 @@ TEST(HttpClientTest, APeerThatDripsItsAnswerIsCutOffAtTheTimeout)
     EXPECT_GE(waited, 900);
     EXPECT_LT(waited, 3000);
 }
+
+// What a peer answers, sent at once to the first request, then the close.
+static HttpReply answerTo(const QByteArray &answer)
+{
+    test::DrippingPeer peer(answer, {}, 0);
+    HttpClient client(QStringLiteral("127.0.0.1"), peer.port(), 3000);
+    return client.request("POST", "/step", {}, "{}");
+}
+
+// 103 Early Hints (or 100 Continue) announces the answer; it is not it.
+TEST(HttpClientTest, AnInterimAnswerIsSkippedForTheAnswerItAnnounces)
+{
+    const HttpReply reply = answerTo("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+                                     "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    EXPECT_EQ(reply.status, 200) << qPrintable(reply.error);
+    EXPECT_EQ(reply.body, "ok");
+}
+
+// A participant's DTM result may come chunked: read whole, it still decides.
+TEST(HttpClientTest, AChunkedAnswerIsReadWhole)
+{
+    const HttpReply reply =
+        answerTo("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 "4\r\n{\"dt\r\n14;ext=1\r\nm_result\":\"FAILURE\"}\r\n0\r\nTrailer: x\r\n\r\n");
+    EXPECT_EQ(reply.status, 200) << qPrintable(reply.error);
+    EXPECT_EQ(reply.body, "{\"dtm_result\":\"FAILURE\"}");
+}
+
+TEST(HttpClientTest, AnAnswerWithoutALengthRunsToTheClose)
+{
+    const HttpReply reply = answerTo("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nsuccess");
+    EXPECT_EQ(reply.status, 200) << qPrintable(reply.error);
+    EXPECT_EQ(reply.body, "success");
+}
+
+// Something came back that is not HTTP: the request went out and may have
+// been acted on, so the call is in doubt (Closed), never "not sent".
+TEST(HttpClientTest, AnAnswerThatDoesNotReadIsInDoubtNotUnsent)
+{
+    const HttpReply reply = answerTo("SSH-2.0-OpenSSH_9.2\r\n\r\n");
+    EXPECT_EQ(reply.status, 0);
+    EXPECT_EQ(reply.failure, HttpFailure::Closed) << qPrintable(reply.error);
+}
