@@ -90,51 +90,51 @@ bool readyBefore(const TlsSession::Socket &socket, short events)
     return ready > 0;
 }
 
-// OpenSSL's own socket BIO writes with send(fd, ..., 0): a peer that went
-// away raises SIGPIPE, which would end the whole service. These write with
-// MSG_NOSIGNAL, and both wait no longer than the call's deadline, however
-// the peer paces its bytes; a passed deadline is a retry, which a session
-// reports as WouldBlock.
-int socketWrite(BIO *bio, const char *bytes, int size)
+// One read or write of the socket BIO: it waits no longer than the call's
+// deadline, however the peer paces its bytes; a passed deadline is a
+// retry, which a session reports as WouldBlock.
+template <class Io>
+int withinDeadline(BIO *bio, short events, Io io)
 {
     const auto *socket = static_cast<const TlsSession::Socket *>(BIO_get_data(bio));
     BIO_clear_retry_flags(bio);
-    for (;;) {
-        if (!readyBefore(*socket, POLLOUT)) {
+    auto retry = [bio, events] {
+        if (events == POLLOUT)
             BIO_set_retry_write(bio);
+        else
+            BIO_set_retry_read(bio);
+    };
+    for (;;) {
+        if (!readyBefore(*socket, events)) {
+            retry();
             return -1;
         }
-        const ssize_t n = ::send(socket->fd, bytes, size_t(size), MSG_NOSIGNAL | MSG_DONTWAIT);
+        const ssize_t n = io(socket->fd);
         if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) &&
             !socket->deadline.passed()) {
             ::usleep(1000); // ready, yet refused: the kernel is short of memory
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            BIO_set_retry_write(bio);
+            retry();
         return int(n);
     }
 }
 
+// OpenSSL's own socket BIO writes with send(fd, ..., 0): a peer that went
+// away raises SIGPIPE, which would end the whole service. These write with
+// MSG_NOSIGNAL.
+int socketWrite(BIO *bio, const char *bytes, int size)
+{
+    return withinDeadline(bio, POLLOUT, [bytes, size](int fd) {
+        return ::send(fd, bytes, size_t(size), MSG_NOSIGNAL | MSG_DONTWAIT);
+    });
+}
+
 int socketRead(BIO *bio, char *into, int size)
 {
-    const auto *socket = static_cast<const TlsSession::Socket *>(BIO_get_data(bio));
-    BIO_clear_retry_flags(bio);
-    for (;;) {
-        if (!readyBefore(*socket, POLLIN)) {
-            BIO_set_retry_read(bio);
-            return -1;
-        }
-        const ssize_t n = ::recv(socket->fd, into, size_t(size), MSG_DONTWAIT);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) &&
-            !socket->deadline.passed()) {
-            ::usleep(1000); // ready, yet refused: the kernel is short of memory
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            BIO_set_retry_read(bio);
-        return int(n);
-    }
+    return withinDeadline(
+        bio, POLLIN, [into, size](int fd) { return ::recv(fd, into, size_t(size), MSG_DONTWAIT); });
 }
 
 long socketControl(BIO *, int command, long, void *)

@@ -114,6 +114,14 @@ int ChaosRun::run()
     m_promotionsUnderLoad = m_promotions;
     m_out << "load stopped at " << m_clock.elapsed() / 1000.0 << " s; bringing everything back"
           << Qt::endl;
+    return judge(bringBackAndSettle(client));
+}
+
+// After the load: everything back, the open requests sent again, and the
+// system left to come to rest, each within what is left of the run's
+// budget. Returns how many requests are still without a final answer.
+int ChaosRun::bringBackAndSettle(ChaosClient &client)
+{
     restartAllNow(budgetLeft(10000));
     const bool serving = waitUntilServing(budgetLeft(120000));
     finishSimulate();
@@ -137,8 +145,7 @@ int ChaosRun::run()
     m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s " << (atRest ? "at rest" : "still busy")
           << "; judging" << Qt::endl;
     m_consumer->stop();
-
-    return judge(open);
+    return open;
 }
 
 bool ChaosRun::prepareDesk()

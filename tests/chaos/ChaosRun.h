@@ -20,6 +20,7 @@ class LibpqConnection;
 
 namespace keel::chaos {
 
+class ChaosClient;
 class ChaosWorld;
 class InboxConsumer;
 class OperatorDesk;
@@ -68,6 +69,7 @@ private:
     QString simulateRecordPath() const;
     bool quiet();
     bool prepareDesk();
+    int bringBackAndSettle(ChaosClient &client);
     int judge(int openRequests);
     void report(const Verdict &verdict, const QList<Told> &record);
 

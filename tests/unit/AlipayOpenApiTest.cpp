@@ -15,6 +15,9 @@
 #include <QTimeZone>
 #include <QUrlQuery>
 
+#include <initializer_list>
+#include <utility>
+
 namespace keel {
 namespace {
 
@@ -141,94 +144,98 @@ TEST(AlipayOpenApi, AnAnswersResponseNodeVerifiesAsSent)
         << "another method's answer is not this one's";
 }
 
-// One case per family of code and sub_code, per method: only what certainly
-// left the money where it was is Refused; what is unknown is in doubt.
-TEST(AlipayOpenApi, EachCodeFamilyMeansWhatItSaysForTheMoney)
+// What each family of code and sub_code means, method by method: only
+// what certainly left the money where it was is Refused; what is unknown
+// is in doubt.
+static void expectMeanings(const char *method,
+                           std::initializer_list<std::pair<const char *, Meaning>> cases)
 {
-    struct Case {
-        const char *method;
-        const char *fields;
-        Meaning meaning;
-    };
-    const Case cases[] = {
-        {"alipay.trade.pay", R"({"code":"10000","msg":"Success"})", Meaning::Done},
-        {"alipay.trade.pay", R"({"code":"10003","msg":"order success pay inprocess"})",
-         Meaning::InDoubt},
-        {"alipay.trade.pay", R"({"code":"20000","sub_code":"isp.unknow-error"})", Meaning::InDoubt},
-        {"alipay.trade.pay", R"({"code":"20001","sub_code":"aop.invalid-auth-token"})",
-         Meaning::Refused},
-        {"alipay.trade.pay", R"({"code":"40001","sub_code":"isv.missing-method"})",
-         Meaning::Refused},
-        {"alipay.trade.pay", R"({"code":"40002","sub_code":"isv.invalid-signature"})",
-         Meaning::Refused},
-        {"alipay.trade.pay", R"({"code":"40006","sub_code":"isv.insufficient-isv-permissions"})",
-         Meaning::Refused},
-        {"alipay.trade.pay", R"({"code":"40004","sub_code":"ACQ.SYSTEM_ERROR"})", Meaning::InDoubt},
-        {"alipay.trade.pay", R"({"code":"40004","sub_code":"ACQ.BUYER_BALANCE_NOT_ENOUGH"})",
-         Meaning::Refused},
-        {"alipay.trade.pay", R"({"code":"40004","sub_code":"ACQ.PAYMENT_AUTH_CODE_INVALID"})",
-         Meaning::Refused},
-        {"alipay.trade.pay", R"({"code":"40004","sub_code":"ACQ.TRADE_HAS_SUCCESS"})",
-         Meaning::Done},
-        {"alipay.trade.pay", R"({"code":"40004","sub_code":"ACQ.CONTEXT_INCONSISTENT"})",
-         Meaning::InDoubt},
-        {"alipay.trade.pay", R"({"code":"40004","sub_code":"ACQ.NOT_YET_DOCUMENTED"})",
-         Meaning::InDoubt},
-        {"alipay.trade.refund", R"({"code":"10000","fund_change":"Y"})", Meaning::Done},
-        {"alipay.trade.refund", R"({"code":"10000","fund_change":"N"})", Meaning::InDoubt},
-        {"alipay.trade.refund", R"({"code":"40004","sub_code":"ACQ.SELLER_BALANCE_NOT_ENOUGH"})",
-         Meaning::Refused},
-        {"alipay.trade.refund", R"({"code":"40004","sub_code":"ACQ.TRADE_NOT_EXIST"})",
-         Meaning::Refused},
-        {"alipay.trade.refund", R"({"code":"40004","sub_code":"ACQ.DISCORDANT_REPEAT_REQUEST"})",
-         Meaning::InDoubt},
-        {"alipay.trade.refund", R"({"code":"40004","sub_code":"ACQ.SYSTEM_ERROR"})",
-         Meaning::InDoubt},
-        {"alipay.trade.query", R"({"code":"10000","trade_status":"TRADE_SUCCESS"})", Meaning::Done},
-        {"alipay.trade.query", R"({"code":"10000","trade_status":"TRADE_FINISHED"})",
-         Meaning::Done},
-        {"alipay.trade.query", R"({"code":"10000","trade_status":"WAIT_BUYER_PAY"})",
-         Meaning::InDoubt},
-        {"alipay.trade.query", R"({"code":"10000","trade_status":"TRADE_CLOSED"})",
-         Meaning::Refused},
-        {"alipay.trade.query",
-         R"({"code":"10000","trade_status":"TRADE_CLOSED","send_pay_date":"2026-12-01 10:00:00"})",
-         Meaning::InDoubt},
-        {"alipay.trade.query",
-         R"({"code":"10000","trade_status":"TRADE_CLOSED","buyer_pay_amount":"0.01"})",
-         Meaning::InDoubt},
-        {"alipay.trade.query",
-         R"({"code":"10000","trade_status":"TRADE_CLOSED","buyer_pay_amount":"0.00"})",
-         Meaning::Refused},
-        {"alipay.trade.query", R"({"code":"40004","sub_code":"ACQ.TRADE_NOT_EXIST"})",
-         Meaning::NotFound},
-        {"alipay.trade.query", R"({"code":"40002","sub_code":"isv.invalid-signature"})",
-         Meaning::InDoubt},
-        {"alipay.trade.fastpay.refund.query",
-         R"({"code":"10000","refund_amount":"5.00","refund_status":"REFUND_SUCCESS"})",
-         Meaning::Done},
-        {"alipay.trade.fastpay.refund.query", R"({"code":"10000","refund_amount":"5.00"})",
-         Meaning::Done},
-        {"alipay.trade.fastpay.refund.query", R"({"code":"10000","out_trade_no":"ch_1"})",
-         Meaning::NotFound},
-        {"alipay.trade.close", R"({"code":"10000"})", Meaning::Done},
-        {"alipay.trade.close", R"({"code":"40004","sub_code":"ACQ.TRADE_NOT_EXIST"})",
-         Meaning::InDoubt},
-        {"alipay.trade.pay", R"({"code":"40004","sub_code":"ACQ.TRADE_STATUS_ERROR"})",
-         Meaning::InDoubt},
-        {"alipay.trade.pay", R"({"code":"40004","sub_code":"ACQ.TRADE_BUYER_NOT_MATCH"})",
-         Meaning::InDoubt},
-        {"alipay.trade.close", R"({"code":"40004","sub_code":"ACQ.TRADE_STATUS_ERROR"})",
-         Meaning::InDoubt},
-        {"alipay.trade.pay", R"({"code":"99999"})", Meaning::InDoubt},
-        {"alipay.trade.pay", R"({})", Meaning::InDoubt},
-    };
-    for (const Case &each : cases) {
+    for (const auto &[fields, meaning] : cases) {
         const AlipayOpenApi::Reading reading = AlipayOpenApi::classify(
-            QString::fromLatin1(each.method), QJsonDocument::fromJson(each.fields).object());
-        EXPECT_EQ(int(reading.meaning), int(each.meaning))
-            << each.method << ' ' << each.fields << " -> " << qPrintable(reading.why);
+            QString::fromLatin1(method), QJsonDocument::fromJson(fields).object());
+        EXPECT_EQ(int(reading.meaning), int(meaning))
+            << method << ' ' << fields << " -> " << qPrintable(reading.why);
     }
+}
+
+TEST(AlipayOpenApi, APaysCodesMeanWhatTheySayForTheMoney)
+{
+    expectMeanings(
+        "alipay.trade.pay",
+        {
+            {R"({"code":"10000","msg":"Success"})", Meaning::Done},
+            {R"({"code":"10003","msg":"order success pay inprocess"})", Meaning::InDoubt},
+            {R"({"code":"20000","sub_code":"isp.unknow-error"})", Meaning::InDoubt},
+            {R"({"code":"20001","sub_code":"aop.invalid-auth-token"})", Meaning::Refused},
+            {R"({"code":"40001","sub_code":"isv.missing-method"})", Meaning::Refused},
+            {R"({"code":"40002","sub_code":"isv.invalid-signature"})", Meaning::Refused},
+            {R"({"code":"40006","sub_code":"isv.insufficient-isv-permissions"})", Meaning::Refused},
+            {R"({"code":"40004","sub_code":"ACQ.SYSTEM_ERROR"})", Meaning::InDoubt},
+            {R"({"code":"40004","sub_code":"ACQ.BUYER_BALANCE_NOT_ENOUGH"})", Meaning::Refused},
+            {R"({"code":"40004","sub_code":"ACQ.PAYMENT_AUTH_CODE_INVALID"})", Meaning::Refused},
+            {R"({"code":"40004","sub_code":"ACQ.TRADE_HAS_SUCCESS"})", Meaning::Done},
+            {R"({"code":"40004","sub_code":"ACQ.CONTEXT_INCONSISTENT"})", Meaning::InDoubt},
+            {R"({"code":"40004","sub_code":"ACQ.NOT_YET_DOCUMENTED"})", Meaning::InDoubt},
+            {R"({"code":"40004","sub_code":"ACQ.TRADE_STATUS_ERROR"})", Meaning::InDoubt},
+            {R"({"code":"40004","sub_code":"ACQ.TRADE_BUYER_NOT_MATCH"})", Meaning::InDoubt},
+            {R"({"code":"99999"})", Meaning::InDoubt},
+            {R"({})", Meaning::InDoubt},
+        });
+}
+
+TEST(AlipayOpenApi, ARefundsCodesMeanWhatTheySayForTheMoney)
+{
+    expectMeanings(
+        "alipay.trade.refund",
+        {
+            {R"({"code":"10000","fund_change":"Y"})", Meaning::Done},
+            {R"({"code":"10000","fund_change":"N"})", Meaning::InDoubt},
+            {R"({"code":"40004","sub_code":"ACQ.SELLER_BALANCE_NOT_ENOUGH"})", Meaning::Refused},
+            {R"({"code":"40004","sub_code":"ACQ.TRADE_NOT_EXIST"})", Meaning::Refused},
+            {R"({"code":"40004","sub_code":"ACQ.DISCORDANT_REPEAT_REQUEST"})", Meaning::InDoubt},
+            {R"({"code":"40004","sub_code":"ACQ.SYSTEM_ERROR"})", Meaning::InDoubt},
+        });
+}
+
+// A trade closed with a payment on it was paid, then refunded or cancelled.
+TEST(AlipayOpenApi, AQueryReadsTheTradesStatus)
+{
+    expectMeanings(
+        "alipay.trade.query",
+        {
+            {R"({"code":"10000","trade_status":"TRADE_SUCCESS"})", Meaning::Done},
+            {R"({"code":"10000","trade_status":"TRADE_FINISHED"})", Meaning::Done},
+            {R"({"code":"10000","trade_status":"WAIT_BUYER_PAY"})", Meaning::InDoubt},
+            {R"({"code":"10000","trade_status":"TRADE_CLOSED"})", Meaning::Refused},
+            {R"({"code":"10000","trade_status":"TRADE_CLOSED","send_pay_date":"2026-12-01 10:00:00"})",
+             Meaning::InDoubt},
+            {R"({"code":"10000","trade_status":"TRADE_CLOSED","buyer_pay_amount":"0.01"})",
+             Meaning::InDoubt},
+            {R"({"code":"10000","trade_status":"TRADE_CLOSED","buyer_pay_amount":"0.00"})",
+             Meaning::Refused},
+            {R"({"code":"40004","sub_code":"ACQ.TRADE_NOT_EXIST"})", Meaning::NotFound},
+            {R"({"code":"40002","sub_code":"isv.invalid-signature"})", Meaning::InDoubt},
+        });
+}
+
+// A close of a trade Alipay does not know cannot stop a payment on its way.
+TEST(AlipayOpenApi, ARefundQueryAndACloseMeanWhatTheySay)
+{
+    expectMeanings(
+        "alipay.trade.fastpay.refund.query",
+        {
+            {R"({"code":"10000","refund_amount":"5.00","refund_status":"REFUND_SUCCESS"})",
+             Meaning::Done},
+            {R"({"code":"10000","refund_amount":"5.00"})", Meaning::Done},
+            {R"({"code":"10000","out_trade_no":"ch_1"})", Meaning::NotFound},
+        });
+    expectMeanings(
+        "alipay.trade.close",
+        {
+            {R"({"code":"10000"})", Meaning::Done},
+            {R"({"code":"40004","sub_code":"ACQ.TRADE_NOT_EXIST"})", Meaning::InDoubt},
+            {R"({"code":"40004","sub_code":"ACQ.TRADE_STATUS_ERROR"})", Meaning::InDoubt},
+        });
 }
 
 } // namespace keel
