@@ -3,6 +3,7 @@
 #include "ShutdownSignals.h"
 
 #include "core/db/ConnectionSettings.h"
+#include "core/signing/ChannelKeys.h"
 #include "devkit/sim/ChannelSimulator.h"
 #include "devkit/sim/SimStatement.h"
 
@@ -54,6 +55,19 @@ public:
                                          "picks a free one)."),
                           QStringLiteral("HOST:PORT")});
         addTlsServerOptions(parser);
+        parser.addOption({QStringLiteral("protocol"),
+                          QStringLiteral("keel (keel's channel wire, the default) or alipay: also "
+                                         "serve Alipay's OpenAPI at POST /gateway.do, answers "
+                                         "signed with --alipay-private-key."),
+                          QStringLiteral("keel|alipay")});
+        parser.addOption(
+            {QStringLiteral("alipay-app-id"),
+             QStringLiteral("With --protocol alipay: the APPID whose calls are taken."),
+             QStringLiteral("ID")});
+        parser.addOption({QStringLiteral("alipay-app-public-key"),
+                          QStringLiteral("With --protocol alipay: file with the app's public key, "
+                                         "which verifies every call."),
+                          QStringLiteral("FILE")});
         parser.addOption({QStringLiteral("notify"),
                           QStringLiteral("Send each authorization's result to this URL as "
                                          "Alipay does (a gateway's /v1/channels/alipay/notify)."),
@@ -119,6 +133,8 @@ public:
         applyTlsServerOptions(parser, options.http);
         if (Status notifier = notifierOptions(parser, options); !notifier)
             return fail(name(), notifier.error());
+        if (Status protocol = protocolOptions(parser, options); !protocol)
+            return fail(name(), protocol.error());
 
         ShutdownSignals signals;
         Result<std::unique_ptr<ChannelSimulator>> simulator =
@@ -192,9 +208,10 @@ private:
                                   ChannelSimulatorOptions &options)
     {
         const bool notify = parser.isSet(QStringLiteral("notify"));
-        if (notify != parser.isSet(QStringLiteral("alipay-private-key")))
-            return fieldError(QStringLiteral("notify"), QStringLiteral("parameter_missing"),
-                              QStringLiteral("--notify and --alipay-private-key go together: "
+        if (notify && !parser.isSet(QStringLiteral("alipay-private-key")))
+            return fieldError(QStringLiteral("alipay-private-key"),
+                              QStringLiteral("parameter_missing"),
+                              QStringLiteral("--notify needs --alipay-private-key: "
                                              "notifications are signed"));
         if (!notify)
             return {};
@@ -209,6 +226,33 @@ private:
         notifier.signingKey = *key;
         notifier.delayMs = *delay;
         options.notifier = notifier;
+        return {};
+    }
+
+    static Status protocolOptions(const QCommandLineParser &parser,
+                                  ChannelSimulatorOptions &options)
+    {
+        const QString protocol = parser.value(QStringLiteral("protocol"));
+        if (protocol.isEmpty() || protocol == QLatin1String("keel"))
+            return {};
+        if (protocol != QLatin1String("alipay"))
+            return fieldError(QStringLiteral("protocol"), QStringLiteral("parameter_invalid"),
+                              QStringLiteral("--protocol must be keel or alipay"));
+        for (const char *needed : {"alipay-app-id", "alipay-app-public-key", "alipay-private-key"})
+            if (!parser.isSet(QString::fromLatin1(needed)))
+                return fieldError(QString::fromLatin1(needed), QStringLiteral("parameter_missing"),
+                                  QStringLiteral("--protocol alipay needs --%1")
+                                      .arg(QString::fromLatin1(needed)));
+        Result<RsaKey> appKey =
+            readRsaKeyFile(parser.value(QStringLiteral("alipay-app-public-key")),
+                           QStringLiteral("alipay-app-public-key"));
+        if (!appKey)
+            return appKey.error();
+        Result<RsaKey> signing = signingKey(parser.value(QStringLiteral("alipay-private-key")));
+        if (!signing)
+            return signing.error();
+        options.alipayGateway =
+            AlipayGatewayOptions{parser.value(QStringLiteral("alipay-app-id")), *appKey, *signing};
         return {};
     }
 };

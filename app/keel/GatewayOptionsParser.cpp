@@ -1,14 +1,17 @@
 #include "GatewayOptionsParser.h"
 
+#include "core/channel/AlipayChannel.h"
 #include "core/channel/HttpChannel.h"
 #include "core/channel/SimulatedChannel.h"
 #include "core/net/HttpClient.h"
 #include "core/net/TlsSession.h"
+#include "core/signing/ChannelKeys.h"
 
 #include "Command.h"
 
 #include <QCommandLineParser>
 #include <QThread>
+#include <QUrl>
 
 namespace keel::cli {
 
@@ -31,10 +34,6 @@ void addGatewayOptions(QCommandLineParser &parser)
          QStringLiteral("Seconds a payment may sit in Authorizing/Capturing before the "
                         "channel is asked what happened (default 30)."),
          QStringLiteral("SECONDS")});
-    parser.addOption({QStringLiteral("alipay-public-key"),
-                      QStringLiteral("File with Alipay's public key (PEM or its one-line base64): "
-                                     "verifies /v1/channels/alipay/notify."),
-                      QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("wechatpay-certificate"),
                       QStringLiteral("File with a WeChat Pay platform certificate (PEM; repeat "
                                      "during a rotation): verifies /v1/channels/wechatpay/notify."),
@@ -71,13 +70,34 @@ void applyTlsServerOptions(const QCommandLineParser &parser, HttpServerOptions &
 void addChannelOptions(QCommandLineParser &parser)
 {
     parser.addOption({QStringLiteral("channel"),
-                      QStringLiteral("Reach the channel over HTTP (a keel channel-sim) instead of "
-                                     "the in-process simulator."),
-                      QStringLiteral("URL")});
+                      QStringLiteral("alipay: Alipay's OpenAPI (the --alipay-* options); a URL: "
+                                     "a keel channel-sim over HTTPS; default: the in-process "
+                                     "simulator."),
+                      QStringLiteral("alipay|URL")});
     parser.addOption({QStringLiteral("channel-timeout"),
                       QStringLiteral("With --channel: milliseconds to wait for its answer before "
                                      "the operation is in doubt and reconciled (default 10000)."),
                       QStringLiteral("MS")});
+    parser.addOption({QStringLiteral("alipay-public-key"),
+                      QStringLiteral("File with Alipay's public key (PEM or its one-line base64): "
+                                     "verifies /v1/channels/alipay/notify and, with --channel "
+                                     "alipay, every answer."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("alipay-app-id"),
+                      QStringLiteral("With --channel alipay: the app's APPID."),
+                      QStringLiteral("ID")});
+    parser.addOption({QStringLiteral("alipay-app-key"),
+                      QStringLiteral("With --channel alipay: file with the app's PEM private key, "
+                                     "which signs every call."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("alipay-gateway"),
+                      QStringLiteral("With --channel alipay: the OpenAPI gateway (default "
+                                     "https://openapi.alipay.com/gateway.do)."),
+                      QStringLiteral("URL")});
+    parser.addOption({QStringLiteral("alipay-notify-url"),
+                      QStringLiteral("With --channel alipay: where Alipay sends trade results "
+                                     "(this gateway's /v1/channels/alipay/notify)."),
+                      QStringLiteral("URL")});
     parser.addOption({QStringLiteral("ca-file"),
                       QStringLiteral("PEM file of a certificate authority to trust, beside the "
                                      "system's, for every https:// call this process makes "
@@ -113,6 +133,36 @@ void addSimulatorOptions(QCommandLineParser &parser)
          QStringLiteral("R")});
 }
 
+namespace {
+
+Result<ChannelFactory> alipayOption(const QCommandLineParser &parser, int timeoutMs)
+{
+    for (const char *needed : {"alipay-app-id", "alipay-app-key", "alipay-public-key"})
+        if (!parser.isSet(QString::fromLatin1(needed)))
+            return fieldError(
+                QString::fromLatin1(needed), QStringLiteral("parameter_missing"),
+                QStringLiteral("--channel alipay needs --%1").arg(QString::fromLatin1(needed)));
+    AlipayChannelOptions options;
+    options.appId = parser.value(QStringLiteral("alipay-app-id"));
+    Result<RsaKey> appKey = readRsaKeyFile(parser.value(QStringLiteral("alipay-app-key")),
+                                           QStringLiteral("alipay-app-key"));
+    if (!appKey)
+        return appKey.error();
+    Result<RsaKey> alipayKey = readRsaKeyFile(parser.value(QStringLiteral("alipay-public-key")),
+                                              QStringLiteral("alipay-public-key"));
+    if (!alipayKey)
+        return alipayKey.error();
+    options.appPrivateKey = *appKey;
+    options.alipayPublicKey = *alipayKey;
+    if (parser.isSet(QStringLiteral("alipay-gateway")))
+        options.gateway = QUrl(parser.value(QStringLiteral("alipay-gateway")), QUrl::StrictMode);
+    options.notifyUrl = parser.value(QStringLiteral("alipay-notify-url"));
+    options.timeoutMs = timeoutMs;
+    return alipayChannel(std::move(options));
+}
+
+} // namespace
+
 // How this process reaches others: the channel, and whom its TLS calls
 // trust (set for the whole process, as every outgoing call shares it).
 Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
@@ -137,6 +187,8 @@ Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
             intOption(parser, QStringLiteral("channel-timeout"), 10000, 100, 600000);
         if (!timeout)
             return timeout.error();
+        if (parser.value(QStringLiteral("channel")) == QLatin1String("alipay"))
+            return alipayOption(parser, *timeout);
         return httpChannel(parser.value(QStringLiteral("channel")), *timeout);
     }
     Result<SimulatedChannelConfig> config = simulatorConfig(parser);

@@ -246,6 +246,10 @@ Reading classify(const QString &method, const QJsonObject &fields)
                 return read(Meaning::NotFound, code, subCode, said);
             return read(Meaning::InDoubt, code, subCode, said + QStringLiteral(" ") + status);
         }
+        // A cancel Alipay asks to be repeated has not finished.
+        if (method == QLatin1String("alipay.trade.cancel") &&
+            fields.value(QStringLiteral("retry_flag")).toString() == QLatin1String("Y"))
+            return read(Meaning::InDoubt, code, subCode, said + QStringLiteral(" retry_flag=Y"));
         // A refund that moved no money this time is a repeat of one that did,
         // or not: only the refund query says.
         if (method == QLatin1String("alipay.trade.refund") &&

@@ -17,12 +17,14 @@ Error badField(const char *field, const QString &what)
 
 QByteArray encodeRequest(const ChannelRequest &request)
 {
-    const QJsonObject object{{QStringLiteral("reference"), request.reference},
-                             {QStringLiteral("operation"), request.operation},
-                             {QStringLiteral("amount"), request.amount},
-                             {QStringLiteral("currency"), request.currency},
-                             {QStringLiteral("source"), request.source},
-                             {QStringLiteral("capture"), request.capture}};
+    QJsonObject object{{QStringLiteral("reference"), request.reference},
+                       {QStringLiteral("operation"), request.operation},
+                       {QStringLiteral("amount"), request.amount},
+                       {QStringLiteral("currency"), request.currency},
+                       {QStringLiteral("source"), request.source},
+                       {QStringLiteral("capture"), request.capture}};
+    if (!request.chargeReference.isEmpty())
+        object.insert(QStringLiteral("charge"), request.chargeReference);
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
@@ -42,8 +44,11 @@ Result<ChannelRequest> decodeRequest(const QByteArray &json)
     request.currency = object.value(QLatin1String("currency")).toString();
     request.source = object.value(QLatin1String("source")).toString();
     request.capture = object.value(QLatin1String("capture")).toBool(true);
+    request.chargeReference = object.value(QLatin1String("charge")).toString();
     if (request.reference.isEmpty() || request.reference.size() > 64)
         return badField("reference", QStringLiteral("must be 1 to 64 characters"));
+    if (request.chargeReference.size() > 64)
+        return badField("charge", QStringLiteral("must be at most 64 characters"));
     static const QStringList operations{QStringLiteral("authorize"), QStringLiteral("capture"),
                                         QStringLiteral("refund"), QStringLiteral("void")};
     if (!operations.contains(request.operation))

@@ -69,11 +69,11 @@ ChannelResult HttpChannel::execute(const ChannelRequest &request)
         ChannelOutcome::Unknown, {}, QStringLiteral("channel answered HTTP %1").arg(reply.status)};
 }
 
-ChannelResult HttpChannel::query(const QString &reference, const QString &operation)
+ChannelResult HttpChannel::query(const ChannelRequest &operation)
 {
     std::unique_ptr<HttpClient> client = take();
-    const HttpReply reply =
-        client->request("GET", ChannelWire::operationPath(reference, operation));
+    const HttpReply reply = client->request(
+        "GET", ChannelWire::operationPath(operation.reference, operation.operation));
     give(std::move(client));
     if (reply.status == 200)
         return ChannelWire::decodeResult(reply.body);
@@ -87,11 +87,12 @@ ChannelResult HttpChannel::query(const QString &reference, const QString &operat
         ChannelOutcome::Unknown, {}, QStringLiteral("channel answered HTTP %1").arg(reply.status)};
 }
 
-ChannelResult HttpChannel::close(const QString &reference, const QString &operation)
+ChannelResult HttpChannel::close(const ChannelRequest &operation)
 {
     std::unique_ptr<HttpClient> client = take();
-    const HttpReply reply = client->request("POST", ChannelWire::closePath(reference, operation),
-                                            {{"Content-Type", "application/json"}}, "{}");
+    const HttpReply reply =
+        client->request("POST", ChannelWire::closePath(operation.reference, operation.operation),
+                        {{"Content-Type", "application/json"}}, "{}");
     give(std::move(client));
     if (reply.status == 200) {
         const ChannelResult answer = ChannelWire::decodeResult(reply.body);

@@ -25,8 +25,8 @@ public:
     QString name() const override { return QStringLiteral("http"); }
     QString statementChannel() const override { return QStringLiteral("sim"); }
     ChannelResult execute(const ChannelRequest &request) override;
-    ChannelResult query(const QString &reference, const QString &operation) override;
-    ChannelResult close(const QString &reference, const QString &operation) override;
+    ChannelResult query(const ChannelRequest &operation) override;
+    ChannelResult close(const ChannelRequest &operation) override;
 
 private:
     // One keep-alive client per concurrent caller, reused.

@@ -129,8 +129,10 @@ ChannelResult SimulatedChannel::firstAnswer(const ChannelRequest &request,
     return result;
 }
 
-ChannelResult SimulatedChannel::query(const QString &reference, const QString &operation)
+ChannelResult SimulatedChannel::query(const ChannelRequest &asked)
 {
+    const QString &reference = asked.reference;
+    const QString &operation = asked.operation;
     Result<LibpqConnection *> session = ThreadConnections::get(m_settings);
     if (!session)
         return {ChannelOutcome::Unknown, {}, QStringLiteral("simulated channel unreachable")};
@@ -145,13 +147,13 @@ ChannelResult SimulatedChannel::query(const QString &reference, const QString &o
     return recorded(reference, operation, *rows, {});
 }
 
-ChannelResult SimulatedChannel::close(const QString &reference, const QString &operation)
+ChannelResult SimulatedChannel::close(const ChannelRequest &operation)
 {
     if (m_config.latencyMs > 0)
         QThread::msleep(ulong(m_config.latencyMs));
     ChannelRequest closing;
-    closing.reference = reference;
-    closing.operation = operation;
+    closing.reference = operation.reference;
+    closing.operation = operation.operation;
     closing.capture = false;
     ChannelResult closed = firstAnswer(closing, {ChannelOutcome::Closed, {}, {}});
     // Could not reach its own record: nothing is promised.

@@ -27,8 +27,8 @@ public:
     QString name() const override { return QStringLiteral("simulated"); }
     QString statementChannel() const override { return QStringLiteral("sim"); }
     ChannelResult execute(const ChannelRequest &request) override;
-    ChannelResult query(const QString &reference, const QString &operation) override;
-    ChannelResult close(const QString &reference, const QString &operation) override;
+    ChannelResult query(const ChannelRequest &operation) override;
+    ChannelResult close(const ChannelRequest &operation) override;
 
     const SimulatedChannelConfig &config() const { return m_config; }
 

@@ -24,12 +24,20 @@ QString channelOutcomeName(ChannelOutcome outcome);
 ChannelOutcome channelOutcomeNamed(QStringView name);
 
 struct ChannelRequest {
-    QString reference; // keel's id for the operation's object (ch_..., re_...)
-    QString operation; // authorize, capture, refund, void
+    QString reference = {}; // keel's id for the operation's object (ch_..., re_...)
+    QString operation = {}; // authorize, capture, refund, void
     qint64 amount = 0;
-    QString currency;
-    QString source;
+    QString currency = {};
+    QString source = {};
     bool capture = true; // authorize only: authorize and capture in one message (a sale)
+    // The charge the operation belongs to: `reference` itself for authorize,
+    // capture and void; the charge's id for a refund. Channels that name a
+    // refund only within its trade (Alipay's out_trade_no + out_request_no)
+    // need it to send, ask about or close the refund.
+    QString chargeReference = {};
+
+    // The charge's id, also for a request built before chargeReference was set.
+    QString chargeId() const { return chargeReference.isEmpty() ? reference : chargeReference; }
 };
 
 struct ChannelResult {
@@ -57,14 +65,16 @@ public:
     // (keel.recon_channels): both simulators are "sim".
     virtual QString statementChannel() const = 0;
     virtual ChannelResult execute(const ChannelRequest &request) = 0;
-    // What the network knows of an earlier operation (补单).
-    virtual ChannelResult query(const QString &reference, const QString &operation) = 0;
+    // What the network knows of an earlier operation (补单): `operation` is
+    // the request that was (or may have been) sent; only the fields naming it
+    // (reference, operation, chargeReference) are read.
+    virtual ChannelResult query(const ChannelRequest &operation) = 0;
     // Closes an operation (关单) so that the network never processes it, even
     // when a request for it is still on its way. Answers Closed if the network
     // had not processed it, or what it did (Approved, Declined) if it had;
     // Unknown when the channel cannot promise either. An adapter for a network
     // that cannot refuse a late request must answer Unknown.
-    virtual ChannelResult close(const QString &reference, const QString &operation) = 0;
+    virtual ChannelResult close(const ChannelRequest &operation) = 0;
 };
 
 // Makes the channel a process uses, given the process's database settings. The

@@ -20,10 +20,10 @@ ChannelResult closedBefore(const ChannelResult &answer)
 
 } // namespace
 
-ChannelResult closeUnprocessed(Channel &channel, const QString &reference, const QString &operation,
+ChannelResult closeUnprocessed(Channel &channel, const ChannelRequest &operation,
                                const QString &why)
 {
-    const ChannelResult closed = channel.close(reference, operation);
+    const ChannelResult closed = channel.close(operation);
     switch (closed.outcome) {
     case ChannelOutcome::Closed:
         return {ChannelOutcome::Failed, {}, why};
@@ -38,46 +38,44 @@ ChannelResult closeUnprocessed(Channel &channel, const QString &reference, const
     return {ChannelOutcome::Unknown,
             {},
             QStringLiteral("channel %1 could not close %2 %3: %4")
-                .arg(channel.name(), operation, reference, closed.message)};
+                .arg(channel.name(), operation.operation, operation.reference, closed.message)};
 }
 
 namespace {
 
 // A refusal keel would take as final is closed at the channel first.
-ChannelResult finalRefusal(Channel &channel, const QString &reference, const QString &operation,
+ChannelResult finalRefusal(Channel &channel, const ChannelRequest &operation,
                            const ChannelResult &answer)
 {
-    if (answer.outcome == ChannelOutcome::Failed && refusalIsFinal(operation))
-        return closeUnprocessed(channel, reference, operation, answer.message);
+    if (answer.outcome == ChannelOutcome::Failed && refusalIsFinal(operation.operation))
+        return closeUnprocessed(channel, operation, answer.message);
     return answer;
 }
 
 } // namespace
 
-Result<ChannelResult> askChannel(Channel &channel, const QString &reference,
-                                 const QString &operation)
+Result<ChannelResult> askChannel(Channel &channel, const ChannelRequest &operation)
 {
-    ChannelResult known = channel.query(reference, operation);
+    ChannelResult known = channel.query(operation);
     if (known.outcome == ChannelOutcome::Unknown)
         return codedError(ErrorKind::Failed, QString::fromLatin1(ErrorCode::ChannelUnreachable),
                           QStringLiteral("channel %1 did not say what became of %2 %3")
-                              .arg(channel.name(), operation, reference));
+                              .arg(channel.name(), operation.operation, operation.reference));
     if (known.outcome == ChannelOutcome::Closed)
         return closedBefore(known);
     // A channel whose record says "failed" is asked to close it, like any refusal.
-    return finalRefusal(channel, reference, operation, known);
+    return finalRefusal(channel, operation, known);
 }
 
 Result<ChannelResult> callChannel(Channel &channel, const ChannelRequest &request,
                                   EarlierAttempt earlier)
 {
     if (earlier == EarlierAttempt::Possible) {
-        Result<ChannelResult> known = askChannel(channel, request.reference, request.operation);
+        Result<ChannelResult> known = askChannel(channel, request);
         if (!known || known->outcome != ChannelOutcome::NotFound)
             return known;
     }
-    return finalRefusal(channel, request.reference, request.operation,
-                        closedBefore(channel.execute(request)));
+    return finalRefusal(channel, request, closedBefore(channel.execute(request)));
 }
 
 } // namespace keel

@@ -23,8 +23,7 @@ Result<ChannelResult> callChannel(Channel &channel, const ChannelRequest &reques
 
 // Only asks; for the reconciler, which never sends anything new. An
 // operation closed at the channel reads as Failed.
-Result<ChannelResult> askChannel(Channel &channel, const QString &reference,
-                                 const QString &operation);
+Result<ChannelResult> askChannel(Channel &channel, const ChannelRequest &operation);
 
 // "Not processed" and "never seen" speak for one request only: a twin sent by
 // a retry, a takeover or the reconciler may still reach the network after it
@@ -33,7 +32,7 @@ Result<ChannelResult> askChannel(Channel &channel, const QString &reference,
 // when it closed, the channel's own answer when the operation had been
 // processed after all, and Unknown when the channel could not close it: the
 // payment then stays in flight for the reconciler.
-ChannelResult closeUnprocessed(Channel &channel, const QString &reference, const QString &operation,
+ChannelResult closeUnprocessed(Channel &channel, const ChannelRequest &operation,
                                const QString &why);
 
 } // namespace keel

@@ -54,9 +54,9 @@ QByteArray eventPayload(const ChargeRecord &charge)
 
 ChannelRequest channelRequest(const ChargeRecord &charge, const QString &operation)
 {
-    return {charge.publicId, operation,
-            charge.amount,   charge.currency,
-            charge.source,   operation == QLatin1String("capture") || charge.capture};
+    return {charge.publicId, operation,     charge.amount,
+            charge.currency, charge.source, operation == QLatin1String("capture") || charge.capture,
+            charge.publicId};
 }
 
 } // namespace
@@ -410,11 +410,12 @@ PaymentOutcome ChargeService::resolveInFlight(ChargeRecord &charge)
         return PaymentOutcome::ofCharge(Kind::Charge, charge);
     const QString operationName =
         capturing ? QStringLiteral("capture") : QStringLiteral("authorize");
-    Result<ChannelResult> result = askChannel(*m_context.channel, charge.publicId, operationName);
+    const ChannelRequest asked = channelRequest(charge, operationName);
+    Result<ChannelResult> result = askChannel(*m_context.channel, asked);
     if (!result)
         return PaymentOutcome::failure(result.error());
     if (result->outcome == ChannelOutcome::NotFound && !capturing)
-        *result = closeUnprocessed(*m_context.channel, charge.publicId, operationName,
+        *result = closeUnprocessed(*m_context.channel, asked,
                                    QStringLiteral("authorization never reached the network"));
     return settleInFlight(charge, *result);
 }
@@ -424,7 +425,7 @@ PaymentOutcome ChargeService::recheckRefusedCapture(ChargeRecord &charge)
     if (charge.state != PaymentState::Authorized)
         return PaymentOutcome::ofCharge(Kind::Charge, charge);
     Result<ChannelResult> known =
-        askChannel(*m_context.channel, charge.publicId, QStringLiteral("capture"));
+        askChannel(*m_context.channel, channelRequest(charge, QStringLiteral("capture")));
     if (!known)
         return PaymentOutcome::failure(known.error());
     if (known->outcome != ChannelOutcome::Approved)

@@ -15,7 +15,9 @@ Result<QByteArray> readKeyFile(const QString &path, const QString &option)
     return file.readAll().trimmed();
 }
 
-Result<RsaKey> readRsaKey(const QString &path, const QString &option)
+} // namespace
+
+Result<RsaKey> readRsaKeyFile(const QString &path, const QString &option)
 {
     Result<QByteArray> text = readKeyFile(path, option);
     if (!text)
@@ -25,19 +27,17 @@ Result<RsaKey> readRsaKey(const QString &path, const QString &option)
                                      : RsaKey::fromBase64PublicKey(*text, what);
 }
 
-} // namespace
-
 Result<ChannelKeys> ChannelKeys::load(const ChannelKeyFiles &files)
 {
     ChannelKeys keys;
     if (!files.alipayPublicKey.isEmpty()) {
-        Result<RsaKey> key = readRsaKey(files.alipayPublicKey, QStringLiteral("alipay-public-key"));
+        Result<RsaKey> key = readRsaKeyFile(files.alipayPublicKey, QStringLiteral("alipay-public-key"));
         if (!key)
             return key.error();
         keys.alipayPublicKey = *key;
     }
     for (const QString &path : files.wechatpayCertificates) {
-        Result<RsaKey> certificate = readRsaKey(path, QStringLiteral("wechatpay-certificate"));
+        Result<RsaKey> certificate = readRsaKeyFile(path, QStringLiteral("wechatpay-certificate"));
         if (!certificate)
             return certificate.error();
         if (certificate->certificateSerial().isEmpty())

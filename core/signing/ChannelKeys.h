@@ -32,4 +32,8 @@ struct ChannelKeys {
     static Result<ChannelKeys> load(const ChannelKeyFiles &files);
 };
 
+// One RSA key from the file an option names: a PEM key or certificate, or
+// Alipay's one-line base64 public key. The error names the option and file.
+Result<RsaKey> readRsaKeyFile(const QString &path, const QString &option);
+
 } // namespace keel

@@ -65,6 +65,10 @@ Result<std::unique_ptr<ChannelSimulator>> ChannelSimulator::start(ChannelSimulat
     if (!currencies)
         return currencies.error();
     simulator->m_currencies = std::make_unique<CurrencyTable>(*std::move(currencies));
+    if (simulator->m_options.alipayGateway)
+        simulator->m_alipayGateway =
+            std::make_unique<AlipayGatewaySim>(*simulator->m_options.alipayGateway,
+                                               simulator->m_channel, simulator->m_options.settings);
     if (simulator->m_options.notifier)
         simulator->m_notifier = std::make_unique<AlipayNotifier>(*simulator->m_options.notifier);
     simulator->m_server = std::make_unique<HttpServer>(simulator->m_options.http, *simulator);
@@ -91,6 +95,8 @@ void ChannelSimulator::stop()
 
 HttpResponse ChannelSimulator::handle(const HttpRequest &request)
 {
+    if (m_alipayGateway && request.path == "/gateway.do" && request.method == "POST")
+        return m_alipayGateway->handle(request);
     if (request.path == "/v1/operations" && request.method == "POST")
         return execute(request);
     if (request.path.startsWith("/v1/operations/") && request.method == "GET")
@@ -124,7 +130,7 @@ HttpResponse ChannelSimulator::execute(const HttpRequest &request)
     if (result.outcome == ChannelOutcome::Unknown) {
         // Processed, and the answer is lost on the way back; the merchant
         // still hears of it asynchronously.
-        announce(*operation, m_channel.query(operation->reference, operation->operation));
+        announce(*operation, m_channel.query(*operation));
         HttpResponse lost;
         lost.withheld = true;
         return lost;
@@ -140,7 +146,7 @@ HttpResponse ChannelSimulator::query(const QByteArray &path)
     const std::optional<OperationPath> asked = operationPath(path, {});
     if (!asked)
         return refused(400, QStringLiteral("GET /v1/operations/<reference>/<operation>"));
-    const ChannelResult result = m_channel.query(asked->reference, asked->operation);
+    const ChannelResult result = m_channel.query({asked->reference, asked->operation});
     if (result.outcome == ChannelOutcome::NotFound)
         return resultResponse(404, result);
     if (result.outcome == ChannelOutcome::Unknown)
@@ -153,7 +159,7 @@ HttpResponse ChannelSimulator::close(const QByteArray &path)
     const std::optional<OperationPath> asked = operationPath(path, "close");
     if (!asked)
         return refused(404, QStringLiteral("POST /v1/operations/<reference>/<operation>/close"));
-    const ChannelResult result = m_channel.close(asked->reference, asked->operation);
+    const ChannelResult result = m_channel.close({asked->reference, asked->operation});
     return resultResponse(result.outcome == ChannelOutcome::Unknown ? 503 : 200, result);
 }
 

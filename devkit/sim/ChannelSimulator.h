@@ -4,6 +4,7 @@
 #include "core/channel/SimulatedChannel.h"
 #include "core/db/ConnectionSettings.h"
 #include "core/net/HttpServer.h"
+#include "devkit/sim/AlipayGatewaySim.h"
 #include "devkit/sim/AlipayNotifier.h"
 
 #include <memory>
@@ -20,6 +21,8 @@ struct ChannelSimulatorOptions {
     // Where to send each authorization's result, Alipay style; none: no
     // asynchronous results.
     std::optional<AlipayNotifierOptions> notifier;
+    // Also speak Alipay's OpenAPI at POST /gateway.do (AlipayGatewaySim).
+    std::optional<AlipayGatewayOptions> alipayGateway;
 };
 
 // `keel channel-sim`: the simulated acquirer as its own HTTP server
@@ -48,6 +51,7 @@ private:
     SimulatedChannel m_channel;
     std::unique_ptr<CurrencyTable> m_currencies;
     std::unique_ptr<AlipayNotifier> m_notifier;
+    std::unique_ptr<AlipayGatewaySim> m_alipayGateway;
     std::unique_ptr<HttpServer> m_server;
 };
 

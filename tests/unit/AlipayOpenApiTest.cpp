@@ -236,6 +236,16 @@ TEST(AlipayOpenApi, ARefundQueryAndACloseMeanWhatTheySay)
             {R"({"code":"40004","sub_code":"ACQ.TRADE_NOT_EXIST"})", Meaning::InDoubt},
             {R"({"code":"40004","sub_code":"ACQ.TRADE_STATUS_ERROR"})", Meaning::InDoubt},
         });
+    // A cancel Alipay wants repeated has not finished; one it refused
+    // (paid, past the day's window) is for a query to read.
+    expectMeanings("alipay.trade.cancel",
+                   {
+                       {R"({"code":"10000","action":"close","retry_flag":"N"})", Meaning::Done},
+                       {R"({"code":"10000","action":"refund"})", Meaning::Done},
+                       {R"({"code":"10000","retry_flag":"Y"})", Meaning::InDoubt},
+                       {R"({"code":"40004","sub_code":"ACQ.TRADE_HAS_SUCCESS"})", Meaning::InDoubt},
+                       {R"({"code":"20000","sub_code":"ACQ.SYSTEM_ERROR"})", Meaning::InDoubt},
+                   });
 }
 
 } // namespace keel

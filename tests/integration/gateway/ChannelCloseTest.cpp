@@ -63,18 +63,18 @@ public:
         return m_network->execute(request);
     }
 
-    ChannelResult query(const QString &reference, const QString &operation) override
+    ChannelResult query(const ChannelRequest &operation) override
     {
-        return m_network->query(reference, operation);
+        return m_network->query(operation);
     }
 
-    ChannelResult close(const QString &reference, const QString &operation) override
+    ChannelResult close(const ChannelRequest &operation) override
     {
         QMutexLocker lock(&m_mutex);
         if (m_closeUnreachable)
             return {ChannelOutcome::Unknown, {}, QStringLiteral("close got no answer")};
         lock.unlock();
-        return m_network->close(reference, operation);
+        return m_network->close(operation);
     }
 
     void next(Transit transit)

@@ -231,12 +231,12 @@ TEST_F(ChannelSimTest, ACloseOverHttpRefusesLateRequestsAndKeepsDoneOnes)
     startSim({}, false);
     HttpChannel channel(QStringLiteral("127.0.0.1"), m_simPort, 1000);
     const QString unseen = QStringLiteral("ch_closeUnseen0001");
-    EXPECT_EQ(channel.close(unseen, QStringLiteral("authorize")).outcome, ChannelOutcome::Closed);
+    EXPECT_EQ(channel.close({unseen, QStringLiteral("authorize")}).outcome, ChannelOutcome::Closed);
     const ChannelRequest late{
         unseen, QStringLiteral("authorize"), 900, QStringLiteral("cny"), QStringLiteral("tok_visa"),
         true};
     EXPECT_EQ(channel.execute(late).outcome, ChannelOutcome::Closed);
-    EXPECT_EQ(channel.query(unseen, QStringLiteral("authorize")).outcome, ChannelOutcome::Closed);
+    EXPECT_EQ(channel.query({unseen, QStringLiteral("authorize")}).outcome, ChannelOutcome::Closed);
 
     const QString done = QStringLiteral("ch_closeDone000001");
     ASSERT_EQ(channel
@@ -244,7 +244,7 @@ TEST_F(ChannelSimTest, ACloseOverHttpRefusesLateRequestsAndKeepsDoneOnes)
                             QStringLiteral("tok_visa"), true})
                   .outcome,
               ChannelOutcome::Approved);
-    EXPECT_EQ(channel.close(done, QStringLiteral("authorize")).outcome, ChannelOutcome::Approved);
+    EXPECT_EQ(channel.close({done, QStringLiteral("authorize")}).outcome, ChannelOutcome::Approved);
     EXPECT_EQ(scalar("SELECT string_agg(reference || ' ' || outcome || ' ' || amount, ', ' "
                      "ORDER BY reference) FROM keel.sim_channel_operations"),
               QStringLiteral("ch_closeDone000001 approved 900, ch_closeUnseen0001 closed 0"));

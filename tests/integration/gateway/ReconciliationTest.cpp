@@ -559,13 +559,13 @@ protected:
         {
             return m_network->execute(request);
         }
-        ChannelResult query(const QString &reference, const QString &operation) override
+        ChannelResult query(const ChannelRequest &operation) override
         {
-            return m_network->query(reference, operation);
+            return m_network->query(operation);
         }
-        ChannelResult close(const QString &reference, const QString &operation) override
+        ChannelResult close(const ChannelRequest &operation) override
         {
-            return m_network->close(reference, operation);
+            return m_network->close(operation);
         }
 
     private:

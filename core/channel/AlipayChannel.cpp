@@ -1,0 +1,303 @@
+#include "core/channel/AlipayChannel.h"
+
+#include "core/channel/AlipayOpenApi.h"
+#include "core/money/Currency.h"
+#include "core/net/ClientPool.h"
+#include "core/net/HttpClient.h"
+
+#include <QDateTime>
+
+namespace keel {
+
+using AlipayOpenApi::Meaning;
+
+namespace {
+
+const QString Pay = QStringLiteral("alipay.trade.pay");
+const QString TradeQuery = QStringLiteral("alipay.trade.query");
+const QString Cancel = QStringLiteral("alipay.trade.cancel");
+const QString Refund = QStringLiteral("alipay.trade.refund");
+const QString RefundQuery = QStringLiteral("alipay.trade.fastpay.refund.query");
+
+// Alipay's domestic trades are in yuan, written with two decimals.
+const Currency Yuan{QStringLiteral("CNY"), 2, 0};
+
+ChannelResult unknown(const QString &why)
+{
+    return {ChannelOutcome::Unknown, {}, why};
+}
+
+// Alipay's sub_code as a decline code: "ACQ.BUYER_BALANCE_NOT_ENOUGH" is
+// "buyer_balance_not_enough".
+QString declineCode(const AlipayOpenApi::Reading &reading)
+{
+    QString code = reading.subCode.isEmpty() ? reading.code : reading.subCode;
+    if (const qsizetype dot = code.indexOf(u'.'); dot >= 0)
+        code = code.mid(dot + 1);
+    return code.toLower();
+}
+
+// Whether an amount Alipay reports is the one keel asked for; a missing one
+// is not a difference.
+bool sameAmount(const QJsonObject &fields, const char *field, qint64 expected)
+{
+    const QString said = fields.value(QLatin1String(field)).toString();
+    if (said.isEmpty())
+        return true;
+    const Result<qint64> amount = parseMajorUnits(said, Yuan, QString::fromLatin1(field));
+    return amount && *amount == expected;
+}
+
+} // namespace
+
+struct AlipayChannel::Exchange {
+    bool answered = false;     // a verified answer from Alipay
+    bool maybeReceived = true; // without one: the request may have reached Alipay
+    AlipayOpenApi::Reading reading;
+    QJsonObject fields;
+    QString why; // without one: what went wrong
+};
+
+AlipayChannel::AlipayChannel(AlipayChannelOptions options) : m_options(std::move(options)) {}
+
+AlipayChannel::Exchange AlipayChannel::call(const QString &method, const QJsonObject &bizContent)
+{
+    Exchange exchange;
+    AlipayOpenApi::Call call{m_options.appId, method, bizContent,
+                             method == Pay ? m_options.notifyUrl : QString(),
+                             QDateTime::currentDateTimeUtc()};
+    Result<AlipaySignature::Parameters> signedCall =
+        AlipayOpenApi::signedCall(call, m_options.appPrivateKey);
+    HttpClient *client = pooledClient(m_options.gateway, m_options.timeoutMs);
+    if (!signedCall || !client) {
+        exchange.maybeReceived = false;
+        exchange.why =
+            signedCall ? HttpClient::refusal(m_options.gateway) : signedCall.error().message;
+        return exchange;
+    }
+    QByteArray path = m_options.gateway.path(QUrl::FullyEncoded).toLatin1();
+    if (path.isEmpty())
+        path = "/";
+    const HttpReply reply = client->request(
+        "POST", path, {{"Content-Type", "application/x-www-form-urlencoded;charset=utf-8"}},
+        AlipayOpenApi::formBody(*signedCall));
+    if (reply.status == 0) {
+        exchange.maybeReceived = reply.failure != HttpFailure::Unreachable;
+        exchange.why = QStringLiteral("Alipay %1 got no answer: %2").arg(method, reply.error);
+        return exchange;
+    }
+    if (reply.status != 200) {
+        exchange.why = QStringLiteral("Alipay %1 answered HTTP %2").arg(method).arg(reply.status);
+        return exchange;
+    }
+    Result<AlipayOpenApi::Answer> answer = AlipayOpenApi::readAnswer(reply.body, method);
+    if (!answer) {
+        exchange.why = answer.error().message;
+        return exchange;
+    }
+    if (const SignatureVerdict verdict = AlipayOpenApi::verify(*answer, m_options.alipayPublicKey);
+        verdict != SignatureVerdict::Valid) {
+        // Whoever sent it, it is not Alipay's word on the money.
+        exchange.why = QStringLiteral("Alipay %1's answer is not Alipay's: %2")
+                           .arg(method, verdictMessage(verdict));
+        return exchange;
+    }
+    exchange.answered = true;
+    exchange.fields = answer->fields;
+    exchange.reading = AlipayOpenApi::classify(method, answer->fields);
+    exchange.why = exchange.reading.why;
+    return exchange;
+}
+
+ChannelResult AlipayChannel::execute(const ChannelRequest &request)
+{
+    if (request.currency.toUpper() != Yuan.code)
+        return {ChannelOutcome::Declined, QStringLiteral("currency_not_supported"),
+                QStringLiteral("Alipay takes CNY only, not %1").arg(request.currency)};
+    if (request.operation == QLatin1String("authorize")) {
+        if (!request.capture)
+            return {ChannelOutcome::Declined, QStringLiteral("capture_required"),
+                    QStringLiteral("an Alipay payment is captured when paid: send capture=true")};
+        return pay(request);
+    }
+    if (request.operation == QLatin1String("refund"))
+        return refund(request);
+    // A sale has nothing left to capture or void; nothing is sent.
+    return {ChannelOutcome::Failed,
+            {},
+            QStringLiteral("Alipay has no %1 of a payment").arg(request.operation)};
+}
+
+ChannelResult AlipayChannel::pay(const ChannelRequest &request)
+{
+    const Exchange exchange =
+        call(Pay, {{QStringLiteral("out_trade_no"), request.reference},
+                   {QStringLiteral("scene"), QStringLiteral("bar_code")},
+                   {QStringLiteral("auth_code"), request.source},
+                   {QStringLiteral("subject"), QStringLiteral("Payment %1").arg(request.reference)},
+                   {QStringLiteral("total_amount"), formatMajorUnits(request.amount, Yuan)}});
+    if (!exchange.answered)
+        return exchange.maybeReceived ? unknown(exchange.why)
+                                      : ChannelResult{ChannelOutcome::Failed, {}, exchange.why};
+    switch (exchange.reading.meaning) {
+    case Meaning::Done:
+        if (!sameAmount(exchange.fields, "total_amount", request.amount))
+            return unknown(exchange.why + QStringLiteral(": a different total_amount"));
+        return {ChannelOutcome::Approved,
+                {},
+                exchange.why,
+                exchange.fields.value(QStringLiteral("trade_no")).toString()};
+    case Meaning::Refused:
+        // A business refusal ends this payment (the buyer pays again under a
+        // new order); a request rejected as sent never ran, and is closed
+        // like any unprocessed one.
+        if (exchange.reading.code == QLatin1String("40004"))
+            return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
+        return {ChannelOutcome::Failed, {}, exchange.why};
+    case Meaning::NotFound:
+    case Meaning::InDoubt:
+        break;
+    }
+    return unknown(exchange.why);
+}
+
+ChannelResult AlipayChannel::refund(const ChannelRequest &request)
+{
+    const Exchange exchange =
+        call(Refund, {{QStringLiteral("out_trade_no"), request.chargeId()},
+                      {QStringLiteral("out_request_no"), request.reference},
+                      {QStringLiteral("refund_amount"), formatMajorUnits(request.amount, Yuan)}});
+    if (!exchange.answered)
+        return exchange.maybeReceived ? unknown(exchange.why)
+                                      : ChannelResult{ChannelOutcome::Failed, {}, exchange.why};
+    switch (exchange.reading.meaning) {
+    case Meaning::Done:
+        return {ChannelOutcome::Approved, {}, exchange.why};
+    case Meaning::Refused:
+        // Alipay cannot close a refund, so a refusal is final as it stands;
+        // a twin sent earlier is refused the same way, and one Alipay took
+        // after all shows up in its statement (对账).
+        return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
+    case Meaning::NotFound:
+    case Meaning::InDoubt:
+        break;
+    }
+    return unknown(exchange.why);
+}
+
+ChannelResult AlipayChannel::query(const ChannelRequest &operation)
+{
+    if (operation.operation == QLatin1String("refund"))
+        return queryRefund(operation);
+    if (operation.operation == QLatin1String("authorize") ||
+        operation.operation == QLatin1String("capture"))
+        return queryTrade(operation);
+    return {ChannelOutcome::NotFound,
+            {},
+            QStringLiteral("Alipay has no %1 of a payment").arg(operation.operation)};
+}
+
+ChannelResult AlipayChannel::queryTrade(const ChannelRequest &operation)
+{
+    const Exchange exchange =
+        call(TradeQuery, {{QStringLiteral("out_trade_no"), operation.chargeId()}});
+    if (!exchange.answered)
+        return unknown(exchange.why);
+    switch (exchange.reading.meaning) {
+    case Meaning::Done:
+        if (!sameAmount(exchange.fields, "total_amount", operation.amount))
+            return unknown(exchange.why + QStringLiteral(": a different total_amount"));
+        return {ChannelOutcome::Approved,
+                {},
+                exchange.why,
+                exchange.fields.value(QStringLiteral("trade_no")).toString()};
+    case Meaning::Refused:
+        return {ChannelOutcome::Closed, {}, exchange.why}; // closed, and nothing was paid
+    case Meaning::NotFound:
+        return {ChannelOutcome::NotFound, {}, exchange.why};
+    case Meaning::InDoubt:
+        break;
+    }
+    return unknown(exchange.why);
+}
+
+ChannelResult AlipayChannel::queryRefund(const ChannelRequest &operation)
+{
+    const Exchange exchange =
+        call(RefundQuery, {{QStringLiteral("out_trade_no"), operation.chargeId()},
+                           {QStringLiteral("out_request_no"), operation.reference}});
+    if (!exchange.answered)
+        return unknown(exchange.why);
+    switch (exchange.reading.meaning) {
+    case Meaning::Done:
+        if (!sameAmount(exchange.fields, "refund_amount", operation.amount))
+            return unknown(exchange.why + QStringLiteral(": a different refund_amount"));
+        return {ChannelOutcome::Approved, {}, exchange.why};
+    case Meaning::NotFound:
+        return {ChannelOutcome::NotFound, {}, exchange.why};
+    case Meaning::Refused:
+    case Meaning::InDoubt:
+        break;
+    }
+    return unknown(exchange.why);
+}
+
+ChannelResult AlipayChannel::close(const ChannelRequest &operation)
+{
+    if (operation.operation == QLatin1String("refund")) {
+        const ChannelResult known = queryRefund(operation);
+        if (known.outcome == ChannelOutcome::Approved)
+            return known;
+        return unknown(QStringLiteral("Alipay cannot refuse a refund still on its way (%1)")
+                           .arg(known.message));
+    }
+    if (operation.operation != QLatin1String("authorize"))
+        return unknown(QStringLiteral("Alipay has no %1 to close").arg(operation.operation));
+    // A paid trade is kept, never cancelled: cancel would refund it.
+    const ChannelResult known = queryTrade(operation);
+    if (known.outcome == ChannelOutcome::Approved || known.outcome == ChannelOutcome::Closed)
+        return known;
+    return cancel(operation);
+}
+
+ChannelResult AlipayChannel::cancel(const ChannelRequest &operation)
+{
+    const Exchange exchange =
+        call(Cancel, {{QStringLiteral("out_trade_no"), operation.chargeId()}});
+    if (exchange.answered && exchange.reading.meaning == Meaning::Done) {
+        // "refund": paid in the meantime and given back whole; no money
+        // stays taken either way.
+        return {ChannelOutcome::Closed,
+                {},
+                QStringLiteral("%1 action=%2")
+                    .arg(exchange.why, exchange.fields.value(QStringLiteral("action")).toString())};
+    }
+    // Not cancelled (already paid, or no answer): what does the trade say now?
+    const ChannelResult now = queryTrade(operation);
+    if (now.outcome == ChannelOutcome::Approved || now.outcome == ChannelOutcome::Closed)
+        return now;
+    return unknown(QStringLiteral("Alipay did not cancel %1: %2; %3")
+                       .arg(operation.chargeId(), exchange.why, now.message));
+}
+
+Result<ChannelFactory> alipayChannel(AlipayChannelOptions options)
+{
+    if (options.appId.isEmpty())
+        return fieldError(QStringLiteral("alipay-app-id"), QStringLiteral("parameter_missing"),
+                          QStringLiteral("--channel alipay needs --alipay-app-id"));
+    if (!options.appPrivateKey.canSign())
+        return fieldError(QStringLiteral("alipay-app-key"), QStringLiteral("key_invalid"),
+                          QStringLiteral("--alipay-app-key must hold the app's private key"));
+    const QUrl &gateway = options.gateway;
+    if (!gateway.isValid() || gateway.host().isEmpty() || !HttpClient::refusal(gateway).isEmpty())
+        return fieldError(
+            QStringLiteral("alipay-gateway"), QStringLiteral("parameter_invalid"),
+            QStringLiteral("--alipay-gateway %1: %2")
+                .arg(gateway.toString(), HttpClient::refusal(gateway).isEmpty()
+                                             ? QStringLiteral("not a URL keel can call")
+                                             : HttpClient::refusal(gateway)));
+    auto channel = std::make_shared<AlipayChannel>(std::move(options));
+    return ChannelFactory([channel](const ConnectionSettings &) { return channel; });
+}
+
+} // namespace keel

@@ -1,0 +1,58 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/payment/Channel.h"
+#include "core/signing/RsaKey.h"
+
+#include <QJsonObject>
+#include <QUrl>
+
+namespace keel {
+
+struct AlipayChannelOptions {
+    QUrl gateway = QUrl(QStringLiteral("https://openapi.alipay.com/gateway.do"));
+    QString appId;
+    RsaKey appPrivateKey;   // signs every request
+    RsaKey alipayPublicKey; // verifies every answer
+    QString notifyUrl;      // where Alipay sends trade results; empty: none
+    int timeoutMs = 10000;
+};
+
+// Alipay's OpenAPI as a keel channel: barcode payments (alipay.trade.pay,
+// auth_code = the charge's source), refunds with out_request_no = keel's
+// refund id, their queries, and 关单 by alipay.trade.cancel. Every answer's
+// signature is checked before it is believed; an answer that does not verify
+// is no answer. Only CNY sales: an authorization without capture or another
+// currency is declined before anything is sent.
+class AlipayChannel final : public Channel {
+public:
+    explicit AlipayChannel(AlipayChannelOptions options);
+
+    QString name() const override { return QStringLiteral("alipay"); }
+    QString statementChannel() const override { return QStringLiteral("alipay"); }
+    ChannelResult execute(const ChannelRequest &request) override;
+    ChannelResult query(const ChannelRequest &operation) override;
+    // An authorization is looked up, then cancelled if unpaid; cancel also
+    // stops a pay request still on its way. A refund cannot be stopped at
+    // Alipay: its close says what the refund query says, or Unknown.
+    ChannelResult close(const ChannelRequest &operation) override;
+
+private:
+    ChannelResult pay(const ChannelRequest &request);
+    ChannelResult refund(const ChannelRequest &request);
+    ChannelResult queryTrade(const ChannelRequest &operation);
+    ChannelResult queryRefund(const ChannelRequest &operation);
+    ChannelResult cancel(const ChannelRequest &operation);
+
+    // One signed call and its verified answer; `sent` says whether the
+    // request may have reached Alipay when there is no answer.
+    struct Exchange;
+    Exchange call(const QString &method, const QJsonObject &bizContent);
+
+    AlipayChannelOptions m_options;
+};
+
+// `keel gateway --channel alipay`: the options as read from files, checked.
+Result<ChannelFactory> alipayChannel(AlipayChannelOptions options);
+
+} // namespace keel

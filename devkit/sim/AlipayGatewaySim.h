@@ -1,0 +1,58 @@
+#pragma once
+
+#include "core/db/ConnectionSettings.h"
+#include "core/signing/RsaKey.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace keel {
+
+class SimulatedChannel;
+class RequestParams;
+struct HttpRequest;
+struct HttpResponse;
+
+struct AlipayGatewayOptions {
+    QString appId;       // the only app whose calls are taken
+    RsaKey appPublicKey; // verifies each call's `sign`
+    RsaKey alipayKey;    // signs each answer's response node
+};
+
+// The simulated network speaking Alipay's OpenAPI at POST /gateway.do:
+// alipay.trade.pay, .query, .cancel, .refund and .fastpay.refund.query,
+// answered as Alipay answers (a `<method>_response` node and its RSA2 `sign`),
+// with the simulated channel's record behind them, so keel's Alipay adapter
+// is tested over the network. A call whose signature does not verify gets
+// 40002 isv.invalid-signature; the channel's faults show as Alipay shows
+// them: unavailable is 20000, a lost answer a connection closed.
+class AlipayGatewaySim final {
+public:
+    AlipayGatewaySim(AlipayGatewayOptions options, SimulatedChannel &channel,
+                     ConnectionSettings settings);
+
+    HttpResponse handle(const HttpRequest &request);
+
+private:
+    struct Recorded {
+        qint64 amount = 0;
+        QString currency;
+    };
+    // The fields of the answer's node; nullopt: the answer is lost.
+    std::optional<QJsonObject> answer(const QString &method, const QJsonObject &biz);
+    std::optional<QJsonObject> pay(const QJsonObject &biz);
+    QJsonObject tradeQuery(const QJsonObject &biz);
+    QJsonObject cancel(const QJsonObject &biz);
+    std::optional<QJsonObject> refund(const QJsonObject &biz);
+    QJsonObject refundQuery(const QJsonObject &biz);
+    std::optional<Recorded> recorded(const QString &reference, const QString &operation);
+    HttpResponse signedAnswer(const QString &method, const QJsonObject &fields) const;
+
+    AlipayGatewayOptions m_options;
+    SimulatedChannel &m_channel;
+    ConnectionSettings m_settings;
+};
+
+} // namespace keel

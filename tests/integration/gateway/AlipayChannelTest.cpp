@@ -1,0 +1,279 @@
+// keel as Alipay's client: the gateway's AlipayChannel calling `keel
+// channel-sim --protocol alipay` over TLS, each call signed with the app's key
+// and each answer verified with Alipay's, as it would call openapi.alipay.com.
+
+#include "GatewayTest.h"
+#include "KeelProcess.h"
+#include "TestPki.h"
+
+#include "core/api/StripeReplies.h"
+#include "core/channel/AlipayChannel.h"
+#include "core/db/LibpqConnection.h"
+#include "core/net/LoopbackPort.h"
+#include "core/net/TlsSession.h"
+#include "core/payment/PaymentContext.h"
+#include "core/payment/Reconciler.h"
+#include "core/reference/CurrencyStore.h"
+#include "core/signing/ChannelKeys.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+
+#include <gtest/gtest.h>
+
+using namespace keel;
+using keel::test::startKeel;
+
+namespace {
+
+const QString AppId = QStringLiteral("2021000000000042");
+// An Alipay payment code as a till's scanner reads it.
+const QByteArray AuthCode = "284837283498234921";
+
+QString signingFile(const char *name)
+{
+    return QStringLiteral(KEEL_SOURCE_DIR "/tests/data/signing/") + QLatin1String(name);
+}
+
+QJsonObject jsonOf(const HttpReply &reply)
+{
+    return QJsonDocument::fromJson(reply.body).object();
+}
+
+class AlipayChannelTest : public keel::test::GatewayTest {
+protected:
+    void SetUp() override
+    {
+        GatewayTest::SetUp();
+        if (HasFatalFailure())
+            return;
+        ASSERT_TRUE(m_pki.ok());
+        ASSERT_TRUE(TlsSession::trustAlso(m_pki.caCertificate()).isEmpty());
+        m_simPort = bindLoopback();
+        ASSERT_NE(m_simPort, 0);
+    }
+
+    void TearDown() override
+    {
+        if (m_sim) {
+            m_sim->terminate();
+            m_sim->waitForFinished(10000);
+        }
+        (void)TlsSession::trustAlso({});
+        GatewayTest::TearDown();
+    }
+
+    // The simulated Alipay, signing its answers with `answerKey`, and the
+    // gateway calling it with the app's key.
+    void start(const QStringList &simArguments = {}, const char *answerKey = "alipay.key")
+    {
+        QString url;
+        m_sim = startKeel(
+            QStringList{QStringLiteral("channel-sim"), QStringLiteral("--db"),
+                        settings().conninfo(), QStringLiteral("--listen"),
+                        QStringLiteral("127.0.0.1:%1").arg(m_simPort), QStringLiteral("--tls-cert"),
+                        m_pki.serverCertificate(), QStringLiteral("--tls-key"), m_pki.serverKey(),
+                        QStringLiteral("--protocol"), QStringLiteral("alipay"),
+                        QStringLiteral("--alipay-app-id"), AppId,
+                        QStringLiteral("--alipay-app-public-key"), signingFile("alipay-app.pub"),
+                        QStringLiteral("--alipay-private-key"), signingFile(answerKey)} +
+                simArguments,
+            QStringLiteral("KEEL_CHANNEL"), &url);
+        ASSERT_FALSE(url.isEmpty());
+        m_remoteChannel = alipay();
+        ASSERT_TRUE(m_remoteChannel);
+        startGateway();
+    }
+
+    ChannelFactory alipay()
+    {
+        AlipayChannelOptions options;
+        // The certificate names localhost: Alipay is dialled by that name.
+        options.gateway = QUrl(QStringLiteral("https://localhost:%1/gateway.do").arg(m_simPort));
+        options.appId = AppId;
+        Result<RsaKey> appKey = readRsaKeyFile(signingFile("alipay-app.key"), QStringLiteral("k"));
+        Result<RsaKey> alipayKey = readRsaKeyFile(signingFile("alipay.pub"), QStringLiteral("k"));
+        EXPECT_TRUE(appKey && alipayKey);
+        if (!appKey || !alipayKey)
+            return {};
+        options.appPrivateKey = *appKey;
+        options.alipayPublicKey = *alipayKey;
+        options.timeoutMs = 2000;
+        Result<ChannelFactory> channel = alipayChannel(std::move(options));
+        EXPECT_TRUE(channel.ok()) << qPrintable(channel.error().message);
+        return channel ? *channel : ChannelFactory{};
+    }
+
+    // One reconciler pass, as the gateway's login, asking Alipay.
+    Reconciler::Report reconcile()
+    {
+        auto session = LibpqConnection::open(m_serviceLogin);
+        EXPECT_TRUE(session.ok());
+        auto currencies = loadCurrencies(*session);
+        EXPECT_TRUE(currencies.ok());
+        if (!session || !currencies)
+            return {};
+        PaymentContext context;
+        context.settings = m_serviceLogin;
+        context.channel = m_remoteChannel(m_serviceLogin);
+        context.currencies = *currencies;
+        StripeReplies replies;
+        auto report = Reconciler(context, *session, replies).runOnce(0);
+        EXPECT_TRUE(report.ok()) << qPrintable(report.error().message);
+        return report ? *report : Reconciler::Report{};
+    }
+
+    HttpReply charge(const QByteArray &key, const QByteArray &source = AuthCode)
+    {
+        return post("/v1/charges", "amount=1999&currency=cny&source=" + source, key);
+    }
+
+    QString stateOf(const QString &chargeId)
+    {
+        return scalar("SELECT s.state FROM keel.payment_state s JOIN keel.charges c "
+                      "ON c.id = s.charge_id WHERE c.public_id = '" +
+                      chargeId.toLatin1() + "'");
+    }
+
+    QString simRecord()
+    {
+        return scalar("SELECT coalesce(string_agg(operation || ' ' || outcome || ' ' || amount, "
+                      "', ' ORDER BY operation), '') FROM keel.sim_channel_operations");
+    }
+
+    keel::test::TestPki m_pki;
+    int m_simPort = 0;
+    std::unique_ptr<QProcess> m_sim;
+};
+
+} // namespace
+
+// A barcode sale (alipay.trade.pay) and a partial refund (alipay.trade.refund
+// under the trade's out_trade_no), each answered and verified over TLS; the
+// charge keeps Alipay's trade_no and is Alipay's to reconcile.
+TEST_F(AlipayChannelTest, ASaleAndItsRefundRunThroughAlipayOverTls)
+{
+    start();
+    const HttpReply charged = charge("alipay-1");
+    ASSERT_EQ(charged.status, 200) << charged.body.constData();
+    EXPECT_EQ(jsonOf(charged).value(QLatin1String("status")).toString(),
+              QStringLiteral("succeeded"));
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    EXPECT_FALSE(scalar("SELECT channel_reference FROM keel.charges").isEmpty());
+    EXPECT_EQ(scalar("SELECT channel FROM keel.charges"), QStringLiteral("alipay"));
+
+    const HttpReply refunded =
+        post("/v1/refunds", "charge=" + id.toLatin1() + "&amount=500", "alipay-1-refund");
+    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
+    EXPECT_EQ(jsonOf(refunded).value(QLatin1String("status")).toString(),
+              QStringLiteral("succeeded"));
+    EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 1999, refund approved 500"));
+}
+
+// Alipay's business refusal is a decline carrying its sub_code; nothing was
+// paid, so nothing needs closing.
+TEST_F(AlipayChannelTest, ARefusedPaymentIsADeclineWithAlipaysReason)
+{
+    start();
+    const HttpReply declined = charge("alipay-2", "tok_chargeDeclinedInsufficientFunds");
+    ASSERT_EQ(declined.status, 402) << declined.body.constData();
+    EXPECT_EQ(jsonOf(declined)
+                  .value(QLatin1String("error"))
+                  .toObject()
+                  .value(QLatin1String("decline_code"))
+                  .toString(),
+              QStringLiteral("buyer_balance_not_enough"));
+    EXPECT_EQ(simRecord(), QStringLiteral("authorize declined 1999"));
+}
+
+// Every answer lost after Alipay acted: the payment and the refund wait in
+// doubt, and the reconciler settles each by Alipay's own queries
+// (alipay.trade.query, alipay.trade.fastpay.refund.query) — neither is sent twice.
+TEST_F(AlipayChannelTest, InDoubtPaymentsAndRefundsAreSettledByAlipaysQueries)
+{
+    start({QStringLiteral("--sim-ambiguous-rate"), QStringLiteral("1")});
+    const HttpReply charged = charge("alipay-3");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(reconcile().resolved, 1);
+    ASSERT_EQ(stateOf(id), QStringLiteral("Captured"));
+
+    const HttpReply refund =
+        post("/v1/refunds", "charge=" + id.toLatin1() + "&amount=700", "alipay-3-refund");
+    const QString refundId = jsonOf(refund).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(refundId.isEmpty()) << refund.body.constData();
+    EXPECT_EQ(scalar("SELECT status FROM keel.refunds"), QStringLiteral("pending"));
+    EXPECT_EQ(reconcile().resolved, 1);
+    EXPECT_EQ(scalar("SELECT status FROM keel.refunds"), QStringLiteral("succeeded"));
+    EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 1999, refund approved 700"));
+}
+
+// An answer Alipay's key did not sign is no answer, whatever it says: the
+// payment stays in doubt rather than succeeding on a forger's word.
+TEST_F(AlipayChannelTest, AnAnswerNotSignedByAlipayIsNotBelieved)
+{
+    start({}, "alipay-app.key");
+    const HttpReply charged = charge("alipay-4");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+}
+
+// `keel gateway --channel alipay` with its keys as files: a charge through
+// the process reaches the simulated Alipay it was pointed at.
+TEST_F(AlipayChannelTest, TheGatewayCallsAlipayWithTheKeysItIsGiven)
+{
+    start();
+    QString url;
+    auto gateway =
+        spawnGateway({QStringLiteral("--channel"), QStringLiteral("alipay"),
+                      QStringLiteral("--alipay-app-id"), AppId, QStringLiteral("--alipay-app-key"),
+                      signingFile("alipay-app.key"), QStringLiteral("--alipay-public-key"),
+                      signingFile("alipay.pub"), QStringLiteral("--alipay-gateway"),
+                      QStringLiteral("https://localhost:%1/gateway.do").arg(m_simPort),
+                      QStringLiteral("--ca-file"), m_pki.caCertificate()},
+                     &url);
+    ASSERT_FALSE(url.isEmpty());
+    const HttpReply charged = post("/v1/charges", "amount=2500&currency=cny&source=" + AuthCode,
+                                   "alipay-cli", {}, clientFor(url, 10000).get());
+    ASSERT_EQ(charged.status, 200) << charged.body.constData();
+    EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 2500"));
+    gateway->terminate();
+    gateway->waitForFinished(10000);
+}
+
+// Each missing piece is named before the gateway serves anything.
+TEST_F(AlipayChannelTest, AGatewayMissingAnAlipayKeyDoesNotStart)
+{
+    const QStringList base{QStringLiteral("gateway"),
+                           QStringLiteral("--db"),
+                           m_serviceLogin.conninfo(),
+                           QStringLiteral("--listen"),
+                           QStringLiteral("127.0.0.1:0"),
+                           QStringLiteral("--channel"),
+                           QStringLiteral("alipay"),
+                           QStringLiteral("--alipay-app-id"),
+                           AppId};
+    const keel::test::ProcessResult noKey = keel::test::runKeel(
+        base + QStringList{QStringLiteral("--alipay-public-key"), signingFile("alipay.pub")});
+    EXPECT_EQ(noKey.exitCode, 2);
+    EXPECT_TRUE(noKey.err.contains(QLatin1String("--alipay-app-key"))) << qPrintable(noKey.err);
+    // Alipay's public key where the app's private key belongs cannot sign.
+    const keel::test::ProcessResult publicKey = keel::test::runKeel(
+        base + QStringList{QStringLiteral("--alipay-public-key"), signingFile("alipay.pub"),
+                           QStringLiteral("--alipay-app-key"), signingFile("alipay.pub")});
+    EXPECT_EQ(publicKey.exitCode, 2);
+    EXPECT_TRUE(publicKey.err.contains(QLatin1String("alipay-app-key")))
+        << qPrintable(publicKey.err);
+    // Plain http:// to Alipay is refused like every other outgoing call.
+    const keel::test::ProcessResult plain = keel::test::runKeel(
+        base + QStringList{QStringLiteral("--alipay-public-key"), signingFile("alipay.pub"),
+                           QStringLiteral("--alipay-app-key"), signingFile("alipay-app.key"),
+                           QStringLiteral("--alipay-gateway"),
+                           QStringLiteral("http://127.0.0.1:9/gateway.do")});
+    EXPECT_EQ(plain.exitCode, 2);
+    EXPECT_TRUE(plain.err.contains(QLatin1String("--alipay-gateway"))) << qPrintable(plain.err);
+}
