@@ -69,9 +69,12 @@ bool reconcileOnce(const ConnectionSettings &service)
 }
 
 // A shop's traffic for as long as the demo runs.
-SimulationOptions shopTraffic(const QString &url, const QString &apiKey, double rate, int clients)
+SimulationOptions shopTraffic(const DevStack &stack, const QString &apiKey, double rate,
+                              int clients)
 {
     SimulationOptions options;
+    const QString url = stack.gatewayUrl();
+    options.yuanOnly = stack.alipayMode();
     options.url = url;
     options.apiKey = apiKey;
     options.ratePerSecond = rate;
@@ -83,9 +86,10 @@ SimulationOptions shopTraffic(const QString &url, const QString &apiKey, double 
 } // namespace
 
 DemoTraffic::DemoTraffic(DevStack &stack)
-    : m_simulator(shopTraffic(stack.gatewayUrl(), stack.apiKey(), 12.0, 3)),
-      m_sagas(stack.gatewayUrl(), stack.apiKey()), m_traffic([this] { (void)m_simulator.run(); }),
-      m_housekeeping([this, &stack] {
+    : m_simulator(shopTraffic(stack, stack.apiKey(), 12.0, 3)),
+      m_sagas(stack.gatewayUrl(), stack.apiKey(), 0.5,
+              stack.alipayMode() ? QStringLiteral("cny") : QStringLiteral("usd")),
+      m_traffic([this] { (void)m_simulator.run(); }), m_housekeeping([this, &stack] {
           // An SRE of the demo proposes, so the person at the console may approve.
           const Result<ConnectionSettings> sre =
               stack.personLogin(QStringLiteral("demo_sre"), {QStringLiteral("keel_sre")});
@@ -105,8 +109,7 @@ DemoTraffic::DemoTraffic(DevStack &stack)
 {
     (void)m_sagas.start(); // without them the demo still shows payments
     if (Result<QString> key = stack.deadWebhookMerchantKey(); key.ok()) {
-        m_deadWebhookShop =
-            std::make_unique<TrafficSimulator>(shopTraffic(stack.gatewayUrl(), *key, 0.3, 1));
+        m_deadWebhookShop = std::make_unique<TrafficSimulator>(shopTraffic(stack, *key, 0.3, 1));
         m_deadWebhookTraffic = std::thread([this] { (void)m_deadWebhookShop->run(); });
     }
 }

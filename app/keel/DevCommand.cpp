@@ -35,6 +35,11 @@ public:
         parser.addOption({QStringLiteral("http-port"),
                           QStringLiteral("The gateway's port on 127.0.0.1 (default: a free one)."),
                           QStringLiteral("N")});
+        parser.addOption({QStringLiteral("sim-protocol"),
+                          QStringLiteral("keel (the default) or alipay: the simulator speaks "
+                                         "Alipay's OpenAPI and the gateway calls it as it would "
+                                         "call Alipay (yuan only)."),
+                          QStringLiteral("keel|alipay")});
         addGatewayOptions(parser);
     }
 
@@ -67,6 +72,14 @@ public:
             options.channelSimulator = *behaviour;
             options.gateway.channel = nullptr;
         }
+        const QString protocol = parser.value(QStringLiteral("sim-protocol"));
+        if (!protocol.isEmpty() && protocol != QLatin1String("keel") &&
+            protocol != QLatin1String("alipay"))
+            return fail(name(),
+                        fieldError(QStringLiteral("sim-protocol"),
+                                   QStringLiteral("parameter_invalid"),
+                                   QStringLiteral("--sim-protocol must be keel or alipay")));
+        options.simulatorSpeaksAlipay = protocol == QLatin1String("alipay");
 
         QElapsedTimer timer;
         timer.start();

@@ -6,6 +6,7 @@
 #include "core/net/HttpClient.h"
 
 #include <QDateTime>
+#include <QSet>
 
 namespace keel {
 
@@ -34,7 +35,7 @@ QString declineCode(const AlipayOpenApi::Reading &reading)
     QString code = reading.subCode.isEmpty() ? reading.code : reading.subCode;
     if (const qsizetype dot = code.indexOf(u'.'); dot >= 0)
         code = code.mid(dot + 1);
-    return code.toLower();
+    return code.toLower().replace(u'-', u'_');
 }
 
 // Whether an amount Alipay reports is the one keel asked for; a missing one
@@ -51,12 +52,48 @@ bool sameAmount(const QJsonObject &fields, const char *field, qint64 expected)
 } // namespace
 
 struct AlipayChannel::Exchange {
-    bool answered = false;     // a verified answer from Alipay
+    bool answered = false;     // a verified answer from Alipay about this trade
     bool maybeReceived = true; // without one: the request may have reached Alipay
     AlipayOpenApi::Reading reading;
     QJsonObject fields;
     QString why; // without one: what went wrong
 };
+
+namespace {
+
+// Refund refusals that an earlier copy of the same refund, still on its way
+// when this one was refused, could itself have caused (it took the balance,
+// or refunded the trade whole): the refund query decides, not the refusal.
+bool refusalATwinCouldCause(const QString &subCode)
+{
+    static const QSet<QString> codes{
+        QStringLiteral("ACQ.SELLER_BALANCE_NOT_ENOUGH"), QStringLiteral("ACQ.TRADE_STATUS_ERROR"),
+        QStringLiteral("ACQ.REFUND_FEE_ERROR"), QStringLiteral("ACQ.REASON_TRADE_REFUND_FEE_ERR")};
+    return codes.contains(subCode);
+}
+
+// Why an answer is not about what was asked ("" if it is): the signature
+// says Alipay wrote it, not which trade it speaks of. A success must name the
+// trade (and a refund query the refund); nothing may name another.
+QString mismatch(const QString &method, const QJsonObject &asked, const QJsonObject &answer,
+                 Meaning meaning)
+{
+    for (const char *key : {"out_trade_no", "out_request_no"}) {
+        const QString wanted = asked.value(QLatin1String(key)).toString();
+        if (wanted.isEmpty())
+            continue;
+        const QJsonValue said = answer.value(QLatin1String(key));
+        const bool required = meaning == Meaning::Done &&
+                              (qstrcmp(key, "out_trade_no") == 0 || method == RefundQuery);
+        if (said.isString() ? said.toString() != wanted : required)
+            return QStringLiteral("Alipay %1's answer names %2 %3, not %4")
+                .arg(method, QLatin1String(key),
+                     said.isString() ? said.toString() : QStringLiteral("nothing"), wanted);
+    }
+    return {};
+}
+
+} // namespace
 
 AlipayChannel::AlipayChannel(AlipayChannelOptions options) : m_options(std::move(options)) {}
 
@@ -102,9 +139,12 @@ AlipayChannel::Exchange AlipayChannel::call(const QString &method, const QJsonOb
                            .arg(method, verdictMessage(verdict));
         return exchange;
     }
+    exchange.reading = AlipayOpenApi::classify(method, answer->fields);
+    exchange.why = mismatch(method, bizContent, answer->fields, exchange.reading.meaning);
+    if (!exchange.why.isEmpty())
+        return exchange;
     exchange.answered = true;
     exchange.fields = answer->fields;
-    exchange.reading = AlipayOpenApi::classify(method, answer->fields);
     exchange.why = exchange.reading.why;
     return exchange;
 }
@@ -141,6 +181,9 @@ ChannelResult AlipayChannel::pay(const ChannelRequest &request)
                                       : ChannelResult{ChannelOutcome::Failed, {}, exchange.why};
     switch (exchange.reading.meaning) {
     case Meaning::Done:
+        // "Already paid" says nothing of how much: the trade does.
+        if (exchange.reading.subCode == QLatin1String("ACQ.TRADE_HAS_SUCCESS"))
+            return queryTrade(request);
         if (!sameAmount(exchange.fields, "total_amount", request.amount))
             return unknown(exchange.why + QStringLiteral(": a different total_amount"));
         return {ChannelOutcome::Approved,
@@ -148,12 +191,14 @@ ChannelResult AlipayChannel::pay(const ChannelRequest &request)
                 exchange.why,
                 exchange.fields.value(QStringLiteral("trade_no")).toString()};
     case Meaning::Refused:
-        // A business refusal ends this payment (the buyer pays again under a
-        // new order); a request rejected as sent never ran, and is closed
-        // like any unprocessed one.
-        if (exchange.reading.code == QLatin1String("40004"))
-            return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
-        return {ChannelOutcome::Failed, {}, exchange.why};
+        // Alipay said no to this request: a business refusal, or a request
+        // rejected as sent. Either may leave a trade open under the
+        // out_trade_no for a copy still on its way to pay; once Alipay has
+        // cancelled it, the refusal is final.
+        if (const ChannelResult cancelled = cancel(request, true);
+            cancelled.outcome != ChannelOutcome::Closed)
+            return cancelled;
+        return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
     case Meaning::NotFound:
     case Meaning::InDoubt:
         break;
@@ -174,15 +219,32 @@ ChannelResult AlipayChannel::refund(const ChannelRequest &request)
     case Meaning::Done:
         return {ChannelOutcome::Approved, {}, exchange.why};
     case Meaning::Refused:
-        // Alipay cannot close a refund, so a refusal is final as it stands;
-        // a twin sent earlier is refused the same way, and one Alipay took
-        // after all shows up in its statement (对账).
+        if (exchange.reading.code == QLatin1String("40004") &&
+            refusalATwinCouldCause(exchange.reading.subCode))
+            return refusedRefund(request, exchange.reading.subCode, exchange.why);
+        // Alipay cannot close a refund; these refusals follow from the
+        // request itself or the trade, so a copy of it is refused the same way.
         return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
     case Meaning::NotFound:
+        break;
     case Meaning::InDoubt:
+        // A repeat that moved no money (fund_change=N) may repeat one that did.
+        if (exchange.reading.code == QLatin1String("10000"))
+            return queryRefund(request);
         break;
     }
     return unknown(exchange.why);
+}
+
+ChannelResult AlipayChannel::refusedRefund(const ChannelRequest &request, const QString &subCode,
+                                           const QString &why)
+{
+    const ChannelResult known = queryRefund(request);
+    if (known.outcome == ChannelOutcome::Approved)
+        return known;
+    return unknown(QStringLiteral("%1; %2 may be an earlier copy's doing, and the refund query "
+                                  "does not yet show it (%3)")
+                       .arg(why, subCode, known.message));
 }
 
 ChannelResult AlipayChannel::query(const ChannelRequest &operation)
@@ -197,12 +259,16 @@ ChannelResult AlipayChannel::query(const ChannelRequest &operation)
             QStringLiteral("Alipay has no %1 of a payment").arg(operation.operation)};
 }
 
-ChannelResult AlipayChannel::queryTrade(const ChannelRequest &operation)
+ChannelResult AlipayChannel::queryTrade(const ChannelRequest &operation, bool *unpaid)
 {
     const Exchange exchange =
         call(TradeQuery, {{QStringLiteral("out_trade_no"), operation.chargeId()}});
     if (!exchange.answered)
         return unknown(exchange.why);
+    if (unpaid)
+        *unpaid = exchange.reading.meaning == Meaning::NotFound ||
+                  exchange.fields.value(QStringLiteral("trade_status")).toString() ==
+                      QLatin1String("WAIT_BUYER_PAY");
     switch (exchange.reading.meaning) {
     case Meaning::Done:
         if (!sameAmount(exchange.fields, "total_amount", operation.amount))
@@ -253,24 +319,40 @@ ChannelResult AlipayChannel::close(const ChannelRequest &operation)
     }
     if (operation.operation != QLatin1String("authorize"))
         return unknown(QStringLiteral("Alipay has no %1 to close").arg(operation.operation));
-    // A paid trade is kept, never cancelled: cancel would refund it.
-    const ChannelResult known = queryTrade(operation);
+    // Cancel refunds a paid trade: only one Alipay says is unpaid is cancelled.
+    bool unpaid = false;
+    const ChannelResult known = queryTrade(operation, &unpaid);
     if (known.outcome == ChannelOutcome::Approved || known.outcome == ChannelOutcome::Closed)
         return known;
-    return cancel(operation);
+    if (!unpaid)
+        return unknown(QStringLiteral("not cancelled: %1").arg(known.message));
+    return cancel(operation, false);
 }
 
-ChannelResult AlipayChannel::cancel(const ChannelRequest &operation)
+ChannelResult AlipayChannel::cancel(const ChannelRequest &operation, bool justRefused)
 {
     const Exchange exchange =
         call(Cancel, {{QStringLiteral("out_trade_no"), operation.chargeId()}});
     if (exchange.answered && exchange.reading.meaning == Meaning::Done) {
-        // "refund": paid in the meantime and given back whole; no money
-        // stays taken either way.
-        return {ChannelOutcome::Closed,
-                {},
-                QStringLiteral("%1 action=%2")
-                    .arg(exchange.why, exchange.fields.value(QStringLiteral("action")).toString())};
+        // "close", or "refund": paid in the meantime and given back whole.
+        const QString action = exchange.fields.value(QStringLiteral("action")).toString();
+        if (!action.isEmpty())
+            return {ChannelOutcome::Closed,
+                    {},
+                    QStringLiteral("%1 action=%2").arg(exchange.why, action)};
+        // Alipay had no such trade, and says nothing of one a pay request
+        // still on its way would create. Only a request Alipay has just
+        // refused, or a payment code too old to pay with, cannot.
+        const qint64 age = QDateTime::currentSecsSinceEpoch() - operation.chargeCreatedEpoch;
+        if (justRefused ||
+            (operation.chargeCreatedEpoch > 0 && age > m_options.paymentCodeLifetimeSeconds))
+            return {ChannelOutcome::Closed,
+                    {},
+                    QStringLiteral("%1: no trade, and none can come").arg(exchange.why)};
+        return unknown(QStringLiteral("Alipay has no trade %1 to cancel; a pay request on its way "
+                                      "could still make one for %2 s")
+                           .arg(operation.chargeId())
+                           .arg(m_options.paymentCodeLifetimeSeconds - age));
     }
     // Not cancelled (already paid, or no answer): what does the trade say now?
     const ChannelResult now = queryTrade(operation);

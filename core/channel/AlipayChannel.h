@@ -16,6 +16,11 @@ struct AlipayChannelOptions {
     RsaKey alipayPublicKey; // verifies every answer
     QString notifyUrl;      // where Alipay sends trade results; empty: none
     int timeoutMs = 10000;
+    // How long after a charge was created a pay request for it could still
+    // reach Alipay and be paid: a payment code (auth_code) is shown for about
+    // a minute and refused soon after. Past this, a trade Alipay has never
+    // seen, once cancelled, is taken as closed for good.
+    int paymentCodeLifetimeSeconds = 600;
 };
 
 // Alipay's OpenAPI as a keel channel: barcode payments (alipay.trade.pay,
@@ -32,20 +37,26 @@ public:
     QString statementChannel() const override { return QStringLiteral("alipay"); }
     ChannelResult execute(const ChannelRequest &request) override;
     ChannelResult query(const ChannelRequest &operation) override;
-    // An authorization is looked up, then cancelled if unpaid; cancel also
-    // stops a pay request still on its way. A refund cannot be stopped at
-    // Alipay: its close says what the refund query says, or Unknown.
+    // An authorization is looked up, then cancelled if Alipay says it is
+    // unpaid; cancel also stops a pay request still on its way to a trade
+    // Alipay knows. A refund cannot be stopped at Alipay: its close says what
+    // the refund query says, or Unknown.
     ChannelResult close(const ChannelRequest &operation) override;
 
 private:
     ChannelResult pay(const ChannelRequest &request);
     ChannelResult refund(const ChannelRequest &request);
-    ChannelResult queryTrade(const ChannelRequest &operation);
+    // `unpaid` (if given) is set when Alipay said for certain that the trade
+    // is unknown to it or waits for the buyer: only then may it be cancelled.
+    ChannelResult queryTrade(const ChannelRequest &operation, bool *unpaid = nullptr);
     ChannelResult queryRefund(const ChannelRequest &operation);
-    ChannelResult cancel(const ChannelRequest &operation);
+    // `justRefused`: Alipay has just refused this trade's pay request.
+    ChannelResult cancel(const ChannelRequest &operation, bool justRefused);
+    ChannelResult refusedRefund(const ChannelRequest &request, const QString &subCode,
+                                const QString &why);
 
-    // One signed call and its verified answer; `sent` says whether the
-    // request may have reached Alipay when there is no answer.
+    // One signed call and its answer, believed only if Alipay's key signed it
+    // and it names the trade (and refund) asked about.
     struct Exchange;
     Exchange call(const QString &method, const QJsonObject &bizContent);
 

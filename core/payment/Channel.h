@@ -35,6 +35,9 @@ struct ChannelRequest {
     // refund only within its trade (Alipay's out_trade_no + out_request_no)
     // need it to send, ask about or close the refund.
     QString chargeReference = {};
+    // When keel created the charge (seconds since 1970; 0: not known). A
+    // channel may reason from it about requests that could still be in flight.
+    qint64 chargeCreatedEpoch = 0;
 
     // The charge's id, also for a request built before chargeReference was set.
     QString chargeId() const { return chargeReference.isEmpty() ? reference : chargeReference; }

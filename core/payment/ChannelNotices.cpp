@@ -79,11 +79,11 @@ Result<NoticeVerdict> ChannelNotices::judge(const ChannelNotice &notice)
             // A failed notice speaks of one attempt to pay (WeChat's PAYERROR, Stripe's
             // charge.failed): the payer may try again at the channel. The authorization
             // fails only once it is closed there, or settles as what the channel did.
-            result =
-                closeUnprocessed(*m_context.channel,
-                                 {charge.publicId, QStringLiteral("authorize"), charge.amount,
-                                  charge.currency, charge.source, charge.capture, charge.publicId},
-                                 result.message);
+            result = closeUnprocessed(*m_context.channel,
+                                      {charge.publicId, QStringLiteral("authorize"), charge.amount,
+                                       charge.currency, charge.source, charge.capture,
+                                       charge.publicId, charge.createdEpoch},
+                                      result.message);
             if (result.outcome == ChannelOutcome::Unknown)
                 return codedError(ErrorKind::Failed,
                                   QString::fromLatin1(ErrorCode::ChannelUnreachable),

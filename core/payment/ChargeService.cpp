@@ -54,9 +54,10 @@ QByteArray eventPayload(const ChargeRecord &charge)
 
 ChannelRequest channelRequest(const ChargeRecord &charge, const QString &operation)
 {
-    return {charge.publicId, operation,     charge.amount,
-            charge.currency, charge.source, operation == QLatin1String("capture") || charge.capture,
-            charge.publicId};
+    return {charge.publicId, operation,
+            charge.amount,   charge.currency,
+            charge.source,   operation == QLatin1String("capture") || charge.capture,
+            charge.publicId, charge.createdEpoch};
 }
 
 } // namespace

@@ -203,7 +203,7 @@ PaymentOutcome RefundService::execute(IdempotentOperation &operation, RefundReco
     Result<ChannelResult> result =
         callChannel(*m_context.channel,
                     {refund.publicId, QStringLiteral("refund"), refund.amount, refund.currency,
-                     charge.source, true, charge.publicId},
+                     charge.source, true, charge.publicId, charge.createdEpoch},
                     earlier);
     if (!result)
         return PaymentOutcome::failure(result.error());

@@ -1,5 +1,6 @@
 #include "devkit/sim/AlipayGatewaySim.h"
 
+#include "core/ServiceLog.h"
 #include "core/api/RequestParams.h"
 #include "core/channel/SimulatedChannel.h"
 #include "core/db/LibpqConnection.h"
@@ -60,8 +61,9 @@ QJsonObject with(QJsonObject fields, const QJsonObject &more)
 } // namespace
 
 AlipayGatewaySim::AlipayGatewaySim(AlipayGatewayOptions options, SimulatedChannel &channel,
-                                   ConnectionSettings settings)
-    : m_options(std::move(options)), m_channel(channel), m_settings(std::move(settings))
+                                   ConnectionSettings settings, Announce announce)
+    : m_options(std::move(options)), m_channel(channel), m_settings(std::move(settings)),
+      m_announce(std::move(announce))
 {}
 
 HttpResponse AlipayGatewaySim::handle(const HttpRequest &request)
@@ -84,6 +86,14 @@ HttpResponse AlipayGatewaySim::handle(const HttpRequest &request)
     const QJsonObject biz =
         QJsonDocument::fromJson(form->valueOr(QStringLiteral("biz_content")).toUtf8()).object();
     const std::optional<QJsonObject> fields = answer(method, biz);
+    // One line per call, so a test can count what reached "Alipay".
+    ServiceLog::info(
+        QStringLiteral("alipay call %1 %2 %3: %4 %5")
+            .arg(method, biz.value(QStringLiteral("out_trade_no")).toString(),
+                 biz.value(QStringLiteral("out_request_no")).toString(),
+                 fields ? fields->value(QStringLiteral("code")).toString() : QStringLiteral("lost"),
+                 fields ? fields->value(QStringLiteral("sub_code")).toString() : QString())
+            .simplified());
     if (!fields) {
         HttpResponse lost;
         lost.withheld = true;
@@ -117,9 +127,21 @@ std::optional<QJsonObject> AlipayGatewaySim::pay(const QJsonObject &biz)
         biz.value(QStringLiteral("auth_code")).toString().isEmpty())
         return failure("40002", "Invalid Arguments", "ACQ.INVALID_PARAMETER",
                        QStringLiteral("out_trade_no, auth_code and total_amount are required"));
-    const ChannelResult result =
-        m_channel.execute({outTradeNo, QStringLiteral("authorize"), *amount, Yuan.code,
-                           biz.value(QStringLiteral("auth_code")).toString(), true, outTradeNo});
+    const ChannelRequest request{outTradeNo,
+                                 QStringLiteral("authorize"),
+                                 *amount,
+                                 Yuan.code,
+                                 biz.value(QStringLiteral("auth_code")).toString(),
+                                 true,
+                                 outTradeNo};
+    // Alipay answers a pay request for a trade already paid with a refusal
+    // that says so, not with the first answer again.
+    if (m_channel.query(request).outcome == ChannelOutcome::Approved)
+        return businessFailure("ACQ.TRADE_HAS_SUCCESS", QStringLiteral("the trade is paid"));
+    const ChannelResult result = m_channel.execute(request);
+    if (m_announce)
+        m_announce(request,
+                   result.outcome == ChannelOutcome::Unknown ? m_channel.query(request) : result);
     switch (result.outcome) {
     case ChannelOutcome::Approved:
         return with(success(), {{QStringLiteral("out_trade_no"), outTradeNo},
@@ -177,13 +199,18 @@ QJsonObject AlipayGatewaySim::tradeQuery(const QJsonObject &biz)
 QJsonObject AlipayGatewaySim::cancel(const QJsonObject &biz)
 {
     const QString outTradeNo = biz.value(QStringLiteral("out_trade_no")).toString();
+    const bool known = m_channel.query({outTradeNo, QStringLiteral("authorize")}).outcome !=
+                       ChannelOutcome::NotFound;
     const ChannelResult closed = m_channel.close({outTradeNo, QStringLiteral("authorize")});
+    QJsonObject cancelled = with(success(), {{QStringLiteral("out_trade_no"), outTradeNo},
+                                             {QStringLiteral("retry_flag"), QStringLiteral("N")}});
     switch (closed.outcome) {
     case ChannelOutcome::Closed:
     case ChannelOutcome::Declined:
-        return with(success(), {{QStringLiteral("out_trade_no"), outTradeNo},
-                                {QStringLiteral("retry_flag"), QStringLiteral("N")},
-                                {QStringLiteral("action"), QStringLiteral("close")}});
+        // `action` only for a trade Alipay had: none for one it never saw.
+        if (known)
+            cancelled.insert(QStringLiteral("action"), QStringLiteral("close"));
+        return cancelled;
     case ChannelOutcome::Approved:
         // A paid trade past the day's cancel window: Alipay will not undo it.
         return businessFailure("ACQ.TRADE_HAS_SUCCESS", QStringLiteral("the trade is paid"));
@@ -210,17 +237,21 @@ std::optional<QJsonObject> AlipayGatewaySim::refund(const QJsonObject &biz)
         return unavailable();
     if (trade.outcome != ChannelOutcome::Approved)
         return businessFailure("ACQ.TRADE_NOT_EXIST", QStringLiteral("no paid trade to refund"));
-    const ChannelResult result = m_channel.execute(
-        {requestNo, QStringLiteral("refund"), *amount, Yuan.code, {}, true, outTradeNo});
+    const ChannelRequest request{requestNo, QStringLiteral("refund"), *amount, Yuan.code, {}, true,
+                                 outTradeNo};
+    // A repeat of a refund Alipay made moves no money again: fund_change=N.
+    const bool repeat = m_channel.query(request).outcome == ChannelOutcome::Approved;
+    const ChannelResult result = m_channel.execute(request);
     switch (result.outcome) {
     case ChannelOutcome::Approved:
         return with(success(), {{QStringLiteral("out_trade_no"), outTradeNo},
                                 {QStringLiteral("trade_no"), trade.channelReference},
                                 {QStringLiteral("refund_fee"), asked},
-                                {QStringLiteral("fund_change"), QStringLiteral("Y")}});
+                                {QStringLiteral("fund_change"),
+                                 repeat ? QStringLiteral("N") : QStringLiteral("Y")}});
     case ChannelOutcome::Declined:
     case ChannelOutcome::Closed:
-        return businessFailure("ACQ.SELLER_BALANCE_NOT_ENOUGH", result.message);
+        return businessFailure("ACQ.TRADE_NOT_ALLOW_REFUND", result.message);
     case ChannelOutcome::Unknown:
         return std::nullopt;
     case ChannelOutcome::Failed:

@@ -6,12 +6,14 @@
 #include <QJsonObject>
 #include <QString>
 
+#include <functional>
 #include <optional>
 
 namespace keel {
 
 class SimulatedChannel;
-class RequestParams;
+struct ChannelRequest;
+struct ChannelResult;
 struct HttpRequest;
 struct HttpResponse;
 
@@ -30,8 +32,12 @@ struct AlipayGatewayOptions {
 // them: unavailable is 20000, a lost answer a connection closed.
 class AlipayGatewaySim final {
 public:
+    // Told of each payment's outcome, for the asynchronous notification
+    // Alipay also sends.
+    using Announce = std::function<void(const ChannelRequest &, const ChannelResult &)>;
+
     AlipayGatewaySim(AlipayGatewayOptions options, SimulatedChannel &channel,
-                     ConnectionSettings settings);
+                     ConnectionSettings settings, Announce announce = {});
 
     HttpResponse handle(const HttpRequest &request);
 
@@ -53,6 +59,7 @@ private:
     AlipayGatewayOptions m_options;
     SimulatedChannel &m_channel;
     ConnectionSettings m_settings;
+    Announce m_announce;
 };
 
 } // namespace keel

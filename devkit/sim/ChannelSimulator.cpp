@@ -66,9 +66,12 @@ Result<std::unique_ptr<ChannelSimulator>> ChannelSimulator::start(ChannelSimulat
         return currencies.error();
     simulator->m_currencies = std::make_unique<CurrencyTable>(*std::move(currencies));
     if (simulator->m_options.alipayGateway)
-        simulator->m_alipayGateway =
-            std::make_unique<AlipayGatewaySim>(*simulator->m_options.alipayGateway,
-                                               simulator->m_channel, simulator->m_options.settings);
+        simulator->m_alipayGateway = std::make_unique<AlipayGatewaySim>(
+            *simulator->m_options.alipayGateway, simulator->m_channel,
+            simulator->m_options.settings,
+            [raw = simulator.get()](const ChannelRequest &request, const ChannelResult &result) {
+                raw->announce(request, result);
+            });
     if (simulator->m_options.notifier)
         simulator->m_notifier = std::make_unique<AlipayNotifier>(*simulator->m_options.notifier);
     simulator->m_server = std::make_unique<HttpServer>(simulator->m_options.http, *simulator);

@@ -31,8 +31,9 @@ QJsonObject retry(int attempts, int backoffMs, int maxBackoffMs, int timeoutMs)
 
 } // namespace
 
-DemoSagas::DemoSagas(QString gatewayUrl, QString apiKey, double sagasPerSecond)
-    : m_gatewayUrl(std::move(gatewayUrl)), m_apiKey(std::move(apiKey)), m_rate(sagasPerSecond)
+DemoSagas::DemoSagas(QString gatewayUrl, QString apiKey, double sagasPerSecond, QString currency)
+    : m_gatewayUrl(std::move(gatewayUrl)), m_apiKey(std::move(apiKey)), m_rate(sagasPerSecond),
+      m_currency(std::move(currency))
 {}
 
 DemoSagas::~DemoSagas()
@@ -85,7 +86,7 @@ QByteArray DemoSagas::definition(int order) const
         QJsonObject{{QStringLiteral("name"), QStringLiteral("charge")},
                     {QStringLiteral("kind"), QStringLiteral("charge")},
                     {QStringLiteral("amount"), 500 + QRandomGenerator::global()->bounded(20000)},
-                    {QStringLiteral("currency"), QStringLiteral("usd")},
+                    {QStringLiteral("currency"), m_currency},
                     {QStringLiteral("source"), source},
                     {QStringLiteral("compensation_retry"), retry(2, 500, 2000, 5000)}},
         QJsonObject{{QStringLiteral("name"), QStringLiteral("confirm_order")},

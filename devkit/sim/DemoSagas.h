@@ -18,7 +18,9 @@ namespace keel {
 // and parked in suspense, next to the many that succeed.
 class DemoSagas final : public HttpHandler {
 public:
-    DemoSagas(QString gatewayUrl, QString apiKey, double sagasPerSecond = 0.5);
+    // `currency`: what the sagas' charges are in (cny for a channel in Alipay mode).
+    DemoSagas(QString gatewayUrl, QString apiKey, double sagasPerSecond = 0.5,
+              QString currency = QStringLiteral("usd"));
     ~DemoSagas() override;
     Q_DISABLE_COPY_MOVE(DemoSagas)
 
@@ -36,6 +38,7 @@ private:
     QString m_gatewayUrl;
     QString m_apiKey;
     double m_rate;
+    QString m_currency;
     std::unique_ptr<HttpServer> m_participants;
     std::atomic<bool> m_stopping{false};
     std::thread m_poster;

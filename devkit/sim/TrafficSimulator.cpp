@@ -20,11 +20,11 @@ struct Order {
     qint64 amount;
 };
 
-Order randomOrder(QRandomGenerator &random)
+Order randomOrder(QRandomGenerator &random, bool yuanOnly)
 {
     // Amounts in each currency's minor units, roughly 5 to 500 of its major unit.
-    static const Order shapes[] = {{"usd", 100}, {"cny", 100}, {"eur", 100}, {"jpy", 1}};
-    const Order shape = shapes[random.bounded(4)];
+    static const Order shapes[] = {{"cny", 100}, {"usd", 100}, {"eur", 100}, {"jpy", 1}};
+    const Order shape = shapes[yuanOnly ? 0 : random.bounded(4)];
     return {shape.currency, shape.amount * (5 + random.bounded(495))};
 }
 
@@ -54,7 +54,7 @@ public:
     void act()
     {
         const int roll = m_random.bounded(100);
-        const Order order = randomOrder(m_random);
+        const Order order = randomOrder(m_random, m_options.yuanOnly);
         const QByteArray key = newKey();
         if (roll < 55) { // a plain new charge
             const HttpReply reply = post("/v1/charges", chargeBody(order, "tok_visa"), key);
@@ -74,7 +74,8 @@ public:
             post("/v1/charges", chargeBody(order, "tok_visa", orderNo), newKey());
         } else if (roll < 80) { // a buggy client reuses a key for a different order
             post("/v1/charges", chargeBody(order, "tok_visa"), key);
-            post("/v1/charges", chargeBody(randomOrder(m_random), "tok_visa"), key);
+            post("/v1/charges", chargeBody(randomOrder(m_random, m_options.yuanOnly), "tok_visa"),
+                 key);
         } else if (roll < 87) { // a declined card
             const QByteArray source =
                 m_random.bounded(2) ? "tok_chargeDeclined" : "tok_chargeDeclinedInsufficientFunds";

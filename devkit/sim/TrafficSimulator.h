@@ -32,6 +32,8 @@ struct SimulationOptions {
     // whose HTTP steps call /reserve, /release, /confirm, /unconfirm and
     // /notify here, DTM-style (gid, branch_id and op in the query).
     QString participantUrl;
+    // Only yuan orders, for a channel that takes nothing else (Alipay).
+    bool yuanOnly = false;
     // Told of every exchange, from the client threads at once.
     std::function<void(const SimulatedExchange &)> record;
 };

@@ -1,5 +1,6 @@
 #include "devkit/stack/DevStack.h"
 
+#include "core/channel/AlipayChannel.h"
 #include "core/channel/HttpChannel.h"
 #include "core/channel/SimulatedChannel.h"
 
@@ -13,6 +14,7 @@
 #include <QDir>
 #include <QFile>
 #include <QStandardPaths>
+#include <QUrl>
 
 #include <unistd.h>
 
@@ -188,6 +190,22 @@ DevStack::~DevStack()
     (void)stop();
 }
 
+Result<ChannelFactory> DevStack::alipayThrough(int port, const RsaKey &alipayKey)
+{
+    Result<RsaKey> appKey = RsaKey::generate();
+    if (!appKey)
+        return appKey.error();
+    AlipayChannelOptions alipay;
+    alipay.gateway = QUrl(QStringLiteral("http://127.0.0.1:%1/gateway.do").arg(port));
+    alipay.appId = QStringLiteral("2021000000000001");
+    alipay.appPrivateKey = *appKey;
+    alipay.alipayPublicKey = alipayKey;
+    alipay.timeoutMs = 5000;
+    // The private halves verify as well as sign: each side keeps its own.
+    m_alipayGateway = AlipayGatewayOptions{alipay.appId, *appKey, alipayKey};
+    return alipayChannel(std::move(alipay));
+}
+
 Result<RsaKey> DevStack::prepareChannelSimulator(Options &options, int port)
 {
     if (port == 0)
@@ -197,7 +215,9 @@ Result<RsaKey> DevStack::prepareChannelSimulator(Options &options, int port)
     if (!key)
         return key.error();
     Result<ChannelFactory> channel =
-        httpChannel(QStringLiteral("http://127.0.0.1:%1").arg(port), 5000);
+        options.simulatorSpeaksAlipay
+            ? alipayThrough(port, *key)
+            : httpChannel(QStringLiteral("http://127.0.0.1:%1").arg(port), 5000);
     if (!channel)
         return channel.error();
     options.gateway.channel = *channel;
@@ -221,6 +241,7 @@ Status DevStack::startChannelSimulator(const SimulatedChannelConfig &behaviour, 
     notifier.url = m_gateway->url() + QStringLiteral("/v1/channels/alipay/notify");
     notifier.signingKey = key;
     simulator.notifier = notifier;
+    simulator.alipayGateway = m_alipayGateway;
     Result<std::unique_ptr<ChannelSimulator>> started = ChannelSimulator::start(simulator);
     if (!started)
         return started.error();

@@ -30,6 +30,10 @@ public:
         // so the dev stack and the demo take the inbound path for real.
         // gateway.channel is then chosen by start().
         std::optional<SimulatedChannelConfig> channelSimulator;
+        // With channelSimulator: Alipay, and the simulator speaks Alipay's
+        // OpenAPI, which the gateway and worker call through AlipayChannel
+        // with keys made for this run (the demo's traffic is then in yuan).
+        bool simulatorSpeaksAlipay = false;
         // The worker's merchant notifications (the demo shortens the retries).
         NotificationOptions notifications;
         // The routing keys the dev queue (keel.events.all) is bound to; an
@@ -55,6 +59,8 @@ public:
     // rabbitmq-server.
     QString amqpUrl() const { return m_broker ? m_broker->address().url() : QString(); }
     QString apiKey() const { return m_apiKey; }
+    // Whether the channel is the simulator speaking Alipay (yuan only).
+    bool alipayMode() const { return m_alipayGateway.has_value(); }
     // The API key of a second merchant whose notify URL nothing answers, so
     // its notifications fail, retry and park as a real broken endpoint's do
     // (the demo's Outbox view has something to resend). Issued on first use.
@@ -80,11 +86,15 @@ private:
     // Chooses the HTTP channel and the key the gateway trusts; the simulator
     // itself starts once the gateway's URL is known.
     Result<RsaKey> prepareChannelSimulator(Options &options, int port);
+    // Alipay mode: AlipayChannel to the simulator at `port`, with an app key
+    // made for this run.
+    Result<ChannelFactory> alipayThrough(int port, const RsaKey &alipayKey);
     Status startChannelSimulator(const SimulatedChannelConfig &behaviour, const RsaKey &key,
                                  int port);
 
     std::unique_ptr<EmbeddedCluster> m_cluster;
     std::unique_ptr<ChannelSimulator> m_channelSimulator;
+    std::optional<AlipayGatewayOptions> m_alipayGateway; // the simulator's side of Alipay mode
     std::unique_ptr<GatewayRuntime> m_gateway;
     std::unique_ptr<WorkerRuntime> m_worker;
     std::unique_ptr<EmbeddedBroker> m_broker;

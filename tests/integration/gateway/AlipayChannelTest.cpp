@@ -6,6 +6,7 @@
 #include "KeelProcess.h"
 #include "TestPki.h"
 
+#include "core/ServiceLog.h"
 #include "core/api/StripeReplies.h"
 #include "core/channel/AlipayChannel.h"
 #include "core/db/LibpqConnection.h"
@@ -15,10 +16,14 @@
 #include "core/payment/Reconciler.h"
 #include "core/reference/CurrencyStore.h"
 #include "core/signing/ChannelKeys.h"
+#include "devkit/sim/ChannelSimulator.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMutex>
 #include <QProcess>
+
+#include <algorithm>
 
 #include <gtest/gtest.h>
 
@@ -52,6 +57,12 @@ protected:
         ASSERT_TRUE(TlsSession::trustAlso(m_pki.caCertificate()).isEmpty());
         m_simPort = bindLoopback();
         ASSERT_NE(m_simPort, 0);
+        m_previousSink = ServiceLog::setSink([this](ServiceLog::Level, const QString &line) {
+            if (line.startsWith(QLatin1String("alipay call "))) {
+                QMutexLocker lock(&m_callsMutex);
+                m_calls.append(line);
+            }
+        });
     }
 
     void TearDown() override
@@ -60,30 +71,47 @@ protected:
             m_sim->terminate();
             m_sim->waitForFinished(10000);
         }
+        if (m_gateway)
+            m_gateway->stop();
+        m_simulator.reset();
+        ServiceLog::setSink(m_previousSink);
         (void)TlsSession::trustAlso({});
         GatewayTest::TearDown();
     }
 
-    // The simulated Alipay, signing its answers with `answerKey`, and the
-    // gateway calling it with the app's key.
-    void start(const QStringList &simArguments = {}, const char *answerKey = "alipay.key")
+    // The simulated Alipay in this process, over TLS, signing its answers
+    // with `answerKey` and taking calls `appKey` verifies; then the gateway,
+    // calling it with the app's key.
+    void start(SimulatedChannelConfig behaviour = {}, const char *answerKey = "alipay.key",
+               const char *appKey = "alipay-app.pub")
     {
-        QString url;
-        m_sim = startKeel(
-            QStringList{QStringLiteral("channel-sim"), QStringLiteral("--db"),
-                        settings().conninfo(), QStringLiteral("--listen"),
-                        QStringLiteral("127.0.0.1:%1").arg(m_simPort), QStringLiteral("--tls-cert"),
-                        m_pki.serverCertificate(), QStringLiteral("--tls-key"), m_pki.serverKey(),
-                        QStringLiteral("--protocol"), QStringLiteral("alipay"),
-                        QStringLiteral("--alipay-app-id"), AppId,
-                        QStringLiteral("--alipay-app-public-key"), signingFile("alipay-app.pub"),
-                        QStringLiteral("--alipay-private-key"), signingFile(answerKey)} +
-                simArguments,
-            QStringLiteral("KEEL_CHANNEL"), &url);
-        ASSERT_FALSE(url.isEmpty());
+        Result<RsaKey> app = readRsaKeyFile(signingFile(appKey), QStringLiteral("app"));
+        Result<RsaKey> signing = readRsaKeyFile(signingFile(answerKey), QStringLiteral("alipay"));
+        ASSERT_TRUE(app && signing);
+        ChannelSimulatorOptions options;
+        options.settings = settings();
+        options.behaviour = behaviour;
+        options.http.port = m_simPort;
+        options.http.threads = 2;
+        options.http.tlsCertificateFile = m_pki.serverCertificate();
+        options.http.tlsKeyFile = m_pki.serverKey();
+        options.alipayGateway = AlipayGatewayOptions{AppId, *app, *signing};
+        Result<std::unique_ptr<ChannelSimulator>> simulator =
+            ChannelSimulator::start(std::move(options));
+        ASSERT_TRUE(simulator.ok()) << qPrintable(simulator.error().message);
+        m_simulator = std::move(simulator).value();
         m_remoteChannel = alipay();
         ASSERT_TRUE(m_remoteChannel);
         startGateway();
+    }
+
+    // How many calls of `method` reached the simulated Alipay.
+    int calls(const char *method)
+    {
+        QMutexLocker lock(&m_callsMutex);
+        const QString prefix = QStringLiteral("alipay call %1 ").arg(QLatin1String(method));
+        return int(std::count_if(m_calls.cbegin(), m_calls.cend(),
+                                 [&](const QString &line) { return line.startsWith(prefix); }));
     }
 
     ChannelFactory alipay()
@@ -144,7 +172,11 @@ protected:
 
     keel::test::TestPki m_pki;
     int m_simPort = 0;
-    std::unique_ptr<QProcess> m_sim;
+    std::unique_ptr<ChannelSimulator> m_simulator;
+    std::unique_ptr<QProcess> m_sim; // a `keel channel-sim` process, for the command's own test
+    ServiceLog::Sink m_previousSink;
+    QMutex m_callsMutex;
+    QStringList m_calls;
 };
 
 } // namespace
@@ -169,11 +201,14 @@ TEST_F(AlipayChannelTest, ASaleAndItsRefundRunThroughAlipayOverTls)
     EXPECT_EQ(jsonOf(refunded).value(QLatin1String("status")).toString(),
               QStringLiteral("succeeded"));
     EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 1999, refund approved 500"));
+    EXPECT_EQ(calls("alipay.trade.pay"), 1);
+    EXPECT_EQ(calls("alipay.trade.refund"), 1);
 }
 
-// Alipay's business refusal is a decline carrying its sub_code; nothing was
-// paid, so nothing needs closing.
-TEST_F(AlipayChannelTest, ARefusedPaymentIsADeclineWithAlipaysReason)
+// Alipay's business refusal is a decline carrying its sub_code, once the
+// trade it may have left open is cancelled: a copy of the request still on
+// its way can no longer pay it.
+TEST_F(AlipayChannelTest, ARefusedPaymentIsCancelledThenDeclinedWithAlipaysReason)
 {
     start();
     const HttpReply declined = charge("alipay-2", "tok_chargeDeclinedInsufficientFunds");
@@ -185,6 +220,26 @@ TEST_F(AlipayChannelTest, ARefusedPaymentIsADeclineWithAlipaysReason)
                   .toString(),
               QStringLiteral("buyer_balance_not_enough"));
     EXPECT_EQ(simRecord(), QStringLiteral("authorize declined 1999"));
+    EXPECT_EQ(calls("alipay.trade.cancel"), 1);
+    EXPECT_EQ(scalar("SELECT state FROM keel.payment_state"), QStringLiteral("Failed"));
+}
+
+// A refund Alipay refuses for a reason of the trade's own is final: the
+// refund fails at once and the charge keeps its money.
+TEST_F(AlipayChannelTest, ARefundAlipayRefusesFailsWithItsReason)
+{
+    SimulatedChannelConfig refusing;
+    refusing.refundFailureRate = 1;
+    start(refusing);
+    const HttpReply charged = charge("alipay-5");
+    ASSERT_EQ(charged.status, 200) << charged.body.constData();
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    const HttpReply refund =
+        post("/v1/refunds", "charge=" + id.toLatin1() + "&amount=300", "alipay-5-refund");
+    EXPECT_EQ(scalar("SELECT status FROM keel.refunds"), QStringLiteral("failed"))
+        << refund.body.constData();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Captured"));
+    EXPECT_EQ(calls("alipay.trade.refund"), 1);
 }
 
 // Every answer lost after Alipay acted: the payment and the refund wait in
@@ -192,7 +247,9 @@ TEST_F(AlipayChannelTest, ARefusedPaymentIsADeclineWithAlipaysReason)
 // (alipay.trade.query, alipay.trade.fastpay.refund.query) — neither is sent twice.
 TEST_F(AlipayChannelTest, InDoubtPaymentsAndRefundsAreSettledByAlipaysQueries)
 {
-    start({QStringLiteral("--sim-ambiguous-rate"), QStringLiteral("1")});
+    SimulatedChannelConfig losing;
+    losing.ambiguousRate = 1;
+    start(losing);
     const HttpReply charged = charge("alipay-3");
     const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
     ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
@@ -208,6 +265,48 @@ TEST_F(AlipayChannelTest, InDoubtPaymentsAndRefundsAreSettledByAlipaysQueries)
     EXPECT_EQ(reconcile().resolved, 1);
     EXPECT_EQ(scalar("SELECT status FROM keel.refunds"), QStringLiteral("succeeded"));
     EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 1999, refund approved 700"));
+    EXPECT_EQ(calls("alipay.trade.pay"), 1);
+    EXPECT_EQ(calls("alipay.trade.refund"), 1);
+    EXPECT_GE(calls("alipay.trade.query"), 1);
+    EXPECT_GE(calls("alipay.trade.fastpay.refund.query"), 1);
+}
+
+// A pay request Alipay answered "unavailable" may yet arrive. While its
+// payment code could still pay, a cancel of a trade Alipay has never seen
+// proves nothing and the payment stays in doubt; once the code is too old to
+// pay with, the cancel closes it and the payment fails.
+TEST_F(AlipayChannelTest, ATradeAlipayNeverSawFailsOnlyOnceItsPaymentCodeHasExpired)
+{
+    SimulatedChannelConfig busy;
+    busy.errorRate = 1;
+    start(busy);
+    const HttpReply charged = charge("alipay-6");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(calls("alipay.trade.cancel"), 1);
+
+    scalar("UPDATE keel.charges SET created_at = now() - interval '20 minutes'");
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Failed"));
+    EXPECT_EQ(calls("alipay.trade.pay"), 1);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+}
+
+// A call signed with a key Alipay does not hold is rejected as sent; nothing
+// can be learned or closed that way, so the payment stays in doubt and
+// nothing is cancelled on the strength of an answer about nothing.
+TEST_F(AlipayChannelTest, ACallAlipayCannotVerifyLeavesThePaymentInDoubt)
+{
+    start({}, "alipay.key", "alipay.pub");
+    const HttpReply charged = charge("alipay-7");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(simRecord(), QString());
+    EXPECT_EQ(calls("alipay.trade.cancel"), 0);
 }
 
 // An answer Alipay's key did not sign is no answer, whatever it says: the
@@ -226,7 +325,16 @@ TEST_F(AlipayChannelTest, AnAnswerNotSignedByAlipayIsNotBelieved)
 // the process reaches the simulated Alipay it was pointed at.
 TEST_F(AlipayChannelTest, TheGatewayCallsAlipayWithTheKeysItIsGiven)
 {
-    start();
+    QString simUrl;
+    m_sim = startKeel({QStringLiteral("channel-sim"), QStringLiteral("--db"), settings().conninfo(),
+                       QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_simPort),
+                       QStringLiteral("--tls-cert"), m_pki.serverCertificate(),
+                       QStringLiteral("--tls-key"), m_pki.serverKey(), QStringLiteral("--protocol"),
+                       QStringLiteral("alipay"), QStringLiteral("--alipay-app-id"), AppId,
+                       QStringLiteral("--alipay-app-public-key"), signingFile("alipay-app.pub"),
+                       QStringLiteral("--alipay-private-key"), signingFile("alipay.key")},
+                      QStringLiteral("KEEL_CHANNEL"), &simUrl);
+    ASSERT_FALSE(simUrl.isEmpty());
     QString url;
     auto gateway =
         spawnGateway({QStringLiteral("--channel"), QStringLiteral("alipay"),
