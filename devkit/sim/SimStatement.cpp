@@ -28,8 +28,8 @@ constexpr char ApprovedOfDay[] =
     "FROM keel.sim_channel_operations "
     "WHERE outcome = 'approved' AND currency IS NOT NULL "
     "  AND (operation IN ('capture', 'refund') OR (operation = 'authorize' AND sale)) "
-    "  AND created_at >= ($1::date)::timestamp AT TIME ZONE 'UTC' "
-    "  AND created_at < ($1::date + 1)::timestamp AT TIME ZONE 'UTC' "
+    "  AND created_at >= ($1::date)::timestamp AT TIME ZONE $3 "
+    "  AND created_at < ($1::date + 1)::timestamp AT TIME ZONE $3 "
     "ORDER BY created_at, reference, operation";
 
 struct Line {
@@ -442,8 +442,9 @@ Result<QByteArray> simulatorStatement(LibpqConnection &session, const QDate &day
         return fieldError(QStringLiteral("format"), QStringLiteral("unsupported"),
                           QStringLiteral("the simulator does not write %1 statements")
                               .arg(statementFormatName(layout.format)));
-    Result<PgRows> rows = session.query(
-        ApprovedOfDay, {day.toString(Qt::ISODate).toLatin1(), QByteArray::number(feeRatePpm)});
+    Result<PgRows> rows =
+        session.query(ApprovedOfDay, {day.toString(Qt::ISODate).toLatin1(),
+                                      QByteArray::number(feeRatePpm), layout.dayZone.toUtf8()});
     if (!rows)
         return rows.error();
     StatementFaults left = faults;

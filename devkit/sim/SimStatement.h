@@ -28,9 +28,12 @@ struct StatementFaults {
 struct StatementLayout {
     StatementFormat format = StatementFormat::Csv;
     QString currency = QStringLiteral("CNY"); // a WeChat Pay bill's
+    // Where the day is cut: UTC, or the channel's zone (Asia/Shanghai for a
+    // statement keel reconciles as Alipay's or WeChat Pay's).
+    QString dayZone = QStringLiteral("UTC");
 };
 
-// The simulated channel's statement of one UTC day, written from its own
+// The simulated channel's statement of one day (layout.dayZone's), written from its own
 // record: the sales, captures and refunds it approved, with its contracted
 // fee (millionths of a payment; refunds return none).
 Result<QByteArray> simulatorStatement(LibpqConnection &session, const QDate &day, qint64 feeRatePpm,

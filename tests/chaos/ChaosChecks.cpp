@@ -33,8 +33,8 @@ bool capturesAtOnce(const Told &told)
 } // namespace
 
 ChaosChecks::ChaosChecks(LibpqConnection &connection, const QList<Told> &record,
-                         const QHash<QByteArray, int> &effects)
-    : m_connection(connection), m_record(record)
+                         const QHash<QByteArray, int> &effects, const QString &sagaCurrency)
+    : m_connection(connection), m_record(record), m_sagaCurrency(sagaCurrency)
 {
     // Summed per path and saga once rather than scanned for every saga: a
     // long run has tens of thousands of each. Keys are path|gid|branch|op.
@@ -86,8 +86,7 @@ void ChaosChecks::readPeoplesDecisions(Verdict &verdict)
     for (int i = 0; i < adjusted->size(); ++i) {
         const QString merchant = adjusted->text(i, 0);
         const qint64 amount = adjusted->toInt64(i, 2);
-        if (merchant == QLatin1String(SagasMerchant) &&
-            adjusted->text(i, 1) == QLatin1String("usd"))
+        if (merchant == QLatin1String(SagasMerchant) && adjusted->text(i, 1) == m_sagaCurrency)
             m_expectedSagaPayable += amount;
         else
             m_expectedPayable[payableKey(merchant, adjusted->text(i, 1))] += amount;
@@ -444,8 +443,7 @@ void ChaosChecks::checkLedger(Verdict &verdict)
         if (merchant == QLatin1String(PaymentsMerchant) ||
             merchant == QLatin1String(SimulateMerchant))
             payable[payableKey(merchant, rows->text(i, 1))] = rows->toInt64(i, 2);
-        else if (merchant == QLatin1String(SagasMerchant) &&
-                 rows->text(i, 1) == QLatin1String("usd"))
+        else if (merchant == QLatin1String(SagasMerchant) && rows->text(i, 1) == m_sagaCurrency)
             sagaPayable = rows->toInt64(i, 2);
     }
     for (const QString &account :
@@ -458,8 +456,9 @@ void ChaosChecks::checkLedger(Verdict &verdict)
                                   .arg(payable.value(account))
                                   .arg(m_expectedPayable.value(account)));
     if (sagaPayable != m_expectedSagaPayable)
-        verdict.violation(QStringLiteral("the order merchant's usd payable is %1; from its "
-                                         "succeeded sagas it should be %2")
+        verdict.violation(QStringLiteral("the order merchant's %1 payable is %2; from its "
+                                         "succeeded sagas it should be %3")
+                              .arg(m_sagaCurrency)
                               .arg(sagaPayable)
                               .arg(m_expectedSagaPayable));
 }

@@ -33,8 +33,10 @@ class ChaosChecks final {
 public:
     // `effects`: the participant's record, path|gid|branch|op -> 1 for every
     // operation that took effect.
+    // `sagaCurrency`: what the order sagas charge in (lower case).
     ChaosChecks(LibpqConnection &connection, const QList<Told> &record,
-                const QHash<QByteArray, int> &effects);
+                const QHash<QByteArray, int> &effects,
+                const QString &sagaCurrency = QStringLiteral("usd"));
 
     Verdict run();
 
@@ -72,6 +74,7 @@ private:
     QHash<QByteArray, int> m_effects;        // path|gid -> effects of all its branches and ops
     QMap<QString, qint64> m_expectedPayable; // "merchant currency" -> from the record
     qint64 m_expectedSagaPayable = 0;
+    QString m_sagaCurrency;
     QSet<QString> m_skipped; // saga|/step for the steps a person skipped
 };
 

@@ -112,6 +112,8 @@ public:
         told.merchant = QStringLiteral("payments");
         static const char *const currencies[] = {"usd", "eur", "cny", "jpy"};
         told.currency = QLatin1String(currencies[m_random() % 4]);
+        if (m_options.yuanSalesOnly)
+            told.currency = QStringLiteral("cny");
         told.amount = 100 + qint64(m_random() % 50000);
         if (roll < 15 && !m_refundable.isEmpty()) {
             const auto &[charge, amount] = m_refundable.at(int(m_random() % m_refundable.size()));
@@ -124,7 +126,7 @@ public:
         } else if (roll < 30) {
             told.kind = Told::Kind::Saga;
             told.merchant = QStringLiteral("sagas");
-            told.currency = QStringLiteral("usd");
+            told.currency = m_options.yuanSalesOnly ? QStringLiteral("cny") : QStringLiteral("usd");
             told.amount = 2500;
             told.path = "/v1/sagas";
             told.json = true;
@@ -135,7 +137,7 @@ public:
         } else {
             told.kind = Told::Kind::Charge;
             told.declinedCard = roll < 38;
-            const bool later = roll >= 38 && roll < 50;
+            const bool later = roll >= 38 && roll < 50 && !m_options.yuanSalesOnly;
             told.path = "/v1/charges";
             told.body = "amount=" + QByteArray::number(told.amount) +
                         "&currency=" + told.currency.toLatin1() +

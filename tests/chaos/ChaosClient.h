@@ -25,6 +25,8 @@ struct ClientOptions {
     // attempts of a failing step: a target the operator desk can act on
     // before it moves.
     bool patientSagas = false;
+    // Only what Alipay takes: yuan, captured when paid.
+    bool yuanSalesOnly = false;
 };
 
 // Merchant systems sending charges, captures, refunds and order sagas to

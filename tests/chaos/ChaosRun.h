@@ -33,6 +33,7 @@ struct RunOptions {
     QString directory;         // where the servers and the logs live
     bool failover = false;     // PostgreSQL as a pg_auto_failover formation
     bool operators = false;    // the operator desk (OperatorDesk) acts during the faults
+    bool alipay = false;       // the channel speaks Alipay's OpenAPI (yuan sales only)
 };
 
 // One chaos run: the world started, load and the seed's faults together for

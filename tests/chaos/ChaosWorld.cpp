@@ -37,7 +37,7 @@ CREATE TRIGGER chaos_remember_event AFTER INSERT ON keel.outbox
 } // namespace
 
 Result<std::unique_ptr<ChaosWorld>> ChaosWorld::start(const QString &directory,
-                                                      bool highlyAvailable)
+                                                      bool highlyAvailable, bool alipay)
 {
     std::unique_ptr<ChaosWorld> world(new ChaosWorld);
     world->m_directory = directory;
@@ -45,7 +45,7 @@ Result<std::unique_ptr<ChaosWorld>> ChaosWorld::start(const QString &directory,
         return started.error();
     if (Status prepared = world->prepareDatabase(); !prepared)
         return prepared.error();
-    world->defineProcesses();
+    world->defineProcesses(alipay);
     if (!world->startStopped())
         return makeError(
             ErrorKind::Environment,
@@ -170,10 +170,14 @@ ConnectionSettings ChaosWorld::serviceSettings() const
     return settings;
 }
 
-void ChaosWorld::defineProcesses()
+void ChaosWorld::defineProcesses(bool alipay)
 {
     const QString db = m_processSettings.conninfo();
     const QString channel = QStringLiteral("http://127.0.0.1:%1").arg(bindLoopback());
+    const auto signingFile = [](const char *name) -> QString {
+        return QStringLiteral(KEEL_SOURCE_DIR "/tests/data/signing/") + QLatin1String(name);
+    };
+    const QString appId = QStringLiteral("2021000000000042");
     const auto add = [&](const QString &name, QStringList arguments, const char *ready) {
         m_processes.push_back(std::make_unique<KeelService>(
             name, std::move(arguments), QLatin1String(ready),
@@ -182,16 +186,33 @@ void ChaosWorld::defineProcesses()
         // environment, not in the DSN on the command line.
         m_processes.back()->setEnvironment(QStringLiteral("PGPASSWORD"), m_processPassword);
     };
-    add(QStringLiteral("channel-sim"),
-        {QStringLiteral("channel-sim"), QStringLiteral("--db"), db, QStringLiteral("--listen"),
-         channel.mid(7), QStringLiteral("--sim-ambiguous-rate"), QStringLiteral("0.05"),
-         QStringLiteral("--sim-latency"), QStringLiteral("3")},
-        "KEEL_CHANNEL");
+    QStringList simulator{QStringLiteral("channel-sim"),
+                          QStringLiteral("--db"),
+                          db,
+                          QStringLiteral("--listen"),
+                          channel.mid(7),
+                          QStringLiteral("--sim-ambiguous-rate"),
+                          QStringLiteral("0.05"),
+                          QStringLiteral("--sim-latency"),
+                          QStringLiteral("3")};
     // The participants and the merchant's notify endpoint listen on loopback over plain HTTP.
-    const QStringList channelClient{QStringLiteral("--channel"),         channel,
-                                    QStringLiteral("--channel-timeout"), QStringLiteral("2000"),
-                                    QStringLiteral("--lock-timeout"),    QStringLiteral("2000"),
-                                    QStringLiteral("--allow-http")};
+    QStringList channelClient{QStringLiteral("--channel"),         channel,
+                              QStringLiteral("--channel-timeout"), QStringLiteral("2000"),
+                              QStringLiteral("--lock-timeout"),    QStringLiteral("2000"),
+                              QStringLiteral("--allow-http")};
+    if (alipay) {
+        simulator << QStringLiteral("--protocol") << QStringLiteral("alipay")
+                  << QStringLiteral("--alipay-app-id") << appId
+                  << QStringLiteral("--alipay-app-public-key") << signingFile("alipay-app.pub")
+                  << QStringLiteral("--alipay-private-key") << signingFile("alipay.key");
+        channelClient[1] = QStringLiteral("alipay");
+        channelClient << QStringLiteral("--alipay-app-id") << appId
+                      << QStringLiteral("--alipay-app-key") << signingFile("alipay-app.key")
+                      << QStringLiteral("--alipay-public-key") << signingFile("alipay.pub")
+                      << QStringLiteral("--alipay-gateway")
+                      << channel + QStringLiteral("/gateway.do");
+    }
+    add(QStringLiteral("channel-sim"), simulator, "KEEL_CHANNEL");
     for (int i = 1; i <= 2; ++i) {
         const QString listen = QStringLiteral("127.0.0.1:%1").arg(bindLoopback());
         m_gatewayUrls << QStringLiteral("http://") + listen;

@@ -31,8 +31,10 @@ namespace keel::chaos {
 class ChaosWorld final {
 public:
     // `highlyAvailable`: the database is a pg_auto_failover formation.
-    static Result<std::unique_ptr<ChaosWorld>> start(const QString &directory,
-                                                     bool highlyAvailable);
+    // `alipay`: the channel simulator speaks Alipay's OpenAPI and keel calls
+    // it through its Alipay adapter.
+    static Result<std::unique_ptr<ChaosWorld>> start(const QString &directory, bool highlyAvailable,
+                                                     bool alipay = false);
     ~ChaosWorld();
 
     ConnectionSettings settings() const { return m_settings; }
@@ -67,7 +69,7 @@ private:
     Status startSingleServer();
     Status prepareDatabase();
     Status createProcessLogin(LibpqConnection &connection);
-    void defineProcesses();
+    void defineProcesses(bool alipay);
 
     QString m_directory;
     std::unique_ptr<EmbeddedCluster> m_database;

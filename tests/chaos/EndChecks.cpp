@@ -111,17 +111,19 @@ namespace {
 // The simulated channel's contract in the chaos runs: 0.6 % a payment.
 constexpr qint64 ContractedFeePpm = 6000;
 
-Status reconcileDay(LibpqConnection &checked, const QDate &day, const CurrencyTable &currencies,
-                    Verdict &verdict)
+Status reconcileDay(LibpqConnection &checked, const QString &channel, const QString &zone,
+                    const QDate &day, const CurrencyTable &currencies, Verdict &verdict)
 {
-    Result<QByteArray> statement = simulatorStatement(checked, day, ContractedFeePpm);
+    StatementLayout layout;
+    layout.dayZone = zone;
+    Result<QByteArray> statement = simulatorStatement(checked, day, ContractedFeePpm, {}, layout);
     if (!statement)
         return statement.error();
-    Result<ImportedStatement> stored = importStatement(
-        checked, QStringLiteral("sim"), {StatementFormat::Csv, *statement, {}}, currencies);
+    Result<ImportedStatement> stored =
+        importStatement(checked, channel, {StatementFormat::Csv, *statement, {}}, currencies);
     if (!stored)
         return stored.error();
-    Result<ReconReport> report = runReconciliation(checked, QStringLiteral("sim"), day);
+    Result<ReconReport> report = runReconciliation(checked, channel, day);
     if (!report)
         return report.error();
     verdict.counts[QStringLiteral("reconciled: statement lines")] += stored->lines;
@@ -138,23 +140,29 @@ Status reconcileDay(LibpqConnection &checked, const QDate &day, const CurrencyTa
 
 } // namespace
 
-void checkReconciliation(LibpqConnection &checked, Verdict &verdict)
+void checkReconciliation(LibpqConnection &checked, Verdict &verdict, const QString &channel)
 {
-    if (Status contracted = setContractedFeeRate(checked, QStringLiteral("sim"), ContractedFeePpm);
-        !contracted)
+    if (Status contracted = setContractedFeeRate(checked, channel, ContractedFeePpm); !contracted)
         return verdict.violation(QStringLiteral("reconciliation: cannot record the fee rate: ") +
                                  contracted.error().message);
     Result<CurrencyTable> currencies = loadCurrencies(checked);
+    Result<PgRows> zones = checked.query(
+        "SELECT time_zone FROM keel.recon_channels WHERE channel = $1", {channel.toUtf8()});
+    if (!zones || zones->size() != 1)
+        return verdict.violation(QStringLiteral("reconciliation: no channel %1").arg(channel));
+    const std::optional<QString> zone = zones->text(0, 0);
     Result<PgRows> days =
-        checked.query("SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date::text FROM "
+        checked.query("SELECT DISTINCT (created_at AT TIME ZONE $1)::date::text FROM "
                       "keel.sim_channel_operations "
-                      "UNION SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date::text "
-                      "FROM keel.ledger_transactions ORDER BY 1");
+                      "UNION SELECT DISTINCT (created_at AT TIME ZONE $1)::date::text "
+                      "FROM keel.ledger_transactions ORDER BY 1",
+                      {zone->toUtf8()});
     if (!currencies || !days)
         return verdict.violation(QStringLiteral("reconciliation unreadable: ") +
                                  (currencies ? days.error() : currencies.error()).message);
     for (int i = 0; i < days->size(); ++i)
-        if (Status done = reconcileDay(checked, QDate::fromString(days->text(i, 0), Qt::ISODate),
+        if (Status done = reconcileDay(checked, channel, *zone,
+                                       QDate::fromString(days->text(i, 0), Qt::ISODate),
                                        *currencies, verdict);
             !done)
             verdict.violation(QStringLiteral("reconciliation of %1 failed: %2")

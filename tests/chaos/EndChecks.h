@@ -31,8 +31,11 @@ void checkRepairs(LibpqConnection &checked, Verdict &verdict);
 
 // The simulated channel's own statements of every day the run touched,
 // imported and reconciled as the service does it: any break is a difference
-// between what the channel moved and what keel booked.
-void checkReconciliation(LibpqConnection &checked, Verdict &verdict);
+// between what the channel moved and what keel booked. `channel` is the one
+// keel's records name (sim, or alipay when keel called it as Alipay), whose
+// business day is cut in its own zone.
+void checkReconciliation(LibpqConnection &checked, Verdict &verdict,
+                         const QString &channel = QStringLiteral("sim"));
 
 // No secret the run handed out appears in a log, a command line or /metrics.
 void scanForSecrets(const QString &directory, ChaosWorld &world, Verdict &verdict);

@@ -1,6 +1,6 @@
 // keel-chaos: load and a seeded fault schedule against real keel processes on
 // a real PostgreSQL and RabbitMQ, then the end checks (ChaosChecks.h).
-// Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--failover] [--operators]
+// Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--failover] [--operators] [--alipay]
 //                   [--keep DIR]
 
 #include "ChaosRun.h"
@@ -45,6 +45,9 @@ int main(int argc, char *argv[])
         {QStringLiteral("operators"),
          QStringLiteral("Two people at the console during the faults (a maker and a checker) "
                         "propose, approve, reject, let expire and execute guarded actions.")},
+        {QStringLiteral("alipay"),
+         QStringLiteral("The gateways and worker call the channel as Alipay (keel channel-sim "
+                        "--protocol alipay): yuan sales, refunds, their queries and cancels.")},
         {QStringLiteral("keep"),
          QStringLiteral("Keep the servers' directory and logs here instead of a temporary one."),
          QStringLiteral("DIR")},
@@ -68,6 +71,7 @@ int main(int argc, char *argv[])
     options.clients = positive("clients", 4, 64);
     options.failover = parser.isSet(QStringLiteral("failover"));
     options.operators = parser.isSet(QStringLiteral("operators"));
+    options.alipay = parser.isSet(QStringLiteral("alipay"));
     if (!ok) {
         out << "keel-chaos: --seed must be a whole number, --seconds and --clients positive"
             << Qt::endl;
