@@ -103,6 +103,12 @@ void addChannelOptions(QCommandLineParser &parser)
                                      "system's, for every https:// call this process makes "
                                      "(merchant notifications, saga and TCC participants)."),
                       QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("channel-ca-file"),
+                      QStringLiteral("PEM file of a certificate authority trusted for the channel "
+                                     "alone (--channel URL or alipay), beside the system's: a "
+                                     "channel's private CA need not be trusted for merchants' "
+                                     "and participants' hosts."),
+                      QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("allow-http"),
                       QStringLiteral("Also call plain http:// merchant notify URLs, saga and TCC "
                                      "participants and --channel, and accept them in saga "
@@ -152,12 +158,19 @@ Result<ChannelFactory> alipayOption(const QCommandLineParser &parser, int timeou
                                               QStringLiteral("alipay-public-key"));
     if (!alipayKey)
         return alipayKey.error();
+    // A private key here is the app's own, given in the wrong place: answers
+    // it "verifies" would be keel's word, not Alipay's.
+    if (alipayKey->canSign())
+        return fieldError(QStringLiteral("alipay-public-key"), QStringLiteral("key_invalid"),
+                          QStringLiteral("--alipay-public-key must be Alipay's public key, not a "
+                                         "private key"));
     options.appPrivateKey = *appKey;
     options.alipayPublicKey = *alipayKey;
     if (parser.isSet(QStringLiteral("alipay-gateway")))
         options.gateway = QUrl(parser.value(QStringLiteral("alipay-gateway")), QUrl::StrictMode);
     options.notifyUrl = parser.value(QStringLiteral("alipay-notify-url"));
     options.timeoutMs = timeoutMs;
+    options.authority = parser.value(QStringLiteral("channel-ca-file"));
     return alipayChannel(std::move(options));
 }
 
@@ -174,7 +187,7 @@ Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
         if (const QString unread = TlsSession::trustAlso(parser.value(QStringLiteral("ca-file")));
             !unread.isEmpty())
             return fieldError(QStringLiteral("ca-file"), QStringLiteral("parameter_invalid"),
-                              unread);
+                              QStringLiteral("--ca-file: %1").arg(unread));
     }
     if (parser.isSet(QStringLiteral("channel"))) {
         for (const QString &option : parser.optionNames())
@@ -187,9 +200,15 @@ Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
             intOption(parser, QStringLiteral("channel-timeout"), 10000, 100, 600000);
         if (!timeout)
             return timeout.error();
+        const QString authority = parser.value(QStringLiteral("channel-ca-file"));
+        if (!authority.isEmpty())
+            if (const QString unread = TlsSession::checkAuthority(authority); !unread.isEmpty())
+                return fieldError(QStringLiteral("channel-ca-file"),
+                                  QStringLiteral("parameter_invalid"),
+                                  QStringLiteral("--channel-ca-file: %1").arg(unread));
         if (parser.value(QStringLiteral("channel")) == QLatin1String("alipay"))
             return alipayOption(parser, *timeout);
-        return httpChannel(parser.value(QStringLiteral("channel")), *timeout);
+        return httpChannel(parser.value(QStringLiteral("channel")), *timeout, authority);
     }
     Result<SimulatedChannelConfig> config = simulatorConfig(parser);
     if (!config)

@@ -105,7 +105,7 @@ AlipayChannel::Exchange AlipayChannel::call(const QString &method, const QJsonOb
                              QDateTime::currentDateTimeUtc()};
     Result<AlipaySignature::Parameters> signedCall =
         AlipayOpenApi::signedCall(call, m_options.appPrivateKey);
-    HttpClient *client = pooledClient(m_options.gateway, m_options.timeoutMs);
+    HttpClient *client = pooledClient(m_options.gateway, m_options.timeoutMs, m_options.authority);
     if (!signedCall || !client) {
         exchange.maybeReceived = false;
         exchange.why =

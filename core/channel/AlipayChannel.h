@@ -16,6 +16,7 @@ struct AlipayChannelOptions {
     RsaKey alipayPublicKey; // verifies every answer
     QString notifyUrl;      // where Alipay sends trade results; empty: none
     int timeoutMs = 10000;
+    QString authority; // a PEM file trusted for Alipay's gateway alone; empty: the process's
     // How long after a charge was created a pay request for it could still
     // reach Alipay and be paid: a payment code (auth_code) is shown for about
     // a minute and refused soon after. Past this, a trade Alipay has never

@@ -20,8 +20,9 @@ ChannelResult noAnswer(const HttpReply &reply)
 
 } // namespace
 
-HttpChannel::HttpChannel(QString host, int port, int timeoutMs, bool tls)
-    : m_host(std::move(host)), m_port(port), m_timeoutMs(timeoutMs), m_tls(tls)
+HttpChannel::HttpChannel(QString host, int port, int timeoutMs, bool tls, QString authority)
+    : m_host(std::move(host)), m_port(port), m_timeoutMs(timeoutMs), m_tls(tls),
+      m_authority(std::move(authority))
 {}
 
 HttpChannel::~HttpChannel() = default;
@@ -36,7 +37,9 @@ std::unique_ptr<HttpClient> HttpChannel::take()
             return client;
         }
     }
-    return std::make_unique<HttpClient>(m_host, m_port, m_timeoutMs, m_tls);
+    auto client = std::make_unique<HttpClient>(m_host, m_port, m_timeoutMs, m_tls);
+    client->setAuthority(m_authority);
+    return client;
 }
 
 void HttpChannel::give(std::unique_ptr<HttpClient> client)
@@ -107,7 +110,7 @@ ChannelResult HttpChannel::close(const ChannelRequest &operation)
     return {ChannelOutcome::Unknown, {}, QStringLiteral("channel close %1").arg(why)};
 }
 
-Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs)
+Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs, const QString &authority)
 {
     const QUrl parsed(url, QUrl::StrictMode);
     const bool tls = parsed.scheme() == QLatin1String("https");
@@ -124,8 +127,8 @@ Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs)
                           QStringLiteral("--channel is refused: %1").arg(refused));
     const QString host = parsed.host();
     const int port = parsed.port(tls ? 443 : 80);
-    return ChannelFactory([host, port, timeoutMs, tls](const ConnectionSettings &) {
-        return std::make_shared<HttpChannel>(host, port, timeoutMs, tls);
+    return ChannelFactory([host, port, timeoutMs, tls, authority](const ConnectionSettings &) {
+        return std::make_shared<HttpChannel>(host, port, timeoutMs, tls, authority);
     });
 }
 

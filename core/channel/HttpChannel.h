@@ -19,7 +19,8 @@ class HttpClient;
 // verify, before anything was sent is Failed.
 class HttpChannel final : public Channel {
 public:
-    HttpChannel(QString host, int port, int timeoutMs, bool tls = false);
+    // `authority`: a PEM file trusted for this channel alone (its private CA).
+    HttpChannel(QString host, int port, int timeoutMs, bool tls = false, QString authority = {});
     ~HttpChannel() override;
 
     QString name() const override { return QStringLiteral("http"); }
@@ -37,12 +38,14 @@ private:
     int m_port = 0;
     int m_timeoutMs = 0;
     bool m_tls = false;
+    QString m_authority;
     QMutex m_mutex;
     std::vector<std::unique_ptr<HttpClient>> m_idle;
 };
 
 // A factory for `keel gateway --channel URL`; an error if the URL is not
 // https://HOST[:PORT] or http://HOST:PORT.
-Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs);
+Result<ChannelFactory> httpChannel(const QString &url, int timeoutMs,
+                                   const QString &authority = {});
 
 } // namespace keel

@@ -10,7 +10,7 @@
 
 namespace keel {
 
-HttpClient *pooledClient(const QUrl &url, int timeoutMs)
+HttpClient *pooledClient(const QUrl &url, int timeoutMs, const QString &authority)
 {
     if (!HttpClient::refusal(url).isEmpty())
         return nullptr;
@@ -20,14 +20,16 @@ HttpClient *pooledClient(const QUrl &url, int timeoutMs)
     const QString origin = url.adjusted(QUrl::RemovePath | QUrl::RemoveQuery |
                                         QUrl::RemoveFragment | QUrl::RemoveUserInfo)
                                .toString() +
-                           u'/' + QString::number(timeoutMs);
+                           u'/' + QString::number(timeoutMs) + u'/' + authority;
     std::unique_ptr<HttpClient> &client = clients[origin];
     if (!client) {
         if (clients.size() > 64) {
             clients.clear();
-            return pooledClient(url, timeoutMs);
+            return pooledClient(url, timeoutMs, authority);
         }
         client = HttpClient::forUrl(url, timeoutMs);
+        if (client)
+            client->setAuthority(authority);
     }
     return client.get();
 }

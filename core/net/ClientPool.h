@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QString>
+
 class QUrl;
 
 namespace keel {
@@ -12,6 +14,7 @@ class HttpClient;
 // more than most calls. Null for a URL keel will not call
 // (HttpClient::refusal says why). The client stays the pool's; it must not
 // be used after the thread next asks for one, which may drop it.
-HttpClient *pooledClient(const QUrl &url, int timeoutMs);
+// `authority`: a PEM file trusted for this target alone (HttpClient::setAuthority).
+HttpClient *pooledClient(const QUrl &url, int timeoutMs, const QString &authority = {});
 
 } // namespace keel

@@ -140,7 +140,8 @@ bool HttpClient::connectIfNeeded(HttpReply *reply, const Deadline &deadline)
     if (!m_tlsWanted)
         return true;
     m_tls = std::make_unique<TlsSession>();
-    if (const QString refused = m_tls->handshake(m_fd, m_host, deadline); !refused.isEmpty()) {
+    if (const QString refused = m_tls->handshake(m_fd, m_host, deadline, m_authority);
+        !refused.isEmpty()) {
         reply->failure = HttpFailure::Unreachable;
         reply->error = refused;
         disconnect();

@@ -53,6 +53,9 @@ public:
     // Why keel would not call `url` ("" if it would), as one sentence
     // naming no field: the caller knows which one it checked.
     static QString refusal(const QUrl &url);
+    // Trust this PEM file's authority for this client's TLS peer, instead of
+    // the process's extra one (TlsSession::handshake's `authority`).
+    void setAuthority(const QString &caFile) { m_authority = caFile; }
     ~HttpClient();
     HttpClient(const HttpClient &) = delete;
     HttpClient &operator=(const HttpClient &) = delete;
@@ -82,6 +85,7 @@ private:
     int m_port = 0;
     int m_timeoutMs = 30000;
     bool m_tlsWanted = false;
+    QString m_authority;
     int m_fd = -1;
     std::unique_ptr<TlsSession> m_tls;
     QByteArray m_buffer;

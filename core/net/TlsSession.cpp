@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
 #include <mutex>
 
 namespace keel {
@@ -24,6 +25,8 @@ struct ClientContext {
     std::mutex lock;
     std::shared_ptr<SSL_CTX> context;
     QString extraAuthority;
+    // One context per target's own authority, made on first use.
+    std::map<QString, std::shared_ptr<SSL_CTX>> byAuthority;
 };
 
 // Never destroyed: OpenSSL cleans itself up at exit, possibly before a
@@ -63,7 +66,8 @@ std::shared_ptr<SSL_CTX> newContext(const QString &caFile, QString *error)
     }
     if (!caFile.isEmpty() && SSL_CTX_load_verify_locations(
                                  context.get(), caFile.toLocal8Bit().constData(), nullptr) != 1) {
-        *error = lastSslError(qPrintable(QStringLiteral("cannot read --ca-file %1").arg(caFile)));
+        *error = lastSslError(
+            qPrintable(QStringLiteral("cannot read the authority file %1").arg(caFile)));
         return nullptr;
     }
     return context;
@@ -154,10 +158,16 @@ BIO_METHOD *socketMethod()
     return method;
 }
 
-std::shared_ptr<SSL_CTX> currentContext(QString *error)
+std::shared_ptr<SSL_CTX> currentContext(const QString &authority, QString *error)
 {
     ClientContext &shared = clientContext();
     const std::lock_guard<std::mutex> held(shared.lock);
+    if (!authority.isEmpty()) {
+        std::shared_ptr<SSL_CTX> &own = shared.byAuthority[authority];
+        if (!own)
+            own = newContext(authority, error);
+        return own;
+    }
     if (!shared.context)
         shared.context = newContext(shared.extraAuthority, error);
     return shared.context;
@@ -192,11 +202,20 @@ QString TlsSession::trustAlso(const QString &caFile)
     return {};
 }
 
-QString TlsSession::handshake(int fd, const QString &host, const Deadline &deadline)
+QString TlsSession::checkAuthority(const QString &caFile)
+{
+    QString error;
+    if (!currentContext(caFile, &error))
+        return error;
+    return {};
+}
+
+QString TlsSession::handshake(int fd, const QString &host, const Deadline &deadline,
+                              const QString &authority)
 {
     QString error;
     auto ssl = std::make_unique<Ssl>();
-    ssl->context = currentContext(&error);
+    ssl->context = currentContext(authority, &error);
     if (!ssl->context)
         return error;
     ssl->ssl = SSL_new(ssl->context.get());

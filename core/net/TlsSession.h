@@ -20,10 +20,16 @@ public:
     // the process opened from now on (a private CA's root: the `--ca-file` of
     // a service). Empty: the system's store alone. An error names the file.
     static QString trustAlso(const QString &caFile);
+    // Whether `caFile` can serve as one target's own authority (handshake's
+    // `authority`): "" if it can, else why not, naming the file.
+    static QString checkAuthority(const QString &caFile);
 
     // Negotiates over `fd` for `host`, or says why not ("" when done). Nothing
-    // of the caller's has been sent when this fails.
-    QString handshake(int fd, const QString &host, const Deadline &deadline);
+    // of the caller's has been sent when this fails. `authority`: a PEM file
+    // trusted for this target alone, beside the system's store (a channel's
+    // private CA); empty: the process's trust (trustAlso).
+    QString handshake(int fd, const QString &host, const Deadline &deadline,
+                      const QString &authority = {});
 
     enum class Io { Done, WouldBlock, Closed };
     // Writes all of `bytes`; Closed if the peer went away or refused them,

@@ -77,10 +77,11 @@ HttpResponse AlipayGatewaySim::handle(const HttpRequest &request)
     if (form->valueOr(QStringLiteral("app_id")) != m_options.appId)
         return signedAnswer(method, failure("40002", "Invalid Arguments", "isv.invalid-app-id",
                                             QStringLiteral("unknown app_id")));
-    const QByteArray sign =
-        QByteArray::fromBase64(form->valueOr(QStringLiteral("sign")).toLatin1());
-    if (!m_options.appPublicKey.verifySha256(AlipaySignature::requestSignString(form->entries()),
-                                             sign))
+    const QByteArray::FromBase64Result sign = QByteArray::fromBase64Encoding(
+        form->valueOr(QStringLiteral("sign")).toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
+    if (form->valueOr(QStringLiteral("sign_type")) != QLatin1String("RSA2") || !sign ||
+        !m_options.appPublicKey.verifySha256(AlipaySignature::requestSignString(form->entries()),
+                                             *sign))
         return signedAnswer(method, failure("40002", "Invalid Arguments", "isv.invalid-signature",
                                             QStringLiteral("the request's sign does not verify")));
     const QJsonObject biz =

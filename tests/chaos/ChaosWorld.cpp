@@ -3,6 +3,7 @@
 #include "FailoverCluster.h"
 #include "KeelProcess.h"
 #include "ServerAccountAccess.h"
+#include "SigningFiles.h"
 #include "TestParticipant.h"
 
 #include "core/db/LibpqConnection.h"
@@ -172,11 +173,9 @@ ConnectionSettings ChaosWorld::serviceSettings() const
 
 void ChaosWorld::defineProcesses(bool alipay)
 {
+    using test::signingFile;
     const QString db = m_processSettings.conninfo();
     const QString channel = QStringLiteral("http://127.0.0.1:%1").arg(bindLoopback());
-    const auto signingFile = [](const char *name) -> QString {
-        return QStringLiteral(KEEL_SOURCE_DIR "/tests/data/signing/") + QLatin1String(name);
-    };
     const QString appId = QStringLiteral("2021000000000042");
     const auto add = [&](const QString &name, QStringList arguments, const char *ready) {
         m_processes.push_back(std::make_unique<KeelService>(

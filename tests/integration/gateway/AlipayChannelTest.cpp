@@ -4,6 +4,7 @@
 
 #include "GatewayTest.h"
 #include "KeelProcess.h"
+#include "SigningFiles.h"
 #include "TestPki.h"
 
 #include "core/ServiceLog.h"
@@ -30,16 +31,13 @@
 using namespace keel;
 using keel::test::startKeel;
 
+using keel::test::signingFile;
+
 namespace {
 
 const QString AppId = QStringLiteral("2021000000000042");
 // An Alipay payment code as a till's scanner reads it.
 const QByteArray AuthCode = "284837283498234921";
-
-QString signingFile(const char *name)
-{
-    return QStringLiteral(KEEL_SOURCE_DIR "/tests/data/signing/") + QLatin1String(name);
-}
 
 QJsonObject jsonOf(const HttpReply &reply)
 {
@@ -342,7 +340,7 @@ TEST_F(AlipayChannelTest, TheGatewayCallsAlipayWithTheKeysItIsGiven)
                       signingFile("alipay-app.key"), QStringLiteral("--alipay-public-key"),
                       signingFile("alipay.pub"), QStringLiteral("--alipay-gateway"),
                       QStringLiteral("https://localhost:%1/gateway.do").arg(m_simPort),
-                      QStringLiteral("--ca-file"), m_pki.caCertificate()},
+                      QStringLiteral("--channel-ca-file"), m_pki.caCertificate()},
                      &url);
     ASSERT_FALSE(url.isEmpty());
     const HttpReply charged = post("/v1/charges", "amount=2500&currency=cny&source=" + AuthCode,
@@ -376,6 +374,14 @@ TEST_F(AlipayChannelTest, AGatewayMissingAnAlipayKeyDoesNotStart)
     EXPECT_EQ(publicKey.exitCode, 2);
     EXPECT_TRUE(publicKey.err.contains(QLatin1String("alipay-app-key")))
         << qPrintable(publicKey.err);
+    // The app's private key where Alipay's public key belongs would let keel
+    // believe answers it could have signed itself.
+    const keel::test::ProcessResult swapped = keel::test::runKeel(
+        base + QStringList{QStringLiteral("--alipay-public-key"), signingFile("alipay-app.key"),
+                           QStringLiteral("--alipay-app-key"), signingFile("alipay-app.key")});
+    EXPECT_EQ(swapped.exitCode, 2);
+    EXPECT_TRUE(swapped.err.contains(QLatin1String("alipay-public-key")))
+        << qPrintable(swapped.err);
     // Plain http:// to Alipay is refused like every other outgoing call.
     const keel::test::ProcessResult plain = keel::test::runKeel(
         base + QStringList{QStringLiteral("--alipay-public-key"), signingFile("alipay.pub"),

@@ -5,6 +5,7 @@
 // byte for byte against openssl and python-cryptography.
 
 #include "GatewayTest.h"
+#include "SigningFiles.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/QtSqlConnections.h"
@@ -27,12 +28,9 @@
 
 using namespace keel;
 
-namespace {
+using keel::test::signingFile;
 
-QString signingFile(const char *name)
-{
-    return QStringLiteral(KEEL_SOURCE_DIR "/tests/data/signing/") + QLatin1String(name);
-}
+namespace {
 
 QByteArray readSigningFile(const char *name)
 {

@@ -4,6 +4,7 @@
 
 #include "GatewayTest.h"
 #include "KeelProcess.h"
+#include "SigningFiles.h"
 #include "WaitUntil.h"
 
 #include "core/api/StripeReplies.h"
@@ -28,12 +29,9 @@ using namespace keel;
 using keel::test::startKeel;
 using keel::test::waitUntil;
 
-namespace {
+using keel::test::signingFile;
 
-QString signingFile(const char *name)
-{
-    return QStringLiteral(KEEL_SOURCE_DIR "/tests/data/signing/") + QLatin1String(name);
-}
+namespace {
 
 QJsonObject jsonOf(const HttpReply &reply)
 {

@@ -8,12 +8,14 @@
 #include "TestPki.h"
 
 #include "core/channel/HttpChannel.h"
+#include "core/net/ClientPool.h"
 #include "core/net/LoopbackPort.h"
 #include "core/net/TlsSession.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QUrl>
 
 #include <gtest/gtest.h>
 
@@ -116,6 +118,41 @@ TEST_F(ChannelTlsTest, AChannelTheGatewayCannotVerifyIsSentNothing)
     ASSERT_EQ(refused.status, 200) << refused.body.constData();
     EXPECT_EQ(jsonOf(refused).value(QLatin1String("status")).toString(), QStringLiteral("pending"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations"), QStringLiteral("0"));
+}
+
+// A channel's private authority (`--channel-ca-file`) is trusted for the
+// channel alone: the channel verifies through it, while the process's other
+// calls (merchant notifications, participants) to a host it signed do not.
+TEST_F(ChannelTlsTest, AChannelsOwnAuthorityIsTrustedForThatChannelAlone)
+{
+    ASSERT_TRUE(TlsSession::trustAlso({}).isEmpty()); // the system's authorities alone
+    HttpChannel trusting(QStringLiteral("localhost"), m_simPort, 2000, true, m_pki.caCertificate());
+    ChannelRequest request;
+    request.reference = QStringLiteral("ch_ownAuthority01");
+    request.operation = QStringLiteral("authorize");
+    request.amount = 900;
+    request.currency = QStringLiteral("cny");
+    request.source = QStringLiteral("tok_visa");
+    const ChannelResult approved = trusting.execute(request);
+    EXPECT_EQ(approved.outcome, ChannelOutcome::Approved) << qPrintable(approved.message);
+
+    HttpClient *notifier =
+        pooledClient(QUrl(QStringLiteral("https://localhost:%1/").arg(m_simPort)), 2000);
+    ASSERT_NE(notifier, nullptr);
+    const HttpReply refused =
+        notifier->request("GET", "/v1/operations/ch_ownAuthority01/authorize");
+    EXPECT_EQ(refused.status, 0);
+    EXPECT_EQ(refused.failure, HttpFailure::Unreachable);
+    EXPECT_TRUE(refused.error.contains(QLatin1String("not trusted"))) << qPrintable(refused.error);
+
+    const test::ProcessResult unreadable = test::runKeel(
+        {QStringLiteral("gateway"), QStringLiteral("--db"), m_serviceLogin.conninfo(),
+         QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--channel"),
+         QStringLiteral("https://localhost:%1").arg(m_simPort), QStringLiteral("--channel-ca-file"),
+         QStringLiteral("/nonexistent/ca.pem")});
+    EXPECT_EQ(unreadable.exitCode, 2);
+    EXPECT_TRUE(unreadable.err.contains(QLatin1String("channel-ca-file")))
+        << qPrintable(unreadable.err);
 }
 
 // `keel gateway --tls-cert --tls-key` serves the API over HTTPS, and says
