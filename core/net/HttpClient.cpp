@@ -1,6 +1,7 @@
 #include "core/net/HttpClient.h"
 
 #include "core/net/Deadline.h"
+#include "core/net/Resolver.h"
 #include "core/net/TlsSession.h"
 
 #include <QUrl>
@@ -112,27 +113,36 @@ bool HttpClient::connectIfNeeded(HttpReply *reply, const Deadline &deadline)
 {
     if (m_fd >= 0)
         return true;
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo *found = nullptr;
-    if (::getaddrinfo(m_host.toLatin1().constData(), QByteArray::number(m_port).constData(), &hints,
-                      &found) != 0 ||
-        !found) {
+    // An internationalized name is looked up, and its certificate checked,
+    // in the xn-- form the DNS and certificates carry.
+    const QByteArray host = QUrl::toAce(m_host);
+    QString error;
+    const std::vector<ResolvedAddress> addresses =
+        resolveWithin(host.isEmpty() ? m_host.toLatin1() : host, m_port, deadline, &error);
+    if (addresses.empty()) {
         reply->failure = HttpFailure::Unreachable;
-        reply->error = QStringLiteral("cannot resolve %1").arg(m_host);
+        reply->error = error;
         return false;
     }
-    m_fd = ::socket(found->ai_family, found->ai_socktype, found->ai_protocol);
-    const bool connected = m_fd >= 0 && connectWithin(found->ai_addr, found->ai_addrlen, deadline);
-    ::freeaddrinfo(found);
+    // Each address in turn (IPv6 and IPv4 alike), while time is left.
+    bool connected = false;
+    int why = 0;
+    for (const ResolvedAddress &address : addresses) {
+        m_fd = ::socket(address.family, SOCK_STREAM, 0);
+        connected = m_fd >= 0 && connectWithin(&address.address, address.length, deadline);
+        if (connected)
+            break;
+        why = errno;
+        disconnect();
+        if (deadline.passed())
+            break;
+    }
     if (!connected) {
         reply->failure = HttpFailure::Unreachable;
         reply->error = QStringLiteral("cannot connect to %1:%2: %3")
                            .arg(m_host)
                            .arg(m_port)
-                           .arg(QString::fromLocal8Bit(std::strerror(errno)));
-        disconnect();
+                           .arg(QString::fromLocal8Bit(std::strerror(why)));
         return false;
     }
     const int one = 1;

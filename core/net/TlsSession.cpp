@@ -2,6 +2,8 @@
 
 #include "core/net/Deadline.h"
 
+#include <QUrl>
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -228,7 +230,8 @@ QString TlsSession::handshake(int fd, const QString &host, const Deadline &deadl
     SSL_set_bio(ssl->ssl, socket, socket);
     // The name the certificate must carry is the one keel dialled; an
     // address is checked as an address, and is sent as no server name.
-    const QByteArray name = host.toLatin1();
+    const QByteArray ace = QUrl::toAce(host);
+    const QByteArray name = ace.isEmpty() ? host.toLatin1() : ace;
     X509_VERIFY_PARAM *check = SSL_get0_param(ssl->ssl);
     in6_addr address;
     const bool isAddress = ::inet_pton(AF_INET, name.constData(), &address) == 1 ||
