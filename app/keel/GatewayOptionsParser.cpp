@@ -210,6 +210,10 @@ Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
             return alipayOption(parser, *timeout);
         return httpChannel(parser.value(QStringLiteral("channel")), *timeout, authority);
     }
+    if (parser.isSet(QStringLiteral("channel-ca-file")))
+        return fieldError(QStringLiteral("channel-ca-file"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("--channel-ca-file needs --channel: the in-process "
+                                         "simulator is called over no network"));
     Result<SimulatedChannelConfig> config = simulatorConfig(parser);
     if (!config)
         return config.error();

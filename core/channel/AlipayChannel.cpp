@@ -83,8 +83,14 @@ QString mismatch(const QString &method, const QJsonObject &asked, const QJsonObj
         if (wanted.isEmpty())
             continue;
         const QJsonValue said = answer.value(QLatin1String(key));
-        const bool required = meaning == Meaning::Done &&
-                              (qstrcmp(key, "out_trade_no") == 0 || method == RefundQuery);
+        // "Already paid" names nothing and is re-read by a query; a trade
+        // query's "closed, unpaid" fails a payment, so it must name its trade.
+        const bool tradeKey = qstrcmp(key, "out_trade_no") == 0;
+        const bool required = (meaning == Meaning::Done &&
+                               answer.value(QLatin1String("sub_code")).toString() !=
+                                   QLatin1String("ACQ.TRADE_HAS_SUCCESS") &&
+                               (tradeKey || method == RefundQuery)) ||
+                              (meaning == Meaning::Refused && method == TradeQuery && tradeKey);
         if (said.isString() ? said.toString() != wanted : required)
             return QStringLiteral("Alipay %1's answer names %2 %3, not %4")
                 .arg(method, QLatin1String(key),
@@ -158,10 +164,19 @@ ChannelResult AlipayChannel::execute(const ChannelRequest &request)
         if (!request.capture)
             return {ChannelOutcome::Declined, QStringLiteral("capture_required"),
                     QStringLiteral("an Alipay payment is captured when paid: send capture=true")};
-        return pay(request);
+        ChannelResult paid = pay(request);
+        if (paid.outcome == ChannelOutcome::NotFound) // "already paid", then not found
+            paid.outcome = ChannelOutcome::Unknown;
+        return paid;
     }
-    if (request.operation == QLatin1String("refund"))
-        return refund(request);
+    if (request.operation == QLatin1String("refund")) {
+        // A refund query's "no such refund" right after a repeat moved no
+        // money says nothing yet: the earlier copy's refund may not show.
+        ChannelResult refunded = refund(request);
+        if (refunded.outcome == ChannelOutcome::NotFound)
+            refunded.outcome = ChannelOutcome::Unknown;
+        return refunded;
+    }
     // A sale has nothing left to capture or void; nothing is sent.
     return {ChannelOutcome::Failed,
             {},
@@ -195,7 +210,7 @@ ChannelResult AlipayChannel::pay(const ChannelRequest &request)
         // rejected as sent. Either may leave a trade open under the
         // out_trade_no for a copy still on its way to pay; once Alipay has
         // cancelled it, the refusal is final.
-        if (const ChannelResult cancelled = cancel(request, true);
+        if (const ChannelResult cancelled = cancel(request, request.firstAttempt);
             cancelled.outcome != ChannelOutcome::Closed)
             return cancelled;
         return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
@@ -219,8 +234,10 @@ ChannelResult AlipayChannel::refund(const ChannelRequest &request)
     case Meaning::Done:
         return {ChannelOutcome::Approved, {}, exchange.why};
     case Meaning::Refused:
+        // Only a copy sent earlier could have caused these; with none, they
+        // are Alipay's word on this refund.
         if (exchange.reading.code == QLatin1String("40004") &&
-            refusalATwinCouldCause(exchange.reading.subCode))
+            refusalATwinCouldCause(exchange.reading.subCode) && !request.firstAttempt)
             return refusedRefund(request, exchange.reading.subCode, exchange.why);
         // Alipay cannot close a refund; these refusals follow from the
         // request itself or the trade, so a copy of it is refused the same way.
@@ -341,8 +358,9 @@ ChannelResult AlipayChannel::cancel(const ChannelRequest &operation, bool justRe
                     {},
                     QStringLiteral("%1 action=%2").arg(exchange.why, action)};
         // Alipay had no such trade, and says nothing of one a pay request
-        // still on its way would create. Only a request Alipay has just
-        // refused, or a payment code too old to pay with, cannot.
+        // still on its way would create. None can be on its way when the only
+        // request ever sent was just refused, or when the payment code is
+        // too old to pay with.
         const qint64 age = QDateTime::currentSecsSinceEpoch() - operation.chargeCreatedEpoch;
         if (justRefused ||
             (operation.chargeCreatedEpoch > 0 && age > m_options.paymentCodeLifetimeSeconds))

@@ -51,7 +51,8 @@ private:
     // is unknown to it or waits for the buyer: only then may it be cancelled.
     ChannelResult queryTrade(const ChannelRequest &operation, bool *unpaid = nullptr);
     ChannelResult queryRefund(const ChannelRequest &operation);
-    // `justRefused`: Alipay has just refused this trade's pay request.
+    // `justRefused`: Alipay has just refused the only pay request ever sent
+    // for this trade (ChannelRequest::firstAttempt), so no copy can follow.
     ChannelResult cancel(const ChannelRequest &operation, bool justRefused);
     ChannelResult refusedRefund(const ChannelRequest &request, const QString &subCode,
                                 const QString &why);

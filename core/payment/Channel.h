@@ -38,6 +38,10 @@ struct ChannelRequest {
     // When keel created the charge (seconds since 1970; 0: not known). A
     // channel may reason from it about requests that could still be in flight.
     qint64 chargeCreatedEpoch = 0;
+    // Whether this is certainly the first request for the operation: no
+    // earlier copy (a retry, a takeover, the reconciler) can still be on its
+    // way. Only callChannel knows it; everything else may be a repeat.
+    bool firstAttempt = false;
 
     // The charge's id, also for a request built before chargeReference was set.
     QString chargeId() const { return chargeReference.isEmpty() ? reference : chargeReference; }

@@ -75,7 +75,13 @@ Result<ChannelResult> callChannel(Channel &channel, const ChannelRequest &reques
         if (!known || known->outcome != ChannelOutcome::NotFound)
             return known;
     }
-    return finalRefusal(channel, request, closedBefore(channel.execute(request)));
+    ChannelRequest sent = request;
+    sent.firstAttempt = earlier == EarlierAttempt::None;
+    ChannelResult answer = closedBefore(channel.execute(sent));
+    // "Never received" answers a query, not a request that was just sent.
+    if (answer.outcome == ChannelOutcome::NotFound)
+        answer = {ChannelOutcome::Unknown, {}, answer.message};
+    return finalRefusal(channel, sent, answer);
 }
 
 } // namespace keel

@@ -10,11 +10,14 @@ namespace keel {
 namespace {
 
 // Charges left in flight by a lost answer, untouched for the grace ($1 s).
+// In no fixed order: payments the channel cannot settle yet (an Alipay trade
+// a late request could still create) stay in flight pass after pass, and a
+// page of the oldest would hold every newer one back behind them.
 constexpr char InFlightCharges[] = "SELECT c.merchant_id, c.public_id FROM keel.payment_state s "
                                    "JOIN keel.charges c ON c.id = s.charge_id "
                                    "WHERE s.state IN ('Authorizing', 'Capturing') "
                                    "  AND s.updated_at < now() - make_interval(secs => $1) "
-                                   "ORDER BY s.updated_at LIMIT $2";
+                                   "ORDER BY random() LIMIT $2";
 
 // Charges back in Authorized after a refused capture. A twin of the capture
 // lives as long as a request to the channel can, seconds: an hour of asking
@@ -29,13 +32,14 @@ constexpr char RefusedCaptures[] =
     "       ORDER BY e.id DESC LIMIT 1) = 'capture_retry' "
     "ORDER BY s.updated_at LIMIT $2";
 
-// Refunds whose answer was lost leave their charge in Refunding.
+// Refunds whose answer was lost leave their charge in Refunding; in no
+// fixed order, as for charges.
 constexpr char InFlightRefunds[] =
     "SELECT c.merchant_id, r.public_id, c.public_id FROM keel.refunds r "
     "JOIN keel.charges c ON c.id = r.charge_id JOIN keel.payment_state s ON s.charge_id = c.id "
     "WHERE s.state = 'Refunding' AND r.status = 'pending' "
     "  AND s.updated_at < now() - make_interval(secs => $1) "
-    "ORDER BY s.updated_at LIMIT $2";
+    "ORDER BY random() LIMIT $2";
 
 } // namespace
 

@@ -74,19 +74,10 @@ HttpResponse AlipayGatewaySim::handle(const HttpRequest &request)
         return signedAnswer(QStringLiteral("error"),
                             failure("40001", "Missing Required Arguments", "isv.missing-method",
                                     QStringLiteral("a form with `method` is expected")));
-    if (form->valueOr(QStringLiteral("app_id")) != m_options.appId)
-        return signedAnswer(method, failure("40002", "Invalid Arguments", "isv.invalid-app-id",
-                                            QStringLiteral("unknown app_id")));
-    const QByteArray::FromBase64Result sign = QByteArray::fromBase64Encoding(
-        form->valueOr(QStringLiteral("sign")).toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
-    if (form->valueOr(QStringLiteral("sign_type")) != QLatin1String("RSA2") || !sign ||
-        !m_options.appPublicKey.verifySha256(AlipaySignature::requestSignString(form->entries()),
-                                             *sign))
-        return signedAnswer(method, failure("40002", "Invalid Arguments", "isv.invalid-signature",
-                                            QStringLiteral("the request's sign does not verify")));
     const QJsonObject biz =
         QJsonDocument::fromJson(form->valueOr(QStringLiteral("biz_content")).toUtf8()).object();
-    const std::optional<QJsonObject> fields = answer(method, biz);
+    const std::optional<QJsonObject> refusal = rejection(*form);
+    const std::optional<QJsonObject> fields = refusal ? refusal : answer(method, biz);
     // One line per call, so a test can count what reached "Alipay".
     ServiceLog::info(
         QStringLiteral("alipay call %1 %2 %3: %4 %5")
@@ -101,6 +92,21 @@ HttpResponse AlipayGatewaySim::handle(const HttpRequest &request)
         return lost;
     }
     return signedAnswer(method, *fields);
+}
+
+std::optional<QJsonObject> AlipayGatewaySim::rejection(const RequestParams &form) const
+{
+    if (form.valueOr(QStringLiteral("app_id")) != m_options.appId)
+        return failure("40002", "Invalid Arguments", "isv.invalid-app-id",
+                       QStringLiteral("unknown app_id"));
+    const QByteArray::FromBase64Result sign = QByteArray::fromBase64Encoding(
+        form.valueOr(QStringLiteral("sign")).toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
+    if (form.valueOr(QStringLiteral("sign_type")) != QLatin1String("RSA2") || !sign ||
+        !m_options.appPublicKey.verifySha256(AlipaySignature::requestSignString(form.entries()),
+                                             *sign))
+        return failure("40002", "Invalid Arguments", "isv.invalid-signature",
+                       QStringLiteral("the request's sign does not verify"));
+    return std::nullopt;
 }
 
 std::optional<QJsonObject> AlipayGatewaySim::answer(const QString &method, const QJsonObject &biz)
@@ -200,17 +206,20 @@ QJsonObject AlipayGatewaySim::tradeQuery(const QJsonObject &biz)
 QJsonObject AlipayGatewaySim::cancel(const QJsonObject &biz)
 {
     const QString outTradeNo = biz.value(QStringLiteral("out_trade_no")).toString();
-    const bool known = m_channel.query({outTradeNo, QStringLiteral("authorize")}).outcome !=
-                       ChannelOutcome::NotFound;
-    const ChannelResult closed = m_channel.close({outTradeNo, QStringLiteral("authorize")});
     QJsonObject cancelled = with(success(), {{QStringLiteral("out_trade_no"), outTradeNo},
                                              {QStringLiteral("retry_flag"), QStringLiteral("N")}});
-    switch (closed.outcome) {
+    const ChannelRequest trade{outTradeNo, QStringLiteral("authorize")};
+    const ChannelOutcome before = m_channel.query(trade).outcome;
+    // A trade Alipay never saw: success without `action`, and nothing
+    // stops a pay request still on its way from making one afterwards.
+    if (before == ChannelOutcome::NotFound)
+        return cancelled;
+    if (before == ChannelOutcome::Unknown)
+        return with(unavailable(), {{QStringLiteral("retry_flag"), QStringLiteral("Y")}});
+    switch (m_channel.close(trade).outcome) {
     case ChannelOutcome::Closed:
     case ChannelOutcome::Declined:
-        // `action` only for a trade Alipay had: none for one it never saw.
-        if (known)
-            cancelled.insert(QStringLiteral("action"), QStringLiteral("close"));
+        cancelled.insert(QStringLiteral("action"), QStringLiteral("close"));
         return cancelled;
     case ChannelOutcome::Approved:
         // A paid trade past the day's cancel window: Alipay will not undo it.

@@ -11,6 +11,7 @@
 
 namespace keel {
 
+class RequestParams;
 class SimulatedChannel;
 struct ChannelRequest;
 struct ChannelResult;
@@ -46,6 +47,8 @@ private:
         qint64 amount = 0;
         QString currency;
     };
+    // The refusal of a call from another app or with a bad signature; none: it is taken.
+    std::optional<QJsonObject> rejection(const RequestParams &form) const;
     // The fields of the answer's node; nullopt: the answer is lost.
     std::optional<QJsonObject> answer(const QString &method, const QJsonObject &biz);
     std::optional<QJsonObject> pay(const QJsonObject &biz);

@@ -34,6 +34,7 @@ enum class Transit {
     Hold,            // still on its way: keel hears nothing, the network nothing yet
     RefuseAfterTwin, // a twin gets through and is processed; this one is refused
     Refuse,          // refused before processing, and no twin
+    ProcessedUnseen, // processed, and the answer says "no such operation" (a lagging record)
 };
 
 class NetworkInTransit final : public Channel {
@@ -58,6 +59,9 @@ public:
             return {ChannelOutcome::Failed, {}, QStringLiteral("refused: busy")};
         case Transit::Refuse:
             return {ChannelOutcome::Failed, {}, QStringLiteral("refused: unavailable")};
+        case Transit::ProcessedUnseen:
+            m_network->execute(request);
+            return {ChannelOutcome::NotFound, {}, QStringLiteral("no such operation yet")};
         }
         lock.unlock();
         return m_network->execute(request);
@@ -316,6 +320,24 @@ TEST_F(ChannelCloseTest, ARefundWhoseTwinGotThroughIsNotFailed)
     EXPECT_EQ(field(refund, "status"), QStringLiteral("succeeded"));
     EXPECT_EQ(channelRecord(refundId, "refund"), QStringLiteral("approved"));
     EXPECT_EQ(stateOf(id), QStringLiteral("Refunded"));
+    expectBooksAgreeWithTheChannel();
+}
+
+// "Never received" is a query's answer. Said to a request just sent (a
+// channel whose record lags behind what it did), it proves nothing: the
+// refund stays in flight for the reconciler, never failed, so the merchant
+// cannot refund the same money twice.
+TEST_F(ChannelCloseTest, ARefundAnsweredNotFoundStaysInFlightAndSettlesAsMade)
+{
+    const QString id = capturedCharge("charge");
+    const HttpReply refund = refundThrough(id, Transit::ProcessedUnseen, "refund");
+    ASSERT_EQ(refund.status, 200) << refund.body.constData();
+    const QString refundId = field(refund, "id");
+    EXPECT_EQ(field(refund, "status"), QStringLiteral("pending"));
+    EXPECT_EQ(stateOf(id), QStringLiteral("Refunding"));
+    reconcile();
+    EXPECT_EQ(scalar("SELECT status FROM keel.refunds"), QStringLiteral("succeeded"));
+    EXPECT_EQ(channelRecord(refundId, "refund"), QStringLiteral("approved"));
     expectBooksAgreeWithTheChannel();
 }
 
