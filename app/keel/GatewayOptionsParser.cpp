@@ -94,6 +94,11 @@ void addChannelOptions(QCommandLineParser &parser)
                       QStringLiteral("With --channel alipay: the OpenAPI gateway (default "
                                      "https://openapi.alipay.com/gateway.do)."),
                       QStringLiteral("URL")});
+    parser.addOption({QStringLiteral("alipay-payment-code-lifetime"),
+                      QStringLiteral("With --channel alipay: seconds after which a payment code "
+                                     "can no longer pay, so a trade Alipay never saw may be "
+                                     "closed (default 600)."),
+                      QStringLiteral("SECONDS")});
     parser.addOption({QStringLiteral("alipay-notify-url"),
                       QStringLiteral("With --channel alipay: where Alipay sends trade results "
                                      "(this gateway's /v1/channels/alipay/notify)."),
@@ -169,6 +174,11 @@ Result<ChannelFactory> alipayOption(const QCommandLineParser &parser, int timeou
     if (parser.isSet(QStringLiteral("alipay-gateway")))
         options.gateway = QUrl(parser.value(QStringLiteral("alipay-gateway")), QUrl::StrictMode);
     options.notifyUrl = parser.value(QStringLiteral("alipay-notify-url"));
+    Result<int> lifetime =
+        intOption(parser, QStringLiteral("alipay-payment-code-lifetime"), 600, 1, 86400);
+    if (!lifetime)
+        return lifetime.error();
+    options.paymentCodeLifetimeSeconds = *lifetime;
     options.timeoutMs = timeoutMs;
     options.authority = parser.value(QStringLiteral("channel-ca-file"));
     return alipayChannel(std::move(options));

@@ -209,7 +209,11 @@ void ChaosWorld::defineProcesses(bool alipay)
                       << QStringLiteral("--alipay-app-key") << signingFile("alipay-app.key")
                       << QStringLiteral("--alipay-public-key") << signingFile("alipay.pub")
                       << QStringLiteral("--alipay-gateway")
-                      << channel + QStringLiteral("/gateway.do");
+                      << channel + QStringLiteral("/gateway.do")
+                      // The simulator's payment codes never expire, but no pay
+                      // request outlives the killed process that sent it: a
+                      // short lifetime lets the run settle within its recovery.
+                      << QStringLiteral("--alipay-payment-code-lifetime") << QStringLiteral("60");
     }
     add(QStringLiteral("channel-sim"), simulator, "KEEL_CHANNEL");
     for (int i = 1; i <= 2; ++i) {
