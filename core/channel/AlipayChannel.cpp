@@ -155,32 +155,45 @@ AlipayChannel::Exchange AlipayChannel::call(const QString &method, const QJsonOb
     return exchange;
 }
 
+// A request without a verified answer: in doubt if it may have reached
+// Alipay, failed if it certainly did not.
+ChannelResult AlipayChannel::unanswered(const Exchange &exchange)
+{
+    return exchange.maybeReceived ? unknown(exchange.why)
+                                  : ChannelResult{ChannelOutcome::Failed, {}, exchange.why};
+}
+
+// A paid trade, if Alipay's figure is the one asked for.
+ChannelResult AlipayChannel::paidTrade(const Exchange &exchange, qint64 amount)
+{
+    if (!sameAmount(exchange.fields, "total_amount", amount))
+        return unknown(exchange.why + QStringLiteral(": a different total_amount"));
+    return {ChannelOutcome::Approved,
+            {},
+            exchange.why,
+            exchange.fields.value(QStringLiteral("trade_no")).toString()};
+}
+
 ChannelResult AlipayChannel::execute(const ChannelRequest &request)
 {
     if (request.currency.toUpper() != Yuan.code)
         return {ChannelOutcome::Declined, QStringLiteral("currency_not_supported"),
                 QStringLiteral("Alipay takes CNY only, not %1").arg(request.currency)};
-    if (request.operation == QLatin1String("authorize")) {
-        if (!request.capture)
-            return {ChannelOutcome::Declined, QStringLiteral("capture_required"),
-                    QStringLiteral("an Alipay payment is captured when paid: send capture=true")};
-        ChannelResult paid = pay(request);
-        if (paid.outcome == ChannelOutcome::NotFound) // "already paid", then not found
-            paid.outcome = ChannelOutcome::Unknown;
-        return paid;
-    }
-    if (request.operation == QLatin1String("refund")) {
-        // A refund query's "no such refund" right after a repeat moved no
-        // money says nothing yet: the earlier copy's refund may not show.
-        ChannelResult refunded = refund(request);
-        if (refunded.outcome == ChannelOutcome::NotFound)
-            refunded.outcome = ChannelOutcome::Unknown;
-        return refunded;
-    }
-    // A sale has nothing left to capture or void; nothing is sent.
-    return {ChannelOutcome::Failed,
-            {},
-            QStringLiteral("Alipay has no %1 of a payment").arg(request.operation)};
+    const bool paying = request.operation == QLatin1String("authorize");
+    if (paying && !request.capture)
+        return {ChannelOutcome::Declined, QStringLiteral("capture_required"),
+                QStringLiteral("an Alipay payment is captured when paid: send capture=true")};
+    if (!paying && request.operation != QLatin1String("refund"))
+        // A sale has nothing left to capture or void; nothing is sent.
+        return {ChannelOutcome::Failed,
+                {},
+                QStringLiteral("Alipay has no %1 of a payment").arg(request.operation)};
+    ChannelResult result = paying ? pay(request) : refund(request);
+    // A query's "no such trade or refund" after "already paid" or a repeat
+    // that moved no money says nothing yet: the earlier copy may not show.
+    if (result.outcome == ChannelOutcome::NotFound)
+        result.outcome = ChannelOutcome::Unknown;
+    return result;
 }
 
 ChannelResult AlipayChannel::pay(const ChannelRequest &request)
@@ -192,19 +205,13 @@ ChannelResult AlipayChannel::pay(const ChannelRequest &request)
                    {QStringLiteral("subject"), QStringLiteral("Payment %1").arg(request.reference)},
                    {QStringLiteral("total_amount"), formatMajorUnits(request.amount, Yuan)}});
     if (!exchange.answered)
-        return exchange.maybeReceived ? unknown(exchange.why)
-                                      : ChannelResult{ChannelOutcome::Failed, {}, exchange.why};
+        return unanswered(exchange);
     switch (exchange.reading.meaning) {
     case Meaning::Done:
         // "Already paid" says nothing of how much: the trade does.
         if (exchange.reading.subCode == QLatin1String("ACQ.TRADE_HAS_SUCCESS"))
             return queryTrade(request);
-        if (!sameAmount(exchange.fields, "total_amount", request.amount))
-            return unknown(exchange.why + QStringLiteral(": a different total_amount"));
-        return {ChannelOutcome::Approved,
-                {},
-                exchange.why,
-                exchange.fields.value(QStringLiteral("trade_no")).toString()};
+        return paidTrade(exchange, request.amount);
     case Meaning::Refused:
         // Alipay said no to this request: a business refusal, or a request
         // rejected as sent. Either may leave a trade open under the
@@ -228,8 +235,7 @@ ChannelResult AlipayChannel::refund(const ChannelRequest &request)
                       {QStringLiteral("out_request_no"), request.reference},
                       {QStringLiteral("refund_amount"), formatMajorUnits(request.amount, Yuan)}});
     if (!exchange.answered)
-        return exchange.maybeReceived ? unknown(exchange.why)
-                                      : ChannelResult{ChannelOutcome::Failed, {}, exchange.why};
+        return unanswered(exchange);
     switch (exchange.reading.meaning) {
     case Meaning::Done:
         return {ChannelOutcome::Approved, {}, exchange.why};
@@ -288,12 +294,7 @@ ChannelResult AlipayChannel::queryTrade(const ChannelRequest &operation, bool *u
                       QLatin1String("WAIT_BUYER_PAY");
     switch (exchange.reading.meaning) {
     case Meaning::Done:
-        if (!sameAmount(exchange.fields, "total_amount", operation.amount))
-            return unknown(exchange.why + QStringLiteral(": a different total_amount"));
-        return {ChannelOutcome::Approved,
-                {},
-                exchange.why,
-                exchange.fields.value(QStringLiteral("trade_no")).toString()};
+        return paidTrade(exchange, operation.amount);
     case Meaning::Refused:
         return {ChannelOutcome::Closed, {}, exchange.why}; // closed, and nothing was paid
     case Meaning::NotFound:

@@ -61,6 +61,8 @@ private:
     // and it names the trade (and refund) asked about.
     struct Exchange;
     Exchange call(const QString &method, const QJsonObject &bizContent);
+    static ChannelResult unanswered(const Exchange &exchange);
+    static ChannelResult paidTrade(const Exchange &exchange, qint64 amount);
 
     AlipayChannelOptions m_options;
 };

@@ -1,5 +1,7 @@
 #include "GatewayTest.h"
 
+#include <QJsonDocument>
+
 #include "KeelProcess.h"
 
 #include "core/channel/SimulatedChannel.h"
@@ -63,6 +65,11 @@ HttpReply GatewayTest::post(const QByteArray &path, const QByteArray &form, cons
 HttpReply GatewayTest::get(const QByteArray &path)
 {
     return m_client->request("GET", path, auth());
+}
+
+QJsonObject jsonOf(const HttpReply &reply)
+{
+    return QJsonDocument::fromJson(reply.body).object();
 }
 
 QString GatewayTest::scalar(const QByteArray &sql)

@@ -7,11 +7,15 @@
 #include "core/net/HttpClient.h"
 #include "core/runtime/GatewayRuntime.h"
 
+#include <QJsonObject>
 #include <QProcess>
 
 #include <memory>
 
 namespace keel::test {
+
+// A reply's body as a JSON object (empty if it is not one).
+QJsonObject jsonOf(const HttpReply &reply);
 
 // A fresh migrated database with one merchant, and the gateway serving it.
 class GatewayTest : public DatabaseTest {

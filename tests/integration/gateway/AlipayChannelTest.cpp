@@ -31,6 +31,7 @@
 using namespace keel;
 using keel::test::startKeel;
 
+using keel::test::jsonOf;
 using keel::test::signingFile;
 
 namespace {
@@ -38,11 +39,6 @@ namespace {
 const QString AppId = QStringLiteral("2021000000000042");
 // An Alipay payment code as a till's scanner reads it.
 const QByteArray AuthCode = "284837283498234921";
-
-QJsonObject jsonOf(const HttpReply &reply)
-{
-    return QJsonDocument::fromJson(reply.body).object();
-}
 
 class AlipayChannelTest : public keel::test::GatewayTest {
 protected:

@@ -28,6 +28,7 @@
 
 using namespace keel;
 
+using keel::test::jsonOf;
 using keel::test::signingFile;
 
 namespace {
@@ -49,11 +50,6 @@ RsaKey privateKey(const char *name)
 qint64 now()
 {
     return QDateTime::currentSecsSinceEpoch();
-}
-
-QJsonObject jsonOf(const HttpReply &reply)
-{
-    return QJsonDocument::fromJson(reply.body).object();
 }
 
 // WeChat Pay's "code", or Stripe's error.code.

@@ -29,14 +29,10 @@ using namespace keel;
 using keel::test::startKeel;
 using keel::test::waitUntil;
 
+using keel::test::jsonOf;
 using keel::test::signingFile;
 
 namespace {
-
-QJsonObject jsonOf(const HttpReply &reply)
-{
-    return QJsonDocument::fromJson(reply.body).object();
-}
 
 class ChannelSimTest : public keel::test::GatewayTest {
 protected:

@@ -22,12 +22,9 @@
 using namespace keel;
 using keel::test::startKeel;
 
-namespace {
+using keel::test::jsonOf;
 
-QJsonObject jsonOf(const HttpReply &reply)
-{
-    return QJsonDocument::fromJson(reply.body).object();
-}
+namespace {
 
 class ChannelTlsTest : public keel::test::GatewayTest {
 protected:
