@@ -16,19 +16,32 @@
 namespace keel::cli {
 namespace {
 
-Result<RsaKey> signingKey(const QString &path)
+// The private key the simulated channel signs with, from `--<option>`.
+Result<RsaKey> signingKey(const QCommandLineParser &parser, const QString &option)
 {
+    const QString path = parser.value(option);
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return fieldError(QStringLiteral("alipay-private-key"), QStringLiteral("file_unreadable"),
-                          QStringLiteral("--alipay-private-key: cannot read %1: %2")
-                              .arg(path, file.errorString()));
+        return fieldError(
+            option, QStringLiteral("file_unreadable"),
+            QStringLiteral("--%1: cannot read %2: %3").arg(option, path, file.errorString()));
     Result<RsaKey> key =
-        RsaKey::fromPem(file.readAll(), QStringLiteral("--alipay-private-key (%1)").arg(path));
+        RsaKey::fromPem(file.readAll(), QStringLiteral("--%1 (%2)").arg(option, path));
     if (key && !key->canSign())
-        return fieldError(QStringLiteral("alipay-private-key"), QStringLiteral("key_invalid"),
-                          QStringLiteral("--alipay-private-key %1 holds no private key").arg(path));
+        return fieldError(option, QStringLiteral("key_invalid"),
+                          QStringLiteral("--%1 %2 holds no private key").arg(option, path));
     return key;
+}
+
+Status requireAll(const QCommandLineParser &parser, const QString &protocol,
+                  std::initializer_list<const char *> options)
+{
+    for (const char *needed : options)
+        if (!parser.isSet(QString::fromLatin1(needed)))
+            return fieldError(QString::fromLatin1(needed), QStringLiteral("parameter_missing"),
+                              QStringLiteral("--protocol %1 needs --%2")
+                                  .arg(protocol, QString::fromLatin1(needed)));
+    return {};
 }
 
 class ChannelSimCommand final : public Command {
@@ -56,10 +69,28 @@ public:
                           QStringLiteral("HOST:PORT")});
         addTlsServerOptions(parser);
         parser.addOption({QStringLiteral("protocol"),
-                          QStringLiteral("keel (keel's channel wire, the default) or alipay: also "
+                          QStringLiteral("keel (keel's channel wire, the default); alipay: also "
                                          "serve Alipay's OpenAPI at POST /gateway.do, answers "
-                                         "signed with --alipay-private-key."),
-                          QStringLiteral("keel|alipay")});
+                                         "signed with --alipay-private-key; wechatpay: also "
+                                         "serve WeChat Pay API v3 under /v3/, answers signed "
+                                         "with --wechatpay-platform-key."),
+                          QStringLiteral("keel|alipay|wechatpay")});
+        parser.addOption({QStringLiteral("wechatpay-mchid"),
+                          QStringLiteral("With --protocol wechatpay: the merchant number whose "
+                                         "requests are taken."),
+                          QStringLiteral("ID")});
+        parser.addOption({QStringLiteral("wechatpay-merchant-certificate"),
+                          QStringLiteral("With --protocol wechatpay: the merchant's API "
+                                         "certificate (PEM), which verifies every request."),
+                          QStringLiteral("FILE")});
+        parser.addOption({QStringLiteral("wechatpay-platform-key"),
+                          QStringLiteral("With --protocol wechatpay: the PEM private key every "
+                                         "answer is signed with."),
+                          QStringLiteral("FILE")});
+        parser.addOption({QStringLiteral("wechatpay-platform-certificate"),
+                          QStringLiteral("With --protocol wechatpay: that key's certificate, "
+                                         "whose serial the answers name."),
+                          QStringLiteral("FILE")});
         parser.addOption(
             {QStringLiteral("alipay-app-id"),
              QStringLiteral("With --protocol alipay: the APPID whose calls are taken."),
@@ -218,7 +249,7 @@ private:
         Result<int> delay = intOption(parser, QStringLiteral("notify-delay"), 200, 0, 600000);
         if (!delay)
             return delay.error();
-        Result<RsaKey> key = signingKey(parser.value(QStringLiteral("alipay-private-key")));
+        Result<RsaKey> key = signingKey(parser, QStringLiteral("alipay-private-key"));
         if (!key)
             return key.error();
         AlipayNotifierOptions notifier;
@@ -235,24 +266,66 @@ private:
         const QString protocol = parser.value(QStringLiteral("protocol"));
         if (protocol.isEmpty() || protocol == QLatin1String("keel"))
             return {};
-        if (protocol != QLatin1String("alipay"))
-            return fieldError(QStringLiteral("protocol"), QStringLiteral("parameter_invalid"),
-                              QStringLiteral("--protocol must be keel or alipay"));
-        for (const char *needed : {"alipay-app-id", "alipay-app-public-key", "alipay-private-key"})
-            if (!parser.isSet(QString::fromLatin1(needed)))
-                return fieldError(QString::fromLatin1(needed), QStringLiteral("parameter_missing"),
-                                  QStringLiteral("--protocol alipay needs --%1")
-                                      .arg(QString::fromLatin1(needed)));
+        if (protocol == QLatin1String("alipay"))
+            return alipayProtocol(parser, options);
+        if (protocol == QLatin1String("wechatpay"))
+            return wechatpayProtocol(parser, options);
+        return fieldError(QStringLiteral("protocol"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("--protocol must be keel, alipay or wechatpay"));
+    }
+
+    static Status alipayProtocol(const QCommandLineParser &parser, ChannelSimulatorOptions &options)
+    {
+        if (Status complete =
+                requireAll(parser, QStringLiteral("alipay"),
+                           {"alipay-app-id", "alipay-app-public-key", "alipay-private-key"});
+            !complete)
+            return complete;
         Result<RsaKey> appKey =
             readRsaKeyFile(parser.value(QStringLiteral("alipay-app-public-key")),
                            QStringLiteral("alipay-app-public-key"));
         if (!appKey)
             return appKey.error();
-        Result<RsaKey> signing = signingKey(parser.value(QStringLiteral("alipay-private-key")));
+        Result<RsaKey> signing = signingKey(parser, QStringLiteral("alipay-private-key"));
         if (!signing)
             return signing.error();
         options.alipayGateway =
             AlipayGatewayOptions{parser.value(QStringLiteral("alipay-app-id")), *appKey, *signing};
+        return {};
+    }
+
+    static Status wechatpayProtocol(const QCommandLineParser &parser,
+                                    ChannelSimulatorOptions &options)
+    {
+        if (Status complete =
+                requireAll(parser, QStringLiteral("wechatpay"),
+                           {"wechatpay-mchid", "wechatpay-merchant-certificate",
+                            "wechatpay-platform-key", "wechatpay-platform-certificate"});
+            !complete)
+            return complete;
+        Result<RsaKey> merchant =
+            readRsaKeyFile(parser.value(QStringLiteral("wechatpay-merchant-certificate")),
+                           QStringLiteral("wechatpay-merchant-certificate"));
+        if (!merchant)
+            return merchant.error();
+        Result<RsaKey> platform =
+            readRsaKeyFile(parser.value(QStringLiteral("wechatpay-platform-certificate")),
+                           QStringLiteral("wechatpay-platform-certificate"));
+        if (!platform)
+            return platform.error();
+        for (const auto &[option, key] : {std::pair{"wechatpay-merchant-certificate", &*merchant},
+                                          std::pair{"wechatpay-platform-certificate", &*platform}})
+            if (key->certificateSerial().isEmpty())
+                return fieldError(QString::fromLatin1(option), QStringLiteral("key_invalid"),
+                                  QStringLiteral("--%1 must be an X.509 certificate: its serial "
+                                                 "number names it")
+                                      .arg(QString::fromLatin1(option)));
+        Result<RsaKey> signing = signingKey(parser, QStringLiteral("wechatpay-platform-key"));
+        if (!signing)
+            return signing.error();
+        options.wechatpayGateway =
+            WechatPayGatewayOptions{parser.value(QStringLiteral("wechatpay-mchid")), *merchant,
+                                    *signing, platform->certificateSerial().toLatin1()};
         return {};
     }
 };

@@ -8,6 +8,7 @@
 #include "core/signing/ChannelKeys.h"
 
 #include "Command.h"
+#include "WechatPayOptions.h"
 
 #include <QCommandLineParser>
 #include <QThread>
@@ -34,10 +35,6 @@ void addGatewayOptions(QCommandLineParser &parser)
          QStringLiteral("Seconds a payment may sit in Authorizing/Capturing before the "
                         "channel is asked what happened (default 30)."),
          QStringLiteral("SECONDS")});
-    parser.addOption({QStringLiteral("wechatpay-certificate"),
-                      QStringLiteral("File with a WeChat Pay platform certificate (PEM; repeat "
-                                     "during a rotation): verifies /v1/channels/wechatpay/notify."),
-                      QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("wechatpay-apiv3-key"),
                       QStringLiteral("File with the 32-character WeChat Pay APIv3 key that "
                                      "decrypts its notifications."),
@@ -70,10 +67,11 @@ void applyTlsServerOptions(const QCommandLineParser &parser, HttpServerOptions &
 void addChannelOptions(QCommandLineParser &parser)
 {
     parser.addOption({QStringLiteral("channel"),
-                      QStringLiteral("alipay: Alipay's OpenAPI (the --alipay-* options); a URL: "
-                                     "a keel channel-sim over HTTPS; default: the in-process "
-                                     "simulator."),
-                      QStringLiteral("alipay|URL")});
+                      QStringLiteral("alipay: Alipay's OpenAPI (the --alipay-* options); "
+                                     "wechatpay: WeChat Pay API v3 (the --wechatpay-* options); "
+                                     "a URL: a keel channel-sim over HTTPS; default: the "
+                                     "in-process simulator."),
+                      QStringLiteral("alipay|wechatpay|URL")});
     parser.addOption({QStringLiteral("channel-timeout"),
                       QStringLiteral("With --channel: milliseconds to wait for its answer before "
                                      "the operation is in doubt and reconciled (default 10000)."),
@@ -108,16 +106,18 @@ void addChannelOptions(QCommandLineParser &parser)
                                      "system's, for every https:// call this process makes "
                                      "(merchant notifications, saga and TCC participants)."),
                       QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("channel-ca-file"),
-                      QStringLiteral("PEM file of a certificate authority trusted for the channel "
-                                     "alone (--channel URL or alipay), beside the system's: a "
-                                     "channel's private CA need not be trusted for merchants' "
-                                     "and participants' hosts."),
-                      QStringLiteral("FILE")});
+    parser.addOption(
+        {QStringLiteral("channel-ca-file"),
+         QStringLiteral("PEM file of a certificate authority trusted for the channel "
+                        "alone (--channel URL, alipay or wechatpay), beside the system's: a "
+                        "channel's private CA need not be trusted for merchants' "
+                        "and participants' hosts."),
+         QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("allow-http"),
                       QStringLiteral("Also call plain http:// merchant notify URLs, saga and TCC "
                                      "participants and --channel, and accept them in saga "
                                      "definitions: for development and tests only.")});
+    addWechatPayChannelOptions(parser);
     addSimulatorOptions(parser);
 }
 
@@ -218,6 +218,8 @@ Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
                                   QStringLiteral("--channel-ca-file: %1").arg(unread));
         if (parser.value(QStringLiteral("channel")) == QLatin1String("alipay"))
             return alipayOption(parser, *timeout);
+        if (parser.value(QStringLiteral("channel")) == QLatin1String("wechatpay"))
+            return wechatpayOption(parser, *timeout);
         return httpChannel(parser.value(QStringLiteral("channel")), *timeout, authority);
     }
     if (parser.isSet(QStringLiteral("channel-ca-file")))

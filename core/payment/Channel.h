@@ -42,6 +42,9 @@ struct ChannelRequest {
     // earlier copy (a retry, a takeover, the reconciler) can still be on its
     // way. Only callChannel knows it; everything else may be a repeat.
     bool firstAttempt = false;
+    // The charge's amount (minor units), for channels that send it with each
+    // refund (WeChat Pay's amount.total); 0: not known.
+    qint64 chargeAmount = 0;
 
     // The charge's id, also for a request built before chargeReference was set.
     QString chargeId() const { return chargeReference.isEmpty() ? reference : chargeReference; }

@@ -57,7 +57,8 @@ ChannelRequest channelRequest(const ChargeRecord &charge, const QString &operati
     return {charge.publicId, operation,
             charge.amount,   charge.currency,
             charge.source,   operation == QLatin1String("capture") || charge.capture,
-            charge.publicId, charge.createdEpoch};
+            charge.publicId, charge.createdEpoch,
+            false,           charge.amount};
 }
 
 } // namespace

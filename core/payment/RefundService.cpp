@@ -200,11 +200,11 @@ PaymentOutcome RefundService::resume(IdempotentOperation &operation, const Merch
 PaymentOutcome RefundService::execute(IdempotentOperation &operation, RefundRecord &refund,
                                       ChargeRecord &charge, EarlierAttempt earlier)
 {
-    Result<ChannelResult> result =
-        callChannel(*m_context.channel,
-                    {refund.publicId, QStringLiteral("refund"), refund.amount, refund.currency,
-                     charge.source, true, charge.publicId, charge.createdEpoch},
-                    earlier);
+    Result<ChannelResult> result = callChannel(
+        *m_context.channel,
+        {refund.publicId, QStringLiteral("refund"), refund.amount, refund.currency, charge.source,
+         true, charge.publicId, charge.createdEpoch, false, charge.amount},
+        earlier);
     if (!result)
         return PaymentOutcome::failure(result.error());
     chaosPoint("refund_channel_answered");

@@ -3,12 +3,11 @@
 #include "core/ServiceLog.h"
 #include "core/api/RequestParams.h"
 #include "core/channel/SimulatedChannel.h"
-#include "core/db/LibpqConnection.h"
-#include "core/db/ThreadConnections.h"
 #include "core/money/Currency.h"
 #include "core/net/HttpRequest.h"
 #include "core/net/HttpResponse.h"
 #include "core/signing/AlipaySignature.h"
+#include "devkit/sim/SimRecord.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -176,7 +175,8 @@ QJsonObject AlipayGatewaySim::tradeQuery(const QJsonObject &biz)
 {
     const QString outTradeNo = biz.value(QStringLiteral("out_trade_no")).toString();
     const ChannelResult known = m_channel.query({outTradeNo, QStringLiteral("authorize")});
-    const std::optional<Recorded> record = recorded(outTradeNo, QStringLiteral("authorize"));
+    const std::optional<SimRecord> record =
+        simRecord(m_settings, outTradeNo, QStringLiteral("authorize"));
     const QJsonObject trade{
         {QStringLiteral("out_trade_no"), outTradeNo},
         {QStringLiteral("total_amount"),
@@ -280,27 +280,13 @@ QJsonObject AlipayGatewaySim::refundQuery(const QJsonObject &biz)
         return unavailable();
     QJsonObject fields = with(success(), {{QStringLiteral("out_trade_no"), outTradeNo},
                                           {QStringLiteral("out_request_no"), requestNo}});
-    const std::optional<Recorded> record = recorded(requestNo, QStringLiteral("refund"));
+    const std::optional<SimRecord> record =
+        simRecord(m_settings, requestNo, QStringLiteral("refund"));
     // Alipay answers a refund it does not have (or refused) with no refund data.
     if (known.outcome != ChannelOutcome::Approved || !record)
         return fields;
     return with(fields, {{QStringLiteral("refund_amount"), formatMajorUnits(record->amount, Yuan)},
                          {QStringLiteral("refund_status"), QStringLiteral("REFUND_SUCCESS")}});
-}
-
-std::optional<AlipayGatewaySim::Recorded> AlipayGatewaySim::recorded(const QString &reference,
-                                                                     const QString &operation)
-{
-    Result<LibpqConnection *> session = ThreadConnections::get(m_settings);
-    if (!session)
-        return std::nullopt;
-    Result<PgRows> rows =
-        (*session)->query("SELECT amount, coalesce(currency, '') FROM keel.sim_channel_operations "
-                          "WHERE reference = $1 AND operation = $2",
-                          {reference.toUtf8(), operation.toUtf8()});
-    if (!rows || rows->size() == 0)
-        return std::nullopt;
-    return Recorded{rows->text(0, 0).toLongLong(), rows->text(0, 1)};
 }
 
 HttpResponse AlipayGatewaySim::signedAnswer(const QString &method, const QJsonObject &fields) const

@@ -43,10 +43,6 @@ public:
     HttpResponse handle(const HttpRequest &request);
 
 private:
-    struct Recorded {
-        qint64 amount = 0;
-        QString currency;
-    };
     // The refusal of a call from another app or with a bad signature; none: it is taken.
     std::optional<QJsonObject> rejection(const RequestParams &form) const;
     // The fields of the answer's node; nullopt: the answer is lost.
@@ -56,7 +52,6 @@ private:
     QJsonObject cancel(const QJsonObject &biz);
     std::optional<QJsonObject> refund(const QJsonObject &biz);
     QJsonObject refundQuery(const QJsonObject &biz);
-    std::optional<Recorded> recorded(const QString &reference, const QString &operation);
     HttpResponse signedAnswer(const QString &method, const QJsonObject &fields) const;
 
     AlipayGatewayOptions m_options;

@@ -72,6 +72,10 @@ Result<std::unique_ptr<ChannelSimulator>> ChannelSimulator::start(ChannelSimulat
             [raw = simulator.get()](const ChannelRequest &request, const ChannelResult &result) {
                 raw->announce(request, result);
             });
+    if (simulator->m_options.wechatpayGateway)
+        simulator->m_wechatpayGateway = std::make_unique<WechatPayGatewaySim>(
+            *simulator->m_options.wechatpayGateway, simulator->m_channel,
+            simulator->m_options.settings);
     if (simulator->m_options.notifier)
         simulator->m_notifier = std::make_unique<AlipayNotifier>(*simulator->m_options.notifier);
     simulator->m_server = std::make_unique<HttpServer>(simulator->m_options.http, *simulator);
@@ -100,6 +104,8 @@ HttpResponse ChannelSimulator::handle(const HttpRequest &request)
 {
     if (m_alipayGateway && request.path == "/gateway.do" && request.method == "POST")
         return m_alipayGateway->handle(request);
+    if (m_wechatpayGateway && request.path.startsWith("/v3/"))
+        return m_wechatpayGateway->handle(request);
     if (request.path == "/v1/operations" && request.method == "POST")
         return execute(request);
     if (request.path.startsWith("/v1/operations/") && request.method == "GET")

@@ -6,6 +6,7 @@
 #include "core/net/HttpServer.h"
 #include "devkit/sim/AlipayGatewaySim.h"
 #include "devkit/sim/AlipayNotifier.h"
+#include "devkit/sim/WechatPayGatewaySim.h"
 
 #include <memory>
 #include <optional>
@@ -23,6 +24,8 @@ struct ChannelSimulatorOptions {
     std::optional<AlipayNotifierOptions> notifier;
     // Also speak Alipay's OpenAPI at POST /gateway.do (AlipayGatewaySim).
     std::optional<AlipayGatewayOptions> alipayGateway;
+    // Also speak WeChat Pay API v3 under /v3/ (WechatPayGatewaySim).
+    std::optional<WechatPayGatewayOptions> wechatpayGateway;
 };
 
 // `keel channel-sim`: the simulated acquirer as its own HTTP server
@@ -52,6 +55,7 @@ private:
     std::unique_ptr<CurrencyTable> m_currencies;
     std::unique_ptr<AlipayNotifier> m_notifier;
     std::unique_ptr<AlipayGatewaySim> m_alipayGateway;
+    std::unique_ptr<WechatPayGatewaySim> m_wechatpayGateway;
     std::unique_ptr<HttpServer> m_server;
 };
 

@@ -1,0 +1,117 @@
+#include "WechatPayOptions.h"
+
+#include "Command.h"
+
+#include "core/channel/WechatPayChannel.h"
+#include "core/signing/ChannelKeys.h"
+
+#include <QCommandLineParser>
+#include <QUrl>
+
+namespace keel::cli {
+
+void addWechatPayChannelOptions(QCommandLineParser &parser)
+{
+    parser.addOption({QStringLiteral("wechatpay-certificate"),
+                      QStringLiteral("File with a WeChat Pay platform certificate (PEM; repeat "
+                                     "during a rotation): verifies /v1/channels/wechatpay/notify "
+                                     "and, with --channel wechatpay, every answer."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("wechatpay-mchid"),
+                      QStringLiteral("With --channel wechatpay: the merchant number (直连商户号)."),
+                      QStringLiteral("ID")});
+    parser.addOption({QStringLiteral("wechatpay-appid"),
+                      QStringLiteral("With --channel wechatpay: the AppID bound to it."),
+                      QStringLiteral("ID")});
+    parser.addOption({QStringLiteral("wechatpay-merchant-key"),
+                      QStringLiteral("With --channel wechatpay: file with the merchant's API "
+                                     "private key (apiclient_key.pem), which signs every "
+                                     "request."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("wechatpay-merchant-certificate"),
+                      QStringLiteral("With --channel wechatpay: the merchant's API certificate "
+                                     "(apiclient_cert.pem): its serial number names the key."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("wechatpay-api"),
+                      QStringLiteral("With --channel wechatpay: the API's address (default "
+                                     "https://api.mch.weixin.qq.com)."),
+                      QStringLiteral("URL")});
+    parser.addOption({QStringLiteral("wechatpay-payment-code-lifetime"),
+                      QStringLiteral("With --channel wechatpay: seconds after which a payment "
+                                     "code can no longer pay, so an order WeChat Pay never saw "
+                                     "may be closed (default 600)."),
+                      QStringLiteral("SECONDS")});
+}
+
+namespace {
+
+// The merchant's key and certificate must be a pair: WeChat Pay would
+// refuse every request signed by a key its serial does not name.
+Status readMerchantKeys(const QCommandLineParser &parser, WechatPayChannelOptions &options)
+{
+    Result<RsaKey> key = readRsaKeyFile(parser.value(QStringLiteral("wechatpay-merchant-key")),
+                                        QStringLiteral("wechatpay-merchant-key"));
+    if (!key)
+        return key.error();
+    Result<RsaKey> certificate =
+        readRsaKeyFile(parser.value(QStringLiteral("wechatpay-merchant-certificate")),
+                       QStringLiteral("wechatpay-merchant-certificate"));
+    if (!certificate)
+        return certificate.error();
+    const Result<QByteArray> probe = key->signSha256("keel: does this key match?");
+    if (key->canSign() && certificate->certificateSerial().isEmpty())
+        return fieldError(QStringLiteral("wechatpay-merchant-certificate"),
+                          QStringLiteral("key_invalid"),
+                          QStringLiteral("--wechatpay-merchant-certificate must be an X.509 "
+                                         "certificate: WeChat Pay knows the key by its serial"));
+    if (probe && !certificate->verifySha256("keel: does this key match?", *probe))
+        return fieldError(QStringLiteral("wechatpay-merchant-key"), QStringLiteral("key_invalid"),
+                          QStringLiteral("--wechatpay-merchant-key is not the key of "
+                                         "--wechatpay-merchant-certificate"));
+    options.merchantKey = *key;
+    options.merchantSerial = certificate->certificateSerial().toLatin1();
+    return {};
+}
+
+} // namespace
+
+Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int timeoutMs)
+{
+    for (const char *needed : {"wechatpay-mchid", "wechatpay-appid", "wechatpay-merchant-key",
+                               "wechatpay-merchant-certificate", "wechatpay-certificate"})
+        if (!parser.isSet(QString::fromLatin1(needed)))
+            return fieldError(
+                QString::fromLatin1(needed), QStringLiteral("parameter_missing"),
+                QStringLiteral("--channel wechatpay needs --%1").arg(QString::fromLatin1(needed)));
+    WechatPayChannelOptions options;
+    options.mchid = parser.value(QStringLiteral("wechatpay-mchid"));
+    options.appid = parser.value(QStringLiteral("wechatpay-appid"));
+    if (Status keys = readMerchantKeys(parser, options); !keys)
+        return keys.error();
+    for (const QString &path : parser.values(QStringLiteral("wechatpay-certificate"))) {
+        Result<RsaKey> certificate = readRsaKeyFile(path, QStringLiteral("wechatpay-certificate"));
+        if (!certificate)
+            return certificate.error();
+        // A key that can sign is not WeChat Pay's: answers it "verifies"
+        // could be keel's own word.
+        if (certificate->canSign() || certificate->certificateSerial().isEmpty())
+            return fieldError(QStringLiteral("wechatpay-certificate"),
+                              QStringLiteral("key_invalid"),
+                              QStringLiteral("--wechatpay-certificate %1 must be a WeChat Pay "
+                                             "platform certificate")
+                                  .arg(path));
+        options.platformCertificates.append(*certificate);
+    }
+    if (parser.isSet(QStringLiteral("wechatpay-api")))
+        options.api = QUrl(parser.value(QStringLiteral("wechatpay-api")), QUrl::StrictMode);
+    Result<int> lifetime =
+        intOption(parser, QStringLiteral("wechatpay-payment-code-lifetime"), 600, 1, 86400);
+    if (!lifetime)
+        return lifetime.error();
+    options.paymentCodeLifetimeSeconds = *lifetime;
+    options.timeoutMs = timeoutMs;
+    options.authority = parser.value(QStringLiteral("channel-ca-file"));
+    return wechatpayChannel(std::move(options));
+}
+
+} // namespace keel::cli

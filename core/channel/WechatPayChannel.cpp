@@ -1,0 +1,432 @@
+#include "core/channel/WechatPayChannel.h"
+
+#include "core/net/ClientPool.h"
+#include "core/net/HttpClient.h"
+#include "core/signing/WechatPaySignature.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QSet>
+
+namespace keel {
+
+using WechatPayApi::Meaning;
+using WechatPayApi::Operation;
+
+namespace {
+
+const QString Yuan = QStringLiteral("CNY");
+
+ChannelResult unknown(const QString &why)
+{
+    return {ChannelOutcome::Unknown, {}, why};
+}
+
+// WeChat Pay's error code as a decline code: "NOT_ENOUGH" is "not_enough".
+QString declineCode(const WechatPayApi::Reading &reading)
+{
+    return reading.code.toLower();
+}
+
+QByteArray nonce()
+{
+    quint32 words[4];
+    QRandomGenerator::system()->fillRange(words);
+    return QByteArray(reinterpret_cast<const char *>(words), sizeof words).toHex().toUpper();
+}
+
+QByteArray percent(const QString &segment)
+{
+    return QUrl::toPercentEncoding(segment);
+}
+
+// Refund refusals an earlier copy of the same refund, still on its way when
+// this one was refused, could itself have caused (it took the balance or
+// the refundable amount): the refund query decides, not the refusal.
+bool refusalATwinCouldCause(const QString &code)
+{
+    static const QSet<QString> codes{QStringLiteral("NOT_ENOUGH"),
+                                     QStringLiteral("INVALID_REQUEST")};
+    return codes.contains(code);
+}
+
+// Why an answer is not about what was asked ("" if it is): the signature
+// says WeChat Pay wrote it, not which order it speaks of. A success, and a
+// query's "closed unpaid", must name what was asked; nothing may name another.
+QString mismatch(Operation operation, const QJsonObject &names, const QJsonObject &answer,
+                 const WechatPayApi::Reading &reading, int status)
+{
+    const bool success = status == 200;
+    for (auto it = names.begin(); it != names.end(); ++it) {
+        const QJsonValue said = answer.value(it.key());
+        const bool required =
+            success &&
+            (reading.meaning == Meaning::Done ||
+             (reading.meaning == Meaning::Refused && operation != Operation::Pay)) &&
+            operation != Operation::Reverse;
+        if (said.isString() ? said.toString() != it.value().toString() : required)
+            return QStringLiteral("WeChat Pay %1's answer names %2 %3, not %4")
+                .arg(WechatPayApi::operationName(operation), it.key(),
+                     said.isString() ? said.toString() : QStringLiteral("nothing"),
+                     it.value().toString());
+    }
+    return {};
+}
+
+qint64 amountField(const QJsonObject &fields, const char *name)
+{
+    const QJsonValue value =
+        fields.value(QStringLiteral("amount")).toObject().value(QLatin1String(name));
+    return value.isDouble() ? qint64(value.toDouble()) : -1;
+}
+
+} // namespace
+
+struct WechatPayChannel::Exchange {
+    bool answered = false;     // a verified answer from WeChat Pay about this order
+    bool maybeReceived = true; // without one: the request may have reached WeChat Pay
+    WechatPayApi::Reading reading;
+    QJsonObject fields;
+    QString why; // without one: what went wrong
+};
+
+WechatPayChannel::WechatPayChannel(WechatPayChannelOptions options) : m_options(std::move(options))
+{}
+
+WechatPayChannel::Exchange WechatPayChannel::call(Operation operation,
+                                                  const QByteArray &pathAndQuery,
+                                                  const QJsonObject &body, const QJsonObject &names)
+{
+    Exchange exchange;
+    const QString what = WechatPayApi::operationName(operation);
+    const bool get = operation == Operation::TradeQuery || operation == Operation::RefundQuery;
+    const QByteArray method = get ? "GET" : "POST";
+    const QByteArray sent = get ? QByteArray() : QJsonDocument(body).toJson(QJsonDocument::Compact);
+    const QByteArray path = m_options.api.path(QUrl::FullyEncoded)
+                                .toLatin1()
+                                .chopped(m_options.api.path().endsWith(u'/') ? 1 : 0) +
+                            pathAndQuery;
+    Result<QByteArray> authorization =
+        WechatPayApi::authorize(method, path, sent, m_options.mchid, m_options.merchantSerial,
+                                m_options.merchantKey, QDateTime::currentSecsSinceEpoch(), nonce());
+    HttpClient *client = pooledClient(m_options.api, m_options.timeoutMs, m_options.authority);
+    if (!authorization || !client) {
+        exchange.maybeReceived = false;
+        exchange.why =
+            authorization ? HttpClient::refusal(m_options.api) : authorization.error().message;
+        return exchange;
+    }
+    HttpClient::Headers headers{
+        {"Authorization", *authorization}, {"Accept", "application/json"}, {"User-Agent", "keel"}};
+    if (!get)
+        headers.append(std::pair<QByteArray, QByteArray>("Content-Type", "application/json"));
+    const HttpReply reply = client->request(method, path, headers, sent);
+    if (reply.status == 0) {
+        exchange.maybeReceived = reply.failure != HttpFailure::Unreachable;
+        exchange.why = QStringLiteral("WeChat Pay %1 got no answer: %2").arg(what, reply.error);
+        return exchange;
+    }
+    const WechatPayHeaders signedBy{
+        reply.header("wechatpay-timestamp"), reply.header("wechatpay-nonce"),
+        reply.header("wechatpay-serial"), reply.header("wechatpay-signature")};
+    if (const SignatureVerdict verdict =
+            WechatPaySignature::verify(signedBy, reply.body, m_options.platformCertificates,
+                                       QDateTime::currentSecsSinceEpoch());
+        verdict != SignatureVerdict::Valid) {
+        // Whoever sent it, it is not WeChat Pay's word on the money.
+        exchange.why = QStringLiteral("WeChat Pay %1's answer (HTTP %2) is not WeChat Pay's: %3")
+                           .arg(what)
+                           .arg(reply.status)
+                           .arg(verdictMessage(verdict));
+        return exchange;
+    }
+    const QJsonDocument answer = QJsonDocument::fromJson(reply.body);
+    if (!reply.body.isEmpty() && !answer.isObject()) {
+        exchange.why = QStringLiteral("WeChat Pay %1's answer is not a JSON object").arg(what);
+        return exchange;
+    }
+    exchange.fields = answer.object();
+    exchange.reading = WechatPayApi::classify(operation, reply.status, exchange.fields);
+    exchange.why = mismatch(operation, names, exchange.fields, exchange.reading, reply.status);
+    if (!exchange.why.isEmpty())
+        return exchange;
+    exchange.answered = true;
+    exchange.why = exchange.reading.why;
+    return exchange;
+}
+
+// A request without a verified answer: in doubt if it may have reached
+// WeChat Pay, failed if it certainly did not.
+ChannelResult WechatPayChannel::unanswered(const Exchange &exchange)
+{
+    return exchange.maybeReceived ? unknown(exchange.why)
+                                  : ChannelResult{ChannelOutcome::Failed, {}, exchange.why};
+}
+
+// A paid order, if WeChat Pay's figure is the one asked for.
+ChannelResult WechatPayChannel::paidOrder(const Exchange &exchange, qint64 amount)
+{
+    const QString currency = exchange.fields.value(QStringLiteral("amount"))
+                                 .toObject()
+                                 .value(QStringLiteral("currency"))
+                                 .toString(Yuan);
+    if (amountField(exchange.fields, "total") != amount || currency != Yuan)
+        return unknown(exchange.why + QStringLiteral(": a different amount"));
+    return {ChannelOutcome::Approved,
+            {},
+            exchange.why,
+            exchange.fields.value(QStringLiteral("transaction_id")).toString()};
+}
+
+ChannelResult WechatPayChannel::execute(const ChannelRequest &request)
+{
+    if (request.currency.toUpper() != Yuan)
+        return {ChannelOutcome::Declined, QStringLiteral("currency_not_supported"),
+                QStringLiteral("WeChat Pay takes CNY only, not %1").arg(request.currency)};
+    const bool paying = request.operation == QLatin1String("authorize");
+    if (paying && !request.capture)
+        return {ChannelOutcome::Declined, QStringLiteral("capture_required"),
+                QStringLiteral("a WeChat Pay payment is captured when paid: send capture=true")};
+    if (!paying && request.operation != QLatin1String("refund"))
+        // A sale has nothing left to capture or void; nothing is sent.
+        return {ChannelOutcome::Failed,
+                {},
+                QStringLiteral("WeChat Pay has no %1 of a payment").arg(request.operation)};
+    ChannelResult result = paying ? pay(request) : refund(request);
+    // A query's "no such order or refund" after "already paid" or a refund
+    // still processing says nothing yet: the earlier copy may not show.
+    if (result.outcome == ChannelOutcome::NotFound)
+        result.outcome = ChannelOutcome::Unknown;
+    return result;
+}
+
+ChannelResult WechatPayChannel::pay(const ChannelRequest &request)
+{
+    const QJsonObject body{
+        {QStringLiteral("appid"), m_options.appid},
+        {QStringLiteral("mchid"), m_options.mchid},
+        {QStringLiteral("description"), QStringLiteral("Payment %1").arg(request.reference)},
+        {QStringLiteral("out_trade_no"), request.reference},
+        {QStringLiteral("payer"), QJsonObject{{QStringLiteral("auth_code"), request.source}}},
+        {QStringLiteral("amount"), QJsonObject{{QStringLiteral("total"), request.amount},
+                                               {QStringLiteral("currency"), Yuan}}},
+        {QStringLiteral("scene_info"),
+         QJsonObject{{QStringLiteral("device_id"), QStringLiteral("keel")}}}};
+    const Exchange exchange = call(Operation::Pay, "/v3/pay/transactions/codepay", body,
+                                   {{QStringLiteral("out_trade_no"), request.reference}});
+    if (!exchange.answered)
+        return unanswered(exchange);
+    switch (exchange.reading.meaning) {
+    case Meaning::Done:
+        // "Already paid" says nothing of how much: the order does.
+        if (!exchange.fields.contains(QStringLiteral("trade_state")))
+            return queryTrade(request);
+        return paidOrder(exchange, request.amount);
+    case Meaning::Refused:
+        // WeChat Pay said no to this request. It may leave an order open
+        // under the out_trade_no for a copy still on its way; once WeChat
+        // Pay has reversed it, the refusal is final.
+        if (const ChannelResult reversed = reverse(request, request.firstAttempt);
+            reversed.outcome != ChannelOutcome::Closed)
+            return reversed;
+        return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
+    case Meaning::NotFound:
+    case Meaning::InDoubt:
+        break;
+    }
+    return unknown(exchange.why);
+}
+
+ChannelResult WechatPayChannel::refund(const ChannelRequest &request)
+{
+    const QJsonObject body{
+        {QStringLiteral("out_trade_no"), request.chargeId()},
+        {QStringLiteral("out_refund_no"), request.reference},
+        {QStringLiteral("amount"), QJsonObject{{QStringLiteral("refund"), request.amount},
+                                               {QStringLiteral("total"), request.chargeAmount},
+                                               {QStringLiteral("currency"), Yuan}}}};
+    const Exchange exchange = call(Operation::Refund, "/v3/refund/domestic/refunds", body,
+                                   {{QStringLiteral("out_refund_no"), request.reference}});
+    if (!exchange.answered)
+        return unanswered(exchange);
+    switch (exchange.reading.meaning) {
+    case Meaning::Done:
+        if (amountField(exchange.fields, "refund") != request.amount)
+            return unknown(exchange.why + QStringLiteral(": a different amount.refund"));
+        return {ChannelOutcome::Approved,
+                {},
+                exchange.why,
+                exchange.fields.value(QStringLiteral("refund_id")).toString()};
+    case Meaning::Refused:
+        // Only a copy sent earlier could have caused these; with none, they
+        // are WeChat Pay's word on this refund.
+        if (refusalATwinCouldCause(exchange.reading.code) && !request.firstAttempt) {
+            const ChannelResult known = queryRefund(request);
+            if (known.outcome == ChannelOutcome::Approved)
+                return known;
+            return unknown(QStringLiteral("%1; an earlier copy may have caused it, and the refund "
+                                          "query does not yet show it (%2)")
+                               .arg(exchange.why, known.message));
+        }
+        return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
+    case Meaning::NotFound:
+    case Meaning::InDoubt:
+        break;
+    }
+    return unknown(exchange.why);
+}
+
+ChannelResult WechatPayChannel::query(const ChannelRequest &operation)
+{
+    if (operation.operation == QLatin1String("refund"))
+        return queryRefund(operation);
+    if (operation.operation == QLatin1String("authorize") ||
+        operation.operation == QLatin1String("capture"))
+        return queryTrade(operation);
+    return {ChannelOutcome::NotFound,
+            {},
+            QStringLiteral("WeChat Pay has no %1 of a payment").arg(operation.operation)};
+}
+
+ChannelResult WechatPayChannel::queryTrade(const ChannelRequest &operation, bool *unpaid)
+{
+    const Exchange exchange =
+        call(Operation::TradeQuery,
+             "/v3/pay/transactions/out-trade-no/" + percent(operation.chargeId()) +
+                 "?mchid=" + percent(m_options.mchid),
+             {}, {{QStringLiteral("out_trade_no"), operation.chargeId()}});
+    if (!exchange.answered)
+        return unknown(exchange.why);
+    if (unpaid)
+        *unpaid = exchange.reading.meaning == Meaning::NotFound ||
+                  exchange.reading.code == QLatin1String("NOTPAY") ||
+                  exchange.reading.code == QLatin1String("USERPAYING");
+    switch (exchange.reading.meaning) {
+    case Meaning::Done:
+        return paidOrder(exchange, operation.amount);
+    case Meaning::Refused:
+        return {ChannelOutcome::Closed, {}, exchange.why}; // closed, and nothing kept
+    case Meaning::NotFound:
+        return {ChannelOutcome::NotFound, {}, exchange.why};
+    case Meaning::InDoubt:
+        break;
+    }
+    return unknown(exchange.why);
+}
+
+ChannelResult WechatPayChannel::queryRefund(const ChannelRequest &operation)
+{
+    const Exchange exchange =
+        call(Operation::RefundQuery, "/v3/refund/domestic/refunds/" + percent(operation.reference),
+             {}, {{QStringLiteral("out_refund_no"), operation.reference}});
+    if (!exchange.answered)
+        return unknown(exchange.why);
+    switch (exchange.reading.meaning) {
+    case Meaning::Done:
+        if (amountField(exchange.fields, "refund") != operation.amount)
+            return unknown(exchange.why + QStringLiteral(": a different amount.refund"));
+        return {ChannelOutcome::Approved,
+                {},
+                exchange.why,
+                exchange.fields.value(QStringLiteral("refund_id")).toString()};
+    case Meaning::Refused:
+        return {ChannelOutcome::Declined, QStringLiteral("refund_closed"), exchange.why};
+    case Meaning::NotFound:
+        return {ChannelOutcome::NotFound, {}, exchange.why};
+    case Meaning::InDoubt:
+        break;
+    }
+    return unknown(exchange.why);
+}
+
+ChannelResult WechatPayChannel::close(const ChannelRequest &operation)
+{
+    if (operation.operation == QLatin1String("refund")) {
+        const ChannelResult known = queryRefund(operation);
+        if (known.outcome == ChannelOutcome::Approved || known.outcome == ChannelOutcome::Declined)
+            return known;
+        return unknown(QStringLiteral("WeChat Pay cannot refuse a refund still on its way (%1)")
+                           .arg(known.message));
+    }
+    if (operation.operation != QLatin1String("authorize"))
+        return unknown(QStringLiteral("WeChat Pay has no %1 to close").arg(operation.operation));
+    // A reverse gives a paid order's money back: only an unpaid one is reversed.
+    bool unpaid = false;
+    const ChannelResult known = queryTrade(operation, &unpaid);
+    if (known.outcome == ChannelOutcome::Approved || known.outcome == ChannelOutcome::Closed)
+        return known;
+    if (!unpaid)
+        return unknown(QStringLiteral("not reversed: %1").arg(known.message));
+    return reverse(operation, false);
+}
+
+ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool justRefused)
+{
+    const Exchange exchange = call(
+        Operation::Reverse,
+        "/v3/pay/transactions/out-trade-no/" + percent(operation.chargeId()) + "/reverse",
+        {{QStringLiteral("appid"), m_options.appid}, {QStringLiteral("mchid"), m_options.mchid}},
+        {{QStringLiteral("out_trade_no"), operation.chargeId()}});
+    if (exchange.answered && exchange.reading.meaning == Meaning::Done)
+        // Closed unpaid, or paid in the meantime and given back whole.
+        return {ChannelOutcome::Closed, {}, exchange.why};
+    if (exchange.answered && exchange.reading.meaning == Meaning::NotFound) {
+        // WeChat Pay has no such order, and says nothing of one a payment
+        // request still on its way would make. None can be on its way when
+        // the only request ever sent was just refused, or when the payment
+        // code is too old to pay with.
+        const qint64 age = QDateTime::currentSecsSinceEpoch() - operation.chargeCreatedEpoch;
+        if (justRefused ||
+            (operation.chargeCreatedEpoch > 0 && age > m_options.paymentCodeLifetimeSeconds))
+            return {ChannelOutcome::Closed,
+                    {},
+                    QStringLiteral("%1: no order, and none can come").arg(exchange.why)};
+        return unknown(QStringLiteral("WeChat Pay has no order %1 to reverse; a payment request "
+                                      "on its way could still make one for %2 s")
+                           .arg(operation.chargeId())
+                           .arg(m_options.paymentCodeLifetimeSeconds - age));
+    }
+    // Not reversed (paid past the reverse window, or no answer): what does
+    // the order say now?
+    const ChannelResult now = queryTrade(operation);
+    if (now.outcome == ChannelOutcome::Approved || now.outcome == ChannelOutcome::Closed)
+        return now;
+    return unknown(QStringLiteral("WeChat Pay did not reverse %1: %2; %3")
+                       .arg(operation.chargeId(), exchange.why, now.message));
+}
+
+Result<ChannelFactory> wechatpayChannel(WechatPayChannelOptions options)
+{
+    if (options.mchid.isEmpty() || options.appid.isEmpty())
+        return fieldError(options.mchid.isEmpty() ? QStringLiteral("wechatpay-mchid")
+                                                  : QStringLiteral("wechatpay-appid"),
+                          QStringLiteral("parameter_missing"),
+                          QStringLiteral("--channel wechatpay needs --wechatpay-mchid and "
+                                         "--wechatpay-appid"));
+    if (!options.merchantKey.canSign())
+        return fieldError(QStringLiteral("wechatpay-merchant-key"), QStringLiteral("key_invalid"),
+                          QStringLiteral("--wechatpay-merchant-key must hold the merchant's API "
+                                         "private key"));
+    if (options.merchantSerial.isEmpty())
+        return fieldError(QStringLiteral("wechatpay-merchant-certificate"),
+                          QStringLiteral("key_invalid"),
+                          QStringLiteral("--wechatpay-merchant-certificate must be the merchant's "
+                                         "API certificate (its serial number is sent)"));
+    if (options.platformCertificates.isEmpty())
+        return fieldError(QStringLiteral("wechatpay-certificate"),
+                          QStringLiteral("parameter_missing"),
+                          QStringLiteral("--channel wechatpay needs --wechatpay-certificate: "
+                                         "WeChat Pay's answers are verified with it"));
+    const QUrl &api = options.api;
+    if (!api.isValid() || api.host().isEmpty() || !HttpClient::refusal(api).isEmpty())
+        return fieldError(QStringLiteral("wechatpay-api"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("--wechatpay-api %1: %2")
+                              .arg(api.toString(), HttpClient::refusal(api).isEmpty()
+                                                       ? QStringLiteral("not a URL keel can call")
+                                                       : HttpClient::refusal(api)));
+    auto channel = std::make_shared<WechatPayChannel>(std::move(options));
+    return ChannelFactory([channel](const ConnectionSettings &) { return channel; });
+}
+
+} // namespace keel

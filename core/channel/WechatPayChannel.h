@@ -1,0 +1,77 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/channel/WechatPayApi.h"
+#include "core/payment/Channel.h"
+#include "core/signing/RsaKey.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QUrl>
+
+namespace keel {
+
+struct WechatPayChannelOptions {
+    QUrl api = QUrl(QStringLiteral("https://api.mch.weixin.qq.com"));
+    QString mchid;             // 直连商户号
+    QString appid;             // the AppID the merchant number is bound to
+    RsaKey merchantKey;        // the merchant's API private key: signs every request
+    QByteArray merchantSerial; // its certificate's serial number, sent as serial_no
+    // The platform certificates (several during a rotation): each answer is
+    // believed only if the one its Wechatpay-Serial names signed it.
+    QList<RsaKey> platformCertificates;
+    int timeoutMs = 10000;
+    QString authority; // a PEM file trusted for WeChat Pay's API alone; empty: the process's
+    // How long after a charge was created a payment request for it could
+    // still reach WeChat Pay and be paid: a payment code (auth_code) is
+    // refused about a minute after it is shown. Past this, an order WeChat
+    // Pay has never seen is taken as closed for good.
+    int paymentCodeLifetimeSeconds = 600;
+};
+
+// WeChat Pay API v3 as a keel channel: payment-code sales (付款码支付,
+// auth_code = the charge's source), refunds with out_refund_no = keel's
+// refund id, their queries by keel's numbers, and 关单 by reversing an
+// unpaid order. Every answer's signature is checked before it is believed;
+// an answer that does not verify is no answer. Only CNY sales: an
+// authorization without capture or another currency is declined before
+// anything is sent.
+class WechatPayChannel final : public Channel {
+public:
+    explicit WechatPayChannel(WechatPayChannelOptions options);
+
+    QString name() const override { return QStringLiteral("wechatpay"); }
+    QString statementChannel() const override { return QStringLiteral("wechatpay"); }
+    ChannelResult execute(const ChannelRequest &request) override;
+    ChannelResult query(const ChannelRequest &operation) override;
+    // An authorization is looked up, then reversed if WeChat Pay says it is
+    // unpaid. A refund cannot be stopped: its close says what the refund
+    // query says, or Unknown.
+    ChannelResult close(const ChannelRequest &operation) override;
+
+private:
+    ChannelResult pay(const ChannelRequest &request);
+    ChannelResult refund(const ChannelRequest &request);
+    // `unpaid` (if given) is set when WeChat Pay said for certain that the
+    // order is unknown to it or waits for the payer: only then may it be reversed.
+    ChannelResult queryTrade(const ChannelRequest &operation, bool *unpaid = nullptr);
+    ChannelResult queryRefund(const ChannelRequest &operation);
+    // `justRefused`: WeChat Pay has just refused the only payment request
+    // ever sent for this order (ChannelRequest::firstAttempt).
+    ChannelResult reverse(const ChannelRequest &operation, bool justRefused);
+
+    // One signed request and its answer, believed only if the platform's
+    // key signed it and it names the order (or refund) asked about.
+    struct Exchange;
+    Exchange call(WechatPayApi::Operation operation, const QByteArray &pathAndQuery,
+                  const QJsonObject &body, const QJsonObject &names);
+    static ChannelResult unanswered(const Exchange &exchange);
+    static ChannelResult paidOrder(const Exchange &exchange, qint64 amount);
+
+    WechatPayChannelOptions m_options;
+};
+
+// `keel gateway --channel wechatpay`: the options as read from files, checked.
+Result<ChannelFactory> wechatpayChannel(WechatPayChannelOptions options);
+
+} // namespace keel

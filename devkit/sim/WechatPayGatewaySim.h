@@ -1,0 +1,63 @@
+#pragma once
+
+#include "core/db/ConnectionSettings.h"
+#include "core/signing/RsaKey.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace keel {
+
+class SimulatedChannel;
+struct HttpRequest;
+struct HttpResponse;
+
+struct WechatPayGatewayOptions {
+    QString mchid;              // the only merchant whose requests are taken
+    RsaKey merchantCertificate; // verifies each request's Authorization (and names its serial)
+    RsaKey platformKey;         // signs each answer
+    QByteArray platformSerial;  // the platform certificate's serial, sent as Wechatpay-Serial
+};
+
+// The simulated network speaking WeChat Pay API v3 under /v3/: payment-code
+// sales (codepay), the order query by out_trade_no, reverse, refunds and the
+// refund query, answered as WeChat Pay answers (JSON, HTTP status and error
+// `code`, signed in the Wechatpay-* headers), with the simulated channel's
+// record behind them, so keel's adapter is tested over the network. A request
+// whose Authorization does not verify gets 401 SIGN_ERROR; the channel's
+// faults show as WeChat Pay shows them: unavailable is 500 SYSTEM_ERROR, a
+// lost answer a connection closed.
+class WechatPayGatewaySim final {
+public:
+    WechatPayGatewaySim(WechatPayGatewayOptions options, SimulatedChannel &channel,
+                        ConnectionSettings settings);
+
+    HttpResponse handle(const HttpRequest &request);
+
+private:
+    struct Answer {
+        int status = 200;
+        QJsonObject fields;
+    };
+    // The refusal of a request from another merchant or with a bad signature;
+    // none: it is taken.
+    std::optional<Answer> rejection(const HttpRequest &request) const;
+    // nullopt: the answer is lost.
+    std::optional<Answer> answer(const HttpRequest &request, const QJsonObject &body);
+    std::optional<Answer> pay(const QJsonObject &body);
+    Answer tradeQuery(const QString &outTradeNo);
+    Answer reverse(const QString &outTradeNo);
+    std::optional<Answer> refund(const QJsonObject &body);
+    Answer refundQuery(const QString &outRefundNo);
+    QJsonObject order(const QString &outTradeNo, const QString &state, const QString &transaction,
+                      qint64 total) const;
+    HttpResponse signedAnswer(const Answer &answer) const;
+
+    WechatPayGatewayOptions m_options;
+    SimulatedChannel &m_channel;
+    ConnectionSettings m_settings;
+};
+
+} // namespace keel

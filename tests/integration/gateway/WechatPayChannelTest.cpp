@@ -1,0 +1,408 @@
+// keel as WeChat Pay's client: the gateway's WechatPayChannel calling `keel
+// channel-sim --protocol wechatpay` over TLS, each request signed with the
+// merchant's API key and each answer verified with the platform
+// certificate, as it would call api.mch.weixin.qq.com.
+
+#include "GatewayTest.h"
+#include "KeelProcess.h"
+#include "SigningFiles.h"
+#include "TestPki.h"
+
+#include "core/ServiceLog.h"
+#include "core/api/StripeReplies.h"
+#include "core/channel/WechatPayChannel.h"
+#include "core/db/LibpqConnection.h"
+#include "core/net/LoopbackPort.h"
+#include "core/net/TlsSession.h"
+#include "core/payment/PaymentContext.h"
+#include "core/payment/Reconciler.h"
+#include "core/reference/CurrencyStore.h"
+#include "core/signing/ChannelKeys.h"
+#include "devkit/sim/ChannelSimulator.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMutex>
+#include <QProcess>
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+using namespace keel;
+using keel::test::jsonOf;
+using keel::test::signingFile;
+using keel::test::startKeel;
+
+namespace {
+
+const QString MchId = QStringLiteral("1900000001");
+const QString AppId = QStringLiteral("wx0000000000000001");
+// A WeChat Pay payment code as a till's scanner reads it.
+const QByteArray AuthCode = "134567890123456789";
+const char *const Codepay = "POST /v3/pay/transactions/codepay";
+const char *const Refund = "POST /v3/refund/domestic/refunds";
+const char *const OrderQuery = "GET /v3/pay/transactions/out-trade-no/";
+const char *const RefundQuery = "GET /v3/refund/domestic/refunds/";
+
+RsaKey keyFile(const char *name)
+{
+    Result<RsaKey> key = readRsaKeyFile(signingFile(name), QString::fromLatin1(name));
+    EXPECT_TRUE(key.ok()) << name;
+    return key ? *key : RsaKey();
+}
+
+class WechatPayChannelTest : public keel::test::GatewayTest {
+protected:
+    void SetUp() override
+    {
+        GatewayTest::SetUp();
+        if (HasFatalFailure())
+            return;
+        ASSERT_TRUE(m_pki.ok());
+        ASSERT_TRUE(TlsSession::trustAlso(m_pki.caCertificate()).isEmpty());
+        m_simPort = bindLoopback();
+        ASSERT_NE(m_simPort, 0);
+        m_previousSink = ServiceLog::setSink([this](ServiceLog::Level, const QString &line) {
+            if (line.startsWith(QLatin1String("wechatpay call "))) {
+                QMutexLocker lock(&m_callsMutex);
+                m_calls.append(line.mid(15));
+            }
+        });
+    }
+
+    void TearDown() override
+    {
+        if (m_sim) {
+            m_sim->terminate();
+            m_sim->waitForFinished(10000);
+        }
+        if (m_gateway)
+            m_gateway->stop();
+        m_simulator.reset();
+        ServiceLog::setSink(m_previousSink);
+        (void)TlsSession::trustAlso({});
+        GatewayTest::TearDown();
+    }
+
+    // The simulated WeChat Pay in this process, over TLS, signing its
+    // answers with `answerKey` and taking requests `merchantCertificate`
+    // verifies; then the gateway, calling it with the merchant's key.
+    void start(SimulatedChannelConfig behaviour = {}, const char *answerKey = "wechatpay.key",
+               const char *merchantCertificate = "wechatpay-merchant.crt")
+    {
+        ChannelSimulatorOptions options;
+        options.settings = settings();
+        options.behaviour = behaviour;
+        options.http.port = m_simPort;
+        options.http.threads = 2;
+        options.http.tlsCertificateFile = m_pki.serverCertificate();
+        options.http.tlsKeyFile = m_pki.serverKey();
+        options.wechatpayGateway =
+            WechatPayGatewayOptions{MchId, keyFile(merchantCertificate), keyFile(answerKey),
+                                    keyFile("wechatpay.crt").certificateSerial().toLatin1()};
+        Result<std::unique_ptr<ChannelSimulator>> simulator =
+            ChannelSimulator::start(std::move(options));
+        ASSERT_TRUE(simulator.ok()) << qPrintable(simulator.error().message);
+        m_simulator = std::move(simulator).value();
+        m_remoteChannel = wechatpay();
+        ASSERT_TRUE(m_remoteChannel);
+        startGateway();
+    }
+
+    // How many requests starting "METHOD /path" reached the simulated WeChat Pay.
+    int calls(const char *request)
+    {
+        QMutexLocker lock(&m_callsMutex);
+        return int(std::count_if(m_calls.cbegin(), m_calls.cend(), [&](const QString &line) {
+            return line.startsWith(QLatin1String(request));
+        }));
+    }
+
+    ChannelFactory wechatpay()
+    {
+        WechatPayChannelOptions options;
+        // The certificate names localhost: WeChat Pay is dialled by that name.
+        options.api = QUrl(QStringLiteral("https://localhost:%1").arg(m_simPort));
+        options.mchid = MchId;
+        options.appid = AppId;
+        options.merchantKey = keyFile("wechatpay-merchant.key");
+        options.merchantSerial = keyFile("wechatpay-merchant.crt").certificateSerial().toLatin1();
+        options.platformCertificates = {keyFile("wechatpay.crt")};
+        options.timeoutMs = 2000;
+        Result<ChannelFactory> channel = wechatpayChannel(std::move(options));
+        EXPECT_TRUE(channel.ok()) << qPrintable(channel.error().message);
+        return channel ? *channel : ChannelFactory{};
+    }
+
+    // One reconciler pass, as the gateway's login, asking WeChat Pay.
+    Reconciler::Report reconcile()
+    {
+        auto session = LibpqConnection::open(m_serviceLogin);
+        EXPECT_TRUE(session.ok());
+        auto currencies = loadCurrencies(*session);
+        EXPECT_TRUE(currencies.ok());
+        if (!session || !currencies)
+            return {};
+        PaymentContext context;
+        context.settings = m_serviceLogin;
+        context.channel = m_remoteChannel(m_serviceLogin);
+        context.currencies = *currencies;
+        StripeReplies replies;
+        auto report = Reconciler(context, *session, replies).runOnce(0);
+        EXPECT_TRUE(report.ok()) << qPrintable(report.error().message);
+        return report ? *report : Reconciler::Report{};
+    }
+
+    HttpReply charge(const QByteArray &key, const QByteArray &source = AuthCode)
+    {
+        return post("/v1/charges", "amount=1999&currency=cny&source=" + source, key);
+    }
+
+    QString stateOf(const QString &chargeId)
+    {
+        return scalar("SELECT s.state FROM keel.payment_state s JOIN keel.charges c "
+                      "ON c.id = s.charge_id WHERE c.public_id = '" +
+                      chargeId.toLatin1() + "'");
+    }
+
+    QString simRecord()
+    {
+        return scalar("SELECT coalesce(string_agg(operation || ' ' || outcome || ' ' || amount, "
+                      "', ' ORDER BY operation), '') FROM keel.sim_channel_operations");
+    }
+
+    keel::test::TestPki m_pki;
+    int m_simPort = 0;
+    std::unique_ptr<ChannelSimulator> m_simulator;
+    std::unique_ptr<QProcess> m_sim; // a `keel channel-sim` process, for the command's own test
+    ServiceLog::Sink m_previousSink;
+    QMutex m_callsMutex;
+    QStringList m_calls;
+};
+
+} // namespace
+
+// A payment-code sale (codepay) and a partial refund under the order's
+// out_trade_no, each answered and verified over TLS; the charge keeps WeChat
+// Pay's transaction_id, the refund its refund_id, and both are WeChat Pay's
+// to reconcile.
+TEST_F(WechatPayChannelTest, ASaleAndItsRefundRunThroughWechatPayOverTls)
+{
+    start();
+    const HttpReply charged = charge("wechatpay-1");
+    ASSERT_EQ(charged.status, 200) << charged.body.constData();
+    EXPECT_EQ(jsonOf(charged).value(QLatin1String("status")).toString(),
+              QStringLiteral("succeeded"));
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    EXPECT_FALSE(scalar("SELECT channel_reference FROM keel.charges").isEmpty());
+    EXPECT_EQ(scalar("SELECT channel FROM keel.charges"), QStringLiteral("wechatpay"));
+
+    const HttpReply refunded =
+        post("/v1/refunds", "charge=" + id.toLatin1() + "&amount=500", "wechatpay-1-refund");
+    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
+    EXPECT_EQ(jsonOf(refunded).value(QLatin1String("status")).toString(),
+              QStringLiteral("succeeded"));
+    EXPECT_FALSE(scalar("SELECT channel_reference FROM keel.refunds").isEmpty());
+    EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 1999, refund approved 500"));
+    EXPECT_EQ(calls(Codepay), 1);
+    EXPECT_EQ(calls(Refund), 1);
+}
+
+// WeChat Pay's refusal is a decline carrying its code, once the order it may
+// have left open is reversed: a copy of the request still on its way can no
+// longer pay it.
+TEST_F(WechatPayChannelTest, ARefusedPaymentIsReversedThenDeclinedWithWechatPaysReason)
+{
+    start();
+    const HttpReply declined = charge("wechatpay-2", "tok_chargeDeclinedInsufficientFunds");
+    ASSERT_EQ(declined.status, 402) << declined.body.constData();
+    EXPECT_EQ(jsonOf(declined)
+                  .value(QLatin1String("error"))
+                  .toObject()
+                  .value(QLatin1String("decline_code"))
+                  .toString(),
+              QStringLiteral("not_enough"));
+    EXPECT_EQ(simRecord(), QStringLiteral("authorize declined 1999"));
+    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1); // the reverse
+    EXPECT_EQ(scalar("SELECT state FROM keel.payment_state"), QStringLiteral("Failed"));
+}
+
+// A refund WeChat Pay refuses for a reason of its own is final: the refund
+// fails at once and the charge keeps its money.
+TEST_F(WechatPayChannelTest, ARefundWechatPayRefusesFailsWithItsReason)
+{
+    SimulatedChannelConfig refusing;
+    refusing.refundFailureRate = 1;
+    start(refusing);
+    const HttpReply charged = charge("wechatpay-5");
+    ASSERT_EQ(charged.status, 200) << charged.body.constData();
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    const HttpReply refund =
+        post("/v1/refunds", "charge=" + id.toLatin1() + "&amount=300", "wechatpay-5-refund");
+    EXPECT_EQ(scalar("SELECT status FROM keel.refunds"), QStringLiteral("failed"))
+        << refund.body.constData();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Captured"));
+    EXPECT_EQ(calls(Refund), 1);
+}
+
+// Every answer lost after WeChat Pay acted: the payment and the refund wait
+// in doubt, and the reconciler settles each by WeChat Pay's own queries —
+// neither is sent twice.
+TEST_F(WechatPayChannelTest, InDoubtPaymentsAndRefundsAreSettledByWechatPaysQueries)
+{
+    SimulatedChannelConfig losing;
+    losing.ambiguousRate = 1;
+    start(losing);
+    const HttpReply charged = charge("wechatpay-3");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(reconcile().resolved, 1);
+    ASSERT_EQ(stateOf(id), QStringLiteral("Captured"));
+    EXPECT_FALSE(scalar("SELECT channel_reference FROM keel.charges").isEmpty());
+
+    const HttpReply refund =
+        post("/v1/refunds", "charge=" + id.toLatin1() + "&amount=700", "wechatpay-3-refund");
+    const QString refundId = jsonOf(refund).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(refundId.isEmpty()) << refund.body.constData();
+    EXPECT_EQ(scalar("SELECT status FROM keel.refunds"), QStringLiteral("pending"));
+    EXPECT_EQ(reconcile().resolved, 1);
+    EXPECT_EQ(scalar("SELECT status FROM keel.refunds"), QStringLiteral("succeeded"));
+    EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 1999, refund approved 700"));
+    EXPECT_EQ(calls(Codepay), 1);
+    EXPECT_EQ(calls(Refund), 1);
+    EXPECT_GE(calls(OrderQuery), 1);
+    EXPECT_GE(calls(RefundQuery), 1);
+}
+
+// A payment request WeChat Pay answered "system error" may yet arrive. While
+// its payment code could still pay, a reverse of an order WeChat Pay has
+// never seen proves nothing and the payment stays in doubt; once the code is
+// too old to pay with, the payment fails.
+TEST_F(WechatPayChannelTest, AnOrderWechatPayNeverSawFailsOnlyOnceItsPaymentCodeHasExpired)
+{
+    SimulatedChannelConfig busy;
+    busy.errorRate = 1;
+    start(busy);
+    const HttpReply charged = charge("wechatpay-6");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1);
+
+    scalar("UPDATE keel.charges SET created_at = now() - interval '20 minutes'");
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Failed"));
+    EXPECT_EQ(calls(Codepay), 1);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+}
+
+// A request signed with a key WeChat Pay does not hold is rejected as sent
+// (401 SIGN_ERROR); nothing can be learned or reversed that way, so the
+// payment stays in doubt rather than failing on an answer about nothing.
+TEST_F(WechatPayChannelTest, ARequestWechatPayCannotVerifyLeavesThePaymentInDoubt)
+{
+    start({}, "wechatpay.key", "wechatpay.crt");
+    const HttpReply charged = charge("wechatpay-7");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(simRecord(), QString());
+    EXPECT_EQ(calls(Codepay), 1);
+    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1);
+}
+
+// An answer the platform key did not sign is no answer, whatever it says:
+// the payment stays in doubt rather than succeeding on a forger's word.
+TEST_F(WechatPayChannelTest, AnAnswerNotSignedByWechatPayIsNotBelieved)
+{
+    start({}, "wechatpay-merchant.key");
+    const HttpReply charged = charge("wechatpay-4");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 1999"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+}
+
+// `keel gateway --channel wechatpay` with its keys as files: a charge through
+// the process reaches the simulated WeChat Pay it was pointed at.
+TEST_F(WechatPayChannelTest, TheGatewayCallsWechatPayWithTheKeysItIsGiven)
+{
+    QString simUrl;
+    m_sim = startKeel(
+        {QStringLiteral("channel-sim"), QStringLiteral("--db"), settings().conninfo(),
+         QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_simPort),
+         QStringLiteral("--tls-cert"), m_pki.serverCertificate(), QStringLiteral("--tls-key"),
+         m_pki.serverKey(), QStringLiteral("--protocol"), QStringLiteral("wechatpay"),
+         QStringLiteral("--wechatpay-mchid"), MchId,
+         QStringLiteral("--wechatpay-merchant-certificate"), signingFile("wechatpay-merchant.crt"),
+         QStringLiteral("--wechatpay-platform-key"), signingFile("wechatpay.key"),
+         QStringLiteral("--wechatpay-platform-certificate"), signingFile("wechatpay.crt")},
+        QStringLiteral("KEEL_CHANNEL"), &simUrl);
+    ASSERT_FALSE(simUrl.isEmpty());
+    QString url;
+    auto gateway = spawnGateway(
+        {QStringLiteral("--channel"), QStringLiteral("wechatpay"),
+         QStringLiteral("--wechatpay-mchid"), MchId, QStringLiteral("--wechatpay-appid"), AppId,
+         QStringLiteral("--wechatpay-merchant-key"), signingFile("wechatpay-merchant.key"),
+         QStringLiteral("--wechatpay-merchant-certificate"), signingFile("wechatpay-merchant.crt"),
+         QStringLiteral("--wechatpay-certificate"), signingFile("wechatpay.crt"),
+         QStringLiteral("--wechatpay-api"), QStringLiteral("https://localhost:%1").arg(m_simPort),
+         QStringLiteral("--channel-ca-file"), m_pki.caCertificate()},
+        &url);
+    ASSERT_FALSE(url.isEmpty());
+    const HttpReply charged = post("/v1/charges", "amount=2500&currency=cny&source=" + AuthCode,
+                                   "wechatpay-cli", {}, clientFor(url, 10000).get());
+    ASSERT_EQ(charged.status, 200) << charged.body.constData();
+    EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 2500"));
+    gateway->terminate();
+    gateway->waitForFinished(10000);
+}
+
+// Each missing or mismatched piece is named before the gateway serves anything.
+TEST_F(WechatPayChannelTest, AGatewayWithAWrongWechatPayKeyDoesNotStart)
+{
+    const QStringList base{QStringLiteral("gateway"),
+                           QStringLiteral("--db"),
+                           m_serviceLogin.conninfo(),
+                           QStringLiteral("--listen"),
+                           QStringLiteral("127.0.0.1:0"),
+                           QStringLiteral("--channel"),
+                           QStringLiteral("wechatpay"),
+                           QStringLiteral("--wechatpay-mchid"),
+                           MchId,
+                           QStringLiteral("--wechatpay-appid"),
+                           AppId};
+    const auto run = [&](const QStringList &more, const char *named) {
+        const keel::test::ProcessResult result = keel::test::runKeel(base + more);
+        EXPECT_EQ(result.exitCode, 2) << named;
+        EXPECT_TRUE(result.err.contains(QLatin1String(named))) << qPrintable(result.err);
+    };
+    const QStringList certificate{QStringLiteral("--wechatpay-certificate"),
+                                  signingFile("wechatpay.crt")};
+    const QStringList merchant{
+        QStringLiteral("--wechatpay-merchant-key"), signingFile("wechatpay-merchant.key"),
+        QStringLiteral("--wechatpay-merchant-certificate"), signingFile("wechatpay-merchant.crt")};
+    run(certificate + QStringList{QStringLiteral("--wechatpay-merchant-certificate"),
+                                  signingFile("wechatpay-merchant.crt")},
+        "--wechatpay-merchant-key");
+    // A key that is not the certificate's: WeChat Pay would refuse every request.
+    run(certificate + QStringList{QStringLiteral("--wechatpay-merchant-key"),
+                                  signingFile("wechatpay.key"),
+                                  QStringLiteral("--wechatpay-merchant-certificate"),
+                                  signingFile("wechatpay-merchant.crt")},
+        "wechatpay-merchant-key");
+    // A private key where the platform certificate belongs would let keel
+    // believe answers it could have signed itself.
+    run(merchant +
+            QStringList{QStringLiteral("--wechatpay-certificate"), signingFile("wechatpay.key")},
+        "wechatpay-certificate");
+    // Plain http:// to WeChat Pay is refused like every other outgoing call.
+    run(merchant + certificate +
+            QStringList{QStringLiteral("--wechatpay-api"), QStringLiteral("http://127.0.0.1:9")},
+        "--wechatpay-api");
+}
