@@ -48,10 +48,10 @@ void ConsoleOptions::declare(QCommandLineParser &parser)
     parser.addOption({QStringLiteral("dir"), QStringLiteral("Data directory for --demo."),
                       QStringLiteral("DIR")});
     parser.addOption({QStringLiteral("demo-channel"),
-                      QStringLiteral("With --demo: sim (keel's channel wire, the default) or "
-                                     "alipay (the simulator speaks Alipay's OpenAPI; yuan "
-                                     "payments)."),
-                      QStringLiteral("sim|alipay")});
+                      QStringLiteral("With --demo: sim (keel's channel wire, the default), "
+                                     "alipay or wechatpay (the simulator speaks Alipay's "
+                                     "OpenAPI or WeChat Pay API v3; yuan payments)."),
+                      QStringLiteral("sim|alipay|wechatpay")});
     parser.addOption(
         {QStringLiteral("screenshot"),
          QStringLiteral("Render the view to FILE (PNG) once its data has loaded, then exit."),
@@ -106,12 +106,13 @@ Result<ConsoleOptions> ConsoleOptions::read(const QCommandLineParser &parser,
     options.minimumWaitMs = parser.value(QStringLiteral("wait")).toLongLong() * 1000;
     options.demo = parser.isSet(QStringLiteral("demo"));
     options.demoDirectory = parser.value(QStringLiteral("dir"));
-    const QString demoChannel = parser.value(QStringLiteral("demo-channel"));
-    if (!demoChannel.isEmpty() && demoChannel != QLatin1String("sim") &&
-        demoChannel != QLatin1String("alipay"))
+    options.demoChannel = parser.value(QStringLiteral("demo-channel"));
+    if (options.demoChannel.isEmpty())
+        options.demoChannel = QStringLiteral("sim");
+    if (!QStringList{QStringLiteral("sim"), QStringLiteral("alipay"), QStringLiteral("wechatpay")}
+             .contains(options.demoChannel))
         return fieldError(QStringLiteral("demo-channel"), QStringLiteral("parameter_invalid"),
-                          QStringLiteral("--demo-channel must be sim or alipay"));
-    options.demoAlipay = demoChannel == QLatin1String("alipay");
+                          QStringLiteral("--demo-channel must be sim, alipay or wechatpay"));
     Result<std::optional<ConnectionSettings>> database =
         dsnOption(parser, QStringLiteral("db"), qEnvironmentVariable("KEEL_DB"));
     if (!database)

@@ -20,7 +20,7 @@ struct ConsoleOptions {
     qint64 minimumWaitMs = 0;
     bool demo = false;
     QString demoDirectory;
-    bool demoAlipay = false;                    // the demo's channel speaks Alipay's OpenAPI
+    QString demoChannel; // what the demo's simulator speaks: sim, alipay or wechatpay
     std::optional<ConnectionSettings> database; // --db or KEEL_DB
     std::optional<ConnectionSettings> replica;
 

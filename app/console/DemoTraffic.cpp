@@ -74,7 +74,7 @@ SimulationOptions shopTraffic(const DevStack &stack, const QString &apiKey, doub
 {
     SimulationOptions options;
     const QString url = stack.gatewayUrl();
-    options.yuanOnly = stack.alipayMode();
+    options.yuanOnly = stack.yuanOnly();
     options.url = url;
     options.apiKey = apiKey;
     options.ratePerSecond = rate;
@@ -88,7 +88,7 @@ SimulationOptions shopTraffic(const DevStack &stack, const QString &apiKey, doub
 DemoTraffic::DemoTraffic(DevStack &stack)
     : m_simulator(shopTraffic(stack, stack.apiKey(), 12.0, 3)),
       m_sagas(stack.gatewayUrl(), stack.apiKey(), 0.5,
-              stack.alipayMode() ? QStringLiteral("cny") : QStringLiteral("usd")),
+              stack.yuanOnly() ? QStringLiteral("cny") : QStringLiteral("usd")),
       m_traffic([this] { (void)m_simulator.run(); }), m_housekeeping([this, &stack] {
           // An SRE of the demo proposes, so the person at the console may approve.
           const Result<ConnectionSettings> sre =

@@ -68,7 +68,10 @@ Result<Target> startDemo(const ConsoleOptions &options)
                                      : options.demoDirectory;
     // Realistic trouble for the dashboards to show.
     demo.channelSimulator = SimulatedChannelConfig{15, 0.03, 0.01, 0.02};
-    demo.simulatorSpeaksAlipay = options.demoAlipay;
+    demo.simulatorProtocol =
+        options.demoChannel == QLatin1String("alipay")      ? SimulatorProtocol::Alipay
+        : options.demoChannel == QLatin1String("wechatpay") ? SimulatorProtocol::WechatPay
+                                                            : SimulatorProtocol::Keel;
     demo.gateway.reconcileGraceSeconds = 10;
     demo.gateway.http.threads = 4;
     // A notification nobody answers gives up within about a minute, not three days.

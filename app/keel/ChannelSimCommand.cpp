@@ -87,6 +87,11 @@ public:
                           QStringLiteral("With --protocol wechatpay: the PEM private key every "
                                          "answer is signed with."),
                           QStringLiteral("FILE")});
+        parser.addOption({QStringLiteral("wechatpay-apiv3-key"),
+                          QStringLiteral("With --protocol wechatpay: file with the merchant's "
+                                         "APIv3 key; GET /v3/certificates then lists the "
+                                         "platform certificate sealed with it."),
+                          QStringLiteral("FILE")});
         parser.addOption({QStringLiteral("wechatpay-platform-certificate"),
                           QStringLiteral("With --protocol wechatpay: that key's certificate, "
                                          "whose serial the answers name."),
@@ -323,9 +328,22 @@ private:
         Result<RsaKey> signing = signingKey(parser, QStringLiteral("wechatpay-platform-key"));
         if (!signing)
             return signing.error();
-        options.wechatpayGateway =
-            WechatPayGatewayOptions{parser.value(QStringLiteral("wechatpay-mchid")), *merchant,
-                                    *signing, platform->certificateSerial().toLatin1()};
+        WechatPayGatewayOptions gateway{parser.value(QStringLiteral("wechatpay-mchid")), *merchant,
+                                        *signing, platform->certificateSerial().toLatin1()};
+        // With the APIv3 key, the certificate list is served too.
+        if (parser.isSet(QStringLiteral("wechatpay-apiv3-key"))) {
+            Result<ChannelKeys> keys = ChannelKeys::load(
+                {{}, {}, parser.value(QStringLiteral("wechatpay-apiv3-key")), {}});
+            if (!keys)
+                return keys.error();
+            QFile pem(parser.value(QStringLiteral("wechatpay-platform-certificate")));
+            if (!pem.open(QIODevice::ReadOnly))
+                return fieldError(QStringLiteral("wechatpay-platform-certificate"),
+                                  QStringLiteral("file_unreadable"), pem.errorString());
+            gateway.platformCertificatePem = pem.readAll();
+            gateway.apiV3Key = keys->wechatpayApiV3Key;
+        }
+        options.wechatpayGateway = gateway;
         return {};
     }
 };

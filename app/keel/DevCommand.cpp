@@ -36,10 +36,11 @@ public:
                           QStringLiteral("The gateway's port on 127.0.0.1 (default: a free one)."),
                           QStringLiteral("N")});
         parser.addOption({QStringLiteral("sim-protocol"),
-                          QStringLiteral("keel (the default) or alipay: the simulator speaks "
-                                         "Alipay's OpenAPI and the gateway calls it as it would "
-                                         "call Alipay (yuan only)."),
-                          QStringLiteral("keel|alipay")});
+                          QStringLiteral("keel (the default), alipay or wechatpay: the "
+                                         "simulator speaks Alipay's OpenAPI or WeChat Pay API v3 "
+                                         "and the gateway calls it as it would call that channel "
+                                         "(yuan only)."),
+                          QStringLiteral("keel|alipay|wechatpay")});
         addGatewayOptions(parser);
     }
 
@@ -73,13 +74,15 @@ public:
             options.gateway.channel = nullptr;
         }
         const QString protocol = parser.value(QStringLiteral("sim-protocol"));
-        if (!protocol.isEmpty() && protocol != QLatin1String("keel") &&
-            protocol != QLatin1String("alipay"))
-            return fail(name(),
-                        fieldError(QStringLiteral("sim-protocol"),
-                                   QStringLiteral("parameter_invalid"),
-                                   QStringLiteral("--sim-protocol must be keel or alipay")));
-        options.simulatorSpeaksAlipay = protocol == QLatin1String("alipay");
+        if (protocol == QLatin1String("alipay"))
+            options.simulatorProtocol = SimulatorProtocol::Alipay;
+        else if (protocol == QLatin1String("wechatpay"))
+            options.simulatorProtocol = SimulatorProtocol::WechatPay;
+        else if (!protocol.isEmpty() && protocol != QLatin1String("keel"))
+            return fail(name(), fieldError(QStringLiteral("sim-protocol"),
+                                           QStringLiteral("parameter_invalid"),
+                                           QStringLiteral("--sim-protocol must be keel, alipay "
+                                                          "or wechatpay")));
 
         QElapsedTimer timer;
         timer.start();

@@ -175,7 +175,7 @@ Result<ChannelFactory> alipayOption(const QCommandLineParser &parser, int timeou
         options.gateway = QUrl(parser.value(QStringLiteral("alipay-gateway")), QUrl::StrictMode);
     options.notifyUrl = parser.value(QStringLiteral("alipay-notify-url"));
     Result<int> lifetime =
-        intOption(parser, QStringLiteral("alipay-payment-code-lifetime"), 600, 1, 86400);
+        paymentCodeLifetime(parser, QStringLiteral("alipay-payment-code-lifetime"), timeoutMs);
     if (!lifetime)
         return lifetime.error();
     options.paymentCodeLifetimeSeconds = *lifetime;
@@ -230,6 +230,18 @@ Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
     if (!config)
         return config.error();
     return simulatedChannel(*config);
+}
+
+Result<int> paymentCodeLifetime(const QCommandLineParser &parser, const QString &option,
+                                int timeoutMs)
+{
+    Result<int> lifetime = intOption(parser, option, 600, 60, 86400);
+    if (lifetime && qint64(*lifetime) * 1000 <= timeoutMs)
+        return fieldError(option, QStringLiteral("parameter_invalid"),
+                          QStringLiteral("--%1 must be longer than --channel-timeout: a request "
+                                         "still waiting for its answer could still pay")
+                              .arg(option));
+    return lifetime;
 }
 
 Result<SimulatedChannelConfig> simulatorConfig(const QCommandLineParser &parser)

@@ -23,6 +23,13 @@ Result<ChannelFactory> channelOption(const QCommandLineParser &parser);
 void addTlsServerOptions(QCommandLineParser &parser);
 void applyTlsServerOptions(const QCommandLineParser &parser, HttpServerOptions &http);
 
+// --<channel>-payment-code-lifetime (default 600 s): how long a payment
+// request could still pay. Past it, an order the channel never saw is closed
+// for good, so it may not be shorter than a minute (a payment code's own
+// life) nor than the wait for one answer (--channel-timeout).
+Result<int> paymentCodeLifetime(const QCommandLineParser &parser, const QString &option,
+                                int timeoutMs);
+
 // The --sim-* options alone (`keel channel-sim` is the simulator).
 void addSimulatorOptions(QCommandLineParser &parser);
 Result<SimulatedChannelConfig> simulatorConfig(const QCommandLineParser &parser);

@@ -1,6 +1,7 @@
 #include "WechatPayOptions.h"
 
 #include "Command.h"
+#include "GatewayOptionsParser.h"
 
 #include "core/channel/WechatPayChannel.h"
 #include "core/signing/ChannelKeys.h"
@@ -45,6 +46,8 @@ void addWechatPayChannelOptions(QCommandLineParser &parser)
 
 namespace {
 
+const QByteArray MatchProbe = "keel: is this the key of that certificate?";
+
 // The merchant's key and certificate must be a pair: WeChat Pay would
 // refuse every request signed by a key its serial does not name.
 Status readMerchantKeys(const QCommandLineParser &parser, WechatPayChannelOptions &options)
@@ -58,13 +61,17 @@ Status readMerchantKeys(const QCommandLineParser &parser, WechatPayChannelOption
                        QStringLiteral("wechatpay-merchant-certificate"));
     if (!certificate)
         return certificate.error();
-    const Result<QByteArray> probe = key->signSha256("keel: does this key match?");
-    if (key->canSign() && certificate->certificateSerial().isEmpty())
+    if (!key->canSign())
+        return fieldError(QStringLiteral("wechatpay-merchant-key"), QStringLiteral("key_invalid"),
+                          QStringLiteral("--wechatpay-merchant-key must hold the merchant's API "
+                                         "private key"));
+    const Result<QByteArray> probe = key->signSha256(MatchProbe);
+    if (certificate->certificateSerial().isEmpty())
         return fieldError(QStringLiteral("wechatpay-merchant-certificate"),
                           QStringLiteral("key_invalid"),
                           QStringLiteral("--wechatpay-merchant-certificate must be an X.509 "
                                          "certificate: WeChat Pay knows the key by its serial"));
-    if (probe && !certificate->verifySha256("keel: does this key match?", *probe))
+    if (probe && !certificate->verifySha256(MatchProbe, *probe))
         return fieldError(QStringLiteral("wechatpay-merchant-key"), QStringLiteral("key_invalid"),
                           QStringLiteral("--wechatpay-merchant-key is not the key of "
                                          "--wechatpay-merchant-certificate"));
@@ -88,6 +95,7 @@ Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int tim
     options.appid = parser.value(QStringLiteral("wechatpay-appid"));
     if (Status keys = readMerchantKeys(parser, options); !keys)
         return keys.error();
+    const Result<QByteArray> merchantSigned = options.merchantKey.signSha256(MatchProbe);
     for (const QString &path : parser.values(QStringLiteral("wechatpay-certificate"))) {
         Result<RsaKey> certificate = readRsaKeyFile(path, QStringLiteral("wechatpay-certificate"));
         if (!certificate)
@@ -100,12 +108,28 @@ Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int tim
                               QStringLiteral("--wechatpay-certificate %1 must be a WeChat Pay "
                                              "platform certificate")
                                   .arg(path));
+        // The merchant's own certificate would have keel believe answers
+        // signed by a key keel (and the merchant's other systems) hold.
+        if (certificate->certificateSerial().toLatin1() == options.merchantSerial ||
+            (merchantSigned && certificate->verifySha256(MatchProbe, *merchantSigned)))
+            return fieldError(QStringLiteral("wechatpay-certificate"),
+                              QStringLiteral("key_invalid"),
+                              QStringLiteral("--wechatpay-certificate %1 is the merchant's own "
+                                             "certificate, not WeChat Pay's")
+                                  .arg(path));
         options.platformCertificates.append(*certificate);
     }
+    // The APIv3 key (also what decrypts notifications) lets keel read WeChat
+    // Pay's certificate list when it rotates its key.
+    Result<ChannelKeys> apiV3 =
+        ChannelKeys::load({{}, {}, parser.value(QStringLiteral("wechatpay-apiv3-key")), {}});
+    if (!apiV3)
+        return apiV3.error();
+    options.apiV3Key = apiV3->wechatpayApiV3Key;
     if (parser.isSet(QStringLiteral("wechatpay-api")))
         options.api = QUrl(parser.value(QStringLiteral("wechatpay-api")), QUrl::StrictMode);
     Result<int> lifetime =
-        intOption(parser, QStringLiteral("wechatpay-payment-code-lifetime"), 600, 1, 86400);
+        paymentCodeLifetime(parser, QStringLiteral("wechatpay-payment-code-lifetime"), timeoutMs);
     if (!lifetime)
         return lifetime.error();
     options.paymentCodeLifetimeSeconds = *lifetime;

@@ -6,7 +6,6 @@
 #include "core/net/HttpClient.h"
 
 #include <QDateTime>
-#include <QSet>
 
 namespace keel {
 
@@ -54,23 +53,13 @@ bool sameAmount(const QJsonObject &fields, const char *field, qint64 expected)
 struct AlipayChannel::Exchange {
     bool answered = false;     // a verified answer from Alipay about this trade
     bool maybeReceived = true; // without one: the request may have reached Alipay
+    bool resent = false;       // the call went out twice: the answer may be to the copy
     AlipayOpenApi::Reading reading;
     QJsonObject fields;
     QString why; // without one: what went wrong
 };
 
 namespace {
-
-// Refund refusals that an earlier copy of the same refund, still on its way
-// when this one was refused, could itself have caused (it took the balance,
-// or refunded the trade whole): the refund query decides, not the refusal.
-bool refusalATwinCouldCause(const QString &subCode)
-{
-    static const QSet<QString> codes{
-        QStringLiteral("ACQ.SELLER_BALANCE_NOT_ENOUGH"), QStringLiteral("ACQ.TRADE_STATUS_ERROR"),
-        QStringLiteral("ACQ.REFUND_FEE_ERROR"), QStringLiteral("ACQ.REASON_TRADE_REFUND_FEE_ERR")};
-    return codes.contains(subCode);
-}
 
 // Why an answer is not about what was asked ("" if it is): the signature
 // says Alipay wrote it, not which trade it speaks of. A success must name the
@@ -124,6 +113,7 @@ AlipayChannel::Exchange AlipayChannel::call(const QString &method, const QJsonOb
     const HttpReply reply = client->request(
         "POST", path, {{"Content-Type", "application/x-www-form-urlencoded;charset=utf-8"}},
         AlipayOpenApi::formBody(*signedCall));
+    exchange.resent = reply.resent;
     if (reply.status == 0) {
         exchange.maybeReceived = reply.failure != HttpFailure::Unreachable;
         exchange.why = QStringLiteral("Alipay %1 got no answer: %2").arg(method, reply.error);
@@ -217,7 +207,8 @@ ChannelResult AlipayChannel::pay(const ChannelRequest &request)
         // rejected as sent. Either may leave a trade open under the
         // out_trade_no for a copy still on its way to pay; once Alipay has
         // cancelled it, the refusal is final.
-        if (const ChannelResult cancelled = cancel(request, request.firstAttempt);
+        if (const ChannelResult cancelled =
+                cancel(request, request.firstAttempt && !exchange.resent);
             cancelled.outcome != ChannelOutcome::Closed)
             return cancelled;
         return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
@@ -240,10 +231,10 @@ ChannelResult AlipayChannel::refund(const ChannelRequest &request)
     case Meaning::Done:
         return {ChannelOutcome::Approved, {}, exchange.why};
     case Meaning::Refused:
-        // Only a copy sent earlier could have caused these; with none, they
-        // are Alipay's word on this refund.
-        if (exchange.reading.code == QLatin1String("40004") &&
-            refusalATwinCouldCause(exchange.reading.subCode) && !request.firstAttempt)
+        // A refusal is Alipay's word on this refund only when no other copy
+        // of it was ever sent; otherwise an earlier copy may have been made
+        // (and may even have caused the refusal): the refund query decides.
+        if (!request.firstAttempt || exchange.resent)
             return refusedRefund(request, exchange.reading.subCode, exchange.why);
         // Alipay cannot close a refund; these refusals follow from the
         // request itself or the trade, so a copy of it is refused the same way.
@@ -265,8 +256,8 @@ ChannelResult AlipayChannel::refusedRefund(const ChannelRequest &request, const 
     const ChannelResult known = queryRefund(request);
     if (known.outcome == ChannelOutcome::Approved)
         return known;
-    return unknown(QStringLiteral("%1; %2 may be an earlier copy's doing, and the refund query "
-                                  "does not yet show it (%3)")
+    return unknown(QStringLiteral("%1 (%2); an earlier copy of the refund may have been made, "
+                                  "and the refund query does not yet show it (%3)")
                        .arg(why, subCode, known.message));
 }
 

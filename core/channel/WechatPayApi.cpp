@@ -87,11 +87,11 @@ Reading success(Operation operation, const QJsonObject &fields, const QString &s
         // REFUND: paid, and (partly) refunded since; the payment stands.
         if (state == QLatin1String("SUCCESS") || state == QLatin1String("REFUND"))
             return read(Meaning::Done, state, why);
-        // Closed unpaid, reversed (any payment given back whole), or failed.
-        if (state == QLatin1String("CLOSED") || state == QLatin1String("REVOKED") ||
-            state == QLatin1String("PAYERROR"))
+        // Closed unpaid, or reversed (any payment given back whole).
+        if (state == QLatin1String("CLOSED") || state == QLatin1String("REVOKED"))
             return read(Meaning::Refused, state, why);
-        // NOTPAY, USERPAYING, and anything new.
+        // NOTPAY, USERPAYING, PAYERROR (one attempt failed; the payer may
+        // try again until the order is reversed), and anything new.
         return read(Meaning::InDoubt, state, why);
     }
     case Operation::Refund:
@@ -182,7 +182,9 @@ Reading classify(Operation operation, int status, const QJsonObject &fields)
                              .arg(status)
                              .arg(code, fields.value(QStringLiteral("message")).toString())
                              .simplified();
-    if (status == 200 || status == 204)
+    // A success names no error; a reverse's names its order (the adapter
+    // checks which), so an empty 204 proves nothing.
+    if ((status == 200 || (status == 204 && operation != Operation::Reverse)) && code.isEmpty())
         return success(operation, fields, said);
     // Not there (yet) is all a query can say; a reverse of an order WeChat
     // Pay does not know cannot stop a payment still on its way to it.

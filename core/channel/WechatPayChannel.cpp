@@ -1,5 +1,6 @@
 #include "core/channel/WechatPayChannel.h"
 
+#include "core/ServiceLog.h"
 #include "core/net/ClientPool.h"
 #include "core/net/HttpClient.h"
 #include "core/signing/WechatPaySignature.h"
@@ -17,6 +18,11 @@ using WechatPayApi::Operation;
 namespace {
 
 const QString Yuan = QStringLiteral("CNY");
+
+// How long a payer may take to confirm a payment (enter a password) before
+// an order still waiting is reversed; WeChat Pay suggests polling for about
+// half a minute.
+constexpr qint64 PayerWaitSeconds = 60;
 
 ChannelResult unknown(const QString &why)
 {
@@ -41,16 +47,6 @@ QByteArray percent(const QString &segment)
     return QUrl::toPercentEncoding(segment);
 }
 
-// Refund refusals an earlier copy of the same refund, still on its way when
-// this one was refused, could itself have caused (it took the balance or
-// the refundable amount): the refund query decides, not the refusal.
-bool refusalATwinCouldCause(const QString &code)
-{
-    static const QSet<QString> codes{QStringLiteral("NOT_ENOUGH"),
-                                     QStringLiteral("INVALID_REQUEST")};
-    return codes.contains(code);
-}
-
 // Why an answer is not about what was asked ("" if it is): the signature
 // says WeChat Pay wrote it, not which order it speaks of. A success, and a
 // query's "closed unpaid", must name what was asked; nothing may name another.
@@ -60,11 +56,16 @@ QString mismatch(Operation operation, const QJsonObject &names, const QJsonObjec
     const bool success = status == 200;
     for (auto it = names.begin(); it != names.end(); ++it) {
         const QJsonValue said = answer.value(it.key());
+        // The merchant number, and a refund's order, are checked where an
+        // answer gives them; the refund's own number is what names it.
+        const bool optional =
+            it.key() == QLatin1String("mchid") ||
+            (it.key() == QLatin1String("out_trade_no") &&
+             (operation == Operation::Refund || operation == Operation::RefundQuery));
         const bool required =
-            success &&
+            success && !optional &&
             (reading.meaning == Meaning::Done ||
-             (reading.meaning == Meaning::Refused && operation != Operation::Pay)) &&
-            operation != Operation::Reverse;
+             (reading.meaning == Meaning::Refused && operation != Operation::Pay));
         if (said.isString() ? said.toString() != it.value().toString() : required)
             return QStringLiteral("WeChat Pay %1's answer names %2 %3, not %4")
                 .arg(WechatPayApi::operationName(operation), it.key(),
@@ -86,13 +87,81 @@ qint64 amountField(const QJsonObject &fields, const char *name)
 struct WechatPayChannel::Exchange {
     bool answered = false;     // a verified answer from WeChat Pay about this order
     bool maybeReceived = true; // without one: the request may have reached WeChat Pay
+    bool resent = false;       // the request went out twice: the answer may be to the copy
     WechatPayApi::Reading reading;
     QJsonObject fields;
     QString why; // without one: what went wrong
 };
 
-WechatPayChannel::WechatPayChannel(WechatPayChannelOptions options) : m_options(std::move(options))
+WechatPayChannel::WechatPayChannel(WechatPayChannelOptions options)
+    : m_options(std::move(options)),
+      m_certificates(m_options.platformCertificates, m_options.apiV3Key)
 {}
+
+HttpReply WechatPayChannel::send(const QByteArray &method, const QByteArray &pathAndQuery,
+                                 const QByteArray &body, QString *refusal)
+{
+    const QByteArray path = m_options.api.path(QUrl::FullyEncoded)
+                                .toLatin1()
+                                .chopped(m_options.api.path().endsWith(u'/') ? 1 : 0) +
+                            pathAndQuery;
+    Result<QByteArray> authorization =
+        WechatPayApi::authorize(method, path, body, m_options.mchid, m_options.merchantSerial,
+                                m_options.merchantKey, QDateTime::currentSecsSinceEpoch(), nonce());
+    HttpClient *client = pooledClient(m_options.api, m_options.timeoutMs, m_options.authority);
+    if (!authorization || !client) {
+        *refusal =
+            authorization ? HttpClient::refusal(m_options.api) : authorization.error().message;
+        return {};
+    }
+    HttpClient::Headers headers{
+        {"Authorization", *authorization}, {"Accept", "application/json"}, {"User-Agent", "keel"}};
+    if (method == "POST")
+        headers.append(std::pair<QByteArray, QByteArray>("Content-Type", "application/json"));
+    return client->request(method, path, headers, body);
+}
+
+namespace {
+
+WechatPayHeaders signatureOf(const HttpReply &reply)
+{
+    return {reply.header("wechatpay-timestamp"), reply.header("wechatpay-nonce"),
+            reply.header("wechatpay-serial"), reply.header("wechatpay-signature")};
+}
+
+} // namespace
+
+SignatureVerdict WechatPayChannel::verify(const HttpReply &reply)
+{
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    SignatureVerdict verdict =
+        WechatPaySignature::verify(signatureOf(reply), reply.body, m_certificates.current(), now);
+    // A serial keel does not hold: WeChat Pay may have rotated its key.
+    if (verdict == SignatureVerdict::UnknownKey && m_certificates.refreshDue(now)) {
+        refreshCertificates();
+        verdict = WechatPaySignature::verify(signatureOf(reply), reply.body,
+                                             m_certificates.current(), now);
+    }
+    return verdict;
+}
+
+void WechatPayChannel::refreshCertificates()
+{
+    QString refusal;
+    const HttpReply reply = send("GET", "/v3/certificates", {}, &refusal);
+    if (!refusal.isEmpty() || reply.status != 200)
+        return ServiceLog::warning(
+            QStringLiteral("WeChat Pay's certificate list could not be read: %1")
+                .arg(refusal.isEmpty() ? reply.error.isEmpty()
+                                             ? QStringLiteral("HTTP %1").arg(reply.status)
+                                             : reply.error
+                                       : refusal));
+    const Result<int> added =
+        m_certificates.adopt(signatureOf(reply), reply.body, QDateTime::currentSecsSinceEpoch());
+    if (!added)
+        return ServiceLog::warning(added.error().message);
+    ServiceLog::info(QStringLiteral("WeChat Pay's certificate list read: %1 new").arg(*added));
+}
 
 WechatPayChannel::Exchange WechatPayChannel::call(Operation operation,
                                                   const QByteArray &pathAndQuery,
@@ -101,39 +170,22 @@ WechatPayChannel::Exchange WechatPayChannel::call(Operation operation,
     Exchange exchange;
     const QString what = WechatPayApi::operationName(operation);
     const bool get = operation == Operation::TradeQuery || operation == Operation::RefundQuery;
-    const QByteArray method = get ? "GET" : "POST";
-    const QByteArray sent = get ? QByteArray() : QJsonDocument(body).toJson(QJsonDocument::Compact);
-    const QByteArray path = m_options.api.path(QUrl::FullyEncoded)
-                                .toLatin1()
-                                .chopped(m_options.api.path().endsWith(u'/') ? 1 : 0) +
-                            pathAndQuery;
-    Result<QByteArray> authorization =
-        WechatPayApi::authorize(method, path, sent, m_options.mchid, m_options.merchantSerial,
-                                m_options.merchantKey, QDateTime::currentSecsSinceEpoch(), nonce());
-    HttpClient *client = pooledClient(m_options.api, m_options.timeoutMs, m_options.authority);
-    if (!authorization || !client) {
+    QString refusal;
+    const HttpReply reply =
+        send(get ? "GET" : "POST", pathAndQuery,
+             get ? QByteArray() : QJsonDocument(body).toJson(QJsonDocument::Compact), &refusal);
+    if (!refusal.isEmpty()) {
         exchange.maybeReceived = false;
-        exchange.why =
-            authorization ? HttpClient::refusal(m_options.api) : authorization.error().message;
+        exchange.why = refusal;
         return exchange;
     }
-    HttpClient::Headers headers{
-        {"Authorization", *authorization}, {"Accept", "application/json"}, {"User-Agent", "keel"}};
-    if (!get)
-        headers.append(std::pair<QByteArray, QByteArray>("Content-Type", "application/json"));
-    const HttpReply reply = client->request(method, path, headers, sent);
+    exchange.resent = reply.resent;
     if (reply.status == 0) {
         exchange.maybeReceived = reply.failure != HttpFailure::Unreachable;
         exchange.why = QStringLiteral("WeChat Pay %1 got no answer: %2").arg(what, reply.error);
         return exchange;
     }
-    const WechatPayHeaders signedBy{
-        reply.header("wechatpay-timestamp"), reply.header("wechatpay-nonce"),
-        reply.header("wechatpay-serial"), reply.header("wechatpay-signature")};
-    if (const SignatureVerdict verdict =
-            WechatPaySignature::verify(signedBy, reply.body, m_options.platformCertificates,
-                                       QDateTime::currentSecsSinceEpoch());
-        verdict != SignatureVerdict::Valid) {
+    if (const SignatureVerdict verdict = verify(reply); verdict != SignatureVerdict::Valid) {
         // Whoever sent it, it is not WeChat Pay's word on the money.
         exchange.why = QStringLiteral("WeChat Pay %1's answer (HTTP %2) is not WeChat Pay's: %3")
                            .arg(what)
@@ -148,7 +200,9 @@ WechatPayChannel::Exchange WechatPayChannel::call(Operation operation,
     }
     exchange.fields = answer.object();
     exchange.reading = WechatPayApi::classify(operation, reply.status, exchange.fields);
-    exchange.why = mismatch(operation, names, exchange.fields, exchange.reading, reply.status);
+    QJsonObject named = names;
+    named.insert(QStringLiteral("mchid"), m_options.mchid);
+    exchange.why = mismatch(operation, named, exchange.fields, exchange.reading, reply.status);
     if (!exchange.why.isEmpty())
         return exchange;
     exchange.answered = true;
@@ -170,7 +224,7 @@ ChannelResult WechatPayChannel::paidOrder(const Exchange &exchange, qint64 amoun
     const QString currency = exchange.fields.value(QStringLiteral("amount"))
                                  .toObject()
                                  .value(QStringLiteral("currency"))
-                                 .toString(Yuan);
+                                 .toString();
     if (amountField(exchange.fields, "total") != amount || currency != Yuan)
         return unknown(exchange.why + QStringLiteral(": a different amount"));
     return {ChannelOutcome::Approved,
@@ -227,7 +281,8 @@ ChannelResult WechatPayChannel::pay(const ChannelRequest &request)
         // WeChat Pay said no to this request. It may leave an order open
         // under the out_trade_no for a copy still on its way; once WeChat
         // Pay has reversed it, the refusal is final.
-        if (const ChannelResult reversed = reverse(request, request.firstAttempt);
+        if (const ChannelResult reversed =
+                reverse(request, request.firstAttempt && !exchange.resent);
             reversed.outcome != ChannelOutcome::Closed)
             return reversed;
         return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
@@ -240,6 +295,14 @@ ChannelResult WechatPayChannel::pay(const ChannelRequest &request)
 
 ChannelResult WechatPayChannel::refund(const ChannelRequest &request)
 {
+    // WeChat Pay checks a refund against its order's total: without it the
+    // request could only be refused, and a refusal of a repeat says nothing.
+    if (request.chargeAmount <= 0)
+        return {ChannelOutcome::Failed,
+                {},
+                QStringLiteral("WeChat Pay needs the order's total to refund %1; keel does not "
+                               "know it")
+                    .arg(request.chargeId())};
     const QJsonObject body{
         {QStringLiteral("out_trade_no"), request.chargeId()},
         {QStringLiteral("out_refund_no"), request.reference},
@@ -247,7 +310,8 @@ ChannelResult WechatPayChannel::refund(const ChannelRequest &request)
                                                {QStringLiteral("total"), request.chargeAmount},
                                                {QStringLiteral("currency"), Yuan}}}};
     const Exchange exchange = call(Operation::Refund, "/v3/refund/domestic/refunds", body,
-                                   {{QStringLiteral("out_refund_no"), request.reference}});
+                                   {{QStringLiteral("out_refund_no"), request.reference},
+                                    {QStringLiteral("out_trade_no"), request.chargeId()}});
     if (!exchange.answered)
         return unanswered(exchange);
     switch (exchange.reading.meaning) {
@@ -259,14 +323,16 @@ ChannelResult WechatPayChannel::refund(const ChannelRequest &request)
                 exchange.why,
                 exchange.fields.value(QStringLiteral("refund_id")).toString()};
     case Meaning::Refused:
-        // Only a copy sent earlier could have caused these; with none, they
-        // are WeChat Pay's word on this refund.
-        if (refusalATwinCouldCause(exchange.reading.code) && !request.firstAttempt) {
+        // A refusal is WeChat Pay's word on this refund only when no other
+        // copy of it was ever sent; otherwise an earlier copy may have been
+        // made (and may even have caused the refusal): the refund query decides.
+        if (!request.firstAttempt || exchange.resent) {
             const ChannelResult known = queryRefund(request);
-            if (known.outcome == ChannelOutcome::Approved)
+            if (known.outcome == ChannelOutcome::Approved ||
+                known.outcome == ChannelOutcome::Declined)
                 return known;
-            return unknown(QStringLiteral("%1; an earlier copy may have caused it, and the refund "
-                                          "query does not yet show it (%2)")
+            return unknown(QStringLiteral("%1; an earlier copy of the refund may have been made, "
+                                          "and the refund query does not yet show it (%2)")
                                .arg(exchange.why, known.message));
         }
         return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
@@ -281,15 +347,26 @@ ChannelResult WechatPayChannel::query(const ChannelRequest &operation)
 {
     if (operation.operation == QLatin1String("refund"))
         return queryRefund(operation);
-    if (operation.operation == QLatin1String("authorize") ||
-        operation.operation == QLatin1String("capture"))
+    if (operation.operation == QLatin1String("capture"))
         return queryTrade(operation);
-    return {ChannelOutcome::NotFound,
-            {},
-            QStringLiteral("WeChat Pay has no %1 of a payment").arg(operation.operation)};
+    if (operation.operation != QLatin1String("authorize"))
+        return {ChannelOutcome::NotFound,
+                {},
+                QStringLiteral("WeChat Pay has no %1 of a payment").arg(operation.operation)};
+    // An order left unpaid is settled by reversing it: at once after a failed
+    // attempt (PAYERROR: WeChat Pay asks for the reverse), and once the payer
+    // has had time to enter a password otherwise.
+    QString unpaid;
+    const ChannelResult known = queryTrade(operation, &unpaid);
+    const qint64 age = QDateTime::currentSecsSinceEpoch() - operation.chargeCreatedEpoch;
+    if (unpaid == QLatin1String("PAYERROR") ||
+        ((unpaid == QLatin1String("NOTPAY") || unpaid == QLatin1String("USERPAYING")) &&
+         operation.chargeCreatedEpoch > 0 && age > PayerWaitSeconds))
+        return reverse(operation, false);
+    return known;
 }
 
-ChannelResult WechatPayChannel::queryTrade(const ChannelRequest &operation, bool *unpaid)
+ChannelResult WechatPayChannel::queryTrade(const ChannelRequest &operation, QString *unpaid)
 {
     const Exchange exchange =
         call(Operation::TradeQuery,
@@ -298,10 +375,12 @@ ChannelResult WechatPayChannel::queryTrade(const ChannelRequest &operation, bool
              {}, {{QStringLiteral("out_trade_no"), operation.chargeId()}});
     if (!exchange.answered)
         return unknown(exchange.why);
-    if (unpaid)
-        *unpaid = exchange.reading.meaning == Meaning::NotFound ||
-                  exchange.reading.code == QLatin1String("NOTPAY") ||
-                  exchange.reading.code == QLatin1String("USERPAYING");
+    static const QSet<QString> unpaidStates{QStringLiteral("NOTPAY"), QStringLiteral("USERPAYING"),
+                                            QStringLiteral("PAYERROR")};
+    if (unpaid && (exchange.reading.meaning == Meaning::NotFound ||
+                   (exchange.reading.meaning == Meaning::InDoubt &&
+                    unpaidStates.contains(exchange.reading.code))))
+        *unpaid = exchange.reading.code;
     switch (exchange.reading.meaning) {
     case Meaning::Done:
         return paidOrder(exchange, operation.amount);
@@ -317,9 +396,10 @@ ChannelResult WechatPayChannel::queryTrade(const ChannelRequest &operation, bool
 
 ChannelResult WechatPayChannel::queryRefund(const ChannelRequest &operation)
 {
-    const Exchange exchange =
-        call(Operation::RefundQuery, "/v3/refund/domestic/refunds/" + percent(operation.reference),
-             {}, {{QStringLiteral("out_refund_no"), operation.reference}});
+    const Exchange exchange = call(
+        Operation::RefundQuery, "/v3/refund/domestic/refunds/" + percent(operation.reference), {},
+        {{QStringLiteral("out_refund_no"), operation.reference},
+         {QStringLiteral("out_trade_no"), operation.chargeId()}});
     if (!exchange.answered)
         return unknown(exchange.why);
     switch (exchange.reading.meaning) {
@@ -352,11 +432,11 @@ ChannelResult WechatPayChannel::close(const ChannelRequest &operation)
     if (operation.operation != QLatin1String("authorize"))
         return unknown(QStringLiteral("WeChat Pay has no %1 to close").arg(operation.operation));
     // A reverse gives a paid order's money back: only an unpaid one is reversed.
-    bool unpaid = false;
+    QString unpaid;
     const ChannelResult known = queryTrade(operation, &unpaid);
     if (known.outcome == ChannelOutcome::Approved || known.outcome == ChannelOutcome::Closed)
         return known;
-    if (!unpaid)
+    if (unpaid.isEmpty())
         return unknown(QStringLiteral("not reversed: %1").arg(known.message));
     return reverse(operation, false);
 }
@@ -368,32 +448,32 @@ ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool ju
         "/v3/pay/transactions/out-trade-no/" + percent(operation.chargeId()) + "/reverse",
         {{QStringLiteral("appid"), m_options.appid}, {QStringLiteral("mchid"), m_options.mchid}},
         {{QStringLiteral("out_trade_no"), operation.chargeId()}});
-    if (exchange.answered && exchange.reading.meaning == Meaning::Done)
-        // Closed unpaid, or paid in the meantime and given back whole.
-        return {ChannelOutcome::Closed, {}, exchange.why};
-    if (exchange.answered && exchange.reading.meaning == Meaning::NotFound) {
-        // WeChat Pay has no such order, and says nothing of one a payment
-        // request still on its way would make. None can be on its way when
-        // the only request ever sent was just refused, or when the payment
-        // code is too old to pay with.
-        const qint64 age = QDateTime::currentSecsSinceEpoch() - operation.chargeCreatedEpoch;
-        if (justRefused ||
-            (operation.chargeCreatedEpoch > 0 && age > m_options.paymentCodeLifetimeSeconds))
-            return {ChannelOutcome::Closed,
-                    {},
-                    QStringLiteral("%1: no order, and none can come").arg(exchange.why)};
-        return unknown(QStringLiteral("WeChat Pay has no order %1 to reverse; a payment request "
-                                      "on its way could still make one for %2 s")
-                           .arg(operation.chargeId())
-                           .arg(m_options.paymentCodeLifetimeSeconds - age));
-    }
-    // Not reversed (paid past the reverse window, or no answer): what does
-    // the order say now?
+    if (exchange.answered && exchange.reading.meaning == Meaning::NotFound)
+        return neverSeen(operation, justRefused && !exchange.resent, exchange.why);
+    // Reversed or not, the order says what became of it: a reverse's answer
+    // is taken as a request accepted, not as the order's state.
     const ChannelResult now = queryTrade(operation);
     if (now.outcome == ChannelOutcome::Approved || now.outcome == ChannelOutcome::Closed)
         return now;
-    return unknown(QStringLiteral("WeChat Pay did not reverse %1: %2; %3")
+    return unknown(QStringLiteral("WeChat Pay has not reversed %1: %2; %3")
                        .arg(operation.chargeId(), exchange.why, now.message));
+}
+
+// WeChat Pay has no such order, and says nothing of one a payment request
+// still on its way would make. None can be on its way when the only request
+// ever sent was just refused, or when the payment code is too old to pay with.
+ChannelResult WechatPayChannel::neverSeen(const ChannelRequest &operation, bool justRefused,
+                                          const QString &why) const
+{
+    const qint64 age = QDateTime::currentSecsSinceEpoch() - operation.chargeCreatedEpoch;
+    if (justRefused ||
+        (operation.chargeCreatedEpoch > 0 && age > m_options.paymentCodeLifetimeSeconds))
+        return {
+            ChannelOutcome::Closed, {}, QStringLiteral("%1: no order, and none can come").arg(why)};
+    return unknown(QStringLiteral("WeChat Pay has no order %1 to reverse; a payment request on "
+                                  "its way could still make one for %2 s")
+                       .arg(operation.chargeId())
+                       .arg(m_options.paymentCodeLifetimeSeconds - age));
 }
 
 Result<ChannelFactory> wechatpayChannel(WechatPayChannelOptions options)

@@ -2,8 +2,10 @@
 
 #include "core/Result.h"
 #include "core/channel/WechatPayApi.h"
+#include "core/channel/WechatPayCertificates.h"
 #include "core/payment/Channel.h"
 #include "core/signing/RsaKey.h"
+#include "core/signing/SignatureVerdict.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -20,6 +22,10 @@ struct WechatPayChannelOptions {
     // The platform certificates (several during a rotation): each answer is
     // believed only if the one its Wechatpay-Serial names signed it.
     QList<RsaKey> platformCertificates;
+    // The merchant's APIv3 key: with it, an answer signed by a certificate
+    // keel does not hold has the list downloaded (GET /v3/certificates) and
+    // read again. Empty: only the certificates above are believed.
+    QByteArray apiV3Key;
     int timeoutMs = 10000;
     QString authority; // a PEM file trusted for WeChat Pay's API alone; empty: the process's
     // How long after a charge was created a payment request for it could
@@ -36,6 +42,8 @@ struct WechatPayChannelOptions {
 // an answer that does not verify is no answer. Only CNY sales: an
 // authorization without capture or another currency is declined before
 // anything is sent.
+struct HttpReply;
+
 class WechatPayChannel final : public Channel {
 public:
     explicit WechatPayChannel(WechatPayChannelOptions options);
@@ -43,32 +51,43 @@ public:
     QString name() const override { return QStringLiteral("wechatpay"); }
     QString statementChannel() const override { return QStringLiteral("wechatpay"); }
     ChannelResult execute(const ChannelRequest &request) override;
+    // An authorization WeChat Pay holds unpaid is reversed once its payer
+    // has failed or had time to pay, and the answer is what became of it.
     ChannelResult query(const ChannelRequest &operation) override;
     // An authorization is looked up, then reversed if WeChat Pay says it is
-    // unpaid. A refund cannot be stopped: its close says what the refund
-    // query says, or Unknown.
+    // unpaid; then looked up again. A refund cannot be stopped: its close
+    // says what the refund query says, or Unknown.
     ChannelResult close(const ChannelRequest &operation) override;
 
 private:
     ChannelResult pay(const ChannelRequest &request);
     ChannelResult refund(const ChannelRequest &request);
-    // `unpaid` (if given) is set when WeChat Pay said for certain that the
-    // order is unknown to it or waits for the payer: only then may it be reversed.
-    ChannelResult queryTrade(const ChannelRequest &operation, bool *unpaid = nullptr);
+    // `unpaid` (if given) is set to the order's state (NOTPAY, USERPAYING,
+    // PAYERROR) or ORDER_NOT_EXIST when WeChat Pay said for certain that it
+    // holds no payment for it: only then may it be reversed.
+    ChannelResult queryTrade(const ChannelRequest &operation, QString *unpaid = nullptr);
     ChannelResult queryRefund(const ChannelRequest &operation);
     // `justRefused`: WeChat Pay has just refused the only payment request
     // ever sent for this order (ChannelRequest::firstAttempt).
     ChannelResult reverse(const ChannelRequest &operation, bool justRefused);
+    ChannelResult neverSeen(const ChannelRequest &operation, bool justRefused,
+                            const QString &why) const;
 
     // One signed request and its answer, believed only if the platform's
     // key signed it and it names the order (or refund) asked about.
     struct Exchange;
+    // One request signed as the merchant; `refusal` says why none could be sent.
+    HttpReply send(const QByteArray &method, const QByteArray &pathAndQuery, const QByteArray &body,
+                   QString *refusal);
+    SignatureVerdict verify(const HttpReply &reply);
+    void refreshCertificates();
     Exchange call(WechatPayApi::Operation operation, const QByteArray &pathAndQuery,
                   const QJsonObject &body, const QJsonObject &names);
     static ChannelResult unanswered(const Exchange &exchange);
     static ChannelResult paidOrder(const Exchange &exchange, qint64 amount);
 
     WechatPayChannelOptions m_options;
+    WechatPayCertificates m_certificates;
 };
 
 // `keel gateway --channel wechatpay`: the options as read from files, checked.

@@ -417,10 +417,12 @@ HttpReply HttpClient::raw(const QByteArray &bytes)
             return reply;
         }
         const bool sent = send(bytes, deadline);
+        reply.resent = attempt == 1;
         if (sent) {
             sentBefore = true;
             m_answerStarted = false;
             reply = readReply(deadline);
+            reply.resent = attempt == 1;
             // Only a kept-alive connection the server had closed before
             // answering a byte is worth a second try, while time is left; a
             // fresh one, or an answer cut short, may have been acted on.

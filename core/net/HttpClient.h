@@ -29,6 +29,10 @@ struct HttpReply {
     QList<std::pair<QByteArray, QByteArray>> headers; // names lower-cased
     QByteArray body;
     QString error;
+    // The request went out twice: a kept-alive connection closed after the
+    // first copy, which the server may have acted on, so the answer may be
+    // to a repeat.
+    bool resent = false;
 
     QByteArray header(const QByteArray &lowerName) const;
 };

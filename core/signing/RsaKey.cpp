@@ -50,6 +50,26 @@ Result<RsaKey> RsaKey::generate(int bits)
     return result;
 }
 
+Result<RsaKey> RsaKey::generateCertified(int bits)
+{
+    Result<RsaKey> result = generate(bits);
+    if (!result)
+        return result;
+    std::unique_ptr<X509, decltype(&X509_free)> certificate(X509_new(), &X509_free);
+    std::unique_ptr<BIGNUM, decltype(&BN_free)> serial(BN_new(), &BN_free);
+    const bool made = certificate && serial &&
+                      BN_rand(serial.get(), 159, BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ANY) &&
+                      BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(certificate.get())) &&
+                      X509_gmtime_adj(X509_getm_notBefore(certificate.get()), 0) &&
+                      X509_gmtime_adj(X509_getm_notAfter(certificate.get()), 86400L * 365) &&
+                      X509_set_pubkey(certificate.get(), result->m_key->key) &&
+                      X509_sign(certificate.get(), result->m_key->key, EVP_sha256()) > 0;
+    if (!made)
+        return makeError(ErrorKind::Failed, QStringLiteral("could not certify an RSA key"));
+    result->m_serial = serialOf(certificate.get());
+    return result;
+}
+
 Result<RsaKey> RsaKey::fromPem(const QByteArray &pem, const QString &what)
 {
     RsaKey result;

@@ -21,6 +21,9 @@ public:
     static Result<RsaKey> fromBase64PublicKey(const QByteArray &base64, const QString &what);
     // A fresh private key (for a simulator that signs as a channel would).
     static Result<RsaKey> generate(int bits = 2048);
+    // The same, named by the serial number of a self-signed certificate made
+    // for it, as WeChat Pay knows a merchant's or its platform's key.
+    static Result<RsaKey> generateCertified(int bits = 2048);
 
     bool canSign() const { return m_private; }
     // A certificate's serial number, upper-case hex as WeChat Pay writes it;

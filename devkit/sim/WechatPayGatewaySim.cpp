@@ -5,10 +5,12 @@
 #include "core/channel/WechatPayApi.h"
 #include "core/net/HttpRequest.h"
 #include "core/net/HttpResponse.h"
+#include "core/signing/AesGcm.h"
 #include "core/signing/WechatPaySignature.h"
 #include "devkit/sim/SimRecord.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QTimeZone>
@@ -103,10 +105,12 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::answer(const Htt
     if (request.path.startsWith(OrderPrefix)) {
         QByteArray rest = request.path.mid(OrderPrefix.size());
         if (post && rest.endsWith("/reverse"))
-            return reverse(QUrl::fromPercentEncoding(rest.chopped(8)));
+            return reverse(QUrl::fromPercentEncoding(rest.chopped(8)), body);
         if (!post && !rest.contains('/'))
             return tradeQuery(QUrl::fromPercentEncoding(rest));
     }
+    if (!post && request.path == "/v3/certificates" && !m_options.apiV3Key.isEmpty())
+        return certificates();
     if (!post && request.path.startsWith(QByteArray(RefundPrefix + '/')))
         return refundQuery(QUrl::fromPercentEncoding(request.path.mid(RefundPrefix.size() + 1)));
     return Answer{404, error("RESOURCE_NOT_EXISTS",
@@ -183,10 +187,16 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::tradeQuery(const QString &outTr
         return Answer{200,
                       order(outTradeNo, QStringLiteral("SUCCESS"), known.channelReference, total)};
     case ChannelOutcome::Declined:
-        return Answer{200, order(outTradeNo, QStringLiteral("PAYERROR"), {}, total)};
     case ChannelOutcome::Closed:
-    case ChannelOutcome::Failed:
-        return Answer{200, order(outTradeNo, QStringLiteral("CLOSED"), {}, total)};
+    case ChannelOutcome::Failed: {
+        // A failed attempt stays PAYERROR until the merchant reverses it.
+        QMutexLocker lock(&m_reversedMutex);
+        const QString state = m_reversed.contains(outTradeNo) ? QStringLiteral("REVOKED")
+                              : known.outcome == ChannelOutcome::Declined
+                                  ? QStringLiteral("PAYERROR")
+                                  : QStringLiteral("CLOSED");
+        return Answer{200, order(outTradeNo, state, {}, total)};
+    }
     case ChannelOutcome::NotFound:
         return Answer{404, error("ORDER_NOT_EXIST", QStringLiteral("no such order"))};
     case ChannelOutcome::Unknown:
@@ -195,7 +205,8 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::tradeQuery(const QString &outTr
     return Answer{500, error("SYSTEM_ERROR", QStringLiteral("simulated: the network is busy"))};
 }
 
-WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTradeNo)
+WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTradeNo,
+                                                         const QJsonObject &body)
 {
     const ChannelRequest trade{outTradeNo, QStringLiteral("authorize")};
     const ChannelOutcome before = m_channel.query(trade).outcome;
@@ -206,8 +217,14 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTrade
     if (before != ChannelOutcome::Unknown) {
         switch (m_channel.close(trade).outcome) {
         case ChannelOutcome::Closed:
-        case ChannelOutcome::Declined:
-            return Answer{200, {}};
+        case ChannelOutcome::Declined: {
+            QMutexLocker lock(&m_reversedMutex);
+            m_reversed.insert(outTradeNo);
+            return Answer{200,
+                          {{QStringLiteral("appid"), body.value(QStringLiteral("appid"))},
+                           {QStringLiteral("mchid"), m_options.mchid},
+                           {QStringLiteral("out_trade_no"), outTradeNo}}};
+        }
         case ChannelOutcome::Approved:
             // A paid order past the reverse window: WeChat Pay will not undo it.
             return Answer{403, error("TRADE_ERROR", QStringLiteral("the order is paid"))};
@@ -250,7 +267,8 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::refund(const QJs
              {QStringLiteral("transaction_id"), trade.channelReference},
              {QStringLiteral("out_trade_no"), outTradeNo},
              {QStringLiteral("channel"), QStringLiteral("ORIGINAL")},
-             {QStringLiteral("status"), QStringLiteral("SUCCESS")},
+             // Accepted: WeChat Pay says the outcome when asked.
+             {QStringLiteral("status"), QStringLiteral("PROCESSING")},
              {QStringLiteral("amount"), QJsonObject{{QStringLiteral("refund"), amount},
                                                     {QStringLiteral("total"), paid->amount},
                                                     {QStringLiteral("currency"), Yuan}}}}};
@@ -283,6 +301,30 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::refundQuery(const QString &outR
          {QStringLiteral("status"), QStringLiteral("SUCCESS")},
          {QStringLiteral("amount"), QJsonObject{{QStringLiteral("refund"), record->amount},
                                                 {QStringLiteral("currency"), Yuan}}}}};
+}
+
+WechatPayGatewaySim::Answer WechatPayGatewaySim::certificates() const
+{
+    quint32 words[3];
+    QRandomGenerator::global()->fillRange(words);
+    const QByteArray nonce =
+        QByteArray(reinterpret_cast<const char *>(words), sizeof words).toHex().left(12);
+    const QByteArray associated = "certificate";
+    const Result<QByteArray> sealed =
+        AesGcm::seal(m_options.apiV3Key, nonce, associated, m_options.platformCertificatePem);
+    if (!sealed)
+        return Answer{500, error("SYSTEM_ERROR", sealed.error().message)};
+    const QDateTime now = QDateTime::currentDateTimeUtc().toTimeZone(QTimeZone(8 * 3600));
+    const QJsonObject entry{
+        {QStringLiteral("serial_no"), QString::fromLatin1(m_options.platformSerial)},
+        {QStringLiteral("effective_time"), now.addDays(-1).toString(Qt::ISODate)},
+        {QStringLiteral("expire_time"), now.addYears(5).toString(Qt::ISODate)},
+        {QStringLiteral("encrypt_certificate"),
+         QJsonObject{{QStringLiteral("algorithm"), QStringLiteral("AEAD_AES_256_GCM")},
+                     {QStringLiteral("nonce"), QString::fromLatin1(nonce)},
+                     {QStringLiteral("associated_data"), QString::fromLatin1(associated)},
+                     {QStringLiteral("ciphertext"), QString::fromLatin1(*sealed)}}}};
+    return Answer{200, {{QStringLiteral("data"), QJsonArray{entry}}}};
 }
 
 HttpResponse WechatPayGatewaySim::signedAnswer(const Answer &answer) const

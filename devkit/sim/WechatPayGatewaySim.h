@@ -4,6 +4,8 @@
 #include "core/signing/RsaKey.h"
 
 #include <QJsonObject>
+#include <QMutex>
+#include <QSet>
 #include <QString>
 
 #include <optional>
@@ -19,6 +21,10 @@ struct WechatPayGatewayOptions {
     RsaKey merchantCertificate; // verifies each request's Authorization (and names its serial)
     RsaKey platformKey;         // signs each answer
     QByteArray platformSerial;  // the platform certificate's serial, sent as Wechatpay-Serial
+    // GET /v3/certificates lists the platform certificate (PEM), sealed with
+    // the merchant's APIv3 key; without a key it is not served.
+    QByteArray platformCertificatePem = {};
+    QByteArray apiV3Key = {};
 };
 
 // The simulated network speaking WeChat Pay API v3 under /v3/: payment-code
@@ -48,9 +54,10 @@ private:
     std::optional<Answer> answer(const HttpRequest &request, const QJsonObject &body);
     std::optional<Answer> pay(const QJsonObject &body);
     Answer tradeQuery(const QString &outTradeNo);
-    Answer reverse(const QString &outTradeNo);
+    Answer reverse(const QString &outTradeNo, const QJsonObject &body);
     std::optional<Answer> refund(const QJsonObject &body);
     Answer refundQuery(const QString &outRefundNo);
+    Answer certificates() const;
     QJsonObject order(const QString &outTradeNo, const QString &state, const QString &transaction,
                       qint64 total) const;
     HttpResponse signedAnswer(const Answer &answer) const;
@@ -58,6 +65,10 @@ private:
     WechatPayGatewayOptions m_options;
     SimulatedChannel &m_channel;
     ConnectionSettings m_settings;
+    // Orders reversed unpaid, which WeChat Pay then reports as REVOKED (kept
+    // in memory: after a restart a reverse is asked for again, and repeated).
+    QMutex m_reversedMutex;
+    QSet<QString> m_reversed;
 };
 
 } // namespace keel

@@ -3,6 +3,7 @@
 #include "core/channel/AlipayChannel.h"
 #include "core/channel/HttpChannel.h"
 #include "core/channel/SimulatedChannel.h"
+#include "core/channel/WechatPayChannel.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/Migrator.h"
@@ -206,6 +207,26 @@ Result<ChannelFactory> DevStack::alipayThrough(int port, const RsaKey &alipayKey
     return alipayChannel(std::move(alipay));
 }
 
+Result<ChannelFactory> DevStack::wechatpayThrough(int port)
+{
+    Result<RsaKey> merchantKey = RsaKey::generateCertified();
+    Result<RsaKey> platformKey = RsaKey::generateCertified();
+    if (!merchantKey || !platformKey)
+        return (merchantKey ? platformKey : merchantKey).error();
+    WechatPayChannelOptions wechatpay;
+    wechatpay.api = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
+    wechatpay.mchid = QStringLiteral("1900000001");
+    wechatpay.appid = QStringLiteral("wx0000000000000001");
+    wechatpay.merchantKey = *merchantKey;
+    wechatpay.merchantSerial = merchantKey->certificateSerial().toLatin1();
+    wechatpay.platformCertificates = {*platformKey};
+    wechatpay.timeoutMs = 5000;
+    // The private halves verify as well as sign: each side keeps its own.
+    m_wechatpayGateway = WechatPayGatewayOptions{wechatpay.mchid, *merchantKey, *platformKey,
+                                                 platformKey->certificateSerial().toLatin1()};
+    return wechatpayChannel(std::move(wechatpay));
+}
+
 Result<RsaKey> DevStack::prepareChannelSimulator(Options &options, int port)
 {
     if (port == 0)
@@ -215,8 +236,9 @@ Result<RsaKey> DevStack::prepareChannelSimulator(Options &options, int port)
     if (!key)
         return key.error();
     Result<ChannelFactory> channel =
-        options.simulatorSpeaksAlipay
-            ? alipayThrough(port, *key)
+        options.simulatorProtocol == SimulatorProtocol::Alipay ? alipayThrough(port, *key)
+        : options.simulatorProtocol == SimulatorProtocol::WechatPay
+            ? wechatpayThrough(port)
             : httpChannel(QStringLiteral("http://127.0.0.1:%1").arg(port), 5000);
     if (!channel)
         return channel.error();
@@ -237,11 +259,16 @@ Status DevStack::startChannelSimulator(const SimulatedChannelConfig &behaviour, 
     simulator.behaviour = behaviour;
     simulator.http.port = port;
     simulator.http.threads = 4;
-    AlipayNotifierOptions notifier;
-    notifier.url = m_gateway->url() + QStringLiteral("/v1/channels/alipay/notify");
-    notifier.signingKey = key;
-    simulator.notifier = notifier;
+    // Results come back as Alipay's notifications, except to a gateway that
+    // calls the simulator as WeChat Pay (whose notifications it does not send).
+    if (!m_wechatpayGateway) {
+        AlipayNotifierOptions notifier;
+        notifier.url = m_gateway->url() + QStringLiteral("/v1/channels/alipay/notify");
+        notifier.signingKey = key;
+        simulator.notifier = notifier;
+    }
     simulator.alipayGateway = m_alipayGateway;
+    simulator.wechatpayGateway = m_wechatpayGateway;
     Result<std::unique_ptr<ChannelSimulator>> started = ChannelSimulator::start(simulator);
     if (!started)
         return started.error();

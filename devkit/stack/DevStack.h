@@ -14,6 +14,9 @@
 
 namespace keel {
 
+// What the development stack's channel simulator speaks to keel.
+enum class SimulatorProtocol { Keel, Alipay, WechatPay };
+
 // The embedded default: a private PostgreSQL with keel's schema, a demo
 // merchant, the gateway, a saga worker and (with rabbitmq-server installed) a
 // private RabbitMQ node with the outbox relay, in this process. `keel dev` and
@@ -30,10 +33,10 @@ public:
         // so the dev stack and the demo take the inbound path for real.
         // gateway.channel is then chosen by start().
         std::optional<SimulatedChannelConfig> channelSimulator;
-        // With channelSimulator: Alipay, and the simulator speaks Alipay's
-        // OpenAPI, which the gateway and worker call through AlipayChannel
-        // with keys made for this run (the demo's traffic is then in yuan).
-        bool simulatorSpeaksAlipay = false;
+        // With channelSimulator: the protocol the simulator speaks. Alipay's
+        // OpenAPI or WeChat Pay API v3 are called through keel's adapter for
+        // it, with keys made for this run (the demo's traffic is then in yuan).
+        SimulatorProtocol simulatorProtocol = SimulatorProtocol::Keel;
         // The worker's merchant notifications (the demo shortens the retries).
         NotificationOptions notifications;
         // The routing keys the dev queue (keel.events.all) is bound to; an
@@ -59,8 +62,8 @@ public:
     // rabbitmq-server.
     QString amqpUrl() const { return m_broker ? m_broker->address().url() : QString(); }
     QString apiKey() const { return m_apiKey; }
-    // Whether the channel is the simulator speaking Alipay (yuan only).
-    bool alipayMode() const { return m_alipayGateway.has_value(); }
+    // Whether the channel is the simulator speaking Alipay or WeChat Pay (yuan only).
+    bool yuanOnly() const { return m_alipayGateway || m_wechatpayGateway; }
     // The API key of a second merchant whose notify URL nothing answers, so
     // its notifications fail, retry and park as a real broken endpoint's do
     // (the demo's Outbox view has something to resend). Issued on first use.
@@ -89,12 +92,16 @@ private:
     // Alipay mode: AlipayChannel to the simulator at `port`, with an app key
     // made for this run.
     Result<ChannelFactory> alipayThrough(int port, const RsaKey &alipayKey);
+    // WeChat Pay mode: WechatPayChannel to the simulator at `port`, with a
+    // merchant key and a platform key made for this run.
+    Result<ChannelFactory> wechatpayThrough(int port);
     Status startChannelSimulator(const SimulatedChannelConfig &behaviour, const RsaKey &key,
                                  int port);
 
     std::unique_ptr<EmbeddedCluster> m_cluster;
     std::unique_ptr<ChannelSimulator> m_channelSimulator;
     std::optional<AlipayGatewayOptions> m_alipayGateway; // the simulator's side of Alipay mode
+    std::optional<WechatPayGatewayOptions> m_wechatpayGateway; // ... and of WeChat Pay mode
     std::unique_ptr<GatewayRuntime> m_gateway;
     std::unique_ptr<WorkerRuntime> m_worker;
     std::unique_ptr<EmbeddedBroker> m_broker;

@@ -60,7 +60,7 @@ int ChaosRun::run()
     m_out << "chaos: seed " << m_options.seed << ", " << m_options.seconds
           << " s of load; replay with --seed " << m_options.seed << " --seconds "
           << m_options.seconds << Qt::endl;
-    auto world = ChaosWorld::start(m_options.directory, m_options.failover, m_options.alipay);
+    auto world = ChaosWorld::start(m_options.directory, m_options.failover, m_options.protocol);
     if (!world) {
         m_out << "chaos: could not start: " << world.error().message << Qt::endl;
         return 2;
@@ -85,7 +85,7 @@ int ChaosRun::run()
     clientOptions.simulateKey = m_world->simulateKey();
     clientOptions.participant = m_world->participantUrl();
     clientOptions.patientSagas = m_options.operators;
-    clientOptions.yuanSalesOnly = m_options.alipay;
+    clientOptions.yuanSalesOnly = m_options.protocol != ChannelProtocol::Keel;
     clientOptions.seed = m_options.seed;
     clientOptions.clients = m_options.clients;
     ChaosClient client(clientOptions, m_record, m_clock);
@@ -172,14 +172,15 @@ int ChaosRun::judge(int openRequests)
     // checks with everything else.
     Verdict reconciled;
     if (auto service = LibpqConnection::open(m_world->serviceSettings()))
-        checkReconciliation(*service, reconciled,
-                            m_options.alipay ? QStringLiteral("alipay") : QStringLiteral("sim"));
+        checkReconciliation(*service, reconciled, statementChannel(m_options.protocol));
     else
         reconciled.violation(QStringLiteral("reconciliation: the service login cannot connect: ") +
                              service.error().message);
-    Verdict verdict = ChaosChecks(*connection, record, m_world->participant().allEffects(),
-                                  m_options.alipay ? QStringLiteral("cny") : QStringLiteral("usd"))
-                          .run();
+    Verdict verdict =
+        ChaosChecks(*connection, record, m_world->participant().allEffects(),
+                    m_options.protocol == ChannelProtocol::Keel ? QStringLiteral("usd")
+                                                                : QStringLiteral("cny"))
+            .run();
     verdict.counts.insert(reconciled.counts);
     verdict.violations << reconciled.violations;
     verdict.violatingKeys << reconciled.violatingKeys;

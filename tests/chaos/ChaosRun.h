@@ -2,6 +2,7 @@
 
 #include "ChaosChecks.h"
 #include "ChaosRecord.h"
+#include "ChaosWorld.h"
 #include "FaultPlan.h"
 
 #include <QElapsedTimer>
@@ -33,7 +34,9 @@ struct RunOptions {
     QString directory;         // where the servers and the logs live
     bool failover = false;     // PostgreSQL as a pg_auto_failover formation
     bool operators = false;    // the operator desk (OperatorDesk) acts during the faults
-    bool alipay = false;       // the channel speaks Alipay's OpenAPI (yuan sales only)
+    // The channel speaks keel's wire, or Alipay's or WeChat Pay's protocol
+    // (yuan sales only).
+    ChannelProtocol protocol = ChannelProtocol::Keel;
 };
 
 // One chaos run: the world started, load and the seed's faults together for

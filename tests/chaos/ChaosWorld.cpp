@@ -37,8 +37,8 @@ CREATE TRIGGER chaos_remember_event AFTER INSERT ON keel.outbox
 
 } // namespace
 
-Result<std::unique_ptr<ChaosWorld>> ChaosWorld::start(const QString &directory,
-                                                      bool highlyAvailable, bool alipay)
+Result<std::unique_ptr<ChaosWorld>>
+ChaosWorld::start(const QString &directory, bool highlyAvailable, ChannelProtocol protocol)
 {
     std::unique_ptr<ChaosWorld> world(new ChaosWorld);
     world->m_directory = directory;
@@ -46,7 +46,7 @@ Result<std::unique_ptr<ChaosWorld>> ChaosWorld::start(const QString &directory,
         return started.error();
     if (Status prepared = world->prepareDatabase(); !prepared)
         return prepared.error();
-    world->defineProcesses(alipay);
+    world->defineProcesses(protocol);
     if (!world->startStopped())
         return makeError(
             ErrorKind::Environment,
@@ -171,12 +171,72 @@ ConnectionSettings ChaosWorld::serviceSettings() const
     return settings;
 }
 
-void ChaosWorld::defineProcesses(bool alipay)
+QString statementChannel(ChannelProtocol protocol)
+{
+    switch (protocol) {
+    case ChannelProtocol::Alipay:
+        return QStringLiteral("alipay");
+    case ChannelProtocol::WechatPay:
+        return QStringLiteral("wechatpay");
+    case ChannelProtocol::Keel:
+        break;
+    }
+    return QStringLiteral("sim");
+}
+
+// The simulator's payment codes never expire, but no payment request
+// outlives the killed process that sent it: a short lifetime lets the run
+// settle within its recovery.
+QStringList ChaosWorld::alipayArguments(const QString &channel, QStringList &simulator)
 {
     using test::signingFile;
+    const QString appId = QStringLiteral("2021000000000042");
+    simulator << QStringLiteral("--protocol") << QStringLiteral("alipay")
+              << QStringLiteral("--alipay-app-id") << appId
+              << QStringLiteral("--alipay-app-public-key") << signingFile("alipay-app.pub")
+              << QStringLiteral("--alipay-private-key") << signingFile("alipay.key");
+    return {QStringLiteral("--alipay-app-id"),
+            appId,
+            QStringLiteral("--alipay-app-key"),
+            signingFile("alipay-app.key"),
+            QStringLiteral("--alipay-public-key"),
+            signingFile("alipay.pub"),
+            QStringLiteral("--alipay-gateway"),
+            channel + QStringLiteral("/gateway.do"),
+            QStringLiteral("--alipay-payment-code-lifetime"),
+            QStringLiteral("60")};
+}
+
+QStringList ChaosWorld::wechatpayArguments(const QString &channel, QStringList &simulator)
+{
+    using test::signingFile;
+    const QString mchid = QStringLiteral("1900000001");
+    simulator << QStringLiteral("--protocol") << QStringLiteral("wechatpay")
+              << QStringLiteral("--wechatpay-mchid") << mchid
+              << QStringLiteral("--wechatpay-merchant-certificate")
+              << signingFile("wechatpay-merchant.crt") << QStringLiteral("--wechatpay-platform-key")
+              << signingFile("wechatpay.key") << QStringLiteral("--wechatpay-platform-certificate")
+              << signingFile("wechatpay.crt");
+    return {QStringLiteral("--wechatpay-mchid"),
+            mchid,
+            QStringLiteral("--wechatpay-appid"),
+            QStringLiteral("wx0000000000000001"),
+            QStringLiteral("--wechatpay-merchant-key"),
+            signingFile("wechatpay-merchant.key"),
+            QStringLiteral("--wechatpay-merchant-certificate"),
+            signingFile("wechatpay-merchant.crt"),
+            QStringLiteral("--wechatpay-certificate"),
+            signingFile("wechatpay.crt"),
+            QStringLiteral("--wechatpay-api"),
+            channel,
+            QStringLiteral("--wechatpay-payment-code-lifetime"),
+            QStringLiteral("60")};
+}
+
+void ChaosWorld::defineProcesses(ChannelProtocol protocol)
+{
     const QString db = m_processSettings.conninfo();
     const QString channel = QStringLiteral("http://127.0.0.1:%1").arg(bindLoopback());
-    const QString appId = QStringLiteral("2021000000000042");
     const auto add = [&](const QString &name, QStringList arguments, const char *ready) {
         m_processes.push_back(std::make_unique<KeelService>(
             name, std::move(arguments), QLatin1String(ready),
@@ -199,21 +259,11 @@ void ChaosWorld::defineProcesses(bool alipay)
                               QStringLiteral("--channel-timeout"), QStringLiteral("2000"),
                               QStringLiteral("--lock-timeout"),    QStringLiteral("2000"),
                               QStringLiteral("--allow-http")};
-    if (alipay) {
-        simulator << QStringLiteral("--protocol") << QStringLiteral("alipay")
-                  << QStringLiteral("--alipay-app-id") << appId
-                  << QStringLiteral("--alipay-app-public-key") << signingFile("alipay-app.pub")
-                  << QStringLiteral("--alipay-private-key") << signingFile("alipay.key");
-        channelClient[1] = QStringLiteral("alipay");
-        channelClient << QStringLiteral("--alipay-app-id") << appId
-                      << QStringLiteral("--alipay-app-key") << signingFile("alipay-app.key")
-                      << QStringLiteral("--alipay-public-key") << signingFile("alipay.pub")
-                      << QStringLiteral("--alipay-gateway")
-                      << channel + QStringLiteral("/gateway.do")
-                      // The simulator's payment codes never expire, but no pay
-                      // request outlives the killed process that sent it: a
-                      // short lifetime lets the run settle within its recovery.
-                      << QStringLiteral("--alipay-payment-code-lifetime") << QStringLiteral("60");
+    if (protocol != ChannelProtocol::Keel) {
+        channelClient[1] = statementChannel(protocol);
+        channelClient << (protocol == ChannelProtocol::Alipay
+                              ? alipayArguments(channel, simulator)
+                              : wechatpayArguments(channel, simulator));
     }
     add(QStringLiteral("channel-sim"), simulator, "KEEL_CHANNEL");
     for (int i = 1; i <= 2; ++i) {

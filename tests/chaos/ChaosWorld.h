@@ -28,13 +28,19 @@ namespace keel::chaos {
 // and a merchant's notify endpoint (one local HTTP server), and the keel processes — a channel
 // simulator, two gateways, a saga worker and two relays.
 
+// How keel calls the channel in a run: keel's own wire to the simulator, or
+// the simulator speaking a real channel's protocol through keel's adapter.
+enum class ChannelProtocol { Keel, Alipay, WechatPay };
+
+// The channel keel's records name under each (recon_channels).
+QString statementChannel(ChannelProtocol protocol);
+
 class ChaosWorld final {
 public:
     // `highlyAvailable`: the database is a pg_auto_failover formation.
-    // `alipay`: the channel simulator speaks Alipay's OpenAPI and keel calls
-    // it through its Alipay adapter.
-    static Result<std::unique_ptr<ChaosWorld>> start(const QString &directory, bool highlyAvailable,
-                                                     bool alipay = false);
+    static Result<std::unique_ptr<ChaosWorld>>
+    start(const QString &directory, bool highlyAvailable,
+          ChannelProtocol protocol = ChannelProtocol::Keel);
     ~ChaosWorld();
 
     ConnectionSettings settings() const { return m_settings; }
@@ -69,7 +75,9 @@ private:
     Status startSingleServer();
     Status prepareDatabase();
     Status createProcessLogin(LibpqConnection &connection);
-    void defineProcesses(bool alipay);
+    void defineProcesses(ChannelProtocol protocol);
+    static QStringList alipayArguments(const QString &channel, QStringList &simulator);
+    static QStringList wechatpayArguments(const QString &channel, QStringList &simulator);
 
     QString m_directory;
     std::unique_ptr<EmbeddedCluster> m_database;

@@ -1,6 +1,7 @@
 // keel-chaos: load and a seeded fault schedule against real keel processes on
 // a real PostgreSQL and RabbitMQ, then the end checks (ChaosChecks.h).
-// Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--failover] [--operators] [--alipay]
+// Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--failover] [--operators]
+//                   [--alipay | --wechatpay]
 //                   [--keep DIR]
 
 #include "ChaosRun.h"
@@ -48,6 +49,10 @@ int main(int argc, char *argv[])
         {QStringLiteral("alipay"),
          QStringLiteral("The gateways and worker call the channel as Alipay (keel channel-sim "
                         "--protocol alipay): yuan sales, refunds, their queries and cancels.")},
+        {QStringLiteral("wechatpay"),
+         QStringLiteral("The gateways and worker call the channel as WeChat Pay API v3 (keel "
+                        "channel-sim --protocol wechatpay): yuan sales, refunds, their queries "
+                        "and reverses.")},
         {QStringLiteral("keep"),
          QStringLiteral("Keep the servers' directory and logs here instead of a temporary one."),
          QStringLiteral("DIR")},
@@ -71,9 +76,15 @@ int main(int argc, char *argv[])
     options.clients = positive("clients", 4, 64);
     options.failover = parser.isSet(QStringLiteral("failover"));
     options.operators = parser.isSet(QStringLiteral("operators"));
-    options.alipay = parser.isSet(QStringLiteral("alipay"));
+    if (parser.isSet(QStringLiteral("alipay")))
+        options.protocol = ChannelProtocol::Alipay;
+    if (parser.isSet(QStringLiteral("wechatpay")))
+        options.protocol = ChannelProtocol::WechatPay;
+    ok = ok &&
+         !(parser.isSet(QStringLiteral("alipay")) && parser.isSet(QStringLiteral("wechatpay")));
     if (!ok) {
-        out << "keel-chaos: --seed must be a whole number, --seconds and --clients positive"
+        out << "keel-chaos: --seed must be a whole number, --seconds and --clients positive, "
+               "and at most one of --alipay and --wechatpay"
             << Qt::endl;
         return 2;
     }

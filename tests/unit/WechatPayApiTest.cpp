@@ -150,10 +150,12 @@ TEST(WechatPayApiTest, AnOrderQuerysAnswersMeanWhatTheStateSays)
 {
     for (const char *paid : {"SUCCESS", "REFUND"})
         EXPECT_EQ(stateMeaning(Operation::TradeQuery, "trade_state", paid), Meaning::Done) << paid;
-    for (const char *closed : {"CLOSED", "REVOKED", "PAYERROR"})
+    for (const char *closed : {"CLOSED", "REVOKED"})
         EXPECT_EQ(stateMeaning(Operation::TradeQuery, "trade_state", closed), Meaning::Refused)
             << closed;
-    for (const char *open : {"NOTPAY", "USERPAYING", "ACCEPT"})
+    // PAYERROR: one attempt failed, and the payer may try again until the
+    // order is reversed.
+    for (const char *open : {"NOTPAY", "USERPAYING", "PAYERROR", "ACCEPT"})
         EXPECT_EQ(stateMeaning(Operation::TradeQuery, "trade_state", open), Meaning::InDoubt)
             << open;
     EXPECT_EQ(meaningOf(Operation::TradeQuery, 404, R"({"code":"ORDER_NOT_EXIST"})"),
@@ -185,11 +187,17 @@ TEST(WechatPayApiTest, ARefundsAnswersMeanWhatTheirFamilySays)
     EXPECT_EQ(meaningOf(Operation::RefundQuery, 403, R"({"code":"NO_AUTH"})"), Meaning::InDoubt);
 }
 
-// A reverse: done (with or without a body), no such order, or not done.
+// A reverse: accepted (a 200; the adapter then checks it names the order and
+// asks the order what became of it), no such order, or not done. A body
+// naming an error is an error whatever the status says: the signature covers
+// the body, not the status line.
 TEST(WechatPayApiTest, AReversesAnswersMeanWhatTheySay)
 {
-    EXPECT_EQ(meaningOf(Operation::Reverse, 200, ""), Meaning::Done);
-    EXPECT_EQ(meaningOf(Operation::Reverse, 204, ""), Meaning::Done);
+    EXPECT_EQ(meaningOf(Operation::Reverse, 200, R"({"out_trade_no":"ch_1"})"), Meaning::Done);
+    EXPECT_EQ(meaningOf(Operation::Reverse, 204, ""), Meaning::InDoubt);
+    EXPECT_EQ(meaningOf(Operation::Reverse, 200, R"({"code":"SYSTEM_ERROR"})"), Meaning::InDoubt);
+    EXPECT_EQ(meaningOf(Operation::Pay, 200, R"({"code":"SYSTEM_ERROR","trade_state":"SUCCESS"})"),
+              Meaning::InDoubt);
     EXPECT_EQ(meaningOf(Operation::Reverse, 404, R"({"code":"ORDER_NOT_EXIST"})"),
               Meaning::NotFound);
     EXPECT_EQ(meaningOf(Operation::Reverse, 403, R"({"code":"TRADE_ERROR"})"), Meaning::InDoubt);

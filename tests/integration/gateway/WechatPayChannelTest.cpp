@@ -20,6 +20,7 @@
 #include "core/signing/ChannelKeys.h"
 #include "devkit/sim/ChannelSimulator.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMutex>
@@ -44,6 +45,13 @@ const char *const Codepay = "POST /v3/pay/transactions/codepay";
 const char *const Refund = "POST /v3/refund/domestic/refunds";
 const char *const OrderQuery = "GET /v3/pay/transactions/out-trade-no/";
 const char *const RefundQuery = "GET /v3/refund/domestic/refunds/";
+
+QByteArray fileBytes(const char *name)
+{
+    QFile file(signingFile(name));
+    EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << name;
+    return file.readAll().trimmed();
+}
 
 RsaKey keyFile(const char *name)
 {
@@ -100,7 +108,9 @@ protected:
         options.http.tlsKeyFile = m_pki.serverKey();
         options.wechatpayGateway =
             WechatPayGatewayOptions{MchId, keyFile(merchantCertificate), keyFile(answerKey),
-                                    keyFile("wechatpay.crt").certificateSerial().toLatin1()};
+                                    keyFile(m_platformCertificate).certificateSerial().toLatin1()};
+        options.wechatpayGateway->platformCertificatePem = fileBytes(m_platformCertificate);
+        options.wechatpayGateway->apiV3Key = fileBytes("wechatpay.apiv3");
         Result<std::unique_ptr<ChannelSimulator>> simulator =
             ChannelSimulator::start(std::move(options));
         ASSERT_TRUE(simulator.ok()) << qPrintable(simulator.error().message);
@@ -129,6 +139,7 @@ protected:
         options.merchantKey = keyFile("wechatpay-merchant.key");
         options.merchantSerial = keyFile("wechatpay-merchant.crt").certificateSerial().toLatin1();
         options.platformCertificates = {keyFile("wechatpay.crt")};
+        options.apiV3Key = m_apiV3Key;
         options.timeoutMs = 2000;
         Result<ChannelFactory> channel = wechatpayChannel(std::move(options));
         EXPECT_TRUE(channel.ok()) << qPrintable(channel.error().message);
@@ -173,6 +184,10 @@ protected:
     }
 
     keel::test::TestPki m_pki;
+    // The certificate the simulated WeChat Pay signs as, and the APIv3 key
+    // keel holds (empty: keel never reads the certificate list).
+    const char *m_platformCertificate = "wechatpay.crt";
+    QByteArray m_apiV3Key;
     int m_simPort = 0;
     std::unique_ptr<ChannelSimulator> m_simulator;
     std::unique_ptr<QProcess> m_sim; // a `keel channel-sim` process, for the command's own test
@@ -184,9 +199,10 @@ protected:
 } // namespace
 
 // A payment-code sale (codepay) and a partial refund under the order's
-// out_trade_no, each answered and verified over TLS; the charge keeps WeChat
-// Pay's transaction_id, the refund its refund_id, and both are WeChat Pay's
-// to reconcile.
+// out_trade_no, each answered and verified over TLS. WeChat Pay only accepts
+// a refund (PROCESSING): it stays pending until the refund query says it was
+// made. The charge keeps WeChat Pay's transaction_id, the refund its
+// refund_id, and both are WeChat Pay's to reconcile.
 TEST_F(WechatPayChannelTest, ASaleAndItsRefundRunThroughWechatPayOverTls)
 {
     start();
@@ -202,8 +218,11 @@ TEST_F(WechatPayChannelTest, ASaleAndItsRefundRunThroughWechatPayOverTls)
         post("/v1/refunds", "charge=" + id.toLatin1() + "&amount=500", "wechatpay-1-refund");
     ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
     EXPECT_EQ(jsonOf(refunded).value(QLatin1String("status")).toString(),
-              QStringLiteral("succeeded"));
+              QStringLiteral("pending"));
+    EXPECT_EQ(reconcile().resolved, 1);
+    EXPECT_EQ(scalar("SELECT status FROM keel.refunds"), QStringLiteral("succeeded"));
     EXPECT_FALSE(scalar("SELECT channel_reference FROM keel.refunds").isEmpty());
+    EXPECT_EQ(calls(RefundQuery), 1);
     EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 1999, refund approved 500"));
     EXPECT_EQ(calls(Codepay), 1);
     EXPECT_EQ(calls(Refund), 1);
@@ -226,6 +245,25 @@ TEST_F(WechatPayChannelTest, ARefusedPaymentIsReversedThenDeclinedWithWechatPays
     EXPECT_EQ(simRecord(), QStringLiteral("authorize declined 1999"));
     EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1); // the reverse
     EXPECT_EQ(scalar("SELECT state FROM keel.payment_state"), QStringLiteral("Failed"));
+}
+
+// A refused payment whose answer was lost: the order query says PAYERROR,
+// which WeChat Pay leaves open for the payer to try again. It is reversed,
+// and fails only once the order says REVOKED.
+TEST_F(WechatPayChannelTest, AFailedAttemptFoundByQueryIsReversedBeforeThePaymentFails)
+{
+    SimulatedChannelConfig losing;
+    losing.ambiguousRate = 1;
+    start(losing);
+    const HttpReply charged = charge("wechatpay-8", "tok_chargeDeclinedInsufficientFunds");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(reconcile().resolved, 1);
+    EXPECT_EQ(stateOf(id), QStringLiteral("Failed"));
+    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1); // the reverse
+    EXPECT_EQ(calls(Codepay), 1);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
 }
 
 // A refund WeChat Pay refuses for a reason of its own is final: the refund
@@ -328,6 +366,38 @@ TEST_F(WechatPayChannelTest, AnAnswerNotSignedByWechatPayIsNotBelieved)
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
 }
 
+// WeChat Pay rotates its platform key. The first answer signed by the new key
+// names a serial keel does not hold: keel reads the certificate list once,
+// takes the new certificate (sealed with the APIv3 key, which proves it
+// WeChat Pay's) and believes the answer.
+TEST_F(WechatPayChannelTest, ARotatedPlatformKeyIsLearnedFromTheCertificateList)
+{
+    m_platformCertificate = "wechatpay-next.crt";
+    m_apiV3Key = fileBytes("wechatpay.apiv3");
+    start({}, "wechatpay-next.key");
+    const HttpReply charged = charge("wechatpay-9");
+    ASSERT_EQ(charged.status, 200) << charged.body.constData();
+    EXPECT_EQ(calls("GET /v3/certificates"), 1);
+    const HttpReply again = charge("wechatpay-10");
+    ASSERT_EQ(again.status, 200) << again.body.constData();
+    EXPECT_EQ(calls("GET /v3/certificates"), 1);
+}
+
+// A certificate list keel cannot open with its APIv3 key teaches it nothing:
+// answers signed by the unknown key stay unbelieved, and the payment in doubt.
+TEST_F(WechatPayChannelTest, ACertificateListKeelCannotDecryptIsNotBelieved)
+{
+    m_platformCertificate = "wechatpay-next.crt";
+    m_apiV3Key = "0123456789abcdef0123456789abcdef";
+    start({}, "wechatpay-next.key");
+    const HttpReply charged = charge("wechatpay-11");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(calls("GET /v3/certificates"), 1);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+}
+
 // `keel gateway --channel wechatpay` with its keys as files: a charge through
 // the process reaches the simulated WeChat Pay it was pointed at.
 TEST_F(WechatPayChannelTest, TheGatewayCallsWechatPayWithTheKeysItIsGiven)
@@ -401,6 +471,20 @@ TEST_F(WechatPayChannelTest, AGatewayWithAWrongWechatPayKeyDoesNotStart)
     run(merchant +
             QStringList{QStringLiteral("--wechatpay-certificate"), signingFile("wechatpay.key")},
         "wechatpay-certificate");
+    // The merchant's own certificate where WeChat Pay's belongs: keel holds
+    // the key that signs for it.
+    run(merchant + QStringList{QStringLiteral("--wechatpay-certificate"),
+                               signingFile("wechatpay-merchant.crt")},
+        "merchant's own");
+    // A payment code's lifetime shorter than a code lives, or than keel waits
+    // for an answer, would close orders a request may still pay.
+    run(merchant + certificate +
+            QStringList{QStringLiteral("--wechatpay-payment-code-lifetime"), QStringLiteral("5")},
+        "--wechatpay-payment-code-lifetime");
+    run(merchant + certificate +
+            QStringList{QStringLiteral("--wechatpay-payment-code-lifetime"), QStringLiteral("90"),
+                        QStringLiteral("--channel-timeout"), QStringLiteral("120000")},
+        "--channel-timeout");
     // Plain http:// to WeChat Pay is refused like every other outgoing call.
     run(merchant + certificate +
             QStringList{QStringLiteral("--wechatpay-api"), QStringLiteral("http://127.0.0.1:9")},
