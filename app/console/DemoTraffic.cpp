@@ -43,8 +43,10 @@ bool proposeResendOnce(const ConnectionSettings &database)
 // Once the channel has handled some payments, the service imports the
 // simulated channel's statement of the day, with one break of each kind the
 // simulator can make, and reconciles it, so the Reconciliation view has a day
-// with breaks to look at. Once per demo.
-bool reconcileOnce(const ConnectionSettings &service)
+// with breaks to look at. `channel` is the one keel's records name (sim, or
+// the channel the simulator speaks as), whose day is cut in its own zone.
+// Once per demo.
+bool reconcileOnce(const ConnectionSettings &service, const QString &channel)
 {
     Result<LibpqConnection> session = LibpqConnection::open(service);
     if (!session)
@@ -54,17 +56,24 @@ bool reconcileOnce(const ConnectionSettings &service)
         "AND currency IS NOT NULL");
     if (!handled || handled->toInt() < 40)
         return false;
-    const QDate today = QDateTime::currentDateTimeUtc().date();
+    Result<PgRows> day = session->query("SELECT (now() AT TIME ZONE time_zone)::date::text, "
+                                        "time_zone FROM keel.recon_channels WHERE channel = $1",
+                                        {channel.toUtf8()});
+    if (!day || day->size() != 1)
+        return true; // the demo goes on without it
+    const QDate today = QDate::fromString(day->text(0, 0), Qt::ISODate);
+    const QString zone = day->text(0, 1);
     StatementFaults faults;
     faults.drop = faults.changeAmount = faults.duplicate = faults.invent = faults.changeFee = 1;
+    StatementLayout layout;
+    layout.dayZone = zone;
     constexpr qint64 FeePpm = 6000;
-    Result<QByteArray> statement = simulatorStatement(*session, today, FeePpm, faults);
+    Result<QByteArray> statement = simulatorStatement(*session, today, FeePpm, faults, layout);
     Result<CurrencyTable> currencies = loadCurrencies(*session);
-    if (!statement || !currencies || !setContractedFeeRate(*session, QStringLiteral("sim"), FeePpm))
-        return true; // the demo goes on without it
-    if (importStatement(*session, QStringLiteral("sim"), {StatementFormat::Csv, *statement, {}},
-                        *currencies))
-        (void)runReconciliation(*session, QStringLiteral("sim"), today);
+    if (!statement || !currencies || !setContractedFeeRate(*session, channel, FeePpm))
+        return true;
+    if (importStatement(*session, channel, {StatementFormat::Csv, *statement, {}}, *currencies))
+        (void)runReconciliation(*session, channel, today);
     return true;
 }
 
@@ -100,7 +109,7 @@ DemoTraffic::DemoTraffic(DevStack &stack)
               if (!proposed)
                   proposed = proposeResendOnce(*sre);
               if (!reconciled)
-                  reconciled = reconcileOnce(stack.serviceLogin());
+                  reconciled = reconcileOnce(stack.serviceLogin(), stack.statementChannel());
               for (int i = 0; i < 20 && !m_stopping; ++i)
                   std::this_thread::sleep_for(std::chrono::milliseconds(100));
           }

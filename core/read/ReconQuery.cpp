@@ -31,9 +31,10 @@ constexpr char OpenDifferences[] =
 constexpr char OpenBreaks[] =
     "SELECT b.id, b.channel, b.business_date, b.class, b.kind, b.reference, b.currency, "
     "       c.exponent, b.channel_amount, b.keel_amount, b.status, "
-    "       current_date - b.business_date, coalesce(k.id, 0), coalesce(k.status, ''), "
-    "       b.xmin::text, b.accepted_until "
+    "       (now() AT TIME ZONE z.time_zone)::date - b.business_date, coalesce(k.id, 0), "
+    "       coalesce(k.status, ''), b.xmin::text, b.accepted_until "
     "FROM keel.recon_breaks b JOIN keel.currencies c ON c.code = b.currency "
+    "JOIN keel.recon_channels z ON z.channel = b.channel "
     "LEFT JOIN LATERAL (SELECT id, status FROM keel.suspense_cases "
     "  WHERE recon_break_id = b.id ORDER BY id DESC LIMIT 1) k ON true "
     "WHERE b.status <> 'resolved' %1"
@@ -43,12 +44,16 @@ constexpr char OpenBreaks[] =
 constexpr char AfterBreak[] =
     "AND (b.business_date, b.channel, b.class, b.kind, b.reference) > (?::date, ?, ?, ?, ?) ";
 
+// A break's age in days of its channel's own calendar: an Asia/Shanghai day
+// starts eight hours before the UTC one.
 constexpr char AgesOfOpenBreaks[] =
-    "SELECT class, count(*) FILTER (WHERE current_date - business_date <= 1), "
-    "  count(*) FILTER (WHERE current_date - business_date BETWEEN 2 AND 7), "
-    "  count(*) FILTER (WHERE current_date - business_date BETWEEN 8 AND 30), "
-    "  count(*) FILTER (WHERE current_date - business_date > 30) "
-    "FROM keel.recon_breaks WHERE status IN ('pending', 'new', 'persisting') "
+    "SELECT class, count(*) FILTER (WHERE age <= 1), "
+    "  count(*) FILTER (WHERE age BETWEEN 2 AND 7), "
+    "  count(*) FILTER (WHERE age BETWEEN 8 AND 30), "
+    "  count(*) FILTER (WHERE age > 30) "
+    "FROM (SELECT b.class, (now() AT TIME ZONE z.time_zone)::date - b.business_date AS age "
+    "      FROM keel.recon_breaks b JOIN keel.recon_channels z ON z.channel = b.channel "
+    "      WHERE b.status IN ('pending', 'new', 'persisting')) open "
     "GROUP BY class ORDER BY class";
 
 constexpr char Statements[] =

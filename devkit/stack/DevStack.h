@@ -64,6 +64,13 @@ public:
     QString apiKey() const { return m_apiKey; }
     // Whether the channel is the simulator speaking Alipay or WeChat Pay (yuan only).
     bool yuanOnly() const { return m_alipayGateway || m_wechatpayGateway; }
+    // The channel keel's records name: sim, or the one the simulator speaks as.
+    QString statementChannel() const
+    {
+        return m_alipayGateway      ? QStringLiteral("alipay")
+               : m_wechatpayGateway ? QStringLiteral("wechatpay")
+                                    : QStringLiteral("sim");
+    }
     // The API key of a second merchant whose notify URL nothing answers, so
     // its notifications fail, retry and park as a real broken endpoint's do
     // (the demo's Outbox view has something to resend). Issued on first use.
