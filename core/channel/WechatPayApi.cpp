@@ -53,9 +53,15 @@ const QSet<QString> &refusals(Operation operation)
                                       QStringLiteral("USER_ACCOUNT_ABNORMAL"),
                                       QStringLiteral("RESOURCE_NOT_EXISTS"),
                                       QStringLiteral("ORDER_NOT_EXIST")};
-    static const QSet<QString> reverse{QStringLiteral("PARAM_ERROR"),
-                                       QStringLiteral("INVALID_REQUEST"),
-                                       QStringLiteral("SIGN_ERROR"), QStringLiteral("NO_AUTH")};
+    // Not carried out: the order cannot be reversed (paid too long ago,
+    // closed, reversed already) or the request was rejected as sent.
+    static const QSet<QString> reverse{
+        QStringLiteral("PARAM_ERROR"),  QStringLiteral("INVALID_REQUEST"),
+        QStringLiteral("SIGN_ERROR"),   QStringLiteral("NO_AUTH"),
+        QStringLiteral("TRADE_ERROR"),  QStringLiteral("ORDERPAID"),
+        QStringLiteral("ORDER_PAID"),   QStringLiteral("ORDER_CLOSED"),
+        QStringLiteral("ORDERCLOSED"),  QStringLiteral("ORDER_REVERSED"),
+        QStringLiteral("ORDERREVERSED")};
     static const QSet<QString> none;
     switch (operation) {
     case Operation::Pay:

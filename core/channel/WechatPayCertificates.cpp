@@ -1,5 +1,6 @@
 #include "core/channel/WechatPayCertificates.h"
 
+#include "core/ServiceLog.h"
 #include "core/signing/AesGcm.h"
 #include "core/signing/WechatPaySignature.h"
 
@@ -43,6 +44,16 @@ Result<RsaKey> listed(const QJsonObject &entry, const QByteArray &apiV3Key, qint
     return certificate;
 }
 
+// An expired certificate's key may have been retired, or leaked.
+QList<RsaKey> unexpired(const QList<RsaKey> &certificates, qint64 now)
+{
+    QList<RsaKey> valid;
+    for (const RsaKey &certificate : certificates)
+        if (certificate.certificateExpiry() == 0 || certificate.certificateExpiry() > now)
+            valid << certificate;
+    return valid;
+}
+
 } // namespace
 
 WechatPayCertificates::WechatPayCertificates(QList<RsaKey> configured, QByteArray apiV3Key)
@@ -51,8 +62,9 @@ WechatPayCertificates::WechatPayCertificates(QList<RsaKey> configured, QByteArra
 
 QList<RsaKey> WechatPayCertificates::current() const
 {
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
     QMutexLocker lock(&m_mutex);
-    return m_certificates;
+    return unexpired(m_certificates, now);
 }
 
 bool WechatPayCertificates::refreshDue(qint64 now)
@@ -71,10 +83,13 @@ Result<int> WechatPayCertificates::adopt(const WechatPayHeaders &signedBy, const
         QJsonDocument::fromJson(body).object().value(QStringLiteral("data")).toArray();
     QList<RsaKey> downloaded;
     for (const QJsonValue &entry : entries) {
+        // One entry keel cannot take (expired, not sealed with its key) does
+        // not stop it taking the others.
         Result<RsaKey> certificate = listed(entry.toObject(), m_apiV3Key, now);
-        if (!certificate)
-            return certificate.error();
-        downloaded << *certificate;
+        if (certificate)
+            downloaded << *certificate;
+        else
+            ServiceLog::warning(certificate.error().message);
     }
     QMutexLocker lock(&m_mutex);
     QList<RsaKey> merged = m_certificates;
@@ -88,7 +103,8 @@ Result<int> WechatPayCertificates::adopt(const WechatPayHeaders &signedBy, const
             ++added;
         }
     }
-    if (const SignatureVerdict verdict = WechatPaySignature::verify(signedBy, body, merged, now);
+    if (const SignatureVerdict verdict =
+            WechatPaySignature::verify(signedBy, body, unexpired(merged, now), now);
         verdict != SignatureVerdict::Valid)
         return refused(verdictMessage(verdict));
     m_certificates = merged;

@@ -21,6 +21,7 @@ class WechatPayCertificates final {
 public:
     WechatPayCertificates(QList<RsaKey> configured, QByteArray apiV3Key);
 
+    // Those not expired.
     QList<RsaKey> current() const;
     // Whether to download the list now: with an APIv3 key, at most once a
     // minute, so that answers naming unknown serials cannot make keel ask

@@ -142,7 +142,23 @@ SignatureVerdict WechatPayChannel::verify(const HttpReply &reply)
         verdict = WechatPaySignature::verify(signatureOf(reply), reply.body,
                                              m_certificates.current(), now);
     }
+    // An answer signed once is believed once: one replayed within its
+    // window would speak of another request.
+    if (verdict == SignatureVerdict::Valid && !firstUse(reply.header("wechatpay-nonce"), now))
+        return SignatureVerdict::OutsideWindow;
     return verdict;
+}
+
+bool WechatPayChannel::firstUse(const QByteArray &nonce, qint64 now)
+{
+    QMutexLocker lock(&m_noncesMutex);
+    // Past the signature window a nonce cannot come back: its answer is too old.
+    if (m_seenNonces.size() > 1024)
+        m_seenNonces.removeIf([now](const auto &seen) { return seen.value() < now - 600; });
+    if (m_seenNonces.contains(nonce))
+        return false;
+    m_seenNonces.insert(nonce, now);
+    return true;
 }
 
 void WechatPayChannel::refreshCertificates()
@@ -279,12 +295,13 @@ ChannelResult WechatPayChannel::pay(const ChannelRequest &request)
         return paidOrder(exchange, request.amount);
     case Meaning::Refused:
         // WeChat Pay said no to this request. It may leave an order open
-        // under the out_trade_no for a copy still on its way; once WeChat
-        // Pay has reversed it, the refusal is final.
-        if (const ChannelResult reversed =
-                reverse(request, request.firstAttempt && !exchange.resent);
-            reversed.outcome != ChannelOutcome::Closed)
-            return reversed;
+        // under the out_trade_no for a copy still on its way (or paid by an
+        // earlier one): the order decides, and once WeChat Pay has reversed
+        // it unpaid, the refusal is final.
+        if (const ChannelResult closed =
+                closeOrder(request, request.firstAttempt && !exchange.resent);
+            closed.outcome != ChannelOutcome::Closed)
+            return closed;
         return {ChannelOutcome::Declined, declineCode(exchange.reading), exchange.why};
     case Meaning::NotFound:
     case Meaning::InDoubt:
@@ -353,6 +370,10 @@ ChannelResult WechatPayChannel::query(const ChannelRequest &operation)
         return {ChannelOutcome::NotFound,
                 {},
                 QStringLiteral("WeChat Pay has no %1 of a payment").arg(operation.operation)};
+    // A reverse whose fate keel does not know may still give the money back:
+    // until it is answered, no "paid" is believed.
+    if (reverseUnsettled(operation.chargeId()))
+        return reverse(operation, false);
     // An order left unpaid is settled by reversing it: at once after a failed
     // attempt (PAYERROR: WeChat Pay asks for the reverse), and once the payer
     // has had time to enter a password otherwise.
@@ -431,6 +452,13 @@ ChannelResult WechatPayChannel::close(const ChannelRequest &operation)
     }
     if (operation.operation != QLatin1String("authorize"))
         return unknown(QStringLiteral("WeChat Pay has no %1 to close").arg(operation.operation));
+    return closeOrder(operation, false);
+}
+
+ChannelResult WechatPayChannel::closeOrder(const ChannelRequest &operation, bool justRefused)
+{
+    if (reverseUnsettled(operation.chargeId()))
+        return reverse(operation, false);
     // A reverse gives a paid order's money back: only an unpaid one is reversed.
     QString unpaid;
     const ChannelResult known = queryTrade(operation, &unpaid);
@@ -438,25 +466,57 @@ ChannelResult WechatPayChannel::close(const ChannelRequest &operation)
         return known;
     if (unpaid.isEmpty())
         return unknown(QStringLiteral("not reversed: %1").arg(known.message));
-    return reverse(operation, false);
+    return reverse(operation, justRefused);
 }
 
 ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool justRefused)
 {
+    const QString order = operation.chargeId();
+    markReverse(order, true);
     const Exchange exchange = call(
-        Operation::Reverse,
-        "/v3/pay/transactions/out-trade-no/" + percent(operation.chargeId()) + "/reverse",
+        Operation::Reverse, "/v3/pay/transactions/out-trade-no/" + percent(order) + "/reverse",
         {{QStringLiteral("appid"), m_options.appid}, {QStringLiteral("mchid"), m_options.mchid}},
-        {{QStringLiteral("out_trade_no"), operation.chargeId()}});
-    if (exchange.answered && exchange.reading.meaning == Meaning::NotFound)
+        {{QStringLiteral("out_trade_no"), order}});
+    // Unanswered, the reverse may yet be carried out and give a payment
+    // back: nothing the order says now is final, and the reverse is sent
+    // again until WeChat Pay answers it.
+    if (!exchange.answered || exchange.reading.meaning == Meaning::InDoubt)
+        return unknown(QStringLiteral("WeChat Pay did not answer the reverse of %1: %2")
+                           .arg(order, exchange.why));
+    if (exchange.reading.meaning == Meaning::NotFound) {
+        markReverse(order, false);
         return neverSeen(operation, justRefused && !exchange.resent, exchange.why);
-    // Reversed or not, the order says what became of it: a reverse's answer
-    // is taken as a request accepted, not as the order's state.
+    }
     const ChannelResult now = queryTrade(operation);
-    if (now.outcome == ChannelOutcome::Approved || now.outcome == ChannelOutcome::Closed)
+    if (exchange.reading.meaning == Meaning::Refused) {
+        // Not reversed: the order's own state stands.
+        markReverse(order, false);
+        if (now.outcome == ChannelOutcome::Approved || now.outcome == ChannelOutcome::Closed)
+            return now;
+        if (now.outcome == ChannelOutcome::NotFound)
+            return neverSeen(operation, false, now.message);
+    } else if (now.outcome == ChannelOutcome::Closed) {
+        markReverse(order, false);
         return now;
-    return unknown(QStringLiteral("WeChat Pay has not reversed %1: %2; %3")
-                       .arg(operation.chargeId(), exchange.why, now.message));
+    }
+    // Reversed, yet the order does not read so: it lags, and is asked again.
+    return unknown(
+        QStringLiteral("WeChat Pay's reverse of %1: %2; %3").arg(order, exchange.why, now.message));
+}
+
+bool WechatPayChannel::reverseUnsettled(const QString &order) const
+{
+    QMutexLocker lock(&m_reversesMutex);
+    return m_unsettledReverses.contains(order);
+}
+
+void WechatPayChannel::markReverse(const QString &order, bool unsettled)
+{
+    QMutexLocker lock(&m_reversesMutex);
+    if (unsettled)
+        m_unsettledReverses.insert(order);
+    else
+        m_unsettledReverses.remove(order);
 }
 
 // WeChat Pay has no such order, and says nothing of one a payment request

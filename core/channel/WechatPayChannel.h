@@ -7,8 +7,11 @@
 #include "core/signing/RsaKey.h"
 #include "core/signing/SignatureVerdict.h"
 
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
+#include <QMutex>
+#include <QSet>
 #include <QUrl>
 
 namespace keel {
@@ -69,7 +72,14 @@ private:
     ChannelResult queryRefund(const ChannelRequest &operation);
     // `justRefused`: WeChat Pay has just refused the only payment request
     // ever sent for this order (ChannelRequest::firstAttempt).
+    // Asks the order, and reverses it only if it holds no payment.
+    ChannelResult closeOrder(const ChannelRequest &operation, bool justRefused);
+    // Closed only once WeChat Pay has answered the reverse and the order
+    // reads CLOSED or REVOKED; an unanswered reverse is sent again before
+    // anything else is believed of the order (reverseUnsettled).
     ChannelResult reverse(const ChannelRequest &operation, bool justRefused);
+    bool reverseUnsettled(const QString &order) const;
+    void markReverse(const QString &order, bool unsettled);
     ChannelResult neverSeen(const ChannelRequest &operation, bool justRefused,
                             const QString &why) const;
 
@@ -80,6 +90,7 @@ private:
     HttpReply send(const QByteArray &method, const QByteArray &pathAndQuery, const QByteArray &body,
                    QString *refusal);
     SignatureVerdict verify(const HttpReply &reply);
+    bool firstUse(const QByteArray &nonce, qint64 now);
     void refreshCertificates();
     Exchange call(WechatPayApi::Operation operation, const QByteArray &pathAndQuery,
                   const QJsonObject &body, const QJsonObject &names);
@@ -88,6 +99,13 @@ private:
 
     WechatPayChannelOptions m_options;
     WechatPayCertificates m_certificates;
+    // Orders a reverse was sent for without a verified answer. In memory: a
+    // restarted process has waited out any reverse still on its way.
+    mutable QMutex m_reversesMutex;
+    QSet<QString> m_unsettledReverses;
+    // The nonces of answers believed in the last ten minutes.
+    QMutex m_noncesMutex;
+    QHash<QByteArray, qint64> m_seenNonces;
 };
 
 // `keel gateway --channel wechatpay`: the options as read from files, checked.

@@ -6,6 +6,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include <ctime>
+
 namespace keel {
 
 struct RsaKey::Handle {
@@ -23,6 +25,15 @@ using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
 Bio memoryBio(const QByteArray &bytes)
 {
     return Bio(BIO_new_mem_buf(bytes.constData(), int(bytes.size())), &BIO_free);
+}
+
+// When a certificate stops being valid, in seconds since 1970; 0 if unreadable.
+qint64 expiryOf(X509 *certificate)
+{
+    std::tm when{};
+    if (ASN1_TIME_to_tm(X509_get0_notAfter(certificate), &when) != 1)
+        return 0;
+    return qint64(timegm(&when));
 }
 
 QString serialOf(X509 *certificate)
@@ -67,6 +78,7 @@ Result<RsaKey> RsaKey::generateCertified(int bits)
     if (!made)
         return makeError(ErrorKind::Failed, QStringLiteral("could not certify an RSA key"));
     result->m_serial = serialOf(certificate.get());
+    result->m_expiry = expiryOf(certificate.get());
     return result;
 }
 
@@ -82,6 +94,7 @@ Result<RsaKey> RsaKey::fromPem(const QByteArray &pem, const QString &what)
         if (certificate) {
             key = X509_get_pubkey(certificate);
             result.m_serial = serialOf(certificate);
+            result.m_expiry = expiryOf(certificate);
             X509_free(certificate);
         }
     } else if (pem.contains("PUBLIC KEY-----")) {

@@ -29,6 +29,8 @@ public:
     // A certificate's serial number, upper-case hex as WeChat Pay writes it;
     // empty for a bare key.
     QString certificateSerial() const { return m_serial; }
+    // When the certificate expires (seconds since 1970); 0 for a bare key.
+    qint64 certificateExpiry() const { return m_expiry; }
 
     // The raw signature; an error only if this is not a private key.
     Result<QByteArray> signSha256(const QByteArray &message) const;
@@ -39,6 +41,7 @@ private:
     std::shared_ptr<Handle> m_key;
     bool m_private = false;
     QString m_serial;
+    qint64 m_expiry = 0;
 };
 
 } // namespace keel

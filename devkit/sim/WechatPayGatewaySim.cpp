@@ -150,6 +150,11 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::pay(const QJsonO
         return Answer{400, error("PARAM_ERROR", QStringLiteral("mchid, out_trade_no, "
                                                                "payer.auth_code and amount.total "
                                                                "are required"))};
+    if (authCode.startsWith(QLatin1String("tok_userPaying"))) {
+        QMutexLocker lock(&m_reversedMutex);
+        m_userPaying.insert(outTradeNo, total);
+        return Answer{202, error("USERPAYING", QStringLiteral("the payer is entering a password"))};
+    }
     const ChannelRequest request{
         outTradeNo, QStringLiteral("authorize"), total, Yuan, authCode, true, outTradeNo};
     // WeChat Pay answers a payment request for an order already paid with a
@@ -178,6 +183,14 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::pay(const QJsonO
 
 WechatPayGatewaySim::Answer WechatPayGatewaySim::tradeQuery(const QString &outTradeNo)
 {
+    {
+        QMutexLocker lock(&m_reversedMutex);
+        if (m_userPaying.contains(outTradeNo))
+            return Answer{200, order(outTradeNo,
+                                     m_reversed.contains(outTradeNo) ? QStringLiteral("REVOKED")
+                                                                     : QStringLiteral("USERPAYING"),
+                                     {}, m_userPaying.value(outTradeNo))};
+    }
     const ChannelResult known = m_channel.query({outTradeNo, QStringLiteral("authorize")});
     const std::optional<SimRecord> record =
         simRecord(m_settings, outTradeNo, QStringLiteral("authorize"));
@@ -208,6 +221,16 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::tradeQuery(const QString &outTr
 WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTradeNo,
                                                          const QJsonObject &body)
 {
+    const QJsonObject reversed{{QStringLiteral("appid"), body.value(QStringLiteral("appid"))},
+                               {QStringLiteral("mchid"), m_options.mchid},
+                               {QStringLiteral("out_trade_no"), outTradeNo}};
+    {
+        QMutexLocker lock(&m_reversedMutex);
+        if (m_userPaying.contains(outTradeNo)) {
+            m_reversed.insert(outTradeNo);
+            return Answer{200, reversed};
+        }
+    }
     const ChannelRequest trade{outTradeNo, QStringLiteral("authorize")};
     const ChannelOutcome before = m_channel.query(trade).outcome;
     // An order WeChat Pay never saw: nothing is reversed, and nothing stops
@@ -220,10 +243,7 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTrade
         case ChannelOutcome::Declined: {
             QMutexLocker lock(&m_reversedMutex);
             m_reversed.insert(outTradeNo);
-            return Answer{200,
-                          {{QStringLiteral("appid"), body.value(QStringLiteral("appid"))},
-                           {QStringLiteral("mchid"), m_options.mchid},
-                           {QStringLiteral("out_trade_no"), outTradeNo}}};
+            return Answer{200, reversed};
         }
         case ChannelOutcome::Approved:
             // A paid order past the reverse window: WeChat Pay will not undo it.

@@ -3,6 +3,7 @@
 #include "core/db/ConnectionSettings.h"
 #include "core/signing/RsaKey.h"
 
+#include <QHash>
 #include <QJsonObject>
 #include <QMutex>
 #include <QSet>
@@ -69,6 +70,9 @@ private:
     // in memory: after a restart a reverse is asked for again, and repeated).
     QMutex m_reversedMutex;
     QSet<QString> m_reversed;
+    // Orders paid with a tok_userPaying* code: the payer never confirms, and
+    // WeChat Pay reports USERPAYING until the order is reversed (same mutex).
+    QHash<QString, qint64> m_userPaying;
 };
 
 } // namespace keel

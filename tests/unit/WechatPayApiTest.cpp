@@ -200,7 +200,9 @@ TEST(WechatPayApiTest, AReversesAnswersMeanWhatTheySay)
               Meaning::InDoubt);
     EXPECT_EQ(meaningOf(Operation::Reverse, 404, R"({"code":"ORDER_NOT_EXIST"})"),
               Meaning::NotFound);
-    EXPECT_EQ(meaningOf(Operation::Reverse, 403, R"({"code":"TRADE_ERROR"})"), Meaning::InDoubt);
+    // Not carried out: the order's own state then stands.
+    EXPECT_EQ(meaningOf(Operation::Reverse, 403, R"({"code":"TRADE_ERROR"})"), Meaning::Refused);
+    EXPECT_EQ(meaningOf(Operation::Reverse, 403, R"({"code":"SOMETHING_NEW"})"), Meaning::InDoubt);
     EXPECT_EQ(meaningOf(Operation::Reverse, 500, R"({"code":"SYSTEM_ERROR"})"), Meaning::InDoubt);
 }
 

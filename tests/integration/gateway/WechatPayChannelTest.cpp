@@ -266,6 +266,28 @@ TEST_F(WechatPayChannelTest, AFailedAttemptFoundByQueryIsReversedBeforeThePaymen
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
 }
 
+// A payer who never confirms: WeChat Pay answers USERPAYING and the order
+// waits. keel leaves it in doubt while the payer may still enter a password,
+// then reverses it, and the payment fails only once the order reads REVOKED.
+TEST_F(WechatPayChannelTest, AnOrderThePayerNeverConfirmsIsReversedOnceThePayerHasHadTime)
+{
+    start();
+    const HttpReply charged = charge("wechatpay-12", "tok_userPayingForever");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 0);
+
+    scalar("UPDATE keel.charges SET created_at = now() - interval '2 minutes'");
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Failed"));
+    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1); // the reverse
+    EXPECT_EQ(calls(Codepay), 1);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+}
+
 // A refund WeChat Pay refuses for a reason of its own is final: the refund
 // fails at once and the charge keeps its money.
 TEST_F(WechatPayChannelTest, ARefundWechatPayRefusesFailsWithItsReason)
@@ -339,8 +361,9 @@ TEST_F(WechatPayChannelTest, AnOrderWechatPayNeverSawFailsOnlyOnceItsPaymentCode
 }
 
 // A request signed with a key WeChat Pay does not hold is rejected as sent
-// (401 SIGN_ERROR); nothing can be learned or reversed that way, so the
-// payment stays in doubt rather than failing on an answer about nothing.
+// (401 SIGN_ERROR). The order query is rejected too, so nothing says the
+// order holds no payment: it is not reversed, and the payment stays in doubt
+// rather than failing on an answer about nothing.
 TEST_F(WechatPayChannelTest, ARequestWechatPayCannotVerifyLeavesThePaymentInDoubt)
 {
     start({}, "wechatpay.key", "wechatpay.crt");
@@ -350,7 +373,8 @@ TEST_F(WechatPayChannelTest, ARequestWechatPayCannotVerifyLeavesThePaymentInDoub
     EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
     EXPECT_EQ(simRecord(), QString());
     EXPECT_EQ(calls(Codepay), 1);
-    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1);
+    EXPECT_EQ(calls(OrderQuery), 1);
+    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 0);
 }
 
 // An answer the platform key did not sign is no answer, whatever it says:
