@@ -50,6 +50,12 @@ WechatPayGatewaySim::WechatPayGatewaySim(WechatPayGatewayOptions options, Simula
     : m_options(std::move(options)), m_channel(channel), m_settings(std::move(settings))
 {}
 
+// The channel's "unavailable": nothing was done.
+WechatPayGatewaySim::Answer WechatPayGatewaySim::busy()
+{
+    return {500, error("SYSTEM_ERROR", QStringLiteral("simulated: the network is busy"))};
+}
+
 HttpResponse WechatPayGatewaySim::handle(const HttpRequest &request)
 {
     const QJsonObject body = QJsonDocument::fromJson(request.body).object();
@@ -178,7 +184,7 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::pay(const QJsonO
     case ChannelOutcome::NotFound:
         break;
     }
-    return Answer{500, error("SYSTEM_ERROR", QStringLiteral("simulated: the network is busy"))};
+    return busy();
 }
 
 WechatPayGatewaySim::Answer WechatPayGatewaySim::tradeQuery(const QString &outTradeNo)
@@ -215,7 +221,7 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::tradeQuery(const QString &outTr
     case ChannelOutcome::Unknown:
         break;
     }
-    return Answer{500, error("SYSTEM_ERROR", QStringLiteral("simulated: the network is busy"))};
+    return busy();
 }
 
 WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTradeNo,
@@ -254,7 +260,7 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTrade
             break;
         }
     }
-    return Answer{500, error("SYSTEM_ERROR", QStringLiteral("simulated: the network is busy"))};
+    return busy();
 }
 
 std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::refund(const QJsonObject &body)
@@ -267,7 +273,7 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::refund(const QJs
                                                                "amount.refund are required"))};
     const ChannelResult trade = m_channel.query({outTradeNo, QStringLiteral("authorize")});
     if (trade.outcome == ChannelOutcome::Unknown)
-        return Answer{500, error("SYSTEM_ERROR", QStringLiteral("simulated: the network is busy"))};
+        return busy();
     const std::optional<SimRecord> paid =
         simRecord(m_settings, outTradeNo, QStringLiteral("authorize"));
     if (trade.outcome != ChannelOutcome::Approved || !paid)
@@ -301,14 +307,14 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::refund(const QJs
     case ChannelOutcome::NotFound:
         break;
     }
-    return Answer{500, error("SYSTEM_ERROR", QStringLiteral("simulated: the network is busy"))};
+    return busy();
 }
 
 WechatPayGatewaySim::Answer WechatPayGatewaySim::refundQuery(const QString &outRefundNo)
 {
     const ChannelResult known = m_channel.query({outRefundNo, QStringLiteral("refund")});
     if (known.outcome == ChannelOutcome::Unknown)
-        return Answer{500, error("SYSTEM_ERROR", QStringLiteral("simulated: the network is busy"))};
+        return busy();
     const std::optional<SimRecord> record =
         simRecord(m_settings, outRefundNo, QStringLiteral("refund"));
     // WeChat Pay has no refund it refused.

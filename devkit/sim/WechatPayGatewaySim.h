@@ -48,6 +48,7 @@ private:
         int status = 200;
         QJsonObject fields;
     };
+    static Answer busy();
     // The refusal of a request from another merchant or with a bad signature;
     // none: it is taken.
     std::optional<Answer> rejection(const HttpRequest &request) const;

@@ -2,29 +2,17 @@
 // channel-sim --protocol alipay` over TLS, each call signed with the app's key
 // and each answer verified with Alipay's, as it would call openapi.alipay.com.
 
-#include "GatewayTest.h"
+#include "ChannelAdapterTest.h"
 #include "KeelProcess.h"
 #include "SigningFiles.h"
-#include "TestPki.h"
 
-#include "core/ServiceLog.h"
-#include "core/api/StripeReplies.h"
 #include "core/channel/AlipayChannel.h"
-#include "core/db/LibpqConnection.h"
-#include "core/net/LoopbackPort.h"
-#include "core/net/TlsSession.h"
-#include "core/payment/PaymentContext.h"
-#include "core/payment/Reconciler.h"
-#include "core/reference/CurrencyStore.h"
 #include "core/signing/ChannelKeys.h"
 #include "devkit/sim/ChannelSimulator.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QMutex>
 #include <QProcess>
-
-#include <algorithm>
 
 #include <gtest/gtest.h>
 
@@ -40,38 +28,9 @@ const QString AppId = QStringLiteral("2021000000000042");
 // An Alipay payment code as a till's scanner reads it.
 const QByteArray AuthCode = "284837283498234921";
 
-class AlipayChannelTest : public keel::test::GatewayTest {
+class AlipayChannelTest : public keel::test::ChannelAdapterTest {
 protected:
-    void SetUp() override
-    {
-        GatewayTest::SetUp();
-        if (HasFatalFailure())
-            return;
-        ASSERT_TRUE(m_pki.ok());
-        ASSERT_TRUE(TlsSession::trustAlso(m_pki.caCertificate()).isEmpty());
-        m_simPort = bindLoopback();
-        ASSERT_NE(m_simPort, 0);
-        m_previousSink = ServiceLog::setSink([this](ServiceLog::Level, const QString &line) {
-            if (line.startsWith(QLatin1String("alipay call "))) {
-                QMutexLocker lock(&m_callsMutex);
-                m_calls.append(line);
-            }
-        });
-    }
-
-    void TearDown() override
-    {
-        if (m_sim) {
-            m_sim->terminate();
-            m_sim->waitForFinished(10000);
-        }
-        if (m_gateway)
-            m_gateway->stop();
-        m_simulator.reset();
-        ServiceLog::setSink(m_previousSink);
-        (void)TlsSession::trustAlso({});
-        GatewayTest::TearDown();
-    }
+    AlipayChannelTest() : ChannelAdapterTest(QStringLiteral("alipay call ")) {}
 
     // The simulated Alipay in this process, over TLS, signing its answers
     // with `answerKey` and taking calls `appKey` verifies; then the gateway,
@@ -99,15 +58,6 @@ protected:
         startGateway();
     }
 
-    // How many calls of `method` reached the simulated Alipay.
-    int calls(const char *method)
-    {
-        QMutexLocker lock(&m_callsMutex);
-        const QString prefix = QStringLiteral("alipay call %1 ").arg(QLatin1String(method));
-        return int(std::count_if(m_calls.cbegin(), m_calls.cend(),
-                                 [&](const QString &line) { return line.startsWith(prefix); }));
-    }
-
     ChannelFactory alipay()
     {
         AlipayChannelOptions options;
@@ -127,50 +77,16 @@ protected:
         return channel ? *channel : ChannelFactory{};
     }
 
-    // One reconciler pass, as the gateway's login, asking Alipay.
-    Reconciler::Report reconcile()
+    // How many calls of `method` reached the simulated Alipay.
+    int calls(const char *method)
     {
-        auto session = LibpqConnection::open(m_serviceLogin);
-        EXPECT_TRUE(session.ok());
-        auto currencies = loadCurrencies(*session);
-        EXPECT_TRUE(currencies.ok());
-        if (!session || !currencies)
-            return {};
-        PaymentContext context;
-        context.settings = m_serviceLogin;
-        context.channel = m_remoteChannel(m_serviceLogin);
-        context.currencies = *currencies;
-        StripeReplies replies;
-        auto report = Reconciler(context, *session, replies).runOnce(0);
-        EXPECT_TRUE(report.ok()) << qPrintable(report.error().message);
-        return report ? *report : Reconciler::Report{};
+        return ChannelAdapterTest::calls(QByteArray(method + QByteArray(" ")).constData());
     }
 
     HttpReply charge(const QByteArray &key, const QByteArray &source = AuthCode)
     {
-        return post("/v1/charges", "amount=1999&currency=cny&source=" + source, key);
+        return ChannelAdapterTest::charge(key, source);
     }
-
-    QString stateOf(const QString &chargeId)
-    {
-        return scalar("SELECT s.state FROM keel.payment_state s JOIN keel.charges c "
-                      "ON c.id = s.charge_id WHERE c.public_id = '" +
-                      chargeId.toLatin1() + "'");
-    }
-
-    QString simRecord()
-    {
-        return scalar("SELECT coalesce(string_agg(operation || ' ' || outcome || ' ' || amount, "
-                      "', ' ORDER BY operation), '') FROM keel.sim_channel_operations");
-    }
-
-    keel::test::TestPki m_pki;
-    int m_simPort = 0;
-    std::unique_ptr<ChannelSimulator> m_simulator;
-    std::unique_ptr<QProcess> m_sim; // a `keel channel-sim` process, for the command's own test
-    ServiceLog::Sink m_previousSink;
-    QMutex m_callsMutex;
-    QStringList m_calls;
 };
 
 } // namespace

@@ -3,30 +3,18 @@
 // merchant's API key and each answer verified with the platform
 // certificate, as it would call api.mch.weixin.qq.com.
 
-#include "GatewayTest.h"
+#include "ChannelAdapterTest.h"
 #include "KeelProcess.h"
 #include "SigningFiles.h"
-#include "TestPki.h"
 
-#include "core/ServiceLog.h"
-#include "core/api/StripeReplies.h"
 #include "core/channel/WechatPayChannel.h"
-#include "core/db/LibpqConnection.h"
-#include "core/net/LoopbackPort.h"
-#include "core/net/TlsSession.h"
-#include "core/payment/PaymentContext.h"
-#include "core/payment/Reconciler.h"
-#include "core/reference/CurrencyStore.h"
 #include "core/signing/ChannelKeys.h"
 #include "devkit/sim/ChannelSimulator.h"
 
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QMutex>
 #include <QProcess>
-
-#include <algorithm>
 
 #include <gtest/gtest.h>
 
@@ -60,38 +48,9 @@ RsaKey keyFile(const char *name)
     return key ? *key : RsaKey();
 }
 
-class WechatPayChannelTest : public keel::test::GatewayTest {
+class WechatPayChannelTest : public keel::test::ChannelAdapterTest {
 protected:
-    void SetUp() override
-    {
-        GatewayTest::SetUp();
-        if (HasFatalFailure())
-            return;
-        ASSERT_TRUE(m_pki.ok());
-        ASSERT_TRUE(TlsSession::trustAlso(m_pki.caCertificate()).isEmpty());
-        m_simPort = bindLoopback();
-        ASSERT_NE(m_simPort, 0);
-        m_previousSink = ServiceLog::setSink([this](ServiceLog::Level, const QString &line) {
-            if (line.startsWith(QLatin1String("wechatpay call "))) {
-                QMutexLocker lock(&m_callsMutex);
-                m_calls.append(line.mid(15));
-            }
-        });
-    }
-
-    void TearDown() override
-    {
-        if (m_sim) {
-            m_sim->terminate();
-            m_sim->waitForFinished(10000);
-        }
-        if (m_gateway)
-            m_gateway->stop();
-        m_simulator.reset();
-        ServiceLog::setSink(m_previousSink);
-        (void)TlsSession::trustAlso({});
-        GatewayTest::TearDown();
-    }
+    WechatPayChannelTest() : ChannelAdapterTest(QStringLiteral("wechatpay call ")) {}
 
     // The simulated WeChat Pay in this process, over TLS, signing its
     // answers with `answerKey` and taking requests `merchantCertificate`
@@ -120,15 +79,6 @@ protected:
         startGateway();
     }
 
-    // How many requests starting "METHOD /path" reached the simulated WeChat Pay.
-    int calls(const char *request)
-    {
-        QMutexLocker lock(&m_callsMutex);
-        return int(std::count_if(m_calls.cbegin(), m_calls.cend(), [&](const QString &line) {
-            return line.startsWith(QLatin1String(request));
-        }));
-    }
-
     ChannelFactory wechatpay()
     {
         WechatPayChannelOptions options;
@@ -146,54 +96,15 @@ protected:
         return channel ? *channel : ChannelFactory{};
     }
 
-    // One reconciler pass, as the gateway's login, asking WeChat Pay.
-    Reconciler::Report reconcile()
-    {
-        auto session = LibpqConnection::open(m_serviceLogin);
-        EXPECT_TRUE(session.ok());
-        auto currencies = loadCurrencies(*session);
-        EXPECT_TRUE(currencies.ok());
-        if (!session || !currencies)
-            return {};
-        PaymentContext context;
-        context.settings = m_serviceLogin;
-        context.channel = m_remoteChannel(m_serviceLogin);
-        context.currencies = *currencies;
-        StripeReplies replies;
-        auto report = Reconciler(context, *session, replies).runOnce(0);
-        EXPECT_TRUE(report.ok()) << qPrintable(report.error().message);
-        return report ? *report : Reconciler::Report{};
-    }
-
     HttpReply charge(const QByteArray &key, const QByteArray &source = AuthCode)
     {
-        return post("/v1/charges", "amount=1999&currency=cny&source=" + source, key);
+        return ChannelAdapterTest::charge(key, source);
     }
 
-    QString stateOf(const QString &chargeId)
-    {
-        return scalar("SELECT s.state FROM keel.payment_state s JOIN keel.charges c "
-                      "ON c.id = s.charge_id WHERE c.public_id = '" +
-                      chargeId.toLatin1() + "'");
-    }
-
-    QString simRecord()
-    {
-        return scalar("SELECT coalesce(string_agg(operation || ' ' || outcome || ' ' || amount, "
-                      "', ' ORDER BY operation), '') FROM keel.sim_channel_operations");
-    }
-
-    keel::test::TestPki m_pki;
     // The certificate the simulated WeChat Pay signs as, and the APIv3 key
     // keel holds (empty: keel never reads the certificate list).
     const char *m_platformCertificate = "wechatpay.crt";
     QByteArray m_apiV3Key;
-    int m_simPort = 0;
-    std::unique_ptr<ChannelSimulator> m_simulator;
-    std::unique_ptr<QProcess> m_sim; // a `keel channel-sim` process, for the command's own test
-    ServiceLog::Sink m_previousSink;
-    QMutex m_callsMutex;
-    QStringList m_calls;
 };
 
 } // namespace
