@@ -1,10 +1,15 @@
 # `cpack` (in a build tree, e.g. the release preset) makes a .deb with keel,
-# keel-console, the desktop entry and the icon. Library dependencies come from
-# dpkg-shlibdeps; what is loaded at run time (the Qt PostgreSQL driver, the
-# server programs for the embedded default) is listed by hand.
+# keel-console, the desktop entry, the icon and the Prometheus rules. Library
+# dependencies come from dpkg-shlibdeps; what is loaded at run time (the Qt
+# PostgreSQL driver, the server programs for the embedded default) is listed
+# by hand.
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/keel-console.desktop DESTINATION share/applications)
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/keel-console.svg
         DESTINATION share/icons/hicolor/scalable/apps)
+# Alert and recording rules for Prometheus, to copy into its rule_files.
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/prometheus/operations.rules.yml
+              ${CMAKE_CURRENT_LIST_DIR}/prometheus/reconciliation.rules.yml
+        DESTINATION share/keel/prometheus)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME keel)
