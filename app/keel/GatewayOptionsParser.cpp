@@ -188,7 +188,8 @@ Result<ChannelFactory> alipayOption(const QCommandLineParser &parser, int timeou
 
 // How this process reaches others: the channel, and whom its TLS calls
 // trust (set for the whole process, as every outgoing call shares it).
-Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
+Result<ChannelFactory> channelOption(const QCommandLineParser &parser,
+                                     std::shared_ptr<WechatPayCertificates> wechatpayCertificates)
 {
     // Only ever allowed here, never withdrawn: keel dev allows it itself.
     if (parser.isSet(QStringLiteral("allow-http")))
@@ -219,7 +220,7 @@ Result<ChannelFactory> channelOption(const QCommandLineParser &parser)
         if (parser.value(QStringLiteral("channel")) == QLatin1String("alipay"))
             return alipayOption(parser, *timeout);
         if (parser.value(QStringLiteral("channel")) == QLatin1String("wechatpay"))
-            return wechatpayOption(parser, *timeout);
+            return wechatpayOption(parser, *timeout, std::move(wechatpayCertificates));
         return httpChannel(parser.value(QStringLiteral("channel")), *timeout, authority);
     }
     if (parser.isSet(QStringLiteral("channel-ca-file")))
@@ -267,7 +268,16 @@ Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser)
     Result<int> ttl = intOption(parser, QStringLiteral("idempotency-ttl"), 86400, 1, 604800);
     Result<int> lock = intOption(parser, QStringLiteral("lock-timeout"), 30000, 100, 3600000);
     Result<int> reconcile = intOption(parser, QStringLiteral("reconcile-after"), 30, 0, 86400);
-    Result<ChannelFactory> channel = channelOption(parser);
+    Result<ChannelKeys> keys =
+        ChannelKeys::load({parser.value(QStringLiteral("alipay-public-key")),
+                           parser.values(QStringLiteral("wechatpay-certificate")),
+                           parser.value(QStringLiteral("wechatpay-apiv3-key")),
+                           parser.values(QStringLiteral("stripe-webhook-secret"))});
+    if (!keys)
+        return keys.error();
+    // The WeChat Pay adapter and the notification endpoint share the platform
+    // certificates, so a rotation the adapter learns of reaches both.
+    Result<ChannelFactory> channel = channelOption(parser, keys->wechatpayCertificates);
     for (const Error *failed :
          {threads ? nullptr : &threads.error(), ttl ? nullptr : &ttl.error(),
           lock ? nullptr : &lock.error(), reconcile ? nullptr : &reconcile.error(),
@@ -280,13 +290,6 @@ Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser)
     options.idempotency.lockTimeoutMs = *lock;
     options.reconcileGraceSeconds = *reconcile;
     options.channel = *channel;
-    Result<ChannelKeys> keys =
-        ChannelKeys::load({parser.value(QStringLiteral("alipay-public-key")),
-                           parser.values(QStringLiteral("wechatpay-certificate")),
-                           parser.value(QStringLiteral("wechatpay-apiv3-key")),
-                           parser.values(QStringLiteral("stripe-webhook-secret"))});
-    if (!keys)
-        return keys.error();
     options.channelKeys = std::make_shared<const ChannelKeys>(*std::move(keys));
     return options;
 }

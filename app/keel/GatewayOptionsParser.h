@@ -6,6 +6,10 @@
 
 class QCommandLineParser;
 
+namespace keel {
+class WechatPayCertificates;
+}
+
 namespace keel::cli {
 
 // The options `keel gateway` and `keel dev` share: HTTP, idempotency and the
@@ -16,7 +20,11 @@ Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser);
 // Which channel: --channel URL, or the in-process simulator shaped by the
 // --sim-* options (`keel worker` moves money too).
 void addChannelOptions(QCommandLineParser &parser);
-Result<ChannelFactory> channelOption(const QCommandLineParser &parser);
+// `wechatpayCertificates`: the ones the gateway's notification endpoint
+// verifies with, for the WeChat Pay adapter to share (null: its own).
+Result<ChannelFactory>
+channelOption(const QCommandLineParser &parser,
+              std::shared_ptr<WechatPayCertificates> wechatpayCertificates = {});
 
 // --tls-cert and --tls-key: serve HTTPS instead of HTTP (`keel gateway`,
 // `keel channel-sim`).

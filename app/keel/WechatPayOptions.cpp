@@ -82,7 +82,8 @@ Status readMerchantKeys(const QCommandLineParser &parser, WechatPayChannelOption
 
 } // namespace
 
-Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int timeoutMs)
+Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int timeoutMs,
+                                       std::shared_ptr<WechatPayCertificates> shared)
 {
     for (const char *needed : {"wechatpay-mchid", "wechatpay-appid", "wechatpay-merchant-key",
                                "wechatpay-merchant-certificate", "wechatpay-certificate"})
@@ -126,6 +127,7 @@ Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int tim
     if (!apiV3)
         return apiV3.error();
     options.apiV3Key = apiV3->wechatpayApiV3Key;
+    options.certificates = std::move(shared);
     if (parser.isSet(QStringLiteral("wechatpay-api")))
         options.api = QUrl(parser.value(QStringLiteral("wechatpay-api")), QUrl::StrictMode);
     Result<int> lifetime =

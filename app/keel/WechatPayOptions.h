@@ -3,7 +3,13 @@
 #include "core/Result.h"
 #include "core/payment/Channel.h"
 
+#include <memory>
+
 class QCommandLineParser;
+
+namespace keel {
+class WechatPayCertificates;
+}
 
 namespace keel::cli {
 
@@ -11,6 +17,7 @@ namespace keel::cli {
 // certificate, and the API's address. The platform certificates that verify
 // its answers are --wechatpay-certificate, shared with the notify endpoint.
 void addWechatPayChannelOptions(QCommandLineParser &parser);
-Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int timeoutMs);
+Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int timeoutMs,
+                                       std::shared_ptr<WechatPayCertificates> shared = {});
 
 } // namespace keel::cli

@@ -178,7 +178,7 @@ HttpResponse ChannelNotifyEndpoints::alipay(const HttpRequest &request)
 HttpResponse ChannelNotifyEndpoints::wechatpay(const HttpRequest &request)
 {
     const Answering answering{QStringLiteral("wechatpay")};
-    if (m_keys->wechatpayCertificates.isEmpty() || m_keys->wechatpayApiV3Key.isEmpty())
+    if (!m_keys->wechatpayCertificates || m_keys->wechatpayApiV3Key.isEmpty())
         return answering.refused(404, QStringLiteral("not_configured"),
                                  QStringLiteral("no WeChat Pay certificate or APIv3 key is "
                                                 "configured"));
@@ -187,7 +187,7 @@ HttpResponse ChannelNotifyEndpoints::wechatpay(const HttpRequest &request)
                                    request.header("wechatpay-serial").value_or(QByteArray()),
                                    request.header("wechatpay-signature").value_or(QByteArray())};
     const SignatureVerdict checked = WechatPaySignature::verify(
-        headers, request.body, m_keys->wechatpayCertificates, now(), WindowSeconds);
+        headers, request.body, m_keys->wechatpayCertificates->current(), now(), WindowSeconds);
     if (checked != SignatureVerdict::Valid)
         return answering.rejected(checked);
     const QJsonObject event = QJsonDocument::fromJson(request.body).object();

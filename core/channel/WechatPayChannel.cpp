@@ -95,7 +95,10 @@ struct WechatPayChannel::Exchange {
 
 WechatPayChannel::WechatPayChannel(WechatPayChannelOptions options)
     : m_options(std::move(options)),
-      m_certificates(m_options.platformCertificates, m_options.apiV3Key)
+      m_certificates(m_options.certificates
+                         ? m_options.certificates
+                         : std::make_shared<WechatPayCertificates>(m_options.platformCertificates,
+                                                                   m_options.apiV3Key))
 {}
 
 HttpReply WechatPayChannel::send(const QByteArray &method, const QByteArray &pathAndQuery,
@@ -135,12 +138,12 @@ SignatureVerdict WechatPayChannel::verify(const HttpReply &reply)
 {
     const qint64 now = QDateTime::currentSecsSinceEpoch();
     SignatureVerdict verdict =
-        WechatPaySignature::verify(signatureOf(reply), reply.body, m_certificates.current(), now);
+        WechatPaySignature::verify(signatureOf(reply), reply.body, m_certificates->current(), now);
     // A serial keel does not hold: WeChat Pay may have rotated its key.
-    if (verdict == SignatureVerdict::UnknownKey && m_certificates.refreshDue(now)) {
+    if (verdict == SignatureVerdict::UnknownKey && m_certificates->refreshDue(now)) {
         refreshCertificates();
         verdict = WechatPaySignature::verify(signatureOf(reply), reply.body,
-                                             m_certificates.current(), now);
+                                             m_certificates->current(), now);
     }
     // An answer signed once is believed once: one replayed within its
     // window would speak of another request.
@@ -173,7 +176,7 @@ void WechatPayChannel::refreshCertificates()
                                              : reply.error
                                        : refusal));
     const Result<int> added =
-        m_certificates.adopt(signatureOf(reply), reply.body, QDateTime::currentSecsSinceEpoch());
+        m_certificates->adopt(signatureOf(reply), reply.body, QDateTime::currentSecsSinceEpoch());
     if (!added)
         return ServiceLog::warning(added.error().message);
     ServiceLog::info(QStringLiteral("WeChat Pay's certificate list read: %1 new").arg(*added));
@@ -553,7 +556,7 @@ Result<ChannelFactory> wechatpayChannel(WechatPayChannelOptions options)
                           QStringLiteral("key_invalid"),
                           QStringLiteral("--wechatpay-merchant-certificate must be the merchant's "
                                          "API certificate (its serial number is sent)"));
-    if (options.platformCertificates.isEmpty())
+    if (options.platformCertificates.isEmpty() && !options.certificates)
         return fieldError(QStringLiteral("wechatpay-certificate"),
                           QStringLiteral("parameter_missing"),
                           QStringLiteral("--channel wechatpay needs --wechatpay-certificate: "

@@ -2,10 +2,10 @@
 
 #include "core/Result.h"
 #include "core/channel/WechatPayApi.h"
-#include "core/channel/WechatPayCertificates.h"
 #include "core/payment/Channel.h"
 #include "core/signing/RsaKey.h"
 #include "core/signing/SignatureVerdict.h"
+#include "core/signing/WechatPayCertificates.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -29,6 +29,9 @@ struct WechatPayChannelOptions {
     // keel does not hold has the list downloaded (GET /v3/certificates) and
     // read again. Empty: only the certificates above are believed.
     QByteArray apiV3Key;
+    // Set: the certificates to use and keep, shared with whoever else
+    // verifies WeChat Pay (the notification endpoint), instead of the two above.
+    std::shared_ptr<WechatPayCertificates> certificates;
     int timeoutMs = 10000;
     QString authority; // a PEM file trusted for WeChat Pay's API alone; empty: the process's
     // How long after a charge was created a payment request for it could
@@ -98,7 +101,7 @@ private:
     static ChannelResult paidOrder(const Exchange &exchange, qint64 amount);
 
     WechatPayChannelOptions m_options;
-    WechatPayCertificates m_certificates;
+    std::shared_ptr<WechatPayCertificates> m_certificates;
     // Orders a reverse was sent for without a verified answer. In memory: a
     // restarted process has waited out any reverse still on its way.
     mutable QMutex m_reversesMutex;

@@ -31,11 +31,13 @@ Result<ChannelKeys> ChannelKeys::load(const ChannelKeyFiles &files)
 {
     ChannelKeys keys;
     if (!files.alipayPublicKey.isEmpty()) {
-        Result<RsaKey> key = readRsaKeyFile(files.alipayPublicKey, QStringLiteral("alipay-public-key"));
+        Result<RsaKey> key =
+            readRsaKeyFile(files.alipayPublicKey, QStringLiteral("alipay-public-key"));
         if (!key)
             return key.error();
         keys.alipayPublicKey = *key;
     }
+    QList<RsaKey> wechatpayCertificates;
     for (const QString &path : files.wechatpayCertificates) {
         Result<RsaKey> certificate = readRsaKeyFile(path, QStringLiteral("wechatpay-certificate"));
         if (!certificate)
@@ -47,7 +49,7 @@ Result<ChannelKeys> ChannelKeys::load(const ChannelKeyFiles &files)
                                              "certificate: WeChat Pay names its signer by the "
                                              "certificate's serial")
                                   .arg(path));
-        keys.wechatpayCertificates << *certificate;
+        wechatpayCertificates << *certificate;
     }
     if (!files.wechatpayApiV3Key.isEmpty()) {
         Result<QByteArray> key =
@@ -60,6 +62,9 @@ Result<ChannelKeys> ChannelKeys::load(const ChannelKeyFiles &files)
                                              "APIv3 key"));
         keys.wechatpayApiV3Key = *key;
     }
+    if (!wechatpayCertificates.isEmpty())
+        keys.wechatpayCertificates = std::make_shared<WechatPayCertificates>(
+            std::move(wechatpayCertificates), keys.wechatpayApiV3Key);
     for (const QString &path : files.stripeWebhookSecrets) {
         Result<QByteArray> secret = readKeyFile(path, QStringLiteral("stripe-webhook-secret"));
         if (!secret)

@@ -2,11 +2,13 @@
 
 #include "core/Result.h"
 #include "core/signing/RsaKey.h"
+#include "core/signing/WechatPayCertificates.h"
 
 #include <QByteArray>
 #include <QList>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 
 namespace keel {
@@ -24,7 +26,10 @@ struct ChannelKeyFiles {
 // The keys that verify notifications coming in from the channels.
 struct ChannelKeys {
     std::optional<RsaKey> alipayPublicKey;
-    QList<RsaKey> wechatpayCertificates;
+    // WeChat Pay's platform certificates: those given, and those the
+    // WeChat Pay adapter reads from the certificate list as WeChat Pay
+    // rotates its key, shared with it (null: none given).
+    std::shared_ptr<WechatPayCertificates> wechatpayCertificates;
     QByteArray wechatpayApiV3Key;
     QList<QByteArray> stripeWebhookSecrets;
 

@@ -20,6 +20,7 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QUrl>
@@ -177,12 +178,13 @@ protected:
     }
 
     HttpClient::Headers wechatHeaders(const QByteArray &body, const QByteArray &nonce,
-                                      qint64 at = now(), QByteArray serial = {})
+                                      qint64 at = now(), QByteArray serial = {},
+                                      const RsaKey *key = nullptr)
     {
         if (serial.isEmpty())
             serial = m_wechatCertificate.certificateSerial().toLatin1();
         Result<WechatPayHeaders> headers =
-            WechatPaySignature::sign(body, m_wechatKey, serial, at, nonce);
+            WechatPaySignature::sign(body, key ? *key : m_wechatKey, serial, at, nonce);
         EXPECT_TRUE(headers.ok());
         return {{"Wechatpay-Timestamp", headers->timestamp},
                 {"Wechatpay-Nonce", headers->nonce},
@@ -511,4 +513,48 @@ TEST_F(ChannelNotifyTest, AFailedNoticeForAPaymentTheChannelMadeSettlesAsMade)
     auto audit = Ledger::audit(*connection);
     ASSERT_TRUE(audit.ok());
     EXPECT_TRUE(audit->violations.isEmpty()) << qPrintable(audit->violations.join(u'\n'));
+}
+
+// WeChat Pay rotates its platform key. A notification signed with the new key
+// is refused while keel holds only the old certificate; once the certificate
+// list has been read (the WeChat Pay adapter reads it when an answer names
+// the new serial, into the set the gateway's endpoint shares), the same
+// notification settles the charge.
+TEST_F(ChannelNotifyTest, WechatPayNotificationsFollowARotatedPlatformKey)
+{
+    const QString charge = pendingCharge("wechat-rotated");
+    const QByteArray body = wechatBody(QStringLiteral("evt-rot"), charge, 1999, m_apiV3Key);
+    const RsaKey next = privateKey("wechatpay-next.key");
+    const QByteArray serial = privateKey("wechatpay-next.crt").certificateSerial().toLatin1();
+    const HttpReply before = postRaw("/v1/channels/wechatpay/notify", body,
+                                     wechatHeaders(body, "nonce-rot-1", now(), serial, &next));
+    EXPECT_EQ(before.status, 401);
+    EXPECT_EQ(stateOf(charge), QStringLiteral("Authorizing"));
+
+    // The list as GET /v3/certificates answers it, signed with the new key.
+    Result<QByteArray> sealed = AesGcm::seal(m_apiV3Key, "c3rtN0nce001", "certificate",
+                                             readSigningFile("wechatpay-next.crt"));
+    ASSERT_TRUE(sealed.ok());
+    const QJsonObject entry{
+        {QStringLiteral("serial_no"), QString::fromLatin1(serial)},
+        {QStringLiteral("expire_time"), QStringLiteral("2099-01-01T00:00:00+08:00")},
+        {QStringLiteral("encrypt_certificate"),
+         QJsonObject{{QStringLiteral("algorithm"), QStringLiteral("AEAD_AES_256_GCM")},
+                     {QStringLiteral("nonce"), QStringLiteral("c3rtN0nce001")},
+                     {QStringLiteral("associated_data"), QStringLiteral("certificate")},
+                     {QStringLiteral("ciphertext"), QString::fromLatin1(*sealed)}}}};
+    const QByteArray list =
+        QJsonDocument(QJsonObject{{QStringLiteral("data"), QJsonArray{entry}}}).toJson();
+    Result<WechatPayHeaders> signedList =
+        WechatPaySignature::sign(list, next, serial, now(), "list-nonce");
+    ASSERT_TRUE(signedList.ok());
+    const Result<int> added =
+        m_options.channelKeys->wechatpayCertificates->adopt(*signedList, list, now());
+    ASSERT_TRUE(added.ok()) << qPrintable(added.error().message);
+    EXPECT_EQ(*added, 1);
+
+    const HttpReply after = postRaw("/v1/channels/wechatpay/notify", body,
+                                    wechatHeaders(body, "nonce-rot-2", now(), serial, &next));
+    EXPECT_EQ(after.status, 204) << after.body.constData();
+    EXPECT_EQ(stateOf(charge), QStringLiteral("Captured"));
 }

@@ -1,4 +1,4 @@
-#include "core/channel/WechatPayCertificates.h"
+#include "core/signing/WechatPayCertificates.h"
 
 #include "core/ServiceLog.h"
 #include "core/signing/AesGcm.h"
