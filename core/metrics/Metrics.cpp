@@ -223,6 +223,11 @@ void Metrics::countLeaseTakeover()
     RollupBuffer::instance().add(QStringLiteral("saga.lease_takeover"));
 }
 
+void Metrics::setSuspensePastDeadline(qint64 count)
+{
+    m_suspensePastDeadline.store(count, std::memory_order_relaxed);
+}
+
 void Metrics::setSagasStuck(qint64 count)
 {
     m_sagasStuck.store(count, std::memory_order_relaxed);
@@ -347,6 +352,9 @@ QByteArray Metrics::sagaAndOutboxText() const
                   "Sagas stuck now (non-terminal past their definition's threshold, or a step past "
                   "its attempts).",
                   QByteArray::number(m_sagasStuck.load()));
+    out += single("keel_suspense_cases_past_deadline", "gauge",
+                  "Suspense cases open or in review past the policy's deadline.",
+                  QByteArray::number(m_suspensePastDeadline.load()));
     out += opening("keel_outbox_messages_total", "counter",
                    "Outbox rows the relay published, had refused, or parked.");
     out += m_outbox.render("keel_outbox_messages_total");

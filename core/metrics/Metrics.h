@@ -55,6 +55,8 @@ public:
                          const QString &verdict, qint64 micros);
     void countLeaseTakeover();
     void setSagasStuck(qint64 count);
+    // Suspense cases open past the policy's deadline (a gauge).
+    void setSuspensePastDeadline(qint64 count);
     quint64 sagaCount(const QString &definition, const QString &status) const;
 
     // The outbox relay: rows published, refused (failed) and parked; and its
@@ -133,6 +135,7 @@ private:
     LabelledHistograms m_sagaStepLatency;
     std::atomic<quint64> m_leaseTakeovers{0};
     std::atomic<qint64> m_sagasStuck{0};
+    std::atomic<qint64> m_suspensePastDeadline{0};
     LabelledCounters m_outbox;
     LabelledCounters m_notifications;
     LabelledCounters m_channelNotifications;

@@ -393,7 +393,12 @@ Result<int> OutboxRelay::sweepPublished(int keepSeconds, int batch)
 
 Status OutboxRelay::measure()
 {
-    Result<PgRows> rows = m_connection.query(
+    return measureOutbox(m_connection);
+}
+
+Status measureOutbox(LibpqConnection &connection)
+{
+    Result<PgRows> rows = connection.query(
         "SELECT coalesce((SELECT (extract(epoch FROM now() - created_at) * 1000)::bigint "
         "    FROM keel.outbox WHERE published_at IS NULL AND parked_at IS NULL "
         "    ORDER BY id LIMIT 1), 0), "

@@ -96,4 +96,9 @@ private:
     QList<qint64> m_unmarked; // confirmed by the broker, not yet marked published
 };
 
+// The outbox's state now (the lag of its oldest unpublished row, its backlog,
+// what is parked) into /metrics' gauges: the relay's, and the gateway's,
+// which is the one scraped.
+Status measureOutbox(LibpqConnection &connection);
+
 } // namespace keel

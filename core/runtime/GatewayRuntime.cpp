@@ -6,6 +6,7 @@
 #include "core/metrics/RollupBuffer.h"
 #include "core/payment/Reconciler.h"
 #include "core/recon/ReconGauges.h"
+#include "core/runtime/DatabaseGauges.h"
 #include "core/runtime/FailureLog.h"
 #include "core/runtime/ProcessSetup.h"
 
@@ -65,6 +66,7 @@ void GatewayRuntime::maintain()
     note("state_fold", statusOf(PaymentStateFold::run(*m_housekeeping)));
     // /metrics is the gateway's: its reconciliation gauges are read here.
     note("recon_gauges", refreshReconGauges(*m_housekeeping));
+    note("database_gauges", refreshDatabaseGauges(*m_housekeeping));
     Result<Reconciler::Report> reconciled =
         Reconciler(m_api->context(), *m_housekeeping, m_api->replies())
             .runOnce(m_options.reconcileGraceSeconds);
