@@ -155,9 +155,12 @@ SignatureVerdict WechatPayChannel::verify(const HttpReply &reply)
 bool WechatPayChannel::firstUse(const QByteArray &nonce, qint64 now)
 {
     QMutexLocker lock(&m_noncesMutex);
-    // Past the signature window a nonce cannot come back: its answer is too old.
-    if (m_seenNonces.size() > 1024)
+    // Past the signature window a nonce cannot come back: its answer is too
+    // old. Swept once a minute, not on every answer.
+    if (now - m_noncesSwept >= 60) {
         m_seenNonces.removeIf([now](const auto &seen) { return seen.value() < now - 600; });
+        m_noncesSwept = now;
+    }
     if (m_seenNonces.contains(nonce))
         return false;
     m_seenNonces.insert(nonce, now);
@@ -475,7 +478,7 @@ ChannelResult WechatPayChannel::closeOrder(const ChannelRequest &operation, bool
 ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool justRefused)
 {
     const QString order = operation.chargeId();
-    markReverse(order, true);
+    const bool earlier = beginReverse(order);
     const Exchange exchange = call(
         Operation::Reverse, "/v3/pay/transactions/out-trade-no/" + percent(order) + "/reverse",
         {{QStringLiteral("appid"), m_options.appid}, {QStringLiteral("mchid"), m_options.mchid}},
@@ -483,26 +486,28 @@ ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool ju
     // Unanswered, the reverse may yet be carried out and give a payment
     // back: nothing the order says now is final, and the reverse is sent
     // again until WeChat Pay answers it.
-    if (!exchange.answered || exchange.reading.meaning == Meaning::InDoubt)
+    if (!exchange.answered || exchange.reading.meaning == Meaning::InDoubt) {
+        endReverse(order, false);
         return unknown(QStringLiteral("WeChat Pay did not answer the reverse of %1: %2")
                            .arg(order, exchange.why));
+    }
+    // A refusal or "no such order" speaks for this copy only: an earlier one
+    // still unanswered, or one sent twice, may yet be carried out.
+    const bool onlyCopy = !earlier && !exchange.resent;
     if (exchange.reading.meaning == Meaning::NotFound) {
-        markReverse(order, false);
-        return neverSeen(operation, justRefused && !exchange.resent, exchange.why);
+        endReverse(order, onlyCopy);
+        return neverSeen(operation, justRefused && onlyCopy, exchange.why);
     }
     const ChannelResult now = queryTrade(operation);
-    if (exchange.reading.meaning == Meaning::Refused) {
-        // Not reversed: the order's own state stands.
-        markReverse(order, false);
-        if (now.outcome == ChannelOutcome::Approved || now.outcome == ChannelOutcome::Closed)
-            return now;
-        if (now.outcome == ChannelOutcome::NotFound)
-            return neverSeen(operation, false, now.message);
-    } else if (now.outcome == ChannelOutcome::Closed) {
-        markReverse(order, false);
+    const bool closed = now.outcome == ChannelOutcome::Closed;
+    const bool refused = exchange.reading.meaning == Meaning::Refused;
+    endReverse(order, closed || (refused && onlyCopy));
+    if (closed || (refused && onlyCopy && now.outcome == ChannelOutcome::Approved))
         return now;
-    }
-    // Reversed, yet the order does not read so: it lags, and is asked again.
+    if (refused && onlyCopy && now.outcome == ChannelOutcome::NotFound)
+        return neverSeen(operation, false, now.message);
+    // Reversed, yet the order does not read so (it lags), or an earlier
+    // reverse is still unsettled: asked again.
     return unknown(
         QStringLiteral("WeChat Pay's reverse of %1: %2; %3").arg(order, exchange.why, now.message));
 }
@@ -513,12 +518,22 @@ bool WechatPayChannel::reverseUnsettled(const QString &order) const
     return m_unsettledReverses.contains(order);
 }
 
-void WechatPayChannel::markReverse(const QString &order, bool unsettled)
+bool WechatPayChannel::beginReverse(const QString &order)
 {
     QMutexLocker lock(&m_reversesMutex);
-    if (unsettled)
-        m_unsettledReverses.insert(order);
-    else
+    const bool earlier = m_unsettledReverses.contains(order);
+    m_unsettledReverses.insert(order);
+    ++m_reversesInFlight[order];
+    return earlier;
+}
+
+void WechatPayChannel::endReverse(const QString &order, bool settled)
+{
+    QMutexLocker lock(&m_reversesMutex);
+    if (--m_reversesInFlight[order] <= 0)
+        m_reversesInFlight.remove(order);
+    // Another thread's reverse of the order, still on its way, keeps it unsettled.
+    if (settled && !m_reversesInFlight.contains(order))
         m_unsettledReverses.remove(order);
 }
 

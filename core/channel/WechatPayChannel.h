@@ -82,7 +82,11 @@ private:
     // anything else is believed of the order (reverseUnsettled).
     ChannelResult reverse(const ChannelRequest &operation, bool justRefused);
     bool reverseUnsettled(const QString &order) const;
-    void markReverse(const QString &order, bool unsettled);
+    // Marks the order's reverse unsettled; whether it already was.
+    bool beginReverse(const QString &order);
+    // `settled`: the order's state now stands, unless another reverse of it
+    // is still on its way from this process.
+    void endReverse(const QString &order, bool settled);
     ChannelResult neverSeen(const ChannelRequest &operation, bool justRefused,
                             const QString &why) const;
 
@@ -102,13 +106,16 @@ private:
 
     WechatPayChannelOptions m_options;
     std::shared_ptr<WechatPayCertificates> m_certificates;
-    // Orders a reverse was sent for without a verified answer. In memory: a
-    // restarted process has waited out any reverse still on its way.
+    // Orders a reverse was sent for without a settled answer, and the
+    // reverses of each on their way now. In this process's memory only: see
+    // docs/channels.md for what another process does not know.
     mutable QMutex m_reversesMutex;
     QSet<QString> m_unsettledReverses;
+    QHash<QString, int> m_reversesInFlight;
     // The nonces of answers believed in the last ten minutes.
     QMutex m_noncesMutex;
     QHash<QByteArray, qint64> m_seenNonces;
+    qint64 m_noncesSwept = 0;
 };
 
 // `keel gateway --channel wechatpay`: the options as read from files, checked.

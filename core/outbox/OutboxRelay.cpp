@@ -403,7 +403,7 @@ Status measureOutbox(LibpqConnection &connection)
         "    FROM keel.outbox WHERE published_at IS NULL AND parked_at IS NULL "
         "    ORDER BY id LIMIT 1), 0), "
         "  (SELECT count(*) FROM keel.outbox WHERE published_at IS NULL AND parked_at IS NULL), "
-        "  (SELECT count(*) FROM keel.outbox WHERE parked_at IS NOT NULL)");
+        "  (SELECT count(*) FROM keel.outbox WHERE parked_at IS NOT NULL AND resent_at IS NULL)");
     if (!rows)
         return rows.error();
     Metrics::instance().setOutboxState(rows->toInt64(0, 0), rows->toInt64(0, 1),
