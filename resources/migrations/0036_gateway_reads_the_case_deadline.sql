@@ -3,7 +3,7 @@
 --
 -- The gateway's /metrics is the one an SRE scrapes, so the gateway reads the
 -- gauges of the database's state itself, among them suspense cases past
--- their deadline; the deadline is policy (ops_policy.case_deadline), which
--- the service login could not read.
+-- their deadline. The deadline is policy (ops_policy.case_deadline), which
+-- the service login could not read; it may read that column and no other.
 
-GRANT SELECT ON ops_policy TO keel_gateway;
+GRANT SELECT (case_deadline) ON ops_policy TO keel_gateway;
