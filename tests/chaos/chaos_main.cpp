@@ -20,18 +20,11 @@
 
 using namespace keel::chaos;
 
-int main(int argc, char *argv[])
+namespace {
+
+// What keel-chaos takes on its command line.
+void addOptions(QCommandLineParser &parser)
 {
-    QCoreApplication app(argc, argv);
-    keel::test::sendServiceLogToStderr();
-    // Its participants and merchant endpoint are plain HTTP on loopback; the
-    // services it starts are told the same (--allow-http).
-    keel::HttpClient::allowPlainHttp(true);
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Runs keel under load and faults derived from a seed, then checks that "
-                       "nothing was lost, duplicated or left in doubt."));
-    parser.addHelpOption();
     parser.addOptions({
         {QStringLiteral("seed"), QStringLiteral("The fault plan's seed (default: from the clock)."),
          QStringLiteral("N")},
@@ -57,6 +50,23 @@ int main(int argc, char *argv[])
          QStringLiteral("Keep the servers' directory and logs here instead of a temporary one."),
          QStringLiteral("DIR")},
     });
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    keel::test::sendServiceLogToStderr();
+    // Its participants and merchant endpoint are plain HTTP on loopback; the
+    // services it starts are told the same (--allow-http).
+    keel::HttpClient::allowPlainHttp(true);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Runs keel under load and faults derived from a seed, then checks that "
+                       "nothing was lost, duplicated or left in doubt."));
+    parser.addHelpOption();
+    addOptions(parser);
     parser.process(app);
     QTextStream out(stdout);
     RunOptions options;
