@@ -93,12 +93,14 @@ struct WechatPayChannel::Exchange {
     QString why; // without one: what went wrong
 };
 
-WechatPayChannel::WechatPayChannel(WechatPayChannelOptions options)
+WechatPayChannel::WechatPayChannel(WechatPayChannelOptions options,
+                                   const ConnectionSettings &settings)
     : m_options(std::move(options)),
       m_certificates(m_options.certificates
                          ? m_options.certificates
                          : std::make_shared<WechatPayCertificates>(m_options.platformCertificates,
-                                                                   m_options.apiV3Key))
+                                                                   m_options.apiV3Key)),
+      m_reverses(settings, QStringLiteral("wechatpay"))
 {}
 
 HttpReply WechatPayChannel::send(const QByteArray &method, const QByteArray &pathAndQuery,
@@ -478,63 +480,53 @@ ChannelResult WechatPayChannel::closeOrder(const ChannelRequest &operation, bool
 ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool justRefused)
 {
     const QString order = operation.chargeId();
-    const bool earlier = beginReverse(order);
+    // Recorded before it is sent: a process that dies with the reverse on
+    // its way leaves it unsettled, and whichever process looks next sends it
+    // again instead of believing the order.
+    const Result<qint64> copy = m_reverses.record(order);
+    if (!copy)
+        return unknown(
+            QStringLiteral("the reverse of %1 was not sent: it could not be recorded (%2)")
+                .arg(order, copy.error().message));
     const Exchange exchange = call(
         Operation::Reverse, "/v3/pay/transactions/out-trade-no/" + percent(order) + "/reverse",
         {{QStringLiteral("appid"), m_options.appid}, {QStringLiteral("mchid"), m_options.mchid}},
         {{QStringLiteral("out_trade_no"), order}});
     // Unanswered, the reverse may yet be carried out and give a payment
-    // back: nothing the order says now is final, and the reverse is sent
-    // again until WeChat Pay answers it.
-    if (!exchange.answered || exchange.reading.meaning == Meaning::InDoubt) {
-        endReverse(order, false);
+    // back: nothing the order says now is final, and the copy stays unsettled.
+    if (!exchange.answered || exchange.reading.meaning == Meaning::InDoubt)
         return unknown(QStringLiteral("WeChat Pay did not answer the reverse of %1: %2")
                            .arg(order, exchange.why));
-    }
-    // A refusal or "no such order" speaks for this copy only: an earlier one
-    // still unanswered, or one sent twice, may yet be carried out.
-    const bool onlyCopy = !earlier && !exchange.resent;
-    if (exchange.reading.meaning == Meaning::NotFound) {
-        endReverse(order, onlyCopy);
-        return neverSeen(operation, justRefused && onlyCopy, exchange.why);
-    }
-    const ChannelResult now = queryTrade(operation);
-    const bool closed = now.outcome == ChannelOutcome::Closed;
+    // A refusal or "no such order" settles this copy if it was sent once;
+    // it says nothing of any other copy still unsettled.
     const bool refused = exchange.reading.meaning == Meaning::Refused;
-    endReverse(order, closed || (refused && onlyCopy));
-    if (closed || (refused && onlyCopy && now.outcome == ChannelOutcome::Approved))
+    const bool settled = (refused || exchange.reading.meaning == Meaning::NotFound) &&
+                         !exchange.resent && m_reverses.settle(*copy).ok();
+    if (exchange.reading.meaning == Meaning::NotFound)
+        return neverSeen(operation, justRefused && settled && !reverseUnsettled(order),
+                         exchange.why);
+    const ChannelResult now = queryTrade(operation);
+    if (now.outcome == ChannelOutcome::Closed) {
+        // No copy can undo a closed order. Left unsettled if this fails: the
+        // next look sends the reverse again, which finds it closed.
+        (void)m_reverses.settleOrder(order);
         return now;
-    if (refused && onlyCopy && now.outcome == ChannelOutcome::NotFound)
+    }
+    const bool alone = refused && settled && !reverseUnsettled(order);
+    if (alone && now.outcome == ChannelOutcome::Approved)
+        return now;
+    if (alone && now.outcome == ChannelOutcome::NotFound)
         return neverSeen(operation, false, now.message);
-    // Reversed, yet the order does not read so (it lags), or an earlier
-    // reverse is still unsettled: asked again.
+    // Reversed, yet the order does not read so (it lags), or another copy is
+    // still unsettled: asked again.
     return unknown(
         QStringLiteral("WeChat Pay's reverse of %1: %2; %3").arg(order, exchange.why, now.message));
 }
 
-bool WechatPayChannel::reverseUnsettled(const QString &order) const
+bool WechatPayChannel::reverseUnsettled(const QString &order)
 {
-    QMutexLocker lock(&m_reversesMutex);
-    return m_unsettledReverses.contains(order);
-}
-
-bool WechatPayChannel::beginReverse(const QString &order)
-{
-    QMutexLocker lock(&m_reversesMutex);
-    const bool earlier = m_unsettledReverses.contains(order);
-    m_unsettledReverses.insert(order);
-    ++m_reversesInFlight[order];
-    return earlier;
-}
-
-void WechatPayChannel::endReverse(const QString &order, bool settled)
-{
-    QMutexLocker lock(&m_reversesMutex);
-    if (--m_reversesInFlight[order] <= 0)
-        m_reversesInFlight.remove(order);
-    // Another thread's reverse of the order, still on its way, keeps it unsettled.
-    if (settled && !m_reversesInFlight.contains(order))
-        m_unsettledReverses.remove(order);
+    const Result<bool> unsettled = m_reverses.unsettled(order);
+    return !unsettled || *unsettled;
 }
 
 // WeChat Pay has no such order, and says nothing of one a payment request
@@ -583,8 +575,14 @@ Result<ChannelFactory> wechatpayChannel(WechatPayChannelOptions options)
                               .arg(api.toString(), HttpClient::refusal(api).isEmpty()
                                                        ? QStringLiteral("not a URL keel can call")
                                                        : HttpClient::refusal(api)));
-    auto channel = std::make_shared<WechatPayChannel>(std::move(options));
-    return ChannelFactory([channel](const ConnectionSettings &) { return channel; });
+    // One certificate set for every process's channel, so that a rotation
+    // learned once is known to all.
+    if (!options.certificates)
+        options.certificates =
+            std::make_shared<WechatPayCertificates>(options.platformCertificates, options.apiV3Key);
+    return ChannelFactory([options](const ConnectionSettings &settings) {
+        return std::make_shared<WechatPayChannel>(options, settings);
+    });
 }
 
 } // namespace keel

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/Result.h"
+#include "core/channel/SentReverses.h"
 #include "core/channel/WechatPayApi.h"
 #include "core/payment/Channel.h"
 #include "core/signing/RsaKey.h"
@@ -11,7 +12,6 @@
 #include <QJsonObject>
 #include <QList>
 #include <QMutex>
-#include <QSet>
 #include <QUrl>
 
 namespace keel {
@@ -52,7 +52,9 @@ struct HttpReply;
 
 class WechatPayChannel final : public Channel {
 public:
-    explicit WechatPayChannel(WechatPayChannelOptions options);
+    // `settings`: the process's database, where the reverses it sends are
+    // recorded for every process to see (SentReverses).
+    WechatPayChannel(WechatPayChannelOptions options, const ConnectionSettings &settings);
 
     QString name() const override { return QStringLiteral("wechatpay"); }
     QString statementChannel() const override { return QStringLiteral("wechatpay"); }
@@ -78,15 +80,13 @@ private:
     // Asks the order, and reverses it only if it holds no payment.
     ChannelResult closeOrder(const ChannelRequest &operation, bool justRefused);
     // Closed only once WeChat Pay has answered the reverse and the order
-    // reads CLOSED or REVOKED; an unanswered reverse is sent again before
-    // anything else is believed of the order (reverseUnsettled).
+    // reads CLOSED or REVOKED; while a reverse any process sent is unsettled,
+    // it is sent again before anything else is believed of the order.
     ChannelResult reverse(const ChannelRequest &operation, bool justRefused);
-    bool reverseUnsettled(const QString &order) const;
-    // Marks the order's reverse unsettled; whether it already was.
-    bool beginReverse(const QString &order);
-    // `settled`: the order's state now stands, unless another reverse of it
-    // is still on its way from this process.
-    void endReverse(const QString &order, bool settled);
+    // Whether a reverse of the order may still be carried out, or keel
+    // cannot tell: then the reverse is sent again instead of believing what
+    // the order reads.
+    bool reverseUnsettled(const QString &order);
     ChannelResult neverSeen(const ChannelRequest &operation, bool justRefused,
                             const QString &why) const;
 
@@ -106,12 +106,7 @@ private:
 
     WechatPayChannelOptions m_options;
     std::shared_ptr<WechatPayCertificates> m_certificates;
-    // Orders a reverse was sent for without a settled answer, and the
-    // reverses of each on their way now. In this process's memory only: see
-    // docs/channels.md for what another process does not know.
-    mutable QMutex m_reversesMutex;
-    QSet<QString> m_unsettledReverses;
-    QHash<QString, int> m_reversesInFlight;
+    SentReverses m_reverses;
     // The nonces of answers believed in the last ten minutes.
     QMutex m_noncesMutex;
     QHash<QByteArray, qint64> m_seenNonces;

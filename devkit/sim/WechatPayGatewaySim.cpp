@@ -56,6 +56,12 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::busy()
     return {500, error("SYSTEM_ERROR", QStringLiteral("simulated: the network is busy"))};
 }
 
+bool WechatPayGatewaySim::answerLost() const
+{
+    const double rate = m_channel.config().ambiguousRate;
+    return rate > 0 && QRandomGenerator::global()->generateDouble() < rate;
+}
+
 HttpResponse WechatPayGatewaySim::handle(const HttpRequest &request)
 {
     const QJsonObject body = QJsonDocument::fromJson(request.body).object();
@@ -110,8 +116,14 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::answer(const Htt
         return refund(body);
     if (request.path.startsWith(OrderPrefix)) {
         QByteArray rest = request.path.mid(OrderPrefix.size());
-        if (post && rest.endsWith("/reverse"))
-            return reverse(QUrl::fromPercentEncoding(rest.chopped(8)), body);
+        if (post && rest.endsWith("/reverse")) {
+            const Answer reversed = reverse(QUrl::fromPercentEncoding(rest.chopped(8)), body);
+            // A reverse carried out whose answer is lost, as the sim loses a
+            // payment's: keel cannot tell it from one still on its way.
+            if (reversed.status == 200 && answerLost())
+                return std::nullopt;
+            return reversed;
+        }
         if (!post && !rest.contains('/'))
             return tradeQuery(QUrl::fromPercentEncoding(rest));
     }

@@ -49,6 +49,8 @@ private:
         QJsonObject fields;
     };
     static Answer busy();
+    // Whether an answer is lost this time (the channel's ambiguousRate).
+    bool answerLost() const;
     // The refusal of a request from another merchant or with a bad signature;
     // none: it is taken.
     std::optional<Answer> rejection(const HttpRequest &request) const;

@@ -7,7 +7,9 @@
 #include "KeelProcess.h"
 #include "SigningFiles.h"
 
+#include "core/channel/SentReverses.h"
 #include "core/channel/WechatPayChannel.h"
+#include "core/db/LibpqConnection.h"
 #include "core/signing/ChannelKeys.h"
 #include "devkit/sim/ChannelSimulator.h"
 
@@ -58,6 +60,20 @@ protected:
     void start(SimulatedChannelConfig behaviour = {}, const char *answerKey = "wechatpay.key",
                const char *merchantCertificate = "wechatpay-merchant.crt")
     {
+        startSimulator(behaviour, answerKey, merchantCertificate);
+        if (HasFatalFailure())
+            return;
+        m_remoteChannel = wechatpay();
+        ASSERT_TRUE(m_remoteChannel);
+        startGateway();
+    }
+
+    // The simulated WeChat Pay alone, (re)started on the same port: what it
+    // processed is in the database, what it reversed is forgotten.
+    void startSimulator(SimulatedChannelConfig behaviour, const char *answerKey = "wechatpay.key",
+                        const char *merchantCertificate = "wechatpay-merchant.crt")
+    {
+        m_simulator.reset();
         ChannelSimulatorOptions options;
         options.settings = settings();
         options.behaviour = behaviour;
@@ -74,9 +90,6 @@ protected:
             ChannelSimulator::start(std::move(options));
         ASSERT_TRUE(simulator.ok()) << qPrintable(simulator.error().message);
         m_simulator = std::move(simulator).value();
-        m_remoteChannel = wechatpay();
-        ASSERT_TRUE(m_remoteChannel);
-        startGateway();
     }
 
     ChannelFactory wechatpay()
@@ -170,11 +183,78 @@ TEST_F(WechatPayChannelTest, AFailedAttemptFoundByQueryIsReversedBeforeThePaymen
     const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
     ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
     ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    startSimulator({});
     EXPECT_EQ(reconcile().resolved, 1);
     EXPECT_EQ(stateOf(id), QStringLiteral("Failed"));
     EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1); // the reverse
     EXPECT_EQ(calls(Codepay), 1);
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+}
+
+// A reverse whose answer was lost may still give a payment back, and the
+// process that sent it is not the only one that asks about the order: a
+// gateway after a restart, another gateway or a worker. Each copy is
+// recorded before it is sent, so every one of them sends the reverse again
+// rather than believe what the order reads, until a copy is answered.
+TEST_F(WechatPayChannelTest, AReverseLeftUnansweredIsSentAgainByEveryProcessUntilAnswered)
+{
+    SimulatedChannelConfig losing;
+    losing.ambiguousRate = 1;
+    start(losing);
+    const HttpReply charged = charge("wechatpay-13", "tok_chargeDeclinedInsufficientFunds");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    const char *const Reverse = "POST /v3/pay/transactions/out-trade-no/";
+    const QByteArray unsettled =
+        "SELECT count(*) FILTER (WHERE settled_at IS NULL) || '/' || count(*) "
+        "FROM keel.channel_reverses WHERE channel = 'wechatpay'";
+
+    // (A copy whose connection closed unanswered may go out twice: each
+    // row below is a copy keel sent, each call one that reached WeChat Pay.)
+    reconcile(); // the order reads PAYERROR: reversed, and the answer lost
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    int reversesSent = calls(Reverse);
+    EXPECT_GE(reversesSent, 1);
+    EXPECT_EQ(scalar(unsettled), QStringLiteral("1/1"));
+
+    // Another process, knowing nothing of it, would read REVOKED and fail
+    // the payment on a reverse nobody saw answered: it sends it again.
+    m_remoteChannel = wechatpay();
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_GT(calls(Reverse), reversesSent);
+    reversesSent = calls(Reverse);
+    EXPECT_EQ(scalar(unsettled), QStringLiteral("2/2"));
+
+    startSimulator({}); // answers again
+    m_remoteChannel = wechatpay();
+    EXPECT_EQ(reconcile().resolved, 1);
+    EXPECT_EQ(stateOf(id), QStringLiteral("Failed"));
+    EXPECT_EQ(calls(Reverse), reversesSent + 1);
+    EXPECT_EQ(scalar(unsettled), QStringLiteral("0/3"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+}
+
+// The service login records and settles reverses, and nothing else: it
+// cannot rewrite which order a copy was for, nor delete one.
+TEST_F(WechatPayChannelTest, TheServiceCannotRewriteOrDeleteARecordedReverse)
+{
+    auto session = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(session.ok());
+    SentReverses reverses(m_serviceLogin, QStringLiteral("wechatpay"));
+    const Result<qint64> copy = reverses.record(QStringLiteral("ch_one"));
+    ASSERT_TRUE(copy.ok()) << qPrintable(copy.error().message);
+    EXPECT_EQ(reverses.unsettled(QStringLiteral("ch_one")).value(), true);
+    EXPECT_EQ(reverses.unsettled(QStringLiteral("ch_other")).value(), false);
+    for (const QByteArray &sql :
+         {QByteArray("UPDATE keel.channel_reverses SET order_no = 'ch_other'"),
+          QByteArray("DELETE FROM keel.channel_reverses")}) {
+        const Status refused = session->exec(sql);
+        ASSERT_FALSE(refused.ok()) << sql.constData();
+        EXPECT_EQ(refused.error().code, QStringLiteral("42501")) << sql.constData();
+    }
+    ASSERT_TRUE(reverses.settle(*copy).ok());
+    EXPECT_EQ(reverses.unsettled(QStringLiteral("ch_one")).value(), false);
 }
 
 // A payer who never confirms: WeChat Pay answers USERPAYING and the order

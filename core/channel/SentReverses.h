@@ -1,0 +1,40 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/db/ConnectionSettings.h"
+
+#include <QByteArrayList>
+#include <QString>
+
+namespace keel {
+
+class PgRows;
+
+// The reverses a process sent to a channel, and whether each one's fate is
+// known, kept in keel.channel_reverses so that every process sees the
+// reverses any other one sent (migration 0037). A copy is recorded before it
+// is sent: a process that dies with it on its way leaves it unsettled.
+// Its own session (application_name keel-channel-reverses), never the
+// caller's transaction.
+class SentReverses final {
+public:
+    SentReverses(ConnectionSettings settings, QString channel);
+
+    // Records a copy of the order's reverse about to be sent; its number.
+    Result<qint64> record(const QString &order);
+    // The channel answered this copy for certain: it did what it said.
+    Status settle(qint64 copy);
+    // The order reads closed, and no copy of a reverse can change that.
+    Status settleOrder(const QString &order);
+    // Whether a copy of the order's reverse, sent by any process, may still
+    // be carried out.
+    Result<bool> unsettled(const QString &order);
+
+private:
+    Result<PgRows> run(const QByteArray &sql, const QByteArrayList &params);
+
+    ConnectionSettings m_settings;
+    QString m_channel;
+};
+
+} // namespace keel

@@ -1,0 +1,26 @@
+-- keel schema v37: the reverses keel sent to a channel, known to every process.
+-- Runs as keel_owner with search_path keel (set by the migrator).
+--
+-- WeChat Pay's reverse (撤销) of an order gives back a payment the order
+-- holds. One that went unanswered may still be carried out, so until its fate
+-- is known no "paid" reading of the order may be believed, by any process:
+-- the gateway that sent it, a worker, or the same gateway after a restart.
+-- Each copy sent is a row, written before it is sent. A copy is settled when
+-- the channel answered it for certain (a refusal or "no such order" of a
+-- request sent once), or when the order reads closed, which no copy can undo.
+-- An order is unsettled while any of its copies is.
+
+CREATE TABLE channel_reverses (
+    copy bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    channel text NOT NULL CHECK (channel <> ''),
+    order_no text NOT NULL CHECK (order_no <> ''),
+    sent_at timestamptz NOT NULL DEFAULT now(),
+    settled_at timestamptz
+);
+
+CREATE INDEX channel_reverses_unsettled ON channel_reverses (channel, order_no)
+    WHERE settled_at IS NULL;
+
+GRANT SELECT, INSERT ON channel_reverses TO keel_gateway;
+GRANT UPDATE (settled_at) ON channel_reverses TO keel_gateway;
+GRANT SELECT ON channel_reverses TO keel_auditor, keel_sre, keel_operator, keel_approver;
