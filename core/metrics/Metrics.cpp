@@ -228,6 +228,11 @@ void Metrics::setSuspensePastDeadline(qint64 count)
     m_suspensePastDeadline.store(count, std::memory_order_relaxed);
 }
 
+void Metrics::setOldestInDoubtSeconds(qint64 seconds)
+{
+    m_oldestInDoubtSeconds.store(seconds, std::memory_order_relaxed);
+}
+
 void Metrics::setSagasStuck(qint64 count)
 {
     m_sagasStuck.store(count, std::memory_order_relaxed);
@@ -355,6 +360,10 @@ QByteArray Metrics::sagaAndOutboxText() const
     out += single("keel_suspense_cases_past_deadline", "gauge",
                   "Suspense cases open or in review past the policy's deadline.",
                   QByteArray::number(m_suspensePastDeadline.load()));
+    out += single("keel_payments_in_doubt_oldest_seconds", "gauge",
+                  "How long the oldest charge or refund has waited for the channel's answer "
+                  "(0: none waits).",
+                  QByteArray::number(m_oldestInDoubtSeconds.load()));
     out += opening("keel_outbox_messages_total", "counter",
                    "Outbox rows the relay published, had refused, or parked.");
     out += m_outbox.render("keel_outbox_messages_total");

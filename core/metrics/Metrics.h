@@ -57,6 +57,7 @@ public:
     void setSagasStuck(qint64 count);
     // Suspense cases open past the policy's deadline (a gauge).
     void setSuspensePastDeadline(qint64 count);
+    void setOldestInDoubtSeconds(qint64 seconds);
     quint64 sagaCount(const QString &definition, const QString &status) const;
 
     // The outbox relay: rows published, refused (failed) and parked; and its
@@ -136,6 +137,7 @@ private:
     std::atomic<quint64> m_leaseTakeovers{0};
     std::atomic<qint64> m_sagasStuck{0};
     std::atomic<qint64> m_suspensePastDeadline{0};
+    std::atomic<qint64> m_oldestInDoubtSeconds{0};
     LabelledCounters m_outbox;
     LabelledCounters m_notifications;
     LabelledCounters m_channelNotifications;

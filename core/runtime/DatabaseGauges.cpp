@@ -21,6 +21,16 @@ Status refreshDatabaseGauges(LibpqConnection &session)
     if (!late)
         return late.error();
     Metrics::instance().setSuspensePastDeadline(late->toInt64(0, 0));
+    // What the reconciler has not settled: an answer lost for good, or a
+    // channel that keeps the payment in doubt (a reverse never answered).
+    Result<PgRows> doubt = session.query(
+        "SELECT coalesce(extract(epoch FROM now() - least("
+        "(SELECT min(updated_at) FROM keel.payment_state "
+        " WHERE state IN ('Authorizing', 'Capturing', 'Refunding')), "
+        "(SELECT min(created_at) FROM keel.refunds WHERE status = 'pending'))), 0)::bigint");
+    if (!doubt)
+        return doubt.error();
+    Metrics::instance().setOldestInDoubtSeconds(doubt->toInt64(0, 0));
     return {};
 }
 
