@@ -53,6 +53,9 @@ inline constexpr char ConnectionLost[] = "08006";
 // keel's own.
 inline constexpr char ChannelUnreachable[] = "keel_channel_unreachable";
 inline constexpr char RecordVanished[] = "keel_record_vanished";
+// The channel may still undo an approval it reports (a reverse keel sent
+// whose fate is unknown): the approval is not believed yet.
+inline constexpr char ApprovalMayBeUndone[] = "keel_approval_may_be_undone";
 // Rows for a COPY could not be sent, the server having said nothing.
 inline constexpr char CopyNotSent[] = "keel_copy_not_sent";
 } // namespace ErrorCode

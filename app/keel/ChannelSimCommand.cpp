@@ -96,6 +96,11 @@ public:
                           QStringLiteral("With --protocol wechatpay: that key's certificate, "
                                          "whose serial the answers name."),
                           QStringLiteral("FILE")});
+        parser.addOption({QStringLiteral("wechatpay-public-key-id"),
+                          QStringLiteral("With --protocol wechatpay: name the signer by this "
+                                         "PUB_KEY_ID_… (WeChat Pay's public-key mode) instead of "
+                                         "the certificate's serial."),
+                          QStringLiteral("ID")});
         parser.addOption(
             {QStringLiteral("alipay-app-id"),
              QStringLiteral("With --protocol alipay: the APPID whose calls are taken."),
@@ -330,10 +335,13 @@ private:
             return signing.error();
         WechatPayGatewayOptions gateway{parser.value(QStringLiteral("wechatpay-mchid")), *merchant,
                                         *signing, platform->certificateSerial().toLatin1()};
+        if (parser.isSet(QStringLiteral("wechatpay-public-key-id")))
+            gateway.platformSerial =
+                parser.value(QStringLiteral("wechatpay-public-key-id")).toLatin1();
         // With the APIv3 key, the certificate list is served too.
         if (parser.isSet(QStringLiteral("wechatpay-apiv3-key"))) {
             Result<ChannelKeys> keys = ChannelKeys::load(
-                {{}, {}, parser.value(QStringLiteral("wechatpay-apiv3-key")), {}});
+                {{}, {}, parser.value(QStringLiteral("wechatpay-apiv3-key")), {}, {}, {}});
             if (!keys)
                 return keys.error();
             QFile pem(parser.value(QStringLiteral("wechatpay-platform-certificate")));

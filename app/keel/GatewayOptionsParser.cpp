@@ -272,7 +272,9 @@ Result<GatewayOptions> gatewayOptions(const QCommandLineParser &parser)
         ChannelKeys::load({parser.value(QStringLiteral("alipay-public-key")),
                            parser.values(QStringLiteral("wechatpay-certificate")),
                            parser.value(QStringLiteral("wechatpay-apiv3-key")),
-                           parser.values(QStringLiteral("stripe-webhook-secret"))});
+                           parser.values(QStringLiteral("stripe-webhook-secret")),
+                           parser.value(QStringLiteral("wechatpay-public-key")),
+                           parser.value(QStringLiteral("wechatpay-public-key-id"))});
     if (!keys)
         return keys.error();
     // The WeChat Pay adapter and the notification endpoint share the platform

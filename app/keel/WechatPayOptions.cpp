@@ -18,6 +18,14 @@ void addWechatPayChannelOptions(QCommandLineParser &parser)
                                      "during a rotation): verifies /v1/channels/wechatpay/notify "
                                      "and, with --channel wechatpay, every answer."),
                       QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("wechatpay-public-key"),
+                      QStringLiteral("For a merchant WeChat Pay put on public-key mode: file with "
+                                     "its platform public key (pub_key.pem), instead of or beside "
+                                     "--wechatpay-certificate."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("wechatpay-public-key-id"),
+                      QStringLiteral("The ID WeChat Pay shows beside that key (PUB_KEY_ID_…)."),
+                      QStringLiteral("ID")});
     parser.addOption({QStringLiteral("wechatpay-mchid"),
                       QStringLiteral("With --channel wechatpay: the merchant number (直连商户号)."),
                       QStringLiteral("ID")});
@@ -80,17 +88,31 @@ Status readMerchantKeys(const QCommandLineParser &parser, WechatPayChannelOption
     return {};
 }
 
+// The merchant's own key given as WeChat Pay's would have keel believe
+// answers signed by a key keel (and the merchant's other systems) hold.
+bool merchantsOwn(const RsaKey &platformKey, const Result<QByteArray> &merchantSigned)
+{
+    return merchantSigned && platformKey.verifySha256(MatchProbe, *merchantSigned);
+}
+
 } // namespace
 
 Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int timeoutMs,
                                        std::shared_ptr<WechatPayCertificates> shared)
 {
     for (const char *needed : {"wechatpay-mchid", "wechatpay-appid", "wechatpay-merchant-key",
-                               "wechatpay-merchant-certificate", "wechatpay-certificate"})
+                               "wechatpay-merchant-certificate"})
         if (!parser.isSet(QString::fromLatin1(needed)))
             return fieldError(
                 QString::fromLatin1(needed), QStringLiteral("parameter_missing"),
                 QStringLiteral("--channel wechatpay needs --%1").arg(QString::fromLatin1(needed)));
+    if (!parser.isSet(QStringLiteral("wechatpay-certificate")) &&
+        !parser.isSet(QStringLiteral("wechatpay-public-key")))
+        return fieldError(
+            QStringLiteral("wechatpay-certificate"), QStringLiteral("parameter_missing"),
+            QStringLiteral("--channel wechatpay needs --wechatpay-certificate (or, in "
+                           "public-key mode, --wechatpay-public-key): WeChat Pay's "
+                           "answers are verified with it"));
     WechatPayChannelOptions options;
     options.mchid = parser.value(QStringLiteral("wechatpay-mchid"));
     options.appid = parser.value(QStringLiteral("wechatpay-appid"));
@@ -109,10 +131,8 @@ Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int tim
                               QStringLiteral("--wechatpay-certificate %1 must be a WeChat Pay "
                                              "platform certificate")
                                   .arg(path));
-        // The merchant's own certificate would have keel believe answers
-        // signed by a key keel (and the merchant's other systems) hold.
         if (certificate->certificateSerial().toLatin1() == options.merchantSerial ||
-            (merchantSigned && certificate->verifySha256(MatchProbe, *merchantSigned)))
+            merchantsOwn(*certificate, merchantSigned))
             return fieldError(QStringLiteral("wechatpay-certificate"),
                               QStringLiteral("key_invalid"),
                               QStringLiteral("--wechatpay-certificate %1 is the merchant's own "
@@ -123,10 +143,24 @@ Result<ChannelFactory> wechatpayOption(const QCommandLineParser &parser, int tim
     // The APIv3 key (also what decrypts notifications) lets keel read WeChat
     // Pay's certificate list when it rotates its key.
     Result<ChannelKeys> apiV3 =
-        ChannelKeys::load({{}, {}, parser.value(QStringLiteral("wechatpay-apiv3-key")), {}});
+        ChannelKeys::load({{},
+                           {},
+                           parser.value(QStringLiteral("wechatpay-apiv3-key")),
+                           {},
+                           parser.value(QStringLiteral("wechatpay-public-key")),
+                           parser.value(QStringLiteral("wechatpay-public-key-id"))});
     if (!apiV3)
         return apiV3.error();
     options.apiV3Key = apiV3->wechatpayApiV3Key;
+    if (apiV3->wechatpayCertificates)
+        for (const RsaKey &publicKey : apiV3->wechatpayCertificates->current()) {
+            if (merchantsOwn(publicKey, merchantSigned))
+                return fieldError(QStringLiteral("wechatpay-public-key"),
+                                  QStringLiteral("key_invalid"),
+                                  QStringLiteral("--wechatpay-public-key is the merchant's own "
+                                                 "key, not WeChat Pay's"));
+            options.platformCertificates.append(publicKey);
+        }
     options.certificates = std::move(shared);
     if (parser.isSet(QStringLiteral("wechatpay-api")))
         options.api = QUrl(parser.value(QStringLiteral("wechatpay-api")), QUrl::StrictMode);

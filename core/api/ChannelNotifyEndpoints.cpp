@@ -115,6 +115,10 @@ HttpResponse deliver(const PaymentContext &context, const ReplyRenderer &replies
         return answering.refused(503, QStringLiteral("unavailable"),
                                  QStringLiteral("keel cannot reach its database; send it again"));
     Result<NoticeVerdict> verdict = ChannelNotices(context, **connection, replies).apply(notice);
+    if (!verdict && verdict.error().is(ErrorCode::ApprovalMayBeUndone))
+        return answering.refused(503, QStringLiteral("in_doubt"),
+                                 QStringLiteral("keel asked to reverse this payment and does not "
+                                                "know yet whether it was; send it again"));
     if (!verdict)
         return answering.refused(503, QStringLiteral("unavailable"),
                                  QStringLiteral("keel could not record the notification; send "

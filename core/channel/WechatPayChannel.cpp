@@ -276,7 +276,26 @@ ChannelResult WechatPayChannel::execute(const ChannelRequest &request)
     // still processing says nothing yet: the earlier copy may not show.
     if (result.outcome == ChannelOutcome::NotFound)
         result.outcome = ChannelOutcome::Unknown;
-    return result;
+    return unlessReversing(request, result);
+}
+
+bool WechatPayChannel::approvalMayBeUndone(const QString &chargeId)
+{
+    return reverseUnsettled(chargeId);
+}
+
+// Every "paid" keel is told passes here, after it was read: a process about
+// to reverse the order records its copy before it reads the order unpaid,
+// so a payment read after that reading is seen to be in danger here.
+ChannelResult WechatPayChannel::unlessReversing(const ChannelRequest &operation,
+                                                const ChannelResult &result)
+{
+    if (result.outcome != ChannelOutcome::Approved ||
+        operation.operation == QLatin1String("refund") || !reverseUnsettled(operation.chargeId()))
+        return result;
+    return unknown(QStringLiteral("WeChat Pay reads %1 paid, but a reverse of it may still be "
+                                  "carried out: %2")
+                       .arg(operation.chargeId(), result.message));
 }
 
 ChannelResult WechatPayChannel::pay(const ChannelRequest &request)
@@ -373,26 +392,40 @@ ChannelResult WechatPayChannel::query(const ChannelRequest &operation)
     if (operation.operation == QLatin1String("refund"))
         return queryRefund(operation);
     if (operation.operation == QLatin1String("capture"))
-        return queryTrade(operation);
+        return unlessReversing(operation, queryTrade(operation));
     if (operation.operation != QLatin1String("authorize"))
         return {ChannelOutcome::NotFound,
                 {},
                 QStringLiteral("WeChat Pay has no %1 of a payment").arg(operation.operation)};
-    // A reverse whose fate keel does not know may still give the money back:
-    // until it is answered, no "paid" is believed.
-    if (reverseUnsettled(operation.chargeId()))
-        return reverse(operation, false);
+    QString unpaid;
+    const ChannelResult known = queryTrade(operation, &unpaid);
+    if (std::optional<ChannelResult> decided = afterReading(operation, known))
+        return unlessReversing(operation, *decided);
     // An order left unpaid is settled by reversing it: at once after a failed
     // attempt (PAYERROR: WeChat Pay asks for the reverse), and once the payer
     // has had time to enter a password otherwise.
-    QString unpaid;
-    const ChannelResult known = queryTrade(operation, &unpaid);
     const qint64 age = QDateTime::currentSecsSinceEpoch() - operation.chargeCreatedEpoch;
     if (unpaid == QLatin1String("PAYERROR") ||
         ((unpaid == QLatin1String("NOTPAY") || unpaid == QLatin1String("USERPAYING")) &&
          operation.chargeCreatedEpoch > 0 && age > PayerWaitSeconds))
-        return reverse(operation, false);
+        return unlessReversing(operation, reverse(operation, false, Recheck::Yes));
     return known;
+}
+
+// A closed order (CLOSED, REVOKED) stands whatever reverse may land, and
+// settles every copy. Otherwise, while a copy of its reverse may still be
+// carried out, the reverse is sent again until WeChat Pay answers one.
+std::optional<ChannelResult> WechatPayChannel::afterReading(const ChannelRequest &operation,
+                                                            const ChannelResult &known)
+{
+    if (known.outcome == ChannelOutcome::Closed) {
+        // Left unsettled if this fails: the next look finds the order closed.
+        (void)m_reverses.settleOrder(operation.chargeId());
+        return known;
+    }
+    if (reverseUnsettled(operation.chargeId()))
+        return reverse(operation, false, Recheck::No);
+    return std::nullopt;
 }
 
 ChannelResult WechatPayChannel::queryTrade(const ChannelRequest &operation, QString *unpaid)
@@ -460,24 +493,25 @@ ChannelResult WechatPayChannel::close(const ChannelRequest &operation)
     }
     if (operation.operation != QLatin1String("authorize"))
         return unknown(QStringLiteral("WeChat Pay has no %1 to close").arg(operation.operation));
-    return closeOrder(operation, false);
+    return unlessReversing(operation, closeOrder(operation, false));
 }
 
 ChannelResult WechatPayChannel::closeOrder(const ChannelRequest &operation, bool justRefused)
 {
-    if (reverseUnsettled(operation.chargeId()))
-        return reverse(operation, false);
-    // A reverse gives a paid order's money back: only an unpaid one is reversed.
     QString unpaid;
     const ChannelResult known = queryTrade(operation, &unpaid);
-    if (known.outcome == ChannelOutcome::Approved || known.outcome == ChannelOutcome::Closed)
+    if (std::optional<ChannelResult> decided = afterReading(operation, known))
+        return *decided;
+    // A reverse gives a paid order's money back: only an unpaid one is reversed.
+    if (known.outcome == ChannelOutcome::Approved)
         return known;
     if (unpaid.isEmpty())
         return unknown(QStringLiteral("not reversed: %1").arg(known.message));
-    return reverse(operation, justRefused);
+    return reverse(operation, justRefused, Recheck::Yes);
 }
 
-ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool justRefused)
+ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool justRefused,
+                                        Recheck recheck)
 {
     const QString order = operation.chargeId();
     // Recorded before it is sent: a process that dies with the reverse on
@@ -488,15 +522,35 @@ ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool ju
         return unknown(
             QStringLiteral("the reverse of %1 was not sent: it could not be recorded (%2)")
                 .arg(order, copy.error().message));
+    if (recheck == Recheck::Yes) {
+        // The order is read again now that the copy is recorded: whoever
+        // reads it paid from now on sees the copy (unlessReversing).
+        QString unpaid;
+        const ChannelResult now = queryTrade(operation, &unpaid);
+        if (now.outcome == ChannelOutcome::Closed) {
+            (void)m_reverses.settleOrder(order);
+            return now;
+        }
+        if (unpaid.isEmpty()) {
+            (void)m_reverses.settle(*copy); // never sent
+            return now.outcome == ChannelOutcome::Approved
+                       ? now
+                       : unknown(QStringLiteral("not reversed: %1").arg(now.message));
+        }
+    }
     const Exchange exchange = call(
         Operation::Reverse, "/v3/pay/transactions/out-trade-no/" + percent(order) + "/reverse",
         {{QStringLiteral("appid"), m_options.appid}, {QStringLiteral("mchid"), m_options.mchid}},
         {{QStringLiteral("out_trade_no"), order}});
     // Unanswered, the reverse may yet be carried out and give a payment
-    // back: nothing the order says now is final, and the copy stays unsettled.
-    if (!exchange.answered || exchange.reading.meaning == Meaning::InDoubt)
+    // back: nothing the order says now is final, and the copy stays
+    // unsettled, unless it certainly never left.
+    if (!exchange.answered || exchange.reading.meaning == Meaning::InDoubt) {
+        if (!exchange.answered && !exchange.maybeReceived)
+            (void)m_reverses.settle(*copy);
         return unknown(QStringLiteral("WeChat Pay did not answer the reverse of %1: %2")
                            .arg(order, exchange.why));
+    }
     // A refusal or "no such order" settles this copy if it was sent once;
     // it says nothing of any other copy still unsettled.
     const bool refused = exchange.reading.meaning == Meaning::Refused;

@@ -14,6 +14,8 @@
 #include <QMutex>
 #include <QUrl>
 
+#include <optional>
+
 namespace keel {
 
 struct WechatPayChannelOptions {
@@ -66,6 +68,7 @@ public:
     // unpaid; then looked up again. A refund cannot be stopped: its close
     // says what the refund query says, or Unknown.
     ChannelResult close(const ChannelRequest &operation) override;
+    bool approvalMayBeUndone(const QString &chargeId) override;
 
 private:
     ChannelResult pay(const ChannelRequest &request);
@@ -79,10 +82,20 @@ private:
     // ever sent for this order (ChannelRequest::firstAttempt).
     // Asks the order, and reverses it only if it holds no payment.
     ChannelResult closeOrder(const ChannelRequest &operation, bool justRefused);
+    // What the order's reading decides before any new reverse: see the
+    // definition. None: the caller decides.
+    std::optional<ChannelResult> afterReading(const ChannelRequest &operation,
+                                              const ChannelResult &known);
+    // Recheck::Yes: the order is read again after the copy is recorded, and
+    // the reverse is sent only if it still holds no payment. No: a copy may
+    // already be on its way, and this one is sent to learn its fate.
+    enum class Recheck { No, Yes };
     // Closed only once WeChat Pay has answered the reverse and the order
-    // reads CLOSED or REVOKED; while a reverse any process sent is unsettled,
-    // it is sent again before anything else is believed of the order.
-    ChannelResult reverse(const ChannelRequest &operation, bool justRefused);
+    // reads CLOSED or REVOKED.
+    ChannelResult reverse(const ChannelRequest &operation, bool justRefused, Recheck recheck);
+    // `result` (of `operation`), unless it says "paid" while a reverse of the
+    // order may still be carried out: then Unknown.
+    ChannelResult unlessReversing(const ChannelRequest &operation, const ChannelResult &result);
     // Whether a reverse of the order may still be carried out, or keel
     // cannot tell: then the reverse is sent again instead of believing what
     // the order reads.

@@ -71,6 +71,15 @@ Result<NoticeVerdict> ChannelNotices::judge(const ChannelNotice &notice)
         return NoticeVerdict::AmountMismatch;
     const bool approved = notice.outcome == ChannelOutcome::Approved;
     if (charge.state == PaymentState::Authorizing || charge.state == PaymentState::Capturing) {
+        // A payment keel asked the channel to undo, and may yet be undone,
+        // is not settled by a notice of it: the channel repeats its notice.
+        if (approved && m_context.channel &&
+            m_context.channel->approvalMayBeUndone(charge.publicId))
+            return codedError(ErrorKind::Failed,
+                              QString::fromLatin1(ErrorCode::ApprovalMayBeUndone),
+                              QStringLiteral("%1 may still be reversed at the channel: its "
+                                             "payment is not believed yet")
+                                  .arg(charge.publicId));
         ChannelResult result{notice.outcome,
                              {},
                              QStringLiteral("settled by the channel's notification"),

@@ -1,6 +1,7 @@
 #include "core/signing/ChannelKeys.h"
 
 #include <QFile>
+#include <QRegularExpression>
 
 namespace keel {
 namespace {
@@ -27,6 +28,38 @@ Result<RsaKey> readRsaKeyFile(const QString &path, const QString &option)
                                      : RsaKey::fromBase64PublicKey(*text, what);
 }
 
+namespace {
+
+// The platform public key of a merchant WeChat Pay put on public-key mode,
+// named by its ID; none if neither option is given.
+Result<std::optional<RsaKey>> wechatpayPublicKey(const ChannelKeyFiles &files)
+{
+    if (files.wechatpayPublicKey.isEmpty() && files.wechatpayPublicKeyId.isEmpty())
+        return std::optional<RsaKey>();
+    static const QRegularExpression Id(QStringLiteral("^PUB_KEY_ID_[0-9A-Z]{1,64}$"));
+    if (!Id.match(files.wechatpayPublicKeyId).hasMatch())
+        return fieldError(QStringLiteral("wechatpay-public-key-id"),
+                          QStringLiteral("parameter_invalid"),
+                          QStringLiteral("--wechatpay-public-key needs --wechatpay-public-key-id, "
+                                         "the PUB_KEY_ID_… WeChat Pay shows beside the key"));
+    if (files.wechatpayPublicKey.isEmpty())
+        return fieldError(QStringLiteral("wechatpay-public-key"),
+                          QStringLiteral("parameter_missing"),
+                          QStringLiteral("--wechatpay-public-key-id needs --wechatpay-public-key"));
+    Result<RsaKey> key =
+        readRsaKeyFile(files.wechatpayPublicKey, QStringLiteral("wechatpay-public-key"));
+    if (!key)
+        return key.error();
+    if (key->canSign() || !key->certificateSerial().isEmpty())
+        return fieldError(QStringLiteral("wechatpay-public-key"), QStringLiteral("key_invalid"),
+                          QStringLiteral("--wechatpay-public-key %1 must be WeChat Pay's public "
+                                         "key (pub_key.pem)")
+                              .arg(files.wechatpayPublicKey));
+    return std::optional<RsaKey>(key->named(files.wechatpayPublicKeyId));
+}
+
+} // namespace
+
 Result<ChannelKeys> ChannelKeys::load(const ChannelKeyFiles &files)
 {
     ChannelKeys keys;
@@ -51,6 +84,11 @@ Result<ChannelKeys> ChannelKeys::load(const ChannelKeyFiles &files)
                                   .arg(path));
         wechatpayCertificates << *certificate;
     }
+    Result<std::optional<RsaKey>> publicKey = wechatpayPublicKey(files);
+    if (!publicKey)
+        return publicKey.error();
+    if (*publicKey)
+        wechatpayCertificates << **publicKey;
     if (!files.wechatpayApiV3Key.isEmpty()) {
         Result<QByteArray> key =
             readKeyFile(files.wechatpayApiV3Key, QStringLiteral("wechatpay-apiv3-key"));

@@ -21,6 +21,10 @@ struct ChannelKeyFiles {
     QStringList wechatpayCertificates; // PEM platform certificates (several during a rotation)
     QString wechatpayApiV3Key;         // the 32-byte APIv3 key
     QStringList stripeWebhookSecrets;  // files each holding one whsec_ value
+    // WeChat Pay's platform public key (public-key mode, pub_key.pem) and
+    // the ID its answers name it by (PUB_KEY_ID_…): given together.
+    QString wechatpayPublicKey;
+    QString wechatpayPublicKeyId;
 };
 
 // The keys that verify notifications coming in from the channels.

@@ -82,6 +82,13 @@ Result<RsaKey> RsaKey::generateCertified(int bits)
     return result;
 }
 
+RsaKey RsaKey::named(const QString &keyId) const
+{
+    RsaKey key = *this;
+    key.m_serial = keyId;
+    return key;
+}
+
 Result<RsaKey> RsaKey::fromPem(const QByteArray &pem, const QString &what)
 {
     RsaKey result;

@@ -29,6 +29,10 @@ public:
     // A certificate's serial number, upper-case hex as WeChat Pay writes it;
     // empty for a bare key.
     QString certificateSerial() const { return m_serial; }
+    // The same public key named as WeChat Pay names a platform public key it
+    // hands out instead of certificates (PUB_KEY_ID_…): its answers carry the
+    // name where they would carry a certificate's serial.
+    RsaKey named(const QString &keyId) const;
     // When the certificate expires (seconds since 1970); 0 for a bare key.
     qint64 certificateExpiry() const { return m_expiry; }
 

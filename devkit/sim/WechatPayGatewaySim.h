@@ -21,7 +21,9 @@ struct WechatPayGatewayOptions {
     QString mchid;              // the only merchant whose requests are taken
     RsaKey merchantCertificate; // verifies each request's Authorization (and names its serial)
     RsaKey platformKey;         // signs each answer
-    QByteArray platformSerial;  // the platform certificate's serial, sent as Wechatpay-Serial
+    // The platform certificate's serial, sent as Wechatpay-Serial; or, as
+    // WeChat Pay signs for a merchant on public-key mode, the key's PUB_KEY_ID_….
+    QByteArray platformSerial;
     // GET /v3/certificates lists the platform certificate (PEM), sealed with
     // the merchant's APIv3 key; without a key it is not served.
     QByteArray platformCertificatePem = {};

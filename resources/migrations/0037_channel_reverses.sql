@@ -21,6 +21,25 @@ CREATE TABLE channel_reverses (
 CREATE INDEX channel_reverses_unsettled ON channel_reverses (channel, order_no)
     WHERE settled_at IS NULL;
 
+-- A copy is settled once, at the time it is: the service can neither
+-- unsettle one (which would only cost liveness) nor date it otherwise.
+CREATE FUNCTION channel_reverses_settle_once() RETURNS trigger
+LANGUAGE plpgsql SET search_path = keel AS $$
+BEGIN
+    IF OLD.settled_at IS NOT NULL OR NEW.settled_at IS NULL
+       OR NEW.channel IS DISTINCT FROM OLD.channel OR NEW.order_no IS DISTINCT FROM OLD.order_no
+       OR NEW.sent_at IS DISTINCT FROM OLD.sent_at THEN
+        RAISE EXCEPTION 'reverse copy %: a copy is settled once, and nothing else about it changes',
+            OLD.copy USING ERRCODE = 'check_violation';
+    END IF;
+    NEW.settled_at := now();
+    RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER channel_reverses_settle_once BEFORE UPDATE ON channel_reverses
+    FOR EACH ROW EXECUTE FUNCTION channel_reverses_settle_once();
+
 GRANT SELECT, INSERT ON channel_reverses TO keel_gateway;
 GRANT UPDATE (settled_at) ON channel_reverses TO keel_gateway;
 GRANT SELECT ON channel_reverses TO keel_auditor, keel_sre, keel_operator, keel_approver;

@@ -33,9 +33,9 @@ const QMap<QString, std::array<const char *, 5>> Expected{
     {QStringLiteral("approvals"), {"r---", "r---", "r---", "ri--", "----"}},
     {QStringLiteral("audit_chain_head"), {"r---", "r---", "r---", "r---", "----"}},
     {QStringLiteral("audit_log"), {"r---", "r---", "r---", "r---", "----"}},
+    {QStringLiteral("channel_notifications"), {"r---", "r---", "r---", "r---", "ri--"}},
     // The service settles a copy through its settled_at column alone.
     {QStringLiteral("channel_reverses"), {"r---", "r---", "r---", "r---", "ri--"}},
-    {QStringLiteral("channel_notifications"), {"r---", "r---", "r---", "r---", "ri--"}},
     {QStringLiteral("charges"), {"r---", "----", "r---", "r---", "riu-"}},
     {QStringLiteral("currencies"), {"r---", "r---", "r---", "r---", "r---"}},
     {QStringLiteral("idempotency_keys"), {"r---", "----", "----", "----", "riud"}},

@@ -6,6 +6,7 @@
 
 #include "GatewayTest.h"
 #include "SigningFiles.h"
+#include "WechatPayNotice.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/QtSqlConnections.h"
@@ -153,28 +154,7 @@ protected:
                           const QByteArray &apiV3Key,
                           const QString &state = QStringLiteral("SUCCESS"))
     {
-        const QJsonObject transaction{
-            {QStringLiteral("out_trade_no"), chargeId},
-            {QStringLiteral("transaction_id"), QStringLiteral("4200002026120100001")},
-            {QStringLiteral("trade_state"), state},
-            {QStringLiteral("amount"),
-             QJsonObject{{QStringLiteral("total"), total},
-                         {QStringLiteral("currency"), QStringLiteral("CNY")}}}};
-        const QByteArray nonce = "r4nd0mN0nce1";
-        Result<QByteArray> sealed =
-            AesGcm::seal(apiV3Key, nonce, "transaction",
-                         QJsonDocument(transaction).toJson(QJsonDocument::Compact));
-        EXPECT_TRUE(sealed.ok());
-        const QJsonObject event{
-            {QStringLiteral("id"), eventId},
-            {QStringLiteral("event_type"), QStringLiteral("TRANSACTION.SUCCESS")},
-            {QStringLiteral("resource_type"), QStringLiteral("encrypt-resource")},
-            {QStringLiteral("resource"),
-             QJsonObject{{QStringLiteral("algorithm"), QStringLiteral("AEAD_AES_256_GCM")},
-                         {QStringLiteral("ciphertext"), QString::fromLatin1(sealed.value())},
-                         {QStringLiteral("associated_data"), QStringLiteral("transaction")},
-                         {QStringLiteral("nonce"), QString::fromLatin1(nonce)}}}};
-        return QJsonDocument(event).toJson(QJsonDocument::Compact);
+        return keel::test::wechatPayNoticeBody(eventId, chargeId, total, apiV3Key, state);
     }
 
     HttpClient::Headers wechatHeaders(const QByteArray &body, const QByteArray &nonce,
@@ -183,14 +163,8 @@ protected:
     {
         if (serial.isEmpty())
             serial = m_wechatCertificate.certificateSerial().toLatin1();
-        Result<WechatPayHeaders> headers =
-            WechatPaySignature::sign(body, key ? *key : m_wechatKey, serial, at, nonce);
-        EXPECT_TRUE(headers.ok());
-        return {{"Wechatpay-Timestamp", headers->timestamp},
-                {"Wechatpay-Nonce", headers->nonce},
-                {"Wechatpay-Serial", headers->serial},
-                {"Wechatpay-Signature", headers->signature},
-                {"Content-Type", "application/json"}};
+        return keel::test::wechatPayNoticeHeaders(body, nonce, at, serial,
+                                                  key ? *key : m_wechatKey);
     }
 
     static QByteArray stripeEvent(const QString &eventId, const QString &chargeId,

@@ -41,7 +41,9 @@ protected:
         GatewayTest::SetUp();
         if (HasFatalFailure())
             return;
-        Result<ChannelKeys> keys = ChannelKeys::load({signingFile("alipay.pub"), {}, {}, {}});
+        ChannelKeyFiles files;
+        files.alipayPublicKey = signingFile("alipay.pub");
+        Result<ChannelKeys> keys = ChannelKeys::load(files);
         ASSERT_TRUE(keys.ok()) << qPrintable(keys.error().message);
         m_options.channelKeys = std::make_shared<const ChannelKeys>(*std::move(keys));
         m_simPort = bindLoopback();

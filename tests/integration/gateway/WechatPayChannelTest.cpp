@@ -6,6 +6,7 @@
 #include "ChannelAdapterTest.h"
 #include "KeelProcess.h"
 #include "SigningFiles.h"
+#include "WechatPayNotice.h"
 
 #include "core/channel/SentReverses.h"
 #include "core/channel/WechatPayChannel.h"
@@ -13,6 +14,7 @@
 #include "core/signing/ChannelKeys.h"
 #include "devkit/sim/ChannelSimulator.h"
 
+#include <QDateTime>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -191,12 +193,12 @@ TEST_F(WechatPayChannelTest, AFailedAttemptFoundByQueryIsReversedBeforeThePaymen
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
 }
 
-// A reverse whose answer was lost may still give a payment back, and the
-// process that sent it is not the only one that asks about the order: a
-// gateway after a restart, another gateway or a worker. Each copy is
-// recorded before it is sent, so every one of them sends the reverse again
-// rather than believe what the order reads, until a copy is answered.
-TEST_F(WechatPayChannelTest, AReverseLeftUnansweredIsSentAgainByEveryProcessUntilAnswered)
+// A reverse whose answer was lost may still give a payment back, so it is
+// recorded before it is sent, for every process to see. Another process
+// (a gateway after a restart, a worker) that finds the order REVOKED may
+// believe it: no reverse undoes a closed order. It settles the copy, and
+// the payment fails without another reverse.
+TEST_F(WechatPayChannelTest, AReverseLeftUnansweredIsSettledWhenTheOrderReadsRevoked)
 {
     SimulatedChannelConfig losing;
     losing.ambiguousRate = 1;
@@ -207,32 +209,67 @@ TEST_F(WechatPayChannelTest, AReverseLeftUnansweredIsSentAgainByEveryProcessUnti
     const char *const Reverse = "POST /v3/pay/transactions/out-trade-no/";
     const QByteArray unsettled =
         "SELECT count(*) FILTER (WHERE settled_at IS NULL) || '/' || count(*) "
-        "FROM keel.channel_reverses WHERE channel = 'wechatpay'";
+        "FROM keel.channel_reverses WHERE channel = 'wechatpay' AND order_no = '" +
+        id.toLatin1() + "'";
 
-    // (A copy whose connection closed unanswered may go out twice: each
-    // row below is a copy keel sent, each call one that reached WeChat Pay.)
     reconcile(); // the order reads PAYERROR: reversed, and the answer lost
     EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
-    int reversesSent = calls(Reverse);
+    const int reversesSent = calls(Reverse);
     EXPECT_GE(reversesSent, 1);
     EXPECT_EQ(scalar(unsettled), QStringLiteral("1/1"));
 
-    // Another process, knowing nothing of it, would read REVOKED and fail
-    // the payment on a reverse nobody saw answered: it sends it again.
-    m_remoteChannel = wechatpay();
-    reconcile();
-    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
-    EXPECT_GT(calls(Reverse), reversesSent);
-    reversesSent = calls(Reverse);
-    EXPECT_EQ(scalar(unsettled), QStringLiteral("2/2"));
-
-    startSimulator({}); // answers again
-    m_remoteChannel = wechatpay();
+    m_remoteChannel = wechatpay(); // another process, knowing nothing of it
     EXPECT_EQ(reconcile().resolved, 1);
     EXPECT_EQ(stateOf(id), QStringLiteral("Failed"));
-    EXPECT_EQ(calls(Reverse), reversesSent + 1);
-    EXPECT_EQ(scalar(unsettled), QStringLiteral("0/3"));
+    EXPECT_EQ(calls(Reverse), reversesSent);
+    EXPECT_EQ(scalar(unsettled), QStringLiteral("0/1"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+}
+
+// A payment keel may still reverse is not believed, whoever reports it: the
+// order query or WeChat Pay's notification. The copy recorded here is what
+// a process leaves while its reverse is on its way (it records the copy
+// before it reads the order unpaid), and the payer pays meanwhile.
+TEST_F(WechatPayChannelTest, APaymentIsNotBelievedWhileAReverseOfItMayStillLand)
+{
+    ChannelKeyFiles files;
+    files.wechatpayCertificates = {signingFile("wechatpay.crt")};
+    files.wechatpayApiV3Key = signingFile("wechatpay.apiv3");
+    Result<ChannelKeys> keys = ChannelKeys::load(files);
+    ASSERT_TRUE(keys.ok()) << qPrintable(keys.error().message);
+    m_options.channelKeys = std::make_shared<const ChannelKeys>(*std::move(keys));
+    SimulatedChannelConfig losing;
+    losing.ambiguousRate = 1;
+    start(losing);
+    const HttpReply charged = charge("wechatpay-14");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    ASSERT_EQ(stateOf(id), QStringLiteral("Authorizing")); // paid; the answer lost
+    SentReverses elsewhere(m_serviceLogin, QStringLiteral("wechatpay"));
+    const Result<qint64> onItsWay = elsewhere.record(id);
+    ASSERT_TRUE(onItsWay.ok());
+
+    startSimulator({});
+    reconcile(); // reads SUCCESS; the reverse sent again is refused, the other copy unsettled
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_GE(calls("POST /v3/pay/transactions/out-trade-no/"), 1);
+
+    const QByteArray notice = keel::test::wechatPayNoticeBody(QStringLiteral("evt-reverse-1"), id,
+                                                              1999, fileBytes("wechatpay.apiv3"));
+    const HttpReply notified = m_client->request(
+        "POST", "/v1/channels/wechatpay/notify",
+        keel::test::wechatPayNoticeHeaders(
+            notice, "nonce-reverse-1", QDateTime::currentSecsSinceEpoch(),
+            keyFile("wechatpay.crt").certificateSerial().toLatin1(), keyFile("wechatpay.key")),
+        notice);
+    EXPECT_EQ(notified.status, 503) << notified.body.constData();
+    EXPECT_TRUE(notified.body.contains("reverse")) << notified.body.constData();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+
+    // Once that copy is known to have been refused, the payment stands.
+    ASSERT_TRUE(elsewhere.settle(*onItsWay).ok());
+    EXPECT_EQ(reconcile().resolved, 1);
+    EXPECT_EQ(stateOf(id), QStringLiteral("Captured"));
 }
 
 // The service login records and settles reverses, and nothing else: it
@@ -255,6 +292,24 @@ TEST_F(WechatPayChannelTest, TheServiceCannotRewriteOrDeleteARecordedReverse)
     }
     ASSERT_TRUE(reverses.settle(*copy).ok());
     EXPECT_EQ(reverses.unsettled(QStringLiteral("ch_one")).value(), false);
+    // Settled once, when it was: not unsettled, not dated otherwise.
+    const Status unsettled = session->exec("UPDATE keel.channel_reverses SET settled_at = NULL");
+    ASSERT_FALSE(unsettled.ok());
+    EXPECT_EQ(unsettled.error().code, QStringLiteral("23514"));
+    const Status backdated =
+        session->exec("UPDATE keel.channel_reverses SET settled_at = '2000-01-01'");
+    ASSERT_FALSE(backdated.ok());
+    EXPECT_EQ(backdated.error().code, QStringLiteral("23514"));
+    const Result<qint64> second = reverses.record(QStringLiteral("ch_one"));
+    ASSERT_TRUE(second.ok());
+    ASSERT_TRUE(session
+                    ->exec("UPDATE keel.channel_reverses SET settled_at = '2000-01-01' "
+                           "WHERE copy = " +
+                           QByteArray::number(*second))
+                    .ok());
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.channel_reverses "
+                     "WHERE settled_at > now() - interval '1 hour'"),
+              QStringLiteral("2"));
 }
 
 // A payer who never confirms: WeChat Pay answers USERPAYING and the order
@@ -448,6 +503,74 @@ TEST_F(WechatPayChannelTest, TheGatewayCallsWechatPayWithTheKeysItIsGiven)
     gateway->waitForFinished(10000);
 }
 
+// A merchant WeChat Pay put on public-key mode holds no platform
+// certificate: answers and notifications name their signer PUB_KEY_ID_…,
+// and keel verifies them with the public key given under that ID.
+TEST_F(WechatPayChannelTest, AMerchantInPublicKeyModeVerifiesAnswersByTheKeysId)
+{
+    const QString keyId = QStringLiteral("PUB_KEY_ID_0114232134912410000000000000");
+    QString simUrl;
+    m_sim = startKeel({QStringLiteral("channel-sim"),
+                       QStringLiteral("--db"),
+                       settings().conninfo(),
+                       QStringLiteral("--listen"),
+                       QStringLiteral("127.0.0.1:%1").arg(m_simPort),
+                       QStringLiteral("--tls-cert"),
+                       m_pki.serverCertificate(),
+                       QStringLiteral("--tls-key"),
+                       m_pki.serverKey(),
+                       QStringLiteral("--protocol"),
+                       QStringLiteral("wechatpay"),
+                       QStringLiteral("--wechatpay-mchid"),
+                       MchId,
+                       QStringLiteral("--wechatpay-merchant-certificate"),
+                       signingFile("wechatpay-merchant.crt"),
+                       QStringLiteral("--wechatpay-platform-key"),
+                       signingFile("wechatpay.key"),
+                       QStringLiteral("--wechatpay-platform-certificate"),
+                       signingFile("wechatpay.crt"),
+                       QStringLiteral("--wechatpay-public-key-id"),
+                       keyId},
+                      QStringLiteral("KEEL_CHANNEL"), &simUrl);
+    ASSERT_FALSE(simUrl.isEmpty());
+    const auto gatewayWith = [&](const QString &id, QString *url) {
+        return spawnGateway(
+            {QStringLiteral("--channel"), QStringLiteral("wechatpay"),
+             QStringLiteral("--wechatpay-mchid"), MchId, QStringLiteral("--wechatpay-appid"), AppId,
+             QStringLiteral("--wechatpay-merchant-key"), signingFile("wechatpay-merchant.key"),
+             QStringLiteral("--wechatpay-merchant-certificate"),
+             signingFile("wechatpay-merchant.crt"), QStringLiteral("--wechatpay-public-key"),
+             signingFile("wechatpay.pub"), QStringLiteral("--wechatpay-public-key-id"), id,
+             QStringLiteral("--wechatpay-api"),
+             QStringLiteral("https://localhost:%1").arg(m_simPort),
+             QStringLiteral("--channel-ca-file"), m_pki.caCertificate()},
+            url);
+    };
+    QString url;
+    auto gateway = gatewayWith(keyId, &url);
+    ASSERT_FALSE(url.isEmpty());
+    const HttpReply charged = post("/v1/charges", "amount=2500&currency=cny&source=" + AuthCode,
+                                   "wechatpay-pubkey", {}, clientFor(url, 10000).get());
+    ASSERT_EQ(charged.status, 200) << charged.body.constData();
+    EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 2500"));
+    gateway->terminate();
+    gateway->waitForFinished(10000);
+
+    // The same key under another ID verifies nothing WeChat Pay sends.
+    QString otherUrl;
+    auto other = gatewayWith(QStringLiteral("PUB_KEY_ID_0114232134912410000000000001"), &otherUrl);
+    ASSERT_FALSE(otherUrl.isEmpty());
+    const HttpReply doubted = post("/v1/charges", "amount=2600&currency=cny&source=" + AuthCode,
+                                   "wechatpay-pubkey-2", {}, clientFor(otherUrl, 10000).get());
+    EXPECT_EQ(jsonOf(doubted).value(QLatin1String("status")).toString(),
+              QStringLiteral("pending"))
+        << doubted.body.constData();
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.payment_state WHERE state = 'Captured'"),
+              QStringLiteral("1"));
+    other->terminate();
+    other->waitForFinished(10000);
+}
+
 // Each missing or mismatched piece is named before the gateway serves anything.
 TEST_F(WechatPayChannelTest, AGatewayWithAWrongWechatPayKeyDoesNotStart)
 {
@@ -490,6 +613,21 @@ TEST_F(WechatPayChannelTest, AGatewayWithAWrongWechatPayKeyDoesNotStart)
     // the key that signs for it.
     run(merchant + QStringList{QStringLiteral("--wechatpay-certificate"),
                                signingFile("wechatpay-merchant.crt")},
+        "merchant's own");
+    // Public-key mode: the key needs its ID, the ID its key, and neither may
+    // be the merchant's own.
+    const QStringList publicKey{QStringLiteral("--wechatpay-public-key"),
+                                signingFile("wechatpay.pub")};
+    const QString keyId = QStringLiteral("PUB_KEY_ID_0114232134912410000000000000");
+    run(merchant + publicKey, "--wechatpay-public-key-id");
+    run(merchant + publicKey +
+            QStringList{QStringLiteral("--wechatpay-public-key-id"), QStringLiteral("0114")},
+        "--wechatpay-public-key-id");
+    run(merchant + QStringList{QStringLiteral("--wechatpay-public-key-id"), keyId},
+        "--wechatpay-public-key");
+    run(merchant + QStringList{QStringLiteral("--wechatpay-public-key"),
+                               signingFile("wechatpay-merchant.pub"),
+                               QStringLiteral("--wechatpay-public-key-id"), keyId},
         "merchant's own");
     // A payment code's lifetime shorter than a code lives, or than keel waits
     // for an answer, would close orders a request may still pay.
