@@ -1,5 +1,6 @@
 #include "Command.h"
 #include "GatewayOptionsParser.h"
+#include "ServiceManager.h"
 #include "ShutdownSignals.h"
 
 #include "core/db/ConnectionSettings.h"
@@ -76,9 +77,11 @@ public:
             return fail(name(), runtime.error());
         note(QStringLiteral("serving with %1 threads; Ctrl-C stops").arg(options->http.threads));
         printLine(QStringLiteral("KEEL_HTTP=%1").arg((*runtime)->url()));
+        ServiceManager::ready();
 
         const int signal = signals.serve([&] { (*runtime)->maintain(); });
         note(QStringLiteral("stopping (%1)").arg(QString::fromLatin1(strsignal(signal))));
+        ServiceManager::stopping();
         (*runtime)->stop();
         return ExitOk;
     }

@@ -1,4 +1,5 @@
 #include "Command.h"
+#include "ServiceManager.h"
 #include "ShutdownSignals.h"
 
 #include "core/db/ConnectionSettings.h"
@@ -84,8 +85,10 @@ public:
         note(QStringLiteral("publishing to %1, exchange %2; Ctrl-C stops")
                  .arg(broker->redacted(), options.relay.exchange));
         printLine(QStringLiteral("KEEL_RELAY=ready"));
+        ServiceManager::ready();
         const int signal = signals.serve([&] { (*runtime)->maintain(); });
         note(QStringLiteral("stopping (%1)").arg(QString::fromLatin1(strsignal(signal))));
+        ServiceManager::stopping();
         (*runtime)->stop();
         return ExitOk;
     }

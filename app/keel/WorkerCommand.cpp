@@ -1,5 +1,6 @@
 #include "Command.h"
 #include "GatewayOptionsParser.h"
+#include "ServiceManager.h"
 #include "ShutdownSignals.h"
 
 #include "core/db/ConnectionSettings.h"
@@ -79,9 +80,11 @@ public:
                  .arg(options->saga.forwardThreads)
                  .arg(options->saga.compensateThreads));
         printLine(QStringLiteral("KEEL_WORKER=ready"));
+        ServiceManager::ready();
 
         const int signal = signals.serve([&] { (*runtime)->maintain(); });
         note(QStringLiteral("stopping (%1)").arg(QString::fromLatin1(strsignal(signal))));
+        ServiceManager::stopping();
         (*runtime)->stop();
         return ExitOk;
     }

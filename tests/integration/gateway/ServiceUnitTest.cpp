@@ -1,0 +1,196 @@
+// The gateway as systemd starts it from packaging/systemd/keel-gateway@.service:
+// the unit's ExecStart line, with only the environment its EnvironmentFile=
+// lines give, as an unprivileged user. It is ready when it says READY=1 on
+// $NOTIFY_SOCKET (Type=notify), serves, and a SIGTERM stops it cleanly
+// within the unit's TimeoutStopSec. systemd itself does not run here.
+
+#include "GatewayTest.h"
+#include "KeelProcess.h"
+
+#include "core/db/ConnectionSettings.h"
+#include "core/net/HttpClient.h"
+#include "core/net/LoopbackPort.h"
+
+#include <QDir>
+#include <QFile>
+#include <QHash>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+namespace {
+
+struct Unit {
+    QString execStart;
+    QStringList environmentFiles;
+    int timeoutStopSeconds = 90;
+};
+
+Unit readUnit(const QString &path)
+{
+    QFile file(path);
+    EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << qPrintable(path);
+    Unit unit;
+    for (const QString &line : QString::fromUtf8(file.readAll()).split(u'\n')) {
+        if (line.startsWith(QLatin1String("ExecStart=")))
+            unit.execStart = line.mid(10);
+        else if (line.startsWith(QLatin1String("EnvironmentFile=")))
+            unit.environmentFiles << line.mid(16);
+        else if (line.startsWith(QLatin1String("TimeoutStopSec=")))
+            unit.timeoutStopSeconds = line.mid(15).chopped(1).toInt();
+    }
+    return unit;
+}
+
+// KEY=VALUE lines, as systemd reads an EnvironmentFile (no quoting used here).
+void readEnvironmentFile(const QString &path, QHash<QString, QString> &into)
+{
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly)) << qPrintable(path);
+    for (const QString &line : QString::fromUtf8(file.readAll()).split(u'\n')) {
+        const qsizetype equals = line.indexOf(u'=');
+        if (line.startsWith(u'#') || equals <= 0)
+            continue;
+        into.insert(line.left(equals).trimmed(), line.mid(equals + 1).trimmed());
+    }
+}
+
+// ExecStart's words, as systemd expands them: $NAME splits on whitespace.
+QStringList expand(const QString &execStart, const QHash<QString, QString> &environment)
+{
+    QStringList words;
+    for (const QString &word : execStart.split(u' ', Qt::SkipEmptyParts)) {
+        if (word.startsWith(u'$'))
+            words << environment.value(word.mid(1)).split(u' ', Qt::SkipEmptyParts);
+        else
+            words << word;
+    }
+    return words;
+}
+
+// The socket systemd listens on for sd_notify messages.
+class NotifySocket {
+public:
+    explicit NotifySocket(const QString &path) : m_path(path)
+    {
+        m_fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        const QByteArray name = QFile::encodeName(path);
+        std::memcpy(address.sun_path, name.constData(), size_t(name.size()));
+        m_bound = ::bind(m_fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0;
+        ::chmod(name.constData(), 0666); // the service runs as another user
+    }
+    ~NotifySocket() { ::close(m_fd); }
+    bool bound() const { return m_bound; }
+
+    // The next message, or an empty one after `timeoutMs`.
+    QByteArray next(int timeoutMs)
+    {
+        pollfd waiting{m_fd, POLLIN, 0};
+        if (::poll(&waiting, 1, timeoutMs) != 1)
+            return {};
+        char buffer[512];
+        const ssize_t size = ::recv(m_fd, buffer, sizeof buffer, 0);
+        return size > 0 ? QByteArray(buffer, int(size)) : QByteArray();
+    }
+
+private:
+    QString m_path;
+    int m_fd = -1;
+    bool m_bound = false;
+};
+
+class ServiceUnitTest : public keel::test::GatewayTest {};
+
+TEST_F(ServiceUnitTest, TheGatewayStartsFromItsUnitSaysReadyAndStopsOnSigterm)
+{
+    const Unit unit =
+        readUnit(QStringLiteral(KEEL_SOURCE_DIR "/packaging/systemd/keel-gateway@.service"));
+    ASSERT_TRUE(unit.execStart.startsWith(QLatin1String("/usr/bin/keel gateway ")));
+    ASSERT_EQ(unit.environmentFiles, (QStringList{QStringLiteral("/etc/keel/keel.env"),
+                                                  QStringLiteral("/etc/keel/gateway-%i.env")}));
+
+    // /etc/keel as an operator fills it, under a directory of its own.
+    QTemporaryDir etc(QStringLiteral("/tmp/keel-unit-XXXXXX"));
+    ASSERT_TRUE(etc.isValid());
+    ::chmod(QFile::encodeName(etc.path()).constData(), 0755);
+    const int port = keel::bindLoopback();
+    const auto write = [&](const QString &name, const QByteArray &text) {
+        QFile file(etc.filePath(name));
+        ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+        file.write(text);
+    };
+    // Over TCP with the login's password in a pgpass file only the service
+    // may read, as docs/operations/services.md says to deploy it (the test
+    // cluster's socket directory is its owner's alone).
+    keel::ConnectionSettings database = m_serviceLogin;
+    database.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
+    const QByteArray password = "unit-" + QByteArray::number(port);
+    scalar("ALTER ROLE " + database.value(QStringLiteral("user")).toUtf8() + " PASSWORD '" +
+           password + "'");
+    write(QStringLiteral("pgpass"), "127.0.0.1:*:*:" +
+                                        database.value(QStringLiteral("user")).toUtf8() + ':' +
+                                        password + '\n');
+    const QByteArray pgpass = QFile::encodeName(etc.filePath(QStringLiteral("pgpass")));
+    ::chmod(pgpass.constData(), 0600);
+    if (::getuid() == 0) {
+        ASSERT_EQ(::chown(pgpass.constData(), 65534, 65534), 0);
+    }
+    write(QStringLiteral("keel.env"), "# the database, as the keel_gateway login\nKEEL_DB=" +
+                                          database.conninfo().toUtf8() + "\nPGPASSFILE=" +
+                                          pgpass + '\n');
+    write(QStringLiteral("gateway-main.env"),
+          "KEEL_GATEWAY_OPTIONS=--listen 127.0.0.1:" + QByteArray::number(port) + " --threads 2\n");
+    QHash<QString, QString> environment;
+    for (QString file : unit.environmentFiles)
+        readEnvironmentFile(file.replace(QLatin1String("/etc/keel"), etc.path())
+                                .replace(QLatin1String("%i"), QLatin1String("main")),
+                            environment);
+    NotifySocket notify(etc.filePath(QStringLiteral("notify")));
+    ASSERT_TRUE(notify.bound());
+
+    QProcessEnvironment processEnvironment;
+    for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+        processEnvironment.insert(it.key(), it.value());
+    processEnvironment.insert(QStringLiteral("PATH"), QStringLiteral("/usr/bin:/bin"));
+    processEnvironment.insert(QStringLiteral("NOTIFY_SOCKET"),
+                              etc.filePath(QStringLiteral("notify")));
+    QStringList command = expand(unit.execStart, environment);
+    command[0] = keel::test::keelBinary();
+    // User=keel: here, as root, the unprivileged "nobody" stands in for it.
+    if (::getuid() == 0)
+        command = QStringList{QStringLiteral("--reuid=65534"), QStringLiteral("--regid=65534"),
+                              QStringLiteral("--clear-groups"), QStringLiteral("--")} +
+                  command;
+    QProcess gateway;
+    gateway.setProcessEnvironment(processEnvironment);
+    gateway.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    gateway.start(::getuid() == 0 ? QStringLiteral("setpriv") : command.takeFirst(), command);
+    ASSERT_TRUE(gateway.waitForStarted(10000));
+
+    EXPECT_EQ(notify.next(30000), QByteArray("READY=1"));
+    keel::HttpClient client(QStringLiteral("127.0.0.1"), port);
+    const keel::HttpReply metrics = client.request("GET", "/metrics");
+    EXPECT_EQ(metrics.status, 200);
+    EXPECT_TRUE(metrics.body.contains("keel_http_requests_total"))
+        << metrics.body.left(200).constData();
+
+    ::kill(pid_t(gateway.processId()), SIGTERM);
+    EXPECT_EQ(notify.next(10000), QByteArray("STOPPING=1"));
+    ASSERT_TRUE(gateway.waitForFinished(unit.timeoutStopSeconds * 1000));
+    EXPECT_EQ(gateway.exitStatus(), QProcess::NormalExit);
+    EXPECT_EQ(gateway.exitCode(), 0);
+}
+
+} // namespace
