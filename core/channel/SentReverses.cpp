@@ -38,19 +38,20 @@ Status SentReverses::settle(qint64 copy)
 
 Status SentReverses::settleOrder(const QString &order)
 {
-    return statusOf(run("UPDATE keel.channel_reverses SET settled_at = now() "
+    return statusOf(run("UPDATE keel.channel_reverses SET settled_at = now(), order_closed = true "
                         "WHERE channel = $1 AND order_no = $2 AND settled_at IS NULL",
                         {m_channel.toUtf8(), order.toUtf8()}));
 }
 
-Result<bool> SentReverses::unsettled(const QString &order)
+Result<SentReverses::Standing> SentReverses::standing(const QString &order)
 {
-    Result<PgRows> rows = run("SELECT EXISTS (SELECT FROM keel.channel_reverses "
-                              "WHERE channel = $1 AND order_no = $2 AND settled_at IS NULL)",
-                              {m_channel.toUtf8(), order.toUtf8()});
+    Result<PgRows> rows =
+        run("SELECT coalesce(bool_or(settled_at IS NULL), false), coalesce(bool_or(order_closed), "
+            "false) FROM keel.channel_reverses WHERE channel = $1 AND order_no = $2",
+            {m_channel.toUtf8(), order.toUtf8()});
     if (!rows)
         return rows.error();
-    return rows->view(0, 0) == "t";
+    return Standing{rows->view(0, 0) == "t", rows->view(0, 1) == "t"};
 }
 
 } // namespace keel

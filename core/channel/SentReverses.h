@@ -24,11 +24,16 @@ public:
     Result<qint64> record(const QString &order);
     // The channel answered this copy for certain: it did what it said.
     Status settle(qint64 copy);
-    // The order reads closed, and no copy of a reverse can change that.
+    // The order reads closed (a copy landed, or it closed by itself): no copy
+    // can change that. Its unsettled copies are settled and marked so, and
+    // a "paid" read of it before it closed is never believed afterwards.
     Status settleOrder(const QString &order);
-    // Whether a copy of the order's reverse, sent by any process, may still
-    // be carried out.
-    Result<bool> unsettled(const QString &order);
+
+    struct Standing {
+        bool unsettled = false; // a copy, sent by any process, may still be carried out
+        bool closed = false;    // a copy was settled by the order reading closed
+    };
+    Result<Standing> standing(const QString &order);
 
 private:
     Result<PgRows> run(const QByteArray &sql, const QByteArrayList &params);

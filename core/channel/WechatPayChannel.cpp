@@ -281,7 +281,7 @@ ChannelResult WechatPayChannel::execute(const ChannelRequest &request)
 
 bool WechatPayChannel::approvalMayBeUndone(const QString &chargeId)
 {
-    return reverseUnsettled(chargeId);
+    return paymentMayBeUndone(chargeId);
 }
 
 // Every "paid" keel is told passes here, after it was read: a process about
@@ -291,7 +291,7 @@ ChannelResult WechatPayChannel::unlessReversing(const ChannelRequest &operation,
                                                 const ChannelResult &result)
 {
     if (result.outcome != ChannelOutcome::Approved ||
-        operation.operation == QLatin1String("refund") || !reverseUnsettled(operation.chargeId()))
+        operation.operation == QLatin1String("refund") || !paymentMayBeUndone(operation.chargeId()))
         return result;
     return unknown(QStringLiteral("WeChat Pay reads %1 paid, but a reverse of it may still be "
                                   "carried out: %2")
@@ -397,10 +397,15 @@ ChannelResult WechatPayChannel::query(const ChannelRequest &operation)
         return {ChannelOutcome::NotFound,
                 {},
                 QStringLiteral("WeChat Pay has no %1 of a payment").arg(operation.operation)};
+    return unlessReversing(operation, queryOrder(operation));
+}
+
+ChannelResult WechatPayChannel::queryOrder(const ChannelRequest &operation)
+{
     QString unpaid;
     const ChannelResult known = queryTrade(operation, &unpaid);
     if (std::optional<ChannelResult> decided = afterReading(operation, known))
-        return unlessReversing(operation, *decided);
+        return *decided;
     // An order left unpaid is settled by reversing it: at once after a failed
     // attempt (PAYERROR: WeChat Pay asks for the reverse), and once the payer
     // has had time to enter a password otherwise.
@@ -408,7 +413,7 @@ ChannelResult WechatPayChannel::query(const ChannelRequest &operation)
     if (unpaid == QLatin1String("PAYERROR") ||
         ((unpaid == QLatin1String("NOTPAY") || unpaid == QLatin1String("USERPAYING")) &&
          operation.chargeCreatedEpoch > 0 && age > PayerWaitSeconds))
-        return unlessReversing(operation, reverse(operation, false, Recheck::Yes));
+        return reverse(operation, false, Recheck::Yes, false);
     return known;
 }
 
@@ -423,8 +428,12 @@ std::optional<ChannelResult> WechatPayChannel::afterReading(const ChannelRequest
         (void)m_reverses.settleOrder(operation.chargeId());
         return known;
     }
-    if (reverseUnsettled(operation.chargeId()))
-        return reverse(operation, false, Recheck::No);
+    const Result<SentReverses::Standing> standing = m_reverses.standing(operation.chargeId());
+    if (!standing)
+        return unknown(QStringLiteral("nothing sent: the reverses of %1 could not be read (%2)")
+                           .arg(operation.chargeId(), standing.error().message));
+    if (standing->unsettled)
+        return reverse(operation, false, Recheck::No, known.outcome == ChannelOutcome::NotFound);
     return std::nullopt;
 }
 
@@ -507,11 +516,11 @@ ChannelResult WechatPayChannel::closeOrder(const ChannelRequest &operation, bool
         return known;
     if (unpaid.isEmpty())
         return unknown(QStringLiteral("not reversed: %1").arg(known.message));
-    return reverse(operation, justRefused, Recheck::Yes);
+    return reverse(operation, justRefused, Recheck::Yes, false);
 }
 
 ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool justRefused,
-                                        Recheck recheck)
+                                        Recheck recheck, bool seenAbsent)
 {
     const QString order = operation.chargeId();
     // Recorded before it is sent: a process that dies with the reverse on
@@ -523,20 +532,8 @@ ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool ju
             QStringLiteral("the reverse of %1 was not sent: it could not be recorded (%2)")
                 .arg(order, copy.error().message));
     if (recheck == Recheck::Yes) {
-        // The order is read again now that the copy is recorded: whoever
-        // reads it paid from now on sees the copy (unlessReversing).
-        QString unpaid;
-        const ChannelResult now = queryTrade(operation, &unpaid);
-        if (now.outcome == ChannelOutcome::Closed) {
-            (void)m_reverses.settleOrder(order);
-            return now;
-        }
-        if (unpaid.isEmpty()) {
-            (void)m_reverses.settle(*copy); // never sent
-            return now.outcome == ChannelOutcome::Approved
-                       ? now
-                       : unknown(QStringLiteral("not reversed: %1").arg(now.message));
-        }
+        if (std::optional<ChannelResult> kept = stillUnpaid(operation, *copy, &seenAbsent))
+            return *kept;
     }
     const Exchange exchange = call(
         Operation::Reverse, "/v3/pay/transactions/out-trade-no/" + percent(order) + "/reverse",
@@ -556,9 +553,14 @@ ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool ju
     const bool refused = exchange.reading.meaning == Meaning::Refused;
     const bool settled = (refused || exchange.reading.meaning == Meaning::NotFound) &&
                          !exchange.resent && m_reverses.settle(*copy).ok();
+    // "No such order" of an order just read is WeChat Pay contradicting
+    // itself: nothing is concluded.
     if (exchange.reading.meaning == Meaning::NotFound)
-        return neverSeen(operation, justRefused && settled && !reverseUnsettled(order),
-                         exchange.why);
+        return seenAbsent
+                   ? neverSeen(operation, justRefused && settled && alone(order), exchange.why)
+                   : unknown(QStringLiteral("WeChat Pay has no order %1 to reverse, yet "
+                                            "read one: %2")
+                                 .arg(order, exchange.why));
     const ChannelResult now = queryTrade(operation);
     if (now.outcome == ChannelOutcome::Closed) {
         // No copy can undo a closed order. Left unsettled if this fails: the
@@ -566,10 +568,10 @@ ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool ju
         (void)m_reverses.settleOrder(order);
         return now;
     }
-    const bool alone = refused && settled && !reverseUnsettled(order);
-    if (alone && now.outcome == ChannelOutcome::Approved)
+    const bool onlyCopy = refused && settled && alone(order);
+    if (onlyCopy && now.outcome == ChannelOutcome::Approved)
         return now;
-    if (alone && now.outcome == ChannelOutcome::NotFound)
+    if (onlyCopy && now.outcome == ChannelOutcome::NotFound)
         return neverSeen(operation, false, now.message);
     // Reversed, yet the order does not read so (it lags), or another copy is
     // still unsettled: asked again.
@@ -577,10 +579,41 @@ ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool ju
         QStringLiteral("WeChat Pay's reverse of %1: %2; %3").arg(order, exchange.why, now.message));
 }
 
-bool WechatPayChannel::reverseUnsettled(const QString &order)
+// The order is read again now that the copy is recorded: whoever reads it
+// paid from now on sees the copy (unlessReversing). What to answer instead
+// of sending the reverse, if the order no longer holds no payment.
+std::optional<ChannelResult> WechatPayChannel::stillUnpaid(const ChannelRequest &operation,
+                                                           qint64 copy, bool *seenAbsent)
 {
-    const Result<bool> unsettled = m_reverses.unsettled(order);
-    return !unsettled || *unsettled;
+    QString unpaid;
+    const ChannelResult now = queryTrade(operation, &unpaid);
+    *seenAbsent = now.outcome == ChannelOutcome::NotFound;
+    if (now.outcome == ChannelOutcome::Closed) {
+        (void)m_reverses.settleOrder(operation.chargeId());
+        return now;
+    }
+    if (!unpaid.isEmpty())
+        return std::nullopt;
+    (void)m_reverses.settle(copy); // never sent
+    return now.outcome == ChannelOutcome::Approved
+               ? now
+               : unknown(QStringLiteral("not reversed: %1").arg(now.message));
+}
+
+// A "paid" is not believed while a copy of a reverse may still land, nor
+// once a copy has been seen to land (the order read closed), nor when keel
+// cannot tell.
+bool WechatPayChannel::paymentMayBeUndone(const QString &order)
+{
+    const Result<SentReverses::Standing> standing = m_reverses.standing(order);
+    return !standing || standing->unsettled || standing->closed;
+}
+
+// No copy of the order's reverse is unsettled (an error: there may be).
+bool WechatPayChannel::alone(const QString &order)
+{
+    const Result<SentReverses::Standing> standing = m_reverses.standing(order);
+    return standing && !standing->unsettled;
 }
 
 // WeChat Pay has no such order, and says nothing of one a payment request

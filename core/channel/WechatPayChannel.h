@@ -78,6 +78,9 @@ private:
     // holds no payment for it: only then may it be reversed.
     ChannelResult queryTrade(const ChannelRequest &operation, QString *unpaid = nullptr);
     ChannelResult queryRefund(const ChannelRequest &operation);
+    // An authorization's order, reversed if it is left unpaid; before
+    // unlessReversing.
+    ChannelResult queryOrder(const ChannelRequest &operation);
     // `justRefused`: WeChat Pay has just refused the only payment request
     // ever sent for this order (ChannelRequest::firstAttempt).
     // Asks the order, and reverses it only if it holds no payment.
@@ -92,14 +95,16 @@ private:
     enum class Recheck { No, Yes };
     // Closed only once WeChat Pay has answered the reverse and the order
     // reads CLOSED or REVOKED.
-    ChannelResult reverse(const ChannelRequest &operation, bool justRefused, Recheck recheck);
+    // `seenAbsent`: the order was last read as one WeChat Pay does not have.
+    ChannelResult reverse(const ChannelRequest &operation, bool justRefused, Recheck recheck,
+                          bool seenAbsent);
+    std::optional<ChannelResult> stillUnpaid(const ChannelRequest &operation, qint64 copy,
+                                             bool *seenAbsent);
     // `result` (of `operation`), unless it says "paid" while a reverse of the
     // order may still be carried out: then Unknown.
     ChannelResult unlessReversing(const ChannelRequest &operation, const ChannelResult &result);
-    // Whether a reverse of the order may still be carried out, or keel
-    // cannot tell: then the reverse is sent again instead of believing what
-    // the order reads.
-    bool reverseUnsettled(const QString &order);
+    bool paymentMayBeUndone(const QString &order);
+    bool alone(const QString &order);
     ChannelResult neverSeen(const ChannelRequest &operation, bool justRefused,
                             const QString &why) const;
 

@@ -36,7 +36,8 @@ Result<std::optional<RsaKey>> wechatpayPublicKey(const ChannelKeyFiles &files)
 {
     if (files.wechatpayPublicKey.isEmpty() && files.wechatpayPublicKeyId.isEmpty())
         return std::optional<RsaKey>();
-    static const QRegularExpression Id(QStringLiteral("^PUB_KEY_ID_[0-9A-Z]{1,64}$"));
+    static const QRegularExpression Id(
+        QRegularExpression::anchoredPattern(QStringLiteral("PUB_KEY_ID_[0-9A-Z]{1,64}")));
     if (!Id.match(files.wechatpayPublicKeyId).hasMatch())
         return fieldError(QStringLiteral("wechatpay-public-key-id"),
                           QStringLiteral("parameter_invalid"),

@@ -15,17 +15,27 @@ CREATE TABLE channel_reverses (
     channel text NOT NULL CHECK (channel <> ''),
     order_no text NOT NULL CHECK (order_no <> ''),
     sent_at timestamptz NOT NULL DEFAULT now(),
-    settled_at timestamptz
+    settled_at timestamptz,
+    -- Settled because the order read closed: a copy landed (or the order
+    -- closed by itself), so a "paid" read before that is never believed.
+    order_closed boolean NOT NULL DEFAULT false
 );
 
-CREATE INDEX channel_reverses_unsettled ON channel_reverses (channel, order_no)
-    WHERE settled_at IS NULL;
+CREATE INDEX channel_reverses_order ON channel_reverses (channel, order_no);
 
--- A copy is settled once, at the time it is: the service can neither
--- unsettle one (which would only cost liveness) nor date it otherwise.
+-- A copy is recorded unsettled, at the time it is, and settled once, at the
+-- time it is; nothing else about it changes. The service can neither unsettle
+-- one (a paid order's protection) nor date one otherwise.
 CREATE FUNCTION channel_reverses_settle_once() RETURNS trigger
 LANGUAGE plpgsql SET search_path = keel AS $$
 BEGIN
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.settled_at IS NOT NULL OR NEW.order_closed THEN
+            RAISE EXCEPTION 'a reverse copy is recorded unsettled' USING ERRCODE = 'check_violation';
+        END IF;
+        NEW.sent_at := now();
+        RETURN NEW;
+    END IF;
     IF OLD.settled_at IS NOT NULL OR NEW.settled_at IS NULL
        OR NEW.channel IS DISTINCT FROM OLD.channel OR NEW.order_no IS DISTINCT FROM OLD.order_no
        OR NEW.sent_at IS DISTINCT FROM OLD.sent_at THEN
@@ -37,9 +47,9 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER channel_reverses_settle_once BEFORE UPDATE ON channel_reverses
+CREATE TRIGGER channel_reverses_settle_once BEFORE INSERT OR UPDATE ON channel_reverses
     FOR EACH ROW EXECUTE FUNCTION channel_reverses_settle_once();
 
 GRANT SELECT, INSERT ON channel_reverses TO keel_gateway;
-GRANT UPDATE (settled_at) ON channel_reverses TO keel_gateway;
+GRANT UPDATE (settled_at, order_closed) ON channel_reverses TO keel_gateway;
 GRANT SELECT ON channel_reverses TO keel_auditor, keel_sre, keel_operator, keel_approver;
