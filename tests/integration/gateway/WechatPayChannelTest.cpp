@@ -570,17 +570,27 @@ TEST_F(WechatPayChannelTest, AMerchantInPublicKeyModeVerifiesAnswersByTheKeysId)
                       QStringLiteral("KEEL_CHANNEL"), &simUrl);
     ASSERT_FALSE(simUrl.isEmpty());
     const auto gatewayWith = [&](const QString &id, QString *url) {
-        return spawnGateway(
-            {QStringLiteral("--channel"), QStringLiteral("wechatpay"),
-             QStringLiteral("--wechatpay-mchid"), MchId, QStringLiteral("--wechatpay-appid"), AppId,
-             QStringLiteral("--wechatpay-merchant-key"), signingFile("wechatpay-merchant.key"),
-             QStringLiteral("--wechatpay-merchant-certificate"),
-             signingFile("wechatpay-merchant.crt"), QStringLiteral("--wechatpay-public-key"),
-             signingFile("wechatpay.pub"), QStringLiteral("--wechatpay-public-key-id"), id,
-             QStringLiteral("--wechatpay-api"),
-             QStringLiteral("https://localhost:%1").arg(m_simPort),
-             QStringLiteral("--channel-ca-file"), m_pki.caCertificate()},
-            url);
+        return spawnGateway({QStringLiteral("--channel"),
+                             QStringLiteral("wechatpay"),
+                             QStringLiteral("--wechatpay-mchid"),
+                             MchId,
+                             QStringLiteral("--wechatpay-appid"),
+                             AppId,
+                             QStringLiteral("--wechatpay-merchant-key"),
+                             signingFile("wechatpay-merchant.key"),
+                             QStringLiteral("--wechatpay-merchant-certificate"),
+                             signingFile("wechatpay-merchant.crt"),
+                             QStringLiteral("--wechatpay-public-key"),
+                             signingFile("wechatpay.pub"),
+                             QStringLiteral("--wechatpay-public-key-id"),
+                             id,
+                             QStringLiteral("--wechatpay-apiv3-key"),
+                             signingFile("wechatpay.apiv3"),
+                             QStringLiteral("--wechatpay-api"),
+                             QStringLiteral("https://localhost:%1").arg(m_simPort),
+                             QStringLiteral("--channel-ca-file"),
+                             m_pki.caCertificate()},
+                            url);
     };
     QString url;
     auto gateway = gatewayWith(keyId, &url);
@@ -589,6 +599,20 @@ TEST_F(WechatPayChannelTest, AMerchantInPublicKeyModeVerifiesAnswersByTheKeysId)
                                    "wechatpay-pubkey", {}, clientFor(url, 10000).get());
     ASSERT_EQ(charged.status, 200) << charged.body.constData();
     EXPECT_EQ(simRecord(), QStringLiteral("authorize approved 2500"));
+    // Its notifications name the same ID, and are verified by the key too.
+    const QString charge = jsonOf(charged).value(QLatin1String("id")).toString();
+    const QByteArray notice = keel::test::wechatPayNoticeBody(
+        QStringLiteral("evt-pubkey-1"), charge, 2500, fileBytes("wechatpay.apiv3"));
+    const auto notify = [&](const QByteArray &nonce, const QString &signer) {
+        return clientFor(url, 10000)
+            ->request("POST", "/v1/channels/wechatpay/notify",
+                      keel::test::wechatPayNoticeHeaders(
+                          notice, nonce, QDateTime::currentSecsSinceEpoch(), signer.toLatin1(),
+                          keyFile("wechatpay.key")),
+                      notice);
+    };
+    EXPECT_EQ(notify("nonce-pubkey-1", keyId).status, 204);
+    EXPECT_EQ(notify("nonce-pubkey-2", keyId.chopped(1) + u'9').status, 401);
     gateway->terminate();
     gateway->waitForFinished(10000);
 
