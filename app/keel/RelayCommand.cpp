@@ -1,8 +1,10 @@
 #include "Command.h"
+#include "MetricsOption.h"
 #include "ServiceManager.h"
 #include "ShutdownSignals.h"
 
 #include "core/db/ConnectionSettings.h"
+#include "core/runtime/MetricsEndpoint.h"
 #include "core/runtime/RelayRuntime.h"
 
 #include <QCommandLineParser>
@@ -45,6 +47,7 @@ public:
                           QStringLiteral("Seconds published rows are kept before they are swept "
                                          "(default 604800)."),
                           QStringLiteral("SECONDS")});
+        addMetricsOption(parser);
     }
 
     int run(const QCommandLineParser &parser) override
@@ -82,6 +85,9 @@ public:
         Result<std::unique_ptr<RelayRuntime>> runtime = RelayRuntime::start(options);
         if (!runtime)
             return fail(name(), runtime.error());
+        Result<std::unique_ptr<MetricsEndpoint>> metrics = startMetrics(parser);
+        if (!metrics)
+            return fail(name(), metrics.error());
         note(QStringLiteral("publishing to %1, exchange %2; Ctrl-C stops")
                  .arg(broker->redacted(), options.relay.exchange));
         printLine(QStringLiteral("KEEL_RELAY=ready"));

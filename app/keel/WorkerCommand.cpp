@@ -1,9 +1,11 @@
 #include "Command.h"
 #include "GatewayOptionsParser.h"
+#include "MetricsOption.h"
 #include "ServiceManager.h"
 #include "ShutdownSignals.h"
 
 #include "core/db/ConnectionSettings.h"
+#include "core/runtime/MetricsEndpoint.h"
 #include "core/runtime/WorkerRuntime.h"
 
 #include <QCommandLineParser>
@@ -60,6 +62,7 @@ public:
                                          "43200)."),
                           QStringLiteral("S,S,...")});
         addChannelOptions(parser);
+        addMetricsOption(parser);
     }
 
     int run(const QCommandLineParser &parser) override
@@ -76,6 +79,9 @@ public:
         Result<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::start(*options);
         if (!runtime)
             return fail(name(), runtime.error());
+        Result<std::unique_ptr<MetricsEndpoint>> metrics = startMetrics(parser);
+        if (!metrics)
+            return fail(name(), metrics.error());
         note(QStringLiteral("running %1 forward and %2 compensation threads; Ctrl-C stops")
                  .arg(options->saga.forwardThreads)
                  .arg(options->saga.compensateThreads));

@@ -17,6 +17,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
+#include <QUrl>
 
 #include <gtest/gtest.h>
 
@@ -191,6 +192,37 @@ TEST_F(ServiceUnitTest, TheGatewayStartsFromItsUnitSaysReadyAndStopsOnSigterm)
     ASSERT_TRUE(gateway.waitForFinished(unit.timeoutStopSeconds * 1000));
     EXPECT_EQ(gateway.exitStatus(), QProcess::NormalExit);
     EXPECT_EQ(gateway.exitCode(), 0);
+}
+
+// keel worker serves no API, so it serves /metrics on an address of its own
+// (--metrics), for the KeelWorkerDown alert and its own counters. keel relay
+// takes the same option through the same code.
+TEST_F(ServiceUnitTest, TheWorkerServesItsMetricsOnAnAddressOfItsOwn)
+{
+    QString url;
+    auto worker = keel::test::startKeel({QStringLiteral("worker"), QStringLiteral("--db"),
+                                         m_serviceLogin.conninfo(), QStringLiteral("--metrics"),
+                                         QStringLiteral("127.0.0.1:0")},
+                                        QStringLiteral("KEEL_METRICS"), &url);
+    ASSERT_FALSE(url.isEmpty());
+    const QUrl address(url);
+    keel::HttpClient client(address.host(), address.port());
+    const keel::HttpReply metrics = client.request("GET", "/metrics");
+    EXPECT_EQ(metrics.status, 200);
+    EXPECT_TRUE(metrics.body.contains("keel_saga_transitions_total"))
+        << metrics.body.left(200).constData();
+    EXPECT_EQ(client.request("GET", "/healthz").status, 200);
+    EXPECT_EQ(client.request("GET", "/v1/charges").status, 404);
+    worker->terminate();
+    EXPECT_TRUE(worker->waitForFinished(30000));
+    EXPECT_EQ(worker->exitCode(), 0);
+
+    const keel::test::ProcessResult refused =
+        keel::test::runKeel({QStringLiteral("worker"), QStringLiteral("--db"),
+                             m_serviceLogin.conninfo(), QStringLiteral("--metrics"),
+                             QStringLiteral("nowhere")});
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_TRUE(refused.err.contains(QLatin1String("--metrics"))) << qPrintable(refused.err);
 }
 
 } // namespace
