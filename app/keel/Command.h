@@ -54,6 +54,7 @@ std::unique_ptr<Command> makeDevCommand();
 std::unique_ptr<Command> makeGatewayCommand();
 std::unique_ptr<Command> makeWorkerCommand();
 std::unique_ptr<Command> makeRelayCommand();
+std::unique_ptr<Command> makeDoctorCommand();
 std::unique_ptr<Command> makeMerchantCommand();
 std::unique_ptr<Command> makeAuditCommand();
 std::unique_ptr<Command> makeReconCommand();

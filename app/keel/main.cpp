@@ -20,6 +20,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(makeGatewayCommand());
     commands.push_back(makeWorkerCommand());
     commands.push_back(makeRelayCommand());
+    commands.push_back(makeDoctorCommand());
     commands.push_back(makeChannelSimCommand());
     commands.push_back(makeMerchantCommand());
     commands.push_back(makeAuditCommand());

@@ -1,0 +1,158 @@
+#include "Command.h"
+
+#include "core/db/ConnectionSettings.h"
+#include "core/db/LibpqConnection.h"
+#include "core/outbox/AmqpPublisher.h"
+#include "core/runtime/DeploymentCheck.h"
+
+#include <QCommandLineParser>
+#include <QFile>
+#include <QHash>
+#include <QRegularExpression>
+#include <QSet>
+
+namespace keel::cli {
+namespace {
+
+// The options whose value is a file a service reads, and whether it holds a secret.
+const QHash<QString, bool> &fileOptions()
+{
+    static const QHash<QString, bool> options{
+        {QStringLiteral("tls-key"), true},
+        {QStringLiteral("alipay-app-key"), true},
+        {QStringLiteral("wechatpay-merchant-key"), true},
+        {QStringLiteral("wechatpay-apiv3-key"), true},
+        {QStringLiteral("stripe-webhook-secret"), true},
+        {QStringLiteral("tls-cert"), false},
+        {QStringLiteral("alipay-public-key"), false},
+        {QStringLiteral("wechatpay-certificate"), false},
+        {QStringLiteral("wechatpay-merchant-certificate"), false},
+        {QStringLiteral("wechatpay-public-key"), false},
+        {QStringLiteral("channel-ca-file"), false},
+        {QStringLiteral("ca-file"), false},
+    };
+    return options;
+}
+
+class DoctorCommand final : public Command {
+public:
+    QString name() const override { return QStringLiteral("doctor"); }
+    QString summary() const override
+    {
+        return QStringLiteral("Check a service's configuration (the files systemd gives it): the "
+                              "database login, schema and grants, key files, the broker. Exit "
+                              "status 1 if anything needs fixing.");
+    }
+
+    void addOptions(QCommandLineParser &parser) const override
+    {
+        addDatabaseOption(parser);
+        parser.addOption({QStringLiteral("env"),
+                          QStringLiteral("An EnvironmentFile of the unit (KEY=VALUE lines), e.g. "
+                                         "/etc/keel/keel.env; repeat for each."),
+                          QStringLiteral("FILE")});
+    }
+
+    int run(const QCommandLineParser &parser) override
+    {
+        QList<Finding> findings;
+        QHash<QString, QString> environment;
+        for (const QString &path : parser.values(QStringLiteral("env")))
+            findings << readEnvironment(path, environment);
+        // As systemd would set them, so that libpq finds the service and pgpass files.
+        for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+            qputenv(it.key().toLocal8Bit().constData(), it.value().toLocal8Bit());
+        findings << database(parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db"))
+                                                                : qEnvironmentVariable("KEEL_DB"));
+        if (qEnvironmentVariableIsSet("PGPASSFILE"))
+            findings << checkServiceFile(QStringLiteral("PGPASSFILE"),
+                                         qEnvironmentVariable("PGPASSFILE"), true);
+        for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+            if (it.key().endsWith(QLatin1String("_OPTIONS")))
+                findings << files(it.value());
+        if (qEnvironmentVariableIsSet("KEEL_AMQP"))
+            findings << broker(qEnvironmentVariable("KEEL_AMQP"),
+                               exchange(environment.value(QStringLiteral("KEEL_RELAY_OPTIONS"))));
+        bool healthy = true;
+        for (const Finding &finding : std::as_const(findings)) {
+            healthy = healthy && finding.ok();
+            printLine(finding.ok()
+                          ? QStringLiteral("ok   %1: %2").arg(finding.subject, finding.found)
+                          : QStringLiteral("FIX  %1: %2").arg(finding.subject, finding.fix));
+        }
+        return healthy ? ExitOk : 1;
+    }
+
+private:
+    static QList<Finding> readEnvironment(const QString &path, QHash<QString, QString> &into)
+    {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return {{QStringLiteral("env %1").arg(path), {}, file.errorString()}};
+        for (const QString &line : QString::fromUtf8(file.readAll()).split(u'\n')) {
+            const qsizetype equals = line.indexOf(u'=');
+            if (!line.trimmed().startsWith(u'#') && equals > 0)
+                into.insert(line.left(equals).trimmed(), line.mid(equals + 1).trimmed());
+        }
+        return {};
+    }
+
+    static QList<Finding> database(const QString &dsn)
+    {
+        if (dsn.isEmpty())
+            return {{QStringLiteral("database"),
+                     {},
+                     QStringLiteral("KEEL_DB is not set (in /etc/keel/keel.env)")}};
+        Result<ConnectionSettings> settings = ConnectionSettings::parse(dsn);
+        if (!settings)
+            return {{QStringLiteral("database"), {}, settings.error().message}};
+        Result<LibpqConnection> session = LibpqConnection::open(*settings);
+        if (!session)
+            return {{QStringLiteral("database"), {}, session.error().message}};
+        return QList<Finding>{{QStringLiteral("database"), settings->redacted(), {}}} +
+               checkServiceLogin(*session);
+    }
+
+    static QList<Finding> files(const QString &options)
+    {
+        QList<Finding> found;
+        const QStringList words =
+            options.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+        for (qsizetype i = 0; i + 1 < words.size(); ++i) {
+            const QString option =
+                words[i].startsWith(QLatin1String("--")) ? words[i].mid(2) : QString();
+            if (fileOptions().contains(option))
+                found << checkServiceFile(words[i], words[i + 1], fileOptions().value(option));
+        }
+        return found;
+    }
+
+    // The relay's --exchange, or its default.
+    static QString exchange(const QString &options)
+    {
+        const QStringList words = options.split(u' ', Qt::SkipEmptyParts);
+        const qsizetype at = words.indexOf(QStringLiteral("--exchange"));
+        return at >= 0 && at + 1 < words.size() ? words[at + 1] : QStringLiteral("keel.events");
+    }
+
+    // Connected and logged in, the exchange declared as the relay declares it.
+    static Finding broker(const QString &url, const QString &exchange)
+    {
+        Result<AmqpAddress> address = AmqpAddress::parse(url);
+        if (!address)
+            return {QStringLiteral("broker"), {}, address.error().message};
+        AmqpPublisher publisher(*address, exchange);
+        if (Status connected = publisher.connect(5000); !connected)
+            return {QStringLiteral("broker"), {}, connected.error().message};
+        return {QStringLiteral("broker"), address->redacted(), {}};
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeDoctorCommand()
+{
+    return std::make_unique<DoctorCommand>();
+}
+
+} // namespace keel::cli
