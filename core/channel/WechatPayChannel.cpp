@@ -404,7 +404,7 @@ ChannelResult WechatPayChannel::queryOrder(const ChannelRequest &operation)
 {
     QString unpaid;
     const ChannelResult known = queryTrade(operation, &unpaid);
-    if (std::optional<ChannelResult> decided = afterReading(operation, known))
+    if (std::optional<ChannelResult> decided = afterReading(operation, known, unpaid))
         return *decided;
     // An order left unpaid is settled by reversing it: at once after a failed
     // attempt (PAYERROR: WeChat Pay asks for the reverse), and once the payer
@@ -413,15 +413,18 @@ ChannelResult WechatPayChannel::queryOrder(const ChannelRequest &operation)
     if (unpaid == QLatin1String("PAYERROR") ||
         ((unpaid == QLatin1String("NOTPAY") || unpaid == QLatin1String("USERPAYING")) &&
          operation.chargeCreatedEpoch > 0 && age > PayerWaitSeconds))
-        return reverse(operation, false, Recheck::Yes, false);
+        return reverse(operation, false);
     return known;
 }
 
 // A closed order (CLOSED, REVOKED) stands whatever reverse may land, and
 // settles every copy. Otherwise, while a copy of its reverse may still be
-// carried out, the reverse is sent again until WeChat Pay answers one.
+// carried out: an order that still holds no payment is reversed again, to
+// learn its fate; one read paid is left in doubt, never reversed (the copy
+// may never have left, or be in its sender's last look at the order).
 std::optional<ChannelResult> WechatPayChannel::afterReading(const ChannelRequest &operation,
-                                                            const ChannelResult &known)
+                                                            const ChannelResult &known,
+                                                            const QString &unpaid)
 {
     if (known.outcome == ChannelOutcome::Closed) {
         // Left unsettled if this fails: the next look finds the order closed.
@@ -432,9 +435,13 @@ std::optional<ChannelResult> WechatPayChannel::afterReading(const ChannelRequest
     if (!standing)
         return unknown(QStringLiteral("nothing sent: the reverses of %1 could not be read (%2)")
                            .arg(operation.chargeId(), standing.error().message));
-    if (standing->unsettled)
-        return reverse(operation, false, Recheck::No, known.outcome == ChannelOutcome::NotFound);
-    return std::nullopt;
+    if (!standing->unsettled)
+        return std::nullopt;
+    if (unpaid.isEmpty())
+        return unknown(QStringLiteral("a reverse of %1 may still be carried out; not reversed "
+                                      "again: %2")
+                           .arg(operation.chargeId(), known.message));
+    return reverse(operation, false);
 }
 
 ChannelResult WechatPayChannel::queryTrade(const ChannelRequest &operation, QString *unpaid)
@@ -509,18 +516,17 @@ ChannelResult WechatPayChannel::closeOrder(const ChannelRequest &operation, bool
 {
     QString unpaid;
     const ChannelResult known = queryTrade(operation, &unpaid);
-    if (std::optional<ChannelResult> decided = afterReading(operation, known))
+    if (std::optional<ChannelResult> decided = afterReading(operation, known, unpaid))
         return *decided;
     // A reverse gives a paid order's money back: only an unpaid one is reversed.
     if (known.outcome == ChannelOutcome::Approved)
         return known;
     if (unpaid.isEmpty())
         return unknown(QStringLiteral("not reversed: %1").arg(known.message));
-    return reverse(operation, justRefused, Recheck::Yes, false);
+    return reverse(operation, justRefused);
 }
 
-ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool justRefused,
-                                        Recheck recheck, bool seenAbsent)
+ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool justRefused)
 {
     const QString order = operation.chargeId();
     // Recorded before it is sent: a process that dies with the reverse on
@@ -531,10 +537,9 @@ ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool ju
         return unknown(
             QStringLiteral("the reverse of %1 was not sent: it could not be recorded (%2)")
                 .arg(order, copy.error().message));
-    if (recheck == Recheck::Yes) {
-        if (std::optional<ChannelResult> kept = stillUnpaid(operation, *copy, &seenAbsent))
-            return *kept;
-    }
+    bool seenAbsent = false;
+    if (std::optional<ChannelResult> kept = stillUnpaid(operation, *copy, &seenAbsent))
+        return *kept;
     const Exchange exchange = call(
         Operation::Reverse, "/v3/pay/transactions/out-trade-no/" + percent(order) + "/reverse",
         {{QStringLiteral("appid"), m_options.appid}, {QStringLiteral("mchid"), m_options.mchid}},

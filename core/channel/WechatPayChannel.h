@@ -85,19 +85,15 @@ private:
     // ever sent for this order (ChannelRequest::firstAttempt).
     // Asks the order, and reverses it only if it holds no payment.
     ChannelResult closeOrder(const ChannelRequest &operation, bool justRefused);
-    // What the order's reading decides before any new reverse: see the
-    // definition. None: the caller decides.
+    // What the order's reading (and `unpaid`, as queryTrade sets it)
+    // decides before any new reverse. None: the caller decides.
     std::optional<ChannelResult> afterReading(const ChannelRequest &operation,
-                                              const ChannelResult &known);
-    // Recheck::Yes: the order is read again after the copy is recorded, and
-    // the reverse is sent only if it still holds no payment. No: a copy may
-    // already be on its way, and this one is sent to learn its fate.
-    enum class Recheck { No, Yes };
-    // Closed only once WeChat Pay has answered the reverse and the order
-    // reads CLOSED or REVOKED.
-    // `seenAbsent`: the order was last read as one WeChat Pay does not have.
-    ChannelResult reverse(const ChannelRequest &operation, bool justRefused, Recheck recheck,
-                          bool seenAbsent);
+                                              const ChannelResult &known, const QString &unpaid);
+    // Records a copy, reads the order again, and sends the reverse only if
+    // the order still holds no payment. Closed only once WeChat Pay has
+    // answered the reverse and the order reads CLOSED or REVOKED.
+    ChannelResult reverse(const ChannelRequest &operation, bool justRefused);
+    // `seenAbsent`: the order was read as one WeChat Pay does not have.
     std::optional<ChannelResult> stillUnpaid(const ChannelRequest &operation, qint64 copy,
                                              bool *seenAbsent);
     // `result` (of `operation`), unless it says "paid" while a reverse of the
