@@ -35,10 +35,6 @@ void addGatewayOptions(QCommandLineParser &parser)
          QStringLiteral("Seconds a payment may sit in Authorizing/Capturing before the "
                         "channel is asked what happened (default 30)."),
          QStringLiteral("SECONDS")});
-    parser.addOption({QStringLiteral("wechatpay-apiv3-key"),
-                      QStringLiteral("File with the 32-character WeChat Pay APIv3 key that "
-                                     "decrypts its notifications."),
-                      QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("stripe-webhook-secret"),
                       QStringLiteral("File with a Stripe webhook secret (whsec_...; repeat during "
                                      "a rotation): verifies /v1/channels/stripe/webhook."),

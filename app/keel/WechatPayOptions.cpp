@@ -26,6 +26,11 @@ void addWechatPayChannelOptions(QCommandLineParser &parser)
     parser.addOption({QStringLiteral("wechatpay-public-key-id"),
                       QStringLiteral("The ID WeChat Pay shows beside that key (PUB_KEY_ID_…)."),
                       QStringLiteral("ID")});
+    parser.addOption({QStringLiteral("wechatpay-apiv3-key"),
+                      QStringLiteral("File with the 32-character WeChat Pay APIv3 key: decrypts "
+                                     "its notifications (gateway) and, with --channel wechatpay, "
+                                     "the certificate list read when its key rotates."),
+                      QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("wechatpay-mchid"),
                       QStringLiteral("With --channel wechatpay: the merchant number (直连商户号)."),
                       QStringLiteral("ID")});

@@ -271,17 +271,20 @@ ChannelResult WechatPayChannel::execute(const ChannelRequest &request)
         return {ChannelOutcome::Failed,
                 {},
                 QStringLiteral("WeChat Pay has no %1 of a payment").arg(request.operation)};
+    // A payment code is sent once. A request that may not be the first (a
+    // takeover of a key whose holder stalled) could race the holder's
+    // refusal handling, which closes the order on the word that its request
+    // was the only one: the order query and the reconciler decide instead.
+    if (paying && !request.firstAttempt)
+        return unknown(QStringLiteral("%1 may already be on its way to WeChat Pay: its payment "
+                                      "code is not sent again")
+                           .arg(request.reference));
     ChannelResult result = paying ? pay(request) : refund(request);
     // A query's "no such order or refund" after "already paid" or a refund
     // still processing says nothing yet: the earlier copy may not show.
     if (result.outcome == ChannelOutcome::NotFound)
         result.outcome = ChannelOutcome::Unknown;
     return unlessReversing(request, result);
-}
-
-bool WechatPayChannel::approvalMayBeUndone(const QString &chargeId)
-{
-    return paymentMayBeUndone(chargeId);
 }
 
 // Every "paid" keel is told passes here, after it was read: a process about
@@ -291,7 +294,8 @@ ChannelResult WechatPayChannel::unlessReversing(const ChannelRequest &operation,
                                                 const ChannelResult &result)
 {
     if (result.outcome != ChannelOutcome::Approved ||
-        operation.operation == QLatin1String("refund") || !paymentMayBeUndone(operation.chargeId()))
+        operation.operation == QLatin1String("refund") ||
+        !m_reverses.approvalMayBeUndone(operation.chargeId()))
         return result;
     return unknown(QStringLiteral("WeChat Pay reads %1 paid, but a reverse of it may still be "
                                   "carried out: %2")
@@ -431,17 +435,30 @@ std::optional<ChannelResult> WechatPayChannel::afterReading(const ChannelRequest
         (void)m_reverses.settleOrder(operation.chargeId());
         return known;
     }
-    const Result<SentReverses::Standing> standing = m_reverses.standing(operation.chargeId());
+    const Result<SentReverses::Standing> standing =
+        m_reverses.standing(operation.chargeId(), staleAfterSeconds());
     if (!standing)
         return unknown(QStringLiteral("nothing sent: the reverses of %1 could not be read (%2)")
                            .arg(operation.chargeId(), standing.error().message));
     if (!standing->unsettled)
         return std::nullopt;
-    if (unpaid.isEmpty())
-        return unknown(QStringLiteral("a reverse of %1 may still be carried out; not reversed "
-                                      "again: %2")
-                           .arg(operation.chargeId(), known.message));
-    return reverse(operation, false);
+    if (!unpaid.isEmpty())
+        return reverse(operation, false);
+    // Read paid with a copy whose sender has long had its answer, or none:
+    // keel set out to reverse this order, and finishes, so that the copy's
+    // fate is known (WeChat Pay gives a paid order back on a reverse).
+    if (standing->staleUnsettled)
+        return sendReverse(operation, false, false);
+    return unknown(QStringLiteral("a reverse of %1 may still be carried out; not reversed again "
+                                  "yet: %2")
+                       .arg(operation.chargeId(), known.message));
+}
+
+// Longer than any sender takes from recording its copy to its answer (a
+// read and a reverse, each within the timeout, and the client's one resend).
+int WechatPayChannel::staleAfterSeconds() const
+{
+    return std::max(120, 5 * m_options.timeoutMs / 1000);
 }
 
 ChannelResult WechatPayChannel::queryTrade(const ChannelRequest &operation, QString *unpaid)
@@ -540,6 +557,18 @@ ChannelResult WechatPayChannel::reverse(const ChannelRequest &operation, bool ju
     bool seenAbsent = false;
     if (std::optional<ChannelResult> kept = stillUnpaid(operation, *copy, &seenAbsent))
         return *kept;
+    return sendReverse(operation, justRefused, seenAbsent, *copy);
+}
+
+ChannelResult WechatPayChannel::sendReverse(const ChannelRequest &operation, bool justRefused,
+                                            bool seenAbsent, std::optional<qint64> recorded)
+{
+    const QString order = operation.chargeId();
+    const Result<qint64> copy = recorded ? Result<qint64>(*recorded) : m_reverses.record(order);
+    if (!copy)
+        return unknown(
+            QStringLiteral("the reverse of %1 was not sent: it could not be recorded (%2)")
+                .arg(order, copy.error().message));
     const Exchange exchange = call(
         Operation::Reverse, "/v3/pay/transactions/out-trade-no/" + percent(order) + "/reverse",
         {{QStringLiteral("appid"), m_options.appid}, {QStringLiteral("mchid"), m_options.mchid}},
@@ -603,15 +632,6 @@ std::optional<ChannelResult> WechatPayChannel::stillUnpaid(const ChannelRequest 
     return now.outcome == ChannelOutcome::Approved
                ? now
                : unknown(QStringLiteral("not reversed: %1").arg(now.message));
-}
-
-// A "paid" is not believed while a copy of a reverse may still land, nor
-// once a copy has been seen to land (the order read closed), nor when keel
-// cannot tell.
-bool WechatPayChannel::paymentMayBeUndone(const QString &order)
-{
-    const Result<SentReverses::Standing> standing = m_reverses.standing(order);
-    return !standing || standing->unsettled || standing->closed;
 }
 
 // No copy of the order's reverse is unsettled (an error: there may be).

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "core/Result.h"
-#include "core/channel/SentReverses.h"
 #include "core/channel/WechatPayApi.h"
 #include "core/payment/Channel.h"
+#include "core/payment/SentReverses.h"
 #include "core/signing/RsaKey.h"
 #include "core/signing/SignatureVerdict.h"
 #include "core/signing/WechatPayCertificates.h"
@@ -68,7 +68,6 @@ public:
     // unpaid; then looked up again. A refund cannot be stopped: its close
     // says what the refund query says, or Unknown.
     ChannelResult close(const ChannelRequest &operation) override;
-    bool approvalMayBeUndone(const QString &chargeId) override;
 
 private:
     ChannelResult pay(const ChannelRequest &request);
@@ -96,10 +95,14 @@ private:
     // `seenAbsent`: the order was read as one WeChat Pay does not have.
     std::optional<ChannelResult> stillUnpaid(const ChannelRequest &operation, qint64 copy,
                                              bool *seenAbsent);
+    // Sends the reverse as copy `recorded` (or one recorded now), and reads
+    // what became of the order.
+    ChannelResult sendReverse(const ChannelRequest &operation, bool justRefused, bool seenAbsent,
+                              std::optional<qint64> recorded = std::nullopt);
+    int staleAfterSeconds() const;
     // `result` (of `operation`), unless it says "paid" while a reverse of the
     // order may still be carried out: then Unknown.
     ChannelResult unlessReversing(const ChannelRequest &operation, const ChannelResult &result);
-    bool paymentMayBeUndone(const QString &order);
     bool alone(const QString &order);
     ChannelResult neverSeen(const ChannelRequest &operation, bool justRefused,
                             const QString &why) const;

@@ -85,15 +85,6 @@ public:
     // Unknown when the channel cannot promise either. An adapter for a network
     // that cannot refuse a late request must answer Unknown.
     virtual ChannelResult close(const ChannelRequest &operation) = 0;
-    // Whether the network may still undo an approval of the charge: keel
-    // sent a request that would (WeChat Pay's reverse) and does not know its
-    // fate, or cannot tell. An approval, answered or notified, is then not
-    // believed. Asked after the approval was read.
-    virtual bool approvalMayBeUndone(const QString &chargeId)
-    {
-        (void)chargeId;
-        return false;
-    }
 };
 
 // Makes the channel a process uses, given the process's database settings. The

@@ -6,6 +6,7 @@
 #include "core/payment/IdempotentOperation.h"
 #include "core/payment/PaymentContext.h"
 #include "core/payment/PaymentRepository.h"
+#include "core/payment/SentReverses.h"
 
 namespace keel {
 QString noticeVerdictCode(NoticeVerdict verdict)
@@ -73,8 +74,9 @@ Result<NoticeVerdict> ChannelNotices::judge(const ChannelNotice &notice)
     if (charge.state == PaymentState::Authorizing || charge.state == PaymentState::Capturing) {
         // A payment keel asked the channel to undo, and may yet be undone,
         // is not settled by a notice of it: the channel repeats its notice.
-        if (approved && m_context.channel &&
-            m_context.channel->approvalMayBeUndone(charge.publicId))
+        // Asked of the notice's channel, whichever channel this process calls.
+        if (approved &&
+            SentReverses(m_context.settings, notice.channel).approvalMayBeUndone(charge.publicId))
             return codedError(ErrorKind::Failed,
                               QString::fromLatin1(ErrorCode::ApprovalMayBeUndone),
                               QStringLiteral("%1 may still be reversed at the channel: its "

@@ -12,6 +12,7 @@
 #include "core/db/QtSqlConnections.h"
 #include "core/ledger/Ledger.h"
 #include "core/metrics/Metrics.h"
+#include "core/payment/SentReverses.h"
 #include "core/read/HistoryQuery.h"
 #include "core/signing/AesGcm.h"
 #include "core/signing/AlipaySignature.h"
@@ -334,6 +335,29 @@ TEST_F(ChannelNotifyTest, AFailureForACapturedChargeIsKeptAsAConflictAndChangesN
     EXPECT_TRUE(timeline->at(1).summary.contains(QLatin1String("n-5: failed")))
         << qPrintable(timeline->at(1).summary);
     EXPECT_TRUE(timeline->at(1).summary.endsWith(QLatin1String("-> conflicting")));
+}
+
+// A WeChat Pay notification reaching a gateway that calls another channel
+// (the simulated one here) is judged by the WeChat Pay reverses any process
+// recorded: a payment one of them may still undo is not settled by it.
+TEST_F(ChannelNotifyTest, WechatPayPaymentAReverseMayUndoIsNotSettledByItsNotification)
+{
+    const QString charge = pendingCharge("wechat-reversing");
+    keel::SentReverses reverses(m_serviceLogin, QStringLiteral("wechatpay"));
+    const keel::Result<qint64> copy = reverses.record(charge);
+    ASSERT_TRUE(copy.ok());
+    const QByteArray body = wechatBody(QStringLiteral("evt-wr"), charge, 1999, m_apiV3Key);
+    const HttpReply refused =
+        postRaw("/v1/channels/wechatpay/notify", body, wechatHeaders(body, "nonce-wr-1"));
+    EXPECT_EQ(refused.status, 503) << refused.body.constData();
+    EXPECT_EQ(stateOf(charge), QStringLiteral("Authorizing"));
+
+    // Refused by WeChat Pay, the copy can undo nothing: the repeat settles it.
+    ASSERT_TRUE(reverses.settle(*copy).ok());
+    const HttpReply applied =
+        postRaw("/v1/channels/wechatpay/notify", body, wechatHeaders(body, "nonce-wr-2"));
+    EXPECT_EQ(applied.status, 204) << applied.body.constData();
+    EXPECT_EQ(stateOf(charge), QStringLiteral("Captured"));
 }
 
 TEST_F(ChannelNotifyTest, WechatPaySettlesAChargeAndRefusesAReusedNonce)

@@ -140,17 +140,17 @@ TEST_F(ServiceUnitTest, TheGatewayStartsFromItsUnitSaysReadyAndStopsOnSigterm)
     const QByteArray password = "unit-" + QByteArray::number(port);
     scalar("ALTER ROLE " + database.value(QStringLiteral("user")).toUtf8() + " PASSWORD '" +
            password + "'");
-    write(QStringLiteral("pgpass"), "127.0.0.1:*:*:" +
-                                        database.value(QStringLiteral("user")).toUtf8() + ':' +
-                                        password + '\n');
+    write(QStringLiteral("pgpass"),
+          "127.0.0.1:*:*:" + database.value(QStringLiteral("user")).toUtf8() + ':' + password +
+              '\n');
     const QByteArray pgpass = QFile::encodeName(etc.filePath(QStringLiteral("pgpass")));
     ::chmod(pgpass.constData(), 0600);
     if (::getuid() == 0) {
         ASSERT_EQ(::chown(pgpass.constData(), 65534, 65534), 0);
     }
-    write(QStringLiteral("keel.env"), "# the database, as the keel_gateway login\nKEEL_DB=" +
-                                          database.conninfo().toUtf8() + "\nPGPASSFILE=" +
-                                          pgpass + '\n');
+    write(QStringLiteral("keel.env"),
+          "# the database, as the keel_gateway login\nKEEL_DB=" + database.conninfo().toUtf8() +
+              "\nPGPASSFILE=" + pgpass + '\n');
     write(QStringLiteral("gateway-main.env"),
           "KEEL_GATEWAY_OPTIONS=--listen 127.0.0.1:" + QByteArray::number(port) + " --threads 2\n");
     QHash<QString, QString> environment;
@@ -217,10 +217,9 @@ TEST_F(ServiceUnitTest, TheWorkerServesItsMetricsOnAnAddressOfItsOwn)
     EXPECT_TRUE(worker->waitForFinished(30000));
     EXPECT_EQ(worker->exitCode(), 0);
 
-    const keel::test::ProcessResult refused =
-        keel::test::runKeel({QStringLiteral("worker"), QStringLiteral("--db"),
-                             m_serviceLogin.conninfo(), QStringLiteral("--metrics"),
-                             QStringLiteral("nowhere")});
+    const keel::test::ProcessResult refused = keel::test::runKeel(
+        {QStringLiteral("worker"), QStringLiteral("--db"), m_serviceLogin.conninfo(),
+         QStringLiteral("--metrics"), QStringLiteral("nowhere")});
     EXPECT_EQ(refused.exitCode, 2);
     EXPECT_TRUE(refused.err.contains(QLatin1String("--metrics"))) << qPrintable(refused.err);
 }

@@ -8,9 +8,9 @@
 #include "SigningFiles.h"
 #include "WechatPayNotice.h"
 
-#include "core/channel/SentReverses.h"
 #include "core/channel/WechatPayChannel.h"
 #include "core/db/LibpqConnection.h"
+#include "core/payment/SentReverses.h"
 #include "core/signing/ChannelKeys.h"
 #include "devkit/sim/ChannelSimulator.h"
 
@@ -309,6 +309,48 @@ TEST_F(WechatPayChannelTest, APaymentReadBeforeItsOrderClosedIsNeverBelieved)
     const HttpReply notified = notifyPaid(id, "evt-closed-1", "nonce-closed-1");
     EXPECT_EQ(notified.status, 503) << notified.body.constData();
     EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+}
+
+// An order read paid is reversed only to finish what keel began: a copy
+// left unsettled long past any sender's answer is sent again, so that its
+// fate becomes known (WeChat Pay gives the payment back, and the order reads
+// REVOKED; the simulator refuses instead, and the payment stays in doubt).
+TEST_F(WechatPayChannelTest, AStaleUnsettledReverseIsSentAgainToLearnItsFate)
+{
+    const QString id = chargeLeftInDoubt("wechatpay-16");
+    ASSERT_FALSE(HasFailure());
+    SentReverses elsewhere(m_serviceLogin, QStringLiteral("wechatpay"));
+    ASSERT_TRUE(elsewhere.record(id).ok());
+    // Recorded ten minutes ago (the trigger dates a copy itself: bypassed).
+    scalar("SET session_replication_role = replica; UPDATE keel.channel_reverses SET sent_at = "
+           "now() - interval '10 minutes'; SET session_replication_role = origin; SELECT 1");
+    EXPECT_EQ(elsewhere.standing(id, 120).value().staleUnsettled, true);
+
+    startSimulator({});
+    reconcile();
+    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1);
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(scalar("SELECT count(*) FILTER (WHERE settled_at IS NULL) || '/' || count(*) "
+                     "FROM keel.channel_reverses"),
+              QStringLiteral("1/2")); // the new copy, refused, settled; the old one not
+}
+
+// A payment code is sent once: a request that may not be the first (a key
+// taken over from a stalled holder) does not send it again, and the order
+// query decides.
+TEST_F(WechatPayChannelTest, APaymentCodeIsNeverSentAgainByATakeover)
+{
+    start();
+    const std::shared_ptr<Channel> channel = m_remoteChannel(m_serviceLogin);
+    ChannelRequest request{QStringLiteral("ch_takeover"), QStringLiteral("authorize"),   1999,
+                           QStringLiteral("cny"),         QString::fromLatin1(AuthCode), true,
+                           QStringLiteral("ch_takeover")};
+    request.firstAttempt = false;
+    EXPECT_EQ(channel->execute(request).outcome, ChannelOutcome::Unknown);
+    EXPECT_EQ(calls(Codepay), 0);
+    request.firstAttempt = true;
+    EXPECT_EQ(channel->execute(request).outcome, ChannelOutcome::Approved);
+    EXPECT_EQ(calls(Codepay), 1);
 }
 
 // The service login records and settles reverses, and nothing else: it

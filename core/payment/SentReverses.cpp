@@ -1,4 +1,4 @@
-#include "core/channel/SentReverses.h"
+#include "core/payment/SentReverses.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/ThreadConnections.h"
@@ -43,15 +43,22 @@ Status SentReverses::settleOrder(const QString &order)
                         {m_channel.toUtf8(), order.toUtf8()}));
 }
 
-Result<SentReverses::Standing> SentReverses::standing(const QString &order)
+Result<SentReverses::Standing> SentReverses::standing(const QString &order, int staleAfterSeconds)
 {
-    Result<PgRows> rows =
-        run("SELECT coalesce(bool_or(settled_at IS NULL), false), coalesce(bool_or(order_closed), "
-            "false) FROM keel.channel_reverses WHERE channel = $1 AND order_no = $2",
-            {m_channel.toUtf8(), order.toUtf8()});
+    Result<PgRows> rows = run(
+        "SELECT coalesce(bool_or(settled_at IS NULL), false), coalesce(bool_or(order_closed), "
+        "false), coalesce(bool_or(settled_at IS NULL AND sent_at < now() - make_interval(secs => "
+        "$3::int)), false) FROM keel.channel_reverses WHERE channel = $1 AND order_no = $2",
+        {m_channel.toUtf8(), order.toUtf8(), QByteArray::number(staleAfterSeconds)});
     if (!rows)
         return rows.error();
-    return Standing{rows->view(0, 0) == "t", rows->view(0, 1) == "t"};
+    return Standing{rows->view(0, 0) == "t", rows->view(0, 1) == "t", rows->view(0, 2) == "t"};
+}
+
+bool SentReverses::approvalMayBeUndone(const QString &order)
+{
+    const Result<Standing> now = standing(order);
+    return !now || now->unsettled || now->closed;
 }
 
 } // namespace keel

@@ -32,8 +32,15 @@ public:
     struct Standing {
         bool unsettled = false; // a copy, sent by any process, may still be carried out
         bool closed = false;    // a copy was settled by the order reading closed
+        // An unsettled copy was recorded more than `staleAfterSeconds` ago:
+        // its sender has long had its answer, or none.
+        bool staleUnsettled = false;
     };
-    Result<Standing> standing(const QString &order);
+    Result<Standing> standing(const QString &order, int staleAfterSeconds = 0);
+    // Whether an approval of the order may still be undone by a copy (one
+    // unsettled, or one seen to land), or keel cannot tell: then no "paid",
+    // answered or notified, is believed.
+    bool approvalMayBeUndone(const QString &order);
 
 private:
     Result<PgRows> run(const QByteArray &sql, const QByteArrayList &params);
