@@ -130,6 +130,27 @@ protected:
         return id;
     }
 
+    // `keel channel-sim --protocol wechatpay` as its own process on the
+    // simulator's port, signing as the platform certificate (or as `more` says).
+    void startSimProcess(const QStringList &more = {})
+    {
+        QString simUrl;
+        m_sim = keel::test::startKeel(
+            QStringList{
+                QStringLiteral("channel-sim"), QStringLiteral("--db"), settings().conninfo(),
+                QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_simPort),
+                QStringLiteral("--tls-cert"), m_pki.serverCertificate(),
+                QStringLiteral("--tls-key"), m_pki.serverKey(), QStringLiteral("--protocol"),
+                QStringLiteral("wechatpay"), QStringLiteral("--wechatpay-mchid"), MchId,
+                QStringLiteral("--wechatpay-merchant-certificate"),
+                signingFile("wechatpay-merchant.crt"), QStringLiteral("--wechatpay-platform-key"),
+                signingFile("wechatpay.key"), QStringLiteral("--wechatpay-platform-certificate"),
+                signingFile("wechatpay.crt")} +
+                more,
+            QStringLiteral("KEEL_CHANNEL"), &simUrl);
+        ASSERT_FALSE(simUrl.isEmpty());
+    }
+
     // The gateway verifies WeChat Pay's notifications (set before start()).
     void takeNotifications()
     {
@@ -553,18 +574,9 @@ TEST_F(WechatPayChannelTest, ACertificateListKeelCannotDecryptIsNotBelieved)
 // the process reaches the simulated WeChat Pay it was pointed at.
 TEST_F(WechatPayChannelTest, TheGatewayCallsWechatPayWithTheKeysItIsGiven)
 {
-    QString simUrl;
-    m_sim = startKeel(
-        {QStringLiteral("channel-sim"), QStringLiteral("--db"), settings().conninfo(),
-         QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_simPort),
-         QStringLiteral("--tls-cert"), m_pki.serverCertificate(), QStringLiteral("--tls-key"),
-         m_pki.serverKey(), QStringLiteral("--protocol"), QStringLiteral("wechatpay"),
-         QStringLiteral("--wechatpay-mchid"), MchId,
-         QStringLiteral("--wechatpay-merchant-certificate"), signingFile("wechatpay-merchant.crt"),
-         QStringLiteral("--wechatpay-platform-key"), signingFile("wechatpay.key"),
-         QStringLiteral("--wechatpay-platform-certificate"), signingFile("wechatpay.crt")},
-        QStringLiteral("KEEL_CHANNEL"), &simUrl);
-    ASSERT_FALSE(simUrl.isEmpty());
+    startSimProcess();
+    if (HasFatalFailure())
+        return;
     QString url;
     auto gateway = spawnGateway(
         {QStringLiteral("--channel"), QStringLiteral("wechatpay"),
@@ -590,30 +602,9 @@ TEST_F(WechatPayChannelTest, TheGatewayCallsWechatPayWithTheKeysItIsGiven)
 TEST_F(WechatPayChannelTest, AMerchantInPublicKeyModeVerifiesAnswersByTheKeysId)
 {
     const QString keyId = QStringLiteral("PUB_KEY_ID_0114232134912410000000000000");
-    QString simUrl;
-    m_sim = startKeel({QStringLiteral("channel-sim"),
-                       QStringLiteral("--db"),
-                       settings().conninfo(),
-                       QStringLiteral("--listen"),
-                       QStringLiteral("127.0.0.1:%1").arg(m_simPort),
-                       QStringLiteral("--tls-cert"),
-                       m_pki.serverCertificate(),
-                       QStringLiteral("--tls-key"),
-                       m_pki.serverKey(),
-                       QStringLiteral("--protocol"),
-                       QStringLiteral("wechatpay"),
-                       QStringLiteral("--wechatpay-mchid"),
-                       MchId,
-                       QStringLiteral("--wechatpay-merchant-certificate"),
-                       signingFile("wechatpay-merchant.crt"),
-                       QStringLiteral("--wechatpay-platform-key"),
-                       signingFile("wechatpay.key"),
-                       QStringLiteral("--wechatpay-platform-certificate"),
-                       signingFile("wechatpay.crt"),
-                       QStringLiteral("--wechatpay-public-key-id"),
-                       keyId},
-                      QStringLiteral("KEEL_CHANNEL"), &simUrl);
-    ASSERT_FALSE(simUrl.isEmpty());
+    startSimProcess({QStringLiteral("--wechatpay-public-key-id"), keyId});
+    if (HasFatalFailure())
+        return;
     const auto gatewayWith = [&](const QString &id, QString *url) {
         return spawnGateway({QStringLiteral("--channel"),
                              QStringLiteral("wechatpay"),
