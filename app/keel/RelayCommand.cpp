@@ -28,7 +28,9 @@ public:
         addDatabaseOption(parser);
         parser.addOption({QStringLiteral("amqp"),
                           QStringLiteral("The broker: amqp://USER:PASS@HOST:PORT/VHOST "
-                                         "(default $KEEL_AMQP)."),
+                                         "(default $KEEL_AMQP). Give it once per node of a "
+                                         "cluster (in $KEEL_AMQP: separated by spaces); the "
+                                         "relay moves to the next node when one is down."),
                           QStringLiteral("URL")});
         parser.addOption({QStringLiteral("exchange"),
                           QStringLiteral("The durable topic exchange (default keel.events)."),
@@ -55,12 +57,17 @@ public:
         Result<ConnectionSettings> settings = ConnectionSettings::parse(databaseOption(parser));
         if (!settings)
             return fail(name(), settings.error());
-        const QString url = parser.isSet(QStringLiteral("amqp"))
-                                ? parser.value(QStringLiteral("amqp"))
-                                : qEnvironmentVariable("KEEL_AMQP");
-        Result<AmqpAddress> broker = AmqpAddress::parse(url);
-        if (!broker)
-            return fail(name(), broker.error());
+        const QStringList urls =
+            parser.isSet(QStringLiteral("amqp"))
+                ? parser.values(QStringLiteral("amqp"))
+                : qEnvironmentVariable("KEEL_AMQP").split(u' ', Qt::SkipEmptyParts);
+        QList<AmqpAddress> nodes;
+        for (const QString &url : urls.isEmpty() ? QStringList{QString()} : urls) {
+            Result<AmqpAddress> node = AmqpAddress::parse(url);
+            if (!node)
+                return fail(name(), node.error());
+            nodes.append(*node);
+        }
         Result<int> batch = intOption(parser, QStringLiteral("batch"), 200, 1, 10000);
         Result<int> attempts = intOption(parser, QStringLiteral("max-attempts"), 10, 1, 1000);
         Result<int> poll = intOption(parser, QStringLiteral("poll"), 1000, 10, 600000);
@@ -73,7 +80,8 @@ public:
                 return fail(name(), *failed);
         RelayRuntimeOptions options;
         options.settings = *settings;
-        options.relay.broker = *broker;
+        options.relay.broker = nodes.takeFirst();
+        options.relay.otherNodes = nodes;
         if (parser.isSet(QStringLiteral("exchange")))
             options.relay.exchange = parser.value(QStringLiteral("exchange"));
         options.relay.batch = *batch;
@@ -88,8 +96,11 @@ public:
         Result<std::unique_ptr<MetricsEndpoint>> metrics = startMetrics(parser);
         if (!metrics)
             return fail(name(), metrics.error());
-        note(QStringLiteral("publishing to %1, exchange %2; Ctrl-C stops")
-                 .arg(broker->redacted(), options.relay.exchange));
+        note(QStringLiteral("publishing to %1%2, exchange %3; Ctrl-C stops")
+                 .arg(options.relay.broker.redacted(),
+                      nodes.isEmpty() ? QString()
+                                      : QStringLiteral(" (or %1 other nodes)").arg(nodes.size()),
+                      options.relay.exchange));
         printLine(QStringLiteral("KEEL_RELAY=ready"));
         ServiceManager::ready();
         const int signal = signals.serve([&] { (*runtime)->maintain(); });

@@ -98,6 +98,18 @@ void AmqpPublisher::disconnect()
 
 Status AmqpPublisher::connect(int timeoutMs)
 {
+    Status opened = connectToCurrent(timeoutMs);
+    // Each swap makes the next node current and leaves the one that failed
+    // in its place, so every node is tried once and the order rotates.
+    for (qsizetype i = 0; !opened && i < m_otherNodes.size(); ++i) {
+        std::swap(m_address, m_otherNodes[i]);
+        opened = connectToCurrent(timeoutMs);
+    }
+    return opened;
+}
+
+Status AmqpPublisher::connectToCurrent(int timeoutMs)
+{
     disconnect();
     auto connection = std::make_unique<Connection>();
     amqp_socket_t *socket = amqp_tcp_socket_new(connection->state);

@@ -73,7 +73,13 @@ public:
     Collected collect(int waitMs);
     int openWindows() const;
 
+    // The node in use, or the one tried last.
     const AmqpAddress &address() const { return m_address; }
+    // A cluster's other nodes: when the node in use cannot be reached or
+    // refuses the login, connect() tries each of these in turn and keeps the
+    // one that answers. Confirms still come from the node that took a
+    // message, so nothing unconfirmed counts as sent.
+    void setOtherNodes(QList<AmqpAddress> nodes) { m_otherNodes = std::move(nodes); }
 
     // On every connect, also declare a durable queue bound to every routing
     // key ("#"), holding at most `maxLength` messages (the oldest go first):
@@ -85,6 +91,7 @@ private:
     struct Connection;
     struct Window;
     Error failure(const QString &what) const;
+    Status connectToCurrent(int timeoutMs);
     // Each returns why the connection failed, or nothing.
     std::optional<QString> send(const QList<OutgoingMessage> &messages, Window &window);
     std::optional<QString> readFrame(int waitMs);
@@ -93,6 +100,7 @@ private:
     Collected abandon(const QString &why);
 
     AmqpAddress m_address;
+    QList<AmqpAddress> m_otherNodes;
     QString m_exchange;
     std::unique_ptr<Connection> m_connection;
     quint64 m_nextTag = 1; // the delivery tag of the next publish on this channel

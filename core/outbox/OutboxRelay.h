@@ -15,6 +15,7 @@ class LibpqConnection;
 
 struct RelayOptions {
     AmqpAddress broker;
+    QList<AmqpAddress> otherNodes; // the broker's cluster: tried when it cannot be reached
     QString exchange = QStringLiteral("keel.events");
     int batch = 200;             // rows per confirm window
     int maxAttempts = 10;        // a row refused this often is parked

@@ -2,6 +2,7 @@
 
 #include "core/ServiceLog.h"
 #include "core/db/LibpqConnection.h"
+#include "core/db/SchemaCheck.h"
 #include "core/metrics/RollupBuffer.h"
 #include "core/outbox/AmqpPublisher.h"
 #include "core/runtime/FailureLog.h"
@@ -39,6 +40,10 @@ Result<std::unique_ptr<RelayRuntime>> RelayRuntime::start(RelayRuntimeOptions op
     Result<LibpqConnection> housekeeping = LibpqConnection::open(options.settings);
     if (!housekeeping)
         return housekeeping.error();
+    // Publishing rows of a schema this binary does not know could send
+    // events in a shape their consumers were never told about.
+    if (Status schema = checkSchemaIsCurrent(*housekeeping); !schema)
+        return schema.error();
     std::unique_ptr<RelayRuntime> runtime(new RelayRuntime);
     runtime->m_options = options;
     runtime->m_housekeeping = std::make_unique<LibpqConnection>(std::move(housekeeping).value());
@@ -59,6 +64,7 @@ void RelayRuntime::run()
 {
     KeptConnection connection(m_options.settings);
     AmqpPublisher publisher(m_options.relay.broker, m_options.relay.exchange);
+    publisher.setOtherNodes(m_options.relay.otherNodes);
     if (!m_options.catchAllQueue.isEmpty())
         publisher.setCatchAllQueue(m_options.catchAllQueue, 100000, m_options.catchAllBindings);
     int pauseMs = 0;

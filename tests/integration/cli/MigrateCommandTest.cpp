@@ -154,6 +154,11 @@ TEST_F(MigrateCommandTest, ACommandRefusesASchemaOlderThanItsBinaryAndWritesNoth
         runKeel({QStringLiteral("audit"), QStringLiteral("ledger"), QStringLiteral("--db"), dsn()})
             .exitCode,
         5);
+    // The relay refuses too, before it publishes anything.
+    auto relay = runKeel({QStringLiteral("relay"), QStringLiteral("--db"), dsn(),
+                          QStringLiteral("--amqp"), QStringLiteral("amqp://127.0.0.1:1")});
+    EXPECT_EQ(relay.exitCode, 5);
+    EXPECT_TRUE(relay.err.contains(QLatin1String("run: keel migrate"))) << qPrintable(relay.err);
 
     ASSERT_EQ(runKeel({QStringLiteral("migrate"), QStringLiteral("--db"), dsn()}).exitCode, 0);
     auto imported = runKeel(import);

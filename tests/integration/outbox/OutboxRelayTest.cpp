@@ -296,6 +296,36 @@ TEST_F(OutboxRelayTest, ABrokerThatCannotBeReachedLosesNothingAndCountsNoAttempt
               QStringLiteral("0 true"));
 }
 
+TEST_F(OutboxRelayTest, ANodeOfTheClusterThatIsDownIsPassedOverForTheNext)
+{
+    Consumer consumer(m_options.broker, m_options.exchange, QStringLiteral("#"));
+    for (int i = 0; i < 5; ++i)
+        enqueue(QStringLiteral("ch_n%1").arg(i), QStringLiteral("charge.succeeded"), i);
+    AmqpAddress down = m_options.broker;
+    down.port = 1; // nothing listens there
+    AmqpAddress alsoDown = down;
+    alsoDown.port = 2;
+    AmqpPublisher publisher(down, m_options.exchange);
+    publisher.setOtherNodes({alsoDown, m_options.broker});
+
+    EXPECT_EQ(relayOnce(publisher).published, 5);
+    EXPECT_EQ(publisher.address().port, m_options.broker.port) << "the node that answered is kept";
+    EXPECT_EQ(consumer.receive(5).size(), 5);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL"),
+              QStringLiteral("0"));
+
+    // Every node down: the pass stops, nothing is marked, and the error names
+    // a node without its password.
+    enqueue(QStringLiteral("ch_n9"), QStringLiteral("charge.succeeded"), 9);
+    AmqpPublisher stranded(down, m_options.exchange);
+    stranded.setOtherNodes({alsoDown});
+    const RelayPass pass = relayOnce(stranded);
+    ASSERT_TRUE(pass.brokerDown());
+    EXPECT_FALSE(pass.brokerLost->message.contains(QLatin1String(":guest@")));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL"),
+              QStringLiteral("1"));
+}
+
 TEST_F(OutboxRelayTest, ThirtyTwoWritersCommittingLateInAnyOrderLoseNothing)
 {
     Consumer consumer(m_options.broker, m_options.exchange, QStringLiteral("#"));
