@@ -71,8 +71,8 @@ public:
             if (it.key().endsWith(QLatin1String("_OPTIONS")))
                 findings << files(it.value());
         if (qEnvironmentVariableIsSet("KEEL_AMQP"))
-            findings << broker(qEnvironmentVariable("KEEL_AMQP"),
-                               exchange(environment.value(QStringLiteral("KEEL_RELAY_OPTIONS"))));
+            findings << brokers(qEnvironmentVariable("KEEL_AMQP"),
+                                exchange(environment.value(QStringLiteral("KEEL_RELAY_OPTIONS"))));
         bool healthy = true;
         for (const Finding &finding : std::as_const(findings)) {
             healthy = healthy && finding.ok();
@@ -91,8 +91,15 @@ private:
             return {{QStringLiteral("env %1").arg(path), {}, file.errorString()}};
         for (const QString &line : QString::fromUtf8(file.readAll()).split(u'\n')) {
             const qsizetype equals = line.indexOf(u'=');
-            if (!line.trimmed().startsWith(u'#') && equals > 0)
-                into.insert(line.left(equals).trimmed(), line.mid(equals + 1).trimmed());
+            if (line.trimmed().startsWith(u'#') || equals <= 0)
+                continue;
+            QString value = line.mid(equals + 1).trimmed();
+            // systemd takes a value in quotes without them: a cluster's
+            // KEEL_AMQP is several URLs separated by spaces.
+            if (value.size() >= 2 && (value.front() == u'"' || value.front() == u'\'') &&
+                value.back() == value.front())
+                value = value.mid(1, value.size() - 2);
+            into.insert(line.left(equals).trimmed(), value);
         }
         return {};
     }
@@ -135,16 +142,24 @@ private:
         return at >= 0 && at + 1 < words.size() ? words[at + 1] : QStringLiteral("keel.events");
     }
 
-    // Connected and logged in, the exchange declared as the relay declares it.
-    static Finding broker(const QString &url, const QString &exchange)
+    // Every node connected and logged in, the exchange declared as the relay
+    // declares it: a cluster's node that is down is a finding of its own.
+    static QList<Finding> brokers(const QString &urls, const QString &exchange)
     {
-        Result<AmqpAddress> address = AmqpAddress::parse(url);
-        if (!address)
-            return {QStringLiteral("broker"), {}, address.error().message};
-        AmqpPublisher publisher(*address, exchange);
-        if (Status connected = publisher.connect(5000); !connected)
-            return {QStringLiteral("broker"), {}, connected.error().message};
-        return {QStringLiteral("broker"), address->redacted(), {}};
+        QList<Finding> found;
+        const QStringList nodes = urls.split(u' ', Qt::SkipEmptyParts);
+        for (const QString &url : nodes.isEmpty() ? QStringList{QString()} : nodes) {
+            Result<AmqpAddress> address = AmqpAddress::parse(url);
+            if (!address) {
+                found << Finding{QStringLiteral("broker"), {}, address.error().message};
+                continue;
+            }
+            AmqpPublisher publisher(*address, exchange);
+            Status connected = publisher.connect(5000);
+            found << Finding{QStringLiteral("broker"), connected ? address->redacted() : QString(),
+                             connected ? QString() : connected.error().message};
+        }
+        return found;
     }
 };
 

@@ -3,6 +3,7 @@
 
 #include "KeelProcess.h"
 #include "MigratedDatabaseTest.h"
+#include "TestBroker.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -74,6 +75,25 @@ TEST_F(DoctorCommandTest, EachMistakeIsNamedWithWhatToDo)
          {"is a superuser", "FIX  PGPASSFILE", "FIX  --wechatpay-merchant-key", "chmod 600",
           "FIX  --wechatpay-certificate", "no such file", "FIX  broker:"})
         EXPECT_TRUE(result.out.contains(QLatin1String(line))) << line << qPrintable(result.out);
+    EXPECT_FALSE(result.out.contains(QLatin1String("hunter2"))) << qPrintable(result.out);
+}
+
+TEST_F(DoctorCommandTest, EachNodeOfABrokerClusterIsCheckedOnItsOwn)
+{
+    keel::AmqpAddress live = keel::test::testBroker();
+    keel::AmqpAddress down = live;
+    down.port = 1; // nothing listens there
+    down.password = QStringLiteral("hunter2");
+    // As systemd reads it: the nodes in quotes, separated by spaces.
+    const keel::test::ProcessResult result =
+        doctor("KEEL_DB=" + loginAs(QStringLiteral("keel_gateway")).conninfo().toUtf8() +
+               "\nKEEL_AMQP=\"" + live.url().toUtf8() + ' ' + down.url().toUtf8() + "\"\n");
+    EXPECT_EQ(result.exitCode, 1) << qPrintable(result.out + result.err);
+    EXPECT_TRUE(result.out.contains(QStringLiteral("ok   broker: %1").arg(live.redacted())))
+        << qPrintable(result.out);
+    EXPECT_TRUE(result.out.contains(QLatin1String("FIX  broker: RabbitMQ at")) &&
+                result.out.contains(QLatin1String("127.0.0.1:1")))
+        << qPrintable(result.out);
     EXPECT_FALSE(result.out.contains(QLatin1String("hunter2"))) << qPrintable(result.out);
 }
 
