@@ -74,6 +74,10 @@ Status EmbeddedBroker::prepare(const QString &directory, int port)
         }
         state.close();
     }
+    if (!m_membership.node.isEmpty()) {
+        m_node = m_membership.node;
+        m_epmdPort = m_membership.epmdPort;
+    }
     if (m_node.isEmpty())
         m_node =
             QStringLiteral("keel%1@localhost").arg(QRandomGenerator::system()->bounded(1000000));
@@ -82,11 +86,14 @@ Status EmbeddedBroker::prepare(const QString &directory, int port)
     if (m_distPort == 0 || bindLoopback(m_distPort) == 0)
         m_distPort = bindLoopback();
     // An epmd left by a node that was killed holds its port: stop it (it
-    // refuses while a live node is registered) and take the port again.
-    if (m_epmdPort != 0 && bindLoopback(m_epmdPort) == 0)
-        stopEpmd(QString::number(m_epmdPort));
-    if (m_epmdPort == 0 || bindLoopback(m_epmdPort) == 0)
-        m_epmdPort = bindLoopback();
+    // refuses while a live node is registered) and take the port again. A
+    // cluster's epmd is the cluster's.
+    if (m_membership.node.isEmpty()) {
+        if (m_epmdPort != 0 && bindLoopback(m_epmdPort) == 0)
+            stopEpmd(QString::number(m_epmdPort));
+        if (m_epmdPort == 0 || bindLoopback(m_epmdPort) == 0)
+            m_epmdPort = bindLoopback();
+    }
     if (!state.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
         state.write(QStringLiteral("%1 %2 %3 %4\n")
                         .arg(m_node)
@@ -104,6 +111,27 @@ Result<std::unique_ptr<EmbeddedBroker>> EmbeddedBroker::start(const QString &dir
     std::unique_ptr<EmbeddedBroker> broker(new EmbeddedBroker);
     if (Status prepared = broker->prepare(directory, port); !prepared)
         return prepared.error();
+    if (Status launched = broker->launch(); !launched)
+        return launched.error();
+    return broker;
+}
+
+Result<std::unique_ptr<EmbeddedBroker>> EmbeddedBroker::startMember(const QString &directory,
+                                                                    const Membership &membership)
+{
+    std::unique_ptr<EmbeddedBroker> broker(new EmbeddedBroker);
+    broker->m_membership = membership;
+    if (Status prepared = broker->prepare(directory, 0); !prepared)
+        return prepared.error();
+    // Nodes find each other through the epmd they share, and trust each
+    // other by the cookie in their HOME.
+    QFile cookie(QDir(directory).filePath(QStringLiteral(".erlang.cookie")));
+    cookie.remove();
+    if (!cookie.open(QIODevice::WriteOnly) || cookie.write(membership.cookie) < 0 ||
+        !cookie.setPermissions(QFileDevice::ReadOwner))
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("cannot write %1").arg(cookie.fileName()));
+    cookie.close();
     if (Status launched = broker->launch(); !launched)
         return launched.error();
     return broker;
@@ -147,15 +175,9 @@ Status EmbeddedBroker::stopDirectory(const QString &directory)
 
 Status EmbeddedBroker::launch(bool detached, Wait wait)
 {
-    QFile config(QDir(m_directory).filePath(QStringLiteral("rabbitmq.conf")));
-    if (!config.open(QIODevice::WriteOnly))
-        return makeError(ErrorKind::Environment,
-                         QStringLiteral("cannot write %1").arg(config.fileName()));
-    config.write(QStringLiteral("listeners.tcp.default = 127.0.0.1:%1\n"
-                                "log.console = false\nlog.file.level = warning\n")
-                     .arg(m_port)
-                     .toLatin1());
-    config.close();
+    const QString config = QDir(m_directory).filePath(QStringLiteral("rabbitmq.conf"));
+    if (Status written = writeConfig(config); !written)
+        return written;
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(QStringLiteral("HOME"), m_directory); // the Erlang cookie lives here
     environment.insert(QStringLiteral("RABBITMQ_NODENAME"), m_node);
@@ -165,7 +187,7 @@ Status EmbeddedBroker::launch(bool detached, Wait wait)
     environment.insert(QStringLiteral("RABBITMQ_MNESIA_BASE"),
                        m_directory + QStringLiteral("/mnesia"));
     environment.insert(QStringLiteral("RABBITMQ_LOG_BASE"), m_directory + QStringLiteral("/log"));
-    environment.insert(QStringLiteral("RABBITMQ_CONFIG_FILE"), config.fileName());
+    environment.insert(QStringLiteral("RABBITMQ_CONFIG_FILE"), config);
     environment.insert(QStringLiteral("RABBITMQ_ENABLED_PLUGINS_FILE"),
                        m_directory + QStringLiteral("/enabled_plugins"));
     environment.insert(QStringLiteral("RABBITMQ_PID_FILE"), m_directory + QStringLiteral("/pid"));
@@ -203,6 +225,32 @@ Status EmbeddedBroker::launch(bool detached, Wait wait)
             ErrorKind::Environment,
             QStringLiteral("cannot run %1: %2").arg(ServerProgram, m_process->errorString()));
     return wait == Wait::UntilReady ? waitUntilReady(StartTimeoutMs) : Status{};
+}
+
+Status EmbeddedBroker::writeConfig(const QString &path) const
+{
+    QFile config(path);
+    if (!config.open(QIODevice::WriteOnly))
+        return makeError(ErrorKind::Environment, QStringLiteral("cannot write %1").arg(path));
+    QString text = QStringLiteral("listeners.tcp.default = 127.0.0.1:%1\n"
+                                  "log.console = false\nlog.file.level = warning\n")
+                       .arg(m_port);
+    if (!m_membership.peers.isEmpty()) {
+        text += QStringLiteral("cluster_formation.peer_discovery_backend = classic_config\n");
+        for (qsizetype i = 0; i < m_membership.peers.size(); ++i)
+            text += QStringLiteral("cluster_formation.classic_config.nodes.%1 = %2\n")
+                        .arg(i + 1)
+                        .arg(m_membership.peers[i]);
+    }
+    if (config.write(text.toLatin1()) < 0)
+        return makeError(ErrorKind::Environment, QStringLiteral("cannot write %1").arg(path));
+    return {};
+}
+
+void EmbeddedBroker::stopOwnEpmd() const
+{
+    if (m_membership.node.isEmpty())
+        stopEpmd(QString::number(m_epmdPort));
 }
 
 Status EmbeddedBroker::waitUntilReady(int timeoutMs)
@@ -250,7 +298,7 @@ Status EmbeddedBroker::stop()
     if (!m_process->waitForFinished(30000))
         kill();
     m_process.reset();
-    stopEpmd(QString::number(m_epmdPort));
+    stopOwnEpmd();
     return {};
 }
 
@@ -273,7 +321,7 @@ Result<bool> EmbeddedBroker::beginStart()
         if (m_process->state() != QProcess::NotRunning && !m_process->waitForFinished(0))
             return false; // still shutting down
         m_process.reset();
-        stopEpmd(QString::number(m_epmdPort));
+        stopOwnEpmd();
     }
     if (Status launched = launch(false, Wait::No); !launched)
         return launched.error();
@@ -292,7 +340,8 @@ Result<bool> EmbeddedBroker::ready()
 
 void EmbeddedBroker::kill()
 {
-    if (!m_process)
+    // A process that has ended has no id, and kill(0) would be our own group.
+    if (!m_process || m_process->state() == QProcess::NotRunning || m_process->processId() <= 0)
         return;
     ::kill(-pid_t(m_process->processId()), SIGKILL);
     m_process->waitForFinished(10000);

@@ -4,6 +4,7 @@
 #include "core/outbox/AmqpAddress.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 
@@ -21,6 +22,18 @@ public:
     // Starts a node keeping its data in `directory` and waits until it takes
     // logins (guest/guest on 127.0.0.1). `port` 0 picks a free one.
     static Result<std::unique_ptr<EmbeddedBroker>> start(const QString &directory, int port = 0);
+
+    // A node of a cluster on this machine: the nodes share one epmd and one
+    // Erlang cookie, and a blank node joins the first of `peers` it reaches
+    // as it boots (classic peer discovery). BrokerCluster starts them.
+    struct Membership {
+        QString node; // name@localhost
+        int epmdPort = 0;
+        QByteArray cookie;
+        QStringList peers;
+    };
+    static Result<std::unique_ptr<EmbeddedBroker>> startMember(const QString &directory,
+                                                               const Membership &membership);
     // The same node started to outlive this process (a test run's fixture);
     // stopDirectory() stops it later, from any process.
     static Result<AmqpAddress> startDetached(const QString &directory);
@@ -49,6 +62,8 @@ public:
 private:
     EmbeddedBroker() = default;
     Status prepare(const QString &directory, int port);
+    Status writeConfig(const QString &path) const;
+    void stopOwnEpmd() const;
     enum class Wait { UntilReady, No };
     Status launch(bool detached = false, Wait wait = Wait::UntilReady);
     Status waitUntilReady(int timeoutMs);
@@ -58,6 +73,7 @@ private:
     int m_port = 0;
     int m_distPort = 0;
     int m_epmdPort = 0;
+    Membership m_membership; // empty for a node of its own
     std::unique_ptr<QProcess> m_process;
 };
 

@@ -60,20 +60,21 @@ int ChaosRun::run()
     m_out << "chaos: seed " << m_options.seed << ", " << m_options.seconds
           << " s of load; replay with --seed " << m_options.seed << " --seconds "
           << m_options.seconds << Qt::endl;
-    auto world = ChaosWorld::start(m_options.directory, m_options.failover, m_options.protocol);
+    auto world = ChaosWorld::start(m_options.directory, m_options.failover, m_options.protocol,
+                                   m_options.brokerCluster);
     if (!world) {
         m_out << "chaos: could not start: " << world.error().message << Qt::endl;
         return 2;
     }
     m_world = std::move(world).value();
-    m_consumer = std::make_unique<InboxConsumer>(m_world->broker().address(), m_world->exchange(),
+    m_consumer = std::make_unique<InboxConsumer>(m_world->brokerAddresses(), m_world->exchange(),
                                                  m_world->settings());
     if (!m_consumer->start()) {
         m_out << "chaos: the inbox consumer could not declare its queue" << Qt::endl;
         return 2;
     }
-    m_faults =
-        planFaults(m_options.seed, m_options.seconds, m_world->processNames(), m_options.failover);
+    m_faults = planFaults(m_options.seed, m_options.seconds, m_world->processNames(),
+                          m_options.failover, m_world->brokerNodes());
     m_out << "fault plan (" << m_faults.size() << " faults):" << Qt::endl;
     for (const Fault &fault : m_faults)
         m_out << "  " << fault.describe() << Qt::endl;
@@ -345,19 +346,26 @@ void ChaosRun::inject(const Fault &fault)
         failPrimary(fault, back);
         return;
     case Fault::Kind::RestartBroker:
+    case Fault::Kind::CrashBroker: {
+        // One node down at a time: a cluster of three keeps its majority.
         if (m_brokerDown)
             return;
+        EmbeddedBroker &node = m_world->brokerNode(
+            fault.target.isEmpty() ? 0 : fault.target.section(u'-', 1).toInt() - 1);
         // In steps that never wait: an Erlang node's stop and boot can take
         // most of a minute on a starved machine, and held every fault behind them.
-        m_world->broker().beginStop();
+        if (fault.kind == Fault::Kind::CrashBroker)
+            node.kill();
+        else
+            node.beginStop();
         m_brokerDown = true;
-        schedule(back, QStringLiteral("start rabbitmq"), [this, started = false]() mutable {
+        schedule(back, QStringLiteral("start rabbitmq"), [this, &node, started = false]() mutable {
             if (!started) {
-                const Result<bool> begun = m_world->broker().beginStart();
+                const Result<bool> begun = node.beginStart();
                 started = begun && *begun;
                 return false;
             }
-            const Result<bool> up = m_world->broker().ready();
+            const Result<bool> up = node.ready();
             if (!up)
                 started = false; // it exited: start it again
             if (!up || !*up)
@@ -366,6 +374,7 @@ void ChaosRun::inject(const Fault &fault)
             return true;
         });
         return;
+    }
     default: {
         const QByteArray path = fault.target.toUtf8();
         test::TestParticipant &participant = m_world->participant();

@@ -34,6 +34,8 @@ struct RunOptions {
     QString directory;         // where the servers and the logs live
     bool failover = false;     // PostgreSQL as a pg_auto_failover formation
     bool operators = false;    // the operator desk (OperatorDesk) acts during the faults
+    bool brokerCluster =
+        false; // RabbitMQ as three clustered nodes, one killed or stopped at a time
     // The channel speaks keel's wire, or Alipay's or WeChat Pay's protocol
     // (yuan sales only).
     ChannelProtocol protocol = ChannelProtocol::Keel;

@@ -9,6 +9,7 @@
 #include "core/db/LibpqConnection.h"
 #include "core/merchant/MerchantStore.h"
 #include "core/net/LoopbackPort.h"
+#include "devkit/servers/BrokerCluster.h"
 #include "devkit/servers/EmbeddedBroker.h"
 #include "devkit/servers/EmbeddedCluster.h"
 
@@ -37,12 +38,13 @@ CREATE TRIGGER chaos_remember_event AFTER INSERT ON keel.outbox
 
 } // namespace
 
-Result<std::unique_ptr<ChaosWorld>>
-ChaosWorld::start(const QString &directory, bool highlyAvailable, ChannelProtocol protocol)
+Result<std::unique_ptr<ChaosWorld>> ChaosWorld::start(const QString &directory,
+                                                      bool highlyAvailable,
+                                                      ChannelProtocol protocol, bool brokerCluster)
 {
     std::unique_ptr<ChaosWorld> world(new ChaosWorld);
     world->m_directory = directory;
-    if (Status started = world->startServers(highlyAvailable); !started)
+    if (Status started = world->startServers(highlyAvailable, brokerCluster); !started)
         return started.error();
     if (Status prepared = world->prepareDatabase(); !prepared)
         return prepared.error();
@@ -60,6 +62,7 @@ ChaosWorld::~ChaosWorld()
     m_participant.reset();
     if (m_broker)
         (void)m_broker->stop();
+    m_brokerCluster.reset();
     if (m_database)
         (void)m_database->stop();
     m_failover.reset();
@@ -75,7 +78,22 @@ Status ChaosWorld::startDatabase()
     return m_database ? m_database->start() : Status();
 }
 
-Status ChaosWorld::startServers(bool highlyAvailable)
+int ChaosWorld::brokerNodes() const
+{
+    return m_brokerCluster ? m_brokerCluster->size() : 1;
+}
+
+EmbeddedBroker &ChaosWorld::brokerNode(int index)
+{
+    return m_brokerCluster ? m_brokerCluster->node(index) : *m_broker;
+}
+
+QList<AmqpAddress> ChaosWorld::brokerAddresses() const
+{
+    return m_brokerCluster ? m_brokerCluster->addresses() : QList{m_broker->address()};
+}
+
+Status ChaosWorld::startServers(bool highlyAvailable, bool brokerCluster)
 {
     test::letServerAccountThrough(m_directory);
     if (highlyAvailable) {
@@ -87,10 +105,18 @@ Status ChaosWorld::startServers(bool highlyAvailable)
     } else if (Status started = startSingleServer(); !started) {
         return started;
     }
-    auto broker = EmbeddedBroker::start(QDir(m_directory).filePath(QStringLiteral("rabbitmq")));
-    if (!broker)
-        return broker.error();
-    m_broker = std::move(broker).value();
+    const QString brokerDirectory = QDir(m_directory).filePath(QStringLiteral("rabbitmq"));
+    if (brokerCluster) {
+        auto cluster = BrokerCluster::start(brokerDirectory);
+        if (!cluster)
+            return cluster.error();
+        m_brokerCluster = std::move(cluster).value();
+    } else {
+        auto broker = EmbeddedBroker::start(brokerDirectory);
+        if (!broker)
+            return broker.error();
+        m_broker = std::move(broker).value();
+    }
     m_participant = std::make_unique<test::TestParticipant>();
     return {};
 }
@@ -289,7 +315,12 @@ void ChaosWorld::defineProcesses(ChannelProtocol protocol)
              QStringLiteral("200"), QStringLiteral("--batch"), QStringLiteral("50")},
             "KEEL_RELAY");
         // The broker's credentials, like the database's, stay off the command line.
-        m_processes.back()->setEnvironment(QStringLiteral("KEEL_AMQP"), m_broker->address().url());
+        // Each relay starts on a node of its own, and knows them all.
+        QStringList nodes;
+        const QList<AmqpAddress> addresses = brokerAddresses();
+        for (qsizetype n = 0; n < addresses.size(); ++n)
+            nodes.append(addresses[(n + i - 1) % addresses.size()].url());
+        m_processes.back()->setEnvironment(QStringLiteral("KEEL_AMQP"), nodes.join(u' '));
     }
 }
 

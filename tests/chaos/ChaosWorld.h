@@ -4,6 +4,7 @@
 
 #include "core/Result.h"
 #include "core/db/ConnectionSettings.h"
+#include "core/outbox/AmqpAddress.h"
 
 #include <QByteArray>
 #include <QStringList>
@@ -12,6 +13,7 @@
 #include <vector>
 
 namespace keel {
+class BrokerCluster;
 class EmbeddedBroker;
 class LibpqConnection;
 class EmbeddedCluster;
@@ -24,7 +26,8 @@ class TestParticipant;
 namespace keel::chaos {
 
 // Everything a chaos run runs on, in a directory of its own: a durable
-// PostgreSQL (one server, or a pg_auto_failover formation), a RabbitMQ node, the saga participants
+// PostgreSQL (one server, or a pg_auto_failover formation), RabbitMQ (a node, or a cluster of
+// three), the saga participants
 // and a merchant's notify endpoint (one local HTTP server), and the keel processes — a channel
 // simulator, two gateways, a saga worker and two relays.
 
@@ -37,10 +40,11 @@ QString statementChannel(ChannelProtocol protocol);
 
 class ChaosWorld final {
 public:
-    // `highlyAvailable`: the database is a pg_auto_failover formation.
+    // `highlyAvailable`: the database is a pg_auto_failover formation;
+    // `brokerCluster`: RabbitMQ is three clustered nodes, not one.
     static Result<std::unique_ptr<ChaosWorld>>
     start(const QString &directory, bool highlyAvailable,
-          ChannelProtocol protocol = ChannelProtocol::Keel);
+          ChannelProtocol protocol = ChannelProtocol::Keel, bool brokerCluster = false);
     ~ChaosWorld();
 
     ConnectionSettings settings() const { return m_settings; }
@@ -51,7 +55,10 @@ public:
     Status stopDatabase();
     Status startDatabase();
     test::FailoverCluster *failover() { return m_failover.get(); }
-    EmbeddedBroker &broker() { return *m_broker; }
+    // The broker's nodes: one, or a cluster's three.
+    int brokerNodes() const;
+    EmbeddedBroker &brokerNode(int index);
+    QList<AmqpAddress> brokerAddresses() const;
     test::TestParticipant &participant() { return *m_participant; }
     QString participantUrl() const;
     QStringList gatewayUrls() const { return m_gatewayUrls; }
@@ -71,7 +78,7 @@ public:
 
 private:
     ChaosWorld() = default;
-    Status startServers(bool highlyAvailable);
+    Status startServers(bool highlyAvailable, bool brokerCluster);
     Status startSingleServer();
     Status prepareDatabase();
     Status createProcessLogin(LibpqConnection &connection);
@@ -83,6 +90,7 @@ private:
     std::unique_ptr<EmbeddedCluster> m_database;
     std::unique_ptr<test::FailoverCluster> m_failover;
     std::unique_ptr<EmbeddedBroker> m_broker;
+    std::unique_ptr<BrokerCluster> m_brokerCluster;
     std::unique_ptr<test::TestParticipant> m_participant;
     ConnectionSettings m_settings;        // superuser, for the set-up and the checks
     ConnectionSettings m_processSettings; // what the keel processes log in with

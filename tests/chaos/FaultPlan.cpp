@@ -19,7 +19,10 @@ QString Fault::kindName() const
     case Kind::CrashPrimary:
         return QStringLiteral("postgresql primary crashed");
     case Kind::RestartBroker:
-        return QStringLiteral("rabbitmq stopped");
+        return target.isEmpty() ? QStringLiteral("rabbitmq stopped")
+                                : QStringLiteral("rabbitmq node stopped");
+    case Kind::CrashBroker:
+        return QStringLiteral("rabbitmq node killed");
     case Kind::ParticipantFails:
         return QStringLiteral("participant fails");
     case Kind::ParticipantHangs:
@@ -40,8 +43,11 @@ QString Fault::describe() const
         return QStringLiteral("t=%1s kill -9 %2, back after %3 ms").arg(at, target).arg(durationMs);
     case Kind::RestartDatabase:
     case Kind::RestartBroker:
+    case Kind::CrashBroker:
     case Kind::CrashPrimary:
-        return QStringLiteral("t=%1s %2, back after %3 ms").arg(at, kindName()).arg(durationMs);
+        return QStringLiteral("t=%1s %2%3, back after %4 ms")
+            .arg(at, kindName(), target.isEmpty() ? QString() : QStringLiteral(" ") + target)
+            .arg(durationMs);
     case Kind::FailOver:
         return QStringLiteral("t=%1s %2").arg(at, kindName());
     default:
@@ -49,7 +55,36 @@ QString Fault::describe() const
     }
 }
 
-QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover)
+namespace {
+
+// A cluster's broker faults each take one node, and half are crashes, from a
+// generator of their own so the rest of a recorded seed's plan stays as it was.
+// At least one stop and one crash: a run that never lost a node proves nothing.
+void spreadOverBrokerNodes(QList<Fault> &faults, quint64 seed, int nodes)
+{
+    std::mt19937_64 random(seed ^ 0x6e6f646573212121ULL);
+    QList<Fault *> broker;
+    for (Fault &fault : faults)
+        if (fault.kind == Fault::Kind::RestartBroker)
+            broker.append(&fault);
+    for (qsizetype at : {faults.size() / 3, 2 * faults.size() / 3})
+        if (broker.size() < 2 && at < faults.size() &&
+            faults[at].kind != Fault::Kind::RestartBroker) {
+            faults[at] = Fault{Fault::Kind::RestartBroker, faults[at].atMs, 2000, {}, 0};
+            broker.append(&faults[at]);
+        }
+    for (qsizetype i = 0; i < broker.size(); ++i) {
+        broker[i]->target = QStringLiteral("rabbitmq-%1").arg(1 + int(random() % quint64(nodes)));
+        const bool crash = i < 2 ? i == 1 : random() % 2 == 0;
+        if (crash)
+            broker[i]->kind = Fault::Kind::CrashBroker;
+    }
+}
+
+} // namespace
+
+QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover,
+                        int brokerNodes)
 {
     std::mt19937_64 random(seed);
     const auto between = [&](int low, int high) {
@@ -100,6 +135,8 @@ QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes,
     for (Fault &fault : faults)
         if (fault.kind == Fault::Kind::FailOver && crashes() % 2 == 0)
             fault.kind = Fault::Kind::CrashPrimary;
+    if (brokerNodes > 1)
+        spreadOverBrokerNodes(faults, seed, brokerNodes);
     // Repeated answers come from a generator of their own, so that the plan
     // above stays what it was for seeds recorded before they existed.
     std::mt19937_64 repeats(seed ^ 0x7265706561747321ULL);

@@ -14,7 +14,9 @@ struct Fault {
                             // monitor promotes the secondary, the node restarts after
         CrashPrimary,       // the primary's keeper and PostgreSQL SIGKILLed (HA runs only);
                             // the monitor notices and fails over, the node restarts after
-        RestartBroker,      // RabbitMQ stopped, started after `durationMs`
+        RestartBroker,      // RabbitMQ (a cluster's node `target`) stopped, started after
+                            // `durationMs`
+        CrashBroker,        // a cluster's node `target` SIGKILLed, started after `durationMs`
         ParticipantFails,   // `target` answers 503 to its next `count` calls
         ParticipantHangs,   // `target` answers after 3 s (beyond the step timeout) `count` times
         ParticipantRefuses, // `target` answers 409 (business failure) `count` times
@@ -32,7 +34,9 @@ struct Fault {
 
 // The faults of a run, all derived from its seed: the same seed and length
 // give the same plan, so a run can be replayed. With `failover` the database
-// faults are failovers of the primary, at least one.
-QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover);
+// faults are failovers of the primary, at least one. With `brokerNodes` > 1
+// each broker fault stops or kills one node of the cluster, at least one of each.
+QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover,
+                        int brokerNodes = 1);
 
 } // namespace keel::chaos

@@ -31,14 +31,19 @@ public:
     }
     ~Subscription() { amqp_destroy_connection(m_state); }
 
-    bool declare(const QString &exchange)
+    bool declare(const QString &exchange, bool quorum)
     {
         const QByteArray name = exchange.toUtf8();
         amqp_exchange_declare(m_state, 1, amqp_cstring_bytes(name.constData()),
                               amqp_cstring_bytes("topic"), 0, 1, 0, 0, amqp_empty_table);
         if (!ok())
             return false;
-        amqp_queue_declare(m_state, 1, amqp_cstring_bytes(Queue), 0, 1, 0, 0, amqp_empty_table);
+        amqp_table_entry_t type;
+        type.key = amqp_cstring_bytes("x-queue-type");
+        type.value.kind = AMQP_FIELD_KIND_UTF8;
+        type.value.value.bytes = amqp_cstring_bytes("quorum");
+        const amqp_table_t arguments = quorum ? amqp_table_t{1, &type} : amqp_empty_table;
+        amqp_queue_declare(m_state, 1, amqp_cstring_bytes(Queue), 0, 1, 0, 0, arguments);
         if (!ok())
             return false;
         amqp_queue_bind(m_state, 1, amqp_cstring_bytes(Queue), amqp_cstring_bytes(name.constData()),
@@ -84,8 +89,9 @@ private:
 
 } // namespace
 
-InboxConsumer::InboxConsumer(AmqpAddress broker, QString exchange, ConnectionSettings database)
-    : m_broker(std::move(broker)), m_exchange(std::move(exchange)), m_database(std::move(database))
+InboxConsumer::InboxConsumer(QList<AmqpAddress> nodes, QString exchange,
+                             ConnectionSettings database)
+    : m_nodes(std::move(nodes)), m_exchange(std::move(exchange)), m_database(std::move(database))
 {}
 
 InboxConsumer::~InboxConsumer()
@@ -95,8 +101,8 @@ InboxConsumer::~InboxConsumer()
 
 bool InboxConsumer::start()
 {
-    Subscription setup(m_broker);
-    if (!setup.open() || !setup.declare(m_exchange))
+    Subscription setup(m_nodes.first());
+    if (!setup.open() || !setup.declare(m_exchange, m_nodes.size() > 1))
         return false;
     m_thread = std::thread([this] { run(); });
     return true;
@@ -113,8 +119,9 @@ void InboxConsumer::run()
 {
     while (!m_stopping) {
         Result<LibpqConnection> database = LibpqConnection::open(m_database);
-        Subscription subscription(m_broker);
+        Subscription subscription(m_nodes.at(m_node));
         if (!database || !subscription.open() || !subscription.consume()) {
+            m_node = (m_node + 1) % m_nodes.size();
             ++m_reconnects;
             QThread::msleep(300);
             continue;
@@ -141,6 +148,7 @@ void InboxConsumer::run()
             if (!subscription.ack(message->second))
                 break;
         }
+        m_node = (m_node + 1) % m_nodes.size();
         ++m_reconnects;
     }
 }

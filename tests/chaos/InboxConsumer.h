@@ -10,11 +10,13 @@ namespace keel::chaos {
 
 // A downstream service reading keel's events from a durable queue bound to
 // every routing key: it applies each one through an Inbox in keel's database
-// and acks only after that committed, reconnecting to either server
-// whenever one goes away. What it applied is in chaos.applied_events.
+// and acks only after that committed, reconnecting to the database and the
+// broker whenever one goes away. What it applied is in chaos.applied_events.
 class InboxConsumer final {
 public:
-    InboxConsumer(AmqpAddress broker, QString exchange, ConnectionSettings database);
+    // Given a cluster's nodes, it declares its queue a quorum queue (one
+    // replica per node) and moves to the next node whenever one goes away.
+    InboxConsumer(QList<AmqpAddress> nodes, QString exchange, ConnectionSettings database);
     ~InboxConsumer();
 
     // Declares the queue and its binding (so nothing published from now on
@@ -29,7 +31,8 @@ public:
 private:
     void run();
 
-    AmqpAddress m_broker;
+    QList<AmqpAddress> m_nodes;
+    qsizetype m_node = 0; // the node the next connection tries
     QString m_exchange;
     ConnectionSettings m_database;
     std::atomic<bool> m_stopping{false};

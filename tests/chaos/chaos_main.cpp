@@ -1,7 +1,7 @@
 // keel-chaos: load and a seeded fault schedule against real keel processes on
 // a real PostgreSQL and RabbitMQ, then the end checks (ChaosChecks.h).
 // Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--failover] [--operators]
-//                   [--alipay | --wechatpay]
+//                   [--alipay | --wechatpay] [--broker-cluster]
 //                   [--keep DIR]
 
 #include "ChaosRun.h"
@@ -46,6 +46,10 @@ void addOptions(QCommandLineParser &parser)
          QStringLiteral("The gateways and worker call the channel as WeChat Pay API v3 (keel "
                         "channel-sim --protocol wechatpay): yuan sales, refunds, their queries "
                         "and reverses.")},
+        {QStringLiteral("broker-cluster"),
+         QStringLiteral(
+             "Run RabbitMQ as a cluster of three nodes with the consumer's queue a "
+             "quorum queue, and stop or kill one node at a time instead of the broker.")},
         {QStringLiteral("keep"),
          QStringLiteral("Keep the servers' directory and logs here instead of a temporary one."),
          QStringLiteral("DIR")},
@@ -86,6 +90,7 @@ int main(int argc, char *argv[])
     options.clients = positive("clients", 4, 64);
     options.failover = parser.isSet(QStringLiteral("failover"));
     options.operators = parser.isSet(QStringLiteral("operators"));
+    options.brokerCluster = parser.isSet(QStringLiteral("broker-cluster"));
     if (parser.isSet(QStringLiteral("alipay")))
         options.protocol = ChannelProtocol::Alipay;
     if (parser.isSet(QStringLiteral("wechatpay")))
