@@ -1,0 +1,71 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/db/ConnectionSettings.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+class QProcess;
+
+namespace keel::test {
+
+// PostgreSQL made highly available by Debian's Patroni on a three-member
+// etcd, all local and private to one directory: three etcd members, and two
+// PostgreSQL members in strict synchronous mode (the leader accepts no
+// commit its synchronous standby has not flushed). Patroni and PostgreSQL run
+// as the server account. keel reaches the leader through a multi-host DSN
+// that accepts only the writable member.
+class PatroniCluster final {
+public:
+    static bool available();
+    static Result<std::unique_ptr<PatroniCluster>> start(const QString &directory);
+    ~PatroniCluster();
+
+    // host=a,b port=pa,pb dbname=... target_session_attrs=read-write
+    ConnectionSettings settings(const QString &database) const;
+    // One member only: for reading what each holds.
+    ConnectionSettings memberSettings(int index, const QString &database) const;
+
+    // `patronictl switchover` to the other member, as an operator would for
+    // maintenance; returns once Patroni reports the new leader.
+    Status switchover();
+    // The leader's machine dies: its Patroni and PostgreSQL SIGKILLed. The
+    // standby is promoted once the leader key expires. Returns its index.
+    Result<int> crashLeader();
+    // The crashed member's Patroni started again; it rejoins as a standby.
+    Status restartMember(int index);
+
+    // Which member leads now, by its REST API (-1: none).
+    int leaderIndex() const;
+    // Both members running, one leader and one synchronous standby streaming.
+    bool healthy() const;
+    int members() const { return int(m_pgPorts.size()); }
+
+private:
+    PatroniCluster() = default;
+    Status startEtcd();
+    Status writeMemberConfig(int index) const;
+    Status startMember(int index);
+    Status waitUntil(const std::function<bool()> &condition, int timeoutMs,
+                     const QString &what) const;
+    QString memberName(int index) const;
+    void killPostmaster(int index) const;
+    // The member's view of the cluster (GET /cluster on its REST API).
+    Result<QByteArray> restGet(int index, const QString &path) const;
+
+    QString m_directory;
+    QString m_scope;
+    std::vector<int> m_etcdClientPorts;
+    std::vector<int> m_etcdPeerPorts;
+    std::vector<int> m_pgPorts;
+    std::vector<int> m_restPorts;
+    std::vector<std::unique_ptr<QProcess>> m_etcd;
+    std::vector<std::unique_ptr<QProcess>> m_patroni;
+};
+
+} // namespace keel::test
