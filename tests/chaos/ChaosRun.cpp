@@ -60,8 +60,9 @@ int ChaosRun::run()
     m_out << "chaos: seed " << m_options.seed << ", " << m_options.seconds
           << " s of load; replay with --seed " << m_options.seed << " --seconds "
           << m_options.seconds << Qt::endl;
-    auto world = ChaosWorld::start(m_options.directory, m_options.failover, m_options.protocol,
-                                   m_options.brokerCluster);
+    auto world =
+        ChaosWorld::start(m_options.directory, {m_options.failover, m_options.patroni,
+                                                m_options.protocol, m_options.brokerCluster});
     if (!world) {
         m_out << "chaos: could not start: " << world.error().message << Qt::endl;
         return 2;
@@ -301,7 +302,8 @@ void ChaosRun::runUntil(qint64 endMs)
         if (m_world->failover() && !m_supervisorExitSeen &&
             !m_world->failover()->supervisorsRunning()) {
             m_supervisorExitSeen = true;
-            m_out << "  t=" << now / 1000.0 << "s a pg_autoctl supervisor exited" << Qt::endl;
+            m_out << "  t=" << now / 1000.0 << "s a " << m_world->failover()->engine()
+                  << " supervisor exited" << Qt::endl;
         }
         QThread::msleep(50);
     }
@@ -409,7 +411,7 @@ void ChaosRun::tookFailover()
 // after the last failover.
 void ChaosRun::ensureOneFailover()
 {
-    test::FailoverCluster *formation = m_world->failover();
+    test::HaFormation *formation = m_world->failover();
     // Faults the held loop owes fire meanwhile: a planned failover among them counts.
     const qint64 deadline = m_clock.elapsed() + budgetLeft(180000);
     while (m_promotions == 0 && m_clock.elapsed() < deadline) {
@@ -430,7 +432,7 @@ void ChaosRun::ensureOneFailover()
 // and the monitor must promote the secondary on its own.
 void ChaosRun::failPrimary(const Fault &fault, qint64 back)
 {
-    test::FailoverCluster *formation = m_world->failover();
+    test::HaFormation *formation = m_world->failover();
     if (!formationSettled()) {
         ++m_faultCounts[QStringLiteral("failover skipped: formation not settled")];
         return;
@@ -549,7 +551,7 @@ bool ChaosRun::serving()
 // What the monitor and each node say, for a formation slow to elect a primary.
 void ChaosRun::describeFormation()
 {
-    for (const test::FailoverCluster::Node &node : m_world->failover()->nodes())
+    for (const test::HaFormation::Node &node : m_world->failover()->nodes())
         m_out << "    node " << node.name << " on port " << node.port << ": reported "
               << node.reportedState << ", goal " << node.goalState << ", keeper "
               << (node.keeperRunning ? "running" : "stopped") << ", "
@@ -605,7 +607,7 @@ void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
           << " recorded exchanges are judged key by key with the rest): " << m_simulateTally
           << Qt::endl;
     m_out << "  recovery after the load: " << m_recoveryMs / 1000.0 << " s" << Qt::endl;
-    if (test::FailoverCluster *formation = m_world->failover())
+    if (test::HaFormation *formation = m_world->failover())
         m_out << "  failovers performed: " << m_promotions << " of " << formation->failovers()
               << " primaries taken away replaced by the monitor, primary now on port "
               << formation->primaryPort() << Qt::endl;
@@ -620,7 +622,8 @@ void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
     if (verdict.violations.isEmpty())
         return;
     m_out << "\nreplay: keel-chaos --seed " << m_options.seed << " --seconds " << m_options.seconds
-          << (m_options.failover ? " --failover" : "") << Qt::endl;
+          << (m_options.failover ? " --failover" : "") << (m_options.patroni ? " --patroni" : "")
+          << Qt::endl;
     printHistories(m_out, verdict.violatingKeys, record, m_faults);
 }
 

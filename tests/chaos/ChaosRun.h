@@ -32,7 +32,8 @@ struct RunOptions {
     int clients = 4;
     int recoverySeconds = 240; // to settle everything once the faults stop
     QString directory;         // where the servers and the logs live
-    bool failover = false;     // PostgreSQL as a pg_auto_failover formation
+    bool failover = false;     // PostgreSQL as an HA formation (pg_auto_failover by default)
+    bool patroni = false;      // with failover: the formation is Patroni on etcd
     bool operators = false;    // the operator desk (OperatorDesk) acts during the faults
     bool brokerCluster =
         false; // RabbitMQ as three clustered nodes, one killed or stopped at a time

@@ -2,6 +2,7 @@
 
 #include "FailoverCluster.h"
 #include "KeelProcess.h"
+#include "PatroniCluster.h"
 #include "ServerAccountAccess.h"
 #include "SigningFiles.h"
 #include "TestParticipant.h"
@@ -39,16 +40,15 @@ CREATE TRIGGER chaos_remember_event AFTER INSERT ON keel.outbox
 } // namespace
 
 Result<std::unique_ptr<ChaosWorld>> ChaosWorld::start(const QString &directory,
-                                                      bool highlyAvailable,
-                                                      ChannelProtocol protocol, bool brokerCluster)
+                                                      const WorldShape &shape)
 {
     std::unique_ptr<ChaosWorld> world(new ChaosWorld);
     world->m_directory = directory;
-    if (Status started = world->startServers(highlyAvailable, brokerCluster); !started)
+    if (Status started = world->startServers(shape); !started)
         return started.error();
     if (Status prepared = world->prepareDatabase(); !prepared)
         return prepared.error();
-    world->defineProcesses(protocol);
+    world->defineProcesses(shape.protocol);
     if (!world->startStopped())
         return makeError(
             ErrorKind::Environment,
@@ -93,10 +93,16 @@ QList<AmqpAddress> ChaosWorld::brokerAddresses() const
     return m_brokerCluster ? m_brokerCluster->addresses() : QList{m_broker->address()};
 }
 
-Status ChaosWorld::startServers(bool highlyAvailable, bool brokerCluster)
+Status ChaosWorld::startServers(const WorldShape &shape)
 {
     test::letServerAccountThrough(m_directory);
-    if (highlyAvailable) {
+    if (shape.highlyAvailable && shape.patroni) {
+        auto formation = test::PatroniCluster::start(m_directory);
+        if (!formation)
+            return formation.error();
+        m_failover = std::move(formation).value();
+        m_settings = m_failover->settings(QStringLiteral("keel"));
+    } else if (shape.highlyAvailable) {
         auto formation = test::FailoverCluster::start(m_directory);
         if (!formation)
             return formation.error();
@@ -106,7 +112,7 @@ Status ChaosWorld::startServers(bool highlyAvailable, bool brokerCluster)
         return started;
     }
     const QString brokerDirectory = QDir(m_directory).filePath(QStringLiteral("rabbitmq"));
-    if (brokerCluster) {
+    if (shape.brokerCluster) {
         auto cluster = BrokerCluster::start(brokerDirectory);
         if (!cluster)
             return cluster.error();

@@ -18,7 +18,7 @@ class EmbeddedBroker;
 class LibpqConnection;
 class EmbeddedCluster;
 namespace test {
-class FailoverCluster;
+class HaFormation;
 class TestParticipant;
 } // namespace test
 } // namespace keel
@@ -26,10 +26,10 @@ class TestParticipant;
 namespace keel::chaos {
 
 // Everything a chaos run runs on, in a directory of its own: a durable
-// PostgreSQL (one server, or a pg_auto_failover formation), RabbitMQ (a node, or a cluster of
-// three), the saga participants
-// and a merchant's notify endpoint (one local HTTP server), and the keel processes — a channel
-// simulator, two gateways, a saga worker and two relays.
+// PostgreSQL (one server, or a pg_auto_failover or Patroni formation), RabbitMQ (a node, or a
+// cluster of three), the saga participants and a merchant's notify endpoint (one local HTTP
+// server), and the keel processes — a channel simulator, two gateways, a saga worker and two
+// relays.
 
 // How keel calls the channel in a run: keel's own wire to the simulator, or
 // the simulator speaking a real channel's protocol through keel's adapter.
@@ -38,13 +38,18 @@ enum class ChannelProtocol { Keel, Alipay, WechatPay };
 // The channel keel's records name under each (recon_channels).
 QString statementChannel(ChannelProtocol protocol);
 
+// What a run's world is made of.
+struct WorldShape {
+    bool highlyAvailable = false; // the database is an HA formation, failed over under load
+    bool patroni = false;         // that formation is Patroni on etcd, not pg_auto_failover
+    ChannelProtocol protocol = ChannelProtocol::Keel;
+    bool brokerCluster = false; // RabbitMQ is three clustered nodes, not one
+};
+
 class ChaosWorld final {
 public:
-    // `highlyAvailable`: the database is a pg_auto_failover formation;
-    // `brokerCluster`: RabbitMQ is three clustered nodes, not one.
-    static Result<std::unique_ptr<ChaosWorld>>
-    start(const QString &directory, bool highlyAvailable,
-          ChannelProtocol protocol = ChannelProtocol::Keel, bool brokerCluster = false);
+    static Result<std::unique_ptr<ChaosWorld>> start(const QString &directory,
+                                                     const WorldShape &shape);
     ~ChaosWorld();
 
     ConnectionSettings settings() const { return m_settings; }
@@ -54,7 +59,7 @@ public:
     // The single server's immediate shutdown and start (not with failover).
     Status stopDatabase();
     Status startDatabase();
-    test::FailoverCluster *failover() { return m_failover.get(); }
+    test::HaFormation *failover() { return m_failover.get(); }
     // The broker's nodes: one, or a cluster's three.
     int brokerNodes() const;
     EmbeddedBroker &brokerNode(int index);
@@ -78,7 +83,7 @@ public:
 
 private:
     ChaosWorld() = default;
-    Status startServers(bool highlyAvailable, bool brokerCluster);
+    Status startServers(const WorldShape &shape);
     Status startSingleServer();
     Status prepareDatabase();
     Status createProcessLogin(LibpqConnection &connection);
@@ -88,7 +93,7 @@ private:
 
     QString m_directory;
     std::unique_ptr<EmbeddedCluster> m_database;
-    std::unique_ptr<test::FailoverCluster> m_failover;
+    std::unique_ptr<test::HaFormation> m_failover;
     std::unique_ptr<EmbeddedBroker> m_broker;
     std::unique_ptr<BrokerCluster> m_brokerCluster;
     std::unique_ptr<test::TestParticipant> m_participant;

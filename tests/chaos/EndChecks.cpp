@@ -1,7 +1,7 @@
 #include "EndChecks.h"
 
 #include "ChaosWorld.h"
-#include "FailoverCluster.h"
+#include "HaFormation.h"
 #include "KeelService.h"
 
 #include "core/db/LibpqConnection.h"
@@ -23,13 +23,13 @@ namespace keel::chaos {
 // Exactly one writable node, the one the monitor calls primary, and the one
 // the checks read: otherwise what they found proves nothing. Each node's
 // charge count is printed so a lost write can be told from a split brain.
-void checkFormation(test::FailoverCluster &formation, LibpqConnection &checked, QTextStream &out,
+void checkFormation(test::HaFormation &formation, LibpqConnection &checked, QTextStream &out,
                     Verdict &verdict)
 {
     const int primary = formation.primaryPort();
     const Result<QString> readPort = checked.scalar("SELECT inet_server_port()");
     int writable = 0;
-    for (const test::FailoverCluster::Node &node : formation.nodes()) {
+    for (const test::HaFormation::Node &node : formation.nodes()) {
         QString charges = QStringLiteral("-");
         if (node.reachable)
             if (auto direct = LibpqConnection::open(
@@ -43,10 +43,11 @@ void checkFormation(test::FailoverCluster &formation, LibpqConnection &checked, 
             << ", charges " << charges << Qt::endl;
         writable += node.writable ? 1 : 0;
         if (node.writable && node.port != primary)
-            verdict.violation(QStringLiteral("node %1 accepts writes but the monitor's primary is "
-                                             "on port %2")
-                                  .arg(node.name)
-                                  .arg(primary));
+            verdict.violation(
+                QStringLiteral("node %1 accepts writes but the HA engine's primary is "
+                               "on port %2")
+                    .arg(node.name)
+                    .arg(primary));
     }
     if (!formation.healthy())
         verdict.violation(QStringLiteral("the formation did not come back to a primary and a "
@@ -55,7 +56,7 @@ void checkFormation(test::FailoverCluster &formation, LibpqConnection &checked, 
         verdict.violation(QStringLiteral("%1 writable nodes at the end (split brain or no primary)")
                               .arg(writable));
     if (!readPort || readPort->toInt() != primary)
-        verdict.violation(QStringLiteral("the checks read port %1, the monitor's primary is %2")
+        verdict.violation(QStringLiteral("the checks read port %1, the HA engine's primary is %2")
                               .arg(readPort ? *readPort : QStringLiteral("?"))
                               .arg(primary));
 }

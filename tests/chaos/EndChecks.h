@@ -9,7 +9,7 @@ class LibpqConnection;
 }
 
 namespace keel::test {
-class FailoverCluster;
+class HaFormation;
 }
 
 namespace keel::chaos {
@@ -20,7 +20,7 @@ class ChaosWorld;
 // the HA formation it ran on, and the secrets in what it left behind.
 
 // Exactly one writable node, the monitor's primary, the one `checked` reads.
-void checkFormation(test::FailoverCluster &formation, LibpqConnection &checked, QTextStream &out,
+void checkFormation(test::HaFormation &formation, LibpqConnection &checked, QTextStream &out,
                     Verdict &verdict);
 
 // The repairs people made, and the rules around them: no saga parked without

@@ -1,7 +1,7 @@
 // keel-chaos: load and a seeded fault schedule against real keel processes on
 // a real PostgreSQL and RabbitMQ, then the end checks (ChaosChecks.h).
 // Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--failover] [--operators]
-//                   [--alipay | --wechatpay] [--broker-cluster]
+//                   [--patroni] [--alipay | --wechatpay] [--broker-cluster]
 //                   [--keep DIR]
 
 #include "ChaosRun.h"
@@ -36,6 +36,10 @@ void addOptions(QCommandLineParser &parser)
          QStringLiteral("Run PostgreSQL as a pg_auto_failover formation (monitor, primary, "
                         "synchronous secondary) and fail the primary over instead of shutting "
                         "it down.")},
+        {QStringLiteral("patroni"),
+         QStringLiteral(
+             "With --failover: the formation is Patroni on a three-member etcd (two "
+             "PostgreSQL members, strict synchronous mode) instead of pg_auto_failover.")},
         {QStringLiteral("operators"),
          QStringLiteral("Two people at the console during the faults (a maker and a checker) "
                         "propose, approve, reject, let expire and execute guarded actions.")},
@@ -88,7 +92,8 @@ int main(int argc, char *argv[])
     };
     options.seconds = positive("seconds", 90, 7 * 86400);
     options.clients = positive("clients", 4, 64);
-    options.failover = parser.isSet(QStringLiteral("failover"));
+    options.patroni = parser.isSet(QStringLiteral("patroni"));
+    options.failover = parser.isSet(QStringLiteral("failover")) || options.patroni;
     options.operators = parser.isSet(QStringLiteral("operators"));
     options.brokerCluster = parser.isSet(QStringLiteral("broker-cluster"));
     if (parser.isSet(QStringLiteral("alipay")))

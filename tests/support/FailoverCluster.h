@@ -1,7 +1,6 @@
 #pragma once
 
-#include "core/Result.h"
-#include "core/db/ConnectionSettings.h"
+#include "HaFormation.h"
 
 #include <QList>
 #include <QSet>
@@ -20,25 +19,18 @@ namespace keel::test {
 // secondary, each run by its own `pg_autoctl run` as the server account.
 // keel reaches it through a multi-host DSN that only accepts the writable
 // node, as production keel would.
-class FailoverCluster final {
+class FailoverCluster final : public HaFormation {
 public:
-    // One node as the monitor and the node itself see it.
-    struct Node {
-        QString name;
-        int port = 0;
-        QString reportedState;      // what its keeper last told the monitor
-        QString goalState;          // what the monitor wants it to be
-        bool keeperRunning = false; // its `pg_autoctl run`
-        bool reachable = false;
-        bool writable = false; // up and not in recovery
-    };
+    using Node = HaFormation::Node;
 
     static bool available();
     static Result<std::unique_ptr<FailoverCluster>> start(const QString &directory);
-    ~FailoverCluster();
+    ~FailoverCluster() override;
+
+    QString engine() const override { return QStringLiteral("pg_auto_failover"); }
 
     // host=a,b port=pa,pb dbname=... target_session_attrs=read-write
-    ConnectionSettings settings(const QString &database) const;
+    ConnectionSettings settings(const QString &database) const override;
     // The monitor promotes the secondary and demotes the primary; returns
     // once the monitor has accepted (the switch itself takes seconds).
     Status failOver();
@@ -46,35 +38,35 @@ public:
     // with SIGKILL, nothing shuts down cleanly, and the monitor must notice
     // on its own (health checks tuned to seconds) and promote the secondary.
     // Returns the crashed node's port.
-    Result<int> crashPrimary();
+    Result<int> crashPrimary() override;
     // The primary's machine shut down for maintenance: its keeper is stopped
     // (SIGTERM), stopping its PostgreSQL; the monitor notices and promotes
     // the secondary. (perform_failover is not used under load: in
     // pg_auto_failover 2.0 it turns the primary's synchronous replication
     // off while the secondary is being promoted; see docs/findings.md.)
-    Result<int> shutDownPrimary();
+    Result<int> shutDownPrimary() override;
     // The crashed node's keeper is started again; it must rejoin as a
     // secondary (pg_rewind) instead of coming back as a second primary.
-    Status restartNode(int port);
+    Status restartNode(int port) override;
     // Both nodes are back in their places, primary and secondary.
-    bool healthy();
+    bool healthy() override;
     // healthy(), and the primary is replicating synchronously right now: its
     // synchronous_standby_names is set and a standby streams as sync/quorum.
     // pg_auto_failover turns synchronous replication off (wait_primary) while
     // it thinks the secondary unhealthy; a failover then loses what the
     // primary acknowledged meanwhile.
-    bool synchronous();
+    bool synchronous() override;
     // Which node port is primary now (0: none).
-    int primaryPort();
-    int failovers() const { return m_failovers; }
+    int primaryPort() override;
+    int failovers() const override { return m_failovers; }
     // The monitor's and each node's `pg_autoctl run` are all still running
     // (but for a node crashed on purpose and not yet restarted):
     // a node whose supervisor died keeps its PostgreSQL running unfenced.
-    bool supervisorsRunning() const;
+    bool supervisorsRunning() const override;
     // Every node, asked directly; two writable nodes is a split brain.
-    QList<Node> nodes();
+    QList<Node> nodes() override;
     // One node only, not the multi-host DSN: for reading what each holds.
-    ConnectionSettings nodeSettings(int port, const QString &database) const;
+    ConnectionSettings nodeSettings(int port, const QString &database) const override;
 
 private:
     FailoverCluster() = default;

@@ -18,6 +18,7 @@
 #include <QStandardPaths>
 #include <QThread>
 
+#include <algorithm>
 #include <csignal>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -88,7 +89,7 @@ Result<std::unique_ptr<PatroniCluster>> PatroniCluster::start(const QString &dir
                 return led.error();
     }
     PatroniCluster *self = cluster.get();
-    if (Status healthy = cluster->waitUntil([self] { return self->healthy(); }, StartTimeoutMs,
+    if (Status healthy = cluster->waitUntil([self] { return self->synchronous(); }, StartTimeoutMs,
                                             QStringLiteral("a synchronous standby"));
         !healthy)
         return healthy.error();
@@ -299,7 +300,7 @@ int PatroniCluster::leaderIndex() const
     return -1;
 }
 
-bool PatroniCluster::healthy() const
+bool PatroniCluster::healthy()
 {
     if (leaderIndex() < 0)
         return false;
@@ -403,6 +404,121 @@ void PatroniCluster::killPostmaster(int index) const
 Status PatroniCluster::restartMember(int index)
 {
     return startMember(index);
+}
+
+} // namespace keel::test
+
+namespace keel::test {
+
+int PatroniCluster::indexOfPort(int port) const
+{
+    for (int i = 0; i < members(); ++i)
+        if (m_pgPorts[size_t(i)] == port)
+            return i;
+    return -1;
+}
+
+ConnectionSettings PatroniCluster::nodeSettings(int port, const QString &database) const
+{
+    return memberSettings(std::max(0, indexOfPort(port)), database);
+}
+
+Result<int> PatroniCluster::crashPrimary()
+{
+    Result<int> leader = crashLeader();
+    if (!leader)
+        return leader.error();
+    m_taken.insert(*leader);
+    ++m_failovers;
+    return m_pgPorts[size_t(*leader)];
+}
+
+Result<int> PatroniCluster::shutDownPrimary()
+{
+    const int leader = leaderIndex();
+    if (leader < 0)
+        return makeError(ErrorKind::Environment, QStringLiteral("Patroni's cluster has no leader"));
+    QProcess &patroni = *m_patroni[size_t(leader)];
+    if (patroni.state() == QProcess::NotRunning || patroni.processId() <= 0)
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("the leader's Patroni is not running"));
+    ::kill(pid_t(patroni.processId()), SIGTERM);
+    m_taken.insert(leader);
+    ++m_failovers;
+    return m_pgPorts[size_t(leader)];
+}
+
+Status PatroniCluster::restartNode(int port)
+{
+    const int index = indexOfPort(port);
+    if (index < 0)
+        return makeError(ErrorKind::Usage, QStringLiteral("no member on port %1").arg(port));
+    QProcess &patroni = *m_patroni[size_t(index)];
+    if (patroni.state() != QProcess::NotRunning && !patroni.waitForFinished(0))
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("%1 is still stopping").arg(memberName(index)));
+    if (Status started = startMember(index); !started)
+        return started;
+    m_taken.remove(index);
+    return {};
+}
+
+bool PatroniCluster::synchronous()
+{
+    const int leader = leaderIndex();
+    if (leader < 0 || !healthy())
+        return false;
+    Result<LibpqConnection> session =
+        LibpqConnection::open(memberSettings(leader, QStringLiteral("postgres")));
+    if (!session)
+        return false;
+    Result<QString> streaming = session->scalar(
+        "SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum') "
+        "AND state = 'streaming'");
+    return streaming && streaming->toInt() > 0;
+}
+
+int PatroniCluster::primaryPort()
+{
+    const int leader = leaderIndex();
+    return leader < 0 ? 0 : m_pgPorts[size_t(leader)];
+}
+
+bool PatroniCluster::supervisorsRunning() const
+{
+    for (int i = 0; i < members(); ++i)
+        if (!m_taken.contains(i) && m_patroni[size_t(i)]->state() == QProcess::NotRunning)
+            return false;
+    return true;
+}
+
+QList<HaFormation::Node> PatroniCluster::nodes()
+{
+    QJsonArray seen;
+    for (int i = 0; i < members() && seen.isEmpty(); ++i)
+        if (Result<QByteArray> cluster = restGet(i, QStringLiteral("/cluster")))
+            seen = clusterMembers(*cluster);
+    QList<Node> all;
+    for (int i = 0; i < members(); ++i) {
+        Node node;
+        node.name = memberName(i);
+        node.port = m_pgPorts[size_t(i)];
+        for (const QJsonValue &member : std::as_const(seen)) {
+            const QJsonObject object = member.toObject();
+            if (object.value(QStringLiteral("name")).toString() == node.name)
+                node.reportedState = object.value(QStringLiteral("role")).toString() + u'/' +
+                                     object.value(QStringLiteral("state")).toString();
+        }
+        node.keeperRunning = m_patroni[size_t(i)]->state() != QProcess::NotRunning;
+        if (Result<LibpqConnection> session =
+                LibpqConnection::open(memberSettings(i, QStringLiteral("postgres")))) {
+            node.reachable = true;
+            Result<QString> recovery = session->scalar("SELECT pg_is_in_recovery()");
+            node.writable = recovery && *recovery == QLatin1String("f");
+        }
+        all.append(node);
+    }
+    return all;
 }
 
 } // namespace keel::test

@@ -1,7 +1,8 @@
 #pragma once
 
-#include "core/Result.h"
-#include "core/db/ConnectionSettings.h"
+#include "HaFormation.h"
+
+#include <QSet>
 
 #include <QString>
 #include <QStringList>
@@ -20,14 +21,15 @@ namespace keel::test {
 // commit its synchronous standby has not flushed). Patroni and PostgreSQL run
 // as the server account. keel reaches the leader through a multi-host DSN
 // that accepts only the writable member.
-class PatroniCluster final {
+class PatroniCluster final : public HaFormation {
 public:
     static bool available();
     static Result<std::unique_ptr<PatroniCluster>> start(const QString &directory);
-    ~PatroniCluster();
+    ~PatroniCluster() override;
 
+    QString engine() const override { return QStringLiteral("Patroni"); }
     // host=a,b port=pa,pb dbname=... target_session_attrs=read-write
-    ConnectionSettings settings(const QString &database) const;
+    ConnectionSettings settings(const QString &database) const override;
     // One member only: for reading what each holds.
     ConnectionSettings memberSettings(int index, const QString &database) const;
 
@@ -43,8 +45,21 @@ public:
     // Which member leads now, by its REST API (-1: none).
     int leaderIndex() const;
     // Both members running, one leader and one synchronous standby streaming.
-    bool healthy() const;
+    bool healthy() override;
     int members() const { return int(m_pgPorts.size()); }
+
+    // As the chaos suite fails it over (HaFormation): members by port.
+    ConnectionSettings nodeSettings(int port, const QString &database) const override;
+    Result<int> crashPrimary() override;
+    // SIGTERM to the leader's Patroni: it stops its PostgreSQL and lets the
+    // leader key go, and the standby takes it.
+    Result<int> shutDownPrimary() override;
+    Status restartNode(int port) override;
+    bool synchronous() override;
+    int primaryPort() override;
+    int failovers() const override { return m_failovers; }
+    bool supervisorsRunning() const override;
+    QList<Node> nodes() override;
 
 private:
     PatroniCluster() = default;
@@ -54,6 +69,7 @@ private:
     Status waitUntil(const std::function<bool()> &condition, int timeoutMs,
                      const QString &what) const;
     QString memberName(int index) const;
+    int indexOfPort(int port) const;
     void killPostmaster(int index) const;
     // The member's view of the cluster (GET /cluster on its REST API).
     Result<QByteArray> restGet(int index, const QString &path) const;
@@ -66,6 +82,8 @@ private:
     std::vector<int> m_restPorts;
     std::vector<std::unique_ptr<QProcess>> m_etcd;
     std::vector<std::unique_ptr<QProcess>> m_patroni;
+    QSet<int> m_taken; // members taken away on purpose, not yet restarted
+    int m_failovers = 0;
 };
 
 } // namespace keel::test

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "core/Result.h"
+#include "core/db/ConnectionSettings.h"
+
+#include <QList>
+#include <QString>
+
+namespace keel::test {
+
+// A highly available PostgreSQL the chaos suite runs keel on and fails
+// over: pg_auto_failover (FailoverCluster) or Patroni on etcd
+// (PatroniCluster). Nodes are named by their PostgreSQL port.
+class HaFormation {
+public:
+    // One node as the HA engine and the node itself see it.
+    struct Node {
+        QString name;
+        int port = 0;
+        QString reportedState;      // what the engine last heard from it
+        QString goalState;          // what the engine wants it to be ("" if it has no such notion)
+        bool keeperRunning = false; // its supervisor (pg_autoctl run, patroni)
+        bool reachable = false;
+        bool writable = false; // up and not in recovery
+    };
+
+    virtual ~HaFormation() = default;
+
+    // Which engine, for what the run prints.
+    virtual QString engine() const = 0;
+    // Every node, only the writable one accepted (target_session_attrs=read-write).
+    virtual ConnectionSettings settings(const QString &database) const = 0;
+    // One node only, not the multi-host DSN: for reading what each holds.
+    virtual ConnectionSettings nodeSettings(int port, const QString &database) const = 0;
+    // The primary's machine dies (SIGKILL of its supervisor and PostgreSQL),
+    // or is shut down for maintenance (SIGTERM of its supervisor); the engine
+    // must promote another node on its own. Each returns the node's port.
+    virtual Result<int> crashPrimary() = 0;
+    virtual Result<int> shutDownPrimary() = 0;
+    // The node's supervisor started again; it must rejoin as a standby.
+    virtual Status restartNode(int port) = 0;
+    // A primary and a standby, each where the engine wants it.
+    virtual bool healthy() = 0;
+    // healthy(), and the primary replicates synchronously right now.
+    virtual bool synchronous() = 0;
+    // The writable node's port as the engine sees it (0: none).
+    virtual int primaryPort() = 0;
+    // Primaries taken away by crashPrimary() and shutDownPrimary().
+    virtual int failovers() const = 0;
+    // Every supervisor runs but for nodes taken away and not yet restarted.
+    virtual bool supervisorsRunning() const = 0;
+    virtual QList<Node> nodes() = 0;
+};
+
+} // namespace keel::test
