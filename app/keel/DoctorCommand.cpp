@@ -147,7 +147,8 @@ private:
     static QList<Finding> brokers(const QString &urls, const QString &exchange)
     {
         QList<Finding> found;
-        const QStringList nodes = urls.split(u' ', Qt::SkipEmptyParts);
+        const QStringList nodes =
+            urls.split(QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts);
         for (const QString &url : nodes.isEmpty() ? QStringList{QString()} : nodes) {
             Result<AmqpAddress> address = AmqpAddress::parse(url);
             if (!address) {

@@ -8,6 +8,7 @@
 #include "core/runtime/RelayRuntime.h"
 
 #include <QCommandLineParser>
+#include <QRegularExpression>
 
 #include <cstring>
 
@@ -60,7 +61,8 @@ public:
         const QStringList urls =
             parser.isSet(QStringLiteral("amqp"))
                 ? parser.values(QStringLiteral("amqp"))
-                : qEnvironmentVariable("KEEL_AMQP").split(u' ', Qt::SkipEmptyParts);
+                : qEnvironmentVariable("KEEL_AMQP")
+                      .split(QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts);
         QList<AmqpAddress> nodes;
         for (const QString &url : urls.isEmpty() ? QStringList{QString()} : urls) {
             Result<AmqpAddress> node = AmqpAddress::parse(url);

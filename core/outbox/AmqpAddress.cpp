@@ -1,5 +1,6 @@
 #include "core/outbox/AmqpAddress.h"
 
+#include <QRegularExpression>
 #include <QUrl>
 
 namespace keel {
@@ -19,6 +20,14 @@ Result<AmqpAddress> AmqpAddress::parse(const QString &text)
     if (!url.password().isEmpty())
         address.password = url.password(QUrl::FullyDecoded);
     const QString path = url.path(QUrl::FullyEncoded);
+    // The vhost is one path segment. Anything else is most likely two URLs
+    // run together, and would carry the second one's password into every
+    // message that names this address.
+    static const QRegularExpression notOneSegment(QStringLiteral("[/,@]"));
+    if (path.size() > 1 && path.mid(1).contains(notOneSegment))
+        return fieldError(QStringLiteral("amqp"), QStringLiteral("parameter_invalid"),
+                          QStringLiteral("the broker's vhost must be one path segment (write / "
+                                         "as %2F); give several nodes as separate URLs"));
     if (path.size() > 1)
         address.vhost = QUrl::fromPercentEncoding(path.mid(1).toUtf8());
     return address;

@@ -105,7 +105,12 @@ Status AmqpPublisher::connect(int timeoutMs)
         std::swap(m_address, m_otherNodes[i]);
         opened = connectToCurrent(timeoutMs);
     }
-    return opened;
+    if (opened || m_otherNodes.isEmpty())
+        return opened;
+    Error none = opened.error();
+    none.message +=
+        QStringLiteral(" (and each of the %1 other nodes failed too)").arg(m_otherNodes.size());
+    return none;
 }
 
 Status AmqpPublisher::connectToCurrent(int timeoutMs)
@@ -116,6 +121,11 @@ Status AmqpPublisher::connectToCurrent(int timeoutMs)
     if (!socket)
         return failure(QStringLiteral("cannot create a socket"));
     timeval timeout{timeoutMs / 1000, (timeoutMs % 1000) * 1000};
+    // Without these every login, declare and close waits forever: a node that
+    // takes the connection and then stalls would hold the relay, and the
+    // other nodes would never be tried.
+    amqp_set_handshake_timeout(connection->state, &timeout);
+    amqp_set_rpc_timeout(connection->state, &timeout);
     if (const int opened = amqp_socket_open_noblock(socket, m_address.host.toUtf8().constData(),
                                                     m_address.port, &timeout);
         opened != AMQP_STATUS_OK)
@@ -287,6 +297,10 @@ AmqpPublisher::Collected AmqpPublisher::abandon(const QString &why)
     for (auto &[ticket, window] : m_open)
         collected.windows.append({ticket, window->verdicts});
     collected.connectionLost = failure(why);
+    // A connection given up on is not closed politely: the close would wait
+    // for an answer that may never come.
+    if (m_connection)
+        m_connection->open = false;
     disconnect();
     return collected;
 }
