@@ -71,10 +71,7 @@ BrokerCluster::~BrokerCluster()
         node->beginStop();
     m_nodes.clear();
     // The nodes are gone; the epmd they shared goes with them.
-    QProcess epmd;
-    epmd.start(QStringLiteral("epmd"),
-               {QStringLiteral("-port"), QString::number(m_epmdPort), QStringLiteral("-kill")});
-    epmd.waitForFinished(10000);
+    EmbeddedBroker::stopEpmdOn(m_epmdPort);
 }
 
 QList<AmqpAddress> BrokerCluster::addresses() const

@@ -47,6 +47,11 @@ constexpr int StartTimeoutMs = 60000;
 
 } // namespace
 
+void EmbeddedBroker::stopEpmdOn(int port)
+{
+    stopEpmd(QString::number(port));
+}
+
 bool EmbeddedBroker::available()
 {
     return QFileInfo(ServerProgram).isExecutable();

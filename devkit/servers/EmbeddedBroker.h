@@ -38,6 +38,9 @@ public:
     // stopDirectory() stops it later, from any process.
     static Result<AmqpAddress> startDetached(const QString &directory);
     static Status stopDirectory(const QString &directory);
+    // Stops the epmd on `port` once no node is registered with it (it
+    // refuses before): a cluster's, when its nodes are gone.
+    static void stopEpmdOn(int port);
     ~EmbeddedBroker();
     Q_DISABLE_COPY_MOVE(EmbeddedBroker)
 

@@ -105,6 +105,16 @@ int ChaosRun::run()
                 fault.kind == Fault::Kind::FailOver || fault.kind == Fault::Kind::CrashPrimary;
             if (failover && m_clock.elapsed() - fault.atMs < 30000 && !formationSettled())
                 return false;
+            // A broker fault waits up to 30 s for the node down before it to
+            // come back, and is dropped once the load has stopped.
+            const bool broker =
+                fault.kind == Fault::Kind::RestartBroker || fault.kind == Fault::Kind::CrashBroker;
+            if (broker && m_clock.elapsed() >= qint64(m_options.seconds) * 1000) {
+                ++m_faultCounts[QStringLiteral("rabbitmq fault skipped: the load had stopped")];
+                return true;
+            }
+            if (broker && m_brokerDown && m_clock.elapsed() - fault.atMs < 30000)
+                return false;
             inject(fault);
             return true;
         });
@@ -199,6 +209,11 @@ int ChaosRun::judge(int openRequests)
     if (m_world->failover() && m_promotionsUnderLoad == 0)
         verdict.violation(QStringLiteral("a --failover run in which no failover happened under "
                                          "load proves nothing about failover"));
+    if (m_options.brokerCluster &&
+        (m_faultCounts.value(QStringLiteral("rabbitmq node killed")) == 0 ||
+         m_faultCounts.value(QStringLiteral("rabbitmq node stopped")) == 0))
+        verdict.violation(QStringLiteral("a --broker-cluster run that did not both stop and kill "
+                                         "a node proves nothing about the cluster"));
     if (m_simulateCrashed)
         verdict.violation(QStringLiteral("keel simulate crashed; see simulate.log"));
     for (const auto &[what, key] : std::as_const(m_simulateViolations))
@@ -311,8 +326,10 @@ void ChaosRun::runUntil(qint64 endMs)
 
 void ChaosRun::inject(const Fault &fault)
 {
-    // A failover is counted once the formation takes it.
-    if (fault.kind != Fault::Kind::FailOver && fault.kind != Fault::Kind::CrashPrimary)
+    // A failover is counted once the formation takes it, a broker fault once
+    // a node is taken down.
+    if (fault.kind != Fault::Kind::FailOver && fault.kind != Fault::Kind::CrashPrimary &&
+        fault.kind != Fault::Kind::RestartBroker && fault.kind != Fault::Kind::CrashBroker)
         ++m_faultCounts[fault.kindName()];
     const qint64 back = m_clock.elapsed() + fault.durationMs;
     switch (fault.kind) {
@@ -350,8 +367,11 @@ void ChaosRun::inject(const Fault &fault)
     case Fault::Kind::RestartBroker:
     case Fault::Kind::CrashBroker: {
         // One node down at a time: a cluster of three keeps its majority.
-        if (m_brokerDown)
+        if (m_brokerDown) {
+            ++m_faultCounts[QStringLiteral("rabbitmq fault skipped: still down from the last")];
             return;
+        }
+        ++m_faultCounts[fault.kindName()];
         EmbeddedBroker &node = m_world->brokerNode(
             fault.target.isEmpty() ? 0 : fault.target.section(u'-', 1).toInt() - 1);
         // In steps that never wait: an Erlang node's stop and boot can take

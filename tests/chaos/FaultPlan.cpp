@@ -3,6 +3,7 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 
 namespace keel::chaos {
@@ -67,9 +68,16 @@ void spreadOverBrokerNodes(QList<Fault> &faults, quint64 seed, int nodes)
     for (Fault &fault : faults)
         if (fault.kind == Fault::Kind::RestartBroker)
             broker.append(&fault);
-    for (qsizetype at : {faults.size() / 3, 2 * faults.size() / 3})
-        if (broker.size() < 2 && at < faults.size() &&
-            faults[at].kind != Fault::Kind::RestartBroker) {
+    // Failovers are kept: a run may need both kinds of fault.
+    const auto replaceable = [&](qsizetype at) {
+        const Fault::Kind kind = faults[at].kind;
+        return kind != Fault::Kind::RestartBroker && kind != Fault::Kind::FailOver &&
+               kind != Fault::Kind::CrashPrimary;
+    };
+    for (qsizetype at = faults.size() / 3; broker.size() < 2 && at < faults.size(); ++at)
+        if (replaceable(at) && std::all_of(broker.cbegin(), broker.cend(), [&](const Fault *b) {
+                return std::abs(faults[at].atMs - b->atMs) > 15000; // the node is back by then
+            })) {
             faults[at] = Fault{Fault::Kind::RestartBroker, faults[at].atMs, 2000, {}, 0};
             broker.append(&faults[at]);
         }

@@ -392,13 +392,19 @@ Result<int> PatroniCluster::crashLeader()
 void PatroniCluster::killPostmaster(int index) const
 {
     // The postmaster may sit in a session of its own; its pid file names it.
-    QFile pid(
-        QDir(m_directory).filePath(memberName(index) + QStringLiteral("/data/postmaster.pid")));
+    // A crash leaves the file behind, so the pid is believed only while its
+    // command line still names this member's data directory.
+    const QString data = QDir(m_directory).filePath(memberName(index) + QStringLiteral("/data"));
+    QFile pid(data + QStringLiteral("/postmaster.pid"));
     if (!pid.open(QIODevice::ReadOnly))
         return;
     const pid_t postmaster = pid_t(pid.readLine().trimmed().toLongLong());
-    if (postmaster > 0)
-        ::kill(postmaster, SIGKILL);
+    QFile command(QStringLiteral("/proc/%1/cmdline").arg(postmaster));
+    if (postmaster <= 0 || !command.open(QIODevice::ReadOnly) ||
+        !command.readAll().contains(data.toUtf8()))
+        return;
+    // Its backends go with it, as on a machine that died.
+    ::kill(::getpgid(postmaster) == postmaster ? -postmaster : postmaster, SIGKILL);
 }
 
 Status PatroniCluster::restartMember(int index)
