@@ -199,20 +199,7 @@ Status FailoverCluster::waitUntilHealthy(int timeoutMs)
 
 ConnectionSettings FailoverCluster::settings(const QString &database) const
 {
-    QStringList hosts, ports;
-    for (const int port : m_nodePorts) {
-        hosts << QStringLiteral("127.0.0.1");
-        ports << QString::number(port);
-    }
-    ConnectionSettings settings;
-    settings.set(QStringLiteral("host"), hosts.join(u','));
-    settings.set(QStringLiteral("port"), ports.join(u','));
-    settings.set(QStringLiteral("dbname"), database);
-    if (Result<ServiceAccount> account = ServiceAccount::forServer(); account)
-        settings.set(QStringLiteral("user"), account->name());
-    settings.set(QStringLiteral("target_session_attrs"), QStringLiteral("read-write"));
-    settings.set(QStringLiteral("connect_timeout"), QStringLiteral("3"));
-    return settings;
+    return multiHostSettings(m_nodePorts, database);
 }
 
 ConnectionSettings FailoverCluster::monitorSettings() const

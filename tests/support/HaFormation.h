@@ -6,6 +6,8 @@
 #include <QList>
 #include <QString>
 
+#include <vector>
+
 namespace keel::test {
 
 // A highly available PostgreSQL the chaos suite runs keel on and fails
@@ -50,6 +52,12 @@ public:
     // Every supervisor runs but for nodes taken away and not yet restarted.
     virtual bool supervisorsRunning() const = 0;
     virtual QList<Node> nodes() = 0;
+
+protected:
+    // Every node on loopback by port, as the server account, only the
+    // writable one accepted: what keel is given in production.
+    static ConnectionSettings multiHostSettings(const std::vector<int> &ports,
+                                                const QString &database);
 };
 
 } // namespace keel::test

@@ -321,20 +321,7 @@ bool PatroniCluster::healthy()
 
 ConnectionSettings PatroniCluster::settings(const QString &database) const
 {
-    QStringList hosts, ports;
-    for (const int port : m_pgPorts) {
-        hosts << QStringLiteral("127.0.0.1");
-        ports << QString::number(port);
-    }
-    ConnectionSettings settings;
-    settings.set(QStringLiteral("host"), hosts.join(u','));
-    settings.set(QStringLiteral("port"), ports.join(u','));
-    settings.set(QStringLiteral("dbname"), database);
-    if (Result<ServiceAccount> account = ServiceAccount::forServer(); account)
-        settings.set(QStringLiteral("user"), account->name());
-    settings.set(QStringLiteral("target_session_attrs"), QStringLiteral("read-write"));
-    settings.set(QStringLiteral("connect_timeout"), QStringLiteral("3"));
-    return settings;
+    return multiHostSettings(m_pgPorts, database);
 }
 
 ConnectionSettings PatroniCluster::memberSettings(int index, const QString &database) const
