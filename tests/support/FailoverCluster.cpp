@@ -239,14 +239,7 @@ bool FailoverCluster::synchronous()
     const int port = primaryPort();
     if (port == 0)
         return false;
-    Result<LibpqConnection> primary =
-        LibpqConnection::open(nodeSettings(port, QStringLiteral("postgres")));
-    if (!primary)
-        return false;
-    Result<QString> streaming = primary->scalar(
-        "SELECT current_setting('synchronous_standby_names') <> '' AND EXISTS (SELECT 1 FROM "
-        "pg_stat_replication WHERE state = 'streaming' AND sync_state IN ('sync', 'quorum'))");
-    return streaming && *streaming == QLatin1String("t");
+    return replicatesSynchronously(nodeSettings(port, QStringLiteral("postgres")));
 }
 
 int FailoverCluster::primaryPort()

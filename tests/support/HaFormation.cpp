@@ -1,5 +1,6 @@
 #include "HaFormation.h"
 
+#include "core/db/LibpqConnection.h"
 #include "devkit/servers/ServiceAccount.h"
 
 #include <QStringList>
@@ -23,6 +24,17 @@ ConnectionSettings HaFormation::multiHostSettings(const std::vector<int> &ports,
     settings.set(QStringLiteral("target_session_attrs"), QStringLiteral("read-write"));
     settings.set(QStringLiteral("connect_timeout"), QStringLiteral("3"));
     return settings;
+}
+
+bool HaFormation::replicatesSynchronously(const ConnectionSettings &primary)
+{
+    Result<LibpqConnection> session = LibpqConnection::open(primary);
+    if (!session)
+        return false;
+    Result<QString> streaming = session->scalar(
+        "SELECT current_setting('synchronous_standby_names') <> '' AND EXISTS (SELECT 1 FROM "
+        "pg_stat_replication WHERE state = 'streaming' AND sync_state IN ('sync', 'quorum'))");
+    return streaming && *streaming == QLatin1String("t");
 }
 
 } // namespace keel::test

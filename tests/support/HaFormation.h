@@ -58,6 +58,9 @@ protected:
     // writable one accepted: what keel is given in production.
     static ConnectionSettings multiHostSettings(const std::vector<int> &ports,
                                                 const QString &database);
+    // The primary at `primary` commits synchronously right now: it names
+    // synchronous standbys and one streams as sync or quorum.
+    static bool replicatesSynchronously(const ConnectionSettings &primary);
 };
 
 } // namespace keel::test

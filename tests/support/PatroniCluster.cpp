@@ -461,14 +461,7 @@ bool PatroniCluster::synchronous()
     const int leader = leaderIndex();
     if (leader < 0 || !healthy())
         return false;
-    Result<LibpqConnection> session =
-        LibpqConnection::open(memberSettings(leader, QStringLiteral("postgres")));
-    if (!session)
-        return false;
-    Result<QString> streaming = session->scalar(
-        "SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum') "
-        "AND state = 'streaming'");
-    return streaming && streaming->toInt() > 0;
+    return replicatesSynchronously(memberSettings(leader, QStringLiteral("postgres")));
 }
 
 int PatroniCluster::primaryPort()
