@@ -85,7 +85,9 @@ constexpr char LinesOfBreak[] =
     "                            AND o.public_id = l.reference AND o.channel = b.channel) "
     "            AND NOT EXISTS (SELECT 1 FROM keel.refunds o WHERE b.kind = 'refund' "
     "                            AND o.public_id = l.reference AND o.channel = b.channel)) "
-    "SELECT f.statement_id, f.channel_reference, f.currency, c.exponent, f.amount, f.fee, "
+    // A reversal shows as the money it gave back.
+    "SELECT f.statement_id, f.channel_reference, f.currency, c.exponent, "
+    "       CASE WHEN f.reverses THEN -f.amount ELSE f.amount END, f.fee, "
     "       f.occurred_at "
     "FROM found f JOIN keel.currencies c ON c.code = f.currency ORDER BY f.occurred_at, f.line_no";
 

@@ -127,7 +127,7 @@ void appendLines(const PgRows &rows, QList<StatementLine> &lines)
     for (int i = 0; i < rows.size(); ++i)
         lines.append({kindNamed(rows.view(i, 0)), rows.text(i, 1), rows.text(i, 2),
                       rows.toInt64(i, 3), currency(rows.view(i, 4)), rows.toInt64(i, 5),
-                      utcMillis(rows.toInt64(i, 6))});
+                      utcMillis(rows.toInt64(i, 6)), rows.view(i, 7) == "t"});
     std::sort(lines.begin() + before, lines.end(), lineOrder);
     std::inplace_merge(lines.begin(), lines.begin() + before, lines.end(), lineOrder);
 }
@@ -303,12 +303,13 @@ bool sameLine(const StatementLine &a, const StatementLine &b)
 {
     return a.kind == b.kind && a.reference == b.reference &&
            a.channelReference == b.channelReference && a.amount == b.amount &&
-           a.currency == b.currency && a.fee == b.fee && a.occurredAt == b.occurredAt;
+           a.currency == b.currency && a.fee == b.fee && a.occurredAt == b.occurredAt &&
+           a.reverses == b.reverses;
 }
 
 // The records' lines of any day, each line once: a line may be found both
 // under keel's reference and under the channel's id, and a stored line is
-// unique in its kind and channel id, so equal lines are one.
+// unique in its kind, channel id and direction, so equal lines are one.
 Status DayLoader::appendLinesOf(const QStringList &references, QList<StatementLine> &lines)
 {
     Result<PgRows> rows =
@@ -403,8 +404,9 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
     // The records' other lines; the ones found by id come again, as stored.
     if (Status all = appendLinesOf(found[0] + found[1], lines); !all)
         return all;
-    // A stored line is unique in its kind and channel id: every copy of a
-    // line found by id is that line, and is now judged as keel's record's.
+    // A stored line is unique in its kind, channel id and direction: every
+    // copy of a line found by id is that line, and is now judged as keel's
+    // record's (a reversal with its order's payment).
     // The others keep their order; the renamed are sorted and merged in.
     QList<StatementLine> renamed;
     qsizetype kept = 0;
@@ -462,19 +464,40 @@ Status DayLoader::countSettledUnderChannelIds(LoadedDay &day)
 
 QList<QDate> LoadedDay::ownersElsewhere() const
 {
+    // Money keel moved is judged on the day it moved.
     QList<const BookedRecord *> elsewhere;
-    for (const BookedRecord &record : input.namedRecords)
-        if (record.booked && !inDay(input.day, record.at))
-            elsewhere.append(&record);
-    if (elsewhere.isEmpty())
-        return {};
+    std::array<QStringList, 2> booked;
+    for (const QList<BookedRecord> *records : {&input.dayRecords, &input.namedRecords})
+        for (const BookedRecord &record : *records)
+            if (record.booked) {
+                booked[size_t(record.kind)] << record.reference;
+                if (!inDay(input.day, record.at))
+                    elsewhere.append(&record);
+            }
+    for (QStringList &references : booked)
+        std::sort(references.begin(), references.end());
     QStringList named[2];
-    for (const StatementLine &line : input.lines)
-        if (inDay(input.day, line.occurredAt))
-            named[int(line.kind)].append(line.reference);
+    QList<QDate> days;
+    // Where keel moved none, the day of the channel's first line for it owns
+    // it: a later line (a reversal, a second report) sends that day to run again.
+    for (qsizetype first = 0; first < input.lines.size();) {
+        const StatementLine &head = input.lines.at(first);
+        qsizetype end = first + 1;
+        bool lineOfDay = inDay(input.day, head.occurredAt);
+        for (; end < input.lines.size() && input.lines.at(end).kind == head.kind &&
+               input.lines.at(end).reference == head.reference;
+             ++end)
+            lineOfDay = lineOfDay || inDay(input.day, input.lines.at(end).occurredAt);
+        if (lineOfDay) {
+            named[int(head.kind)].append(head.reference);
+            if (!inDay(input.day, head.occurredAt) &&
+                !listed(booked[size_t(head.kind)], head.reference))
+                days.append(head.occurredAt.toTimeZone(zone).date());
+        }
+        first = end;
+    }
     for (QStringList &references : named)
         std::sort(references.begin(), references.end());
-    QList<QDate> days;
     for (const BookedRecord *record : std::as_const(elsewhere)) {
         const QStringList &references = named[int(record->kind)];
         if (std::binary_search(references.cbegin(), references.cend(), record->reference))

@@ -27,7 +27,8 @@ struct LoadedDay {
 
     // The other business days whose money a line of this day belongs to: a
     // late line, or the channel's second report of a payment, is judged on
-    // the day keel moved the money, which must run again to see it.
+    // the day keel moved the money, or where keel moved none, on the day of
+    // the channel's first line for it; that day must run again to see it.
     QList<QDate> ownersElsewhere() const;
     // How many of the channel's lines fell on the day itself.
     qsizetype dayLineCount() const;

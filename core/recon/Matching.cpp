@@ -27,8 +27,9 @@ bool lineBefore(const StatementLine *a, const StatementLine *b)
 {
     if (const int key = compareKeys(a->kind, a->reference, b->kind, b->reference); key != 0)
         return key < 0;
-    return std::tie(a->occurredAt, a->channelReference, a->currency, a->amount, a->fee) <
-           std::tie(b->occurredAt, b->channelReference, b->currency, b->amount, b->fee);
+    return std::tie(a->occurredAt, a->channelReference, a->currency, a->amount, a->fee,
+                    a->reverses) < std::tie(b->occurredAt, b->channelReference, b->currency,
+                                            b->amount, b->fee, b->reverses);
 }
 
 // A record of keel and whether its money moved in the day being matched.
@@ -169,18 +170,56 @@ private:
             return;
         }
         const qint64 keelAmount = record ? record->amount : 0;
-        if (group.size() > 1) {
-            qint64 total = 0;
-            for (const StatementLine *line : group)
-                total = saturatingAdd(total, line->amount);
-            m_outcome.breaks.append(
-                breakOf(BreakClass::Duplicate, *group.front(), total, keelAmount));
+        std::vector<const StatementLine *> reports;
+        std::vector<const StatementLine *> reversals;
+        for (const StatementLine *line : group)
+            (line->reverses ? reversals : reports).push_back(line);
+        for (const std::vector<const StatementLine *> *same : {&reports, &reversals})
+            if (same->size() > 1) {
+                qint64 total = 0;
+                for (const StatementLine *line : *same)
+                    total = saturatingAdd(total, line->amount);
+                m_outcome.breaks.append(
+                    breakOf(BreakClass::Duplicate, *same->front(), total, keelAmount));
+                return;
+            }
+        if (!reversals.empty()) {
+            if (std::optional<ReconBreak> differs = compareReversed(
+                    reports.empty() ? nullptr : reports.front(), *reversals.front(), record))
+                m_outcome.breaks.append(*differs);
+            else
+                ++m_outcome.matched;
             return;
         }
         if (std::optional<ReconBreak> differs = compare(*group.front(), record))
             m_outcome.breaks.append(*differs);
         else
             ++m_outcome.matched;
+    }
+
+    // A payment the channel reported and then reversed (or a reversal whose
+    // payment it has not reported yet): the channel holds the difference,
+    // nothing when whole, and keel must hold the same. A charge keel failed or
+    // never booked holds nothing, so a whole reversal matches it.
+    std::optional<ReconBreak> compareReversed(const StatementLine *payment,
+                                              const StatementLine &reversal,
+                                              const BookedRecord *record) const
+    {
+        const StatementLine &line = payment ? *payment : reversal;
+        const qint64 keelAmount = record ? record->amount : 0;
+        if (payment && payment->currency != reversal.currency)
+            return breakOf(BreakClass::CurrencyMismatch, line, payment->amount - reversal.amount,
+                           keelAmount);
+        const qint64 net = (payment ? payment->amount : 0) - reversal.amount;
+        if (record && record->booked && record->currency != line.currency)
+            return breakOf(BreakClass::CurrencyMismatch, line, net, keelAmount);
+        if (!payment || net != 0)
+            return breakOf(record && record->booked ? BreakClass::AmountMismatch
+                                                    : BreakClass::StatusMismatch,
+                           line, net, keelAmount);
+        if (keelAmount != 0)
+            return breakOf(BreakClass::StatusMismatch, line, net, keelAmount);
+        return std::nullopt;
     }
 
     // The one comparison of a single line with the record keel has for it.

@@ -44,11 +44,14 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
     };
     StatementLine line;
     const QString type = value(QStringLiteral("type"));
-    if (type != QLatin1String("payment") && type != QLatin1String("refund"))
+    if (type != QLatin1String("payment") && type != QLatin1String("refund") &&
+        type != QLatin1String("reversal"))
         return refusal(StatementCheck::Field,
-                       QStringLiteral("%1: \"%2\" is neither payment nor refund")
+                       QStringLiteral("%1: \"%2\" is not payment, refund or reversal")
                            .arg(where(QStringLiteral("type")), type.left(40)));
-    line.kind = type == QLatin1String("payment") ? LineKind::Payment : LineKind::Refund;
+    // A reversal gives a payment back under the payment's own references.
+    line.reverses = type == QLatin1String("reversal");
+    line.kind = type == QLatin1String("refund") ? LineKind::Refund : LineKind::Payment;
     line.reference = value(QStringLiteral("reference")).trimmed();
     line.channelReference = value(QStringLiteral("channel_reference")).trimmed();
     if (line.reference.isEmpty() || line.channelReference.isEmpty())

@@ -34,6 +34,11 @@ struct StatementLine {
     QString currency;
     qint64 fee = 0;
     QDateTime occurredAt; // UTC
+    // A payment line that gives the payment's money back: the channel undid
+    // a paid order on the merchant's request (WeChat Pay's REVOKED). It
+    // carries the order's references and its amount, and nets against the
+    // order's payment line.
+    bool reverses = false;
 };
 
 // Takes a statement's lines as they are read, in the file's order. A line

@@ -167,27 +167,30 @@ Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const Colu
         if (!added)
             return added.error();
     const QString status = value("交易状态");
-    if (status == QLatin1String("REVOKED"))
-        return refusal(StatementCheck::Unsupported,
-                       QStringLiteral("%1: keel does not read REVOKED rows yet").arg(where));
-    if (status != QLatin1String("SUCCESS") && status != QLatin1String("REFUND"))
+    if (status != QLatin1String("SUCCESS") && status != QLatin1String("REFUND") &&
+        status != QLatin1String("REVOKED"))
         return refusal(StatementCheck::Field,
                        QStringLiteral("%1 交易状态: \"%2\" is not SUCCESS, REFUND or REVOKED")
                            .arg(where, status.left(20)));
     // A payment is the customer's order as keel charged it; what WeChat Pay
-    // settles is less by any coupon it funded.
+    // settles is less by any coupon it funded. A REVOKED row is a paid order
+    // the merchant reversed: WeChat Pay gave its money back, with no refund
+    // number of the merchant's, so it stands under the order's own numbers.
     const bool payment = status == QLatin1String("SUCCESS");
+    const bool revoked = status == QLatin1String("REVOKED");
     StatementLine line;
-    line.kind = payment ? LineKind::Payment : LineKind::Refund;
-    line.reference = value(payment ? "商户订单号" : "商户退款单号");
-    line.channelReference = value(payment ? "微信订单号" : "微信退款单号");
-    line.amount = payment ? *ordered : *refunded;
+    line.kind = payment || revoked ? LineKind::Payment : LineKind::Refund;
+    line.reverses = revoked;
+    line.reference = value(line.kind == LineKind::Payment ? "商户订单号" : "商户退款单号");
+    line.channelReference = value(line.kind == LineKind::Payment ? "微信订单号" : "微信退款单号");
+    line.amount = payment ? *ordered : revoked && *refunded == 0 ? *ordered : *refunded;
     line.fee = *fee;
     if (line.amount == 0 || line.reference.isEmpty() || line.channelReference.isEmpty())
-        return refusal(StatementCheck::Field,
-                       QStringLiteral("%1: a %2 without an amount, the merchant's number or "
-                                      "WeChat Pay's")
-                           .arg(where, lineKindName(line.kind)));
+        return refusal(
+            StatementCheck::Field,
+            QStringLiteral("%1: a %2 without an amount, the merchant's number or "
+                           "WeChat Pay's")
+                .arg(where, revoked ? QStringLiteral("reversal") : lineKindName(line.kind)));
     line.currency = currency.code;
     Result<QDateTime> at = statementFields::localTime(value("交易时间"), m_zone, where);
     if (!at)

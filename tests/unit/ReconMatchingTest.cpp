@@ -213,3 +213,76 @@ TEST(ReconMatchingTest, AnUnbookedRecordsSettledMoneyIsKeelsSideOfItsStatusMisma
     EXPECT_EQ(outcome.breaks.at(0).channelAmount, 700);
     EXPECT_EQ(outcome.breaks.at(0).keelAmount, 700);
 }
+
+namespace {
+
+StatementLine reversalOf(const char *reference, qint64 amount, int hour)
+{
+    StatementLine line = payment(reference, amount, hour);
+    line.reverses = true;
+    return line;
+}
+
+BookedRecord unbooked(const char *reference, int hour)
+{
+    return {LineKind::Payment,
+            QString::fromLatin1(reference),
+            QStringLiteral("USD"),
+            0,
+            false,
+            at(hour),
+            {}};
+}
+
+} // namespace
+
+// A paid order the channel gave back on keel's reverse nets to nothing: it
+// matches a charge keel failed, or never booked, and not one keel captured.
+TEST(ReconMatchingTest, APaymentAndItsReversalNetToNothingAgainstKeelsRecord)
+{
+    const ReconOutcome outcome = matchDay(dayOf(
+        {payment("ch_failed", 500, 1), reversalOf("ch_failed", 500, 2),
+         payment("ch_unknown", 300, 3), reversalOf("ch_unknown", 300, 3),
+         payment("ch_kept", 800, 4), reversalOf("ch_kept", 800, 5), payment("ch_part", 900, 6),
+         reversalOf("ch_part", 400, 7), reversalOf("ch_twice", 200, 8),
+         reversalOf("ch_twice", 200, 9), payment("ch_twice", 200, 1)},
+        {booked("ch_kept", 800, 4)},
+        {unbooked("ch_failed", 1), unbooked("ch_part", 6), unbooked("ch_twice", 1)}));
+    EXPECT_EQ(outcome.matched, 2) << "ch_failed and ch_unknown";
+    EXPECT_EQ(classes(outcome),
+              names({"status_mismatch:ch_kept", "status_mismatch:ch_part", "duplicate:ch_twice"}));
+    EXPECT_EQ(outcome.breaks.at(0).channelAmount, 0);
+    EXPECT_EQ(outcome.breaks.at(0).keelAmount, 800);
+    EXPECT_EQ(outcome.breaks.at(1).channelAmount, 500) << "what the channel still holds";
+    EXPECT_EQ(outcome.breaks.at(2).channelAmount, 400);
+    for (const ReconBreak &found : outcome.breaks)
+        EXPECT_EQ(found.lineKind, LineKind::Payment);
+}
+
+// A reversal whose payment the channel has not reported: the money went out
+// without coming in, which keel's record must explain.
+TEST(ReconMatchingTest, AReversalAloneIsABreakOfWhatTheChannelGaveBack)
+{
+    const ReconOutcome outcome =
+        matchDay(dayOf({reversalOf("ch_failed", 500, 2), reversalOf("ch_kept", 800, 5)},
+                       {booked("ch_kept", 800, 4)}, {unbooked("ch_failed", 1)}));
+    EXPECT_EQ(outcome.matched, 0);
+    EXPECT_EQ(classes(outcome), names({"amount_mismatch:ch_kept", "status_mismatch:ch_failed"}));
+    EXPECT_EQ(outcome.breaks.at(0).channelAmount, -800);
+    EXPECT_EQ(outcome.breaks.at(1).channelAmount, -500);
+}
+
+// The reversal of a payment reported yesterday, against a charge keel never
+// booked: yesterday owns the order, and runs again to see both lines.
+TEST(ReconMatchingTest, AReversalTheDayAfterItsPaymentIsJudgedWithItOnThePaymentsDay)
+{
+    StatementLine yesterday = payment("ch_failed", 500, -2);
+    ReconInput today =
+        dayOf({yesterday, reversalOf("ch_failed", 500, 3)}, {}, {unbooked("ch_failed", -2)});
+    EXPECT_EQ(matchDay(today).matched, 0);
+    EXPECT_TRUE(matchDay(today).breaks.isEmpty()) << "not today's to judge";
+    ReconInput paymentsDay = today;
+    paymentsDay.day = {at(-24), at(0), at(24)};
+    EXPECT_EQ(matchDay(paymentsDay).matched, 1);
+    EXPECT_TRUE(matchDay(paymentsDay).breaks.isEmpty());
+}

@@ -80,6 +80,24 @@ TEST(KeelCsvStatementTest, ReadsEveryColumnInItsCurrencyAndZone)
     EXPECT_EQ(lines->at(3).channelReference, QStringLiteral("SIM-0003, with a comma"));
 }
 
+// A reversal gives a payment back: a payment line of the same references.
+TEST(KeelCsvStatementTest, AReversalIsAPaymentLineThatGivesThePaymentBack)
+{
+    Result<QList<StatementLine>> lines =
+        read(StatementFormat::Csv,
+             "reference,channel_reference,type,amount,currency,fee,occurred_at\n"
+             "ch_csvR0000001,SIM-0009,payment,7.00,USD,0.21,2026-12-01T08:00:00Z\n"
+             "ch_csvR0000001,SIM-0009,reversal,7.00,USD,-0.21,2026-12-01T08:01:00Z\n");
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    ASSERT_EQ(lines->size(), 2);
+    EXPECT_FALSE(lines->at(0).reverses);
+    EXPECT_EQ(lines->at(1).kind, LineKind::Payment);
+    EXPECT_TRUE(lines->at(1).reverses);
+    EXPECT_EQ(lines->at(1).reference, lines->at(0).reference);
+    EXPECT_EQ(lines->at(1).amount, 700);
+    EXPECT_EQ(lines->at(1).fee, -21);
+}
+
 TEST(KeelCsvStatementTest, EachBrokenFieldRefusesTheWholeFileNamingTheCheck)
 {
     const QByteArray header = "reference,channel_reference,type,amount,currency,fee,occurred_at\n";
@@ -212,8 +230,6 @@ TEST(WechatPayBillTest, TotalsThatDoNotTieAndBrokenLayoutsAreRefusedWhole)
               QLatin1String("statement_layout"));
     EXPECT_EQ(refusedFor(StatementFormat::WechatPay, bill.left(bill.indexOf("总交易单数"))),
               QLatin1String("statement_layout"));
-    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`REFUND", "`REVOKED")),
-              QLatin1String("statement_unsupported"));
     EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`REFUND", "`CLOSED")),
               QLatin1String("statement_field"));
     EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced(",`0.62,`134.38", ",`0.62,`134.39")),
@@ -225,6 +241,49 @@ TEST(WechatPayBillTest, TotalsThatDoNotTieAndBrokenLayoutsAreRefusedWhole)
         << "a payment without WeChat Pay's own number";
     EXPECT_EQ(refusedFor(StatementFormat::WechatPay, replaced("`CNY", "`XXX")),
               QLatin1String("statement_field"));
+}
+
+// A paid order the merchant reversed: its SUCCESS row, then a REVOKED row
+// that gives the money back under the order's own numbers.
+TEST(WechatPayBillTest, ARevokedRowIsAReversalOfItsOrdersPayment)
+{
+    const QByteArray bill = sample("wechatpay-tradebill-revoked.csv");
+    Result<QList<StatementLine>> lines = read(StatementFormat::WechatPay, bill);
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    ASSERT_EQ(lines->size(), 3);
+    const StatementLine &paid = lines->at(0);
+    const StatementLine &reversal = lines->at(1);
+    EXPECT_FALSE(paid.reverses);
+    EXPECT_EQ(reversal.kind, LineKind::Payment);
+    EXPECT_TRUE(reversal.reverses);
+    EXPECT_EQ(reversal.reference, paid.reference) << "the order's number, not a refund's";
+    EXPECT_EQ(reversal.channelReference, paid.channelReference);
+    EXPECT_EQ(reversal.amount, 5000);
+    EXPECT_EQ(reversal.fee, -30);
+    EXPECT_EQ(reversal.occurredAt, utc("2026-12-01T01:00:40Z"));
+    EXPECT_FALSE(lines->at(2).reverses);
+
+    // Laid out as its order's row (the amount under 订单金额), it reads the same.
+    QByteArray asOrder = bill;
+    asOrder
+        .replace("`0.00,`0.00,`50300001234202612010000000011,`ch_wxR0000001,`50.00,",
+                 "`0.00,`0.00,`,`,`0.00,")
+        .replace("`-0.30,`0.60%,`0.00,`50.00,", "`-0.30,`0.60%,`50.00,`50.00,")
+        .replace("`62.00,`50.00,`0.00,`0.07,`62.00,", "`62.00,`0.00,`0.00,`0.07,`112.00,");
+    lines = read(StatementFormat::WechatPay, asOrder);
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    EXPECT_TRUE(lines->at(1).reverses);
+    EXPECT_EQ(lines->at(1).amount, 5000);
+
+    // A reversal of nothing, or of no order WeChat Pay names, is refused.
+    QByteArray empty = asOrder;
+    empty.replace("`-0.30,`0.60%,`50.00,`50.00,", "`-0.30,`0.60%,`0.00,`50.00,")
+        .replace("`0.07,`112.00,", "`0.07,`62.00,");
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, empty), QLatin1String("statement_field"));
+    QByteArray nameless = bill;
+    nameless.replace("09:00:40,`wx2421b1c4370ec43b,`10000100,`,`,`4200001234202612010000000011",
+                     "09:00:40,`wx2421b1c4370ec43b,`10000100,`,`,`");
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, nameless), QLatin1String("statement_field"));
 }
 
 TEST(StripePayoutReportTest, ReadsChargesAndRefundsByCategoryWithKeelsReferenceFromMetadata)

@@ -624,4 +624,91 @@ TEST_F(WechatPayReconciliationTest, ItsTradeBillMatchesItsChargesInBeijingTime)
         << "a refund goes through its charge's channel";
 }
 
+// WeChat Pay reverses a paid order on keel's request and gives the money
+// back: its bill reports the payment one day and a REVOKED row the next. The
+// second day's run sends the first day to run again, which nets the two: a
+// charge keel failed matches, one keel captured is a status_mismatch.
+TEST_F(WechatPayReconciliationTest, ARevokedOrderNetsAgainstItsPaymentOnThePaymentsDay)
+{
+    const QByteArray kept = charge("amount=5000&currency=cny", "recon-wx-kept");
+    const HttpReply declined =
+        post("/v1/charges", "amount=2000&currency=cny&source=tok_chargeDeclined", "recon-wx-fail");
+    ASSERT_EQ(declined.status, 402) << declined.body.constData();
+    const QByteArray failed =
+        scalar("SELECT public_id FROM keel.charges WHERE amount = 2000").toUtf8();
+    ASSERT_FALSE(failed.isEmpty());
+    m_day = firstPostingDay("Asia/Shanghai");
+    const QByteArray header =
+        "交易时间,公众账号ID,商户号,特约商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,"
+        "交易状态,付款银行,货币种类,应结订单金额,代金券金额,微信退款单号,商户退款单号,退款金额,"
+        "充值券退款金额,退款类型,退款状态,商品名称,商户数据包,手续费,费率,订单金额,申请退款金额,"
+        "费率备注\r\n";
+    // An order's row of the first day (paid), or of the next (given back,
+    // as WeChat Pay's refund of it under the order's numbers).
+    enum class Row { Paid, Revoked };
+    const auto row = [](Row kind, const QByteArray &order, const char *id, const char *yuan,
+                        const char *fee) {
+        const QString layout =
+            kind == Row::Paid
+                ? QStringLiteral("`%1 10:00:00,`wx0000000000000001,`10000100,`,`,`%2,`%3,`oUser,"
+                                 "`MICROPAY,`SUCCESS,`CMC,`CNY,`%4,`0.00,`0,`0,`0.00,`0.00,`,`,"
+                                 "`keel,`,`%5,`0.60%,`%4,`0.00,`")
+                : QStringLiteral("`%1 09:30:00,`wx0000000000000001,`10000100,`,`,`%2,`%3,`oUser,"
+                                 "`MICROPAY,`REVOKED,`CMC,`CNY,`0.00,`0.00,`503%2,`%3,`%4,`0.00,"
+                                 "`ORIGINAL,`SUCCESS,`keel,`,`-%5,`0.60%,`0.00,`%4,`");
+        return layout.arg(kind == Row::Paid ? QStringLiteral("%1") : QStringLiteral("%2"),
+                          QLatin1String(id), QString::fromUtf8(order), QLatin1String(yuan),
+                          QLatin1String(fee));
+    };
+    const QString summary = QStringLiteral("总交易单数,应结订单总金额,退款总金额,充值券退款总金额,"
+                                           "手续费总金额,订单总金额,申请退款总金额");
+    const QString paidBill =
+        file(QStringLiteral("paid.csv"), header,
+             {row(Row::Paid, kept, "4200009999202612010000000011", "50.00", "0.30"),
+              row(Row::Paid, failed, "4200009999202612010000000012", "20.00", "0.12"), summary,
+              QStringLiteral("`2,`70.00,`0.00,`0.00,`0.42,`70.00,`0.00")});
+    const QString revokedBill =
+        file(QStringLiteral("revoked.csv"), header,
+             {row(Row::Revoked, kept, "4200009999202612010000000011", "50.00", "0.30"),
+              row(Row::Revoked, failed, "4200009999202612010000000012", "20.00", "0.12"), summary,
+              QStringLiteral("`2,`0.00,`70.00,`0.00,`-0.42,`0.00,`70.00")});
+    const auto importBill = [&](const QString &path) {
+        return recon({QStringLiteral("import"), QStringLiteral("--channel"),
+                      QStringLiteral("wechatpay"), QStringLiteral("--format"),
+                      QStringLiteral("wechatpay"), path});
+    };
+    const ProcessResult paid = importBill(paidBill);
+    ASSERT_EQ(paid.exitCode, 0) << qPrintable(paid.err);
+    QJsonObject first = run(QStringLiteral("wechatpay"));
+    EXPECT_EQ(first.value(QStringLiteral("matched")).toInt(), 1);
+    EXPECT_EQ(
+        breaks(first),
+        QStringList{QStringLiteral("status_mismatch:%1:pending").arg(QString::fromUtf8(failed))})
+        << "the channel took money for a charge keel failed, until it says otherwise";
+
+    const ProcessResult revoked = importBill(revokedBill);
+    ASSERT_EQ(revoked.exitCode, 0) << qPrintable(revoked.err);
+    const QString nextDay = QDate::fromString(m_day, Qt::ISODate).addDays(1).toString(Qt::ISODate);
+    EXPECT_TRUE(revoked.out.contains(QLatin1String("days=") + nextDay)) << qPrintable(revoked.out);
+    const QJsonObject second = run(QStringLiteral("wechatpay"), nextDay);
+    EXPECT_EQ(second.value(QStringLiteral("reopened")).toString(), m_day);
+    EXPECT_TRUE(second.value(QStringLiteral("breaks")).toArray().isEmpty())
+        << "both orders are the payment day's";
+    EXPECT_EQ(
+        scalar("SELECT string_agg(class || ' ' || reference || ' ' || status || ' ' || "
+               "channel_amount || ' ' || keel_amount, '; ' ORDER BY id) "
+               "FROM keel.recon_breaks"),
+        QStringLiteral("status_mismatch %1 resolved 2000 0; status_mismatch %2 pending 0 5000")
+            .arg(QString::fromUtf8(failed), QString::fromUtf8(kept)));
+    EXPECT_EQ(scalar("SELECT matched FROM keel.recon_runs ORDER BY id DESC LIMIT 1"),
+              QStringLiteral("1"))
+        << "the failed charge's order, paid and given back";
+    EXPECT_EQ(scalar("SELECT count(*) || ' ' || count(*) FILTER (WHERE reverses) "
+                     "FROM keel.recon_lines"),
+              QStringLiteral("4 2"));
+    const ProcessResult audit = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
+                                         QStringLiteral("--db"), settings().conninfo()});
+    EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err) << qPrintable(audit.out);
+}
+
 } // namespace
