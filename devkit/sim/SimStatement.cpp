@@ -19,15 +19,19 @@ namespace {
 // channel answered with (SimulatedChannel::ownReference), so the same record
 // always gives the same statement and keel knows the id. Its fee is its own sum in
 // numeric, rounded half up: not keel's arithmetic, which fee_variance checks.
+// A reverse gives a paid order back under the order's own id, and its fee
+// with it.
 constexpr char ApprovedOfDay[] =
-    "SELECT CASE operation WHEN 'refund' THEN 'refund' ELSE 'payment' END, reference, "
-    "       operation, amount, currency, "
+    "SELECT CASE operation WHEN 'refund' THEN 'refund' WHEN 'reverse' THEN 'reversal' "
+    "         ELSE 'payment' END, reference, "
+    "       CASE operation WHEN 'reverse' THEN 'authorize' ELSE operation END, amount, currency, "
     "       to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
-    "       CASE WHEN operation = 'refund' THEN 0 "
+    "       CASE operation WHEN 'refund' THEN 0 "
+    "            WHEN 'reverse' THEN -round(amount * $2::numeric / 1000000)::bigint "
     "            ELSE round(amount * $2::numeric / 1000000)::bigint END "
     "FROM keel.sim_channel_operations "
     "WHERE outcome = 'approved' AND currency IS NOT NULL "
-    "  AND (operation IN ('capture', 'refund') OR (operation = 'authorize' AND sale)) "
+    "  AND (operation IN ('capture', 'refund', 'reverse') OR (operation = 'authorize' AND sale)) "
     "  AND created_at >= ($1::date)::timestamp AT TIME ZONE $3 "
     "  AND created_at < ($1::date + 1)::timestamp AT TIME ZONE $3 "
     "ORDER BY created_at, reference, operation";
@@ -67,6 +71,8 @@ public:
 
     virtual void write(const Line &line) = 0;
     virtual QByteArray take() = 0;
+    // Whether the layout has a row for a paid order given back on a reverse.
+    virtual bool writesReversals() const { return false; }
 
 protected:
     Currency currencyOf(const Line &line) const { return currencyNamed(line.currency); }
@@ -95,6 +101,7 @@ public:
                  '\n';
     }
     QByteArray take() override { return std::move(m_out); }
+    bool writesReversals() const override { return true; }
 
 private:
     QByteArray m_out = "reference,channel_reference,type,amount,currency,fee,occurred_at\n";
@@ -114,26 +121,35 @@ public:
             return;
         const Currency currency = currencyOf(line);
         const bool payment = line.type == QLatin1String("payment");
+        // A reverse of a paid order: WeChat Pay's refund of it, under the
+        // order's numbers.
+        const bool revoked = line.type == QLatin1String("reversal");
+        const bool order = payment || revoked;
         const QString zero = formatMajorUnits(0, currency);
         const QString amount = formatMajorUnits(line.amount, currency);
         const QString beijing = QDateTime::fromString(line.at, Qt::ISODateWithMs)
                                     .toTimeZone(QTimeZone(QByteArrayLiteral("Asia/Shanghai")))
                                     .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        const QString refundId =
+            revoked ? SimulatedChannel::ownReference(line.reference, QStringLiteral("reverse"))
+                    : line.channelReference;
         const QStringList fields{beijing,
                                  QStringLiteral("wx2421b1c4370ec43b"),
                                  QStringLiteral("10000100"),
                                  {},
                                  {},
-                                 payment ? line.channelReference : QString(),
-                                 payment ? line.reference : QString(),
+                                 order ? line.channelReference : QString(),
+                                 order ? line.reference : QString(),
                                  QStringLiteral("oSimulatedPayer"),
                                  QStringLiteral("JSAPI"),
-                                 payment ? QStringLiteral("SUCCESS") : QStringLiteral("REFUND"),
+                                 payment   ? QStringLiteral("SUCCESS")
+                                 : revoked ? QStringLiteral("REVOKED")
+                                           : QStringLiteral("REFUND"),
                                  QStringLiteral("CMC"),
                                  line.currency,
                                  payment ? amount : zero,
                                  zero,
-                                 payment ? QStringLiteral("0") : line.channelReference,
+                                 payment ? QStringLiteral("0") : refundId,
                                  payment ? QStringLiteral("0") : line.reference,
                                  payment ? zero : amount,
                                  zero,
@@ -151,6 +167,8 @@ public:
         (payment ? m_ordered : m_refunded) += line.amount;
         m_fees += line.fee;
     }
+
+    bool writesReversals() const override { return true; }
 
     QByteArray take() override
     {
@@ -451,6 +469,10 @@ Result<QByteArray> simulatorStatement(LibpqConnection &session, const QDate &day
     // Each line carries one fault at most, so that each is found as itself.
     for (int i = 0; i < rows->size(); ++i) {
         Line line = StatementWriter::line(*rows, i);
+        if (line.type == QLatin1String("reversal") && !writer->writesReversals())
+            return fieldError(QStringLiteral("format"), QStringLiteral("unsupported"),
+                              QStringLiteral("%1 has no row for %2, a paid order given back")
+                                  .arg(statementFormatName(layout.format), line.reference));
         if (left.drop > 0) {
             --left.drop;
             continue;

@@ -168,17 +168,45 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::pay(const QJsonO
         return Answer{400, error("PARAM_ERROR", QStringLiteral("mchid, out_trade_no, "
                                                                "payer.auth_code and amount.total "
                                                                "are required"))};
+    payerConfirms(outTradeNo);
     if (authCode.startsWith(QLatin1String("tok_userPaying"))) {
         QMutexLocker lock(&m_reversedMutex);
-        m_userPaying.insert(outTradeNo, total);
-        return Answer{202, error("USERPAYING", QStringLiteral("the payer is entering a password"))};
+        // A payment request sent again finds the payer where they were.
+        if (m_userPaying.contains(outTradeNo))
+            return m_reversed.contains(outTradeNo)
+                       ? Answer{403,
+                                error("ORDERREVERSED", QStringLiteral("the order is reversed"))}
+                       : Answer{202, error("USERPAYING",
+                                           QStringLiteral("the payer is entering a password"))};
+        switch (m_channel.query({outTradeNo, QStringLiteral("authorize")}).outcome) {
+        case ChannelOutcome::NotFound: {
+            const qint64 confirmsAt = authCode == QLatin1String("tok_userPayingConfirms")
+                                          ? QDateTime::currentMSecsSinceEpoch() + 30000 +
+                                                qint64(QRandomGenerator::global()->bounded(60000))
+                                      : authCode == QLatin1String("tok_userPayingConfirmsOnReverse")
+                                          ? -1
+                                          : 0;
+            m_userPaying.insert(outTradeNo, {total, authCode, confirmsAt});
+            return Answer{202,
+                          error("USERPAYING", QStringLiteral("the payer is entering a password"))};
+        }
+        case ChannelOutcome::Unknown:
+        case ChannelOutcome::Failed:
+            return busy();
+        case ChannelOutcome::Approved:
+        case ChannelOutcome::Declined:
+        case ChannelOutcome::Closed:
+            break; // the payer confirmed already: answered as any order is
+        }
     }
     const ChannelRequest request{
         outTradeNo, QStringLiteral("authorize"), total, Yuan, authCode, true, outTradeNo};
     // WeChat Pay answers a payment request for an order already paid with a
     // refusal that says so, not with the first answer again.
     if (m_channel.query(request).outcome == ChannelOutcome::Approved)
-        return Answer{403, error("ORDERPAID", QStringLiteral("the order is paid"))};
+        return reversedPayment(outTradeNo)
+                   ? Answer{403, error("ORDERREVERSED", QStringLiteral("the order is reversed"))}
+                   : Answer{403, error("ORDERPAID", QStringLiteral("the order is paid"))};
     const ChannelResult result = m_channel.execute(request);
     switch (result.outcome) {
     case ChannelOutcome::Approved:
@@ -201,13 +229,14 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::pay(const QJsonO
 
 WechatPayGatewaySim::Answer WechatPayGatewaySim::tradeQuery(const QString &outTradeNo)
 {
+    payerConfirms(outTradeNo);
     {
         QMutexLocker lock(&m_reversedMutex);
         if (m_userPaying.contains(outTradeNo))
             return Answer{200, order(outTradeNo,
                                      m_reversed.contains(outTradeNo) ? QStringLiteral("REVOKED")
                                                                      : QStringLiteral("USERPAYING"),
-                                     {}, m_userPaying.value(outTradeNo))};
+                                     {}, m_userPaying.value(outTradeNo).total)};
     }
     const ChannelResult known = m_channel.query({outTradeNo, QStringLiteral("authorize")});
     const std::optional<SimRecord> record =
@@ -215,6 +244,8 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::tradeQuery(const QString &outTr
     const qint64 total = record ? record->amount : 0;
     switch (known.outcome) {
     case ChannelOutcome::Approved:
+        if (reversedPayment(outTradeNo))
+            return Answer{200, order(outTradeNo, QStringLiteral("REVOKED"), {}, total)};
         return Answer{200,
                       order(outTradeNo, QStringLiteral("SUCCESS"), known.channelReference, total)};
     case ChannelOutcome::Declined:
@@ -242,6 +273,7 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTrade
     const QJsonObject reversed{{QStringLiteral("appid"), body.value(QStringLiteral("appid"))},
                                {QStringLiteral("mchid"), m_options.mchid},
                                {QStringLiteral("out_trade_no"), outTradeNo}};
+    payerConfirms(outTradeNo, true);
     {
         QMutexLocker lock(&m_reversedMutex);
         if (m_userPaying.contains(outTradeNo)) {
@@ -264,8 +296,7 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTrade
             return Answer{200, reversed};
         }
         case ChannelOutcome::Approved:
-            // A paid order past the reverse window: WeChat Pay will not undo it.
-            return Answer{403, error("TRADE_ERROR", QStringLiteral("the order is paid"))};
+            return reversePaid(outTradeNo, reversed);
         case ChannelOutcome::Failed:
         case ChannelOutcome::NotFound:
         case ChannelOutcome::Unknown:
@@ -273,6 +304,63 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTrade
         }
     }
     return busy();
+}
+
+// A payer who confirms does so at their moment, whatever keel asks
+// meanwhile; the simulator carries the payment out when it next hears of the
+// order. Held under the mutex, so that a reverse of the waiting order comes
+// wholly before the payment (and stops it) or wholly after (and undoes it).
+void WechatPayGatewaySim::payerConfirms(const QString &outTradeNo, bool reversing)
+{
+    QMutexLocker lock(&m_reversedMutex);
+    const auto waiting = m_userPaying.constFind(outTradeNo);
+    if (waiting == m_userPaying.cend() || m_reversed.contains(outTradeNo))
+        return;
+    const bool confirmsNow = waiting->confirmsAtMs < 0
+                                 ? reversing
+                                 : waiting->confirmsAtMs > 0 &&
+                                       QDateTime::currentMSecsSinceEpoch() >= waiting->confirmsAtMs;
+    if (!confirmsNow)
+        return;
+    const ChannelRequest payment{outTradeNo, QStringLiteral("authorize"), waiting->total,
+                                 Yuan,       waiting->authCode,           true,
+                                 outTradeNo};
+    (void)m_channel.execute(payment);
+    // Carried out, paid or refused, once the record says so; else tried again.
+    const ChannelOutcome now = m_channel.query(payment).outcome;
+    if (now == ChannelOutcome::Approved || now == ChannelOutcome::Declined)
+        m_userPaying.remove(outTradeNo);
+}
+
+// WeChat Pay gives a paid order's money back on a reverse, within seven days
+// of the payment (the simulator's orders are all younger). The payment's
+// record stays; the reverse is recorded beside it, and the order reads
+// REVOKED from then on.
+WechatPayGatewaySim::Answer WechatPayGatewaySim::reversePaid(const QString &outTradeNo,
+                                                             const QJsonObject &reversed)
+{
+    const std::optional<SimRecord> paid =
+        simRecord(m_settings, outTradeNo, QStringLiteral("authorize"));
+    if (!paid)
+        return busy();
+    const ChannelRequest giveBack{
+        outTradeNo, QStringLiteral("reverse"), paid->amount, paid->currency, {}, false, outTradeNo};
+    switch (m_channel.execute(giveBack).outcome) {
+    case ChannelOutcome::Approved:
+        return Answer{200, reversed};
+    case ChannelOutcome::Declined:
+    case ChannelOutcome::Closed:
+    case ChannelOutcome::Unknown:
+    case ChannelOutcome::Failed:
+    case ChannelOutcome::NotFound:
+        break;
+    }
+    return busy();
+}
+
+bool WechatPayGatewaySim::reversedPayment(const QString &outTradeNo) const
+{
+    return simRecord(m_settings, outTradeNo, QStringLiteral("reverse")).has_value();
 }
 
 std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::refund(const QJsonObject &body)
@@ -288,7 +376,7 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::refund(const QJs
         return busy();
     const std::optional<SimRecord> paid =
         simRecord(m_settings, outTradeNo, QStringLiteral("authorize"));
-    if (trade.outcome != ChannelOutcome::Approved || !paid)
+    if (trade.outcome != ChannelOutcome::Approved || !paid || reversedPayment(outTradeNo))
         return Answer{404, error("RESOURCE_NOT_EXISTS", QStringLiteral("no paid order to refund"))};
     if (amountOf(body, "total") != paid->amount)
         return Answer{

@@ -61,6 +61,8 @@ private:
     std::optional<Answer> pay(const QJsonObject &body);
     Answer tradeQuery(const QString &outTradeNo);
     Answer reverse(const QString &outTradeNo, const QJsonObject &body);
+    Answer reversePaid(const QString &outTradeNo, const QJsonObject &reversed);
+    bool reversedPayment(const QString &outTradeNo) const;
     std::optional<Answer> refund(const QJsonObject &body);
     Answer refundQuery(const QString &outRefundNo);
     Answer certificates() const;
@@ -75,9 +77,19 @@ private:
     // in memory: after a restart a reverse is asked for again, and repeated).
     QMutex m_reversedMutex;
     QSet<QString> m_reversed;
-    // Orders paid with a tok_userPaying* code: the payer never confirms, and
-    // WeChat Pay reports USERPAYING until the order is reversed (same mutex).
-    QHash<QString, qint64> m_userPaying;
+    // Orders paid with a tok_userPaying* code, WeChat Pay reporting
+    // USERPAYING until the payer confirms or the order is reversed (same
+    // mutex). A tok_userPayingConfirms payer confirms 30 to 90 s after paying,
+    // around the time keel stops waiting; a tok_userPayingConfirmsOnReverse
+    // payer just as the merchant reverses the order, which then undoes a
+    // payment; any other never confirms.
+    struct WaitingPayer {
+        qint64 total = 0;
+        QString authCode;
+        qint64 confirmsAtMs = 0; // 0: never; -1: on the reverse
+    };
+    QHash<QString, WaitingPayer> m_userPaying;
+    void payerConfirms(const QString &outTradeNo, bool reversing = false);
 };
 
 } // namespace keel

@@ -10,9 +10,14 @@
 
 #include "core/channel/WechatPayChannel.h"
 #include "core/db/LibpqConnection.h"
+#include "core/money/Currency.h"
 #include "core/payment/SentReverses.h"
+#include "core/recon/ReconRun.h"
+#include "core/recon/StatementStore.h"
+#include "core/reference/CurrencyStore.h"
 #include "core/signing/ChannelKeys.h"
 #include "devkit/sim/ChannelSimulator.h"
+#include "devkit/sim/SimStatement.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -310,8 +315,8 @@ TEST_F(WechatPayChannelTest, APaymentIsNotBelievedWhileAReverseOfItMayStillLand)
 // A "paid" read before the order closed (a reverse landed, and another
 // process read REVOKED and settled its copies) may reach keel after: a late
 // answer or a repeated notification. It is never believed; the order's
-// closing decides. (The simulator reads the order paid still: it does not
-// carry out a reverse of a paid order.)
+// closing decides. (No reverse reached the simulator here, which reads the
+// order paid still.)
 TEST_F(WechatPayChannelTest, APaymentReadBeforeItsOrderClosedIsNeverBelieved)
 {
     takeNotifications();
@@ -334,8 +339,9 @@ TEST_F(WechatPayChannelTest, APaymentReadBeforeItsOrderClosedIsNeverBelieved)
 
 // An order read paid is reversed only to finish what keel began: a copy
 // left unsettled long past any sender's answer is sent again, so that its
-// fate becomes known (WeChat Pay gives the payment back, and the order reads
-// REVOKED; the simulator refuses instead, and the payment stays in doubt).
+// fate becomes known. WeChat Pay gives the payment back, the order reads
+// REVOKED, and the payment fails with nothing booked; the trade bill then
+// shows the order paid and given back, which reconciles to nothing.
 TEST_F(WechatPayChannelTest, AStaleUnsettledReverseIsSentAgainToLearnItsFate)
 {
     const QString id = chargeLeftInDoubt("wechatpay-16");
@@ -349,11 +355,42 @@ TEST_F(WechatPayChannelTest, AStaleUnsettledReverseIsSentAgainToLearnItsFate)
 
     startSimulator({});
     reconcile();
-    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1);
-    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_GE(calls("POST /v3/pay/transactions/out-trade-no/"), 1);
+    EXPECT_EQ(stateOf(id), QStringLiteral("Failed"));
     EXPECT_EQ(scalar("SELECT count(*) FILTER (WHERE settled_at IS NULL) || '/' || count(*) "
                      "FROM keel.channel_reverses"),
-              QStringLiteral("1/2")); // the new copy, refused, settled; the old one not
+              QStringLiteral("0/2")); // the order closed: every copy's fate is known
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT string_agg(operation || ' ' || outcome || ' ' || amount, ', ' "
+                     "ORDER BY operation) FROM keel.sim_channel_operations"),
+              QStringLiteral("authorize approved 1999, reverse approved 1999"));
+
+    // The simulator's trade bill of the day, as the reconciliation service
+    // imports and runs it: the order paid and revoked matches the failed charge.
+    Result<LibpqConnection> service = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(service.ok()) << qPrintable(service.error().message);
+    const QDate day =
+        QDate::fromString(scalar("SELECT (min(created_at) AT TIME ZONE 'Asia/Shanghai')::date "
+                                 "FROM keel.sim_channel_operations"),
+                          Qt::ISODate);
+    StatementLayout layout;
+    layout.format = StatementFormat::WechatPay;
+    layout.dayZone = QStringLiteral("Asia/Shanghai");
+    const Result<QByteArray> bill = simulatorStatement(*service, day, 6000, {}, layout);
+    ASSERT_TRUE(bill.ok()) << qPrintable(bill.error().message);
+    EXPECT_TRUE(bill->contains("`REVOKED")) << bill->constData();
+    const Result<CurrencyTable> currencies = loadCurrencies(*service);
+    ASSERT_TRUE(currencies.ok());
+    const Result<ImportedStatement> stored =
+        importStatement(*service, QStringLiteral("wechatpay"),
+                        {StatementFormat::WechatPay, *bill, {}}, *currencies);
+    ASSERT_TRUE(stored.ok()) << qPrintable(stored.error().message);
+    EXPECT_EQ(stored->lines, 2);
+    const Result<ReconReport> report =
+        runReconciliation(*service, QStringLiteral("wechatpay"), day);
+    ASSERT_TRUE(report.ok()) << qPrintable(report.error().message);
+    EXPECT_EQ(report->matched, 1);
+    EXPECT_TRUE(report->breaks.isEmpty());
 }
 
 // A payment code is sent once: a request that may not be the first (a key
@@ -434,6 +471,34 @@ TEST_F(WechatPayChannelTest, AnOrderThePayerNeverConfirmsIsReversedOnceThePayerH
     EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1); // the reverse
     EXPECT_EQ(calls(Codepay), 1);
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+}
+
+// The payer confirms just as keel, having waited, reverses the order: the
+// reverse meets a paid order, and WeChat Pay gives the money back. The order
+// reads REVOKED, the payment fails with nothing booked, and the simulator
+// holds the payment and its reverse.
+TEST_F(WechatPayChannelTest, APaymentConfirmedAsKeelReversesIsGivenBackAndFails)
+{
+    start();
+    const HttpReply charged = charge("wechatpay-17", "tok_userPayingConfirmsOnReverse");
+    const QString id = jsonOf(charged).value(QLatin1String("id")).toString();
+    ASSERT_FALSE(id.isEmpty()) << charged.body.constData();
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Authorizing"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations"), QStringLiteral("0"))
+        << "the payer has not confirmed";
+
+    scalar("UPDATE keel.charges SET created_at = now() - interval '2 minutes'");
+    reconcile();
+    EXPECT_EQ(stateOf(id), QStringLiteral("Failed"));
+    EXPECT_EQ(calls("POST /v3/pay/transactions/out-trade-no/"), 1); // the reverse
+    EXPECT_EQ(scalar("SELECT string_agg(operation || ' ' || outcome, ', ' ORDER BY operation) "
+                     "FROM keel.sim_channel_operations"),
+              QStringLiteral("authorize approved, reverse approved"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_entries"), QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT count(*) FILTER (WHERE settled_at IS NULL) FROM "
+                     "keel.channel_reverses"),
+              QStringLiteral("0"));
 }
 
 // A refund WeChat Pay refuses for a reason of its own is final: the refund
