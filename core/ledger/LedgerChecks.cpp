@@ -60,12 +60,14 @@ constexpr LedgerCheck Checks[] = {
      "HAVING sum(e.amount) <> 0 ORDER BY c.id LIMIT 1",
      "suspense case %1 is %2 but still holds %3 in suspense"},
     // Per charge, where keel holds the channel's own record (the simulated
-    // channel's): what the channel took less what it returned equals what
-    // keel booked through the clearing account for the charge's captures
-    // and refunds. Payments still in flight are left to the reconciler.
+    // channel's): what the channel took less what it returned (refunds, and a
+    // paid order given back on a reverse) equals what keel booked through the
+    // clearing account for the charge's captures and refunds. Payments still
+    // in flight are left to the reconciler.
     {"WITH taken AS (SELECT c.id, c.public_id, coalesce(sum(o.amount) FILTER (WHERE "
      "    o.outcome = 'approved' AND o.operation = CASE WHEN c.capture THEN 'authorize' "
-     "    ELSE 'capture' END), 0) AS amount "
+     "    ELSE 'capture' END), 0) - coalesce(sum(o.amount) FILTER (WHERE "
+     "    o.outcome = 'approved' AND o.operation = 'reverse'), 0) AS amount "
      "  FROM keel.charges c JOIN keel.sim_channel_operations o ON o.reference = c.public_id "
      "  GROUP BY c.id, c.public_id), "
      "returned AS (SELECT r.charge_id, sum(o.amount) AS amount FROM keel.refunds r "

@@ -499,6 +499,12 @@ TEST_F(WechatPayChannelTest, APaymentConfirmedAsKeelReversesIsGivenBackAndFails)
     EXPECT_EQ(scalar("SELECT count(*) FILTER (WHERE settled_at IS NULL) FROM "
                      "keel.channel_reverses"),
               QStringLiteral("0"));
+    // The ledger audit holds keel's clearing account to the channel's record,
+    // which nets the payment and its reverse to nothing.
+    const keel::test::ProcessResult audit =
+        keel::test::runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
+                             QStringLiteral("--db"), settings().conninfo()});
+    EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err) << qPrintable(audit.out);
 }
 
 // A refund WeChat Pay refuses for a reason of its own is final: the refund
