@@ -139,9 +139,15 @@ public:
             told.declinedCard = roll < 38;
             const bool later = roll >= 38 && roll < 50 && !m_options.yuanSalesOnly;
             told.path = "/v1/charges";
+            // One in twenty payers confirms late: some on their own time, some
+            // just as keel gives up and reverses (WeChat Pay then gives it back).
+            const bool slowPayer = !told.declinedCard && m_options.slowPayers && roll >= 95;
             told.body = "amount=" + QByteArray::number(told.amount) +
-                        "&currency=" + told.currency.toLatin1() +
-                        "&source=" + (told.declinedCard ? "tok_chargeDeclined" : "tok_visa") +
+                        "&currency=" + told.currency.toLatin1() + "&source=" +
+                        (told.declinedCard ? "tok_chargeDeclined"
+                         : !slowPayer      ? "tok_visa"
+                         : roll >= 98      ? "tok_userPayingConfirmsOnReverse"
+                                           : "tok_userPayingConfirms") +
                         (later ? "&capture=false" : "");
         }
         return told;

@@ -27,6 +27,9 @@ struct ClientOptions {
     bool patientSagas = false;
     // Only what Alipay takes: yuan, captured when paid.
     bool yuanSalesOnly = false;
+    // Some payers take their time to confirm a payment code (WeChat Pay's
+    // USERPAYING), a few past the moment keel reverses the order.
+    bool slowPayers = false;
 };
 
 // Merchant systems sending charges, captures, refunds and order sagas to

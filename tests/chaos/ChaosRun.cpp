@@ -88,6 +88,7 @@ int ChaosRun::run()
     clientOptions.participant = m_world->participantUrl();
     clientOptions.patientSagas = m_options.operators;
     clientOptions.yuanSalesOnly = m_options.protocol != ChannelProtocol::Keel;
+    clientOptions.slowPayers = m_options.protocol == ChannelProtocol::WechatPay;
     clientOptions.seed = m_options.seed;
     clientOptions.clients = m_options.clients;
     ChaosClient client(clientOptions, m_record, m_clock);
