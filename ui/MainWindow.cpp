@@ -13,6 +13,7 @@
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
 #include "ui/ReconView.h"
+#include "ui/ReplicaLagLabel.h"
 #include "ui/SagasView.h"
 #include "ui/SuspenseView.h"
 
@@ -129,6 +130,8 @@ void MainWindow::connectOverview(LiveFeed *live)
 void MainWindow::connectWorkers(QueryWorker *primary, QueryWorker *reads)
 {
     if (reads != primary) {
+        m_replicaLag = new ReplicaLagLabel(primary, reads, this);
+        statusBar()->addPermanentWidget(m_replicaLag);
         connect(reads, &QueryWorker::connectionChanged, this,
                 [this](bool connected, const QString &message) {
                     if (connected)

@@ -23,6 +23,7 @@ class LiveFeed;
 class MessageBanner;
 class OperationsPanel;
 class OverviewView;
+class ReplicaLagLabel;
 class QueryWorker;
 
 // The console's frame: navigation on the left, the current view, an inline
@@ -51,6 +52,8 @@ public:
     ApprovalsView *approvals() const { return m_approvals; }
     AuditView *audit() const { return m_audit; }
     ReconView *recon() const { return m_recon; }
+    // How far the read replica trails; null when the console reads the primary.
+    ReplicaLagLabel *replicaLag() const { return m_replicaLag; }
     // Shows a view by name (overview, history, sagas, suspense, outbox,
     // approvals, audit); false if there is no such view or this connection may
     // not see it.
@@ -100,6 +103,7 @@ private:
     AuditView *m_audit;
     ReconView *m_recon;
     QLabel *m_identity;
+    ReplicaLagLabel *m_replicaLag = nullptr;
     SessionInfo m_session;
     QString m_wantedView;
     bool m_refreshFailureShown = false;

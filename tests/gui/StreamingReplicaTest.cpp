@@ -11,7 +11,9 @@
 #include "ui/MainWindow.h"
 #include "ui/OverviewView.h"
 #include "ui/QueryWorker.h"
+#include "ui/ReplicaLagLabel.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
@@ -75,7 +77,8 @@ protected:
     QString scalar(const ConnectionSettings &where, const QByteArray &sql)
     {
         auto session = LibpqConnection::open(where);
-        EXPECT_TRUE(session.ok());
+        if (!session)
+            return QStringLiteral("<cannot connect: %1>").arg(session.error().message);
         auto value = session->scalar(sql);
         return value.ok() ? *value : QStringLiteral("<error: %1>").arg(value.error().message);
     }
@@ -130,4 +133,68 @@ TEST_F(StreamingReplicaTest, TheOverviewReadsWhatReplicationBroughtToTheStandby)
     EXPECT_TRUE(scalar(standby, "INSERT INTO keel.metrics_minute (metric, minute, source) VALUES "
                                 "('x', date_trunc('minute', now()), 'x') RETURNING 1")
                     .contains(QLatin1String("read-only")));
+}
+
+// The status bar says how far the replica trails, asked as an operator logs
+// in: current while it keeps up, behind while its replay is paused and the
+// primary commits, current again once it catches up.
+TEST_F(StreamingReplicaTest, TheStatusBarSaysHowFarTheReplicaTrails)
+{
+    const ConnectionSettings standby = m_standby->settings(m_database);
+    const ConnectionSettings onPrimary = loginAs(QStringLiteral("keel_operator"));
+    ConnectionSettings onReplica = onPrimary;
+    for (const QString &keyword : {QStringLiteral("host"), QStringLiteral("port")})
+        onReplica.set(keyword, standby.value(keyword));
+    // The login reaches the standby by replication too.
+    ASSERT_TRUE(keel::test::waitUntil(
+        [&] { return scalar(onReplica, "SELECT 1") == QLatin1String("1"); }, 15000))
+        << qPrintable(scalar(onReplica, "SELECT 1")) << " " << qPrintable(onReplica.conninfo());
+
+    ConsoleSettings consoleSettings;
+    QueryWorker primaryWorker(onPrimary);
+    QueryWorker replicaWorker(onReplica);
+    primaryWorker.start();
+    replicaWorker.start();
+    {
+        MainWindow window(&primaryWorker, &replicaWorker, &consoleSettings);
+        ReplicaLagLabel *label = window.replicaLag();
+        ASSERT_NE(label, nullptr);
+        const auto answered = [&](const auto &holds) {
+            return keel::test::waitUntil(
+                [&] {
+                    QCoreApplication::processEvents();
+                    if (holds())
+                        return true;
+                    label->refresh();
+                    return false;
+                },
+                20000);
+        };
+        EXPECT_TRUE(answered([&] { return label->lag() && label->lag()->caughtUp; }))
+            << qPrintable(label->text());
+        EXPECT_EQ(label->text(), QStringLiteral("Replica: current"));
+
+        ASSERT_EQ(scalar(standby, "SELECT count(*) FROM pg_wal_replay_pause()"),
+                  QStringLiteral("1"));
+        auto primary = LibpqConnection::open(settings());
+        ASSERT_TRUE(primary.ok());
+        ASSERT_TRUE(primary
+                        ->exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, "
+                               "source, count, total) VALUES ('idempotency.new', 0, "
+                               "date_trunc('minute', now()), 'gw', 1, 0)")
+                        .ok());
+        EXPECT_TRUE(answered([&] {
+            return label->lag() && !label->lag()->caughtUp && label->lag()->seconds >= 2;
+        })) << qPrintable(label->text());
+        EXPECT_TRUE(label->text().startsWith(QLatin1String("Replica: ")) &&
+                    label->text().endsWith(QLatin1String(" s behind")))
+            << qPrintable(label->text());
+
+        ASSERT_EQ(scalar(standby, "SELECT count(*) FROM pg_wal_replay_resume()"),
+                  QStringLiteral("1"));
+        EXPECT_TRUE(answered([&] { return label->lag() && label->lag()->caughtUp; }))
+            << qPrintable(label->text());
+    }
+    primaryWorker.stop();
+    replicaWorker.stop();
 }

@@ -1,0 +1,47 @@
+#include "core/read/ReplicaLag.h"
+
+#include "core/db/BoundQuery.h"
+
+#include <QSqlQuery>
+#include <QVariant>
+
+namespace keel {
+namespace {
+
+constexpr char PrimaryPosition[] = "SELECT pg_current_wal_lsn()::text";
+
+// Whole seconds, never below zero (the two servers' clocks may differ a little).
+constexpr char ReplayState[] =
+    "SELECT pg_is_in_recovery(), "
+    "       coalesce(pg_last_wal_replay_lsn() >= ?::pg_lsn, false), "
+    "       greatest(floor(extract(epoch FROM now() - pg_last_xact_replay_timestamp())), 0)"
+    "         ::bigint";
+
+} // namespace
+
+Result<QString> primaryWalPosition(QSqlDatabase primary)
+{
+    QSqlQuery query(primary);
+    if (Status done = runBound(query, QLatin1String(PrimaryPosition)); !done)
+        return done.error();
+    if (!query.next())
+        return makeError(ErrorKind::Failed, QStringLiteral("the primary gave no WAL position"));
+    return query.value(0).toString();
+}
+
+Result<ReplicaLag> replicaLag(QSqlDatabase replica, const QString &primaryPosition)
+{
+    QSqlQuery query(replica);
+    if (Status done = runBound(query, QLatin1String(ReplayState), {primaryPosition}); !done)
+        return done.error();
+    if (!query.next())
+        return makeError(ErrorKind::Failed, QStringLiteral("the replica gave no replay state"));
+    ReplicaLag lag;
+    lag.standby = query.value(0).toBool();
+    lag.caughtUp = !lag.standby || query.value(1).toBool();
+    if (!query.value(2).isNull())
+        lag.seconds = query.value(2).toLongLong();
+    return lag;
+}
+
+} // namespace keel

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "core/Result.h"
+
+#include <QSqlDatabase>
+#include <QString>
+
+#include <optional>
+
+namespace keel {
+
+// How far a read replica trails its primary, as the console says it beside
+// what it read there.
+struct ReplicaLag {
+    bool standby = false;  // the server is in recovery (a replica at all)
+    bool caughtUp = false; // it has replayed all the primary had written when asked
+    // Since the commit of the last transaction it replayed; empty when it has
+    // replayed none since it started.
+    std::optional<qint64> seconds;
+};
+
+// Where the primary's write-ahead log stands now (pg_current_wal_lsn).
+Result<QString> primaryWalPosition(QSqlDatabase primary);
+
+// The replica against `primaryPosition`, read from the primary just before:
+// caught up once it has replayed past that point, else as old as its last
+// replayed commit.
+Result<ReplicaLag> replicaLag(QSqlDatabase replica, const QString &primaryPosition);
+
+} // namespace keel
