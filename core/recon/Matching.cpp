@@ -174,15 +174,15 @@ private:
         std::vector<const StatementLine *> reversals;
         for (const StatementLine *line : group)
             (line->reverses ? reversals : reports).push_back(line);
-        for (const std::vector<const StatementLine *> *same : {&reports, &reversals})
-            if (same->size() > 1) {
-                qint64 total = 0;
-                for (const StatementLine *line : *same)
-                    total = saturatingAdd(total, line->amount);
-                m_outcome.breaks.append(
-                    breakOf(BreakClass::Duplicate, *same->front(), total, keelAmount));
-                return;
-            }
+        if (reports.size() > 1 || reversals.size() > 1) {
+            // What the channel holds for it all: its reports less what it gave back.
+            qint64 total = 0;
+            for (const StatementLine *line : group)
+                total = saturatingAdd(total, line->reverses ? -line->amount : line->amount);
+            const StatementLine &first = reports.size() > 1 ? *reports.front() : *reversals.front();
+            m_outcome.breaks.append(breakOf(BreakClass::Duplicate, first, total, keelAmount));
+            return;
+        }
         if (!reversals.empty()) {
             if (std::optional<ReconBreak> differs = compareReversed(
                     reports.empty() ? nullptr : reports.front(), *reversals.front(), record))
@@ -211,14 +211,24 @@ private:
             return breakOf(BreakClass::CurrencyMismatch, line, payment->amount - reversal.amount,
                            keelAmount);
         const qint64 net = (payment ? payment->amount : 0) - reversal.amount;
-        if (record && record->booked && record->currency != line.currency)
+        const bool whole = payment && net == 0;
+        if (!record)
+            return whole ? std::nullopt
+                         : std::optional(breakOf(BreakClass::MissingAtKeel, line, net, 0));
+        if (!record->booked)
+            return whole && keelAmount == 0
+                       ? std::nullopt
+                       : std::optional(breakOf(BreakClass::StatusMismatch, line, net, keelAmount));
+        if (record->currency != line.currency)
             return breakOf(BreakClass::CurrencyMismatch, line, net, keelAmount);
-        if (!payment || net != 0)
-            return breakOf(record && record->booked ? BreakClass::AmountMismatch
-                                                    : BreakClass::StatusMismatch,
-                           line, net, keelAmount);
-        if (keelAmount != 0)
-            return breakOf(BreakClass::StatusMismatch, line, net, keelAmount);
+        // Captured by keel, given back whole by the channel: the charge's
+        // status differs. Given back in part: what is left must be keel's.
+        if (whole)
+            return keelAmount == 0
+                       ? std::nullopt
+                       : std::optional(breakOf(BreakClass::StatusMismatch, line, net, keelAmount));
+        if (!payment || net != keelAmount)
+            return breakOf(BreakClass::AmountMismatch, line, net, keelAmount);
         return std::nullopt;
     }
 

@@ -183,7 +183,17 @@ Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const Colu
     line.reverses = revoked;
     line.reference = value(line.kind == LineKind::Payment ? "商户订单号" : "商户退款单号");
     line.channelReference = value(line.kind == LineKind::Payment ? "微信订单号" : "微信退款单号");
-    line.amount = payment ? *ordered : revoked && *refunded == 0 ? *ordered : *refunded;
+    line.amount = payment ? *ordered : *refunded;
+    if (revoked) {
+        // Given back on the payment's basis, the order as keel charged it: a
+        // coupon WeChat Pay funded comes back too, which 退款金额 leaves out.
+        Result<qint64> asked = value("申请退款金额").isEmpty()
+                                   ? Result<qint64>(qint64(0))
+                                   : money("申请退款金额", Amount::Movement);
+        if (!asked)
+            return asked.error();
+        line.amount = *asked != 0 ? *asked : *refunded != 0 ? *refunded : *ordered;
+    }
     line.fee = *fee;
     if (line.amount == 0 || line.reference.isEmpty() || line.channelReference.isEmpty())
         return refusal(

@@ -203,10 +203,13 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::pay(const QJsonO
         outTradeNo, QStringLiteral("authorize"), total, Yuan, authCode, true, outTradeNo};
     // WeChat Pay answers a payment request for an order already paid with a
     // refusal that says so, not with the first answer again.
-    if (m_channel.query(request).outcome == ChannelOutcome::Approved)
-        return reversedPayment(outTradeNo)
-                   ? Answer{403, error("ORDERREVERSED", QStringLiteral("the order is reversed"))}
-                   : Answer{403, error("ORDERPAID", QStringLiteral("the order is paid"))};
+    if (m_channel.query(request).outcome == ChannelOutcome::Approved) {
+        const std::optional<bool> given = reversedPayment(outTradeNo);
+        if (!given)
+            return busy();
+        return *given ? Answer{403, error("ORDERREVERSED", QStringLiteral("the order is reversed"))}
+                      : Answer{403, error("ORDERPAID", QStringLiteral("the order is paid"))};
+    }
     const ChannelResult result = m_channel.execute(request);
     switch (result.outcome) {
     case ChannelOutcome::Approved:
@@ -243,11 +246,15 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::tradeQuery(const QString &outTr
         simRecord(m_settings, outTradeNo, QStringLiteral("authorize"));
     const qint64 total = record ? record->amount : 0;
     switch (known.outcome) {
-    case ChannelOutcome::Approved:
-        if (reversedPayment(outTradeNo))
+    case ChannelOutcome::Approved: {
+        const std::optional<bool> given = reversedPayment(outTradeNo);
+        if (!given)
+            return busy();
+        if (*given)
             return Answer{200, order(outTradeNo, QStringLiteral("REVOKED"), {}, total)};
         return Answer{200,
                       order(outTradeNo, QStringLiteral("SUCCESS"), known.channelReference, total)};
+    }
     case ChannelOutcome::Declined:
     case ChannelOutcome::Closed:
     case ChannelOutcome::Failed: {
@@ -277,8 +284,21 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTrade
     {
         QMutexLocker lock(&m_reversedMutex);
         if (m_userPaying.contains(outTradeNo)) {
-            m_reversed.insert(outTradeNo);
-            return Answer{200, reversed};
+            // Unpaid only if the payer's confirmation left no payment: one it
+            // may have left, unread, is for the paid path below to undo.
+            switch (m_channel.query({outTradeNo, QStringLiteral("authorize")}).outcome) {
+            case ChannelOutcome::NotFound:
+                m_reversed.insert(outTradeNo);
+                return Answer{200, reversed};
+            case ChannelOutcome::Unknown:
+            case ChannelOutcome::Failed:
+                return busy();
+            case ChannelOutcome::Approved:
+            case ChannelOutcome::Declined:
+            case ChannelOutcome::Closed:
+                m_userPaying.remove(outTradeNo);
+                break;
+            }
         }
     }
     const ChannelRequest trade{outTradeNo, QStringLiteral("authorize")};
@@ -358,9 +378,20 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::reversePaid(const QString &outT
     return busy();
 }
 
-bool WechatPayGatewaySim::reversedPayment(const QString &outTradeNo) const
+std::optional<bool> WechatPayGatewaySim::reversedPayment(const QString &outTradeNo)
 {
-    return simRecord(m_settings, outTradeNo, QStringLiteral("reverse")).has_value();
+    switch (m_channel.query({outTradeNo, QStringLiteral("reverse")}).outcome) {
+    case ChannelOutcome::Approved:
+        return true;
+    case ChannelOutcome::NotFound:
+        return false;
+    case ChannelOutcome::Declined:
+    case ChannelOutcome::Closed:
+    case ChannelOutcome::Unknown:
+    case ChannelOutcome::Failed:
+        break;
+    }
+    return std::nullopt; // not known: the record could not be read
 }
 
 std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::refund(const QJsonObject &body)
@@ -376,7 +407,10 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::refund(const QJs
         return busy();
     const std::optional<SimRecord> paid =
         simRecord(m_settings, outTradeNo, QStringLiteral("authorize"));
-    if (trade.outcome != ChannelOutcome::Approved || !paid || reversedPayment(outTradeNo))
+    const std::optional<bool> given = reversedPayment(outTradeNo);
+    if (!given)
+        return busy();
+    if (trade.outcome != ChannelOutcome::Approved || !paid || *given)
         return Answer{404, error("RESOURCE_NOT_EXISTS", QStringLiteral("no paid order to refund"))};
     if (amountOf(body, "total") != paid->amount)
         return Answer{

@@ -62,7 +62,8 @@ private:
     Answer tradeQuery(const QString &outTradeNo);
     Answer reverse(const QString &outTradeNo, const QJsonObject &body);
     Answer reversePaid(const QString &outTradeNo, const QJsonObject &reversed);
-    bool reversedPayment(const QString &outTradeNo) const;
+    // Whether a paid order was given back; empty when the record cannot be read.
+    std::optional<bool> reversedPayment(const QString &outTradeNo);
     std::optional<Answer> refund(const QJsonObject &body);
     Answer refundQuery(const QString &outRefundNo);
     Answer certificates() const;

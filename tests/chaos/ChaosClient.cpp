@@ -139,8 +139,9 @@ public:
             told.declinedCard = roll < 38;
             const bool later = roll >= 38 && roll < 50 && !m_options.yuanSalesOnly;
             told.path = "/v1/charges";
-            // One in twenty payers confirms late: some on their own time, some
-            // just as keel gives up and reverses (WeChat Pay then gives it back).
+            // One payer in fourteen confirms late (5 of the 70 charge rolls):
+            // some on their own time, some just as keel gives up and reverses
+            // (WeChat Pay then gives the payment back).
             const bool slowPayer = !told.declinedCard && m_options.slowPayers && roll >= 95;
             told.body = "amount=" + QByteArray::number(told.amount) +
                         "&currency=" + told.currency.toLatin1() + "&source=" +

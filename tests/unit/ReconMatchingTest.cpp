@@ -244,17 +244,19 @@ TEST(ReconMatchingTest, APaymentAndItsReversalNetToNothingAgainstKeelsRecord)
         {payment("ch_failed", 500, 1), reversalOf("ch_failed", 500, 2),
          payment("ch_unknown", 300, 3), reversalOf("ch_unknown", 300, 3),
          payment("ch_kept", 800, 4), reversalOf("ch_kept", 800, 5), payment("ch_part", 900, 6),
-         reversalOf("ch_part", 400, 7), reversalOf("ch_twice", 200, 8),
+         reversalOf("ch_part", 400, 7), payment("ch_keptPart", 900, 6),
+         reversalOf("ch_keptPart", 400, 7), reversalOf("ch_twice", 200, 8),
          reversalOf("ch_twice", 200, 9), payment("ch_twice", 200, 1)},
-        {booked("ch_kept", 800, 4)},
+        {booked("ch_kept", 800, 4), booked("ch_keptPart", 500, 6)},
         {unbooked("ch_failed", 1), unbooked("ch_part", 6), unbooked("ch_twice", 1)}));
-    EXPECT_EQ(outcome.matched, 2) << "ch_failed and ch_unknown";
+    EXPECT_EQ(outcome.matched, 3) << "ch_failed, ch_unknown, and ch_keptPart's rest";
     EXPECT_EQ(classes(outcome),
               names({"status_mismatch:ch_kept", "status_mismatch:ch_part", "duplicate:ch_twice"}));
     EXPECT_EQ(outcome.breaks.at(0).channelAmount, 0);
     EXPECT_EQ(outcome.breaks.at(0).keelAmount, 800);
     EXPECT_EQ(outcome.breaks.at(1).channelAmount, 500) << "what the channel still holds";
-    EXPECT_EQ(outcome.breaks.at(2).channelAmount, 400);
+    EXPECT_EQ(outcome.breaks.at(2).channelAmount, -200)
+        << "a reversal reported twice gives back twice: the channel's net, never money in";
     for (const ReconBreak &found : outcome.breaks)
         EXPECT_EQ(found.lineKind, LineKind::Payment);
 }
@@ -264,12 +266,15 @@ TEST(ReconMatchingTest, APaymentAndItsReversalNetToNothingAgainstKeelsRecord)
 TEST(ReconMatchingTest, AReversalAloneIsABreakOfWhatTheChannelGaveBack)
 {
     const ReconOutcome outcome =
-        matchDay(dayOf({reversalOf("ch_failed", 500, 2), reversalOf("ch_kept", 800, 5)},
+        matchDay(dayOf({reversalOf("ch_failed", 500, 2), reversalOf("ch_kept", 800, 5),
+                        reversalOf("ch_nobody", 300, 6)},
                        {booked("ch_kept", 800, 4)}, {unbooked("ch_failed", 1)}));
     EXPECT_EQ(outcome.matched, 0);
-    EXPECT_EQ(classes(outcome), names({"amount_mismatch:ch_kept", "status_mismatch:ch_failed"}));
-    EXPECT_EQ(outcome.breaks.at(0).channelAmount, -800);
-    EXPECT_EQ(outcome.breaks.at(1).channelAmount, -500);
+    EXPECT_EQ(classes(outcome), names({"missing_at_keel:ch_nobody", "amount_mismatch:ch_kept",
+                                       "status_mismatch:ch_failed"}));
+    EXPECT_EQ(outcome.breaks.at(0).channelAmount, -300);
+    EXPECT_EQ(outcome.breaks.at(1).channelAmount, -800);
+    EXPECT_EQ(outcome.breaks.at(2).channelAmount, -500);
 }
 
 // The reversal of a payment reported yesterday, against a charge keel never

@@ -263,6 +263,15 @@ TEST(WechatPayBillTest, ARevokedRowIsAReversalOfItsOrdersPayment)
     EXPECT_EQ(reversal.occurredAt, utc("2026-12-01T01:00:40Z"));
     EXPECT_FALSE(lines->at(2).reverses);
 
+    // A coupon WeChat Pay funded: 退款金额 is what the payer's account got
+    // back, the reversal is of the whole order as keel charged it.
+    QByteArray coupon = bill;
+    coupon.replace("`ch_wxR0000001,`50.00,`0.00,`ORIGINAL", "`ch_wxR0000001,`45.00,`5.00,`ORIGINAL")
+        .replace("`62.00,`50.00,`0.00,`0.07,", "`62.00,`45.00,`0.00,`0.07,");
+    lines = read(StatementFormat::WechatPay, coupon);
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    EXPECT_EQ(lines->at(1).amount, 5000);
+
     // Laid out as its order's row (the amount under 订单金额), it reads the same.
     QByteArray asOrder = bill;
     asOrder
@@ -277,7 +286,7 @@ TEST(WechatPayBillTest, ARevokedRowIsAReversalOfItsOrdersPayment)
 
     // A reversal of nothing, or of no order WeChat Pay names, is refused.
     QByteArray empty = asOrder;
-    empty.replace("`-0.30,`0.60%,`50.00,`50.00,", "`-0.30,`0.60%,`0.00,`50.00,")
+    empty.replace("`-0.30,`0.60%,`50.00,`50.00,", "`-0.30,`0.60%,`0.00,`0.00,")
         .replace("`0.07,`112.00,", "`0.07,`62.00,");
     EXPECT_EQ(refusedFor(StatementFormat::WechatPay, empty), QLatin1String("statement_field"));
     QByteArray nameless = bill;

@@ -365,32 +365,39 @@ TEST_F(WechatPayChannelTest, AStaleUnsettledReverseIsSentAgainToLearnItsFate)
                      "ORDER BY operation) FROM keel.sim_channel_operations"),
               QStringLiteral("authorize approved 1999, reverse approved 1999"));
 
-    // The simulator's trade bill of the day, as the reconciliation service
-    // imports and runs it: the order paid and revoked matches the failed charge.
+    // The simulator's trade bills, as the reconciliation service imports and
+    // runs them day by day (the payment and its reverse may straddle
+    // Beijing's midnight): the order paid and revoked matches the failed charge.
     Result<LibpqConnection> service = LibpqConnection::open(m_serviceLogin);
     ASSERT_TRUE(service.ok()) << qPrintable(service.error().message);
-    const QDate day =
-        QDate::fromString(scalar("SELECT (min(created_at) AT TIME ZONE 'Asia/Shanghai')::date "
-                                 "FROM keel.sim_channel_operations"),
-                          Qt::ISODate);
+    const Result<CurrencyTable> currencies = loadCurrencies(*service);
+    ASSERT_TRUE(currencies.ok());
     StatementLayout layout;
     layout.format = StatementFormat::WechatPay;
     layout.dayZone = QStringLiteral("Asia/Shanghai");
-    const Result<QByteArray> bill = simulatorStatement(*service, day, 6000, {}, layout);
-    ASSERT_TRUE(bill.ok()) << qPrintable(bill.error().message);
-    EXPECT_TRUE(bill->contains("`REVOKED")) << bill->constData();
-    const Result<CurrencyTable> currencies = loadCurrencies(*service);
-    ASSERT_TRUE(currencies.ok());
-    const Result<ImportedStatement> stored =
-        importStatement(*service, QStringLiteral("wechatpay"),
-                        {StatementFormat::WechatPay, *bill, {}}, *currencies);
-    ASSERT_TRUE(stored.ok()) << qPrintable(stored.error().message);
-    EXPECT_EQ(stored->lines, 2);
-    const Result<ReconReport> report =
-        runReconciliation(*service, QStringLiteral("wechatpay"), day);
-    ASSERT_TRUE(report.ok()) << qPrintable(report.error().message);
-    EXPECT_EQ(report->matched, 1);
-    EXPECT_TRUE(report->breaks.isEmpty());
+    QByteArray bills;
+    int lines = 0;
+    for (const QString &date :
+         scalar("SELECT string_agg(DISTINCT (created_at AT TIME ZONE 'Asia/Shanghai')::date::text, "
+                "' ') FROM keel.sim_channel_operations")
+             .split(u' ')) {
+        const QDate day = QDate::fromString(date, Qt::ISODate);
+        const Result<QByteArray> bill = simulatorStatement(*service, day, 6000, {}, layout);
+        ASSERT_TRUE(bill.ok()) << qPrintable(bill.error().message);
+        bills += *bill;
+        const Result<ImportedStatement> stored =
+            importStatement(*service, QStringLiteral("wechatpay"),
+                            {StatementFormat::WechatPay, *bill, {}}, *currencies);
+        ASSERT_TRUE(stored.ok()) << qPrintable(stored.error().message);
+        lines += int(stored->lines);
+        ASSERT_TRUE(runReconciliation(*service, QStringLiteral("wechatpay"), day).ok());
+    }
+    EXPECT_TRUE(bills.contains("`REVOKED")) << bills.constData();
+    EXPECT_EQ(lines, 2);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_breaks WHERE status <> 'resolved'"),
+              QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT matched FROM keel.recon_runs ORDER BY id DESC LIMIT 1"),
+              QStringLiteral("1"));
 }
 
 // A payment code is sent once: a request that may not be the first (a key
