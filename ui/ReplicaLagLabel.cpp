@@ -24,46 +24,71 @@ ReplicaLagLabel::ReplicaLagLabel(QueryWorker *primary, QueryWorker *replica, QWi
     refresh();
 }
 
+// An ask left unanswered (a server gone silent holds its worker until TCP
+// gives up) is overtaken: the label says how long it has waited, a new ask
+// goes out, and a late answer to the old one is dropped.
 void ReplicaLagLabel::refresh()
 {
-    if (m_asking)
+    if (m_asked.isValid() && m_asked.elapsed() < 2 * AskEveryMs)
         return;
-    m_asking = true;
+    if (m_asked.isValid())
+        displayWaiting(m_asked.elapsed() / 1000);
+    const quint64 ask = ++m_asks;
+    m_asked.start();
+    const auto answered = [this, ask](const std::optional<ReplicaLag> &lag) {
+        if (ask != m_asks)
+            return;
+        m_asked.invalidate();
+        display(lag);
+    };
     m_primary->submit<QString>(
         this, [](QSqlDatabase db) { return primaryWalPosition(db); },
-        [this](const Result<QString> &position) {
-            if (!position) {
-                m_asking = false;
-                return display(std::nullopt);
-            }
+        [this, answered](const Result<QString> &position) {
+            if (!position)
+                return answered(std::nullopt);
             m_replica->submit<ReplicaLag>(
                 this, [at = *position](QSqlDatabase db) { return replicaLag(db, at); },
-                [this](const Result<ReplicaLag> &lag) {
-                    m_asking = false;
-                    display(lag ? std::optional<ReplicaLag>(*lag) : std::nullopt);
+                [answered](const Result<ReplicaLag> &lag) {
+                    answered(lag ? std::optional<ReplicaLag>(*lag) : std::nullopt);
                 });
         });
+}
+
+void ReplicaLagLabel::displayWaiting(qint64 seconds)
+{
+    m_lag.reset();
+    setText(tr("Replica: no answer for %n s", nullptr, int(std::min<qint64>(seconds, 1 << 30))));
+    setBold(true);
+    Q_EMIT lagChanged();
 }
 
 void ReplicaLagLabel::display(const std::optional<ReplicaLag> &lag)
 {
     m_lag = lag;
-    QFont font = this->font();
-    font.setBold(false);
+    bool noticeable = false;
     if (!lag)
         setText(tr("Replica: lag unknown"));
-    else if (!lag->standby)
+    else if (!lag->standby) {
         setText(tr("Replica: not a standby"));
-    else if (lag->caughtUp)
+        noticeable = true; // promoted, perhaps: what it shows may not be the primary's
+    } else if (lag->caughtUp)
         setText(tr("Replica: current"));
-    else if (!lag->seconds)
+    else if (!lag->seconds) {
         setText(tr("Replica: behind, nothing replayed yet"));
-    else {
+        noticeable = true;
+    } else {
         setText(tr("Replica: %n s behind", nullptr, int(std::min<qint64>(*lag->seconds, 1 << 30))));
-        font.setBold(*lag->seconds > NoticeableSeconds);
+        noticeable = *lag->seconds > NoticeableSeconds;
     }
-    setFont(font);
+    setBold(noticeable);
     Q_EMIT lagChanged();
+}
+
+void ReplicaLagLabel::setBold(bool bold)
+{
+    QFont font = this->font();
+    font.setBold(bold);
+    setFont(font);
 }
 
 } // namespace keel

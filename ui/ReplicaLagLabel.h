@@ -2,6 +2,7 @@
 
 #include "core/read/ReplicaLag.h"
 
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QTimer>
 
@@ -30,12 +31,15 @@ Q_SIGNALS:
 
 private:
     void display(const std::optional<ReplicaLag> &lag);
+    void displayWaiting(qint64 seconds);
+    void setBold(bool bold);
 
     QueryWorker *m_primary;
     QueryWorker *m_replica;
     QTimer m_timer;
     std::optional<ReplicaLag> m_lag;
-    bool m_asking = false;
+    QElapsedTimer m_asked; // since the ask still unanswered; invalid when none is
+    quint64 m_asks = 0;    // the number of the latest ask
 };
 
 } // namespace keel

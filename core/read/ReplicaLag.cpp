@@ -8,14 +8,18 @@
 namespace keel {
 namespace {
 
-constexpr char PrimaryPosition[] = "SELECT pg_current_wal_lsn()::text";
+// Where the last record was inserted, not only written: a commit made
+// without waiting for its flush is visible on the primary before it is written.
+constexpr char PrimaryPosition[] = "SELECT pg_current_wal_insert_lsn()::text";
 
-// Whole seconds, never below zero (the two servers' clocks may differ a little).
+// Whole seconds, never below zero (the two servers' clocks may differ a
+// little); none when nothing was replayed since the replica started.
 constexpr char ReplayState[] =
     "SELECT pg_is_in_recovery(), "
     "       coalesce(pg_last_wal_replay_lsn() >= ?::pg_lsn, false), "
-    "       greatest(floor(extract(epoch FROM now() - pg_last_xact_replay_timestamp())), 0)"
-    "         ::bigint";
+    "       CASE WHEN pg_last_xact_replay_timestamp() IS NOT NULL THEN "
+    "         greatest(floor(extract(epoch FROM now() - pg_last_xact_replay_timestamp())), 0)"
+    "           ::bigint END";
 
 } // namespace
 
@@ -38,7 +42,9 @@ Result<ReplicaLag> replicaLag(QSqlDatabase replica, const QString &primaryPositi
         return makeError(ErrorKind::Failed, QStringLiteral("the replica gave no replay state"));
     ReplicaLag lag;
     lag.standby = query.value(0).toBool();
-    lag.caughtUp = !lag.standby || query.value(1).toBool();
+    // A server out of recovery is no replica: it may have been promoted and
+    // no longer follow the primary at all.
+    lag.caughtUp = lag.standby && query.value(1).toBool();
     if (!query.value(2).isNull())
         lag.seconds = query.value(2).toLongLong();
     return lag;

@@ -13,13 +13,13 @@ namespace keel {
 // what it read there.
 struct ReplicaLag {
     bool standby = false;  // the server is in recovery (a replica at all)
-    bool caughtUp = false; // it has replayed all the primary had written when asked
+    bool caughtUp = false; // a standby that has replayed all the primary had when asked
     // Since the commit of the last transaction it replayed; empty when it has
     // replayed none since it started.
     std::optional<qint64> seconds;
 };
 
-// Where the primary's write-ahead log stands now (pg_current_wal_lsn).
+// Where the primary's write-ahead log stands now (its insert position).
 Result<QString> primaryWalPosition(QSqlDatabase primary);
 
 // The replica against `primaryPosition`, read from the primary just before:

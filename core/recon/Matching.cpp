@@ -222,14 +222,13 @@ private:
         if (record->currency != line.currency)
             return breakOf(BreakClass::CurrencyMismatch, line, net, keelAmount);
         // Captured by keel, given back whole by the channel: the charge's
-        // status differs. Given back in part: what is left must be keel's.
+        // status differs. A reversal is of a whole order: one of another
+        // amount is a difference even where what is left is keel's.
         if (whole)
             return keelAmount == 0
                        ? std::nullopt
                        : std::optional(breakOf(BreakClass::StatusMismatch, line, net, keelAmount));
-        if (!payment || net != keelAmount)
-            return breakOf(BreakClass::AmountMismatch, line, net, keelAmount);
-        return std::nullopt;
+        return breakOf(BreakClass::AmountMismatch, line, net, keelAmount);
     }
 
     // The one comparison of a single line with the record keel has for it.

@@ -187,12 +187,17 @@ Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const Colu
     if (revoked) {
         // Given back on the payment's basis, the order as keel charged it: a
         // coupon WeChat Pay funded comes back too, which 退款金额 leaves out.
-        Result<qint64> asked = value("申请退款金额").isEmpty()
-                                   ? Result<qint64>(qint64(0))
-                                   : money("申请退款金额", Amount::Movement);
+        const auto optional = [&](const char *name) -> Result<qint64> {
+            return value(name).isEmpty() ? Result<qint64>(qint64(0))
+                                         : money(name, Amount::Movement);
+        };
+        Result<qint64> asked = optional("申请退款金额");
+        Result<qint64> coupon = optional("充值券退款金额");
         if (!asked)
             return asked.error();
-        line.amount = *asked != 0 ? *asked : *refunded != 0 ? *refunded : *ordered;
+        if (!coupon)
+            return coupon.error();
+        line.amount = *asked != 0 ? *asked : *ordered != 0 ? *ordered : *refunded + *coupon;
     }
     line.fee = *fee;
     if (line.amount == 0 || line.reference.isEmpty() || line.channelReference.isEmpty())

@@ -27,5 +27,6 @@ ALTER TABLE recon_withdrawn_lines ADD COLUMN reverses boolean NOT NULL DEFAULT f
 -- A paid order keel reverses is given back within minutes, so its REVOKED
 -- row may fall on the next day, whose bill WeChat Pay publishes after 10:00
 -- the day after that. The payment's day must stay pending until then, or it
--- parks money the next bill shows given back: two days.
-UPDATE recon_channels SET settlement_lag = interval '2 days' WHERE channel = 'wechatpay';
+-- parks money the next bill shows given back: two days at least.
+UPDATE recon_channels SET settlement_lag = greatest(settlement_lag, interval '2 days')
+WHERE channel = 'wechatpay';

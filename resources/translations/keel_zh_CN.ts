@@ -2630,45 +2630,52 @@ Comment (optional):</source>
 <context>
     <name>keel::ReplicaLagLabel</name>
     <message>
-        <location filename="../../ui/ReplicaLagLabel.cpp" line="19"/>
+        <location filename="../../ui/ReplicaLagLabel.cpp" line="17"/>
         <source>Read replica lag</source>
         <translation>只读副本延迟</translation>
     </message>
     <message>
-        <location filename="../../ui/ReplicaLagLabel.cpp" line="20"/>
+        <location filename="../../ui/ReplicaLagLabel.cpp" line="18"/>
         <source>The dashboards and the payment history are read from the replica; other views and every action use the primary.</source>
         <translation>仪表盘与支付历史读自只读副本；其他视图和所有操作都使用主库。</translation>
     </message>
     <message>
-        <location filename="../../ui/ReplicaLagLabel.cpp" line="22"/>
+        <location filename="../../ui/ReplicaLagLabel.cpp" line="20"/>
         <source>Replica: asking…</source>
         <translation>副本：查询中…</translation>
     </message>
     <message>
-        <location filename="../../ui/ReplicaLagLabel.cpp" line="55"/>
+        <location filename="../../ui/ReplicaLagLabel.cpp" line="70"/>
         <source>Replica: lag unknown</source>
         <translation>副本：延迟未知</translation>
     </message>
     <message>
-        <location filename="../../ui/ReplicaLagLabel.cpp" line="57"/>
+        <location filename="../../ui/ReplicaLagLabel.cpp" line="72"/>
         <source>Replica: not a standby</source>
         <translation>副本：不是备库</translation>
     </message>
     <message>
-        <location filename="../../ui/ReplicaLagLabel.cpp" line="59"/>
+        <location filename="../../ui/ReplicaLagLabel.cpp" line="75"/>
         <source>Replica: current</source>
         <translation>副本：已同步</translation>
     </message>
     <message>
-        <location filename="../../ui/ReplicaLagLabel.cpp" line="61"/>
+        <location filename="../../ui/ReplicaLagLabel.cpp" line="77"/>
         <source>Replica: behind, nothing replayed yet</source>
         <translation>副本：落后，尚未回放任何事务</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/ReplicaLagLabel.cpp" line="63"/>
+        <location filename="../../ui/ReplicaLagLabel.cpp" line="80"/>
         <source>Replica: %n s behind</source>
         <translation>
             <numerusform>副本：落后 %n 秒</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/ReplicaLagLabel.cpp" line="60"/>
+        <source>Replica: no answer for %n s</source>
+        <translation>
+            <numerusform>副本：%n 秒无应答</numerusform>
         </translation>
     </message>
 </context>
