@@ -178,8 +178,11 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::pay(const QJsonO
                                 error("ORDERREVERSED", QStringLiteral("the order is reversed"))}
                        : Answer{202, error("USERPAYING",
                                            QStringLiteral("the payer is entering a password"))};
-        switch (m_channel.query({outTradeNo, QStringLiteral("authorize")}).outcome) {
-        case ChannelOutcome::NotFound: {
+        const std::optional<bool> paid = recorded(outTradeNo, QStringLiteral("authorize"));
+        if (!paid)
+            return busy();
+        // Unless the payer confirmed already, when it is answered as any order is.
+        if (!*paid) {
             const qint64 confirmsAt = authCode == QLatin1String("tok_userPayingConfirms")
                                           ? QDateTime::currentMSecsSinceEpoch() + 30000 +
                                                 qint64(QRandomGenerator::global()->bounded(60000))
@@ -189,14 +192,6 @@ std::optional<WechatPayGatewaySim::Answer> WechatPayGatewaySim::pay(const QJsonO
             m_userPaying.insert(outTradeNo, {total, authCode, confirmsAt});
             return Answer{202,
                           error("USERPAYING", QStringLiteral("the payer is entering a password"))};
-        }
-        case ChannelOutcome::Unknown:
-        case ChannelOutcome::Failed:
-            return busy();
-        case ChannelOutcome::Approved:
-        case ChannelOutcome::Declined:
-        case ChannelOutcome::Closed:
-            break; // the payer confirmed already: answered as any order is
         }
     }
     const ChannelRequest request{
@@ -286,19 +281,14 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::reverse(const QString &outTrade
         if (m_userPaying.contains(outTradeNo)) {
             // Unpaid only if the payer's confirmation left no payment: one it
             // may have left, unread, is for the paid path below to undo.
-            switch (m_channel.query({outTradeNo, QStringLiteral("authorize")}).outcome) {
-            case ChannelOutcome::NotFound:
+            const std::optional<bool> paid = recorded(outTradeNo, QStringLiteral("authorize"));
+            if (!paid)
+                return busy();
+            if (!*paid) {
                 m_reversed.insert(outTradeNo);
                 return Answer{200, reversed};
-            case ChannelOutcome::Unknown:
-            case ChannelOutcome::Failed:
-                return busy();
-            case ChannelOutcome::Approved:
-            case ChannelOutcome::Declined:
-            case ChannelOutcome::Closed:
-                m_userPaying.remove(outTradeNo);
-                break;
             }
+            m_userPaying.remove(outTradeNo);
         }
     }
     const ChannelRequest trade{outTradeNo, QStringLiteral("authorize")};
@@ -380,13 +370,19 @@ WechatPayGatewaySim::Answer WechatPayGatewaySim::reversePaid(const QString &outT
 
 std::optional<bool> WechatPayGatewaySim::reversedPayment(const QString &outTradeNo)
 {
-    switch (m_channel.query({outTradeNo, QStringLiteral("reverse")}).outcome) {
+    return recorded(outTradeNo, QStringLiteral("reverse"));
+}
+
+std::optional<bool> WechatPayGatewaySim::recorded(const QString &reference,
+                                                  const QString &operation)
+{
+    switch (m_channel.query({reference, operation}).outcome) {
     case ChannelOutcome::Approved:
+    case ChannelOutcome::Declined:
+    case ChannelOutcome::Closed:
         return true;
     case ChannelOutcome::NotFound:
         return false;
-    case ChannelOutcome::Declined:
-    case ChannelOutcome::Closed:
     case ChannelOutcome::Unknown:
     case ChannelOutcome::Failed:
         break;

@@ -64,6 +64,9 @@ private:
     Answer reversePaid(const QString &outTradeNo, const QJsonObject &reversed);
     // Whether a paid order was given back; empty when the record cannot be read.
     std::optional<bool> reversedPayment(const QString &outTradeNo);
+    // Whether the channel holds a record of the operation, whatever its
+    // outcome; empty when it cannot be read.
+    std::optional<bool> recorded(const QString &reference, const QString &operation);
     std::optional<Answer> refund(const QJsonObject &body);
     Answer refundQuery(const QString &outRefundNo);
     Answer certificates() const;
