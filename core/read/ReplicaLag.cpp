@@ -14,9 +14,13 @@ constexpr char PrimaryPosition[] = "SELECT pg_current_wal_insert_lsn()::text";
 
 // Whole seconds, never below zero (the two servers' clocks may differ a
 // little); none when nothing was replayed since the replica started.
+// A replica whose last replayed commit is under a second old misses at most
+// that second, however busy the primary: on one that never stops writing it
+// would otherwise never read as caught up, only as "0 s behind".
 constexpr char ReplayState[] =
     "SELECT pg_is_in_recovery(), "
-    "       coalesce(pg_last_wal_replay_lsn() >= ?::pg_lsn, false), "
+    "       coalesce(pg_last_wal_replay_lsn() >= ?::pg_lsn, false) "
+    "         OR coalesce(now() - pg_last_xact_replay_timestamp() < interval '1 second', false), "
     "       CASE WHEN pg_last_xact_replay_timestamp() IS NOT NULL THEN "
     "         greatest(floor(extract(epoch FROM now() - pg_last_xact_replay_timestamp())), 0)"
     "           ::bigint END";

@@ -49,7 +49,11 @@ protected:
         ASSERT_TRUE(account.prepareDirectory(standbyDir).ok());
 
         // A base backup of the running test server, streamed, with the
-        // settings that make it a standby of it (-R).
+        // settings that make it a standby of it (-R). Its own replication
+        // slot (-C -S) keeps the primary's WAL until the standby has it: other
+        // tests create databases on the shared server all the while, and a
+        // checkpoint could otherwise recycle the segment the standby must
+        // stream from, leaving it stuck before the rows a test waits for.
         auto binaries = ServerBinaries::locate();
         ASSERT_TRUE(binaries.ok());
         ConnectionSettings source = settings();
@@ -60,7 +64,8 @@ protected:
         backup.setWorkingDirectory(standbyDir);
         backup.start(binaries->program(QStringLiteral("pg_basebackup")),
                      {QStringLiteral("-d"), source.conninfo(), QStringLiteral("-D"), standbyDir,
-                      QStringLiteral("-R"), QStringLiteral("-X"), QStringLiteral("stream"),
+                      QStringLiteral("-R"), QStringLiteral("-C"), QStringLiteral("-S"),
+                      QString::fromLatin1(m_slot), QStringLiteral("-X"), QStringLiteral("stream"),
                       QStringLiteral("-c"), QStringLiteral("fast")});
         ASSERT_TRUE(backup.waitForFinished(120000));
         ASSERT_EQ(backup.exitCode(), 0) << backup.readAllStandardError().constData();
@@ -71,6 +76,7 @@ protected:
     {
         if (m_standby)
             (void)m_standby->stop();
+        dropSlot();
         DatabaseTest::TearDown();
     }
 
@@ -83,6 +89,36 @@ protected:
         return value.ok() ? *value : QStringLiteral("<error: %1>").arg(value.error().message);
     }
 
+    // A slot left behind would hold the shared server's WAL for good. Its
+    // walsender may outlive the standby's stop by a moment.
+    void dropSlot()
+    {
+        const QByteArray drop = "SELECT count(pg_drop_replication_slot(slot_name)) FROM "
+                                "pg_replication_slots WHERE slot_name = '" +
+                                m_slot + "' AND NOT active";
+        const QByteArray left =
+            "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + m_slot + "'";
+        EXPECT_TRUE(keel::test::waitUntil(
+            [&] {
+                (void)scalar(settings(), drop);
+                return scalar(settings(), left) == QLatin1String("0");
+            },
+            15000))
+            << "replication slot " << m_slot.constData() << " is still there";
+    }
+
+    // What the standby said, for a test that waited on it in vain.
+    std::string standbyLog() const
+    {
+        QFile log(m_standby->logFile());
+        if (!log.open(QIODevice::ReadOnly))
+            return "(no standby log)";
+        const QByteArray text = log.readAll();
+        return "standby log:\n" + text.right(4000).toStdString();
+    }
+
+    const QByteArray m_slot =
+        "keel_test_standby_" + QByteArray::number(QCoreApplication::applicationPid());
     QTemporaryDir m_work;
     std::unique_ptr<EmbeddedCluster> m_standby;
 };
@@ -110,7 +146,8 @@ TEST_F(StreamingReplicaTest, TheOverviewReadsWhatReplicationBroughtToTheStandby)
                    QLatin1String("1");
         },
         15000);
-    ASSERT_EQ(scalar(standby, "SELECT count(*) FROM keel.metrics_minute"), QStringLiteral("1"));
+    ASSERT_EQ(scalar(standby, "SELECT count(*) FROM keel.metrics_minute"), QStringLiteral("1"))
+        << standbyLog();
 
     ConsoleSettings consoleSettings;
     QueryWorker primaryWorker(settings());
@@ -169,7 +206,7 @@ TEST_F(StreamingReplicaTest, TheStatusBarSaysHowFarTheReplicaTrails)
                 20000);
         };
         EXPECT_TRUE(answered([&] { return label->lag() && label->lag()->caughtUp; }))
-            << qPrintable(label->text());
+            << qPrintable(label->text()) << standbyLog();
         EXPECT_EQ(label->text(), QStringLiteral("Replica: current"));
 
         ASSERT_EQ(scalar(standby, "SELECT count(*) FROM pg_wal_replay_pause()"),
