@@ -4,6 +4,7 @@
 // $NOTIFY_SOCKET (Type=notify), serves, and a SIGTERM stops it cleanly
 // within the unit's TimeoutStopSec. systemd itself does not run here.
 
+#include "ServiceUnit.h"
 #include "GatewayTest.h"
 #include "KeelProcess.h"
 
@@ -21,103 +22,20 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <poll.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 namespace {
 
-struct Unit {
-    QString execStart;
-    QStringList environmentFiles;
-    int timeoutStopSeconds = 90;
-};
-
-Unit readUnit(const QString &path)
-{
-    QFile file(path);
-    EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << qPrintable(path);
-    Unit unit;
-    for (const QString &line : QString::fromUtf8(file.readAll()).split(u'\n')) {
-        if (line.startsWith(QLatin1String("ExecStart=")))
-            unit.execStart = line.mid(10);
-        else if (line.startsWith(QLatin1String("EnvironmentFile=")))
-            unit.environmentFiles << line.mid(16);
-        else if (line.startsWith(QLatin1String("TimeoutStopSec=")))
-            unit.timeoutStopSeconds = line.mid(15).chopped(1).toInt();
-    }
-    return unit;
-}
-
-// KEY=VALUE lines, as systemd reads an EnvironmentFile (no quoting used here).
-void readEnvironmentFile(const QString &path, QHash<QString, QString> &into)
-{
-    QFile file(path);
-    ASSERT_TRUE(file.open(QIODevice::ReadOnly)) << qPrintable(path);
-    for (const QString &line : QString::fromUtf8(file.readAll()).split(u'\n')) {
-        const qsizetype equals = line.indexOf(u'=');
-        if (line.startsWith(u'#') || equals <= 0)
-            continue;
-        into.insert(line.left(equals).trimmed(), line.mid(equals + 1).trimmed());
-    }
-}
-
-// ExecStart's words, as systemd expands them: $NAME splits on whitespace.
-QStringList expand(const QString &execStart, const QHash<QString, QString> &environment)
-{
-    QStringList words;
-    for (const QString &word : execStart.split(u' ', Qt::SkipEmptyParts)) {
-        if (word.startsWith(u'$'))
-            words << environment.value(word.mid(1)).split(u' ', Qt::SkipEmptyParts);
-        else
-            words << word;
-    }
-    return words;
-}
-
-// The socket systemd listens on for sd_notify messages.
-class NotifySocket {
-public:
-    explicit NotifySocket(const QString &path) : m_path(path)
-    {
-        m_fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        sockaddr_un address{};
-        address.sun_family = AF_UNIX;
-        const QByteArray name = QFile::encodeName(path);
-        std::memcpy(address.sun_path, name.constData(), size_t(name.size()));
-        m_bound = ::bind(m_fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0;
-        ::chmod(name.constData(), 0666); // the service runs as another user
-    }
-    ~NotifySocket() { ::close(m_fd); }
-    bool bound() const { return m_bound; }
-
-    // The next message, or an empty one after `timeoutMs`.
-    QByteArray next(int timeoutMs)
-    {
-        pollfd waiting{m_fd, POLLIN, 0};
-        if (::poll(&waiting, 1, timeoutMs) != 1)
-            return {};
-        char buffer[512];
-        const ssize_t size = ::recv(m_fd, buffer, sizeof buffer, 0);
-        return size > 0 ? QByteArray(buffer, int(size)) : QByteArray();
-    }
-
-private:
-    QString m_path;
-    int m_fd = -1;
-    bool m_bound = false;
-};
+using keel::test::NotifySocket;
 
 class ServiceUnitTest : public keel::test::GatewayTest {};
 
 TEST_F(ServiceUnitTest, TheGatewayStartsFromItsUnitSaysReadyAndStopsOnSigterm)
 {
-    const Unit unit =
-        readUnit(QStringLiteral(KEEL_SOURCE_DIR "/packaging/systemd/keel-gateway@.service"));
+    const keel::test::ServiceUnit unit = keel::test::readServiceUnit(
+        QStringLiteral(KEEL_SOURCE_DIR "/packaging/systemd/keel-gateway@.service"));
     ASSERT_TRUE(unit.execStart.startsWith(QLatin1String("/usr/bin/keel gateway ")));
     ASSERT_EQ(unit.environmentFiles, (QStringList{QStringLiteral("/etc/keel/keel.env"),
                                                   QStringLiteral("/etc/keel/gateway-%i.env")}));
@@ -155,9 +73,11 @@ TEST_F(ServiceUnitTest, TheGatewayStartsFromItsUnitSaysReadyAndStopsOnSigterm)
           "KEEL_GATEWAY_OPTIONS=--listen 127.0.0.1:" + QByteArray::number(port) + " --threads 2\n");
     QHash<QString, QString> environment;
     for (QString file : unit.environmentFiles)
-        readEnvironmentFile(file.replace(QLatin1String("/etc/keel"), etc.path())
-                                .replace(QLatin1String("%i"), QLatin1String("main")),
-                            environment);
+        ASSERT_TRUE(keel::test::readEnvironmentFile(
+            file.replace(QLatin1String("/etc/keel"), etc.path())
+                .replace(QLatin1String("%i"), QLatin1String("main")),
+            environment))
+            << qPrintable(file);
     NotifySocket notify(etc.filePath(QStringLiteral("notify")));
     ASSERT_TRUE(notify.bound());
 
@@ -167,7 +87,7 @@ TEST_F(ServiceUnitTest, TheGatewayStartsFromItsUnitSaysReadyAndStopsOnSigterm)
     processEnvironment.insert(QStringLiteral("PATH"), QStringLiteral("/usr/bin:/bin"));
     processEnvironment.insert(QStringLiteral("NOTIFY_SOCKET"),
                               etc.filePath(QStringLiteral("notify")));
-    QStringList command = expand(unit.execStart, environment);
+    QStringList command = keel::test::expandExecStart(unit.execStart, environment);
     command[0] = keel::test::keelBinary();
     // User=keel: here, as root, the unprivileged "nobody" stands in for it.
     if (::getuid() == 0)
