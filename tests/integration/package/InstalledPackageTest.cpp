@@ -1,13 +1,18 @@
 // keel as a person installs it: the .deb `cpack` makes from this build tree,
 // installed with apt into a fresh Debian 12 that debootstrap makes, its
-// dependencies from Debian's archive. The gateway then starts from the unit
-// the package put in /lib/systemd/system, inside that root, as the user its
-// postinst made, with only the environment the unit's files give, and takes
-// a payment as the keel_gateway login. systemd itself does not run here, so
-// the test plays its part: chroot, User=, EnvironmentFile=, NOTIFY_SOCKET.
+// dependencies from Debian's archive. The gateway, the worker and the relay
+// then start from the units the package put in /lib/systemd/system, inside
+// that root, as the user its postinst made, with only the environment the
+// units' files give: the gateway takes a payment as the keel_gateway login
+// and the relay publishes its events to RabbitMQ. systemd itself does not
+// run here, so the test plays its part: chroot, User=, EnvironmentFile=,
+// NOTIFY_SOCKET, SIGTERM.
 
 #include "GatewayTest.h"
 #include "ServiceUnit.h"
+#include "TestBroker.h"
+#include "TestConsumer.h"
+#include "WaitUntil.h"
 
 #include "core/db/ConnectionSettings.h"
 #include "core/net/HttpClient.h"
@@ -21,6 +26,9 @@
 #include <QTemporaryDir>
 
 #include <gtest/gtest.h>
+
+#include <memory>
+#include <tuple>
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -85,11 +93,64 @@ protected:
         ASSERT_EQ(::chmod(native.constData(), mode), 0);
     }
 
+    // One installed service, started as systemd would start its unit.
+    struct Service {
+        keel::test::ServiceUnit unit;
+        std::unique_ptr<NotifySocket> notify;
+        std::unique_ptr<QProcess> process;
+    };
+
+    // Starts the unit `name` (an instance of it when `instance` is given)
+    // inside the root, as its User= with only its files' environment, and
+    // waits for READY=1.
+    void start(Service &service, const QString &name, const QString &instance = {})
+    {
+        service.unit =
+            keel::test::readServiceUnit(m_root + QStringLiteral("/lib/systemd/system/") + name);
+        ASSERT_EQ(service.unit.user, QStringLiteral("keel")) << qPrintable(name);
+        QHash<QString, QString> environment;
+        for (QString file : service.unit.environmentFiles)
+            ASSERT_TRUE(keel::test::readEnvironmentFile(
+                m_root + file.replace(QLatin1String("%i"), instance), environment))
+                << qPrintable(file);
+        const QString notifyPath = QStringLiteral("/run/notify-") + name;
+        service.notify = std::make_unique<NotifySocket>(m_root + notifyPath);
+        ASSERT_TRUE(service.notify->bound());
+        QProcessEnvironment processEnvironment;
+        for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+            processEnvironment.insert(it.key(), it.value());
+        processEnvironment.insert(QStringLiteral("PATH"), QStringLiteral("/usr/bin:/bin"));
+        processEnvironment.insert(QStringLiteral("NOTIFY_SOCKET"), notifyPath);
+        service.process = std::make_unique<QProcess>();
+        service.process->setProcessEnvironment(processEnvironment);
+        service.process->setProcessChannelMode(QProcess::ForwardedChannels);
+        // chroot execs the unit's command itself: its pid is the service's.
+        service.process->start(
+            QStringLiteral("chroot"),
+            QStringList{QStringLiteral("--userspec=%1:%2").arg(m_uid).arg(m_gid),
+                        QStringLiteral("--groups=%1").arg(m_gid), m_root} +
+                keel::test::expandExecStart(service.unit.execStart, environment));
+        ASSERT_TRUE(service.process->waitForStarted(10000)) << qPrintable(name);
+        ASSERT_EQ(service.notify->next(60000), QByteArray("READY=1")) << qPrintable(name);
+    }
+
+    // SIGTERM, as systemctl stop sends it: STOPPING=1, then exit 0 in time.
+    void stop(Service &service)
+    {
+        ::kill(pid_t(service.process->processId()), SIGTERM);
+        EXPECT_EQ(service.notify->next(10000), QByteArray("STOPPING=1"));
+        ASSERT_TRUE(service.process->waitForFinished(service.unit.timeoutStopSeconds * 1000));
+        EXPECT_EQ(service.process->exitStatus(), QProcess::NormalExit);
+        EXPECT_EQ(service.process->exitCode(), 0);
+    }
+
     QTemporaryDir m_work{QStringLiteral("/tmp/keel-deb-XXXXXX")};
     QString m_root;
+    int m_uid = -1;
+    int m_gid = -1;
 };
 
-TEST_F(InstalledPackageTest, TheDebInstallsIntoAFreshDebianAndItsGatewayUnitTakesAPayment)
+TEST_F(InstalledPackageTest, TheDebInstallsIntoAFreshDebianAndItsUnitsTakeAPaymentAndRelayIt)
 {
     ASSERT_EQ(::getuid(), 0u) << "debootstrap and chroot need root";
     ASSERT_TRUE(m_work.isValid());
@@ -151,26 +212,22 @@ TEST_F(InstalledPackageTest, TheDebInstallsIntoAFreshDebianAndItsGatewayUnitTake
     ASSERT_EQ(installed.exitCode, 0) << installed.output.right(4000).constData();
 
     // What the package and its postinst made.
-    const keel::test::ServiceUnit unit = keel::test::readServiceUnit(
-        m_root + QStringLiteral("/lib/systemd/system/keel-gateway@.service"));
-    ASSERT_EQ(unit.user, QStringLiteral("keel"));
-    ASSERT_TRUE(unit.execStart.startsWith(QLatin1String("/usr/bin/keel gateway ")))
-        << qPrintable(unit.execStart);
-    for (const char *other : {"keel-worker.service", "keel-relay.service"})
+    for (const char *unit : {"keel-gateway@.service", "keel-worker.service", "keel-relay.service"})
         EXPECT_TRUE(
-            QFile::exists(m_root + QStringLiteral("/lib/systemd/system/") + QLatin1String(other)))
-            << other;
-    const auto [uid, gid] = accountIn(m_root, unit.user);
-    ASSERT_GT(uid, 0) << "postinst made no user " << qPrintable(unit.user);
+            QFile::exists(m_root + QStringLiteral("/lib/systemd/system/") + QLatin1String(unit)))
+            << unit;
+    std::tie(m_uid, m_gid) = accountIn(m_root, QStringLiteral("keel"));
+    ASSERT_GT(m_uid, 0) << "postinst made no user keel";
     struct stat etcKeel {};
     ASSERT_EQ(::stat(QFile::encodeName(m_root + QStringLiteral("/etc/keel")).constData(), &etcKeel),
               0);
     EXPECT_EQ(etcKeel.st_mode & 07777, 0750u);
     EXPECT_EQ(etcKeel.st_uid, 0u);
-    EXPECT_EQ(etcKeel.st_gid, gid_t(gid));
+    EXPECT_EQ(etcKeel.st_gid, gid_t(m_gid));
 
     // /etc/keel as docs/operations/services.md says to fill it: the login's
-    // password in a pgpass file only the service reads.
+    // password in a pgpass file only the services read, the broker's in a
+    // file of the keel group's.
     const int port = keel::bindLoopback();
     keel::ConnectionSettings database = m_serviceLogin;
     database.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
@@ -180,57 +237,67 @@ TEST_F(InstalledPackageTest, TheDebInstallsIntoAFreshDebianAndItsGatewayUnitTake
     writeConfig(QStringLiteral("pgpass"),
                 "127.0.0.1:*:*:" + database.value(QStringLiteral("user")).toUtf8() + ':' +
                     password + '\n',
-                gid, 0600);
+                m_gid, 0600);
     ASSERT_EQ(::chown(QFile::encodeName(m_root + QStringLiteral("/etc/keel/pgpass")).constData(),
-                      uid_t(uid), gid_t(gid)),
+                      uid_t(m_uid), gid_t(m_gid)),
               0);
     writeConfig(QStringLiteral("keel.env"),
-                "KEEL_DB=" + database.conninfo().toUtf8() + "\nPGPASSFILE=/etc/keel/pgpass\n", gid,
-                0640);
+                "KEEL_DB=" + database.conninfo().toUtf8() + "\nPGPASSFILE=/etc/keel/pgpass\n",
+                m_gid, 0640);
     writeConfig(QStringLiteral("gateway-main.env"),
                 "KEEL_GATEWAY_OPTIONS=--listen 127.0.0.1:" + QByteArray::number(port) +
                     " --threads 2\n",
-                gid, 0640);
-    QHash<QString, QString> environment;
-    for (QString file : unit.environmentFiles)
-        ASSERT_TRUE(keel::test::readEnvironmentFile(
-            m_root + file.replace(QLatin1String("%i"), QLatin1String("main")), environment))
-            << qPrintable(file);
+                m_gid, 0640);
+    writeConfig(QStringLiteral("worker.env"), "KEEL_WORKER_OPTIONS=--poll 200\n", m_gid, 0640);
+    // An exchange of this test's own on the run's shared broker.
+    const QByteArray exchange = "keel.deb." + QByteArray::number(port);
+    writeConfig(QStringLiteral("relay.env"),
+                "KEEL_AMQP=" + keel::test::testBroker().url().toUtf8() +
+                    "\nKEEL_RELAY_OPTIONS=--poll 200 --exchange " + exchange + '\n',
+                m_gid, 0640);
 
-    const QString notifyPath = QStringLiteral("/run/keel-notify");
-    NotifySocket notify(m_root + notifyPath);
-    ASSERT_TRUE(notify.bound());
-    QProcessEnvironment serviceEnvironment;
-    for (auto it = environment.cbegin(); it != environment.cend(); ++it)
-        serviceEnvironment.insert(it.key(), it.value());
-    serviceEnvironment.insert(QStringLiteral("PATH"), QStringLiteral("/usr/bin:/bin"));
-    serviceEnvironment.insert(QStringLiteral("NOTIFY_SOCKET"), notifyPath);
-    QProcess gateway;
-    gateway.setProcessEnvironment(serviceEnvironment);
-    gateway.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    // chroot execs the unit's command itself: its pid is the service's.
-    gateway.start(QStringLiteral("chroot"),
-                  QStringList{QStringLiteral("--userspec=%1:%2").arg(uid).arg(gid),
-                              QStringLiteral("--groups=%1").arg(gid), m_root} +
-                      keel::test::expandExecStart(unit.execStart, environment));
-    ASSERT_TRUE(gateway.waitForStarted(10000));
-    EXPECT_EQ(notify.next(60000), QByteArray("READY=1"));
-
+    Service gateway;
+    start(gateway, QStringLiteral("keel-gateway@.service"), QStringLiteral("main"));
+    ASSERT_FALSE(HasFatalFailure());
     keel::HttpClient client(QStringLiteral("127.0.0.1"), port);
     const keel::HttpReply charged =
         post("/v1/charges", "amount=2500&currency=eur&source=tok_visa", "deb-charge", {}, &client);
     EXPECT_EQ(charged.status, 200) << charged.body.constData();
     EXPECT_EQ(keel::test::jsonOf(charged).value(QStringLiteral("status")).toString(),
               QStringLiteral("succeeded"));
-    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges WHERE amount = 2500"), QStringLiteral("1"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.charges WHERE amount_captured = 2500"),
+              QStringLiteral("1"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.sim_channel_operations"), QStringLiteral("1"));
     EXPECT_EQ(client.request("GET", "/metrics").status, 200);
 
-    ::kill(pid_t(gateway.processId()), SIGTERM);
-    EXPECT_EQ(notify.next(10000), QByteArray("STOPPING=1"));
-    ASSERT_TRUE(gateway.waitForFinished(unit.timeoutStopSeconds * 1000));
-    EXPECT_EQ(gateway.exitStatus(), QProcess::NormalExit);
-    EXPECT_EQ(gateway.exitCode(), 0);
+    // The payment's events leave through the installed relay, confirmed by
+    // the broker, while the installed worker runs beside it.
+    const int events =
+        scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL").toInt();
+    ASSERT_GT(events, 0);
+    keel::test::Consumer consumer(keel::test::testBroker(), QString::fromLatin1(exchange),
+                                  QStringLiteral("#"));
+    Service worker;
+    start(worker, QStringLiteral("keel-worker.service"));
+    Service relay;
+    start(relay, QStringLiteral("keel-relay.service"));
+    ASSERT_FALSE(HasFatalFailure());
+    EXPECT_TRUE(keel::test::waitUntil(
+        [&] {
+            return scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL") ==
+                   QLatin1String("0");
+        },
+        30000))
+        << qPrintable(scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL"));
+    const auto received = consumer.receive(events, 10000);
+    ASSERT_EQ(received.size(), events);
+    EXPECT_EQ(received.first().body.value(QStringLiteral("type")).toString().left(7),
+              QStringLiteral("charge."))
+        << QJsonDocument(received.first().body).toJson().constData();
+
+    stop(relay);
+    stop(worker);
+    stop(gateway);
 }
 
 } // namespace
