@@ -1,7 +1,11 @@
 #include "Command.h"
 
+#include "core/channel/AlipayChannel.h"
+#include "core/channel/WechatPayChannel.h"
 #include "core/db/ConnectionSettings.h"
 #include "core/db/LibpqConnection.h"
+#include "core/net/HttpClient.h"
+#include "core/net/TlsSession.h"
 #include "core/outbox/AmqpPublisher.h"
 #include "core/runtime/DeploymentCheck.h"
 
@@ -10,6 +14,7 @@
 #include <QHash>
 #include <QRegularExpression>
 #include <QSet>
+#include <QUrl>
 
 namespace keel::cli {
 namespace {
@@ -40,8 +45,8 @@ public:
     QString summary() const override
     {
         return QStringLiteral("Check a service's configuration (the files systemd gives it): the "
-                              "database login, schema and grants, key files, the broker. Exit "
-                              "status 1 if anything needs fixing.");
+                              "database login, schema and grants, key files, the broker, the hosts "
+                              "it calls over TLS. Exit status 1 if anything needs fixing.");
     }
 
     void addOptions(QCommandLineParser &parser) const override
@@ -70,6 +75,14 @@ public:
         for (auto it = environment.cbegin(); it != environment.cend(); ++it)
             if (it.key().endsWith(QLatin1String("_OPTIONS")))
                 findings << files(it.value());
+        QList<QStringList> services;
+        for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+            if (it.key().endsWith(QLatin1String("_OPTIONS")))
+                services << it.value().split(QRegularExpression(QStringLiteral("\\s+")),
+                                             Qt::SkipEmptyParts);
+        findings << calls(services, parser.isSet(QStringLiteral("db"))
+                                        ? parser.value(QStringLiteral("db"))
+                                        : qEnvironmentVariable("KEEL_DB"));
         if (qEnvironmentVariableIsSet("KEEL_AMQP"))
             findings << brokers(qEnvironmentVariable("KEEL_AMQP"),
                                 exchange(environment.value(QStringLiteral("KEEL_RELAY_OPTIONS"))));
@@ -133,6 +146,69 @@ private:
         }
         return found;
     }
+
+    // The value of `--name` among a service's options; empty if not given.
+    static QString option(const QStringList &words, const QString &name)
+    {
+        const qsizetype at = words.indexOf(QStringLiteral("--") + name);
+        return at >= 0 && at + 1 < words.size() ? words[at + 1] : QString();
+    }
+
+    // Where a service's --channel takes it; empty for the in-process simulator.
+    static QUrl channelUrl(const QStringList &words)
+    {
+        const QString channel = option(words, QStringLiteral("channel"));
+        if (channel == QLatin1String("alipay"))
+            return words.contains(QStringLiteral("--alipay-gateway"))
+                       ? QUrl(option(words, QStringLiteral("alipay-gateway")))
+                       : AlipayChannelOptions{}.gateway;
+        if (channel == QLatin1String("wechatpay"))
+            return words.contains(QStringLiteral("--wechatpay-api"))
+                       ? QUrl(option(words, QStringLiteral("wechatpay-api")))
+                       : WechatPayChannelOptions{}.api;
+        return channel.isEmpty() ? QUrl() : QUrl(channel);
+    }
+
+    // The hosts the services will call, each reached and its certificate
+    // verified as they would: each service's channel (with its
+    // --channel-ca-file) and where merchants' notifications go (with --ca-file).
+    static QList<Finding> calls(const QList<QStringList> &services, const QString &dsn)
+    {
+        QList<Finding> found;
+        QStringList all;
+        for (const QStringList &words : services)
+            all << words;
+        HttpClient::allowPlainHttp(all.contains(QStringLiteral("--allow-http")));
+        const QString caFile = option(all, QStringLiteral("ca-file"));
+        if (!caFile.isEmpty())
+            if (const QString refused = TlsSession::trustAlso(caFile); !refused.isEmpty())
+                found << Finding{QStringLiteral("--ca-file %1").arg(caFile), {}, refused};
+        QSet<QString> looked;
+        for (const QStringList &words : services) {
+            const QUrl url = channelUrl(words);
+            const QString authority = option(words, QStringLiteral("channel-ca-file"));
+            if (url.isEmpty() || looked.contains(url.toString() + u' ' + authority))
+                continue;
+            looked.insert(url.toString() + u' ' + authority);
+            found << checkCallTarget(QStringLiteral("--channel"), url, authority,
+                                     QStringLiteral("--channel-ca-file"), CallTimeoutMs);
+        }
+        Result<ConnectionSettings> settings = ConnectionSettings::parse(dsn);
+        Result<LibpqConnection> session =
+            settings ? LibpqConnection::open(*settings) : Result<LibpqConnection>(settings.error());
+        if (!session)
+            return found; // the database's own finding says why
+        Result<QList<QUrl>> targets = notifyTargets(*session, MostNotifyTargets);
+        if (!targets)
+            return found << Finding{QStringLiteral("notify URLs"), {}, targets.error().message};
+        for (const QUrl &url : std::as_const(*targets))
+            found << checkCallTarget(QStringLiteral("notify_url"), url, {},
+                                     QStringLiteral("--ca-file"), CallTimeoutMs);
+        return found;
+    }
+
+    static constexpr int CallTimeoutMs = 5000;
+    static constexpr int MostNotifyTargets = 20;
 
     // The relay's --exchange, or its default.
     static QString exchange(const QString &options)

@@ -113,6 +113,7 @@ bool HttpClient::connectIfNeeded(HttpReply *reply, const Deadline &deadline)
 {
     if (m_fd >= 0)
         return true;
+    m_tlsRefused = false;
     // An internationalized name is looked up, and its certificate checked,
     // in the xn-- form the DNS and certificates carry.
     const QByteArray host = QUrl::toAce(m_host);
@@ -152,12 +153,22 @@ bool HttpClient::connectIfNeeded(HttpReply *reply, const Deadline &deadline)
     m_tls = std::make_unique<TlsSession>();
     if (const QString refused = m_tls->handshake(m_fd, m_host, deadline, m_authority);
         !refused.isEmpty()) {
+        m_tlsRefused = true;
         reply->failure = HttpFailure::Unreachable;
         reply->error = refused;
         disconnect();
         return false;
     }
     return true;
+}
+
+HttpClient::Reach HttpClient::reach(QString *why)
+{
+    HttpReply reply;
+    if (connectIfNeeded(&reply, Deadline(m_timeoutMs)))
+        return Reach::Reached;
+    *why = reply.error;
+    return m_tlsRefused ? Reach::TlsRefused : Reach::NotConnected;
 }
 
 // A connect that gives up at the deadline, as a host that drops packets

@@ -64,6 +64,12 @@ public:
     HttpClient(const HttpClient &) = delete;
     HttpClient &operator=(const HttpClient &) = delete;
 
+    // Connects and, over TLS, negotiates and verifies the peer, sending
+    // nothing (`keel doctor`'s look at a host a service will call); `why`
+    // says why not.
+    enum class Reach { Reached, NotConnected, TlsRefused };
+    Reach reach(QString *why);
+
     using Headers = QList<std::pair<QByteArray, QByteArray>>;
     HttpReply request(const QByteArray &method, const QByteArray &path, const Headers &headers = {},
                       const QByteArray &body = {});
@@ -94,6 +100,7 @@ private:
     std::unique_ptr<TlsSession> m_tls;
     QByteArray m_buffer;
     bool m_answerStarted = false; // bytes of the current request's answer have arrived
+    bool m_tlsRefused = false;    // the last connection got as far as the TLS handshake only
 };
 
 } // namespace keel

@@ -2,8 +2,14 @@
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/SchemaCheck.h"
+#include "core/net/HttpClient.h"
 
 #include <QFileInfo>
+#include <QHash>
+#include <QUrl>
+
+#include <algorithm>
+#include <memory>
 
 namespace keel {
 
@@ -76,6 +82,74 @@ Finding checkServiceFile(const QString &named, const QString &path, bool secret)
     }
     file.found = secret ? QStringLiteral("present, its owner's alone") : QStringLiteral("present");
     return file;
+}
+
+Finding checkCallTarget(const QString &named, const QUrl &url, const QString &authority,
+                        const QString &trustOption, int timeoutMs)
+{
+    const bool tls = url.scheme() == QLatin1String("https");
+    Finding target{QStringLiteral("%1 %2://%3:%4")
+                       .arg(named, url.scheme(), url.host())
+                       .arg(url.port(tls ? 443 : 80)),
+                   QString(),
+                   {}};
+    std::unique_ptr<HttpClient> client = HttpClient::forUrl(url, timeoutMs);
+    if (!client) {
+        target.fix =
+            QStringLiteral("the service will not call it: %1").arg(HttpClient::refusal(url));
+        return target;
+    }
+    if (!authority.isEmpty())
+        client->setAuthority(authority);
+    QString why;
+    switch (client->reach(&why)) {
+    case HttpClient::Reach::Reached:
+        target.found = tls ? QStringLiteral("reached, its certificate verified")
+                           : QStringLiteral("reached (plain http, allowed here)");
+        break;
+    case HttpClient::Reach::NotConnected:
+        target.fix = QStringLiteral("%1: check the address, and that this host may reach it "
+                                    "(DNS, firewall, proxy)")
+                         .arg(why);
+        break;
+    case HttpClient::Reach::TlsRefused:
+        target.fix = QStringLiteral("%1: if its certificate comes from a private authority, name "
+                                    "that authority's PEM file with %2")
+                         .arg(why, trustOption);
+        break;
+    }
+    return target;
+}
+
+Result<QList<QUrl>> notifyTargets(LibpqConnection &session, int limit)
+{
+    Result<PgRows> rows =
+        session.query("SELECT notify_url FROM keel.merchants WHERE notify_url IS NOT NULL");
+    if (!rows)
+        return rows.error();
+    QHash<QString, std::pair<QUrl, int>> origins;
+    for (int row = 0; row < rows->size(); ++row) {
+        const QUrl url(rows->text(row, 0), QUrl::StrictMode);
+        if (!url.isValid() || url.host().isEmpty())
+            continue;
+        const QString origin = url.adjusted(QUrl::RemovePath | QUrl::RemoveQuery |
+                                            QUrl::RemoveFragment | QUrl::RemoveUserInfo)
+                                   .toString();
+        auto &[first, merchants] = origins[origin];
+        if (merchants++ == 0)
+            first = url;
+    }
+    QList<std::pair<QUrl, int>> busiest(origins.cbegin(), origins.cend());
+    std::sort(busiest.begin(), busiest.end(), [](const auto &a, const auto &b) {
+        return a.second != b.second ? a.second > b.second : a.first.toString() < b.first.toString();
+    });
+    QList<QUrl> targets;
+    for (const auto &[url, merchants] : busiest) {
+        if (targets.size() == limit)
+            break;
+        targets << url;
+    }
+    return targets;
 }
 
 } // namespace keel

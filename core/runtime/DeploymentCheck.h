@@ -1,7 +1,11 @@
 #pragma once
 
+#include "core/Result.h"
+
 #include <QString>
 #include <QStringList>
+
+class QUrl;
 
 namespace keel {
 
@@ -24,5 +28,18 @@ QList<Finding> checkServiceLogin(LibpqConnection &session);
 // A file a service reads (`named` by its option or variable): present and readable; if it holds a
 // secret (a private key, a password), readable by its owner alone.
 Finding checkServiceFile(const QString &named, const QString &path, bool secret);
+
+// A host a service will call (`named`: what points there, e.g. "--channel"):
+// reached and, over https, its certificate verified as the service verifies
+// it, against `authority` when the target has a CA file of its own, else
+// the process's trust (TlsSession::trustAlso). `trustOption` is the option
+// that would name a private authority for it, for the fix. Plain http:// is
+// checked only where the service may call it (HttpClient::allowPlainHttp).
+Finding checkCallTarget(const QString &named, const QUrl &url, const QString &authority,
+                        const QString &trustOption, int timeoutMs);
+
+// Where merchants' notifications go: one URL per scheme, host and port, the
+// busiest first, at most `limit` of them.
+Result<QList<QUrl>> notifyTargets(LibpqConnection &session, int limit);
 
 } // namespace keel

@@ -4,8 +4,14 @@
 #include "KeelProcess.h"
 #include "MigratedDatabaseTest.h"
 #include "TestBroker.h"
+#include "TestPki.h"
+#include "WaitUntil.h"
+
+#include "core/net/HttpClient.h"
+#include "core/net/LoopbackPort.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 
 #include <gtest/gtest.h>
@@ -107,6 +113,70 @@ TEST_F(DoctorCommandTest, ALoginOfAnotherRoleIsNotAService)
     const keel::test::ProcessResult unset = doctor("# nothing\n");
     EXPECT_EQ(unset.exitCode, 1);
     EXPECT_TRUE(unset.out.contains(QLatin1String("KEEL_DB is not set"))) << qPrintable(unset.out);
+}
+
+// The hosts the services will call: the channel, trusted through
+// --channel-ca-file, and where merchants' notifications go, through
+// --ca-file; each reached with its certificate verified, one look per host
+// however many merchants share it. Without the authority, or where nothing
+// listens, each is named with what to do.
+TEST_F(DoctorCommandTest, EachHostTheServicesCallIsReachedAndItsCertificateVerified)
+{
+    const keel::test::TestPki pki;
+    ASSERT_TRUE(pki.ok());
+    const int port = keel::bindLoopback();
+    QProcess server;
+    server.start(QStringLiteral("openssl"),
+                 {QStringLiteral("s_server"), QStringLiteral("-accept"),
+                  QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("-cert"),
+                  pki.serverCertificate(), QStringLiteral("-key"), pki.serverKey(),
+                  QStringLiteral("-www"), QStringLiteral("-quiet")});
+    ASSERT_TRUE(server.waitForStarted(10000));
+    ASSERT_TRUE(keel::test::waitUntil([&] {
+        QString why;
+        return keel::HttpClient(QStringLiteral("127.0.0.1"), port, 1000).reach(&why) ==
+               keel::HttpClient::Reach::Reached;
+    }));
+    const QByteArray serving = "https://localhost:" + QByteArray::number(port);
+    const QByteArray nobody = "https://localhost:" + QByteArray::number(keel::bindLoopback());
+    exec("INSERT INTO keel.merchants (name, api_key_hash, notify_url) VALUES "
+         "('Tea House', sha256('a'), '" +
+         serving + "/notify'), ('Noodle Bar', sha256('b'), '" + serving +
+         "/hooks?shop=2'), ('Gone', sha256('c'), '" + nobody + "/notify')");
+    const QByteArray database =
+        "KEEL_DB=" + loginAs(QStringLiteral("keel_gateway")).conninfo().toUtf8() + '\n';
+    const QByteArray ca = pki.caCertificate().toUtf8();
+
+    const keel::test::ProcessResult trusted =
+        doctor(database + "KEEL_WORKER_OPTIONS=--channel " + serving + " --channel-ca-file " + ca +
+               " --ca-file " + ca + '\n');
+    EXPECT_EQ(trusted.exitCode, 1) << qPrintable(trusted.out + trusted.err);
+    const QString verified = QStringLiteral(": reached, its certificate verified");
+    for (const QString &line :
+         QStringList{QStringLiteral("ok   --channel %1").arg(QLatin1String(serving)) + verified,
+                     QStringLiteral("ok   notify_url %1").arg(QLatin1String(serving)) + verified,
+                     QStringLiteral("FIX  notify_url %1").arg(QLatin1String(nobody))})
+        EXPECT_TRUE(trusted.out.contains(line)) << qPrintable(line) << '\n'
+                                                << qPrintable(trusted.out);
+    EXPECT_EQ(trusted.out.count(QStringLiteral("notify_url ") + QLatin1String(serving)), 1)
+        << qPrintable(trusted.out);
+    EXPECT_TRUE(trusted.out.contains(QLatin1String("check the address")))
+        << qPrintable(trusted.out);
+
+    const keel::test::ProcessResult untrusted =
+        doctor(database + "KEEL_WORKER_OPTIONS=--channel " + serving +
+               "\nKEEL_GATEWAY_OPTIONS=--channel wechatpay --wechatpay-api " + nobody + '\n');
+    EXPECT_EQ(untrusted.exitCode, 1);
+    for (const QString &line :
+         QStringList{QStringLiteral("FIX  --channel %1").arg(QLatin1String(serving)),
+                     QStringLiteral("FIX  notify_url %1").arg(QLatin1String(serving)),
+                     QStringLiteral("FIX  --channel %1").arg(QLatin1String(nobody)),
+                     QStringLiteral("name that authority's PEM file with --channel-ca-file"),
+                     QStringLiteral("name that authority's PEM file with --ca-file")})
+        EXPECT_TRUE(untrusted.out.contains(line)) << qPrintable(line) << '\n'
+                                                  << qPrintable(untrusted.out);
+    server.kill();
+    server.waitForFinished(5000);
 }
 
 } // namespace
