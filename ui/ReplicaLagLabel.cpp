@@ -41,9 +41,9 @@ void ReplicaLagLabel::refresh()
         m_asked.invalidate();
         display(lag);
     };
-    m_primary->submit<QString>(
+    m_primary->submit<PrimaryPosition>(
         this, [](QSqlDatabase db) { return primaryWalPosition(db); },
-        [this, answered](const Result<QString> &position) {
+        [this, answered](const Result<PrimaryPosition> &position) {
             if (!position)
                 return answered(std::nullopt);
             m_replica->submit<ReplicaLag>(

@@ -5,6 +5,8 @@
 #include "WaitUntil.h"
 
 #include "core/db/LibpqConnection.h"
+#include "core/db/QtSqlConnections.h"
+#include "core/read/ReplicaLag.h"
 #include "devkit/servers/EmbeddedCluster.h"
 #include "devkit/servers/ServerBinaries.h"
 #include "ui/ConsoleSettings.h"
@@ -18,6 +20,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
+#include <QRandomGenerator>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -93,9 +96,11 @@ protected:
     // walsender may outlive the standby's stop by a moment.
     void dropSlot()
     {
-        const QByteArray drop = "SELECT count(pg_drop_replication_slot(slot_name)) FROM "
-                                "pg_replication_slots WHERE slot_name = '" +
-                                m_slot + "' AND NOT active";
+        const QByteArray drop =
+            "SELECT count(pg_terminate_backend(active_pid)) + "
+            "count(pg_drop_replication_slot(slot_name)) FILTER (WHERE NOT active) FROM "
+            "pg_replication_slots WHERE slot_name = '" +
+            m_slot + "'";
         const QByteArray left =
             "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + m_slot + "'";
         EXPECT_TRUE(keel::test::waitUntil(
@@ -117,8 +122,10 @@ protected:
         return "standby log:\n" + text.right(4000).toStdString();
     }
 
-    const QByteArray m_slot =
-        "keel_test_standby_" + QByteArray::number(QCoreApplication::applicationPid());
+    // Unique on a server other runs may share.
+    const QByteArray m_slot = "keel_test_standby_" +
+                              QByteArray::number(QCoreApplication::applicationPid()) + '_' +
+                              QByteArray::number(QRandomGenerator::global()->generate64(), 36);
     QTemporaryDir m_work;
     std::unique_ptr<EmbeddedCluster> m_standby;
 };
@@ -232,4 +239,57 @@ TEST_F(StreamingReplicaTest, TheStatusBarSaysHowFarTheReplicaTrails)
     }
     primaryWorker.stop();
     replicaWorker.stop();
+}
+
+// Each way of being caught up on its own, asked directly: by position (the
+// primary's clock an hour past the last replayed commit), and by a commit
+// replayed under a second before the primary's clock when the position is
+// out of reach; as old as that commit by the primary's clock otherwise.
+TEST_F(StreamingReplicaTest, CaughtUpIsJudgedByPositionOrByAFreshCommitOnThePrimarysClock)
+{
+    const ConnectionSettings standby = m_standby->settings(m_database);
+    auto primary = LibpqConnection::open(settings());
+    ASSERT_TRUE(primary.ok());
+    ASSERT_TRUE(primary
+                    ->exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, "
+                           "count, total) VALUES ('idempotency.new', 0, date_trunc('minute', "
+                           "now()), 'gw', 1, 0)")
+                    .ok());
+    const QString inserted = scalar(settings(), "SELECT pg_current_wal_insert_lsn()::text");
+    ASSERT_TRUE(keel::test::waitUntil(
+        [&] {
+            return scalar(standby, "SELECT pg_last_wal_replay_lsn() >= '" + inserted.toUtf8() +
+                                       "'::pg_lsn") == QLatin1String("t");
+        },
+        30000))
+        << standbyLog();
+    const double replayedAt =
+        scalar(standby, "SELECT extract(epoch FROM pg_last_xact_replay_timestamp())").toDouble();
+    ASSERT_GT(replayedAt, 0.0);
+    {
+        auto replica = QtSqlConnections::connect(standby);
+        ASSERT_TRUE(replica.ok()) << qPrintable(replica.error().message);
+        const auto askedAt = [&](const QString &position, double secondsAfterReplay) {
+            return replicaLag(*replica,
+                              {position, QString::number(replayedAt + secondsAfterReplay, 'f', 6)});
+        };
+        const QString unreached = QStringLiteral("FFFFFFFF/FFFFFFFF");
+
+        const Result<ReplicaLag> byPosition = askedAt(inserted, 3600.5);
+        ASSERT_TRUE(byPosition.ok()) << qPrintable(byPosition.error().message);
+        EXPECT_TRUE(byPosition->standby);
+        EXPECT_TRUE(byPosition->caughtUp);
+        EXPECT_EQ(byPosition->seconds, std::optional<qint64>(3600));
+
+        const Result<ReplicaLag> fresh = askedAt(unreached, 0.5);
+        ASSERT_TRUE(fresh.ok());
+        EXPECT_TRUE(fresh->caughtUp);
+        EXPECT_EQ(fresh->seconds, std::optional<qint64>(0));
+
+        const Result<ReplicaLag> stale = askedAt(unreached, 5.5);
+        ASSERT_TRUE(stale.ok());
+        EXPECT_FALSE(stale->caughtUp);
+        EXPECT_EQ(stale->seconds, std::optional<qint64>(5));
+    }
+    QtSqlConnections::closeThreadConnections();
 }
