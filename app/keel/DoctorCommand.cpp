@@ -62,30 +62,36 @@ public:
     {
         QList<Finding> findings;
         QHash<QString, QString> environment;
-        for (const QString &path : parser.values(QStringLiteral("env")))
-            findings << readEnvironment(path, environment);
+        QList<Service> services;
+        for (const QString &path : parser.values(QStringLiteral("env"))) {
+            QHash<QString, QString> own;
+            findings << readEnvironment(path, own);
+            for (auto it = own.cbegin(); it != own.cend(); ++it) {
+                environment.insert(it.key(), it.value());
+                if (it.key().endsWith(QLatin1String("_OPTIONS")))
+                    services << Service{it.key(), words(it.value())};
+            }
+        }
         // As systemd would set them, so that libpq finds the service and pgpass files.
         for (auto it = environment.cbegin(); it != environment.cend(); ++it)
             qputenv(it.key().toLocal8Bit().constData(), it.value().toLocal8Bit());
-        findings << database(parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db"))
-                                                                : qEnvironmentVariable("KEEL_DB"));
+        const QString dsn = parser.isSet(QStringLiteral("db")) ? parser.value(QStringLiteral("db"))
+                                                               : qEnvironmentVariable("KEEL_DB");
+        findings << database(dsn);
         if (qEnvironmentVariableIsSet("PGPASSFILE"))
             findings << checkServiceFile(QStringLiteral("PGPASSFILE"),
                                          qEnvironmentVariable("PGPASSFILE"), true);
-        for (auto it = environment.cbegin(); it != environment.cend(); ++it)
-            if (it.key().endsWith(QLatin1String("_OPTIONS")))
-                findings << files(it.value());
-        QList<QStringList> services;
-        for (auto it = environment.cbegin(); it != environment.cend(); ++it)
-            if (it.key().endsWith(QLatin1String("_OPTIONS")))
-                services << it.value().split(QRegularExpression(QStringLiteral("\\s+")),
-                                             Qt::SkipEmptyParts);
-        findings << calls(services, parser.isSet(QStringLiteral("db"))
-                                        ? parser.value(QStringLiteral("db"))
-                                        : qEnvironmentVariable("KEEL_DB"));
-        if (qEnvironmentVariableIsSet("KEEL_AMQP"))
-            findings << brokers(qEnvironmentVariable("KEEL_AMQP"),
-                                exchange(environment.value(QStringLiteral("KEEL_RELAY_OPTIONS"))));
+        for (const Service &service : std::as_const(services))
+            findings << files(service.words);
+        findings << calls(services, dsn);
+        if (qEnvironmentVariableIsSet("KEEL_AMQP")) {
+            QString relayExchange = QStringLiteral("keel.events");
+            for (const Service &service : std::as_const(services))
+                if (service.variable == QLatin1String("KEEL_RELAY_OPTIONS") &&
+                    !option(service.words, QStringLiteral("exchange")).isEmpty())
+                    relayExchange = option(service.words, QStringLiteral("exchange"));
+            findings << brokers(qEnvironmentVariable("KEEL_AMQP"), relayExchange);
+        }
         bool healthy = true;
         for (const Finding &finding : std::as_const(findings)) {
             healthy = healthy && finding.ok();
@@ -133,11 +139,9 @@ private:
                checkServiceLogin(*session);
     }
 
-    static QList<Finding> files(const QString &options)
+    static QList<Finding> files(const QStringList &words)
     {
         QList<Finding> found;
-        const QStringList words =
-            options.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
         for (qsizetype i = 0; i + 1 < words.size(); ++i) {
             const QString option =
                 words[i].startsWith(QLatin1String("--")) ? words[i].mid(2) : QString();
@@ -147,10 +151,31 @@ private:
         return found;
     }
 
-    // The value of `--name` among a service's options; empty if not given.
+    // One service's options (a *_OPTIONS variable), as words: "--name=value"
+    // is two, as the service's own parser reads it.
+    struct Service {
+        QString variable;
+        QStringList words;
+    };
+    static QStringList words(const QString &options)
+    {
+        QStringList words;
+        for (const QString &word :
+             options.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts)) {
+            const qsizetype equals = word.indexOf(u'=');
+            if (word.startsWith(QLatin1String("--")) && equals > 2)
+                words << word.left(equals) << word.mid(equals + 1);
+            else
+                words << word;
+        }
+        return words;
+    }
+
+    // The value of `--name` among a service's options, the last one given as
+    // its parser takes it; empty if not given.
     static QString option(const QStringList &words, const QString &name)
     {
-        const qsizetype at = words.indexOf(QStringLiteral("--") + name);
+        const qsizetype at = words.lastIndexOf(QStringLiteral("--") + name);
         return at >= 0 && at + 1 < words.size() ? words[at + 1] : QString();
     }
 
@@ -170,53 +195,59 @@ private:
     }
 
     // The hosts the services will call, each reached and its certificate
-    // verified as they would: each service's channel (with its
-    // --channel-ca-file) and where merchants' notifications go (with --ca-file).
-    static QList<Finding> calls(const QList<QStringList> &services, const QString &dsn)
+    // verified with that service's trust: its channel against its
+    // --channel-ca-file (else its --ca-file), and, for the worker, which
+    // sends them, where merchants' notifications go against its --ca-file.
+    static QList<Finding> calls(const QList<Service> &services, const QString &dsn)
     {
         QList<Finding> found;
-        QStringList all;
-        for (const QStringList &words : services)
-            all << words;
-        HttpClient::allowPlainHttp(all.contains(QStringLiteral("--allow-http")));
-        const QString caFile = option(all, QStringLiteral("ca-file"));
-        if (!caFile.isEmpty())
-            if (const QString refused = TlsSession::trustAlso(caFile); !refused.isEmpty())
-                found << Finding{QStringLiteral("--ca-file %1").arg(caFile), {}, refused};
         QSet<QString> looked;
-        for (const QStringList &words : services) {
-            const QUrl url = channelUrl(words);
-            const QString authority = option(words, QStringLiteral("channel-ca-file"));
-            if (url.isEmpty() || looked.contains(url.toString() + u' ' + authority))
-                continue;
-            looked.insert(url.toString() + u' ' + authority);
-            found << checkCallTarget(QStringLiteral("--channel"), url, authority,
-                                     QStringLiteral("--channel-ca-file"), CallTimeoutMs);
+        for (const Service &service : services) {
+            const bool plainHttp = service.words.contains(QStringLiteral("--allow-http"));
+            HttpClient::allowPlainHttp(plainHttp);
+            const QString caFile = option(service.words, QStringLiteral("ca-file"));
+            if (!caFile.isEmpty())
+                if (const QString refused = TlsSession::checkAuthority(caFile); !refused.isEmpty())
+                    found << Finding{QStringLiteral("--ca-file %1").arg(caFile), {}, refused};
+            const QUrl channel = channelUrl(service.words);
+            const QString channelCa = option(service.words, QStringLiteral("channel-ca-file"));
+            const QString authority = channelCa.isEmpty() ? caFile : channelCa;
+            const QString key = channel.toString() + u' ' + authority + (plainHttp ? u'+' : u'-');
+            if (!channel.isEmpty() && !looked.contains(key)) {
+                looked.insert(key);
+                found << checkCallTarget(QStringLiteral("--channel"), channel, authority,
+                                         QStringLiteral("--channel-ca-file"), CallTimeoutMs);
+            }
+            if (service.variable == QLatin1String("KEEL_WORKER_OPTIONS"))
+                found << notifyCalls(dsn, caFile);
         }
+        return found;
+    }
+
+    static QList<Finding> notifyCalls(const QString &dsn, const QString &caFile)
+    {
         Result<ConnectionSettings> settings = ConnectionSettings::parse(dsn);
         Result<LibpqConnection> session =
             settings ? LibpqConnection::open(*settings) : Result<LibpqConnection>(settings.error());
         if (!session)
-            return found; // the database's own finding says why
-        Result<QList<QUrl>> targets = notifyTargets(*session, MostNotifyTargets);
+            return {}; // the database's own finding says why
+        Result<NotifyTargets> targets = notifyTargets(*session, MostNotifyTargets);
         if (!targets)
-            return found << Finding{QStringLiteral("notify URLs"), {}, targets.error().message};
-        for (const QUrl &url : std::as_const(*targets))
-            found << checkCallTarget(QStringLiteral("notify_url"), url, {},
+            return {{QStringLiteral("notify URLs"), {}, targets.error().message}};
+        QList<Finding> found;
+        for (const QUrl &url : std::as_const(targets->origins))
+            found << checkCallTarget(QStringLiteral("notify_url"), url, caFile,
                                      QStringLiteral("--ca-file"), CallTimeoutMs);
+        for (const qint64 merchant : std::as_const(targets->unusable))
+            found << Finding{QStringLiteral("notify_url of merchant %1").arg(merchant),
+                             {},
+                             QStringLiteral("not a URL with a host: the worker cannot send this "
+                                            "merchant's notifications until it is corrected")};
         return found;
     }
 
     static constexpr int CallTimeoutMs = 5000;
     static constexpr int MostNotifyTargets = 20;
-
-    // The relay's --exchange, or its default.
-    static QString exchange(const QString &options)
-    {
-        const QStringList words = options.split(u' ', Qt::SkipEmptyParts);
-        const qsizetype at = words.indexOf(QStringLiteral("--exchange"));
-        return at >= 0 && at + 1 < words.size() ? words[at + 1] : QStringLiteral("keel.events");
-    }
 
     // Every node connected and logged in, the exchange declared as the relay
     // declares it: a cluster's node that is down is a finding of its own.

@@ -113,7 +113,7 @@ bool HttpClient::connectIfNeeded(HttpReply *reply, const Deadline &deadline)
 {
     if (m_fd >= 0)
         return true;
-    m_tlsRefused = false;
+    m_lastFailure = Reach::NotConnected;
     // An internationalized name is looked up, and its certificate checked,
     // in the xn-- form the DNS and certificates carry.
     const QByteArray host = QUrl::toAce(m_host);
@@ -153,7 +153,7 @@ bool HttpClient::connectIfNeeded(HttpReply *reply, const Deadline &deadline)
     m_tls = std::make_unique<TlsSession>();
     if (const QString refused = m_tls->handshake(m_fd, m_host, deadline, m_authority);
         !refused.isEmpty()) {
-        m_tlsRefused = true;
+        m_lastFailure = m_tls->peerUntrusted() ? Reach::Untrusted : Reach::HandshakeFailed;
         reply->failure = HttpFailure::Unreachable;
         reply->error = refused;
         disconnect();
@@ -168,7 +168,7 @@ HttpClient::Reach HttpClient::reach(QString *why)
     if (connectIfNeeded(&reply, Deadline(m_timeoutMs)))
         return Reach::Reached;
     *why = reply.error;
-    return m_tlsRefused ? Reach::TlsRefused : Reach::NotConnected;
+    return m_lastFailure;
 }
 
 // A connect that gives up at the deadline, as a host that drops packets

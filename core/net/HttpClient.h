@@ -67,7 +67,12 @@ public:
     // Connects and, over TLS, negotiates and verifies the peer, sending
     // nothing (`keel doctor`'s look at a host a service will call); `why`
     // says why not.
-    enum class Reach { Reached, NotConnected, TlsRefused };
+    enum class Reach {
+        Reached,
+        NotConnected,    // no connection: the name, the address, a firewall
+        HandshakeFailed, // connected, and no TLS spoken: timed out, or not an https server
+        Untrusted,       // its certificate did not verify against the trust given
+    };
     Reach reach(QString *why);
 
     using Headers = QList<std::pair<QByteArray, QByteArray>>;
@@ -99,8 +104,8 @@ private:
     int m_fd = -1;
     std::unique_ptr<TlsSession> m_tls;
     QByteArray m_buffer;
-    bool m_answerStarted = false; // bytes of the current request's answer have arrived
-    bool m_tlsRefused = false;    // the last connection got as far as the TLS handshake only
+    bool m_answerStarted = false;         // bytes of the current request's answer have arrived
+    Reach m_lastFailure = Reach::Reached; // how the last connection attempt failed
 };
 
 } // namespace keel

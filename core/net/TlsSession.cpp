@@ -216,6 +216,7 @@ QString TlsSession::handshake(int fd, const QString &host, const Deadline &deadl
                               const QString &authority)
 {
     QString error;
+    m_untrusted = false;
     auto ssl = std::make_unique<Ssl>();
     ssl->context = currentContext(authority, &error);
     if (!ssl->context)
@@ -251,7 +252,8 @@ QString TlsSession::handshake(int fd, const QString &host, const Deadline &deadl
     if (done != 1) {
         const int why = SSL_get_error(ssl->ssl, done);
         const long verified = SSL_get_verify_result(ssl->ssl);
-        if (verified != X509_V_OK)
+        m_untrusted = verified != X509_V_OK;
+        if (m_untrusted)
             return QStringLiteral("TLS: %1 is not trusted: %2")
                 .arg(host, QLatin1String(X509_verify_cert_error_string(verified)));
         if (why == SSL_ERROR_WANT_READ || why == SSL_ERROR_WANT_WRITE)

@@ -30,6 +30,9 @@ public:
     // private CA); empty: the process's trust (trustAlso).
     QString handshake(int fd, const QString &host, const Deadline &deadline,
                       const QString &authority = {});
+    // The last handshake failed because the peer's certificate did not
+    // verify (not trusted, expired, another name), not for want of an answer.
+    bool peerUntrusted() const { return m_untrusted; }
 
     enum class Io { Done, WouldBlock, Closed };
     // Writes all of `bytes`; Closed if the peer went away or refused them,
@@ -51,6 +54,7 @@ public:
 private:
     struct Ssl;
     std::unique_ptr<Ssl> m_ssl;
+    bool m_untrusted = false;
 };
 
 } // namespace keel

@@ -88,6 +88,7 @@ Finding checkCallTarget(const QString &named, const QUrl &url, const QString &au
                         const QString &trustOption, int timeoutMs)
 {
     const bool tls = url.scheme() == QLatin1String("https");
+    // Scheme, host and port only: a URL may carry a password or a token.
     Finding target{QStringLiteral("%1 %2://%3:%4")
                        .arg(named, url.scheme(), url.host())
                        .arg(url.port(tls ? 443 : 80)),
@@ -112,7 +113,10 @@ Finding checkCallTarget(const QString &named, const QUrl &url, const QString &au
                                     "(DNS, firewall, proxy)")
                          .arg(why);
         break;
-    case HttpClient::Reach::TlsRefused:
+    case HttpClient::Reach::HandshakeFailed:
+        target.fix = QStringLiteral("%1: is an https server answering at that port?").arg(why);
+        break;
+    case HttpClient::Reach::Untrusted:
         target.fix = QStringLiteral("%1: if its certificate comes from a private authority, name "
                                     "that authority's PEM file with %2")
                          .arg(why, trustOption);
@@ -121,20 +125,26 @@ Finding checkCallTarget(const QString &named, const QUrl &url, const QString &au
     return target;
 }
 
-Result<QList<QUrl>> notifyTargets(LibpqConnection &session, int limit)
+Result<NotifyTargets> notifyTargets(LibpqConnection &session, int limit)
 {
-    Result<PgRows> rows =
-        session.query("SELECT notify_url FROM keel.merchants WHERE notify_url IS NOT NULL");
+    // Parsed as the worker parses them before it calls them.
+    Result<PgRows> rows = session.query("SELECT id, notify_url FROM keel.merchants "
+                                        "WHERE notify_url IS NOT NULL AND status = 'active' "
+                                        "ORDER BY id");
     if (!rows)
         return rows.error();
+    NotifyTargets targets;
     QHash<QString, std::pair<QUrl, int>> origins;
     for (int row = 0; row < rows->size(); ++row) {
-        const QUrl url(rows->text(row, 0), QUrl::StrictMode);
-        if (!url.isValid() || url.host().isEmpty())
+        const QUrl url(rows->text(row, 1));
+        if (!url.isValid() || url.host().isEmpty()) {
+            targets.unusable << rows->text(row, 0).toLongLong();
             continue;
-        const QString origin = url.adjusted(QUrl::RemovePath | QUrl::RemoveQuery |
-                                            QUrl::RemoveFragment | QUrl::RemoveUserInfo)
-                                   .toString();
+        }
+        const bool tls = url.scheme() == QLatin1String("https");
+        const QString origin = QStringLiteral("%1://%2:%3")
+                                   .arg(url.scheme(), url.host())
+                                   .arg(url.port(tls ? 443 : 80));
         auto &[first, merchants] = origins[origin];
         if (merchants++ == 0)
             first = url;
@@ -143,11 +153,10 @@ Result<QList<QUrl>> notifyTargets(LibpqConnection &session, int limit)
     std::sort(busiest.begin(), busiest.end(), [](const auto &a, const auto &b) {
         return a.second != b.second ? a.second > b.second : a.first.toString() < b.first.toString();
     });
-    QList<QUrl> targets;
     for (const auto &[url, merchants] : busiest) {
-        if (targets.size() == limit)
+        if (targets.origins.size() == limit)
             break;
-        targets << url;
+        targets.origins << url;
     }
     return targets;
 }

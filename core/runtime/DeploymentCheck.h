@@ -5,7 +5,8 @@
 #include <QString>
 #include <QStringList>
 
-class QUrl;
+#include <QList>
+#include <QUrl>
 
 namespace keel {
 
@@ -38,8 +39,13 @@ Finding checkServiceFile(const QString &named, const QString &path, bool secret)
 Finding checkCallTarget(const QString &named, const QUrl &url, const QString &authority,
                         const QString &trustOption, int timeoutMs);
 
-// Where merchants' notifications go: one URL per scheme, host and port, the
-// busiest first, at most `limit` of them.
-Result<QList<QUrl>> notifyTargets(LibpqConnection &session, int limit);
+// Where active merchants' notifications go: one URL per scheme, host and
+// port, the busiest first, at most `limit` of them; and the merchants whose
+// notify_url does not parse as a URL with a host.
+struct NotifyTargets {
+    QList<QUrl> origins;
+    QList<qint64> unusable;
+};
+Result<NotifyTargets> notifyTargets(LibpqConnection &session, int limit);
 
 } // namespace keel

@@ -39,11 +39,17 @@ protected:
         return out.fileName();
     }
 
-    keel::test::ProcessResult doctor(const QByteArray &environment)
+    // `more`: further EnvironmentFiles, given after keel.env as a unit lists them.
+    keel::test::ProcessResult doctor(const QByteArray &environment,
+                                     const QList<QByteArray> &more = {})
     {
-        return runKeel(
-            {QStringLiteral("doctor"), QStringLiteral("--env"),
-             file(QStringLiteral("keel.env"), environment, QFile::ReadOwner | QFile::WriteOwner)});
+        QStringList arguments{
+            QStringLiteral("doctor"), QStringLiteral("--env"),
+            file(QStringLiteral("keel.env"), environment, QFile::ReadOwner | QFile::WriteOwner)};
+        for (qsizetype i = 0; i < more.size(); ++i)
+            arguments << QStringLiteral("--env")
+                      << file(QStringLiteral("service-%1.env").arg(i), more[i], OwnerOnly);
+        return runKeel(arguments);
     }
 
     static constexpr QFile::Permissions OwnerOnly = QFile::ReadOwner | QFile::WriteOwner;
@@ -115,68 +121,100 @@ TEST_F(DoctorCommandTest, ALoginOfAnotherRoleIsNotAService)
     EXPECT_TRUE(unset.out.contains(QLatin1String("KEEL_DB is not set"))) << qPrintable(unset.out);
 }
 
-// The hosts the services will call: the channel, trusted through
-// --channel-ca-file, and where merchants' notifications go, through
-// --ca-file; each reached with its certificate verified, one look per host
-// however many merchants share it. Without the authority, or where nothing
-// listens, each is named with what to do.
-TEST_F(DoctorCommandTest, EachHostTheServicesCallIsReachedAndItsCertificateVerified)
+// An https server on loopback with a certificate for "localhost" from a CA
+// of its own: openssl s_server, as a channel or a merchant's host would be.
+class TlsPeer {
+public:
+    TlsPeer() : m_port(keel::bindLoopback())
+    {
+        m_server.start(QStringLiteral("openssl"),
+                       {QStringLiteral("s_server"), QStringLiteral("-accept"),
+                        QStringLiteral("127.0.0.1:%1").arg(m_port), QStringLiteral("-cert"),
+                        m_pki.serverCertificate(), QStringLiteral("-key"), m_pki.serverKey(),
+                        QStringLiteral("-www"), QStringLiteral("-quiet")});
+    }
+    ~TlsPeer()
+    {
+        m_server.kill();
+        m_server.waitForFinished(5000);
+    }
+    bool serving()
+    {
+        return m_pki.ok() && m_server.waitForStarted(10000) && keel::test::waitUntil([&] {
+                   QString why;
+                   return keel::HttpClient(QStringLiteral("127.0.0.1"), m_port, 1000).reach(&why) ==
+                          keel::HttpClient::Reach::Reached;
+               });
+    }
+    QByteArray url() const { return "https://localhost:" + QByteArray::number(m_port); }
+    QByteArray ca() const { return m_pki.caCertificate().toUtf8(); }
+
+private:
+    keel::test::TestPki m_pki;
+    int m_port;
+    QProcess m_server;
+};
+
+// The hosts the services will call, each with its own service's trust: the
+// channel through its --channel-ca-file, merchants' notify hosts through
+// the worker's --ca-file (one look per host, active merchants only, no
+// password or token printed). Each named with its fix when its authority is
+// not the one given, when nothing listens, when no TLS answers, and when a
+// merchant's URL has no host.
+TEST_F(DoctorCommandTest, EachHostTheServicesCallIsReachedWithItsOwnServicesTrust)
 {
-    const keel::test::TestPki pki;
-    ASSERT_TRUE(pki.ok());
-    const int port = keel::bindLoopback();
-    QProcess server;
-    server.start(QStringLiteral("openssl"),
-                 {QStringLiteral("s_server"), QStringLiteral("-accept"),
-                  QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("-cert"),
-                  pki.serverCertificate(), QStringLiteral("-key"), pki.serverKey(),
-                  QStringLiteral("-www"), QStringLiteral("-quiet")});
-    ASSERT_TRUE(server.waitForStarted(10000));
-    ASSERT_TRUE(keel::test::waitUntil([&] {
-        QString why;
-        return keel::HttpClient(QStringLiteral("127.0.0.1"), port, 1000).reach(&why) ==
-               keel::HttpClient::Reach::Reached;
-    }));
-    const QByteArray serving = "https://localhost:" + QByteArray::number(port);
+    TlsPeer channel;
+    TlsPeer merchants;
+    ASSERT_TRUE(channel.serving());
+    ASSERT_TRUE(merchants.serving());
     const QByteArray nobody = "https://localhost:" + QByteArray::number(keel::bindLoopback());
-    exec("INSERT INTO keel.merchants (name, api_key_hash, notify_url) VALUES "
+    const QByteArray notTls =
+        "https://localhost:" + settings().value(QStringLiteral("port")).toUtf8();
+    exec("INSERT INTO keel.merchants (name, api_key_hash, notify_url, status) VALUES "
          "('Tea House', sha256('a'), '" +
-         serving + "/notify'), ('Noodle Bar', sha256('b'), '" + serving +
-         "/hooks?shop=2'), ('Gone', sha256('c'), '" + nobody + "/notify')");
+         merchants.url().replace("https://", "https://shop:hunter2@") +
+         "/notify?token=s3cret', 'active'), ('Noodle Bar', sha256('b'), '" + merchants.url() +
+         "/hooks', 'active'), ('Gone', sha256('c'), '" + nobody +
+         "/notify', 'active'), ('Closed', sha256('d'), 'https://localhost:1/n', 'suspended'), "
+         "('Typo', sha256('e'), 'https://', 'active')");
     const QByteArray database =
         "KEEL_DB=" + loginAs(QStringLiteral("keel_gateway")).conninfo().toUtf8() + '\n';
-    const QByteArray ca = pki.caCertificate().toUtf8();
-
-    const keel::test::ProcessResult trusted =
-        doctor(database + "KEEL_WORKER_OPTIONS=--channel " + serving + " --channel-ca-file " + ca +
-               " --ca-file " + ca + '\n');
-    EXPECT_EQ(trusted.exitCode, 1) << qPrintable(trusted.out + trusted.err);
     const QString verified = QStringLiteral(": reached, its certificate verified");
-    for (const QString &line :
-         QStringList{QStringLiteral("ok   --channel %1").arg(QLatin1String(serving)) + verified,
-                     QStringLiteral("ok   notify_url %1").arg(QLatin1String(serving)) + verified,
-                     QStringLiteral("FIX  notify_url %1").arg(QLatin1String(nobody))})
-        EXPECT_TRUE(trusted.out.contains(line)) << qPrintable(line) << '\n'
-                                                << qPrintable(trusted.out);
-    EXPECT_EQ(trusted.out.count(QStringLiteral("notify_url ") + QLatin1String(serving)), 1)
-        << qPrintable(trusted.out);
-    EXPECT_TRUE(trusted.out.contains(QLatin1String("check the address")))
-        << qPrintable(trusted.out);
+    const auto says = [](const keel::test::ProcessResult &result, const QString &line) {
+        EXPECT_TRUE(result.out.contains(line)) << qPrintable(line) << '\n'
+                                               << qPrintable(result.out + result.err);
+    };
 
-    const keel::test::ProcessResult untrusted =
-        doctor(database + "KEEL_WORKER_OPTIONS=--channel " + serving +
-               "\nKEEL_GATEWAY_OPTIONS=--channel wechatpay --wechatpay-api " + nobody + '\n');
-    EXPECT_EQ(untrusted.exitCode, 1);
-    for (const QString &line :
-         QStringList{QStringLiteral("FIX  --channel %1").arg(QLatin1String(serving)),
-                     QStringLiteral("FIX  notify_url %1").arg(QLatin1String(serving)),
-                     QStringLiteral("FIX  --channel %1").arg(QLatin1String(nobody)),
-                     QStringLiteral("name that authority's PEM file with --channel-ca-file"),
-                     QStringLiteral("name that authority's PEM file with --ca-file")})
-        EXPECT_TRUE(untrusted.out.contains(line)) << qPrintable(line) << '\n'
-                                                  << qPrintable(untrusted.out);
-    server.kill();
-    server.waitForFinished(5000);
+    // Each its own authority, options in both forms the services accept.
+    const keel::test::ProcessResult right =
+        doctor(database, {"KEEL_WORKER_OPTIONS=--channel=" + channel.url() + " --channel-ca-file=" +
+                          channel.ca() + " --ca-file " + merchants.ca() + '\n'});
+    EXPECT_EQ(right.exitCode, 1) << qPrintable(right.out + right.err);
+    says(right, QStringLiteral("ok   --channel %1").arg(QLatin1String(channel.url())) + verified);
+    says(right,
+         QStringLiteral("ok   notify_url %1").arg(QLatin1String(merchants.url())) + verified);
+    says(right, QStringLiteral("FIX  notify_url %1").arg(QLatin1String(nobody)));
+    says(right, QStringLiteral("check the address"));
+    says(right, QStringLiteral("FIX  notify_url of merchant"));
+    EXPECT_EQ(right.out.count(QStringLiteral("notify_url ") + QLatin1String(merchants.url())), 1)
+        << qPrintable(right.out);
+    for (const char *unsaid : {"hunter2", "s3cret", "localhost:1:"})
+        EXPECT_FALSE(right.out.contains(QLatin1String(unsaid))) << unsaid << qPrintable(right.out);
+
+    // The two authorities swapped, and a second gateway instance whose
+    // channel speaks no TLS: each service is judged by its own options.
+    const keel::test::ProcessResult swapped =
+        doctor(database, {"KEEL_WORKER_OPTIONS=--channel " + channel.url() + " --channel-ca-file " +
+                              merchants.ca() + " --ca-file " + channel.ca() + '\n',
+                          "KEEL_GATEWAY_OPTIONS=--channel wechatpay --wechatpay-api " + notTls +
+                              " --ca-file " + channel.ca() + '\n'});
+    EXPECT_EQ(swapped.exitCode, 1);
+    says(swapped, QStringLiteral("FIX  --channel %1").arg(QLatin1String(channel.url())));
+    says(swapped, QStringLiteral("FIX  notify_url %1").arg(QLatin1String(merchants.url())));
+    says(swapped, QStringLiteral("name that authority's PEM file with --channel-ca-file"));
+    says(swapped, QStringLiteral("name that authority's PEM file with --ca-file"));
+    says(swapped, QStringLiteral("FIX  --channel %1").arg(QLatin1String(notTls)));
+    says(swapped, QStringLiteral("is an https server answering at that port?"));
 }
 
 } // namespace
