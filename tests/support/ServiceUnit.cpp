@@ -39,7 +39,12 @@ bool readEnvironmentFile(const QString &path, QHash<QString, QString> &into)
         const qsizetype equals = line.indexOf(u'=');
         if (line.startsWith(u'#') || equals <= 0)
             continue;
-        into.insert(line.left(equals).trimmed(), line.mid(equals + 1).trimmed());
+        QString value = line.mid(equals + 1).trimmed();
+        // systemd takes a quoted value without its quotes.
+        if (value.size() >= 2 && (value.front() == u'"' || value.front() == u'\'') &&
+            value.back() == value.front())
+            value = value.mid(1, value.size() - 2);
+        into.insert(line.left(equals).trimmed(), value);
     }
     return true;
 }
