@@ -75,7 +75,7 @@ int ChaosRun::run()
         return 2;
     }
     m_faults = planFaults(m_options.seed, m_options.seconds, m_world->processNames(),
-                          m_options.failover, m_world->brokerNodes());
+                          m_options.failover, m_world->brokerNodes(), m_options.patroni);
     m_out << "fault plan (" << m_faults.size() << " faults):" << Qt::endl;
     for (const Fault &fault : m_faults)
         m_out << "  " << fault.describe() << Qt::endl;
@@ -102,8 +102,9 @@ int ChaosRun::run()
     for (const Fault &fault : m_faults)
         schedule(fault.atMs, fault.describe(), [this, fault] {
             // A failover waits up to 30 s for a formation still settling from the last.
-            const bool failover =
-                fault.kind == Fault::Kind::FailOver || fault.kind == Fault::Kind::CrashPrimary;
+            const bool failover = fault.kind == Fault::Kind::FailOver ||
+                                  fault.kind == Fault::Kind::CrashPrimary ||
+                                  fault.kind == Fault::Kind::Switchover;
             if (failover && m_clock.elapsed() - fault.atMs < 30000 && !formationSettled())
                 return false;
             // A broker fault waits up to 30 s for the node down before it to
@@ -330,7 +331,8 @@ void ChaosRun::inject(const Fault &fault)
     // A failover is counted once the formation takes it, a broker fault once
     // a node is taken down.
     if (fault.kind != Fault::Kind::FailOver && fault.kind != Fault::Kind::CrashPrimary &&
-        fault.kind != Fault::Kind::RestartBroker && fault.kind != Fault::Kind::CrashBroker)
+        fault.kind != Fault::Kind::Switchover && fault.kind != Fault::Kind::RestartBroker &&
+        fault.kind != Fault::Kind::CrashBroker)
         ++m_faultCounts[fault.kindName()];
     const qint64 back = m_clock.elapsed() + fault.durationMs;
     switch (fault.kind) {
@@ -364,6 +366,9 @@ void ChaosRun::inject(const Fault &fault)
     case Fault::Kind::FailOver:
     case Fault::Kind::CrashPrimary:
         failPrimary(fault, back);
+        return;
+    case Fault::Kind::Switchover:
+        switchOver(fault);
         return;
     case Fault::Kind::RestartBroker:
     case Fault::Kind::CrashBroker: {
@@ -495,6 +500,45 @@ void ChaosRun::failPrimary(const Fault &fault, qint64 back)
                      m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s node on port " << port
                            << " restarted; primary now on port " << primary << Qt::endl;
                  return restarted.ok();
+             });
+}
+
+// An operator's planned switchover under load, only once the formation has
+// settled: the primary hands over to the synchronous standby and follows it.
+// Counted as a promotion once another node is primary.
+void ChaosRun::switchOver(const Fault &fault)
+{
+    test::HaFormation *formation = m_world->failover();
+    if (!formationSettled()) {
+        ++m_faultCounts[QStringLiteral("switchover skipped: formation not settled")];
+        return;
+    }
+    const Result<int> from = formation->beginSwitchover();
+    if (!from) {
+        ++m_faultCounts[QStringLiteral("switchover refused")];
+        m_out << "  switchover refused: " << from.error().message << Qt::endl;
+        return;
+    }
+    tookFailover();
+    ++m_faultCounts[fault.kindName()];
+    const qint64 at = m_clock.elapsed();
+    m_out << "  t=" << at / 1000.0 << "s switchover from port " << *from << " begun" << Qt::endl;
+    schedule(at + 500, QStringLiteral("switchover from port %1").arg(*from),
+             [this, formation, port = *from, at] {
+                 const int primary = formation->primaryPort();
+                 if (primary != 0 && primary != port) {
+                     ++m_promotions;
+                     m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s switched over to port "
+                           << primary << Qt::endl;
+                     return true;
+                 }
+                 if (m_clock.elapsed() - at < 60000)
+                     return false;
+                 ++m_faultCounts[QStringLiteral("switchover: no other primary in 60 s")];
+                 m_out << "  t=" << m_clock.elapsed() / 1000.0
+                       << "s no other node primary 60 s after the switchover began:" << Qt::endl;
+                 describeFormation();
+                 return true;
              });
 }
 

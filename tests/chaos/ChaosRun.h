@@ -60,6 +60,7 @@ private:
     };
 
     void inject(const Fault &fault);
+    void switchOver(const Fault &fault);
     void failPrimary(const Fault &fault, qint64 back);
     void ensureOneFailover();
     bool formationSettled() const;

@@ -19,6 +19,8 @@ QString Fault::kindName() const
         return QStringLiteral("postgresql primary shut down");
     case Kind::CrashPrimary:
         return QStringLiteral("postgresql primary crashed");
+    case Kind::Switchover:
+        return QStringLiteral("postgresql switchover");
     case Kind::RestartBroker:
         return target.isEmpty() ? QStringLiteral("rabbitmq stopped")
                                 : QStringLiteral("rabbitmq node stopped");
@@ -50,6 +52,7 @@ QString Fault::describe() const
             .arg(at, kindName(), target.isEmpty() ? QString() : QStringLiteral(" ") + target)
             .arg(durationMs);
     case Kind::FailOver:
+    case Kind::Switchover:
         return QStringLiteral("t=%1s %2").arg(at, kindName());
     default:
         return QStringLiteral("t=%1s %2: %3, next %4 calls").arg(at, kindName(), target).arg(count);
@@ -92,7 +95,7 @@ void spreadOverBrokerNodes(QList<Fault> &faults, quint64 seed, int nodes)
 } // namespace
 
 QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover,
-                        int brokerNodes)
+                        int brokerNodes, bool switchovers)
 {
     std::mt19937_64 random(seed);
     const auto between = [&](int low, int high) {
@@ -143,6 +146,26 @@ QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes,
     for (Fault &fault : faults)
         if (fault.kind == Fault::Kind::FailOver && crashes() % 2 == 0)
             fault.kind = Fault::Kind::CrashPrimary;
+    // Switchovers too come from a generator of their own.
+    if (switchovers) {
+        std::mt19937_64 switches(seed ^ 0x7377697463686573ULL);
+        QList<Fault *> shutDowns;
+        for (Fault &fault : faults)
+            if (fault.kind == Fault::Kind::FailOver)
+                shutDowns.append(&fault);
+        bool one = false;
+        for (Fault *fault : shutDowns)
+            if (switches() % 2 == 0 || (!one && fault == shutDowns.back())) {
+                fault->kind = Fault::Kind::Switchover;
+                one = true;
+            }
+        if (!one)
+            for (Fault &fault : faults)
+                if (fault.kind == Fault::Kind::CrashPrimary && !one) {
+                    fault.kind = Fault::Kind::Switchover;
+                    one = true;
+                }
+    }
     if (brokerNodes > 1)
         spreadOverBrokerNodes(faults, seed, brokerNodes);
     // Repeated answers come from a generator of their own, so that the plan

@@ -14,6 +14,8 @@ struct Fault {
                             // monitor promotes the secondary, the node restarts after
         CrashPrimary,       // the primary's keeper and PostgreSQL SIGKILLed (HA runs only);
                             // the monitor notices and fails over, the node restarts after
+        Switchover,         // an operator's planned switchover (Patroni runs only): the
+                            // primary hands over to the standby and follows it
         RestartBroker,      // RabbitMQ (a cluster's node `target`) stopped, started after
                             // `durationMs`
         CrashBroker,        // a cluster's node `target` SIGKILLed, started after `durationMs`
@@ -36,7 +38,9 @@ struct Fault {
 // give the same plan, so a run can be replayed. With `failover` the database
 // faults are failovers of the primary, at least one. With `brokerNodes` > 1
 // each broker fault stops or kills one node of the cluster, at least one of each.
+// With `switchovers` half the clean shutdowns of a failover run are planned
+// switchovers instead, at least one.
 QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover,
-                        int brokerNodes = 1);
+                        int brokerNodes = 1, bool switchovers = false);
 
 } // namespace keel::chaos

@@ -367,6 +367,13 @@ Result<std::size_t> FailoverCluster::primaryIndex()
     return std::size_t(found - m_nodePorts.cbegin());
 }
 
+Result<int> FailoverCluster::beginSwitchover()
+{
+    return makeError(ErrorKind::Usage,
+                     QStringLiteral("pg_autoctl perform switchover turns synchronous replication "
+                                    "off mid-switchover (docs/findings.md): not done under load"));
+}
+
 Result<int> FailoverCluster::shutDownPrimary()
 {
     Result<std::size_t> primary = primaryIndex();

@@ -39,6 +39,11 @@ public:
     // must promote another node on its own. Each returns the node's port.
     virtual Result<int> crashPrimary() = 0;
     virtual Result<int> shutDownPrimary() = 0;
+    // An operator's planned switchover, begun and not waited for: the
+    // primary hands over to the synchronous standby and follows it, its node
+    // never down. Returns the old primary's port; an engine whose switchover
+    // is not safe while keel writes refuses.
+    virtual Result<int> beginSwitchover() = 0;
     // The node's supervisor started again; it must rejoin as a standby.
     virtual Status restartNode(int port) = 0;
     // A primary and a standby, each where the engine wants it.
@@ -47,7 +52,8 @@ public:
     virtual bool synchronous() = 0;
     // The writable node's port as the engine sees it (0: none).
     virtual int primaryPort() = 0;
-    // Primaries taken away by crashPrimary() and shutDownPrimary().
+    // Primaries taken away by crashPrimary() and shutDownPrimary(), and
+    // switchovers begun.
     virtual int failovers() const = 0;
     // Every supervisor runs but for nodes taken away and not yet restarted.
     virtual bool supervisorsRunning() const = 0;

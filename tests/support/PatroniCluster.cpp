@@ -110,6 +110,9 @@ PatroniCluster::~PatroniCluster()
         if (process.state() != QProcess::NotRunning && process.processId() > 0)
             ::kill(-pid_t(process.processId()), number);
     };
+    // A switchover's patronictl has usually ended; reaped here, or stopped.
+    if (m_switchover && !m_switchover->waitForFinished(10000))
+        m_switchover->kill();
     for (auto &member : m_patroni)
         signal(*member, SIGTERM);
     for (auto &member : m_patroni)
@@ -336,30 +339,50 @@ ConnectionSettings PatroniCluster::memberSettings(int index, const QString &data
     return settings;
 }
 
+std::unique_ptr<QProcess> PatroniCluster::startSwitchover(int leader, int candidate) const
+{
+    auto control = std::make_unique<QProcess>();
+    QProcessEnvironment environment = EmbeddedCluster::programEnvironment();
+    environment.insert(QStringLiteral("HOME"), m_directory);
+    control->setProcessEnvironment(environment);
+    control->start(program("patronictl"),
+                   {QStringLiteral("-c"),
+                    QDir(m_directory).filePath(memberName(leader) + QStringLiteral(".yml")),
+                    QStringLiteral("switchover"), QStringLiteral("--leader"), memberName(leader),
+                    QStringLiteral("--candidate"), memberName(candidate), QStringLiteral("--force"),
+                    m_scope});
+    return control;
+}
+
 Status PatroniCluster::switchover()
 {
     const int leader = leaderIndex();
     if (leader < 0)
         return makeError(ErrorKind::Environment, QStringLiteral("Patroni's cluster has no leader"));
     const int candidate = (leader + 1) % members();
-    QProcess control;
-    QProcessEnvironment environment = EmbeddedCluster::programEnvironment();
-    environment.insert(QStringLiteral("HOME"), m_directory);
-    control.setProcessEnvironment(environment);
-    control.start(program("patronictl"),
-                  {QStringLiteral("-c"),
-                   QDir(m_directory).filePath(memberName(leader) + QStringLiteral(".yml")),
-                   QStringLiteral("switchover"), QStringLiteral("--leader"), memberName(leader),
-                   QStringLiteral("--candidate"), memberName(candidate), QStringLiteral("--force"),
-                   m_scope});
-    if (!control.waitForFinished(60000) || control.exitCode() != 0)
+    const std::unique_ptr<QProcess> control = startSwitchover(leader, candidate);
+    if (!control->waitForFinished(60000) || control->exitCode() != 0)
         return makeError(ErrorKind::Environment,
                          QStringLiteral("patronictl switchover failed: %1")
-                             .arg(QString::fromLocal8Bit(control.readAllStandardOutput() +
-                                                         control.readAllStandardError())
+                             .arg(QString::fromLocal8Bit(control->readAllStandardOutput() +
+                                                         control->readAllStandardError())
                                       .trimmed()));
     return waitUntil([this, candidate] { return leaderIndex() == candidate; }, 60000,
                      QStringLiteral("new leader"));
+}
+
+Result<int> PatroniCluster::beginSwitchover()
+{
+    if (m_switchover && m_switchover->state() != QProcess::NotRunning &&
+        !m_switchover->waitForFinished(0))
+        return makeError(ErrorKind::Environment,
+                         QStringLiteral("the last patronictl switchover is still running"));
+    const int leader = leaderIndex();
+    if (leader < 0)
+        return makeError(ErrorKind::Environment, QStringLiteral("Patroni's cluster has no leader"));
+    m_switchover = startSwitchover(leader, (leader + 1) % members());
+    ++m_failovers;
+    return m_pgPorts[size_t(leader)];
 }
 
 Result<int> PatroniCluster::crashLeader()

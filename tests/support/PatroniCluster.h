@@ -54,6 +54,8 @@ public:
     // SIGTERM to the leader's Patroni: it stops its PostgreSQL and lets the
     // leader key go, and the standby takes it.
     Result<int> shutDownPrimary() override;
+    // `patronictl switchover` to the other member, in the background.
+    Result<int> beginSwitchover() override;
     Status restartNode(int port) override;
     bool synchronous() override;
     int primaryPort() override;
@@ -73,6 +75,8 @@ private:
     void killPostmaster(int index) const;
     // The member's view of the cluster (GET /cluster on its REST API).
     Result<QByteArray> restGet(int index, const QString &path) const;
+    // patronictl switchover from `leader` to `candidate`, started.
+    std::unique_ptr<QProcess> startSwitchover(int leader, int candidate) const;
 
     QString m_directory;
     QString m_scope;
@@ -82,7 +86,8 @@ private:
     std::vector<int> m_restPorts;
     std::vector<std::unique_ptr<QProcess>> m_etcd;
     std::vector<std::unique_ptr<QProcess>> m_patroni;
-    QSet<int> m_taken; // members taken away on purpose, not yet restarted
+    std::unique_ptr<QProcess> m_switchover; // the last one begun
+    QSet<int> m_taken;                      // members taken away on purpose, not yet restarted
     int m_failovers = 0;
 };
 
