@@ -420,7 +420,8 @@ void ChaosRun::inject(const Fault &fault)
 // docs/findings.md: 6 s of acknowledged writes lost, seed 1796211429085).
 bool ChaosRun::formationSettled() const
 {
-    return m_settledSinceMs >= 0 && m_clock.elapsed() - m_settledSinceMs >= 10000;
+    return !m_switchoverPending && m_settledSinceMs >= 0 &&
+           m_clock.elapsed() - m_settledSinceMs >= 10000;
 }
 
 void ChaosRun::tookFailover()
@@ -505,7 +506,8 @@ void ChaosRun::failPrimary(const Fault &fault, qint64 back)
 
 // An operator's planned switchover under load, only once the formation has
 // settled: the primary hands over to the synchronous standby and follows it.
-// Counted as a promotion once another node is primary.
+// Counted once another node is primary and takes writes; no other failover
+// or switchover starts meanwhile. It is no failover: a run still needs one.
 void ChaosRun::switchOver(const Fault &fault)
 {
     test::HaFormation *formation = m_world->failover();
@@ -520,20 +522,30 @@ void ChaosRun::switchOver(const Fault &fault)
         return;
     }
     tookFailover();
+    m_switchoverPending = true;
     ++m_faultCounts[fault.kindName()];
     const qint64 at = m_clock.elapsed();
     m_out << "  t=" << at / 1000.0 << "s switchover from port " << *from << " begun" << Qt::endl;
     schedule(at + 500, QStringLiteral("switchover from port %1").arg(*from),
              [this, formation, port = *from, at] {
                  const int primary = formation->primaryPort();
-                 if (primary != 0 && primary != port) {
-                     ++m_promotions;
+                 const auto writable = [&] {
+                     for (const test::HaFormation::Node &node : formation->nodes())
+                         if (node.port == primary)
+                             return node.writable;
+                     return false;
+                 };
+                 if (primary != 0 && primary != port && writable()) {
+                     ++m_switchovers;
+                     m_switchoverPending = false;
+                     tookFailover(); // settled again only 10 s after the handover
                      m_out << "  t=" << m_clock.elapsed() / 1000.0 << "s switched over to port "
                            << primary << Qt::endl;
                      return true;
                  }
                  if (m_clock.elapsed() - at < 60000)
                      return false;
+                 m_switchoverPending = false;
                  ++m_faultCounts[QStringLiteral("switchover: no other primary in 60 s")];
                  m_out << "  t=" << m_clock.elapsed() / 1000.0
                        << "s no other node primary 60 s after the switchover began:" << Qt::endl;
@@ -673,9 +685,12 @@ void ChaosRun::report(const Verdict &verdict, const QList<Told> &record)
           << Qt::endl;
     m_out << "  recovery after the load: " << m_recoveryMs / 1000.0 << " s" << Qt::endl;
     if (test::HaFormation *formation = m_world->failover())
-        m_out << "  failovers performed: " << m_promotions << " of " << formation->failovers()
-              << " primaries taken away replaced by the monitor, primary now on port "
-              << formation->primaryPort() << Qt::endl;
+        m_out << "  failovers performed: " << m_promotions << " of "
+              << formation->failovers() -
+                     m_faultCounts.value(QStringLiteral("postgresql switchover"))
+              << " primaries taken away replaced by the monitor; switchovers: " << m_switchovers
+              << " of " << m_faultCounts.value(QStringLiteral("postgresql switchover"))
+              << "; primary now on port " << formation->primaryPort() << Qt::endl;
     for (auto it = verdict.counts.cbegin(); it != verdict.counts.cend(); ++it)
         m_out << "  " << it.key() << ": " << it.value() << Qt::endl;
     m_out << "  violations: " << verdict.violations.size() << Qt::endl;

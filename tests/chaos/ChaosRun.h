@@ -99,9 +99,11 @@ private:
     qint64 m_settledSinceMs = -1; // since when the formation is whole and synchronous
     qint64 m_settledSampleMs = -1000000;
     qint64 m_lastFailoverMs = 0;
-    int m_promotions = 0;          // primaries taken away whose place the monitor gave another node
-    int m_promotionsUnderLoad = 0; // of them, seen before the clients stopped
-    QElapsedTimer m_sinceStart;    // the whole run, the world's start included
+    int m_promotions = 0;  // primaries taken away whose place the monitor gave another node
+    int m_switchovers = 0; // planned switchovers that ended with another node primary
+    bool m_switchoverPending = false; // one begun and not yet seen through
+    int m_promotionsUnderLoad = 0;    // of them, seen before the clients stopped
+    QElapsedTimer m_sinceStart;       // the whole run, the world's start included
     std::unique_ptr<QProcess> m_simulate;
     QString m_simulateTally;
     bool m_simulateCrashed = false;

@@ -75,7 +75,7 @@ void spreadOverBrokerNodes(QList<Fault> &faults, quint64 seed, int nodes)
     const auto replaceable = [&](qsizetype at) {
         const Fault::Kind kind = faults[at].kind;
         return kind != Fault::Kind::RestartBroker && kind != Fault::Kind::FailOver &&
-               kind != Fault::Kind::CrashPrimary;
+               kind != Fault::Kind::CrashPrimary && kind != Fault::Kind::Switchover;
     };
     for (qsizetype at = faults.size() / 3; broker.size() < 2 && at < faults.size(); ++at)
         if (replaceable(at) && std::all_of(broker.cbegin(), broker.cend(), [&](const Fault *b) {
@@ -146,25 +146,19 @@ QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes,
     for (Fault &fault : faults)
         if (fault.kind == Fault::Kind::FailOver && crashes() % 2 == 0)
             fault.kind = Fault::Kind::CrashPrimary;
-    // Switchovers too come from a generator of their own.
+    // Switchovers too come from a generator of their own: half the clean
+    // shutdowns become one. A plan left without one gets one of its own,
+    // added at 60 % of the run and taking no failover's place.
     if (switchovers) {
         std::mt19937_64 switches(seed ^ 0x7377697463686573ULL);
-        QList<Fault *> shutDowns;
-        for (Fault &fault : faults)
-            if (fault.kind == Fault::Kind::FailOver)
-                shutDowns.append(&fault);
         bool one = false;
-        for (Fault *fault : shutDowns)
-            if (switches() % 2 == 0 || (!one && fault == shutDowns.back())) {
-                fault->kind = Fault::Kind::Switchover;
+        for (Fault &fault : faults)
+            if (fault.kind == Fault::Kind::FailOver && switches() % 2 == 0) {
+                fault.kind = Fault::Kind::Switchover;
                 one = true;
             }
-        if (!one)
-            for (Fault &fault : faults)
-                if (fault.kind == Fault::Kind::CrashPrimary && !one) {
-                    fault.kind = Fault::Kind::Switchover;
-                    one = true;
-                }
+        if (!one && seconds > 10)
+            faults.append(Fault{Fault::Kind::Switchover, qint64(seconds) * 600, 0, {}, 0});
     }
     if (brokerNodes > 1)
         spreadOverBrokerNodes(faults, seed, brokerNodes);

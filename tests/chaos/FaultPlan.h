@@ -39,7 +39,7 @@ struct Fault {
 // faults are failovers of the primary, at least one. With `brokerNodes` > 1
 // each broker fault stops or kills one node of the cluster, at least one of each.
 // With `switchovers` half the clean shutdowns of a failover run are planned
-// switchovers instead, at least one.
+// switchovers instead, and a plan with none gets one added.
 QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover,
                         int brokerNodes = 1, bool switchovers = false);
 

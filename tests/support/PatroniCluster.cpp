@@ -339,9 +339,14 @@ ConnectionSettings PatroniCluster::memberSettings(int index, const QString &data
     return settings;
 }
 
-std::unique_ptr<QProcess> PatroniCluster::startSwitchover(int leader, int candidate) const
+std::unique_ptr<QProcess> PatroniCluster::startSwitchover(int leader, int candidate,
+                                                          const QString &log) const
 {
     auto control = std::make_unique<QProcess>();
+    if (!log.isEmpty()) {
+        control->setStandardOutputFile(log, QIODevice::Append);
+        control->setStandardErrorFile(log, QIODevice::Append);
+    }
     QProcessEnvironment environment = EmbeddedCluster::programEnvironment();
     environment.insert(QStringLiteral("HOME"), m_directory);
     control->setProcessEnvironment(environment);
@@ -380,7 +385,12 @@ Result<int> PatroniCluster::beginSwitchover()
     const int leader = leaderIndex();
     if (leader < 0)
         return makeError(ErrorKind::Environment, QStringLiteral("Patroni's cluster has no leader"));
-    m_switchover = startSwitchover(leader, (leader + 1) % members());
+    m_switchover = startSwitchover(leader, (leader + 1) % members(),
+                                   QDir(m_directory).filePath(QStringLiteral("switchover.log")));
+    if (!m_switchover->waitForStarted(10000))
+        return makeError(
+            ErrorKind::Environment,
+            QStringLiteral("cannot start patronictl: %1").arg(m_switchover->errorString()));
     ++m_failovers;
     return m_pgPorts[size_t(leader)];
 }

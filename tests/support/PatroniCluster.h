@@ -75,8 +75,10 @@ private:
     void killPostmaster(int index) const;
     // The member's view of the cluster (GET /cluster on its REST API).
     Result<QByteArray> restGet(int index, const QString &path) const;
-    // patronictl switchover from `leader` to `candidate`, started.
-    std::unique_ptr<QProcess> startSwitchover(int leader, int candidate) const;
+    // patronictl switchover from `leader` to `candidate`, started; what it
+    // says goes to `log` when given, else stays readable from the process.
+    std::unique_ptr<QProcess> startSwitchover(int leader, int candidate,
+                                              const QString &log = {}) const;
 
     QString m_directory;
     QString m_scope;
