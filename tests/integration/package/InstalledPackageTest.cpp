@@ -249,7 +249,7 @@ TEST_F(InstalledPackageTest, TheDebInstallsIntoAFreshDebianAndItsUnitsTakeAPayme
         qEnvironmentVariable("KEEL_DEBIAN_MIRROR", QStringLiteral("http://deb.debian.org/debian"));
     // Once more on failure: a download that broke off is the archive's
     // weather, not keel's; a second failure is reported. The steps' limits
-    // (300 + 2 x 300 + 150 + 400 s) leave room in ctest's 1800 s, so a step
+    // (300 + 2 x 700 + 300 + 900 s) leave room in ctest's 3000 s, so a step
     // that hangs is stopped here, where its mounts are undone.
     Ran bootstrapped;
     for (int attempt = 0; attempt < 2 && bootstrapped.exitCode != 0; ++attempt) {
@@ -257,7 +257,7 @@ TEST_F(InstalledPackageTest, TheDebInstallsIntoAFreshDebianAndItsUnitsTakeAPayme
         bootstrapped =
             run(QStringLiteral("debootstrap"),
                 {QStringLiteral("--variant=minbase"), QStringLiteral("bookworm"), m_root, mirror},
-                300000);
+                700000);
     }
     ASSERT_EQ(bootstrapped.exitCode, 0) << bootstrapped.output.right(4000).constData();
 
@@ -278,7 +278,7 @@ TEST_F(InstalledPackageTest, TheDebInstallsIntoAFreshDebianAndItsUnitsTakeAPayme
     const Ran updated = run(QStringLiteral("chroot"),
                             {m_root, QStringLiteral("apt-get"), QStringLiteral("-o"),
                              QStringLiteral("Acquire::Retries=3"), QStringLiteral("update")},
-                            150000, true);
+                            300000, true);
     ASSERT_EQ(updated.exitCode, 0) << updated.output.right(4000).constData();
     // No recommends: what keel Depends on must be enough.
     const Ran installed =
@@ -286,7 +286,7 @@ TEST_F(InstalledPackageTest, TheDebInstallsIntoAFreshDebianAndItsUnitsTakeAPayme
             {m_root, QStringLiteral("apt-get"), QStringLiteral("-o"),
              QStringLiteral("Acquire::Retries=3"), QStringLiteral("install"), QStringLiteral("-y"),
              QStringLiteral("--no-install-recommends"), QStringLiteral("/tmp/keel.deb")},
-            400000, true);
+            900000, true);
     ASSERT_EQ(installed.exitCode, 0) << installed.output.right(4000).constData();
 
     // What the package and its postinst made.
