@@ -105,21 +105,10 @@ public:
 private:
     static QList<Finding> readEnvironment(const QString &path, QHash<QString, QString> &into)
     {
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly))
-            return {{QStringLiteral("env %1").arg(path), {}, file.errorString()}};
-        for (const QString &line : QString::fromUtf8(file.readAll()).split(u'\n')) {
-            const qsizetype equals = line.indexOf(u'=');
-            if (line.trimmed().startsWith(u'#') || equals <= 0)
-                continue;
-            QString value = line.mid(equals + 1).trimmed();
-            // systemd takes a value in quotes without them: a cluster's
-            // KEEL_AMQP is several URLs separated by spaces.
-            if (value.size() >= 2 && (value.front() == u'"' || value.front() == u'\'') &&
-                value.back() == value.front())
-                value = value.mid(1, value.size() - 2);
-            into.insert(line.left(equals).trimmed(), value);
-        }
+        Result<QHash<QString, QString>> read = readEnvironmentFile(path);
+        if (!read)
+            return {{QStringLiteral("env %1").arg(path), {}, read.error().message}};
+        into = *read;
         return {};
     }
 

@@ -4,6 +4,7 @@
 #include "core/db/SchemaCheck.h"
 #include "core/net/HttpClient.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QHash>
 #include <QUrl>
@@ -12,6 +13,25 @@
 #include <memory>
 
 namespace keel {
+
+Result<QHash<QString, QString>> readEnvironmentFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return makeError(ErrorKind::Environment, file.errorString());
+    QHash<QString, QString> environment;
+    for (const QString &line : QString::fromUtf8(file.readAll()).split(u'\n')) {
+        const qsizetype equals = line.indexOf(u'=');
+        if (line.trimmed().startsWith(u'#') || equals <= 0)
+            continue;
+        QString value = line.mid(equals + 1).trimmed();
+        if (value.size() >= 2 && (value.front() == u'"' || value.front() == u'\'') &&
+            value.back() == value.front())
+            value = value.mid(1, value.size() - 2);
+        environment.insert(line.left(equals).trimmed(), value);
+    }
+    return environment;
+}
 
 QList<Finding> checkServiceLogin(LibpqConnection &session)
 {

@@ -5,6 +5,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <QHash>
 #include <QList>
 #include <QUrl>
 
@@ -20,6 +21,11 @@ struct Finding {
     QString fix;
     bool ok() const { return fix.isEmpty(); }
 };
+
+// A unit's EnvironmentFile as systemd reads it: KEY=VALUE lines, comments
+// skipped, a value in quotes taken without them (a cluster's KEEL_AMQP is
+// several URLs separated by spaces). The file's error when it cannot be read.
+Result<QHash<QString, QString>> readEnvironmentFile(const QString &path);
 
 // What a service's database login is and may do, as the services need it:
 // a login of keel_gateway, neither a superuser nor the schema's owner, on

@@ -1,5 +1,7 @@
 #include "ServiceUnit.h"
 
+#include "core/runtime/DeploymentCheck.h"
+
 #include <QFile>
 
 #include <cstring>
@@ -32,20 +34,10 @@ ServiceUnit readServiceUnit(const QString &path)
 
 bool readEnvironmentFile(const QString &path, QHash<QString, QString> &into)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    Result<QHash<QString, QString>> read = keel::readEnvironmentFile(path);
+    if (!read)
         return false;
-    for (const QString &line : QString::fromUtf8(file.readAll()).split(u'\n')) {
-        const qsizetype equals = line.indexOf(u'=');
-        if (line.startsWith(u'#') || equals <= 0)
-            continue;
-        QString value = line.mid(equals + 1).trimmed();
-        // systemd takes a quoted value without its quotes.
-        if (value.size() >= 2 && (value.front() == u'"' || value.front() == u'\'') &&
-            value.back() == value.front())
-            value = value.mid(1, value.size() - 2);
-        into.insert(line.left(equals).trimmed(), value);
-    }
+    into.insert(*read);
     return true;
 }
 

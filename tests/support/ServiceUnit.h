@@ -20,8 +20,7 @@ struct ServiceUnit {
 // The lines of the unit at `path` that starting and stopping it depend on.
 ServiceUnit readServiceUnit(const QString &path);
 
-// KEY=VALUE lines, as systemd reads an EnvironmentFile: a value in quotes
-// loses them (escapes inside are not read; keel's files use none).
+// Adds an EnvironmentFile's variables to `into` (keel::readEnvironmentFile).
 bool readEnvironmentFile(const QString &path, QHash<QString, QString> &into);
 
 // ExecStart's words, as systemd expands them: $NAME splits on whitespace.
