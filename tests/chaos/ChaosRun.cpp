@@ -371,38 +371,9 @@ void ChaosRun::inject(const Fault &fault)
         switchOver(fault);
         return;
     case Fault::Kind::RestartBroker:
-    case Fault::Kind::CrashBroker: {
-        // One node down at a time: a cluster of three keeps its majority.
-        if (m_brokerDown) {
-            ++m_faultCounts[QStringLiteral("rabbitmq fault skipped: still down from the last")];
-            return;
-        }
-        ++m_faultCounts[fault.kindName()];
-        EmbeddedBroker &node = m_world->brokerNode(
-            fault.target.isEmpty() ? 0 : fault.target.section(u'-', 1).toInt() - 1);
-        // In steps that never wait: an Erlang node's stop and boot can take
-        // most of a minute on a starved machine, and held every fault behind them.
-        if (fault.kind == Fault::Kind::CrashBroker)
-            node.kill();
-        else
-            node.beginStop();
-        m_brokerDown = true;
-        schedule(back, QStringLiteral("start rabbitmq"), [this, &node, started = false]() mutable {
-            if (!started) {
-                const Result<bool> begun = node.beginStart();
-                started = begun && *begun;
-                return false;
-            }
-            const Result<bool> up = node.ready();
-            if (!up)
-                started = false; // it exited: start it again
-            if (!up || !*up)
-                return false;
-            m_brokerDown = false;
-            return true;
-        });
+    case Fault::Kind::CrashBroker:
+        takeBrokerNodeDown(fault, back);
         return;
-    }
     default: {
         const QByteArray path = fault.target.toUtf8();
         test::TestParticipant &participant = m_world->participant();
@@ -502,6 +473,40 @@ void ChaosRun::failPrimary(const Fault &fault, qint64 back)
                            << " restarted; primary now on port " << primary << Qt::endl;
                  return restarted.ok();
              });
+}
+
+// A RabbitMQ node stopped or killed, started again from `back` on.
+void ChaosRun::takeBrokerNodeDown(const Fault &fault, qint64 back)
+{
+    // One node down at a time: a cluster of three keeps its majority.
+    if (m_brokerDown) {
+        ++m_faultCounts[QStringLiteral("rabbitmq fault skipped: still down from the last")];
+        return;
+    }
+    ++m_faultCounts[fault.kindName()];
+    EmbeddedBroker &node =
+        m_world->brokerNode(fault.target.isEmpty() ? 0 : fault.target.section(u'-', 1).toInt() - 1);
+    // In steps that never wait: an Erlang node's stop and boot can take
+    // most of a minute on a starved machine, and held every fault behind them.
+    if (fault.kind == Fault::Kind::CrashBroker)
+        node.kill();
+    else
+        node.beginStop();
+    m_brokerDown = true;
+    schedule(back, QStringLiteral("start rabbitmq"), [this, &node, started = false]() mutable {
+        if (!started) {
+            const Result<bool> begun = node.beginStart();
+            started = begun && *begun;
+            return false;
+        }
+        const Result<bool> up = node.ready();
+        if (!up)
+            started = false; // it exited: start it again
+        if (!up || !*up)
+            return false;
+        m_brokerDown = false;
+        return true;
+    });
 }
 
 // An operator's planned switchover under load, only once the formation has

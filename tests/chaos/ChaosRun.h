@@ -61,6 +61,7 @@ private:
 
     void inject(const Fault &fault);
     void switchOver(const Fault &fault);
+    void takeBrokerNodeDown(const Fault &fault, qint64 back);
     void failPrimary(const Fault &fault, qint64 back);
     void ensureOneFailover();
     bool formationSettled() const;

@@ -92,6 +92,22 @@ void spreadOverBrokerNodes(QList<Fault> &faults, quint64 seed, int nodes)
     }
 }
 
+// Switchovers too come from a generator of their own: half the clean
+// shutdowns become one. A plan left without one gets one of its own, added
+// at 60 % of the run and taking no failover's place.
+void planSwitchovers(QList<Fault> &faults, quint64 seed, int seconds)
+{
+    std::mt19937_64 switches(seed ^ 0x7377697463686573ULL);
+    bool one = false;
+    for (Fault &fault : faults)
+        if (fault.kind == Fault::Kind::FailOver && switches() % 2 == 0) {
+            fault.kind = Fault::Kind::Switchover;
+            one = true;
+        }
+    if (!one && seconds > 10)
+        faults.append(Fault{Fault::Kind::Switchover, qint64(seconds) * 600, 0, {}, 0});
+}
+
 } // namespace
 
 QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover,
@@ -146,20 +162,8 @@ QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes,
     for (Fault &fault : faults)
         if (fault.kind == Fault::Kind::FailOver && crashes() % 2 == 0)
             fault.kind = Fault::Kind::CrashPrimary;
-    // Switchovers too come from a generator of their own: half the clean
-    // shutdowns become one. A plan left without one gets one of its own,
-    // added at 60 % of the run and taking no failover's place.
-    if (switchovers) {
-        std::mt19937_64 switches(seed ^ 0x7377697463686573ULL);
-        bool one = false;
-        for (Fault &fault : faults)
-            if (fault.kind == Fault::Kind::FailOver && switches() % 2 == 0) {
-                fault.kind = Fault::Kind::Switchover;
-                one = true;
-            }
-        if (!one && seconds > 10)
-            faults.append(Fault{Fault::Kind::Switchover, qint64(seconds) * 600, 0, {}, 0});
-    }
+    if (switchovers)
+        planSwitchovers(faults, seed, seconds);
     if (brokerNodes > 1)
         spreadOverBrokerNodes(faults, seed, brokerNodes);
     // Repeated answers come from a generator of their own, so that the plan

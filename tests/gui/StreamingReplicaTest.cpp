@@ -112,6 +112,20 @@ protected:
             << "replication slot " << m_slot.constData() << " is still there";
     }
 
+    // One row committed on the primary (this minute's count), for replication
+    // to carry: "" when done, else why not.
+    QString commitOnPrimary()
+    {
+        auto primary = LibpqConnection::open(settings());
+        if (!primary)
+            return primary.error().message;
+        const Status done = primary->exec(
+            "INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, "
+            "count, total) VALUES ('idempotency.new', 0, date_trunc('minute', now()), "
+            "'gw', 1, 0)");
+        return done ? QString() : done.error().message;
+    }
+
     // What the standby said, for a test that waited on it in vain.
     std::string standbyLog() const
     {
@@ -218,13 +232,7 @@ TEST_F(StreamingReplicaTest, TheStatusBarSaysHowFarTheReplicaTrails)
 
         ASSERT_EQ(scalar(standby, "SELECT count(*) FROM pg_wal_replay_pause()"),
                   QStringLiteral("1"));
-        auto primary = LibpqConnection::open(settings());
-        ASSERT_TRUE(primary.ok());
-        ASSERT_TRUE(primary
-                        ->exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, "
-                               "source, count, total) VALUES ('idempotency.new', 0, "
-                               "date_trunc('minute', now()), 'gw', 1, 0)")
-                        .ok());
+        ASSERT_EQ(commitOnPrimary(), QString());
         EXPECT_TRUE(answered([&] {
             return label->lag() && !label->lag()->caughtUp && label->lag()->seconds >= 2;
         })) << qPrintable(label->text());
@@ -248,13 +256,7 @@ TEST_F(StreamingReplicaTest, TheStatusBarSaysHowFarTheReplicaTrails)
 TEST_F(StreamingReplicaTest, CaughtUpIsJudgedByPositionOrByAFreshCommitOnThePrimarysClock)
 {
     const ConnectionSettings standby = m_standby->settings(m_database);
-    auto primary = LibpqConnection::open(settings());
-    ASSERT_TRUE(primary.ok());
-    ASSERT_TRUE(primary
-                    ->exec("INSERT INTO keel.metrics_minute (metric, le_micros, minute, source, "
-                           "count, total) VALUES ('idempotency.new', 0, date_trunc('minute', "
-                           "now()), 'gw', 1, 0)")
-                    .ok());
+    ASSERT_EQ(commitOnPrimary(), QString());
     const QString inserted = scalar(settings(), "SELECT pg_current_wal_insert_lsn()::text");
     ASSERT_TRUE(keel::test::waitUntil(
         [&] {

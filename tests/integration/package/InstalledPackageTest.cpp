@@ -215,6 +215,131 @@ protected:
         GatewayTest::TearDown();
     }
 
+    // The package, from this build tree (stripped: the debug info is not
+    // what is being tested, and it would triple the download into the root).
+    void makePackage()
+    {
+        const QString packages = m_work.filePath(QStringLiteral("package"));
+        const Ran packed =
+            run(QStringLiteral("cpack"),
+                {QStringLiteral("--config"), QStringLiteral(KEEL_BUILD_DIR "/CPackConfig.cmake"),
+                 QStringLiteral("-B"), packages, QStringLiteral("-D"),
+                 QStringLiteral("CPACK_STRIP_FILES=ON")},
+                300000);
+        ASSERT_EQ(packed.exitCode, 0) << packed.output.constData();
+        const QStringList debs =
+            QDir(packages).entryList({QStringLiteral("keel_*.deb")}, QDir::Files);
+        ASSERT_EQ(debs.size(), 1) << packed.output.constData();
+        m_package = QDir(packages).filePath(debs.first());
+    }
+
+    // A fresh minimal Debian 12, ready for apt.
+    void makeRoot()
+    {
+        const QString mirror = qEnvironmentVariable("KEEL_DEBIAN_MIRROR",
+                                                    QStringLiteral("http://deb.debian.org/debian"));
+        // Once more on failure: a download that broke off is the archive's
+        // weather, not keel's; a second failure is reported. The steps' limits
+        // (300 + 2 x 700 + 300 + 900 s) leave room in ctest's 3000 s, so a step
+        // that hangs is stopped here, where its mounts are undone.
+        Ran bootstrapped;
+        for (int attempt = 0; attempt < 2 && bootstrapped.exitCode != 0; ++attempt) {
+            ASSERT_TRUE(removeRoot(m_root));
+            bootstrapped = run(
+                QStringLiteral("debootstrap"),
+                {QStringLiteral("--variant=minbase"), QStringLiteral("bookworm"), m_root, mirror},
+                700000);
+        }
+        ASSERT_EQ(bootstrapped.exitCode, 0) << bootstrapped.output.right(4000).constData();
+
+        // As in a container image: packages do not start services while they
+        // are installed, and names resolve as on the machine outside.
+        {
+            QFile policy(m_root + QStringLiteral("/usr/sbin/policy-rc.d"));
+            ASSERT_TRUE(policy.open(QIODevice::WriteOnly));
+            policy.write("#!/bin/sh\nexit 101\n");
+            policy.close();
+            ASSERT_TRUE(policy.setPermissions(policy.permissions() | QFile::ExeOwner));
+            QFile::remove(m_root + QStringLiteral("/etc/resolv.conf"));
+            ASSERT_TRUE(QFile::copy(QStringLiteral("/etc/resolv.conf"),
+                                    m_root + QStringLiteral("/etc/resolv.conf")));
+            ASSERT_TRUE(QFile::copy(m_package, m_root + QStringLiteral("/tmp/keel.deb")));
+        }
+    }
+
+    void installPackage()
+    {
+        const Ran updated = run(QStringLiteral("chroot"),
+                                {m_root, QStringLiteral("apt-get"), QStringLiteral("-o"),
+                                 QStringLiteral("Acquire::Retries=3"), QStringLiteral("update")},
+                                300000, true);
+        ASSERT_EQ(updated.exitCode, 0) << updated.output.right(4000).constData();
+        // No recommends: what keel Depends on must be enough.
+        const Ran installed = run(QStringLiteral("chroot"),
+                                  {m_root, QStringLiteral("apt-get"), QStringLiteral("-o"),
+                                   QStringLiteral("Acquire::Retries=3"), QStringLiteral("install"),
+                                   QStringLiteral("-y"), QStringLiteral("--no-install-recommends"),
+                                   QStringLiteral("/tmp/keel.deb")},
+                                  900000, true);
+        ASSERT_EQ(installed.exitCode, 0) << installed.output.right(4000).constData();
+    }
+
+    // What the package and its postinst made.
+    void checkWhatPostinstMade()
+    {
+        for (const char *unit :
+             {"keel-gateway@.service", "keel-worker.service", "keel-relay.service"})
+            EXPECT_TRUE(QFile::exists(m_root + QStringLiteral("/lib/systemd/system/") +
+                                      QLatin1String(unit)))
+                << unit;
+        std::tie(m_uid, m_gid) = accountIn(m_root, QStringLiteral("keel"));
+        ASSERT_GT(m_uid, 0) << "postinst made no user keel";
+        struct stat etcKeel {};
+        ASSERT_EQ(
+            ::stat(QFile::encodeName(m_root + QStringLiteral("/etc/keel")).constData(), &etcKeel),
+            0);
+        EXPECT_EQ(etcKeel.st_mode & 07777, 0750u);
+        EXPECT_EQ(etcKeel.st_uid, 0u);
+        EXPECT_EQ(etcKeel.st_gid, gid_t(m_gid));
+    }
+
+    // /etc/keel as docs/operations/services.md says to fill it: the login's
+    // password in a pgpass file only the services read, the broker's in a
+    // file of the keel group's.
+    void configure()
+    {
+        m_port = keel::bindLoopback();
+        keel::ConnectionSettings database = m_serviceLogin;
+        database.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
+        const QByteArray password =
+            QByteArray::number(QRandomGenerator::system()->generate64(), 36) +
+            QByteArray::number(QRandomGenerator::system()->generate64(), 36);
+        scalar("ALTER ROLE " + database.value(QStringLiteral("user")).toUtf8() + " PASSWORD '" +
+               password + "'");
+        writeConfig(QStringLiteral("pgpass"),
+                    "127.0.0.1:*:*:" + database.value(QStringLiteral("user")).toUtf8() + ':' +
+                        password + '\n',
+                    m_gid, 0600);
+        ASSERT_EQ(
+            ::chown(QFile::encodeName(m_root + QStringLiteral("/etc/keel/pgpass")).constData(),
+                    uid_t(m_uid), gid_t(m_gid)),
+            0);
+        writeConfig(QStringLiteral("keel.env"),
+                    "KEEL_DB=" + database.conninfo().toUtf8() + "\nPGPASSFILE=/etc/keel/pgpass\n",
+                    m_gid, 0640);
+        writeConfig(QStringLiteral("gateway-main.env"),
+                    "KEEL_GATEWAY_OPTIONS=--listen 127.0.0.1:" + QByteArray::number(m_port) +
+                        " --threads 2\n",
+                    m_gid, 0640);
+        writeConfig(QStringLiteral("worker.env"), "KEEL_WORKER_OPTIONS=--poll 200\n", m_gid, 0640);
+        // An exchange of this test's own on the run's shared broker.
+        m_exchange = "keel.deb." + QByteArray::number(m_port);
+        writeConfig(QStringLiteral("relay.env"),
+                    "KEEL_AMQP=" + keel::test::testBroker().url().toUtf8() +
+                        "\nKEEL_RELAY_OPTIONS=--poll 200 --exchange " + m_exchange + '\n',
+                    m_gid, 0640);
+    }
+
     // Removed by removeRoot(), which will not follow a mount out of it.
     QTemporaryDir m_work = [] {
         QTemporaryDir work(QStringLiteral("/tmp/keel-deb-XXXXXX"));
@@ -222,6 +347,9 @@ protected:
         return work;
     }();
     QString m_root;
+    QString m_package;     // the .deb cpack made
+    int m_port = 0;        // the gateway's
+    QByteArray m_exchange; // the relay's, this test's own
     int m_uid = -1;
     int m_gid = -1;
 };
@@ -231,114 +359,21 @@ TEST_F(InstalledPackageTest, TheDebInstallsIntoAFreshDebianAndItsUnitsTakeAPayme
     ASSERT_EQ(::getuid(), 0u) << "debootstrap and chroot need root";
     ASSERT_TRUE(m_work.isValid());
     m_root = m_work.filePath(QStringLiteral("root"));
-
-    // The package, from this build tree (stripped: the debug info is not
-    // what is being tested, and it would triple the download into the root).
-    const QString packages = m_work.filePath(QStringLiteral("package"));
-    const Ran packed =
-        run(QStringLiteral("cpack"),
-            {QStringLiteral("--config"), QStringLiteral(KEEL_BUILD_DIR "/CPackConfig.cmake"),
-             QStringLiteral("-B"), packages, QStringLiteral("-D"),
-             QStringLiteral("CPACK_STRIP_FILES=ON")},
-            300000);
-    ASSERT_EQ(packed.exitCode, 0) << packed.output.constData();
-    const QStringList debs = QDir(packages).entryList({QStringLiteral("keel_*.deb")}, QDir::Files);
-    ASSERT_EQ(debs.size(), 1) << packed.output.constData();
-
-    const QString mirror =
-        qEnvironmentVariable("KEEL_DEBIAN_MIRROR", QStringLiteral("http://deb.debian.org/debian"));
-    // Once more on failure: a download that broke off is the archive's
-    // weather, not keel's; a second failure is reported. The steps' limits
-    // (300 + 2 x 700 + 300 + 900 s) leave room in ctest's 3000 s, so a step
-    // that hangs is stopped here, where its mounts are undone.
-    Ran bootstrapped;
-    for (int attempt = 0; attempt < 2 && bootstrapped.exitCode != 0; ++attempt) {
-        ASSERT_TRUE(removeRoot(m_root));
-        bootstrapped =
-            run(QStringLiteral("debootstrap"),
-                {QStringLiteral("--variant=minbase"), QStringLiteral("bookworm"), m_root, mirror},
-                700000);
-    }
-    ASSERT_EQ(bootstrapped.exitCode, 0) << bootstrapped.output.right(4000).constData();
-
-    // As in a container image: packages do not start services while they
-    // are installed, and names resolve as on the machine outside.
-    {
-        QFile policy(m_root + QStringLiteral("/usr/sbin/policy-rc.d"));
-        ASSERT_TRUE(policy.open(QIODevice::WriteOnly));
-        policy.write("#!/bin/sh\nexit 101\n");
-        policy.close();
-        ASSERT_TRUE(policy.setPermissions(policy.permissions() | QFile::ExeOwner));
-        QFile::remove(m_root + QStringLiteral("/etc/resolv.conf"));
-        ASSERT_TRUE(QFile::copy(QStringLiteral("/etc/resolv.conf"),
-                                m_root + QStringLiteral("/etc/resolv.conf")));
-        ASSERT_TRUE(QFile::copy(QDir(packages).filePath(debs.first()),
-                                m_root + QStringLiteral("/tmp/keel.deb")));
-    }
-    const Ran updated = run(QStringLiteral("chroot"),
-                            {m_root, QStringLiteral("apt-get"), QStringLiteral("-o"),
-                             QStringLiteral("Acquire::Retries=3"), QStringLiteral("update")},
-                            300000, true);
-    ASSERT_EQ(updated.exitCode, 0) << updated.output.right(4000).constData();
-    // No recommends: what keel Depends on must be enough.
-    const Ran installed =
-        run(QStringLiteral("chroot"),
-            {m_root, QStringLiteral("apt-get"), QStringLiteral("-o"),
-             QStringLiteral("Acquire::Retries=3"), QStringLiteral("install"), QStringLiteral("-y"),
-             QStringLiteral("--no-install-recommends"), QStringLiteral("/tmp/keel.deb")},
-            900000, true);
-    ASSERT_EQ(installed.exitCode, 0) << installed.output.right(4000).constData();
-
-    // What the package and its postinst made.
-    for (const char *unit : {"keel-gateway@.service", "keel-worker.service", "keel-relay.service"})
-        EXPECT_TRUE(
-            QFile::exists(m_root + QStringLiteral("/lib/systemd/system/") + QLatin1String(unit)))
-            << unit;
-    std::tie(m_uid, m_gid) = accountIn(m_root, QStringLiteral("keel"));
-    ASSERT_GT(m_uid, 0) << "postinst made no user keel";
-    struct stat etcKeel {};
-    ASSERT_EQ(::stat(QFile::encodeName(m_root + QStringLiteral("/etc/keel")).constData(), &etcKeel),
-              0);
-    EXPECT_EQ(etcKeel.st_mode & 07777, 0750u);
-    EXPECT_EQ(etcKeel.st_uid, 0u);
-    EXPECT_EQ(etcKeel.st_gid, gid_t(m_gid));
-
-    // /etc/keel as docs/operations/services.md says to fill it: the login's
-    // password in a pgpass file only the services read, the broker's in a
-    // file of the keel group's.
-    const int port = keel::bindLoopback();
-    keel::ConnectionSettings database = m_serviceLogin;
-    database.set(QStringLiteral("host"), QStringLiteral("127.0.0.1"));
-    const QByteArray password = QByteArray::number(QRandomGenerator::system()->generate64(), 36) +
-                                QByteArray::number(QRandomGenerator::system()->generate64(), 36);
-    scalar("ALTER ROLE " + database.value(QStringLiteral("user")).toUtf8() + " PASSWORD '" +
-           password + "'");
-    writeConfig(QStringLiteral("pgpass"),
-                "127.0.0.1:*:*:" + database.value(QStringLiteral("user")).toUtf8() + ':' +
-                    password + '\n',
-                m_gid, 0600);
-    ASSERT_EQ(::chown(QFile::encodeName(m_root + QStringLiteral("/etc/keel/pgpass")).constData(),
-                      uid_t(m_uid), gid_t(m_gid)),
-              0);
-    writeConfig(QStringLiteral("keel.env"),
-                "KEEL_DB=" + database.conninfo().toUtf8() + "\nPGPASSFILE=/etc/keel/pgpass\n",
-                m_gid, 0640);
-    writeConfig(QStringLiteral("gateway-main.env"),
-                "KEEL_GATEWAY_OPTIONS=--listen 127.0.0.1:" + QByteArray::number(port) +
-                    " --threads 2\n",
-                m_gid, 0640);
-    writeConfig(QStringLiteral("worker.env"), "KEEL_WORKER_OPTIONS=--poll 200\n", m_gid, 0640);
-    // An exchange of this test's own on the run's shared broker.
-    const QByteArray exchange = "keel.deb." + QByteArray::number(port);
-    writeConfig(QStringLiteral("relay.env"),
-                "KEEL_AMQP=" + keel::test::testBroker().url().toUtf8() +
-                    "\nKEEL_RELAY_OPTIONS=--poll 200 --exchange " + exchange + '\n',
-                m_gid, 0640);
+    makePackage();
+    ASSERT_FALSE(HasFatalFailure());
+    makeRoot();
+    ASSERT_FALSE(HasFatalFailure());
+    installPackage();
+    ASSERT_FALSE(HasFatalFailure());
+    checkWhatPostinstMade();
+    ASSERT_FALSE(HasFatalFailure());
+    configure();
+    ASSERT_FALSE(HasFatalFailure());
 
     Service gateway;
     start(gateway, QStringLiteral("keel-gateway@.service"), QStringLiteral("main"));
     ASSERT_FALSE(HasFatalFailure());
-    keel::HttpClient client(QStringLiteral("127.0.0.1"), port);
+    keel::HttpClient client(QStringLiteral("127.0.0.1"), m_port);
     const keel::HttpReply charged =
         post("/v1/charges", "amount=2500&currency=eur&source=tok_visa", "deb-charge", {}, &client);
     EXPECT_EQ(charged.status, 200) << charged.body.constData();
@@ -354,7 +389,7 @@ TEST_F(InstalledPackageTest, TheDebInstallsIntoAFreshDebianAndItsUnitsTakeAPayme
     const int events =
         scalar("SELECT count(*) FROM keel.outbox WHERE published_at IS NULL").toInt();
     ASSERT_GT(events, 0);
-    keel::test::Consumer consumer(keel::test::testBroker(), QString::fromLatin1(exchange),
+    keel::test::Consumer consumer(keel::test::testBroker(), QString::fromLatin1(m_exchange),
                                   QStringLiteral("#"));
     Service worker;
     start(worker, QStringLiteral("keel-worker.service"));
