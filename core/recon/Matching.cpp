@@ -170,48 +170,86 @@ private:
             return;
         }
         const qint64 keelAmount = record ? record->amount : 0;
-        std::vector<const StatementLine *> reports;
-        std::vector<const StatementLine *> reversals;
-        for (const StatementLine *line : group)
-            (line->reverses ? reversals : reports).push_back(line);
-        if (reports.size() > 1 || reversals.size() > 1) {
-            // What the channel holds for it all: its reports less what it gave back.
-            qint64 total = 0;
-            for (const StatementLine *line : group)
-                total = saturatingAdd(total, line->reverses ? -line->amount : line->amount);
-            const StatementLine &first = reports.size() > 1 ? *reports.front() : *reversals.front();
-            m_outcome.breaks.append(breakOf(BreakClass::Duplicate, first, total, keelAmount));
+        const ChannelHolding holding = holdingOf(group);
+        if (!holding.alternates) {
+            // Reported twice, or given back twice, without the money coming
+            // back between: the channel's net is what it holds, never money in.
+            m_outcome.breaks.append(
+                breakOf(BreakClass::Duplicate, *holding.first, holding.net, keelAmount));
             return;
         }
-        if (!reversals.empty()) {
-            if (std::optional<ReconBreak> differs = compareReversed(
-                    reports.empty() ? nullptr : reports.front(), *reversals.front(), record))
-                m_outcome.breaks.append(*differs);
-            else
-                ++m_outcome.matched;
-            return;
+        std::optional<ReconBreak> differs;
+        if (holding.reversals == 0) {
+            differs = compare(*group.front(), record);
+        } else if (holding.reinstated) {
+            // Taken back and given again (a dispute the merchant won): the
+            // channel holds the payment, as if reported once.
+            StatementLine held = *holding.payment;
+            held.amount = holding.net;
+            differs = holding.oneCurrency
+                          ? compare(held, record)
+                          : breakOf(BreakClass::CurrencyMismatch, held, holding.net, keelAmount);
+        } else {
+            differs = compareReversed(holding, record);
         }
-        if (std::optional<ReconBreak> differs = compare(*group.front(), record))
+        if (differs)
             m_outcome.breaks.append(*differs);
         else
             ++m_outcome.matched;
     }
 
+    // What the channel's lines for one reference leave it holding. Reports
+    // and reversals must take turns in time: a payment, its reversal, the
+    // payment given again.
+    struct ChannelHolding {
+        const StatementLine *first = nullptr;
+        const StatementLine *payment = nullptr; // the first report, if any
+        qsizetype reversals = 0;
+        qint64 net = 0;
+        bool alternates = true;
+        bool oneCurrency = true;
+        bool reinstated = false; // reversed, then reported again last
+    };
+
+    static ChannelHolding holdingOf(LineGroup group)
+    {
+        ChannelHolding holding;
+        holding.first = group.front();
+        qsizetype reports = 0;
+        for (size_t i = 0; i < group.size(); ++i) {
+            const StatementLine &line = *group[i];
+            if (i > 0 && group[i - 1]->reverses == line.reverses)
+                holding.alternates = false;
+            if (line.currency != holding.first->currency)
+                holding.oneCurrency = false;
+            holding.net = saturatingAdd(holding.net, line.reverses ? -line.amount : line.amount);
+            if (line.reverses) {
+                ++holding.reversals;
+            } else {
+                ++reports;
+                if (!holding.payment)
+                    holding.payment = &line;
+            }
+        }
+        holding.reinstated =
+            holding.reversals > 0 && reports > holding.reversals && !group.back()->reverses;
+        return holding;
+    }
+
     // A payment the channel reported and then reversed (or a reversal whose
     // payment it has not reported yet): the channel holds the difference,
     // nothing when whole, and keel must hold the same. A charge keel failed or
-    // never booked holds nothing, so a whole reversal matches it.
-    std::optional<ReconBreak> compareReversed(const StatementLine *payment,
-                                              const StatementLine &reversal,
+    // never booked holds nothing, so a whole reversal matches it. The same
+    // holds for a refund the channel reported and then undid (it failed).
+    std::optional<ReconBreak> compareReversed(const ChannelHolding &holding,
                                               const BookedRecord *record) const
     {
-        const StatementLine &line = payment ? *payment : reversal;
+        const StatementLine &line = *holding.first;
+        const qint64 net = holding.net;
         const qint64 keelAmount = record ? record->amount : 0;
-        if (payment && payment->currency != reversal.currency)
-            return breakOf(BreakClass::CurrencyMismatch, line, payment->amount - reversal.amount,
-                           keelAmount);
-        const qint64 net = (payment ? payment->amount : 0) - reversal.amount;
-        const bool whole = payment && net == 0;
+        if (!holding.oneCurrency)
+            return breakOf(BreakClass::CurrencyMismatch, line, net, keelAmount);
+        const bool whole = holding.payment && net == 0;
         if (!record)
             return whole ? std::nullopt
                          : std::optional(breakOf(BreakClass::MissingAtKeel, line, net, 0));
@@ -221,7 +259,7 @@ private:
                        : std::optional(breakOf(BreakClass::StatusMismatch, line, net, keelAmount));
         if (record->currency != line.currency)
             return breakOf(BreakClass::CurrencyMismatch, line, net, keelAmount);
-        // Captured by keel, given back whole by the channel: the charge's
+        // Booked by keel, given back whole by the channel: the record's
         // status differs. A reversal is of a whole order: one of another
         // amount is a difference even where what is left is keel's.
         if (whole)

@@ -4,7 +4,10 @@
 #include "core/statement/StatementFormats.h"
 #include "core/statement/StatementReader.h"
 
+#include <QHash>
 #include <QTimeZone>
+
+#include <optional>
 
 namespace keel {
 namespace {
@@ -30,6 +33,34 @@ const QStringList StripeColumns{QStringLiteral("balance_transaction_id"),
                                 PaymentReference,
                                 RefundReference};
 
+// Stripe's column for the charge a dispute is of; read where present, since
+// a report run without it can still name the charge by keel's metadata.
+const QString ChargeId = QStringLiteral("charge_id");
+
+// How keel reads a reporting category: which of keel's records it belongs to
+// and whether it gives that record's money back.
+struct Category {
+    bool refund = false;    // a refund's line, else the charge's
+    bool reverses = false;  // takes back what the record's own line moved
+    bool moneyIn = true;    // its gross is positive
+    bool ofDispute = false; // its source is a dispute, not the charge
+};
+
+std::optional<Category> categoryNamed(const QString &name)
+{
+    // A dispute takes the charge's money back and a dispute reversal gives
+    // it again; a refund failure gives back a refund Stripe had paid out.
+    static const QHash<QString, Category> Categories{
+        {QStringLiteral("charge"), {false, false, true, false}},
+        {QStringLiteral("refund"), {true, false, false, false}},
+        {QStringLiteral("dispute"), {false, true, false, true}},
+        {QStringLiteral("dispute_reversal"), {false, false, true, true}},
+        {QStringLiteral("refund_failure"), {true, true, true, false}},
+    };
+    const auto found = Categories.constFind(name);
+    return found == Categories.cend() ? std::nullopt : std::optional(*found);
+}
+
 class StripeRow final {
 public:
     StripeRow(const CsvRecord &record, const Columns &columns, const CurrencyTable &currencies)
@@ -39,22 +70,33 @@ public:
     Result<StatementLine> line() const
     {
         const QString category = value(QStringLiteral("reporting_category"));
-        const bool charge = category == QLatin1String("charge");
-        if (!charge && category != QLatin1String("refund"))
+        const std::optional<Category> read = categoryNamed(category);
+        if (!read)
             return refusal(
                 StatementCheck::Unsupported,
-                QStringLiteral("%1: keel reads charges and refunds, not \"%2\"")
+                QStringLiteral("%1: keel reads charges, refunds, disputes, dispute "
+                               "reversals and refund failures, not \"%2\"")
                     .arg(where(QStringLiteral("reporting_category")), category.left(40)));
+        const Category &kind = *read;
         StatementLine line;
-        line.kind = charge ? LineKind::Payment : LineKind::Refund;
+        line.kind = kind.refund ? LineKind::Refund : LineKind::Payment;
+        line.reverses = kind.reverses;
+        // Each row under the id of its own object (a charge, refund or
+        // dispute), so that no two rows share one; grouped with its charge
+        // or refund by keel's reference, else by Stripe's id of that object.
         line.channelReference = value(QStringLiteral("source_id")).trimmed();
-        line.reference = value(charge ? PaymentReference : RefundReference).trimmed();
-        if (line.reference.isEmpty())
-            line.reference = line.channelReference;
         if (line.channelReference.isEmpty())
             return refusal(
                 StatementCheck::Field,
                 QStringLiteral("%1: no source_id").arg(where(QStringLiteral("source_id"))));
+        line.reference = value(kind.refund ? RefundReference : PaymentReference).trimmed();
+        if (line.reference.isEmpty())
+            line.reference = kind.ofDispute ? value(ChargeId).trimmed() : line.channelReference;
+        if (line.reference.isEmpty())
+            return refusal(StatementCheck::Field,
+                           QStringLiteral("%1: a %2 names its charge by charge_id or by keel's "
+                                          "reference in the payment's metadata")
+                               .arg(where(ChargeId), category));
         // Settled in another currency than the customer paid in: keel's
         // record is in the customer's, and converting is not matching.
         const QString paidIn = value(QStringLiteral("customer_facing_currency"));
@@ -76,16 +118,16 @@ public:
         Result<qint64> gross = signedUnits(QStringLiteral("gross"), *currency);
         Result<qint64> fee = signedUnits(QStringLiteral("fee"), *currency);
         Result<qint64> net = signedUnits(QStringLiteral("net"), *currency);
-        for (const Result<qint64> *read : {&gross, &fee, &net})
-            if (!*read)
-                return read->error();
-        // A charge brings money in, a refund takes it out.
-        if ((charge && *gross <= 0) || (!charge && *gross >= 0))
-            return refusal(StatementCheck::Field, QStringLiteral("%1: a %2's gross must be %3")
-                                                      .arg(where(QStringLiteral("gross")), category,
-                                                           charge ? QStringLiteral("positive")
-                                                                  : QStringLiteral("negative")));
-        if (charge && *fee < 0)
+        for (const Result<qint64> *amount : {&gross, &fee, &net})
+            if (!*amount)
+                return amount->error();
+        if ((kind.moneyIn && *gross <= 0) || (!kind.moneyIn && *gross >= 0))
+            return refusal(
+                StatementCheck::Field,
+                QStringLiteral("%1: a %2's gross must be %3")
+                    .arg(where(QStringLiteral("gross")), category,
+                         kind.moneyIn ? QStringLiteral("positive") : QStringLiteral("negative")));
+        if (category == QLatin1String("charge") && *fee < 0)
             return refusal(StatementCheck::Field,
                            QStringLiteral("%1: a charge's fee is what Stripe kept, not negative")
                                .arg(where(QStringLiteral("fee"))));
@@ -94,7 +136,7 @@ public:
                            QStringLiteral("%1: net %2 is not gross %3 less fee %4")
                                .arg(where(QStringLiteral("net")), value(QStringLiteral("net")),
                                     value(QStringLiteral("gross")), value(QStringLiteral("fee"))));
-        line.amount = charge ? *gross : -*gross;
+        line.amount = kind.moneyIn ? *gross : -*gross;
         line.fee = *fee;
         Result<QDateTime> at =
             statementFields::localTime(value(QStringLiteral("created_utc")), QTimeZone::utc(),

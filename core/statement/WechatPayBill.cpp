@@ -183,10 +183,11 @@ Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const Colu
     line.reverses = revoked;
     line.reference = value(line.kind == LineKind::Payment ? "商户订单号" : "商户退款单号");
     line.channelReference = value(line.kind == LineKind::Payment ? "微信订单号" : "微信退款单号");
-    line.amount = payment ? *ordered : *refunded;
-    if (revoked) {
-        // Given back on the payment's basis, the order as keel charged it: a
-        // coupon WeChat Pay funded comes back too, which 退款金额 leaves out.
+    line.amount = *ordered;
+    if (!payment) {
+        // Given back as keel asked: the refund's or the reversed order's
+        // gross. 退款金额 leaves out a coupon WeChat Pay funded, which comes
+        // back too, and would show as a difference on every such refund.
         const auto optional = [&](const char *name) -> Result<qint64> {
             return value(name).isEmpty() ? Result<qint64>(qint64(0))
                                          : money(name, Amount::Movement);
@@ -197,7 +198,9 @@ Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const Colu
             return asked.error();
         if (!coupon)
             return coupon.error();
-        line.amount = *asked != 0 ? *asked : *ordered != 0 ? *ordered : *refunded + *coupon;
+        line.amount = *asked != 0                ? *asked
+                      : revoked && *ordered != 0 ? *ordered
+                                                 : *refunded + *coupon;
     }
     line.fee = *fee;
     if (line.amount == 0 || line.reference.isEmpty() || line.channelReference.isEmpty())

@@ -293,3 +293,60 @@ TEST(ReconMatchingTest, AReversalTheDayAfterItsPaymentIsJudgedWithItOnThePayment
     EXPECT_EQ(matchDay(paymentsDay).matched, 1);
     EXPECT_TRUE(matchDay(paymentsDay).breaks.isEmpty());
 }
+
+namespace {
+
+StatementLine refundLine(const char *reference, qint64 amount, int hour, bool reverses = false)
+{
+    StatementLine line = payment(reference, amount, hour);
+    line.kind = LineKind::Refund;
+    line.reverses = reverses;
+    return line;
+}
+
+BookedRecord failedRefund(const char *reference, int hour)
+{
+    BookedRecord record = unbooked(reference, hour);
+    record.kind = LineKind::Refund;
+    return record;
+}
+
+} // namespace
+
+// A dispute takes a captured charge's money back: the channel holds nothing
+// where keel holds the capture, until the dispute is reversed and the money
+// given again, which leaves the charge as if reported once.
+TEST(ReconMatchingTest, ADisputedChargeDiffersUntilItsMoneyIsGivenAgain)
+{
+    const ReconOutcome outcome = matchDay(dayOf(
+        {payment("ch_won", 900, 1), reversalOf("ch_won", 900, 2), payment("ch_won", 900, 3),
+         payment("ch_lost", 700, 1), reversalOf("ch_lost", 700, 2), payment("ch_partly", 800, 1),
+         reversalOf("ch_partly", 300, 2), payment("ch_short", 600, 1),
+         reversalOf("ch_short", 600, 2), payment("ch_short", 500, 3), payment("ch_again", 400, 1),
+         reversalOf("ch_again", 400, 2), payment("ch_again", 400, 3), payment("ch_again", 400, 4)},
+        {booked("ch_won", 900, 1), booked("ch_lost", 700, 1), booked("ch_partly", 800, 1),
+         booked("ch_short", 600, 1), booked("ch_again", 400, 1)}));
+    EXPECT_EQ(outcome.matched, 1) << "ch_won";
+    EXPECT_EQ(classes(outcome), names({"amount_mismatch:ch_partly", "amount_mismatch:ch_short",
+                                       "status_mismatch:ch_lost", "duplicate:ch_again"}));
+    EXPECT_EQ(outcome.breaks.at(0).channelAmount, 500) << "what the channel still holds";
+    EXPECT_EQ(outcome.breaks.at(1).channelAmount, 500) << "given again short";
+    EXPECT_EQ(outcome.breaks.at(2).channelAmount, 0);
+    EXPECT_EQ(outcome.breaks.at(2).keelAmount, 700);
+    EXPECT_EQ(outcome.breaks.at(3).channelAmount, 800) << "reported twice after the reinstatement";
+}
+
+// A refund the channel reported and then undid (it failed) gave nothing
+// back: it matches a refund keel failed, and not one whose money keel let go.
+TEST(ReconMatchingTest, ARefundTheChannelUndidNetsToNothingAgainstKeelsRefund)
+{
+    const ReconOutcome outcome = matchDay(
+        dayOf({refundLine("re_failed", 300, 1), refundLine("re_failed", 300, 2, true),
+               refundLine("re_paid", 200, 1), refundLine("re_paid", 200, 2, true)},
+              {booked("re_paid", 200, 1, LineKind::Refund)}, {failedRefund("re_failed", 1)}));
+    EXPECT_EQ(outcome.matched, 1) << "re_failed";
+    ASSERT_EQ(classes(outcome), names({"status_mismatch:re_paid"}));
+    EXPECT_EQ(outcome.breaks.at(0).lineKind, LineKind::Refund);
+    EXPECT_EQ(outcome.breaks.at(0).channelAmount, 0);
+    EXPECT_EQ(outcome.breaks.at(0).keelAmount, 200);
+}

@@ -151,6 +151,28 @@ TEST(WechatPayBillTest, ReadsPaymentsAndRefundsByHeaderNameInBeijingTime)
     EXPECT_EQ(refund.fee, -18);
 }
 
+// A refund partly paid by a coupon WeChat Pay funded: 退款金额 is what went
+// back in cash, and the refund keel asked for is 申请退款金额.
+TEST(WechatPayBillTest, ARefundIsReadForWhatKeelAskedNotTheCashPartAlone)
+{
+    QByteArray bill = sample("wechatpay-tradebill-all.csv");
+    const QByteArray cash = "`re_wxA0000001,`30.00,`0.00,`ORIGINAL";
+    ASSERT_TRUE(bill.contains(cash));
+    bill.replace(cash, "`re_wxA0000001,`26.00,`0.00,`ORIGINAL");
+    bill.replace("`4,`134.38,`30.00,", "`4,`134.38,`26.00,");
+    Result<QList<StatementLine>> lines = read(StatementFormat::WechatPay, bill);
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    EXPECT_EQ(lines->at(2).amount, 3000) << "申请退款金额, the refund keel asked for";
+    QByteArray unasked = bill;
+    unasked.replace("`0.00,`30.00,`\r\n", "`0.00,`0.00,`\r\n");
+    unasked.replace("`0.62,`134.38,`30.00", "`0.62,`134.38,`0.00");
+    ASSERT_NE(unasked, bill);
+    lines = read(StatementFormat::WechatPay, unasked);
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    EXPECT_EQ(lines->at(2).amount, 2600)
+        << "without 申请退款金额, 退款金额 with any 充值券退款金额";
+}
+
 TEST(WechatPayBillTest, TheSha1IsCheckedBeforeAnythingIsRead)
 {
     const QByteArray bill = sample("wechatpay-tradebill-all.csv");
@@ -339,10 +361,14 @@ TEST(StripePayoutReportTest, WhatDoesNotAddUpOrIsNotAPaymentIsRefusedWhole)
     EXPECT_EQ(refusedFor(StatementFormat::Stripe, replaced("1.03,23.97", "1.03,24.00")),
               QLatin1String("statement_totals"))
         << "net is gross less fee";
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe, replaced(",charge,ch_3KeelSample0002",
+                                                           ",other_adjustment,ch_3KeelSample0002")),
+              QLatin1String("statement_unsupported"))
+        << "an adjustment moves money keel does not match yet: not dropped silently";
     EXPECT_EQ(refusedFor(StatementFormat::Stripe,
                          replaced(",charge,ch_3KeelSample0002", ",dispute,ch_3KeelSample0002")),
-              QLatin1String("statement_unsupported"))
-        << "a dispute moves money keel does not match yet: not dropped silently";
+              QLatin1String("statement_field"))
+        << "a dispute takes money out: a positive one is no dispute";
     EXPECT_EQ(refusedFor(StatementFormat::Stripe,
                          replaced("usd,-10.00,0.00,-10.00", "usd,10.00,0.00,10.00")),
               QLatin1String("statement_field"))
@@ -369,6 +395,55 @@ TEST(StripePayoutReportTest, WhatDoesNotAddUpOrIsNotAPaymentIsRefusedWhole)
                          replaced(",payment_metadata[keel_reference]", ",payment_metadata[order]")),
               QLatin1String("statement_layout"))
         << "the report must be run with keel's reference in the metadata";
+}
+
+// A dispute takes a charge's money back and its reversal gives it again,
+// each under the dispute's id; a refund failure gives a refund back. Each is
+// a line of the charge or refund it is of, so that their run nets them.
+TEST(StripePayoutReportTest, DisputesTheirReversalsAndFailedRefundsAreLinesOfTheirRecords)
+{
+    Result<QList<StatementLine>> lines =
+        read(StatementFormat::Stripe, sample("stripe-payout-disputes.csv"));
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    ASSERT_EQ(lines->size(), 3);
+    const StatementLine &dispute = lines->at(0);
+    EXPECT_EQ(dispute.kind, LineKind::Payment);
+    EXPECT_TRUE(dispute.reverses);
+    EXPECT_EQ(dispute.reference, QStringLiteral("ch_keelStripe00003"));
+    EXPECT_EQ(dispute.channelReference, QStringLiteral("dp_1KeelSample0011"));
+    EXPECT_EQ(dispute.amount, 4000) << "what it took back, written negative";
+    EXPECT_EQ(dispute.fee, 1500) << "Stripe's dispute fee is Stripe's";
+    const StatementLine &reinstated = lines->at(1);
+    EXPECT_EQ(reinstated.kind, LineKind::Payment);
+    EXPECT_FALSE(reinstated.reverses) << "the charge's money, given again";
+    EXPECT_EQ(reinstated.reference, dispute.reference);
+    EXPECT_EQ(reinstated.channelReference, dispute.channelReference);
+    EXPECT_EQ(reinstated.amount, 4000);
+    EXPECT_EQ(reinstated.fee, -1500);
+    const StatementLine &failed = lines->at(2);
+    EXPECT_EQ(failed.kind, LineKind::Refund);
+    EXPECT_TRUE(failed.reverses);
+    EXPECT_EQ(failed.reference, QStringLiteral("re_keelStripe00001"));
+    EXPECT_EQ(failed.channelReference, QStringLiteral("re_3KeelSample0003"));
+    EXPECT_EQ(failed.amount, 1000);
+
+    QByteArray bare = sample("stripe-payout-disputes.csv");
+    bare.replace(",ch_3KeelSample0004,ch_keelStripe00003,", ",ch_3KeelSample0004,,");
+    Result<QList<StatementLine>> unnamed = read(StatementFormat::Stripe, bare);
+    ASSERT_TRUE(unnamed) << qPrintable(unnamed.error().message);
+    EXPECT_EQ(unnamed->at(0).reference, QStringLiteral("ch_3KeelSample0004"))
+        << "without keel's reference, a dispute is its charge's by Stripe's id";
+    bare.replace(",ch_3KeelSample0004,,", ",,,");
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe, bare), QLatin1String("statement_field"))
+        << "a dispute that names no charge";
+    QByteArray outward = sample("stripe-payout-disputes.csv");
+    outward.replace("usd,10.00,0.00,10.00,refund_failure", "usd,-10.00,0.00,-10.00,refund_failure");
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe, outward), QLatin1String("statement_field"))
+        << "a failed refund brings the money back";
+    QByteArray partial = sample("stripe-payout-disputes.csv");
+    partial.replace(",refund_failure,", ",partial_capture_reversal,");
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe, partial), QLatin1String("statement_unsupported"))
+        << "keel captures whole charges";
 }
 
 TEST(AlipayBillTest, ReadsTradesAndRefundsFromItsZipOfGbkFiles)

@@ -2,6 +2,7 @@
 
 #include "GatewayTest.h"
 #include "KeelProcess.h"
+#include "core/payment/Channel.h"
 
 #include <QDate>
 #include <QFile>
@@ -140,6 +141,35 @@ protected:
     QString m_service;
     QString m_day;
     QTemporaryDir m_files;
+};
+
+// The simulated network under another channel's label, so that what goes
+// through it is that channel's to reconcile.
+class LabelledChannel final : public Channel {
+public:
+    LabelledChannel(std::shared_ptr<Channel> network, QString name, QString statementChannel)
+        : m_network(std::move(network)), m_name(std::move(name)),
+          m_statementChannel(std::move(statementChannel))
+    {}
+    QString name() const override { return m_name; }
+    QString statementChannel() const override { return m_statementChannel; }
+    ChannelResult execute(const ChannelRequest &request) override
+    {
+        return m_network->execute(request);
+    }
+    ChannelResult query(const ChannelRequest &operation) override
+    {
+        return m_network->query(operation);
+    }
+    ChannelResult close(const ChannelRequest &operation) override
+    {
+        return m_network->close(operation);
+    }
+
+private:
+    std::shared_ptr<Channel> m_network;
+    QString m_name;
+    QString m_statementChannel;
 };
 
 inline QString item(const QByteArray &reference, const char *rest)

@@ -549,36 +549,14 @@ TEST_F(ReconciliationTest, TheSimulatorsStatementWithInjectedBreaksIsFoundClassB
 // a WeChat Pay trade bill reconciles it, the simulator's statements do not.
 class WechatPayReconciliationTest : public ReconciliationTest {
 protected:
-    class ThroughWechatPay final : public Channel {
-    public:
-        explicit ThroughWechatPay(std::shared_ptr<Channel> network) : m_network(std::move(network))
-        {}
-        QString name() const override { return QStringLiteral("wechatpay-test"); }
-        QString statementChannel() const override { return QStringLiteral("wechatpay"); }
-        ChannelResult execute(const ChannelRequest &request) override
-        {
-            return m_network->execute(request);
-        }
-        ChannelResult query(const ChannelRequest &operation) override
-        {
-            return m_network->query(operation);
-        }
-        ChannelResult close(const ChannelRequest &operation) override
-        {
-            return m_network->close(operation);
-        }
-
-    private:
-        std::shared_ptr<Channel> m_network;
-    };
-
     void SetUp() override
     {
         ReconciliationTest::SetUp();
         ASSERT_FALSE(HasFatalFailure());
         m_remoteChannel = [config = m_channel](const ConnectionSettings &settings) {
-            return std::make_shared<ThroughWechatPay>(
-                std::make_shared<SimulatedChannel>(settings, config));
+            return std::make_shared<keel::test::LabelledChannel>(
+                std::make_shared<SimulatedChannel>(settings, config),
+                QStringLiteral("wechatpay-test"), QStringLiteral("wechatpay"));
         };
         startGateway();
     }

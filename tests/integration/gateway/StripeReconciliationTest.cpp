@@ -1,0 +1,196 @@
+#include "ReconciliationFixture.h"
+
+#include "core/channel/SimulatedChannel.h"
+
+#include <QDate>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using namespace keel;
+using keel::test::ProcessResult;
+
+namespace {
+
+// Payments through Stripe, reconciled against its itemized payout report:
+// disputes, their reversals and refunds that failed arrive days after the
+// payment, and reopen the day keel moved its money on.
+class StripeReconciliationTest : public keel::test::ReconciliationTest {
+protected:
+    void SetUp() override
+    {
+        ReconciliationTest::SetUp();
+        ASSERT_FALSE(HasFatalFailure());
+        m_remoteChannel = [config = m_channel](const ConnectionSettings &settings) {
+            return std::make_shared<keel::test::LabelledChannel>(
+                std::make_shared<SimulatedChannel>(settings, config), QStringLiteral("stripe-test"),
+                QStringLiteral("stripe"));
+        };
+        startGateway();
+    }
+
+    // One balance transaction of the report, keel's references in its
+    // payment's and refund's metadata.
+    static QString row(const char *created, const char *gross, const char *fee, const char *net,
+                       const char *category, const char *source, const QByteArray &payment,
+                       const QByteArray &refund = {})
+    {
+        return QStringLiteral("po_1,%1,txn_%2_%3,%1,usd,%4,%5,%6,%3,%2,ch_stripe,%7,%8")
+            .arg(QLatin1String(created), QLatin1String(source), QLatin1String(category),
+                 QLatin1String(gross), QLatin1String(fee), QLatin1String(net),
+                 QString::fromUtf8(payment), QString::fromUtf8(refund));
+    }
+
+    ProcessResult importReport(const QString &name, const QStringList &rows)
+    {
+        const QString path =
+            file(name,
+                 "automatic_payout_id,created_utc,balance_transaction_id,created,currency,gross,"
+                 "fee,net,reporting_category,source_id,charge_id,"
+                 "payment_metadata[keel_reference],refund_metadata[keel_reference]\n",
+                 rows);
+        return recon({QStringLiteral("import"), QStringLiteral("--channel"),
+                      QStringLiteral("stripe"), QStringLiteral("--format"),
+                      QStringLiteral("stripe"), path});
+    }
+
+    QString dayAfter(int days) const
+    {
+        return QDate::fromString(m_day, Qt::ISODate).addDays(days).toString(Qt::ISODate);
+    }
+
+    QString breakRows()
+    {
+        return scalar(
+            "SELECT string_agg(class || ' ' || kind || ' ' || reference || ' ' || status "
+            "|| ' ' || channel_amount || ' ' || keel_amount, '; ' ORDER BY keel_amount DESC) "
+            "FROM keel.recon_breaks");
+    }
+};
+
+TEST_F(StripeReconciliationTest, DisputesAndFailedRefundsDifferUntilTheMoneyComesBack)
+{
+    const QByteArray won = charge("amount=5000&currency=usd", "stripe-won");
+    const QByteArray lost = charge("amount=2000&currency=usd", "stripe-lost");
+    const HttpReply refunded = post("/v1/refunds", "charge=" + won + "&amount=1000", "stripe-ref");
+    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
+    const QByteArray refund = QJsonDocument::fromJson(refunded.body)
+                                  .object()
+                                  .value(QStringLiteral("id"))
+                                  .toString()
+                                  .toUtf8();
+    EXPECT_EQ(scalar("SELECT string_agg(DISTINCT channel, ',') FROM keel.charges"),
+              QStringLiteral("stripe"));
+    m_day = firstPostingDay();
+    const ProcessResult paid = importReport(
+        QStringLiteral("paid.csv"),
+        {row("%1 10:00:00", "50.00", "1.75", "48.25", "charge", "ch_won", won),
+         row("%1 10:05:00", "20.00", "0.88", "19.12", "charge", "ch_lost", lost),
+         row("%1 11:00:00", "-10.00", "0.00", "-10.00", "refund", "re_won", won, refund)});
+    ASSERT_EQ(paid.exitCode, 0) << qPrintable(paid.err);
+    QJsonObject first = run(QStringLiteral("stripe"));
+    EXPECT_EQ(first.value(QStringLiteral("matched")).toInt(), 3);
+    EXPECT_TRUE(first.value(QStringLiteral("breaks")).toArray().isEmpty())
+        << QJsonDocument(first).toJson().constData();
+
+    // The next day: both charges disputed, Stripe's dispute fee kept; the
+    // refund failed, and its money came back.
+    const ProcessResult disputed = importReport(
+        QStringLiteral("disputed.csv"),
+        {row("%2 09:00:00", "-50.00", "15.00", "-65.00", "dispute", "dp_won", won),
+         row("%2 09:10:00", "-20.00", "15.00", "-35.00", "dispute", "dp_lost", lost),
+         row("%2 12:00:00", "10.00", "0.00", "10.00", "refund_failure", "re_won", won, refund)});
+    ASSERT_EQ(disputed.exitCode, 0) << qPrintable(disputed.err);
+    const QJsonObject second = run(QStringLiteral("stripe"), dayAfter(1));
+    EXPECT_EQ(second.value(QStringLiteral("reopened")).toString(), m_day);
+    EXPECT_TRUE(second.value(QStringLiteral("breaks")).toArray().isEmpty())
+        << "the money is the payment day's";
+    EXPECT_EQ(breakRows(),
+              QStringLiteral("status_mismatch payment %1 pending 0 5000; "
+                             "status_mismatch payment %2 pending 0 2000; "
+                             "status_mismatch refund %3 pending 0 1000")
+                  .arg(QString::fromUtf8(won), QString::fromUtf8(lost), QString::fromUtf8(refund)));
+
+    // Two days on: the merchant won one dispute, and Stripe gave its money
+    // and its fee back.
+    const QString third = dayAfter(2);
+    const ProcessResult reinstated = importReport(
+        QStringLiteral("reinstated.csv"),
+        {row("%2 09:00:00", "50.00", "-15.00", "65.00", "dispute_reversal", "dp_won", won)
+             .replace(QLatin1String("%2"), third)});
+    ASSERT_EQ(reinstated.exitCode, 0) << qPrintable(reinstated.err);
+    const QJsonObject fourth = run(QStringLiteral("stripe"), third);
+    EXPECT_EQ(fourth.value(QStringLiteral("reopened")).toString(), m_day);
+    EXPECT_EQ(breakRows(),
+              QStringLiteral("status_mismatch payment %1 resolved 0 5000; "
+                             "status_mismatch payment %2 pending 0 2000; "
+                             "status_mismatch refund %3 pending 0 1000")
+                  .arg(QString::fromUtf8(won), QString::fromUtf8(lost), QString::fromUtf8(refund)))
+        << "the won dispute leaves the charge as reported once";
+    EXPECT_EQ(scalar("SELECT matched FROM keel.recon_runs ORDER BY id DESC LIMIT 1"),
+              QStringLiteral("1"));
+    EXPECT_EQ(balance("channel_fees:stripe:USD"), QStringLiteral("1763"))
+        << "the charges' fees and the lost dispute's; the won one's came back";
+    expectBooksAgree();
+}
+
+// Past the settlement lag, each difference opens a case: a dispute is money
+// keel booked that the channel no longer holds, a case of 0 to chase; a
+// failed refund is money the channel holds that keel let go, parked in
+// suspense. A dispute reversed later closes its case.
+TEST_F(StripeReconciliationTest, PastTheLagADisputeIsACaseToChaseThatItsReversalCloses)
+{
+    const QByteArray won = charge("amount=5000&currency=usd", "stripe-late-won");
+    const QByteArray lost = charge("amount=2000&currency=usd", "stripe-late-lost");
+    const HttpReply refunded = post("/v1/refunds", "charge=" + lost + "&amount=700", "stripe-lr");
+    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
+    const QByteArray refund = QJsonDocument::fromJson(refunded.body)
+                                  .object()
+                                  .value(QStringLiteral("id"))
+                                  .toString()
+                                  .toUtf8();
+    ASSERT_EQ(backdateBooks(), QStringLiteral("3"));
+    m_day = firstPostingDay();
+    const ProcessResult paid = importReport(
+        QStringLiteral("paid.csv"),
+        {row("%1 10:00:00", "50.00", "0.00", "50.00", "charge", "ch_won", won),
+         row("%1 10:05:00", "20.00", "0.00", "20.00", "charge", "ch_lost", lost),
+         row("%1 11:00:00", "-7.00", "0.00", "-7.00", "refund", "re_lost", lost, refund),
+         row("%2 09:00:00", "-50.00", "0.00", "-50.00", "dispute", "dp_won", won),
+         row("%2 09:10:00", "-20.00", "0.00", "-20.00", "dispute", "dp_lost", lost),
+         row("%2 12:00:00", "7.00", "0.00", "7.00", "refund_failure", "re_lost", lost, refund)});
+    ASSERT_EQ(paid.exitCode, 0) << qPrintable(paid.err);
+    const QJsonObject first = run(QStringLiteral("stripe"));
+    EXPECT_EQ(first.value(QStringLiteral("cases_opened")).toInt(), 3);
+    const QByteArray cases =
+        "SELECT string_agg(coalesce(c.public_id, '-') || ':' || k.amount || ':' || k.status || "
+        "':' || coalesce(k.resolution ->> 'kind', '-'), ' ' ORDER BY k.recon_break_id) "
+        "FROM keel.suspense_cases k LEFT JOIN keel.charges c ON c.id = k.charge_id "
+        "JOIN keel.recon_breaks b ON b.id = k.recon_break_id";
+    const QString opened = scalar(cases);
+    EXPECT_TRUE(opened.contains(QString::fromUtf8(won) + QStringLiteral(":0:open:-")))
+        << qPrintable(opened);
+    EXPECT_TRUE(opened.contains(QString::fromUtf8(lost) + QStringLiteral(":0:open:-")))
+        << qPrintable(opened);
+    EXPECT_TRUE(opened.contains(QStringLiteral("-:700:open:-")))
+        << "the failed refund's money is the channel's: " << qPrintable(opened);
+    EXPECT_EQ(suspense(), QStringLiteral("700"));
+
+    const QString later = dayAfter(2);
+    const ProcessResult reinstated = importReport(
+        QStringLiteral("reinstated.csv"),
+        {row("%3 09:00:00", "50.00", "0.00", "50.00", "dispute_reversal", "dp_won", won)
+             .replace(QLatin1String("%3"), later)});
+    ASSERT_EQ(reinstated.exitCode, 0) << qPrintable(reinstated.err);
+    const QJsonObject third = run(QStringLiteral("stripe"), later);
+    EXPECT_EQ(third.value(QStringLiteral("reopened")).toString(), m_day);
+    const QString after = scalar(cases);
+    EXPECT_TRUE(after.contains(QString::fromUtf8(won) + QStringLiteral(":0:resolved:recon_run")))
+        << "the money came back: nothing left to chase; " << qPrintable(after);
+    EXPECT_TRUE(after.contains(QString::fromUtf8(lost) + QStringLiteral(":0:open:-")))
+        << qPrintable(after);
+    EXPECT_EQ(suspense(), QStringLiteral("700"));
+    expectBooksAgree();
+}
+
+} // namespace
