@@ -18,16 +18,17 @@ inline constexpr char DayOfChannel[] =
     "FROM keel.recon_channels WHERE channel = $1";
 
 // The day's lines, and the channel's lines of other days for the references
-// they name (a duplicate, a late report), in one statement.
+// they name (a duplicate, a late report), in one statement. A channel fee
+// line is no record's: it is booked with its statement and not matched.
 inline constexpr char LinesOfDay[] =
-    "WITH day AS (SELECT * FROM keel.recon_lines WHERE channel = $1 "
+    "WITH day AS (SELECT * FROM keel.recon_lines WHERE channel = $1 AND kind <> 'fee' "
     "  AND occurred_at >= to_timestamp($2 / 1000.0) AND occurred_at < to_timestamp($3 / 1000.0)) "
     "SELECT kind, reference, channel_reference, amount, currency, fee, "
     "       floor(extract(epoch FROM occurred_at) * 1000)::bigint, reverses FROM day "
     "UNION ALL "
     "SELECT o.kind, o.reference, o.channel_reference, o.amount, o.currency, o.fee, "
     "       floor(extract(epoch FROM o.occurred_at) * 1000)::bigint, o.reverses "
-    "FROM keel.recon_lines o WHERE o.channel = $1 "
+    "FROM keel.recon_lines o WHERE o.channel = $1 AND o.kind <> 'fee' "
     "  AND (o.occurred_at < to_timestamp($2 / 1000.0) OR o.occurred_at >= to_timestamp($3 / "
     "1000.0)) "
     "  AND o.reference IN (SELECT reference FROM day)";
@@ -38,7 +39,7 @@ inline constexpr char LinesOfDay[] =
 inline constexpr char LinesOfReferences[] =
     "SELECT kind, reference, channel_reference, amount, currency, fee, "
     "       floor(extract(epoch FROM occurred_at) * 1000)::bigint, reverses "
-    "FROM keel.recon_lines WHERE channel = $1 AND reference = ANY($2::text[]) "
+    "FROM keel.recon_lines WHERE channel = $1 AND kind <> 'fee' AND reference = ANY($2::text[]) "
     "UNION ALL "
     "SELECT l.kind, l.reference, l.channel_reference, l.amount, l.currency, l.fee, "
     "       floor(extract(epoch FROM l.occurred_at) * 1000)::bigint, l.reverses "

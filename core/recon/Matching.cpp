@@ -171,24 +171,29 @@ private:
         }
         const qint64 keelAmount = record ? record->amount : 0;
         const ChannelHolding holding = holdingOf(group);
-        if (!holding.alternates) {
-            // Reported twice, or given back twice, without the money coming
-            // back between: the channel's net is what it holds, never money in.
+        if (holding.duplicate) {
+            // Reported twice, or taken back twice without being given again:
+            // the channel's net is what it holds, never money in.
             m_outcome.breaks.append(
                 breakOf(BreakClass::Duplicate, *holding.first, holding.net, keelAmount));
             return;
         }
         std::optional<ReconBreak> differs;
-        if (holding.reversals == 0) {
+        if (holding.takebacks == 0 && holding.givebacks == 0) {
             differs = compare(*group.front(), record);
-        } else if (holding.reinstated) {
+        } else if (!holding.oneCurrency) {
+            differs =
+                breakOf(BreakClass::CurrencyMismatch, *holding.first, holding.net, keelAmount);
+        } else if (holding.givebacks > holding.takebacks) {
+            // Money given again whose taking back no statement has shown:
+            // a difference to chase, never money the channel is known to hold.
+            differs = breakOf(BreakClass::StatusMismatch, *holding.first, holding.net, keelAmount);
+        } else if (holding.givebacks == holding.takebacks && holding.payment) {
             // Taken back and given again (a dispute the merchant won): the
             // channel holds the payment, as if reported once.
             StatementLine held = *holding.payment;
             held.amount = holding.net;
-            differs = holding.oneCurrency
-                          ? compare(held, record)
-                          : breakOf(BreakClass::CurrencyMismatch, held, holding.net, keelAmount);
+            differs = compare(held, record);
         } else {
             differs = compareReversed(holding, record);
         }
@@ -198,17 +203,17 @@ private:
             ++m_outcome.matched;
     }
 
-    // What the channel's lines for one reference leave it holding. Reports
-    // and reversals must take turns in time: a payment, its reversal, the
-    // payment given again.
+    // What the channel's lines for one reference leave it holding, whatever
+    // order they came in: its one report, less what reversals took back, plus
+    // what was given again (a reversal of negative amount).
     struct ChannelHolding {
         const StatementLine *first = nullptr;
-        const StatementLine *payment = nullptr; // the first report, if any
-        qsizetype reversals = 0;
+        const StatementLine *payment = nullptr; // the report, if any
+        qsizetype takebacks = 0;
+        qsizetype givebacks = 0;
         qint64 net = 0;
-        bool alternates = true;
+        bool duplicate = false;
         bool oneCurrency = true;
-        bool reinstated = false; // reversed, then reported again last
     };
 
     static ChannelHolding holdingOf(LineGroup group)
@@ -216,23 +221,19 @@ private:
         ChannelHolding holding;
         holding.first = group.front();
         qsizetype reports = 0;
-        for (size_t i = 0; i < group.size(); ++i) {
-            const StatementLine &line = *group[i];
-            if (i > 0 && group[i - 1]->reverses == line.reverses)
-                holding.alternates = false;
-            if (line.currency != holding.first->currency)
+        for (const StatementLine *line : group) {
+            if (line->currency != holding.first->currency)
                 holding.oneCurrency = false;
-            holding.net = saturatingAdd(holding.net, line.reverses ? -line.amount : line.amount);
-            if (line.reverses) {
-                ++holding.reversals;
-            } else {
+            holding.net = saturatingAdd(holding.net, line->reverses ? -line->amount : line->amount);
+            if (!line->reverses) {
                 ++reports;
                 if (!holding.payment)
-                    holding.payment = &line;
+                    holding.payment = line;
+            } else {
+                ++(line->amount > 0 ? holding.takebacks : holding.givebacks);
             }
         }
-        holding.reinstated =
-            holding.reversals > 0 && reports > holding.reversals && !group.back()->reverses;
+        holding.duplicate = reports > 1 || holding.takebacks > holding.givebacks + 1;
         return holding;
     }
 
@@ -247,8 +248,6 @@ private:
         const StatementLine &line = *holding.first;
         const qint64 net = holding.net;
         const qint64 keelAmount = record ? record->amount : 0;
-        if (!holding.oneCurrency)
-            return breakOf(BreakClass::CurrencyMismatch, line, net, keelAmount);
         const bool whole = holding.payment && net == 0;
         if (!record)
             return whole ? std::nullopt

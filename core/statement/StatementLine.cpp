@@ -34,6 +34,8 @@ QString lineKindName(LineKind kind)
         return QStringLiteral("payment");
     case LineKind::Refund:
         return QStringLiteral("refund");
+    case LineKind::ChannelFee:
+        return QStringLiteral("fee");
     }
     Q_UNREACHABLE();
     return {};

@@ -19,7 +19,10 @@ enum class StatementFormat { Alipay, WechatPay, Stripe, Csv };
 QString statementFormatName(StatementFormat format);
 std::optional<StatementFormat> statementFormatNamed(QStringView name);
 
-enum class LineKind { Payment, Refund };
+// A channel fee line is money the channel kept on no payment or refund of
+// keel's (Stripe's own fees): booked with the statement's fees, matched
+// against nothing, and never loaded by a run.
+enum class LineKind { Payment, Refund, ChannelFee };
 
 QString lineKindName(LineKind kind);
 

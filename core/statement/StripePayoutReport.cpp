@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QTimeZone>
 
+#include <cstdlib>
 #include <optional>
 
 namespace keel {
@@ -40,10 +41,15 @@ const QString ChargeId = QStringLiteral("charge_id");
 // How keel reads a reporting category: which of keel's records it belongs to
 // and whether it gives that record's money back.
 struct Category {
-    bool refund = false;    // a refund's line, else the charge's
-    bool reverses = false;  // takes back what the record's own line moved
-    bool moneyIn = true;    // its gross is positive
-    bool ofDispute = false; // its source is a dispute, not the charge
+    bool refund = false;     // a refund's line, else the charge's
+    bool reverses = false;   // takes back (or gives again) what the record's own line moved
+    bool moneyIn = true;     // its gross is positive
+    bool ofDispute = false;  // its source is a dispute, not the charge
+    bool channelFee = false; // Stripe's own fee, of no record of keel's
+    // The line's amount is the gross times this: what a payment brought in
+    // or a refund paid out; a reversal's, what it takes back of its record's
+    // (negative when it gives that again).
+    int sign = 1;
 };
 
 std::optional<Category> categoryNamed(const QString &name)
@@ -51,11 +57,12 @@ std::optional<Category> categoryNamed(const QString &name)
     // A dispute takes the charge's money back and a dispute reversal gives
     // it again; a refund failure gives back a refund Stripe had paid out.
     static const QHash<QString, Category> Categories{
-        {QStringLiteral("charge"), {false, false, true, false}},
-        {QStringLiteral("refund"), {true, false, false, false}},
-        {QStringLiteral("dispute"), {false, true, false, true}},
-        {QStringLiteral("dispute_reversal"), {false, false, true, true}},
-        {QStringLiteral("refund_failure"), {true, true, true, false}},
+        {QStringLiteral("charge"), {false, false, true, false, false, 1}},
+        {QStringLiteral("refund"), {true, false, false, false, false, -1}},
+        {QStringLiteral("dispute"), {false, true, false, true, false, -1}},
+        {QStringLiteral("dispute_reversal"), {false, true, true, true, false, -1}},
+        {QStringLiteral("refund_failure"), {true, true, true, false, false, 1}},
+        {QStringLiteral("fee"), {false, false, false, false, true, 1}},
     };
     const auto found = Categories.constFind(name);
     return found == Categories.cend() ? std::nullopt : std::optional(*found);
@@ -78,6 +85,8 @@ public:
                                "reversals and refund failures, not \"%2\"")
                     .arg(where(QStringLiteral("reporting_category")), category.left(40)));
         const Category &kind = *read;
+        if (kind.channelFee)
+            return channelFeeLine();
         StatementLine line;
         line.kind = kind.refund ? LineKind::Refund : LineKind::Payment;
         line.reverses = kind.reverses;
@@ -107,6 +116,65 @@ public:
                                           "across currencies yet")
                                .arg(where(QStringLiteral("currency")), paidIn.left(8),
                                     value(QStringLiteral("currency")).left(8)));
+        Result<Amounts> amounts = readAmounts();
+        if (!amounts)
+            return amounts.error();
+        const auto &[currency, gross, fee] = *amounts;
+        line.currency = currency;
+        if ((kind.moneyIn && gross <= 0) || (!kind.moneyIn && gross >= 0))
+            return refusal(
+                StatementCheck::Field,
+                QStringLiteral("%1: a %2's gross must be %3")
+                    .arg(where(QStringLiteral("gross")), category,
+                         kind.moneyIn ? QStringLiteral("positive") : QStringLiteral("negative")));
+        if (category == QLatin1String("charge") && fee < 0)
+            return refusal(StatementCheck::Field,
+                           QStringLiteral("%1: a charge's fee is what Stripe kept, not negative")
+                               .arg(where(QStringLiteral("fee"))));
+        line.amount = kind.sign * gross;
+        line.fee = fee;
+        return timed(std::move(line));
+    }
+
+    // Stripe's own fee (Radar, Billing and the like): money it kept, or gave
+    // back, on nothing of keel's. Stored under its balance transaction, for
+    // the statement's fees to book.
+    Result<StatementLine> channelFeeLine() const
+    {
+        Result<Amounts> amounts = readAmounts();
+        if (!amounts)
+            return amounts.error();
+        const auto &[currency, gross, fee] = *amounts;
+        if (gross == 0 || gross - fee == 0)
+            return refusal(
+                StatementCheck::Field,
+                QStringLiteral("%1: a fee row moves no money").arg(where(QStringLiteral("gross"))));
+        StatementLine line;
+        line.kind = LineKind::ChannelFee;
+        line.channelReference = value(QStringLiteral("balance_transaction_id")).trimmed();
+        line.reference = value(QStringLiteral("source_id")).trimmed();
+        if (line.reference.isEmpty())
+            line.reference = line.channelReference;
+        if (line.channelReference.isEmpty())
+            return refusal(StatementCheck::Field,
+                           QStringLiteral("%1: no balance_transaction_id")
+                               .arg(where(QStringLiteral("balance_transaction_id"))));
+        line.currency = currency;
+        line.amount = std::abs(gross);
+        line.fee = -(gross - fee); // what left the balance: Stripe's
+        return timed(std::move(line));
+    }
+
+private:
+    struct Amounts {
+        QString currency;
+        qint64 gross = 0;
+        qint64 fee = 0;
+    };
+
+    // The row's currency and money, its net checked against them.
+    Result<Amounts> readAmounts() const
+    {
         const std::optional<Currency> currency =
             m_currencies.find(value(QStringLiteral("currency")).toUpper());
         if (!currency)
@@ -114,40 +182,31 @@ public:
                            QStringLiteral("%1: \"%2\" is not a known currency")
                                .arg(where(QStringLiteral("currency")),
                                     value(QStringLiteral("currency")).left(8)));
-        line.currency = currency->code;
         Result<qint64> gross = signedUnits(QStringLiteral("gross"), *currency);
         Result<qint64> fee = signedUnits(QStringLiteral("fee"), *currency);
         Result<qint64> net = signedUnits(QStringLiteral("net"), *currency);
         for (const Result<qint64> *amount : {&gross, &fee, &net})
             if (!*amount)
                 return amount->error();
-        if ((kind.moneyIn && *gross <= 0) || (!kind.moneyIn && *gross >= 0))
-            return refusal(
-                StatementCheck::Field,
-                QStringLiteral("%1: a %2's gross must be %3")
-                    .arg(where(QStringLiteral("gross")), category,
-                         kind.moneyIn ? QStringLiteral("positive") : QStringLiteral("negative")));
-        if (category == QLatin1String("charge") && *fee < 0)
-            return refusal(StatementCheck::Field,
-                           QStringLiteral("%1: a charge's fee is what Stripe kept, not negative")
-                               .arg(where(QStringLiteral("fee"))));
         if (*net != *gross - *fee)
             return refusal(StatementCheck::Totals,
                            QStringLiteral("%1: net %2 is not gross %3 less fee %4")
                                .arg(where(QStringLiteral("net")), value(QStringLiteral("net")),
                                     value(QStringLiteral("gross")), value(QStringLiteral("fee"))));
-        line.amount = kind.moneyIn ? *gross : -*gross;
-        line.fee = *fee;
+        return Amounts{currency->code, *gross, *fee};
+    }
+
+    Result<StatementLine> timed(StatementLine &&line) const
+    {
         Result<QDateTime> at =
             statementFields::localTime(value(QStringLiteral("created_utc")), QTimeZone::utc(),
                                        where(QStringLiteral("created_utc")));
         if (!at)
             return at.error();
         line.occurredAt = *at;
-        return line;
+        return std::move(line);
     }
 
-private:
     QString value(const QString &column) const { return m_columns.value(m_record.fields, column); }
     QString where(const QString &column) const
     {

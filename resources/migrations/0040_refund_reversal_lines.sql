@@ -9,11 +9,22 @@
 
 ALTER TABLE recon_lines DROP CONSTRAINT recon_lines_reverses_a_payment;
 
+-- Stripe also gives a disputed charge's money again when the merchant wins
+-- (reporting_category dispute_reversal), under the same dispute as the row
+-- that took it. keel stores that as a reversal of negative amount: what the
+-- reversal takes back, given again. The dispute's two rows share their id
+-- and direction, so the channel id is unique per kind, direction and sign.
+ALTER TABLE recon_lines DROP CONSTRAINT recon_lines_amount_check,
+    ADD CONSTRAINT recon_lines_amount_check CHECK (amount > 0 OR (reverses AND amount < 0)),
+    DROP CONSTRAINT recon_lines_channel_id_unique;
+CREATE UNIQUE INDEX recon_lines_channel_id_unique
+    ON recon_lines (channel, kind, channel_reference, reverses, (amount > 0));
+
 -- A refund keel booked that the channel undid is a status_mismatch with keel
 -- holding more gone than the channel: the channel still holds the money, as
 -- for a refund it made for less, and the case parks it. (Before, a refund's
 -- status_mismatch was only ever keel booking nothing, which parks nothing:
--- the greatest() below keeps that so.)
+-- the outer greatest() keeps that so.)
 CREATE OR REPLACE FUNCTION recon_open_cases(day_channel text, day date) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
@@ -52,9 +63,11 @@ BEGIN
                 THEN greatest(broken.channel_amount - broken.keel_amount, 0)
             -- A refund the channel made for less than keel let go, or undid:
             -- the channel holds the rest.
+            -- A channel's side below 0 (a refund's undoing with no refund
+            -- line seen) holds no more than nothing.
             WHEN broken.kind = 'refund' AND broken.class IN ('amount_mismatch', 'missing_at_channel',
                                                            'status_mismatch')
-                THEN greatest(broken.keel_amount - broken.channel_amount, 0)
+                THEN greatest(broken.keel_amount - greatest(broken.channel_amount, 0), 0)
             ELSE 0 END;
         -- Money parked for this break before, by a case since closed, that
         -- is still in clearing (written off, say, not returned) is parked
@@ -92,3 +105,12 @@ BEGIN
     RETURN opened;
 END
 $$;
+
+-- Stripe's own fees (reporting_category fee: Radar, Billing and the like)
+-- are money the channel kept on no charge or refund of keel's. keel stores
+-- such a row as a line of kind 'fee', whose fee is what Stripe kept: it is
+-- booked with the statement's other fees (so clearing still nets to the
+-- payout) and matched against nothing.
+ALTER TABLE recon_lines DROP CONSTRAINT recon_lines_kind_check,
+    ADD CONSTRAINT recon_lines_kind_check CHECK (kind IN ('payment', 'refund', 'fee')),
+    ADD CONSTRAINT recon_lines_fee_lines_reverse_nothing CHECK (kind <> 'fee' OR NOT reverses);

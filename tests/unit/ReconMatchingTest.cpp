@@ -315,25 +315,45 @@ BookedRecord failedRefund(const char *reference, int hour)
 
 // A dispute takes a captured charge's money back: the channel holds nothing
 // where keel holds the capture, until the dispute is reversed and the money
-// given again, which leaves the charge as if reported once.
+// given again (a reversal of negative amount), which leaves the charge as if
+// reported once. The order the lines come in does not matter.
 TEST(ReconMatchingTest, ADisputedChargeDiffersUntilItsMoneyIsGivenAgain)
 {
     const ReconOutcome outcome = matchDay(dayOf(
-        {payment("ch_won", 900, 1), reversalOf("ch_won", 900, 2), payment("ch_won", 900, 3),
+        {payment("ch_won", 900, 1), reversalOf("ch_won", 900, 2), reversalOf("ch_won", -900, 3),
          payment("ch_lost", 700, 1), reversalOf("ch_lost", 700, 2), payment("ch_partly", 800, 1),
          reversalOf("ch_partly", 300, 2), payment("ch_short", 600, 1),
-         reversalOf("ch_short", 600, 2), payment("ch_short", 500, 3), payment("ch_again", 400, 1),
-         reversalOf("ch_again", 400, 2), payment("ch_again", 400, 3), payment("ch_again", 400, 4)},
+         reversalOf("ch_short", 600, 2), reversalOf("ch_short", -500, 3),
+         payment("ch_again", 400, 1), reversalOf("ch_again", 400, 2),
+         reversalOf("ch_again", -400, 3), payment("ch_again", 400, 4), payment("ch_tied", 300, 1),
+         reversalOf("ch_tied", -300, 2), reversalOf("ch_tied", 300, 2)},
         {booked("ch_won", 900, 1), booked("ch_lost", 700, 1), booked("ch_partly", 800, 1),
-         booked("ch_short", 600, 1), booked("ch_again", 400, 1)}));
-    EXPECT_EQ(outcome.matched, 1) << "ch_won";
+         booked("ch_short", 600, 1), booked("ch_again", 400, 1), booked("ch_tied", 300, 1)}));
+    EXPECT_EQ(outcome.matched, 2) << "ch_won, and ch_tied whose two rows share a second";
     EXPECT_EQ(classes(outcome), names({"amount_mismatch:ch_partly", "amount_mismatch:ch_short",
                                        "status_mismatch:ch_lost", "duplicate:ch_again"}));
     EXPECT_EQ(outcome.breaks.at(0).channelAmount, 500) << "what the channel still holds";
     EXPECT_EQ(outcome.breaks.at(1).channelAmount, 500) << "given again short";
     EXPECT_EQ(outcome.breaks.at(2).channelAmount, 0);
     EXPECT_EQ(outcome.breaks.at(2).keelAmount, 700);
-    EXPECT_EQ(outcome.breaks.at(3).channelAmount, 800) << "reported twice after the reinstatement";
+    EXPECT_EQ(outcome.breaks.at(3).channelAmount, 800) << "reported twice";
+}
+
+// Money given again whose taking back no statement has shown (its report
+// refused, withdrawn or not imported yet) is a difference to chase: never a
+// second report of the payment, whose extra would be parked.
+TEST(ReconMatchingTest, MoneyGivenAgainWithoutItsTakingBackIsChasedNotParked)
+{
+    const ReconOutcome outcome =
+        matchDay(dayOf({payment("ch_kept", 900, 1), reversalOf("ch_kept", -900, 3),
+                        reversalOf("ch_noCharge", 500, 2), reversalOf("ch_noCharge", -500, 3)},
+                       {booked("ch_kept", 900, 1), booked("ch_noCharge", 500, 1)}));
+    EXPECT_EQ(outcome.matched, 0);
+    EXPECT_EQ(classes(outcome), names({"amount_mismatch:ch_noCharge", "status_mismatch:ch_kept"}));
+    EXPECT_EQ(outcome.breaks.at(0).channelAmount, 0)
+        << "a dispute and its reversal without the charge's own line: not the charge whole";
+    EXPECT_EQ(outcome.breaks.at(1).channelAmount, 1800);
+    EXPECT_EQ(outcome.breaks.at(1).keelAmount, 900);
 }
 
 // A refund the channel reported and then undid (it failed) gave nothing

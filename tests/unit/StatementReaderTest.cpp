@@ -405,7 +405,7 @@ TEST(StripePayoutReportTest, DisputesTheirReversalsAndFailedRefundsAreLinesOfThe
     Result<QList<StatementLine>> lines =
         read(StatementFormat::Stripe, sample("stripe-payout-disputes.csv"));
     ASSERT_TRUE(lines) << qPrintable(lines.error().message);
-    ASSERT_EQ(lines->size(), 3);
+    ASSERT_EQ(lines->size(), 4);
     const StatementLine &dispute = lines->at(0);
     EXPECT_EQ(dispute.kind, LineKind::Payment);
     EXPECT_TRUE(dispute.reverses);
@@ -415,10 +415,10 @@ TEST(StripePayoutReportTest, DisputesTheirReversalsAndFailedRefundsAreLinesOfThe
     EXPECT_EQ(dispute.fee, 1500) << "Stripe's dispute fee is Stripe's";
     const StatementLine &reinstated = lines->at(1);
     EXPECT_EQ(reinstated.kind, LineKind::Payment);
-    EXPECT_FALSE(reinstated.reverses) << "the charge's money, given again";
+    EXPECT_TRUE(reinstated.reverses);
     EXPECT_EQ(reinstated.reference, dispute.reference);
     EXPECT_EQ(reinstated.channelReference, dispute.channelReference);
-    EXPECT_EQ(reinstated.amount, 4000);
+    EXPECT_EQ(reinstated.amount, -4000) << "what the dispute took, given again";
     EXPECT_EQ(reinstated.fee, -1500);
     const StatementLine &failed = lines->at(2);
     EXPECT_EQ(failed.kind, LineKind::Refund);
@@ -426,6 +426,12 @@ TEST(StripePayoutReportTest, DisputesTheirReversalsAndFailedRefundsAreLinesOfThe
     EXPECT_EQ(failed.reference, QStringLiteral("re_keelStripe00001"));
     EXPECT_EQ(failed.channelReference, QStringLiteral("re_3KeelSample0003"));
     EXPECT_EQ(failed.amount, 1000);
+    const StatementLine &radar = lines->at(3);
+    EXPECT_EQ(radar.kind, LineKind::ChannelFee) << "Stripe's own fee, of nothing of keel's";
+    EXPECT_EQ(radar.reference, QStringLiteral("txn_1KeelSample0014")) << "it has no source";
+    EXPECT_EQ(radar.channelReference, QStringLiteral("txn_1KeelSample0014"));
+    EXPECT_EQ(radar.fee, 235) << "what Stripe kept, booked with the statement's fees";
+    EXPECT_EQ(radar.amount, 235);
 
     QByteArray bare = sample("stripe-payout-disputes.csv");
     bare.replace(",ch_3KeelSample0004,ch_keelStripe00003,", ",ch_3KeelSample0004,,");
@@ -440,6 +446,10 @@ TEST(StripePayoutReportTest, DisputesTheirReversalsAndFailedRefundsAreLinesOfThe
     outward.replace("usd,10.00,0.00,10.00,refund_failure", "usd,-10.00,0.00,-10.00,refund_failure");
     EXPECT_EQ(refusedFor(StatementFormat::Stripe, outward), QLatin1String("statement_field"))
         << "a failed refund brings the money back";
+    QByteArray idle = sample("stripe-payout-disputes.csv");
+    idle.replace("usd,-2.35,0.00,-2.35,fee", "usd,0.00,0.00,0.00,fee");
+    EXPECT_EQ(refusedFor(StatementFormat::Stripe, idle), QLatin1String("statement_field"))
+        << "a fee of nothing";
     QByteArray partial = sample("stripe-payout-disputes.csv");
     partial.replace(",refund_failure,", ",partial_capture_reversal,");
     EXPECT_EQ(refusedFor(StatementFormat::Stripe, partial), QLatin1String("statement_unsupported"))
