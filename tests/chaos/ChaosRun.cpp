@@ -8,6 +8,7 @@
 #include "InboxConsumer.h"
 #include "KeelProcess.h"
 #include "OperatorDesk.h"
+#include "ReplicaWatch.h"
 #include "SimulateRecord.h"
 #include "TestParticipant.h"
 
@@ -60,9 +61,9 @@ int ChaosRun::run()
     m_out << "chaos: seed " << m_options.seed << ", " << m_options.seconds
           << " s of load; replay with --seed " << m_options.seed << " --seconds "
           << m_options.seconds << Qt::endl;
-    auto world =
-        ChaosWorld::start(m_options.directory, {m_options.failover, m_options.patroni,
-                                                m_options.protocol, m_options.brokerCluster});
+    auto world = ChaosWorld::start(m_options.directory,
+                                   {m_options.failover, m_options.patroni, m_options.protocol,
+                                    m_options.brokerCluster, m_options.replica});
     if (!world) {
         m_out << "chaos: could not start: " << world.error().message << Qt::endl;
         return 2;
@@ -94,10 +95,14 @@ int ChaosRun::run()
     ChaosClient client(clientOptions, m_record, m_clock);
     if (m_options.operators && !prepareDesk())
         return 2;
+    if (m_options.replica && !prepareWatch())
+        return 2;
     m_clock.start();
     client.start();
     if (m_desk)
         m_desk->start();
+    if (m_watch)
+        m_watch->start();
     startSimulate();
     for (const Fault &fault : m_faults)
         schedule(fault.atMs, fault.describe(), [this, fault] {
@@ -126,6 +131,8 @@ int ChaosRun::run()
     client.stop();
     if (m_desk)
         m_desk->stop();
+    if (m_watch)
+        m_watch->stop();
     m_promotionsUnderLoad = m_promotions;
     m_out << "load stopped at " << m_clock.elapsed() / 1000.0 << " s; bringing everything back"
           << Qt::endl;
@@ -173,6 +180,23 @@ bool ChaosRun::prepareDesk()
     return false;
 }
 
+bool ChaosRun::prepareWatch()
+{
+    const std::optional<ConnectionSettings> replica =
+        m_world->failover() ? m_world->failover()->replicaSettings(QStringLiteral("keel"))
+                            : std::nullopt;
+    if (!replica) {
+        m_out << "chaos: the formation has no read replica" << Qt::endl;
+        return false;
+    }
+    m_watch = std::make_unique<ReplicaWatch>(m_world->settings(), *replica);
+    QString why;
+    if (m_watch->prepare(&why))
+        return true;
+    m_out << "chaos: the replica watch could not start: " << why << Qt::endl;
+    return false;
+}
+
 // The end checks on what the run left, reported; 0 when none found a violation.
 int ChaosRun::judge(int openRequests)
 {
@@ -201,6 +225,8 @@ int ChaosRun::judge(int openRequests)
     if (m_world->failover())
         checkFormation(*m_world->failover(), *connection, m_out, verdict);
     checkRepairs(*connection, verdict);
+    if (m_watch)
+        m_watch->judge(*connection, verdict);
     if (m_desk) {
         const QMap<QString, qint64> tried = m_desk->tried();
         for (auto it = tried.cbegin(); it != tried.cend(); ++it)

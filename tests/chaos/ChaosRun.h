@@ -25,6 +25,7 @@ class ChaosClient;
 class ChaosWorld;
 class InboxConsumer;
 class OperatorDesk;
+class ReplicaWatch;
 
 struct RunOptions {
     quint64 seed = 0;
@@ -36,7 +37,8 @@ struct RunOptions {
     bool patroni = false;      // with failover: the formation is Patroni on etcd
     bool operators = false;    // the operator desk (OperatorDesk) acts during the faults
     bool brokerCluster =
-        false; // RabbitMQ as three clustered nodes, one killed or stopped at a time
+        false;            // RabbitMQ as three clustered nodes, one killed or stopped at a time
+    bool replica = false; // with patroni: a read replica for the console, watched (ReplicaWatch)
     // The channel speaks keel's wire, or Alipay's or WeChat Pay's protocol
     // (yuan sales only).
     ChannelProtocol protocol = ChannelProtocol::Keel;
@@ -78,6 +80,7 @@ private:
     QString simulateRecordPath() const;
     bool quiet();
     bool prepareDesk();
+    bool prepareWatch();
     int bringBackAndSettle(ChaosClient &client);
     int judge(int openRequests);
     void report(const Verdict &verdict, const QList<Told> &record);
@@ -87,6 +90,7 @@ private:
     std::unique_ptr<ChaosWorld> m_world;
     std::unique_ptr<InboxConsumer> m_consumer;
     std::unique_ptr<OperatorDesk> m_desk;
+    std::unique_ptr<ReplicaWatch> m_watch;
     ClientRecord m_record;
     QElapsedTimer m_clock;
     QList<Fault> m_faults;

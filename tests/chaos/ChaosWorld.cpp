@@ -97,7 +97,7 @@ Status ChaosWorld::startServers(const WorldShape &shape)
 {
     test::letServerAccountThrough(m_directory);
     if (shape.highlyAvailable && shape.patroni) {
-        auto formation = test::PatroniCluster::start(m_directory);
+        auto formation = test::PatroniCluster::start(m_directory, shape.readReplica);
         if (!formation)
             return formation.error();
         m_failover = std::move(formation).value();

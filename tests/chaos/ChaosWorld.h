@@ -44,6 +44,7 @@ struct WorldShape {
     bool patroni = false;         // that formation is Patroni on etcd, not pg_auto_failover
     ChannelProtocol protocol = ChannelProtocol::Keel;
     bool brokerCluster = false; // RabbitMQ is three clustered nodes, not one
+    bool readReplica = false;   // with patroni: one more member, a read replica
 };
 
 class ChaosWorld final {

@@ -1,7 +1,7 @@
 // keel-chaos: load and a seeded fault schedule against real keel processes on
 // a real PostgreSQL and RabbitMQ, then the end checks (ChaosChecks.h).
 // Usage: keel-chaos [--seed N] [--seconds N] [--clients N] [--failover] [--operators]
-//                   [--patroni] [--alipay | --wechatpay] [--broker-cluster]
+//                   [--patroni [--replica]] [--alipay | --wechatpay] [--broker-cluster]
 //                   [--keep DIR]
 
 #include "ChaosRun.h"
@@ -40,6 +40,10 @@ void addOptions(QCommandLineParser &parser)
          QStringLiteral(
              "With --failover: the formation is Patroni on a three-member etcd (two "
              "PostgreSQL members, strict synchronous mode) instead of pg_auto_failover.")},
+        {QStringLiteral("replica"),
+         QStringLiteral("With --patroni: one more member, a read replica that never leads, "
+                        "which an auditor's login reads as the console would while the faults "
+                        "run (ReplicaWatch).")},
         {QStringLiteral("operators"),
          QStringLiteral("Two people at the console during the faults (a maker and a checker) "
                         "propose, approve, reject, let expire and execute guarded actions.")},
@@ -96,15 +100,17 @@ int main(int argc, char *argv[])
     options.failover = parser.isSet(QStringLiteral("failover")) || options.patroni;
     options.operators = parser.isSet(QStringLiteral("operators"));
     options.brokerCluster = parser.isSet(QStringLiteral("broker-cluster"));
+    options.replica = parser.isSet(QStringLiteral("replica"));
     if (parser.isSet(QStringLiteral("alipay")))
         options.protocol = ChannelProtocol::Alipay;
     if (parser.isSet(QStringLiteral("wechatpay")))
         options.protocol = ChannelProtocol::WechatPay;
     ok = ok &&
-         !(parser.isSet(QStringLiteral("alipay")) && parser.isSet(QStringLiteral("wechatpay")));
+         !(parser.isSet(QStringLiteral("alipay")) && parser.isSet(QStringLiteral("wechatpay"))) &&
+         (!options.replica || options.patroni);
     if (!ok) {
         out << "keel-chaos: --seed must be a whole number, --seconds and --clients positive, "
-               "and at most one of --alipay and --wechatpay"
+               "at most one of --alipay and --wechatpay, and --replica only with --patroni"
             << Qt::endl;
         return 2;
     }

@@ -6,6 +6,7 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
 #include <vector>
 
 namespace keel::test {
@@ -58,6 +59,12 @@ public:
     // Every supervisor runs but for nodes taken away and not yet restarted.
     virtual bool supervisorsRunning() const = 0;
     virtual QList<Node> nodes() = 0;
+    // The read replica the console reads from, one node streaming from the
+    // primary that never becomes it; none unless the formation was asked for it.
+    virtual std::optional<ConnectionSettings> replicaSettings(const QString &) const
+    {
+        return std::nullopt;
+    }
 
 protected:
     // Every node on loopback by port, as the server account, only the

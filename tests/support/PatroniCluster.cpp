@@ -55,7 +55,8 @@ bool PatroniCluster::available()
     return !program("patroni").isEmpty() && !program("etcd").isEmpty();
 }
 
-Result<std::unique_ptr<PatroniCluster>> PatroniCluster::start(const QString &directory)
+Result<std::unique_ptr<PatroniCluster>> PatroniCluster::start(const QString &directory,
+                                                              bool readReplica)
 {
     if (!available())
         return makeError(ErrorKind::Environment,
@@ -72,13 +73,15 @@ Result<std::unique_ptr<PatroniCluster>> PatroniCluster::start(const QString &dir
         return prepared.error();
     if (Status etcd = cluster->startEtcd(); !etcd)
         return etcd.error();
-    for (int i = 0; i < PostgresMembers; ++i) {
+    cluster->m_candidates = PostgresMembers;
+    const int all = PostgresMembers + (readReplica ? 1 : 0);
+    for (int i = 0; i < all; ++i) {
         cluster->m_pgPorts.push_back(bindLoopback());
         cluster->m_restPorts.push_back(bindLoopback());
     }
-    // The first member bootstraps the cluster; the second is cloned from it.
+    // The first member bootstraps the cluster; the others are cloned from it.
     for (int i = 0; i < PostgresMembers; ++i) {
-        if (Status config = cluster->writeMemberConfig(i); !config)
+        if (Status config = cluster->writeMemberConfig(i, false); !config)
             return config.error();
         if (Status started = cluster->startMember(i); !started)
             return started.error();
@@ -93,6 +96,25 @@ Result<std::unique_ptr<PatroniCluster>> PatroniCluster::start(const QString &dir
                                             QStringLiteral("a synchronous standby"));
         !healthy)
         return healthy.error();
+    if (readReplica) {
+        const int replica = PostgresMembers;
+        if (Status config = cluster->writeMemberConfig(replica, true); !config)
+            return config.error();
+        if (Status started = cluster->startMember(replica); !started)
+            return started.error();
+        if (Status streaming = cluster->waitUntil(
+                [self, replica] {
+                    Result<LibpqConnection> session = LibpqConnection::open(
+                        self->memberSettings(replica, QStringLiteral("postgres")));
+                    if (!session)
+                        return false;
+                    Result<QString> recovering = session->scalar("SELECT pg_is_in_recovery()");
+                    return recovering && *recovering == QLatin1String("t");
+                },
+                StartTimeoutMs, QStringLiteral("read replica"));
+            !streaming)
+            return streaming.error();
+    }
     Result<LibpqConnection> leader =
         LibpqConnection::open(cluster->settings(QStringLiteral("postgres")));
     if (!leader)
@@ -118,7 +140,7 @@ PatroniCluster::~PatroniCluster()
     for (auto &member : m_patroni)
         if (!member->waitForFinished(30000))
             signal(*member, SIGKILL);
-    for (int i = 0; i < members(); ++i)
+    for (int i = 0; i < int(m_pgPorts.size()); ++i)
         killPostmaster(i); // any a killed Patroni left behind
     for (auto &member : m_etcd) {
         signal(*member, SIGTERM);
@@ -173,7 +195,7 @@ QString PatroniCluster::memberName(int index) const
     return QStringLiteral("pg%1").arg(index);
 }
 
-Status PatroniCluster::writeMemberConfig(int index) const
+Status PatroniCluster::writeMemberConfig(int index, bool readReplica) const
 {
     Result<ServerBinaries> binaries = ServerBinaries::locate();
     Result<ServiceAccount> account = ServiceAccount::forServer();
@@ -211,12 +233,13 @@ Status PatroniCluster::writeMemberConfig(int index) const
                        "    superuser:\n      username: %8\n      password: unused\n"
                        "    replication:\n      username: %8\n      password: unused\n"
                        "  parameters:\n    unix_socket_directories: '%6'\n"
-                       "tags:\n  nofailover: false\n  noloadbalance: false\n")
+                       "tags:\n  nofailover: %9\n  nosync: %9\n  noloadbalance: false\n")
             .arg(m_scope, memberName(index))
             .arg(m_restPorts[size_t(index)])
             .arg(etcdHosts.join(u','))
             .arg(m_pgPorts[size_t(index)])
-            .arg(member, binaries->directory(), account->name());
+            .arg(member, binaries->directory(), account->name(),
+                 readReplica ? QStringLiteral("true") : QStringLiteral("false"));
     QFile config(member + QStringLiteral(".yml"));
     if (!config.open(QIODevice::WriteOnly) || config.write(yaml.toUtf8()) < 0)
         return makeError(ErrorKind::Environment,
@@ -324,7 +347,14 @@ bool PatroniCluster::healthy()
 
 ConnectionSettings PatroniCluster::settings(const QString &database) const
 {
-    return multiHostSettings(m_pgPorts, database);
+    return multiHostSettings({m_pgPorts.begin(), m_pgPorts.begin() + m_candidates}, database);
+}
+
+std::optional<ConnectionSettings> PatroniCluster::replicaSettings(const QString &database) const
+{
+    if (int(m_pgPorts.size()) == m_candidates)
+        return std::nullopt;
+    return memberSettings(m_candidates, database);
 }
 
 ConnectionSettings PatroniCluster::memberSettings(int index, const QString &database) const

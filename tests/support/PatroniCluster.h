@@ -20,11 +20,14 @@ namespace keel::test {
 // PostgreSQL members in strict synchronous mode (the leader accepts no
 // commit its synchronous standby has not flushed). Patroni and PostgreSQL run
 // as the server account. keel reaches the leader through a multi-host DSN
-// that accepts only the writable member.
+// that accepts only the writable member. On request, a third member is a
+// read replica for the console: never a candidate for leader nor a
+// synchronous standby, streaming from whichever member leads.
 class PatroniCluster final : public HaFormation {
 public:
     static bool available();
-    static Result<std::unique_ptr<PatroniCluster>> start(const QString &directory);
+    static Result<std::unique_ptr<PatroniCluster>> start(const QString &directory,
+                                                         bool readReplica = false);
     ~PatroniCluster() override;
 
     QString engine() const override { return QStringLiteral("Patroni"); }
@@ -46,7 +49,8 @@ public:
     int leaderIndex() const;
     // Both members running, one leader and one synchronous standby streaming.
     bool healthy() override;
-    int members() const { return int(m_pgPorts.size()); }
+    // The members that may lead: the read replica is not one of them.
+    int members() const { return m_candidates; }
 
     // As the chaos suite fails it over (HaFormation): members by port.
     ConnectionSettings nodeSettings(int port, const QString &database) const override;
@@ -62,11 +66,12 @@ public:
     int failovers() const override { return m_failovers; }
     bool supervisorsRunning() const override;
     QList<Node> nodes() override;
+    std::optional<ConnectionSettings> replicaSettings(const QString &database) const override;
 
 private:
     PatroniCluster() = default;
     Status startEtcd();
-    Status writeMemberConfig(int index) const;
+    Status writeMemberConfig(int index, bool readReplica) const;
     Status startMember(int index);
     Status waitUntil(const std::function<bool()> &condition, int timeoutMs,
                      const QString &what) const;
@@ -91,6 +96,7 @@ private:
     std::unique_ptr<QProcess> m_switchover; // the last one begun
     QSet<int> m_taken;                      // members taken away on purpose, not yet restarted
     int m_failovers = 0;
+    int m_candidates = 0; // members 0..m_candidates-1 may lead; one more is the read replica
 };
 
 } // namespace keel::test
