@@ -208,35 +208,50 @@ private:
                                          QStringLiteral("--channel-ca-file"), CallTimeoutMs);
             }
             if (service.variable == QLatin1String("KEEL_WORKER_OPTIONS"))
-                found << notifyCalls(dsn, caFile);
+                found << workerCalls(dsn, caFile);
         }
         return found;
     }
 
-    static QList<Finding> notifyCalls(const QString &dsn, const QString &caFile)
+    // The hosts only the worker calls, from the database: merchants'
+    // notification URLs and sagas' participants, under the worker's --ca-file.
+    static QList<Finding> workerCalls(const QString &dsn, const QString &caFile)
     {
         Result<ConnectionSettings> settings = ConnectionSettings::parse(dsn);
         Result<LibpqConnection> session =
             settings ? LibpqConnection::open(*settings) : Result<LibpqConnection>(settings.error());
         if (!session)
             return {}; // the database's own finding says why
-        Result<NotifyTargets> targets = notifyTargets(*session, MostNotifyTargets);
+        QList<Finding> found;
+        found << targetCalls(notifyTargets(*session, MostCallTargets), QStringLiteral("notify_url"),
+                             QStringLiteral("merchant"), caFile,
+                             QStringLiteral("the worker cannot send this merchant's "
+                                            "notifications until it is corrected"));
+        found << targetCalls(participantTargets(*session, MostCallTargets),
+                             QStringLiteral("saga participant"), QStringLiteral("saga"), caFile,
+                             QStringLiteral("the worker cannot call this saga's participant"));
+        return found;
+    }
+
+    static QList<Finding> targetCalls(const Result<CallTargets> &targets, const QString &named,
+                                      const QString &owner, const QString &caFile,
+                                      const QString &unusable)
+    {
         if (!targets)
-            return {{QStringLiteral("notify URLs"), {}, targets.error().message}};
+            return {{named + QStringLiteral(" URLs"), {}, targets.error().message}};
         QList<Finding> found;
         for (const QUrl &url : std::as_const(targets->origins))
-            found << checkCallTarget(QStringLiteral("notify_url"), url, caFile,
-                                     QStringLiteral("--ca-file"), CallTimeoutMs);
-        for (const qint64 merchant : std::as_const(targets->unusable))
-            found << Finding{QStringLiteral("notify_url of merchant %1").arg(merchant),
+            found << checkCallTarget(named, url, caFile, QStringLiteral("--ca-file"),
+                                     CallTimeoutMs);
+        for (const qint64 id : std::as_const(targets->unusable))
+            found << Finding{QStringLiteral("%1 of %2 %3").arg(named, owner).arg(id),
                              {},
-                             QStringLiteral("not a URL with a host: the worker cannot send this "
-                                            "merchant's notifications until it is corrected")};
+                             QStringLiteral("not a URL with a host: %1").arg(unusable)};
         return found;
     }
 
     static constexpr int CallTimeoutMs = 5000;
-    static constexpr int MostNotifyTargets = 20;
+    static constexpr int MostCallTargets = 20;
 
     // Every node connected and logged in, the exchange declared as the relay
     // declares it: a cluster's node that is down is a finding of its own.

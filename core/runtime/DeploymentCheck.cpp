@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QHash>
+#include <QSet>
 #include <QUrl>
 
 #include <algorithm>
@@ -145,40 +146,71 @@ Finding checkCallTarget(const QString &named, const QUrl &url, const QString &au
     return target;
 }
 
-Result<NotifyTargets> notifyTargets(LibpqConnection &session, int limit)
+namespace {
+
+// Rows of (owner id, URL), parsed as the worker parses them before it calls.
+CallTargets busiestOrigins(const PgRows &rows, int limit)
 {
-    // Parsed as the worker parses them before it calls them.
-    Result<PgRows> rows = session.query("SELECT id, notify_url FROM keel.merchants "
-                                        "WHERE notify_url IS NOT NULL AND status = 'active' "
-                                        "ORDER BY id");
-    if (!rows)
-        return rows.error();
-    NotifyTargets targets;
-    QHash<QString, std::pair<QUrl, int>> origins;
-    for (int row = 0; row < rows->size(); ++row) {
-        const QUrl url(rows->text(row, 1));
+    CallTargets targets;
+    QHash<QString, std::pair<QUrl, QSet<qint64>>> origins;
+    for (int row = 0; row < rows.size(); ++row) {
+        const qint64 owner = rows.text(row, 0).toLongLong();
+        const QUrl url(rows.text(row, 1));
         if (!url.isValid() || url.host().isEmpty()) {
-            targets.unusable << rows->text(row, 0).toLongLong();
+            if (!targets.unusable.contains(owner))
+                targets.unusable << owner;
             continue;
         }
         const bool tls = url.scheme() == QLatin1String("https");
         const QString origin = QStringLiteral("%1://%2:%3")
                                    .arg(url.scheme(), url.host())
                                    .arg(url.port(tls ? 443 : 80));
-        auto &[first, merchants] = origins[origin];
-        if (merchants++ == 0)
+        auto &[first, owners] = origins[origin];
+        if (owners.isEmpty())
             first = url;
+        owners.insert(owner);
     }
-    QList<std::pair<QUrl, int>> busiest(origins.cbegin(), origins.cend());
+    QList<std::pair<QUrl, qsizetype>> busiest;
+    for (const auto &[url, owners] : std::as_const(origins))
+        busiest.append({url, owners.size()});
     std::sort(busiest.begin(), busiest.end(), [](const auto &a, const auto &b) {
         return a.second != b.second ? a.second > b.second : a.first.toString() < b.first.toString();
     });
-    for (const auto &[url, merchants] : busiest) {
+    for (const auto &[url, owners] : std::as_const(busiest)) {
         if (targets.origins.size() == limit)
             break;
         targets.origins << url;
     }
     return targets;
+}
+
+} // namespace
+
+Result<CallTargets> notifyTargets(LibpqConnection &session, int limit)
+{
+    Result<PgRows> rows = session.query("SELECT id, notify_url FROM keel.merchants "
+                                        "WHERE notify_url IS NOT NULL AND status = 'active' "
+                                        "ORDER BY id");
+    if (!rows)
+        return rows.error();
+    return busiestOrigins(*rows, limit);
+}
+
+Result<CallTargets> participantTargets(LibpqConnection &session, int limit)
+{
+    // The sagas a worker may still call for, and the latest 10,000 started:
+    // what the next ones will call, without reading years of history.
+    Result<PgRows> rows = session.query(
+        "SELECT s.id, u.url FROM keel.sagas s JOIN keel.saga_steps t ON t.saga_id = s.id "
+        "CROSS JOIN LATERAL (VALUES (t.definition ->> 'action_url'), "
+        "  (t.definition ->> 'compensate_url')) AS u(url) "
+        "WHERE u.url IS NOT NULL AND u.url <> '' "
+        "  AND (s.status IN ('running', 'compensating', 'parked') "
+        "       OR s.id > (SELECT coalesce(max(id), 0) - 10000 FROM keel.sagas)) "
+        "ORDER BY s.id");
+    if (!rows)
+        return rows.error();
+    return busiestOrigins(*rows, limit);
 }
 
 } // namespace keel

@@ -45,13 +45,18 @@ Finding checkServiceFile(const QString &named, const QString &path, bool secret)
 Finding checkCallTarget(const QString &named, const QUrl &url, const QString &authority,
                         const QString &trustOption, int timeoutMs);
 
-// Where active merchants' notifications go: one URL per scheme, host and
-// port, the busiest first, at most `limit` of them; and the merchants whose
-// notify_url does not parse as a URL with a host.
-struct NotifyTargets {
+// Hosts the worker calls, from the database: one URL per scheme, host and
+// port, the busiest first, at most `limit` of them; and the owners (merchant
+// or saga ids) whose URL does not parse as a URL with a host.
+struct CallTargets {
     QList<QUrl> origins;
     QList<qint64> unusable;
 };
-Result<NotifyTargets> notifyTargets(LibpqConnection &session, int limit);
+// Where active merchants' notifications go (notify_url).
+Result<CallTargets> notifyTargets(LibpqConnection &session, int limit);
+// The saga and TCC participants of sagas still in flight or parked, and of
+// the latest sagas started: each step's action and compensation URL (a TCC
+// branch's try, confirm and cancel are steps of those).
+Result<CallTargets> participantTargets(LibpqConnection &session, int limit);
 
 } // namespace keel

@@ -91,7 +91,12 @@ void ReplicaWatch::run()
         else if (pausedAt >= 0 && tick - pausedAt >= PauseTicks && setReplayPaused(false))
             pausedAt = -1;
         m_paused = pausedAt >= 0;
-        readReplica();
+        if (!readReplica()) {
+            // Opened again next time: a server away, or the primary moved.
+            QtSqlConnections::closeThreadConnections();
+            QMutexLocker locker(&m_lock);
+            ++m_failedReads;
+        }
         QThread::msleep(TickMs);
     }
     setReplayPaused(false);
@@ -139,33 +144,28 @@ bool ReplicaWatch::markPrimary()
 
 // As the console reads: the primary's position, then the replica against it,
 // then what its views show.
-void ReplicaWatch::readReplica()
+bool ReplicaWatch::readReplica()
 {
-    const auto failed = [this] {
-        QtSqlConnections::closeThreadConnections();
-        QMutexLocker locker(&m_lock);
-        ++m_failedReads;
-    };
     Reading reading;
     reading.atMs = wallMs();
     Result<QSqlDatabase> primary = QtSqlConnections::connect(m_auditorOnPrimary);
     Result<QSqlDatabase> replica = QtSqlConnections::connect(m_auditorOnReplica);
     if (!primary || !replica)
-        return failed();
+        return false;
     Result<PrimaryPosition> position = primaryWalPosition(*primary);
     if (!position)
-        return failed();
+        return false;
     Result<ReplicaLag> lag = replicaLag(*replica, *position);
     if (!lag)
-        return failed();
+        return false;
     QSqlQuery newest(*replica);
     if (!newest.exec(QStringLiteral("SELECT coalesce(max(id), 0) FROM chaos_watch.marks")) ||
         !newest.next())
-        return failed();
+        return false;
     reading.newestMark = newest.value(0).toLongLong();
     Result<HistoryPage> page = HistoryQuery::page(*replica, {}, std::nullopt, 20);
     if (!page)
-        return failed();
+        return false;
     // Not yet said: a replica that replayed nothing since it started.
     reading.behindMs = !lag->standby   ? -2
                        : lag->caughtUp ? GraceMs
@@ -180,6 +180,7 @@ void ReplicaWatch::readReplica()
         m_maxBehindMs = std::max(m_maxBehindMs, *lag->seconds * 1000);
     }
     m_readings.push_back(reading);
+    return true;
 }
 
 bool ReplicaWatch::caughtUpWithLastMark(int timeoutMs)

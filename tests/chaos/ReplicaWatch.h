@@ -58,7 +58,7 @@ private:
     void run();
     bool setReplayPaused(bool paused);
     bool markPrimary();
-    void readReplica();
+    bool readReplica(); // false: a server away
     bool caughtUpWithLastMark(int timeoutMs);
 
     ConnectionSettings m_primary;

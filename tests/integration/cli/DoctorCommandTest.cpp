@@ -177,6 +177,13 @@ TEST_F(DoctorCommandTest, EachHostTheServicesCallIsReachedWithItsOwnServicesTrus
          "/hooks', 'active'), ('Gone', sha256('c'), '" + nobody +
          "/notify', 'active'), ('Closed', sha256('d'), 'https://localhost:1/n', 'suspended'), "
          "('Typo', sha256('e'), 'https://', 'active')");
+    // A saga in flight whose participant is the merchants' host.
+    exec("INSERT INTO keel.sagas (kind, public_id, merchant_id) SELECT 'order', "
+         "'saga_doctorTest1', id FROM keel.merchants WHERE name = 'Noodle Bar'");
+    exec("INSERT INTO keel.saga_steps (saga_id, step_index, name, kind, definition) "
+         "SELECT id, 0, 'reserve', 'http', jsonb_build_object('action_url', '" +
+         merchants.url() + "/reserve', 'compensate_url', '" + merchants.url() +
+         "/release') FROM keel.sagas WHERE public_id = 'saga_doctorTest1'");
     const QByteArray database =
         "KEEL_DB=" + loginAs(QStringLiteral("keel_gateway")).conninfo().toUtf8() + '\n';
     const QString verified = QStringLiteral(": reached, its certificate verified");
@@ -198,6 +205,10 @@ TEST_F(DoctorCommandTest, EachHostTheServicesCallIsReachedWithItsOwnServicesTrus
     says(right, QStringLiteral("FIX  notify_url of merchant"));
     EXPECT_EQ(right.out.count(QStringLiteral("notify_url ") + QLatin1String(merchants.url())), 1)
         << qPrintable(right.out);
+    says(right,
+         QStringLiteral("ok   saga participant %1").arg(QLatin1String(merchants.url())) + verified);
+    EXPECT_EQ(right.out.count(QStringLiteral("saga participant")), 1)
+        << "one look per host, its action and compensation alike: " << qPrintable(right.out);
     for (const char *unsaid : {"hunter2", "s3cret", "localhost:1:"})
         EXPECT_FALSE(right.out.contains(QLatin1String(unsaid))) << unsaid << qPrintable(right.out);
 
@@ -211,6 +222,7 @@ TEST_F(DoctorCommandTest, EachHostTheServicesCallIsReachedWithItsOwnServicesTrus
     EXPECT_EQ(swapped.exitCode, 1);
     says(swapped, QStringLiteral("FIX  --channel %1").arg(QLatin1String(channel.url())));
     says(swapped, QStringLiteral("FIX  notify_url %1").arg(QLatin1String(merchants.url())));
+    says(swapped, QStringLiteral("FIX  saga participant %1").arg(QLatin1String(merchants.url())));
     says(swapped, QStringLiteral("name that authority's PEM file with --channel-ca-file"));
     says(swapped, QStringLiteral("name that authority's PEM file with --ca-file"));
     says(swapped, QStringLiteral("FIX  --channel %1").arg(QLatin1String(notTls)));

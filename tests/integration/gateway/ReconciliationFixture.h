@@ -2,6 +2,7 @@
 
 #include "GatewayTest.h"
 #include "KeelProcess.h"
+#include "core/channel/SimulatedChannel.h"
 #include "core/payment/Channel.h"
 
 #include <QDate>
@@ -36,6 +37,23 @@ protected:
             .toString()
             .toUtf8();
     }
+
+    // A refund through the gateway; its id.
+    QByteArray refund(const QByteArray &form, const QByteArray &key)
+    {
+        const HttpReply reply = post("/v1/refunds", form, key);
+        EXPECT_EQ(reply.status, 200) << reply.body.constData();
+        return QJsonDocument::fromJson(reply.body)
+            .object()
+            .value(QStringLiteral("id"))
+            .toString()
+            .toUtf8();
+    }
+
+    // The gateway's channel: the simulated network under another channel's
+    // label (LabelledChannel, below), so that what goes through it is that
+    // channel's to reconcile.
+    void labelChannel(const QString &name, const QString &statementChannel);
 
     // A file of the test's: `lines` after `header`, %1 the business day and
     // %2 the day after it.
@@ -171,6 +189,15 @@ private:
     QString m_name;
     QString m_statementChannel;
 };
+
+inline void ReconciliationTest::labelChannel(const QString &name, const QString &statementChannel)
+{
+    m_remoteChannel = [config = m_channel, name,
+                       statementChannel](const ConnectionSettings &settings) {
+        return std::make_shared<LabelledChannel>(
+            std::make_shared<SimulatedChannel>(settings, config), name, statementChannel);
+    };
+}
 
 inline QString item(const QByteArray &reference, const char *rest)
 {

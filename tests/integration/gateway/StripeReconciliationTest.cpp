@@ -33,12 +33,12 @@ protected:
     // payment's and refund's metadata.
     static QString row(const char *created, const char *gross, const char *fee, const char *net,
                        const char *category, const char *source, const QByteArray &payment,
-                       const QByteArray &refund = {})
+                       const QByteArray &refundReference = {})
     {
         return QStringLiteral("po_1,%1,txn_%2_%3,%1,usd,%4,%5,%6,%3,%2,ch_stripe,%7,%8")
             .arg(QLatin1String(created), QLatin1String(source), QLatin1String(category),
                  QLatin1String(gross), QLatin1String(fee), QLatin1String(net),
-                 QString::fromUtf8(payment), QString::fromUtf8(refund));
+                 QString::fromUtf8(payment), QString::fromUtf8(refundReference));
     }
 
     ProcessResult importReport(const QString &name, const QStringList &rows)
@@ -72,13 +72,8 @@ TEST_F(StripeReconciliationTest, DisputesAndFailedRefundsDifferUntilTheMoneyCome
 {
     const QByteArray won = charge("amount=5000&currency=usd", "stripe-won");
     const QByteArray lost = charge("amount=2000&currency=usd", "stripe-lost");
-    const HttpReply refunded = post("/v1/refunds", "charge=" + won + "&amount=1000", "stripe-ref");
-    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
-    const QByteArray refund = QJsonDocument::fromJson(refunded.body)
-                                  .object()
-                                  .value(QStringLiteral("id"))
-                                  .toString()
-                                  .toUtf8();
+    const QByteArray refundId = refund("charge=" + won + "&amount=1000", "stripe-ref");
+    ASSERT_FALSE(refundId.isEmpty());
     EXPECT_EQ(scalar("SELECT string_agg(DISTINCT channel, ',') FROM keel.charges"),
               QStringLiteral("stripe"));
     m_day = firstPostingDay();
@@ -86,7 +81,7 @@ TEST_F(StripeReconciliationTest, DisputesAndFailedRefundsDifferUntilTheMoneyCome
         QStringLiteral("paid.csv"),
         {row("%1 10:00:00", "50.00", "1.75", "48.25", "charge", "ch_won", won),
          row("%1 10:05:00", "20.00", "0.88", "19.12", "charge", "ch_lost", lost),
-         row("%1 11:00:00", "-10.00", "0.00", "-10.00", "refund", "re_won", won, refund),
+         row("%1 11:00:00", "-10.00", "0.00", "-10.00", "refund", "re_won", won, refundId),
          row("%1 12:00:00", "-0.40", "0.00", "-0.40", "fee", "", "")});
     ASSERT_EQ(paid.exitCode, 0) << qPrintable(paid.err);
     EXPECT_TRUE(paid.out.contains(QLatin1String(" lines=4 "))) << qPrintable(paid.out);
@@ -101,17 +96,17 @@ TEST_F(StripeReconciliationTest, DisputesAndFailedRefundsDifferUntilTheMoneyCome
         QStringLiteral("disputed.csv"),
         {row("%2 09:00:00", "-50.00", "15.00", "-65.00", "dispute", "dp_won", won),
          row("%2 09:10:00", "-20.00", "15.00", "-35.00", "dispute", "dp_lost", lost),
-         row("%2 12:00:00", "10.00", "0.00", "10.00", "refund_failure", "re_won", won, refund)});
+         row("%2 12:00:00", "10.00", "0.00", "10.00", "refund_failure", "re_won", won, refundId)});
     ASSERT_EQ(disputed.exitCode, 0) << qPrintable(disputed.err);
     const QJsonObject second = run(QStringLiteral("stripe"), dayAfter(1));
     EXPECT_EQ(second.value(QStringLiteral("reopened")).toString(), m_day);
     EXPECT_TRUE(second.value(QStringLiteral("breaks")).toArray().isEmpty())
         << "the money is the payment day's";
-    EXPECT_EQ(breakRows(),
-              QStringLiteral("status_mismatch payment %1 pending 0 5000; "
-                             "status_mismatch payment %2 pending 0 2000; "
-                             "status_mismatch refund %3 pending 0 1000")
-                  .arg(QString::fromUtf8(won), QString::fromUtf8(lost), QString::fromUtf8(refund)));
+    EXPECT_EQ(breakRows(), QStringLiteral("status_mismatch payment %1 pending 0 5000; "
+                                          "status_mismatch payment %2 pending 0 2000; "
+                                          "status_mismatch refund %3 pending 0 1000")
+                               .arg(QString::fromUtf8(won), QString::fromUtf8(lost),
+                                    QString::fromUtf8(refundId)));
 
     // Two days on: the merchant won one dispute, and Stripe gave its money
     // and its fee back.
@@ -123,11 +118,11 @@ TEST_F(StripeReconciliationTest, DisputesAndFailedRefundsDifferUntilTheMoneyCome
     ASSERT_EQ(reinstated.exitCode, 0) << qPrintable(reinstated.err);
     const QJsonObject fourth = run(QStringLiteral("stripe"), third);
     EXPECT_EQ(fourth.value(QStringLiteral("reopened")).toString(), m_day);
-    EXPECT_EQ(breakRows(),
-              QStringLiteral("status_mismatch payment %1 resolved 0 5000; "
-                             "status_mismatch payment %2 pending 0 2000; "
-                             "status_mismatch refund %3 pending 0 1000")
-                  .arg(QString::fromUtf8(won), QString::fromUtf8(lost), QString::fromUtf8(refund)))
+    EXPECT_EQ(breakRows(), QStringLiteral("status_mismatch payment %1 resolved 0 5000; "
+                                          "status_mismatch payment %2 pending 0 2000; "
+                                          "status_mismatch refund %3 pending 0 1000")
+                               .arg(QString::fromUtf8(won), QString::fromUtf8(lost),
+                                    QString::fromUtf8(refundId)))
         << "the won dispute leaves the charge as reported once";
     EXPECT_EQ(scalar("SELECT matched FROM keel.recon_runs ORDER BY id DESC LIMIT 1"),
               QStringLiteral("1"));
@@ -144,31 +139,21 @@ TEST_F(StripeReconciliationTest, PastTheLagADisputeIsACaseToChaseThatItsReversal
 {
     const QByteArray won = charge("amount=5000&currency=usd", "stripe-late-won");
     const QByteArray lost = charge("amount=2000&currency=usd", "stripe-late-lost");
-    const HttpReply refunded = post("/v1/refunds", "charge=" + lost + "&amount=700", "stripe-lr");
-    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
-    const QByteArray refund = QJsonDocument::fromJson(refunded.body)
-                                  .object()
-                                  .value(QStringLiteral("id"))
-                                  .toString()
-                                  .toUtf8();
+    const QByteArray refundId = refund("charge=" + lost + "&amount=700", "stripe-lr");
+    ASSERT_FALSE(refundId.isEmpty());
     // A refund whose own row the reports never showed, only its failure.
-    const HttpReply unseen = post("/v1/refunds", "charge=" + won + "&amount=300", "stripe-lr2");
-    ASSERT_EQ(unseen.status, 200) << unseen.body.constData();
-    const QByteArray unseenRefund = QJsonDocument::fromJson(unseen.body)
-                                        .object()
-                                        .value(QStringLiteral("id"))
-                                        .toString()
-                                        .toUtf8();
+    const QByteArray unseenRefund = refund("charge=" + won + "&amount=300", "stripe-lr2");
+    ASSERT_FALSE(unseenRefund.isEmpty());
     ASSERT_EQ(backdateBooks(), QStringLiteral("4"));
     m_day = firstPostingDay();
     const ProcessResult paid = importReport(
         QStringLiteral("paid.csv"),
         {row("%1 10:00:00", "50.00", "0.00", "50.00", "charge", "ch_won", won),
          row("%1 10:05:00", "20.00", "0.00", "20.00", "charge", "ch_lost", lost),
-         row("%1 11:00:00", "-7.00", "0.00", "-7.00", "refund", "re_lost", lost, refund),
+         row("%1 11:00:00", "-7.00", "0.00", "-7.00", "refund", "re_lost", lost, refundId),
          row("%2 09:00:00", "-50.00", "0.00", "-50.00", "dispute", "dp_won", won),
          row("%2 09:10:00", "-20.00", "0.00", "-20.00", "dispute", "dp_lost", lost),
-         row("%2 12:00:00", "7.00", "0.00", "7.00", "refund_failure", "re_lost", lost, refund),
+         row("%2 12:00:00", "7.00", "0.00", "7.00", "refund_failure", "re_lost", lost, refundId),
          row("%2 12:30:00", "3.00", "0.00", "3.00", "refund_failure", "re_unseen", won,
              unseenRefund)});
     ASSERT_EQ(paid.exitCode, 0) << qPrintable(paid.err);
