@@ -200,14 +200,15 @@ Result<CallTargets> participantTargets(LibpqConnection &session, int limit)
 {
     // The sagas a worker may still call for, and the latest 10,000 started:
     // what the next ones will call, without reading years of history.
+    // Each set by its own index: the active ones by status, the latest by id.
     Result<PgRows> rows = session.query(
-        "SELECT s.id, u.url FROM keel.sagas s JOIN keel.saga_steps t ON t.saga_id = s.id "
+        "WITH picked AS ((SELECT id FROM keel.sagas "
+        "                 WHERE status IN ('running', 'compensating', 'parked')) "
+        "  UNION (SELECT id FROM keel.sagas ORDER BY id DESC LIMIT 10000)) "
+        "SELECT t.saga_id, u.url FROM picked p JOIN keel.saga_steps t ON t.saga_id = p.id "
         "CROSS JOIN LATERAL (VALUES (t.definition ->> 'action_url'), "
         "  (t.definition ->> 'compensate_url')) AS u(url) "
-        "WHERE u.url IS NOT NULL AND u.url <> '' "
-        "  AND (s.status IN ('running', 'compensating', 'parked') "
-        "       OR s.id > (SELECT coalesce(max(id), 0) - 10000 FROM keel.sagas)) "
-        "ORDER BY s.id");
+        "WHERE u.url IS NOT NULL AND u.url <> '' ORDER BY 1");
     if (!rows)
         return rows.error();
     return busiestOrigins(*rows, limit);

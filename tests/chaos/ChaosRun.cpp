@@ -189,7 +189,8 @@ bool ChaosRun::prepareWatch()
         m_out << "chaos: the formation has no read replica" << Qt::endl;
         return false;
     }
-    m_watch = std::make_unique<ReplicaWatch>(m_world->settings(), *replica);
+    m_watch = std::make_unique<ReplicaWatch>(m_world->settings(), *replica,
+                                             m_world->failover()->replicaName());
     QString why;
     if (m_watch->prepare(&why))
         return true;
@@ -546,7 +547,11 @@ void ChaosRun::switchOver(const Fault &fault)
         ++m_faultCounts[QStringLiteral("switchover skipped: formation not settled")];
         return;
     }
-    const Result<int> from = formation->beginSwitchover();
+    // Switchovers and manual failovers take turns, the seed saying which comes first.
+    const bool manualFailover = (m_options.seed + quint64(m_handoversBegun++)) % 2 == 1;
+    const QString command =
+        manualFailover ? QStringLiteral("failover") : QStringLiteral("switchover");
+    const Result<int> from = formation->beginSwitchover(manualFailover);
     if (!from) {
         ++m_faultCounts[QStringLiteral("switchover refused")];
         m_out << "  switchover refused: " << from.error().message << Qt::endl;
@@ -555,8 +560,10 @@ void ChaosRun::switchOver(const Fault &fault)
     tookFailover();
     m_switchoverPending = true;
     ++m_faultCounts[fault.kindName()];
+    ++m_faultCounts[QStringLiteral("postgresql handover by patronictl ") + command];
     const qint64 at = m_clock.elapsed();
-    m_out << "  t=" << at / 1000.0 << "s switchover from port " << *from << " begun" << Qt::endl;
+    m_out << "  t=" << at / 1000.0 << "s switchover from port " << *from << " begun (" << command
+          << ")" << Qt::endl;
     schedule(at + 500, QStringLiteral("switchover from port %1").arg(*from),
              [this, formation, port = *from, at] {
                  const int primary = formation->primaryPort();

@@ -107,6 +107,7 @@ private:
     int m_promotions = 0;  // primaries taken away whose place the monitor gave another node
     int m_switchovers = 0; // planned switchovers that ended with another node primary
     bool m_switchoverPending = false; // one begun and not yet seen through
+    int m_handoversBegun = 0;         // switchovers and manual failovers asked for
     int m_promotionsUnderLoad = 0;    // of them, seen before the clients stopped
     QElapsedTimer m_sinceStart;       // the whole run, the world's start included
     std::unique_ptr<QProcess> m_simulate;

@@ -12,12 +12,14 @@
 #include <QVariant>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 
 namespace keel::chaos {
 namespace {
 
 constexpr int TickMs = 500;
+constexpr qint64 StallMs = 6000;
 // What the status bar rounds away: it says whole seconds, and "current"
 // for a replica a second behind.
 constexpr qint64 GraceMs = 1000;
@@ -27,10 +29,19 @@ qint64 wallMs()
     return QDateTime::currentMSecsSinceEpoch();
 }
 
+qint64 steadyMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
 } // namespace
 
-ReplicaWatch::ReplicaWatch(ConnectionSettings primary, ConnectionSettings replica)
-    : m_primary(std::move(primary)), m_replica(std::move(replica))
+ReplicaWatch::ReplicaWatch(ConnectionSettings primary, ConnectionSettings replica,
+                           QString replicaName)
+    : m_primary(std::move(primary)), m_replica(std::move(replica)),
+      m_replicaName(std::move(replicaName))
 {}
 
 ReplicaWatch::~ReplicaWatch()
@@ -67,30 +78,31 @@ void ReplicaWatch::start()
 {
     m_stopping = false;
     m_thread = std::thread([this] { run(); });
+    m_resumer = std::thread([this] { resumeWhenDue(); });
 }
 
 void ReplicaWatch::stop()
 {
     m_stopping = true;
+    resumeReplay(); // first: a read may be waiting on what the stopped replay holds
     if (m_thread.joinable())
         m_thread.join();
+    if (m_resumer.joinable())
+        m_resumer.join();
+    resumeReplay();
 }
 
 void ReplicaWatch::run()
 {
-    // The replica lags on purpose too: its replay stalled for six seconds in
-    // every twenty, begun while the primary takes marks, so that it goes on
-    // writing past the replica.
-    constexpr int Cycle = 40, PauseAt = 10, PauseTicks = 12;
-    int pausedAt = -1;
-    for (int tick = 0; !m_stopping; ++tick) {
+    // The replica lags on purpose too: its replay stalled for six seconds,
+    // then left alone for at least fourteen, each stall begun while the
+    // primary takes marks, so that it goes on writing past the replica.
+    qint64 calmUntilMs = steadyMs() + 10000;
+    while (!m_stopping) {
         const bool marked = markPrimary();
-        if (pausedAt < 0 && tick % Cycle >= PauseAt && tick % Cycle < PauseAt + 4 && marked &&
-            setReplayPaused(true))
-            pausedAt = tick;
-        else if (pausedAt >= 0 && tick - pausedAt >= PauseTicks && setReplayPaused(false))
-            pausedAt = -1;
-        m_paused = pausedAt >= 0;
+        if (marked && m_stoppedStartup == 0 && steadyMs() >= calmUntilMs && stallReplay())
+            calmUntilMs = steadyMs() + StallMs + 14000;
+        m_paused = m_stoppedStartup != 0;
         if (!readReplica()) {
             // Opened again next time: a server away, or the primary moved.
             QtSqlConnections::closeThreadConnections();
@@ -99,32 +111,47 @@ void ReplicaWatch::run()
         }
         QThread::msleep(TickMs);
     }
-    setReplayPaused(false);
     QtSqlConnections::closeThreadConnections();
 }
 
 // Replay stalls as it would behind a long query or a slow disk: the
 // replica's startup process stopped, its WAL still received. (Patroni
-// resumes a replay paused with pg_wal_replay_pause() within a second.)
-bool ReplicaWatch::setReplayPaused(bool paused)
+// resumes a replay paused with pg_wal_replay_pause() within a second.) It
+// is resumed by its own thread on a deadline: a read on the replica may wait
+// on a lock or buffer the stopped process holds, and must not keep it stopped.
+bool ReplicaWatch::stallReplay()
 {
-    if (!paused) {
-        if (m_stoppedStartup > 0)
-            ::kill(pid_t(m_stoppedStartup), SIGCONT);
-        m_stoppedStartup = 0;
-        return true;
-    }
     Result<LibpqConnection> replica = LibpqConnection::open(m_replica);
     if (!replica)
         return false;
     Result<QString> startup =
         replica->scalar("SELECT pid FROM pg_stat_activity WHERE backend_type = 'startup'");
-    if (!startup || startup->toLongLong() <= 0 || ::kill(pid_t(startup->toLongLong()), SIGSTOP))
+    if (!startup || startup->toLongLong() <= 0)
         return false;
+    m_resumeAtMs = steadyMs() + StallMs;
     m_stoppedStartup = startup->toLongLong();
+    if (::kill(pid_t(m_stoppedStartup.load()), SIGSTOP) != 0) {
+        m_stoppedStartup = 0;
+        return false;
+    }
     QMutexLocker locker(&m_lock);
     ++m_pauses;
     return true;
+}
+
+void ReplicaWatch::resumeWhenDue()
+{
+    while (!m_stopping) {
+        if (m_stoppedStartup != 0 && steadyMs() >= m_resumeAtMs)
+            resumeReplay();
+        QThread::msleep(100);
+    }
+}
+
+void ReplicaWatch::resumeReplay()
+{
+    if (const qint64 pid = m_stoppedStartup.exchange(0); pid > 0)
+        ::kill(pid_t(pid), SIGCONT);
 }
 
 bool ReplicaWatch::markPrimary()
@@ -137,8 +164,15 @@ bool ReplicaWatch::markPrimary()
     if (!id)
         return false;
     const Mark mark{id->toLongLong(), wallMs()};
+    // Patroni 3.0 in strict synchronous mode names '*' while no candidate
+    // standby runs, and '*' takes this replica too (docs/findings.md).
+    Result<PgRows> synchronous =
+        primary->query("SELECT 1 FROM pg_stat_replication WHERE application_name = $1 "
+                       "AND sync_state <> 'async'",
+                       {m_replicaName.toUtf8()});
     QMutexLocker locker(&m_lock);
     m_marks.push_back(mark);
+    m_marksAckedByReplica += synchronous && synchronous->size() > 0 ? 1 : 0;
     return true;
 }
 
@@ -155,6 +189,8 @@ bool ReplicaWatch::readReplica()
     Result<PrimaryPosition> position = primaryWalPosition(*primary);
     if (!position)
         return false;
+    // What the console claims is as of the primary's clock then.
+    reading.atMs = qint64(position->epoch.toDouble() * 1000);
     Result<ReplicaLag> lag = replicaLag(*replica, *position);
     if (!lag)
         return false;
@@ -174,6 +210,7 @@ bool ReplicaWatch::readReplica()
     QMutexLocker locker(&m_lock);
     for (const HistoryRow &row : std::as_const(page->rows))
         m_chargesSeen.insert(row.publicId);
+    m_readsWhilePaused += m_paused ? 1 : 0;
     if (lag->standby && !lag->caughtUp && lag->seconds) {
         ++m_readsBehind;
         m_readsBehindWhilePaused += m_paused ? 1 : 0;
@@ -236,9 +273,11 @@ void ReplicaWatch::judge(LibpqConnection &primary, Verdict &verdict)
     if (told == 0)
         verdict.violation(QStringLiteral("replica: never read while the faults ran, which "
                                          "proves nothing about it"));
-    if (m_readsBehindWhilePaused == 0)
+    // Six readings into stalls of six seconds, one at least said so; with
+    // fewer (every stall met a failover), the run could not tell.
+    if (m_readsWhilePaused >= 6 && m_readsBehindWhilePaused == 0)
         verdict.violation(QStringLiteral("replica: never read as behind while its replay was "
-                                         "paused, which proves nothing about how it says so"));
+                                         "stalled, which proves nothing about how it says so"));
     // A payment it showed that the primary does not have: gone with a
     // failover, and it must be gone from the replica too once caught up.
     const QStringList seen(m_chargesSeen.cbegin(), m_chargesSeen.cend());
@@ -270,10 +309,14 @@ void ReplicaWatch::judge(LibpqConnection &primary, Verdict &verdict)
         withdrawn = gone.size() - (still ? still->size() : 0);
     }
     verdict.counts[QStringLiteral("replica: readings")] = qint64(m_readings.size());
-    verdict.counts[QStringLiteral("replica: replay paused on purpose")] = m_pauses;
+    verdict.counts[QStringLiteral("replica: marks committed while it stood as a synchronous "
+                                  "standby")] = m_marksAckedByReplica;
+    verdict.counts[QStringLiteral("replica: replay stalled on purpose")] = m_pauses;
     verdict.counts[QStringLiteral("replica: readings that said it was behind")] = m_readsBehind;
-    verdict.counts[QStringLiteral("replica: of them, while its replay was paused")] =
+    verdict.counts[QStringLiteral("replica: of them, while its replay was stalled")] =
         m_readsBehindWhilePaused;
+    verdict.counts[QStringLiteral("replica: readings while its replay was stalled")] =
+        m_readsWhilePaused;
     verdict.counts[QStringLiteral("replica: most it said it was behind (ms)")] = m_maxBehindMs;
     verdict.counts[QStringLiteral("replica: reads that failed (a server away)")] = m_failedReads;
     verdict.counts[QStringLiteral("replica: payments shown")] = qint64(m_chargesSeen.size());

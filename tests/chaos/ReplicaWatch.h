@@ -20,7 +20,7 @@ namespace keel::chaos {
 struct Verdict;
 
 // The console's read replica, watched while the faults run, and made to lag:
-// its replay is stalled for six seconds in every twenty. Every half
+// its replay is stalled for six seconds, then left alone for fourteen. Every half
 // second it commits a mark on the primary (a table of the run's own), then
 // reads on the replica, as an auditor's login as the console would: how far
 // behind the status bar would say it is (keel's ReplicaLag), the newest mark
@@ -34,7 +34,8 @@ struct Verdict;
 //   may show for a moment, and is counted, but may not stay).
 class ReplicaWatch final {
 public:
-    ReplicaWatch(ConnectionSettings primary, ConnectionSettings replica);
+    // `replicaName`: its application_name on the primary.
+    ReplicaWatch(ConnectionSettings primary, ConnectionSettings replica, QString replicaName);
     ~ReplicaWatch();
     Q_DISABLE_COPY_MOVE(ReplicaWatch)
 
@@ -56,13 +57,16 @@ private:
     };
 
     void run();
-    bool setReplayPaused(bool paused);
+    bool stallReplay();
+    void resumeWhenDue();
+    void resumeReplay();
     bool markPrimary();
     bool readReplica(); // false: a server away
     bool caughtUpWithLastMark(int timeoutMs);
 
     ConnectionSettings m_primary;
     ConnectionSettings m_replica;
+    QString m_replicaName;
     ConnectionSettings m_auditorOnPrimary;
     ConnectionSettings m_auditorOnReplica;
     std::atomic<bool> m_stopping{false};
@@ -77,7 +81,11 @@ private:
     qint64 m_pauses = 0;
     qint64 m_readsBehindWhilePaused = 0;
     std::atomic<bool> m_paused{false};
-    qint64 m_stoppedStartup = 0; // the replica's startup process, while stopped
+    std::atomic<qint64> m_stoppedStartup{0}; // the replica's startup process, while stopped
+    std::atomic<qint64> m_resumeAtMs{0};     // steady clock
+    std::thread m_resumer;
+    qint64 m_readsWhilePaused = 0;
+    qint64 m_marksAckedByReplica = 0; // committed while it stood as a synchronous standby
 };
 
 } // namespace keel::chaos

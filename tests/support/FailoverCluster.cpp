@@ -367,7 +367,7 @@ Result<std::size_t> FailoverCluster::primaryIndex()
     return std::size_t(found - m_nodePorts.cbegin());
 }
 
-Result<int> FailoverCluster::beginSwitchover()
+Result<int> FailoverCluster::beginSwitchover(bool)
 {
     return makeError(ErrorKind::Usage,
                      QStringLiteral("pg_autoctl perform switchover turns synchronous replication "

@@ -47,7 +47,7 @@ public:
     Result<int> shutDownPrimary() override;
     // Refused: pg_auto_failover 2.0's `perform switchover` turns synchronous
     // replication off mid-switchover (docs/findings.md).
-    Result<int> beginSwitchover() override;
+    Result<int> beginSwitchover(bool manualFailover) override;
     // The crashed node's keeper is started again; it must rejoin as a
     // secondary (pg_rewind) instead of coming back as a second primary.
     Status restartNode(int port) override;

@@ -44,7 +44,9 @@ public:
     // primary hands over to the synchronous standby and follows it, its node
     // never down. Returns the old primary's port; an engine whose switchover
     // is not safe while keel writes refuses.
-    virtual Result<int> beginSwitchover() = 0;
+    // `manualFailover`: asked for as an operator's manual failover to the
+    // standby, where the engine has one (patronictl failover), not a switchover.
+    virtual Result<int> beginSwitchover(bool manualFailover) = 0;
     // The node's supervisor started again; it must rejoin as a standby.
     virtual Status restartNode(int port) = 0;
     // A primary and a standby, each where the engine wants it.
@@ -65,6 +67,8 @@ public:
     {
         return std::nullopt;
     }
+    // Its name as the primary's pg_stat_replication shows it (application_name).
+    virtual QString replicaName() const { return {}; }
 
 protected:
     // Every node on loopback by port, as the server account, only the

@@ -350,6 +350,11 @@ ConnectionSettings PatroniCluster::settings(const QString &database) const
     return multiHostSettings({m_pgPorts.begin(), m_pgPorts.begin() + m_candidates}, database);
 }
 
+QString PatroniCluster::replicaName() const
+{
+    return int(m_pgPorts.size()) == m_candidates ? QString() : memberName(m_candidates);
+}
+
 std::optional<ConnectionSettings> PatroniCluster::replicaSettings(const QString &database) const
 {
     if (int(m_pgPorts.size()) == m_candidates)
@@ -370,7 +375,7 @@ ConnectionSettings PatroniCluster::memberSettings(int index, const QString &data
 }
 
 std::unique_ptr<QProcess> PatroniCluster::startSwitchover(int leader, int candidate,
-                                                          const QString &log) const
+                                                          const QString &log, bool asFailover) const
 {
     auto control = std::make_unique<QProcess>();
     if (!log.isEmpty()) {
@@ -380,12 +385,16 @@ std::unique_ptr<QProcess> PatroniCluster::startSwitchover(int leader, int candid
     QProcessEnvironment environment = EmbeddedCluster::programEnvironment();
     environment.insert(QStringLiteral("HOME"), m_directory);
     control->setProcessEnvironment(environment);
-    control->start(program("patronictl"),
-                   {QStringLiteral("-c"),
-                    QDir(m_directory).filePath(memberName(leader) + QStringLiteral(".yml")),
-                    QStringLiteral("switchover"), QStringLiteral("--leader"), memberName(leader),
-                    QStringLiteral("--candidate"), memberName(candidate), QStringLiteral("--force"),
-                    m_scope});
+    // A manual failover names only the member to promote; with a healthy
+    // leader Patroni hands over as in a switchover.
+    QStringList arguments{QStringLiteral("-c"),
+                          QDir(m_directory).filePath(memberName(leader) + QStringLiteral(".yml")),
+                          asFailover ? QStringLiteral("failover") : QStringLiteral("switchover")};
+    if (!asFailover)
+        arguments << QStringLiteral("--leader") << memberName(leader);
+    arguments << QStringLiteral("--candidate") << memberName(candidate) << QStringLiteral("--force")
+              << m_scope;
+    control->start(program("patronictl"), arguments);
     return control;
 }
 
@@ -406,7 +415,7 @@ Status PatroniCluster::switchover()
                      QStringLiteral("new leader"));
 }
 
-Result<int> PatroniCluster::beginSwitchover()
+Result<int> PatroniCluster::beginSwitchover(bool manualFailover)
 {
     if (m_switchover && m_switchover->state() != QProcess::NotRunning &&
         !m_switchover->waitForFinished(0))
@@ -416,7 +425,8 @@ Result<int> PatroniCluster::beginSwitchover()
     if (leader < 0)
         return makeError(ErrorKind::Environment, QStringLiteral("Patroni's cluster has no leader"));
     m_switchover = startSwitchover(leader, (leader + 1) % members(),
-                                   QDir(m_directory).filePath(QStringLiteral("switchover.log")));
+                                   QDir(m_directory).filePath(QStringLiteral("switchover.log")),
+                                   manualFailover);
     if (!m_switchover->waitForStarted(10000))
         return makeError(
             ErrorKind::Environment,

@@ -58,8 +58,9 @@ public:
     // SIGTERM to the leader's Patroni: it stops its PostgreSQL and lets the
     // leader key go, and the standby takes it.
     Result<int> shutDownPrimary() override;
-    // `patronictl switchover` to the other member, in the background.
-    Result<int> beginSwitchover() override;
+    // `patronictl switchover` to the other member, or `patronictl failover`
+    // to it, in the background.
+    Result<int> beginSwitchover(bool manualFailover) override;
     Status restartNode(int port) override;
     bool synchronous() override;
     int primaryPort() override;
@@ -67,6 +68,7 @@ public:
     bool supervisorsRunning() const override;
     QList<Node> nodes() override;
     std::optional<ConnectionSettings> replicaSettings(const QString &database) const override;
+    QString replicaName() const override;
 
 private:
     PatroniCluster() = default;
@@ -82,8 +84,8 @@ private:
     Result<QByteArray> restGet(int index, const QString &path) const;
     // patronictl switchover from `leader` to `candidate`, started; what it
     // says goes to `log` when given, else stays readable from the process.
-    std::unique_ptr<QProcess> startSwitchover(int leader, int candidate,
-                                              const QString &log = {}) const;
+    std::unique_ptr<QProcess> startSwitchover(int leader, int candidate, const QString &log = {},
+                                              bool asFailover = false) const;
 
     QString m_directory;
     QString m_scope;
