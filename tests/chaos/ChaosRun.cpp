@@ -81,18 +81,7 @@ int ChaosRun::run()
     for (const Fault &fault : m_faults)
         m_out << "  " << fault.describe() << Qt::endl;
 
-    ClientOptions clientOptions;
-    clientOptions.gateways = m_world->gatewayUrls();
-    clientOptions.paymentsKey = m_world->paymentsKey();
-    clientOptions.sagasKey = m_world->sagasKey();
-    clientOptions.simulateKey = m_world->simulateKey();
-    clientOptions.participant = m_world->participantUrl();
-    clientOptions.patientSagas = m_options.operators;
-    clientOptions.yuanSalesOnly = m_options.protocol != ChannelProtocol::Keel;
-    clientOptions.slowPayers = m_options.protocol == ChannelProtocol::WechatPay;
-    clientOptions.seed = m_options.seed;
-    clientOptions.clients = m_options.clients;
-    ChaosClient client(clientOptions, m_record, m_clock);
+    ChaosClient client(clientOptions(), m_record, m_clock);
     if (m_options.operators && !prepareDesk())
         return 2;
     if (m_options.replica && !prepareWatch())
@@ -137,6 +126,23 @@ int ChaosRun::run()
     m_out << "load stopped at " << m_clock.elapsed() / 1000.0 << " s; bringing everything back"
           << Qt::endl;
     return judge(bringBackAndSettle(client));
+}
+
+// The merchants' clients, as the world and the run's options shape them.
+ClientOptions ChaosRun::clientOptions() const
+{
+    ClientOptions options;
+    options.gateways = m_world->gatewayUrls();
+    options.paymentsKey = m_world->paymentsKey();
+    options.sagasKey = m_world->sagasKey();
+    options.simulateKey = m_world->simulateKey();
+    options.participant = m_world->participantUrl();
+    options.patientSagas = m_options.operators;
+    options.yuanSalesOnly = m_options.protocol != ChannelProtocol::Keel;
+    options.slowPayers = m_options.protocol == ChannelProtocol::WechatPay;
+    options.seed = m_options.seed;
+    options.clients = m_options.clients;
+    return options;
 }
 
 // After the load: everything back, the open requests sent again, and the

@@ -22,6 +22,7 @@ class LibpqConnection;
 namespace keel::chaos {
 
 class ChaosClient;
+struct ClientOptions;
 class ChaosWorld;
 class InboxConsumer;
 class OperatorDesk;
@@ -81,6 +82,7 @@ private:
     bool quiet();
     bool prepareDesk();
     bool prepareWatch();
+    ClientOptions clientOptions() const;
     int bringBackAndSettle(ChaosClient &client);
     int judge(int openRequests);
     void report(const Verdict &verdict, const QList<Told> &record);

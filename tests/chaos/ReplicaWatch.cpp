@@ -247,8 +247,17 @@ void ReplicaWatch::judge(LibpqConnection &primary, Verdict &verdict)
         verdict.violation(QStringLiteral("replica: it did not catch up with the primary's last "
                                          "mark within 60 s of the end"));
     QMutexLocker locker(&m_lock);
+    judgeWhatItSaid(verdict);
+    const qint64 withdrawn = judgeWhatItShowed(primary, verdict);
+    count(verdict, withdrawn);
+}
+
+// Each reading against the marks the primary had committed before what the
+// console would have said.
+void ReplicaWatch::judgeWhatItSaid(Verdict &verdict) const
+{
     qint64 told = 0;
-    for (const Reading &reading : std::as_const(m_readings)) {
+    for (const Reading &reading : m_readings) {
         if (reading.behindMs == -2) {
             verdict.violation(QStringLiteral("replica: it was not in recovery when read"));
             continue;
@@ -256,7 +265,6 @@ void ReplicaWatch::judge(LibpqConnection &primary, Verdict &verdict)
         if (reading.behindMs < 0)
             continue;
         ++told;
-        // Every mark committed before what the console would have said.
         const qint64 before = reading.atMs - reading.behindMs - GraceMs;
         const auto owed =
             std::partition_point(m_marks.cbegin(), m_marks.cend(),
@@ -278,36 +286,47 @@ void ReplicaWatch::judge(LibpqConnection &primary, Verdict &verdict)
     if (m_readsWhilePaused >= 6 && m_readsBehindWhilePaused == 0)
         verdict.violation(QStringLiteral("replica: never read as behind while its replay was "
                                          "stalled, which proves nothing about how it says so"));
-    // A payment it showed that the primary does not have: gone with a
-    // failover, and it must be gone from the replica too once caught up.
+}
+
+// A payment it showed that the primary does not have: gone with a failover,
+// and it must be gone from the replica too once caught up. Returns how many.
+qint64 ReplicaWatch::judgeWhatItShowed(LibpqConnection &primary, Verdict &verdict) const
+{
     const QStringList seen(m_chargesSeen.cbegin(), m_chargesSeen.cend());
     Result<PgRows> kept =
         primary.query("SELECT public_id FROM keel.charges WHERE public_id = ANY($1::text[])",
                       {LibpqConnection::arrayParam(seen)});
-    qint64 withdrawn = 0;
     if (!kept) {
         verdict.violation(QStringLiteral("replica: cannot read the primary's charges: ") +
                           kept.error().message);
-    } else if (kept->size() < seen.size()) {
-        QSet<QString> lost = m_chargesSeen;
-        for (int i = 0; i < kept->size(); ++i)
-            lost.remove(kept->text(i, 0));
-        const QStringList gone(lost.cbegin(), lost.cend());
-        Result<LibpqConnection> replica = LibpqConnection::open(m_replica);
-        Result<PgRows> still =
-            replica ? replica->query("SELECT public_id FROM keel.charges WHERE public_id = "
-                                     "ANY($1::text[])",
-                                     {LibpqConnection::arrayParam(gone)})
-                    : Result<PgRows>(replica.error());
-        if (!still)
-            verdict.violation(QStringLiteral("replica: cannot read it at the end: ") +
-                              still.error().message);
-        for (int i = 0; still && i < still->size(); ++i)
-            verdict.violation(QStringLiteral("replica: it still shows payment %1, which the "
-                                             "primary does not have")
-                                  .arg(still->text(i, 0)));
-        withdrawn = gone.size() - (still ? still->size() : 0);
+        return 0;
     }
+    if (kept->size() == seen.size())
+        return 0;
+    QSet<QString> lost = m_chargesSeen;
+    for (int i = 0; i < kept->size(); ++i)
+        lost.remove(kept->text(i, 0));
+    const QStringList gone(lost.cbegin(), lost.cend());
+    Result<LibpqConnection> replica = LibpqConnection::open(m_replica);
+    Result<PgRows> still =
+        replica ? replica->query("SELECT public_id FROM keel.charges WHERE public_id = "
+                                 "ANY($1::text[])",
+                                 {LibpqConnection::arrayParam(gone)})
+                : Result<PgRows>(replica.error());
+    if (!still) {
+        verdict.violation(QStringLiteral("replica: cannot read it at the end: ") +
+                          still.error().message);
+        return gone.size();
+    }
+    for (int i = 0; i < still->size(); ++i)
+        verdict.violation(QStringLiteral("replica: it still shows payment %1, which the "
+                                         "primary does not have")
+                              .arg(still->text(i, 0)));
+    return gone.size() - still->size();
+}
+
+void ReplicaWatch::count(Verdict &verdict, qint64 withdrawn) const
+{
     verdict.counts[QStringLiteral("replica: readings")] = qint64(m_readings.size());
     verdict.counts[QStringLiteral("replica: marks committed while it stood as a synchronous "
                                   "standby")] = m_marksAckedByReplica;

@@ -63,6 +63,9 @@ private:
     bool markPrimary();
     bool readReplica(); // false: a server away
     bool caughtUpWithLastMark(int timeoutMs);
+    void judgeWhatItSaid(Verdict &verdict) const;
+    qint64 judgeWhatItShowed(LibpqConnection &primary, Verdict &verdict) const;
+    void count(Verdict &verdict, qint64 withdrawn) const;
 
     ConnectionSettings m_primary;
     ConnectionSettings m_replica;
