@@ -104,8 +104,12 @@ Result<LoadedDay> DayLoader::load(const QDate &date)
 
 Status DayLoader::loadDayRecords(LoadedDay &day)
 {
-    Result<PgRows> rows = m_session.query(
-        DayRecords, {m_channel, millis(day.input.day.start), millis(day.input.day.end)});
+    Result<QString> clearing = m_session.scalar(ClearingAccounts);
+    if (!clearing)
+        return clearing.error();
+    Result<PgRows> rows =
+        m_session.query(DayRecords, {m_channel, millis(day.input.day.start),
+                                     millis(day.input.day.end), clearing->toLatin1()});
     if (!rows)
         return rows.error();
     RepeatedText currency;
