@@ -70,8 +70,10 @@ void seedBooks(LibpqConnection &session, qint64 merchantId, int lines)
 }
 
 // The channel's statement of the day in keel's CSV form: every capture but
-// the first `Broken`, and `Broken` more with a cent added.
-QString writeStatement(LibpqConnection &session, const QString &directory)
+// the first `Broken`, and `Broken` more with a cent added. `byChannelId`
+// names each line by the channel's own id alone, as a channel does that
+// never carries keel's reference.
+QString writeStatement(LibpqConnection &session, const QString &directory, bool byChannelId)
 {
     Result<PgRows> rows = session.query(
         "SELECT public_id, channel_reference, amount, "
@@ -83,7 +85,7 @@ QString writeStatement(LibpqConnection &session, const QString &directory)
     text.reserve(rows->size() * 80);
     for (int i = Broken; i < rows->size(); ++i) {
         const qint64 amount = rows->toInt64(i, 2) + (i < 2 * Broken ? 1 : 0);
-        text += rows->value(i, 0) + ',' + rows->value(i, 1) + ",payment," +
+        text += rows->value(i, byChannelId ? 1 : 0) + ',' + rows->value(i, 1) + ",payment," +
                 QByteArray::number(amount / 100) + '.' +
                 QByteArray::number(amount % 100).rightJustified(2, '0') + ",USD,0," +
                 rows->value(i, 3) + '\n';
@@ -98,9 +100,14 @@ QString writeStatement(LibpqConnection &session, const QString &directory)
 // The reference: the same file into a table, then one join that finds the
 // same breaks. `constraints` follow the table's columns; `indexes` are made
 // before the COPY, as keel's are there before an import.
+struct ReferenceTable {
+    QByteArray name;
+    QByteArray constraints;
+    QByteArrayList indexes;
+};
+
 std::pair<double, QString> reference(LibpqConnection &session, const QString &path,
-                                     const QByteArray &table, const QByteArray &constraints = {},
-                                     const QByteArrayList &indexes = {})
+                                     const ReferenceTable &table, bool byChannelId)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
@@ -108,17 +115,17 @@ std::pair<double, QString> reference(LibpqConnection &session, const QString &pa
     const QByteArray csv = file.readAll();
     QElapsedTimer timer;
     timer.start();
-    if (Status made = session.exec("CREATE TABLE " + table +
+    if (Status made = session.exec("CREATE TABLE " + table.name +
                                    " (reference text, channel_reference text, kind text, "
                                    "amount numeric, currency char(3), fee numeric, "
                                    "occurred_at timestamptz" +
-                                   constraints + ")");
+                                   table.constraints + ")");
         !made)
         die(made.error().message);
-    for (const QByteArray &index : indexes)
-        if (Status made = session.exec("CREATE INDEX ON " + table + ' ' + index); !made)
+    for (const QByteArray &index : table.indexes)
+        if (Status made = session.exec("CREATE INDEX ON " + table.name + ' ' + index); !made)
             die(made.error().message);
-    if (Status copied = session.copyIn("COPY " + table +
+    if (Status copied = session.copyIn("COPY " + table.name +
                                            " (reference, channel_reference, kind, amount, "
                                            "currency, fee, occurred_at) "
                                            "FROM STDIN (FORMAT csv, HEADER)",
@@ -129,15 +136,18 @@ std::pair<double, QString> reference(LibpqConnection &session, const QString &pa
         "SELECT count(*) FILTER (WHERE l.reference IS NULL), "
         "       count(*) FILTER (WHERE k.public_id IS NULL), "
         "       count(*) FILTER (WHERE (l.amount * 100)::bigint <> k.amount) "
-        "FROM (SELECT c.public_id, sum(e.amount) AS amount FROM keel.ledger_transactions t "
+        "FROM (SELECT c.public_id, c.channel_reference, sum(e.amount) AS amount "
+        "      FROM keel.ledger_transactions t "
         "      JOIN keel.charges c ON c.id = t.charge_id "
         "      JOIN keel.ledger_entries e ON e.transaction_id = t.id "
         "      JOIN keel.ledger_accounts a ON a.id = e.account_id "
         "        AND a.code LIKE 'channel_clearing:%' "
         "      WHERE t.kind = 'capture' AND t.created_at >= $1::date "
-        "        AND t.created_at < $1::date + 1 GROUP BY c.public_id) k "
+        "        AND t.created_at < $1::date + 1 GROUP BY c.public_id, c.channel_reference) k "
         "FULL JOIN " +
-            table + " l ON l.reference = k.public_id",
+            table.name +
+            (byChannelId ? " l ON l.channel_reference = k.channel_reference"
+                         : " l ON l.reference = k.public_id"),
         {QByteArray(Day)});
     if (!breaks)
         die(breaks.error().message);
@@ -256,8 +266,11 @@ int main(int argc, char **argv)
     parser.addHelpOption();
     parser.addOption({QStringLiteral("lines"), QStringLiteral("Charges and statement lines."),
                       QStringLiteral("N")});
+    parser.addOption({QStringLiteral("by-channel-id"),
+                      QStringLiteral("The statement names payments by the channel's ids alone.")});
     parser.process(app);
     const int lines = positiveOption(parser, "lines", 1000000);
+    const bool byChannelId = parser.isSet(QStringLiteral("by-channel-id"));
     auto server = startBenchServer();
     const IssuedMerchant merchant = prepareDatabase(*server->cluster, QStringLiteral("bench"));
     const ConnectionSettings db = server->cluster->settings(QStringLiteral("bench"));
@@ -266,7 +279,7 @@ int main(int argc, char **argv)
         die(session.error().message);
     QTemporaryDir directory(QStringLiteral("/tmp/keel-recon-bench-XXXXXX"));
     seedBooks(*session, merchant.merchant.id, lines);
-    const QString path = writeStatement(*session, directory.path());
+    const QString path = writeStatement(*session, directory.path(), byChannelId);
 
     // Each timed part starts with no dirty buffers, so that none pays for a
     // checkpoint of what an earlier one wrote (the seeding writes gigabytes).
@@ -275,14 +288,17 @@ int main(int argc, char **argv)
             die(done.error().message);
     };
     settled();
-    const auto [referenceSeconds, referenceBreaks] = reference(*session, path, "ref_lines");
+    const auto [referenceSeconds, referenceBreaks] =
+        reference(*session, path, {"ref_lines", {}, {}}, byChannelId);
     settled();
     // The same, storing the lines as keel must: a line reported twice is
     // refused, and a reference and a day are found without a scan.
     const auto [indexedSeconds, indexedBreaks] =
-        reference(*session, path, "ref_stored_lines",
-                  ", line_no serial PRIMARY KEY, UNIQUE (kind, channel_reference)",
-                  {"(reference)", "(occurred_at)"});
+        reference(*session, path,
+                  {"ref_stored_lines",
+                   ", line_no serial PRIMARY KEY, UNIQUE (kind, channel_reference)",
+                   {"(reference)", "(occurred_at)"}},
+                  byChannelId);
     QString imported;
     QString reconciled;
     settled();
