@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
@@ -67,7 +68,8 @@ ReconView::ReconView(QueryWorker *worker, QWidget *parent)
       m_moreBreaks(new QPushButton(tr("Load &more"), this)), m_channelSide(new QLabel(this)),
       m_keelSide(new QLabel(this)), m_match(new QPushButton(tr("&Match by hand…"), this)),
       m_accept(new QPushButton(tr("&Accept until…"), this)), m_acceptUntil(new QDateEdit(this)),
-      m_adjustFee(new QPushButton(tr("Book &fee adjustment…"), this))
+      m_adjustFee(new QPushButton(tr("Book &fee adjustment…"), this)),
+      m_takeBack(new QPushButton(tr("&Take back…"), this))
 {
     auto *layout = new QVBoxLayout(this);
     auto *top = new QHBoxLayout;
@@ -199,11 +201,21 @@ QWidget *ReconView::resolutionBar()
     connect(m_match, &QPushButton::clicked, this, &ReconView::proposeMatch);
     connect(m_accept, &QPushButton::clicked, this, &ReconView::proposeAcceptance);
     connect(m_adjustFee, &QPushButton::clicked, this, &ReconView::proposeFeeAdjustment);
+    m_takeBack->setToolTip(tr("The channel holds less of this payment than keel (a dispute lost, "
+                              "a capture never paid): take the rest out of the clearing account, "
+                              "from the merchant or as the company's loss."));
+    auto *bearers = new QMenu(m_takeBack);
+    connect(bearers->addAction(tr("From the &merchant…")), &QAction::triggered, this,
+            [this] { proposeTakeBack(BreakResolutions::TakeBackBearer::Merchant); });
+    connect(bearers->addAction(tr("As operational &loss…")), &QAction::triggered, this,
+            [this] { proposeTakeBack(BreakResolutions::TakeBackBearer::Loss); });
+    m_takeBack->setMenu(bearers);
     row->addWidget(new QLabel(tr("Resolve, with a second person's approval:"), bar));
     row->addWidget(m_match);
     row->addWidget(m_accept);
     row->addWidget(m_acceptUntil);
     row->addWidget(m_adjustFee);
+    row->addWidget(m_takeBack);
     row->addStretch(1);
     return bar;
 }
@@ -225,6 +237,7 @@ void ReconView::updateResolutions()
     m_accept->setEnabled(one && BreakResolutions::canAccept(chosen[0]));
     m_acceptUntil->setEnabled(m_accept->isEnabled());
     m_adjustFee->setEnabled(one && BreakResolutions::canAdjustFee(chosen[0]));
+    m_takeBack->setEnabled(one && BreakResolutions::canTakeBack(chosen[0]));
 }
 
 ProposeDialog *ReconView::openProposal(const ProposalRequest &request, const QString &change,
@@ -296,6 +309,26 @@ ProposeDialog *ReconView::proposeFeeAdjustment()
             .arg(money(excess), found.channel, excess.currency)
             .arg(found.id),
         {breakLine(found)});
+}
+
+ProposeDialog *ReconView::proposeTakeBack(BreakResolutions::TakeBackBearer bearer)
+{
+    const QList<ReconBreakRow> chosen = selectedBreaks();
+    if (chosen.size() != 1 || !m_takeBack->isEnabled())
+        return nullptr;
+    const ReconBreakRow &found = chosen[0];
+    const ReconMoney taken{found.channelAmount.currency, found.channelAmount.exponent,
+                           found.keelAmount - found.channelAmount.amount};
+    const QString from =
+        bearer == BreakResolutions::TakeBackBearer::Merchant
+            ? tr("the merchant of charge %1 (its payable balance)").arg(found.reference)
+            : tr("operational_loss:%1").arg(taken.currency);
+    return openProposal(BreakResolutions::takeBack(found, bearer),
+                        tr("%1 leaves channel_clearing:%2, charged to %3, so that keel holds what "
+                           "%4 holds; break %5 resolves.")
+                            .arg(money(taken), taken.currency, from, found.channel)
+                            .arg(found.id),
+                        {breakLine(found)});
 }
 
 QWidget *ReconView::detailPane()

@@ -15,6 +15,9 @@ namespace keel {
 
 class ProposeDialog;
 class QueryWorker;
+namespace BreakResolutions {
+enum class TakeBackBearer;
+}
 struct ActionRecord;
 struct ProposalRequest;
 
@@ -23,7 +26,8 @@ struct ProposalRequest;
 // unexplained per currency), the open breaks by class and age, and one
 // break's two sides — the channel's lines beside keel's record — with the
 // case it opened. A break is resolved by a guarded proposal: matched by hand
-// to its counterpart, accepted until a date, or booked as a fee adjustment;
+// to its counterpart, accepted until a date, booked as a fee adjustment, or
+// taken back from the merchant or as a loss where the channel holds less;
 // a statement imported wrong is withdrawn the same way.
 class ReconView final : public QWidget {
     Q_OBJECT
@@ -43,6 +47,7 @@ public:
     QPushButton *matchButton() const { return m_match; }
     QPushButton *acceptButton() const { return m_accept; }
     QPushButton *feeButton() const { return m_adjustFee; }
+    QPushButton *takeBackButton() const { return m_takeBack; }
     QDateEdit *acceptUntil() const { return m_acceptUntil; }
     void selectBreak(int row);
     // Selects these rows of the breaks list, and only these.
@@ -53,6 +58,7 @@ public:
     ProposeDialog *proposeMatch();
     ProposeDialog *proposeAcceptance();
     ProposeDialog *proposeFeeAdjustment();
+    ProposeDialog *proposeTakeBack(BreakResolutions::TakeBackBearer bearer);
     // Withdrawing the selected statement.
     ProposeDialog *proposeWithdrawal();
 
@@ -100,6 +106,7 @@ private:
     QPushButton *m_accept;
     QDateEdit *m_acceptUntil;
     QPushButton *m_adjustFee;
+    QPushButton *m_takeBack;
     QList<ReconBreakRow> m_shown;
     int m_breakList = 0; // which refresh the shown breaks began with
     int m_pending = 0;   // lists still loading in this refresh

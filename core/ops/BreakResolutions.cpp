@@ -67,6 +67,25 @@ ProposalRequest feeAdjustment(const ReconBreakRow &found)
     return about("recon_break.fee_adjust", {&found});
 }
 
+bool canTakeBack(const ReconBreakRow &found)
+{
+    static const QStringList Classes{QStringLiteral("status_mismatch"),
+                                     QStringLiteral("amount_mismatch"),
+                                     QStringLiteral("missing_at_channel")};
+    return open(found) && found.kind == QLatin1String("payment") &&
+           Classes.contains(found.breakClass) && found.channelAmount.amount >= 0 &&
+           found.keelAmount > found.channelAmount.amount;
+}
+
+ProposalRequest takeBack(const ReconBreakRow &found, TakeBackBearer bearer)
+{
+    ProposalRequest request = about("recon_break.take_back", {&found});
+    request.payload.insert(QStringLiteral("against"), bearer == TakeBackBearer::Merchant
+                                                          ? QStringLiteral("merchant")
+                                                          : QStringLiteral("loss"));
+    return request;
+}
+
 bool canWithdraw(const ReconStatementRow &statement)
 {
     return statement.id > 0 && !statement.withdrawnAt.isValid();

@@ -29,6 +29,14 @@ ProposalRequest accept(const ReconBreakRow &found, const QDate &until);
 bool canAdjustFee(const ReconBreakRow &found);
 ProposalRequest feeAdjustment(const ReconBreakRow &found);
 
+// A payment of which the channel holds less than keel (a dispute lost, a
+// capture never paid): what keel holds beyond it leaves the clearing account,
+// borne by the charge's merchant or booked as the company's operational loss
+// (migration 0042).
+enum class TakeBackBearer { Merchant, Loss };
+bool canTakeBack(const ReconBreakRow &found);
+ProposalRequest takeBack(const ReconBreakRow &found, TakeBackBearer bearer);
+
 // A statement imported wrong, withdrawn (migration 0027): its lines no longer
 // count, the fees its import booked are reversed, and a corrected file can
 // be imported.

@@ -117,7 +117,8 @@ Status DayLoader::loadDayRecords(LoadedDay &day)
     for (int i = 0; i < rows->size(); ++i)
         day.input.dayRecords.append({kindNamed(rows->view(i, 0)), rows->text(i, 1),
                                      currency(rows->view(i, 2)), rows->toInt64(i, 3), true,
-                                     utcMillis(rows->toInt64(i, 4)), rows->text(i, 5)});
+                                     utcMillis(rows->toInt64(i, 4)), rows->text(i, 5),
+                                     rows->view(i, 6) == "t"});
     std::sort(day.input.dayRecords.begin(), day.input.dayRecords.end(), recordOrder);
     return {};
 }
@@ -374,7 +375,8 @@ Status DayLoader::appendNamedRecords(const QStringList &charges, const QStringLi
                         rows->toInt64(i, 3),
                         rows->value(i, 4) == "t",
                         utcMillis(rows->toInt64(i, 5)),
-                        {}});
+                        {},
+                        rows->view(i, 6) == "t"});
     return {};
 }
 

@@ -73,7 +73,9 @@ inline constexpr char ClearingAccounts[] =
 
 // keel's side is the channel's clearing account: what reached it for a
 // charge (captures, money parked from a channel's notice) and what left it
-// for a refund. A payment belongs to the day its money first arrived. An
+// for a refund, less what a person took back from a charge because the
+// channel did (migration 0042: a take-back never makes a day the payment's).
+// A payment belongs to the day its money first arrived. An
 // entry's currency is its account's (the entries' foreign key), so an entry
 // on a clearing account of the record's currency is an entry on the record's
 // clearing account.
@@ -83,17 +85,20 @@ inline constexpr char DayRecords[] =
     "    AND t.created_at >= to_timestamp($2 / 1000.0) AND t.created_at < to_timestamp($3 / "
     "1000.0)) "
     "SELECT 'payment', c.public_id, c.currency, sum(e.amount), "
-    "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint, c.channel_reference "
+    "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint, c.channel_reference, "
+    "       bool_or(t.kind = 'channel_takeback') "
     "FROM keel.ledger_transactions t "
     "JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.account_id = ANY($4::bigint[]) "
     "JOIN keel.charges c ON c.id = t.charge_id AND c.channel = $1 AND c.currency = e.currency "
-    "WHERE t.kind IN ('capture', 'suspense_in') AND t.charge_id IN (SELECT charge_id FROM arrived) "
+    "WHERE t.kind IN ('capture', 'suspense_in', 'channel_takeback') "
+    "  AND t.charge_id IN (SELECT charge_id FROM arrived) "
     "GROUP BY c.id "
     "HAVING min(t.created_at) >= to_timestamp($2 / 1000.0) "
     "  AND min(t.created_at) < to_timestamp($3 / 1000.0) "
     "UNION ALL "
     "SELECT 'refund', r.public_id, r.currency, -sum(e.amount), "
-    "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint, r.channel_reference "
+    "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint, r.channel_reference, "
+    "       false "
     "FROM keel.ledger_transactions t JOIN keel.refunds r ON r.id = t.refund_id AND r.channel = $1 "
     "JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.account_id = ANY($4::bigint[]) "
     "  AND e.currency = r.currency "
@@ -105,17 +110,19 @@ inline constexpr char DayRecords[] =
 // and whether it moved any.
 inline constexpr char NamedRecords[] =
     "SELECT 'payment', c.public_id, c.currency, coalesce(m.amount, 0), m.first_at IS NOT NULL, "
-    "       floor(extract(epoch FROM coalesce(m.first_at, c.created_at)) * 1000)::bigint "
+    "       floor(extract(epoch FROM coalesce(m.first_at, c.created_at)) * 1000)::bigint, "
+    "       coalesce(m.taken_back, false) "
     "FROM keel.charges c CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
-    "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
+    "  min(t.created_at) AS first_at, bool_or(t.kind = 'channel_takeback') AS taken_back "
+    "  FROM keel.ledger_transactions t "
     "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
     "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
     "    AND a.code = 'channel_clearing:' || c.currency "
-    "  WHERE t.charge_id = c.id AND t.kind IN ('capture', 'suspense_in')) m "
+    "  WHERE t.charge_id = c.id AND t.kind IN ('capture', 'suspense_in', 'channel_takeback')) m "
     "WHERE c.public_id = ANY($2::text[]) AND c.channel = $1 "
     "UNION ALL "
     "SELECT 'refund', r.public_id, r.currency, coalesce(-m.amount, 0), m.first_at IS NOT NULL, "
-    "       floor(extract(epoch FROM coalesce(m.first_at, r.created_at)) * 1000)::bigint "
+    "       floor(extract(epoch FROM coalesce(m.first_at, r.created_at)) * 1000)::bigint, false "
     "FROM keel.refunds r CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
     "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
     "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "

@@ -165,8 +165,13 @@ private:
     void judge(LineGroup group, const BookedRecord *record)
     {
         if (group.empty()) {
-            m_outcome.breaks.append({BreakClass::MissingAtChannel, record->kind, record->reference,
-                                     record->currency, 0, record->amount});
+            // All of it taken back by a person, as the channel never paid it:
+            // both sides hold nothing.
+            if (record->takenBack && record->amount == 0)
+                ++m_outcome.matched;
+            else
+                m_outcome.breaks.append({BreakClass::MissingAtChannel, record->kind,
+                                         record->reference, record->currency, 0, record->amount});
             return;
         }
         const qint64 keelAmount = record ? record->amount : 0;
@@ -265,6 +270,10 @@ private:
             return keelAmount == 0
                        ? std::nullopt
                        : std::optional(breakOf(BreakClass::StatusMismatch, line, net, keelAmount));
+        // Unless a person already took back what the channel took (a dispute
+        // partly lost): keel then holds what the channel does by decision.
+        if (record->takenBack && net == keelAmount)
+            return std::nullopt;
         return breakOf(BreakClass::AmountMismatch, line, net, keelAmount);
     }
 

@@ -39,6 +39,9 @@ struct BookedRecord {
     // The channel's own id for it, as keel kept it; empty when not kept or
     // not loaded. Only the loading of a day reads it.
     QString channelReference;
+    // A person took back part of a charge's money because the channel did
+    // (recon_break.take_back): what keel holds then answers a reversal.
+    bool takenBack = false;
 };
 
 struct ReconBreak {

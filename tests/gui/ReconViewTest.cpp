@@ -2,6 +2,7 @@
 
 #include "core/db/QtSqlConnections.h"
 #include "core/ops/Attention.h"
+#include "core/ops/BreakResolutions.h"
 #include "ui/ProposeDialog.h"
 #include "ui/QueryWorker.h"
 #include "ui/ReconView.h"
@@ -183,6 +184,39 @@ TEST_F(ReconViewTest, TwoBreaksOfOneMovementAreMatchedThroughASecondPerson)
     ASSERT_TRUE(refreshed.wait(10000));
     EXPECT_EQ(view.breaks()->rowCount(), 0);
     EXPECT_TRUE(cell(view.runs(), 0, 5).isEmpty()) << qPrintable(cell(view.runs(), 0, 5));
+}
+
+// Take-back is offered for a payment the channel holds less of than keel;
+// the database still decides, and refuses a break that names no charge.
+TEST_F(ReconViewTest, TakeBackIsOfferedWhereTheChannelHoldsLessAndTheDatabaseDecides)
+{
+    exec("INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, "
+         "currency, channel_amount, keel_amount, status, first_run_id, last_run_id) "
+         "SELECT 'sim', '2026-11-20', 'missing_at_channel', 'payment', 'ch_ours0000000001', "
+         "'USD', 0, 1999, 'persisting', id, id FROM keel.recon_runs");
+    ReconView view(m_worker.get());
+    view.show();
+    QSignalSpy refreshed(&view, &ReconView::refreshed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    ASSERT_EQ(view.breaks()->rowCount(), 2);
+    const int ours = cell(view.breaks(), 0, 4) == QLatin1String("ch_ours0000000001") ? 0 : 1;
+
+    view.selectBreak(1 - ours);
+    EXPECT_FALSE(view.takeBackButton()->isEnabled()) << "keel holds nothing of it";
+    EXPECT_EQ(view.proposeTakeBack(BreakResolutions::TakeBackBearer::Merchant), nullptr);
+    view.selectBreak(ours);
+    ASSERT_TRUE(view.takeBackButton()->isEnabled());
+    ProposeDialog *dialog = view.proposeTakeBack(BreakResolutions::TakeBackBearer::Merchant);
+    ASSERT_NE(dialog, nullptr);
+    dialog->reasonField()->setText(QStringLiteral("dispute lost, REC-40"));
+    QTest::keyClicks(dialog->confirmField(), QStringLiteral("1"));
+    ASSERT_TRUE(dialog->complete());
+    QSignalSpy refused(dialog, &ProposeDialog::refused);
+    dialog->submit();
+    ASSERT_TRUE(refused.wait(10000)) << qPrintable(dialog->result()->text());
+    EXPECT_TRUE(refused.first().first().toString().contains(QLatin1String("names no charge")))
+        << qPrintable(refused.first().first().toString());
 }
 
 // The statements imported are listed; the one selected is withdrawn through a

@@ -370,3 +370,28 @@ TEST(ReconMatchingTest, ARefundTheChannelUndidNetsToNothingAgainstKeelsRefund)
     EXPECT_EQ(outcome.breaks.at(0).channelAmount, 0);
     EXPECT_EQ(outcome.breaks.at(0).keelAmount, 200);
 }
+
+// Once a person took back what the channel took (recon_break.take_back),
+// keel's record holds what the channel holds: a dispute lost in part, or
+// whole, and a capture never paid then match. A record taken back to less
+// than the channel holds, or not taken back at all, still differs.
+TEST(ReconMatchingTest, WhatAPersonTookBackAsTheChannelDidMatches)
+{
+    const auto takenBack = [](const char *reference, qint64 amount) {
+        BookedRecord record = booked(reference, amount, 1);
+        record.takenBack = true;
+        return record;
+    };
+    const ReconOutcome outcome = matchDay(
+        dayOf({payment("ch_partly", 800, 1), reversalOf("ch_partly", 300, 2),
+               payment("ch_lost", 700, 1), reversalOf("ch_lost", 700, 2),
+               payment("ch_tooFar", 800, 1), reversalOf("ch_tooFar", 300, 2),
+               payment("ch_kept", 800, 1), reversalOf("ch_kept", 300, 2)},
+              {takenBack("ch_partly", 500), takenBack("ch_lost", 0), takenBack("ch_unpaid", 0),
+               takenBack("ch_tooFar", 400), booked("ch_kept", 500, 1), takenBack("ch_half", 250)}));
+    EXPECT_EQ(outcome.matched, 3) << "ch_partly, ch_lost, ch_unpaid";
+    EXPECT_EQ(classes(outcome), names({"missing_at_channel:ch_half", "amount_mismatch:ch_kept",
+                                       "amount_mismatch:ch_tooFar"}));
+    EXPECT_EQ(outcome.breaks.at(2).channelAmount, 500);
+    EXPECT_EQ(outcome.breaks.at(2).keelAmount, 400);
+}

@@ -505,6 +505,113 @@ TEST_F(BreakResolutionTest, AFeeAdjustmentBooksTheExcessAsAClaimOnTheChannel)
     expectBooksAgree();
 }
 
+// A dispute lost whole, one lost in part and a capture the channel never
+// paid leave keel holding more than the channel: the operator takes it back,
+// from the merchant or as the company's loss, through a second person. The
+// clearing account then holds what the channel holds, the day matches, and
+// one break's money is taken back once however often it is proposed.
+TEST_F(BreakResolutionTest, WhatTheChannelTookBackIsTakenFromTheMerchantOrAsALossOnce)
+{
+    startGateway();
+    const QByteArray lost = charge("amount=2000&currency=usd", "recon-lost");
+    const QByteArray partly = charge("amount=3000&currency=usd", "recon-partly");
+    const QByteArray unpaid = charge("amount=1500&currency=usd", "recon-unpaid");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("3"));
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
+                               {item(lost, ",S1,payment,20.00,USD,0,%1T12:00:00Z"),
+                                item(lost, ",S1,reversal,20.00,USD,0,%1T13:00:00Z"),
+                                item(partly, ",S2,payment,30.00,USD,0,%1T12:00:00Z"),
+                                item(partly, ",S2,reversal,10.00,USD,0,%1T13:00:00Z"),
+                                QStringLiteral("ch_channelsOwn0003,S9,payment,5.00,USD,0,"
+                                               "%1T14:00:00Z")}))
+                  .exitCode,
+              0);
+    EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 4);
+    EXPECT_EQ(suspense(), QStringLiteral("500")) << "only the payment keel never booked parks";
+    const QMap<QString, ReconBreakRow> open = listed();
+    const ReconBreakRow lostBreak = open.value(QString::fromUtf8(lost));
+    const ReconBreakRow partlyBreak = open.value(QString::fromUtf8(partly));
+    const ReconBreakRow unpaidBreak = open.value(QString::fromUtf8(unpaid));
+    const ReconBreakRow unknown = open.value(QStringLiteral("ch_channelsOwn0003"));
+    EXPECT_EQ(lostBreak.breakClass, QStringLiteral("status_mismatch"));
+    EXPECT_EQ(partlyBreak.breakClass, QStringLiteral("amount_mismatch"));
+    EXPECT_EQ(partlyBreak.channelAmount.amount, 2000);
+    EXPECT_EQ(unpaidBreak.breakClass, QStringLiteral("missing_at_channel"));
+    for (const ReconBreakRow &found : {lostBreak, partlyBreak, unpaidBreak})
+        EXPECT_TRUE(BreakResolutions::canTakeBack(found)) << qPrintable(found.reference);
+    EXPECT_FALSE(BreakResolutions::canTakeBack(unknown));
+
+    const QByteArray payable =
+        "merchant_payable:" + scalar("SELECT min(merchant_id) FROM keel.charges").toUtf8() + ":USD";
+    EXPECT_EQ(balance(payable), QStringLiteral("-6500"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("7000"));
+
+    // Two proposals for the lost dispute, both approved: the first takes the
+    // money back, the second finds the break changed.
+    ActionDesk maker(as(QStringLiteral("keel_operator")));
+    ActionDesk checker(as(QStringLiteral("keel_approver")));
+    auto fromMerchant = maker.propose(
+        because(BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Merchant)));
+    auto asLoss = maker.propose(
+        because(BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Loss)));
+    ASSERT_TRUE(fromMerchant.ok()) << qPrintable(fromMerchant.error().message);
+    ASSERT_TRUE(asLoss.ok()) << qPrintable(asLoss.error().message);
+    ASSERT_TRUE(checker.approve(fromMerchant->id, fromMerchant->contentHash).ok());
+    ASSERT_TRUE(checker.approve(asLoss->id, asLoss->contentHash).ok());
+    auto first = checker.execute(fromMerchant->id);
+    ASSERT_TRUE(first.ok()) << qPrintable(first.error().message);
+    EXPECT_EQ(first->applied, 1);
+    auto second = checker.execute(asLoss->id);
+    ASSERT_TRUE(second.ok()) << qPrintable(second.error().message);
+    EXPECT_EQ(second->applied, 0);
+    ASSERT_EQ(second->targets.size(), 1);
+    EXPECT_EQ(second->targets.first().outcome, QStringLiteral("changed"));
+
+    EXPECT_EQ(approveAndRun(BreakResolutions::takeBack(partlyBreak,
+                                                       BreakResolutions::TakeBackBearer::Merchant))
+                  .applied,
+              1);
+    EXPECT_EQ(approveAndRun(
+                  BreakResolutions::takeBack(unpaidBreak, BreakResolutions::TakeBackBearer::Loss))
+                  .applied,
+              1);
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2500"))
+        << "20.00 + 10.00 + 15.00 taken back";
+    EXPECT_EQ(balance(payable), QStringLiteral("-3500")) << "the merchant bears the disputes";
+    EXPECT_EQ(balance("operational_loss:USD"), QStringLiteral("1500"));
+    EXPECT_EQ(suspense(), QStringLiteral("500"));
+    for (const QByteArray &reference : {lost, partly, unpaid})
+        EXPECT_EQ(statusOf(QString::fromUtf8(reference)), QStringLiteral("resolved"));
+    EXPECT_EQ(scalar("SELECT string_agg(k.status, ',' ORDER BY b.reference) FROM "
+                     "keel.suspense_cases k JOIN keel.recon_breaks b ON b.id = k.recon_break_id "
+                     "WHERE b.reference <> 'ch_channelsOwn0003'"),
+              QStringLiteral("resolved,resolved,resolved"));
+
+    // The day's next run finds keel holding what the channel holds.
+    const QJsonObject again = run();
+    EXPECT_EQ(breaks(again),
+              QStringList{QStringLiteral("missing_at_keel:ch_channelsOwn0003:persisting")});
+    EXPECT_EQ(again.value(QStringLiteral("matched")).toInt(), 3);
+    expectBooksAgree();
+
+    // Nothing is taken back twice, nor from a payment keel never booked.
+    auto resolved = maker.propose(
+        because(BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Merchant)));
+    ASSERT_FALSE(resolved.ok());
+    EXPECT_TRUE(resolved.error().message.contains(QLatin1String("resolved")))
+        << qPrintable(resolved.error().message);
+    auto notKeels = maker.propose(
+        because(BreakResolutions::takeBack(listed().value(QStringLiteral("ch_channelsOwn0003")),
+                                           BreakResolutions::TakeBackBearer::Loss)));
+    ASSERT_FALSE(notKeels.ok());
+    EXPECT_TRUE(notKeels.error().message.contains(QLatin1String("missing_at_keel")))
+        << qPrintable(notKeels.error().message);
+    EXPECT_EQ(
+        scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'channel_takeback'"),
+        QStringLiteral("3"));
+}
+
 } // namespace
 
 namespace {
