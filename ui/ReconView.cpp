@@ -201,9 +201,9 @@ QWidget *ReconView::resolutionBar()
     connect(m_match, &QPushButton::clicked, this, &ReconView::proposeMatch);
     connect(m_accept, &QPushButton::clicked, this, &ReconView::proposeAcceptance);
     connect(m_adjustFee, &QPushButton::clicked, this, &ReconView::proposeFeeAdjustment);
-    m_takeBack->setToolTip(tr("The channel holds less of this payment than keel (a dispute lost, "
-                              "a capture never paid): take the rest out of the clearing account, "
-                              "from the merchant or as the company's loss."));
+    m_takeBack->setToolTip(tr("The channel took back part or all of this payment (a dispute "
+                              "lost): take what keel holds beyond it out of the clearing "
+                              "account, from the merchant or as the company's loss."));
     auto *bearers = new QMenu(m_takeBack);
     connect(bearers->addAction(tr("From the &merchant…")), &QAction::triggered, this,
             [this] { proposeTakeBack(BreakResolutions::TakeBackBearer::Merchant); });

@@ -69,12 +69,10 @@ ProposalRequest feeAdjustment(const ReconBreakRow &found)
 
 bool canTakeBack(const ReconBreakRow &found)
 {
-    static const QStringList Classes{QStringLiteral("status_mismatch"),
-                                     QStringLiteral("amount_mismatch"),
-                                     QStringLiteral("missing_at_channel")};
     return open(found) && found.kind == QLatin1String("payment") &&
-           Classes.contains(found.breakClass) && found.channelAmount.amount >= 0 &&
-           found.keelAmount > found.channelAmount.amount;
+           (found.breakClass == QLatin1String("status_mismatch") ||
+            found.breakClass == QLatin1String("amount_mismatch")) &&
+           found.channelAmount.amount >= 0 && found.keelAmount > found.channelAmount.amount;
 }
 
 ProposalRequest takeBack(const ReconBreakRow &found, TakeBackBearer bearer)

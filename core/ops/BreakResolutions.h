@@ -29,10 +29,11 @@ ProposalRequest accept(const ReconBreakRow &found, const QDate &until);
 bool canAdjustFee(const ReconBreakRow &found);
 ProposalRequest feeAdjustment(const ReconBreakRow &found);
 
-// A payment of which the channel holds less than keel (a dispute lost, a
-// capture never paid): what keel holds beyond it leaves the clearing account,
-// borne by the charge's merchant or booked as the company's operational loss
-// (migration 0042).
+// A payment the channel reported and then took back, in part or whole (a
+// dispute lost): what keel holds beyond the channel leaves the clearing
+// account, borne by the charge's merchant or booked as the company's
+// operational loss (migration 0042). The database also checks the lines and
+// that no money was ever parked on the charge.
 enum class TakeBackBearer { Merchant, Loss };
 bool canTakeBack(const ReconBreakRow &found);
 ProposalRequest takeBack(const ReconBreakRow &found, TakeBackBearer bearer);

@@ -198,7 +198,7 @@ private:
             // channel holds the payment, as if reported once.
             StatementLine held = *holding.payment;
             held.amount = holding.net;
-            differs = compare(held, record);
+            differs = compare(held, record, holding.payment->amount);
         } else {
             differs = compareReversed(holding, record);
         }
@@ -278,7 +278,10 @@ private:
     }
 
     // The one comparison of a single line with the record keel has for it.
-    std::optional<ReconBreak> compare(const StatementLine &line, const BookedRecord *record) const
+    // The channel's fee is on the amount it was first reported for
+    // (`feeBase`), whatever a dispute took back and gave again since.
+    std::optional<ReconBreak> compare(const StatementLine &line, const BookedRecord *record,
+                                      std::optional<qint64> feeBase = std::nullopt) const
     {
         if (!record)
             return breakOf(BreakClass::MissingAtKeel, line, line.amount, 0);
@@ -292,7 +295,8 @@ private:
         if (record->amount != line.amount)
             return breakOf(BreakClass::AmountMismatch, line, line.amount, record->amount);
         if (m_input.feeRatePpm && line.kind == LineKind::Payment) {
-            const qint64 expected = contractedFee(line.amount, *m_input.feeRatePpm);
+            const qint64 expected =
+                contractedFee(feeBase.value_or(line.amount), *m_input.feeRatePpm);
             if (line.fee != expected)
                 return breakOf(BreakClass::FeeVariance, line, line.fee, expected);
         }

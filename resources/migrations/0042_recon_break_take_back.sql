@@ -1,7 +1,6 @@
 -- Money the channel took back from a payment keel still books in full — a
--- dispute the merchant lost, a capture the channel never paid — used to
--- leave the clearing account holding it behind a case of 0, for someone to
--- book outside keel. recon_break.take_back books it as a guarded action, one
+-- dispute the merchant lost, whole or in part — used to leave the clearing
+-- account holding it behind a case of 0, for someone to book outside keel. recon_break.take_back books it as a guarded action, one
 -- person proposing and a second approving like every other repair:
 --   Cr channel_clearing:CUR   what keel holds beyond what the channel holds
 --   Dr merchant_payable:M:CUR (payload {"against": "merchant"}: the merchant
@@ -10,9 +9,15 @@
 -- The posting is of kind channel_takeback, on the charge: a run counts it on
 -- keel's side, so the day then matches what the channel holds. A break of
 -- this kind is one of a payment whose channel side holds less than keel's,
--- from 0 up (status_mismatch, amount_mismatch, missing_at_channel); the
--- charge's clearing money must be what the break says keel holds, so a
--- second take-back, or one on a stale run, is refused. Money the channel
+-- from 0 up (status_mismatch, amount_mismatch), where the channel reported
+-- the payment and took back at least as often as it gave again: what it
+-- holds is then known, not a report still to come. The charge's clearing
+-- money must be what the break says keel holds, so a second take-back, or one
+-- on a stale run, is refused; and no money may ever have been parked in
+-- suspense on the charge, so that the merchant bears only money the charge's
+-- captures credited them, and no case can hand the same money out again.
+-- A payment the channel never reported (missing_at_channel) is not taken
+-- back: it may be late, or under the channel's own id (recon_break.match). Money the channel
 -- gives again later (a dispute reversed) shows as the channel holding more,
 -- which a case parks in suspense for the workbench to return.
 -- Runs as keel_owner with search_path keel.
@@ -63,11 +68,20 @@ BEGIN
     IF payload ->> 'against' IS NULL OR payload ->> 'against' NOT IN ('merchant', 'loss') THEN
         RETURN 'payload.against must be "merchant" or "loss"';
     END IF;
-    IF subject.kind <> 'payment'
-       OR subject.class NOT IN ('status_mismatch', 'amount_mismatch', 'missing_at_channel') THEN
-        RETURN format('break %s is a %s of a %s; only a payment''s status_mismatch, '
-                      'amount_mismatch or missing_at_channel is taken back', subject.id,
-                      subject.class, subject.kind);
+    IF subject.kind <> 'payment' OR subject.class NOT IN ('status_mismatch', 'amount_mismatch') THEN
+        RETURN format('break %s is a %s of a %s; only a payment''s status_mismatch or '
+                      'amount_mismatch is taken back', subject.id, subject.class, subject.kind);
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM recon_lines l
+                   WHERE l.channel = subject.channel AND l.kind = 'payment'
+                     AND l.reference = subject.reference AND NOT l.reverses)
+       OR (SELECT count(*) FILTER (WHERE l.amount > 0) < count(*) FILTER (WHERE l.amount < 0)
+           FROM recon_lines l
+           WHERE l.channel = subject.channel AND l.kind = 'payment'
+             AND l.reference = subject.reference AND l.reverses) THEN
+        RETURN format('break %s: the channel''s lines under %s do not show it reporting the '
+                      'payment and taking back what it gave again, so what it holds is not '
+                      'known yet', subject.id, subject.reference);
     END IF;
     IF subject.channel_amount < 0 OR subject.keel_amount <= subject.channel_amount THEN
         RETURN format('break %s: the channel holds %s and keel %s %s; a take-back books what '
@@ -88,6 +102,11 @@ BEGIN
            WHERE code = 'merchant_payable:' || paid.merchant_id || ':' || paid.currency) THEN
         RETURN format('merchant %s has no payable account in %s', paid.merchant_id,
                       paid.currency);
+    END IF;
+    IF EXISTS (SELECT 1 FROM ledger_transactions
+               WHERE charge_id = paid.id AND kind = 'suspense_in') THEN
+        RETURN format('money was parked in suspense on charge %s: settle its cases in the '
+                      'workbench instead', paid.public_id);
     END IF;
     IF channel_operation_in_flight(paid.id) THEN
         RETURN format('the channel is still answering for charge %s: wait for it',

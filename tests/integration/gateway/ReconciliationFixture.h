@@ -3,13 +3,18 @@
 #include "GatewayTest.h"
 #include "KeelProcess.h"
 #include "core/channel/SimulatedChannel.h"
+#include "core/db/QtSqlConnections.h"
+#include "core/ops/ActionDesk.h"
 #include "core/payment/Channel.h"
+#include "core/read/ReconQuery.h"
 
 #include <QDate>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
+#include <QSqlDatabase>
 #include <QTemporaryDir>
 
 namespace keel::test {
@@ -154,6 +159,49 @@ protected:
                        o.value(QStringLiteral("status")).toString();
         }
         return out;
+    }
+
+    // People act through a login of their role, as in production.
+    QSqlDatabase as(const QString &groupRole)
+    {
+        auto db =
+            QtSqlConnections::connect(loginAs(groupRole), QStringLiteral("keel-test-") + groupRole);
+        EXPECT_TRUE(db.ok()) << qPrintable(db.error().message);
+        return db.ok() ? *db : QSqlDatabase();
+    }
+
+    // The unresolved breaks as the operator's list shows them, by reference.
+    QMap<QString, ReconBreakRow> listed()
+    {
+        auto rows = ReconQuery::openBreaks(as(QStringLiteral("keel_operator")), 100);
+        EXPECT_TRUE(rows.ok()) << qPrintable(rows.error().message);
+        QMap<QString, ReconBreakRow> byReference;
+        for (const ReconBreakRow &row : rows.ok() ? *rows : QList<ReconBreakRow>())
+            byReference.insert(row.reference, row);
+        return byReference;
+    }
+
+    static ProposalRequest because(ProposalRequest request)
+    {
+        request.reason = QStringLiteral("settlement desk ticket 4711");
+        request.idempotencyKey = ActionDesk::newIdempotencyKey();
+        return request;
+    }
+
+    // Proposed by an operator, approved by an approver; the approver's
+    // execution's outcome.
+    ActionExecution approveAndRun(const ProposalRequest &request)
+    {
+        auto proposal = ActionDesk(as(QStringLiteral("keel_operator"))).propose(because(request));
+        EXPECT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
+        if (!proposal.ok())
+            return {};
+        ActionDesk checker(as(QStringLiteral("keel_approver")));
+        const Status approved = checker.approve(proposal->id, proposal->contentHash);
+        EXPECT_TRUE(approved.ok()) << qPrintable(approved.error().message);
+        auto executed = checker.execute(proposal->id);
+        EXPECT_TRUE(executed.ok()) << qPrintable(executed.error().message);
+        return executed.ok() ? *executed : ActionExecution{};
     }
 
     QString m_service;
