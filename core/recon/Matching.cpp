@@ -165,13 +165,8 @@ private:
     void judge(LineGroup group, const BookedRecord *record)
     {
         if (group.empty()) {
-            // All of it taken back by a person, as the channel never paid it:
-            // both sides hold nothing.
-            if (record->takenBack && record->amount == 0)
-                ++m_outcome.matched;
-            else
-                m_outcome.breaks.append({BreakClass::MissingAtChannel, record->kind,
-                                         record->reference, record->currency, 0, record->amount});
+            m_outcome.breaks.append({BreakClass::MissingAtChannel, record->kind, record->reference,
+                                     record->currency, 0, record->amount});
             return;
         }
         const qint64 keelAmount = record ? record->amount : 0;

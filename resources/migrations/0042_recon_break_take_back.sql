@@ -9,9 +9,10 @@
 -- The posting is of kind channel_takeback, on the charge: a run counts it on
 -- keel's side, so the day then matches what the channel holds. A break of
 -- this kind is one of a payment whose channel side holds less than keel's,
--- from 0 up (status_mismatch, amount_mismatch), where the channel reported
--- the payment and took back at least as often as it gave again: what it
--- holds is then known, not a report still to come. The charge's clearing
+-- from 0 up (status_mismatch, amount_mismatch), where the channel's lines
+-- under keel's reference are one report of keel's whole capture, taken back
+-- more often than given again, and still hold what the break saw. The
+-- charge's clearing
 -- money must be what the break says keel holds, so a second take-back, or one
 -- on a stale run, is refused; and no money may ever have been parked in
 -- suspense on the charge, so that the merchant bears only money the charge's
@@ -48,9 +49,14 @@ REVOKE EXECUTE ON FUNCTION charge_clearing_holding(bigint) FROM PUBLIC;
 CREATE FUNCTION take_back_problem(targets jsonb, payload jsonb) RETURNS text
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
-    subject recon_breaks;
-    paid    charges;
-    held    suspense_cases;
+    subject   recon_breaks;
+    paid      charges;
+    held      suspense_cases;
+    reports   bigint;
+    reported  bigint;
+    takebacks bigint;
+    givebacks bigint;
+    holds     bigint;
 BEGIN
     IF jsonb_array_length(targets) <> 1 OR (targets -> 0 ->> 'id') !~ '^[1-9][0-9]{0,17}$' THEN
         RETURN 'a take-back names exactly one break, by its number';
@@ -72,17 +78,6 @@ BEGIN
         RETURN format('break %s is a %s of a %s; only a payment''s status_mismatch or '
                       'amount_mismatch is taken back', subject.id, subject.class, subject.kind);
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM recon_lines l
-                   WHERE l.channel = subject.channel AND l.kind = 'payment'
-                     AND l.reference = subject.reference AND NOT l.reverses)
-       OR (SELECT count(*) FILTER (WHERE l.amount > 0) < count(*) FILTER (WHERE l.amount < 0)
-           FROM recon_lines l
-           WHERE l.channel = subject.channel AND l.kind = 'payment'
-             AND l.reference = subject.reference AND l.reverses) THEN
-        RETURN format('break %s: the channel''s lines under %s do not show it reporting the '
-                      'payment and taking back what it gave again, so what it holds is not '
-                      'known yet', subject.id, subject.reference);
-    END IF;
     IF subject.channel_amount < 0 OR subject.keel_amount <= subject.channel_amount THEN
         RETURN format('break %s: the channel holds %s and keel %s %s; a take-back books what '
                       'keel holds beyond the channel', subject.id, subject.channel_amount,
@@ -96,6 +91,38 @@ BEGIN
     IF paid.currency <> subject.currency THEN
         RETURN format('break %s is in %s, its charge in %s', subject.id, subject.currency,
                       paid.currency);
+    END IF;
+    -- What the channel's lines say it holds now, as a run reckons it: one
+    -- report of keel's whole capture, taken back more often than given
+    -- again, holding what the break saw. A take-back then books exactly
+    -- what the reversals took; a statement imported or withdrawn since the
+    -- run, or a short report with no dispute, is refused.
+    SELECT count(*) FILTER (WHERE NOT l.reverses),
+           coalesce(sum(l.amount) FILTER (WHERE NOT l.reverses), 0),
+           count(*) FILTER (WHERE l.reverses AND l.amount > 0),
+           count(*) FILTER (WHERE l.reverses AND l.amount < 0),
+           coalesce(sum(CASE WHEN l.reverses THEN -l.amount ELSE l.amount END), 0)
+      INTO reports, reported, takebacks, givebacks, holds
+      FROM recon_lines l
+     WHERE l.channel = subject.channel AND l.kind = 'payment'
+       AND l.reference = subject.reference;
+    IF reports <> 1 OR reported <> subject.keel_amount OR takebacks <= givebacks
+       OR holds <> subject.channel_amount THEN
+        RETURN format('break %s: what the channel holds of %s is not known from its lines '
+                      '(%s reports of %s, %s taken back, %s given again, holding %s against '
+                      'the %s the break saw): run its day again, or settle it in the '
+                      'workbench', subject.id, subject.reference, reports, reported,
+                      takebacks, givebacks, holds, subject.channel_amount);
+    END IF;
+    -- Lines a run finds for the charge under the channel's own id are not
+    -- reckoned above: such a charge is settled in the workbench.
+    IF paid.channel_reference IS NOT NULL AND EXISTS (
+           SELECT 1 FROM recon_lines l
+           WHERE l.channel = subject.channel AND l.kind = 'payment'
+             AND l.channel_reference = paid.channel_reference
+             AND l.reference <> subject.reference) THEN
+        RETURN format('the channel reported charge %s under its own id %s too: settle it in '
+                      'the workbench', paid.public_id, paid.channel_reference);
     END IF;
     IF payload ->> 'against' = 'merchant' AND NOT EXISTS (
            SELECT 1 FROM ledger_accounts

@@ -193,7 +193,7 @@ TEST_F(ReconViewTest, TwoBreaksOfOneMovementAreMatchedThroughASecondPerson)
 
 // Take-back is offered for a payment the channel reported and took back,
 // not for one it never reported; the database still decides, and refuses a
-// break whose lines do not show what the channel holds.
+// break that names no charge of keel's.
 TEST_F(ReconViewTest, TakeBackIsOfferedWhereTheChannelHoldsLessAndTheDatabaseDecides)
 {
     addOursMissingAtChannel();
@@ -226,7 +226,7 @@ TEST_F(ReconViewTest, TakeBackIsOfferedWhereTheChannelHoldsLessAndTheDatabaseDec
     QSignalSpy refused(dialog, &ProposeDialog::refused);
     dialog->submit();
     ASSERT_TRUE(refused.wait(10000)) << qPrintable(dialog->result()->text());
-    EXPECT_TRUE(refused.first().first().toString().contains(QLatin1String("not known yet")))
+    EXPECT_TRUE(refused.first().first().toString().contains(QLatin1String("names no charge")))
         << qPrintable(refused.first().first().toString());
 }
 

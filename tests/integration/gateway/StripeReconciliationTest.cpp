@@ -193,10 +193,11 @@ TEST_F(StripeReconciliationTest, PastTheLagADisputeIsACaseToChaseThatItsReversal
     expectBooksAgree();
 }
 
-// A dispute Stripe won from the merchant is taken back from the merchant
-// through two people, after which the day matches. One whose charge row
-// never came holds nothing the reports show Stripe paid: what keel holds
-// against it is not known to be Stripe's, and the database refuses.
+// A dispute the merchant lost is taken back from the merchant through two
+// people, after which the day matches; one approved before Stripe's report
+// of the dispute reversed moves nothing. A dispute whose charge row never
+// came holds nothing the reports show Stripe paid: what keel holds against
+// it is not known to be Stripe's, and the database refuses.
 TEST_F(StripeReconciliationTest, ALostDisputeIsTakenBackButNotOneWhoseChargeRowNeverCame)
 {
     const QByteArray lost = charge("amount=2000&currency=usd", "stripe-tb-lost");
@@ -221,20 +222,51 @@ TEST_F(StripeReconciliationTest, ALostDisputeIsTakenBackButNotOneWhoseChargeRowN
     const QByteArray payable =
         "merchant_payable:" + scalar("SELECT min(merchant_id) FROM keel.charges").toUtf8() + ":USD";
     const qint64 payableBefore = balance(payable).toLongLong();
+
+    // Proposed and approved while Stripe held nothing; its report of the
+    // dispute reversed arrives before the day runs again: the lines no
+    // longer say what the break did, and nothing is taken back.
+    ActionDesk maker(as(QStringLiteral("keel_operator")));
+    ActionDesk checker(as(QStringLiteral("keel_approver")));
+    auto early = maker.propose(
+        because(BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Merchant)));
+    ASSERT_TRUE(early.ok()) << qPrintable(early.error().message);
+    ASSERT_TRUE(checker.approve(early->id, early->contentHash).ok());
+    const ProcessResult reversed = importReport(
+        QStringLiteral("reversed.csv"),
+        {row("%2 18:00:00", "20.00", "0.00", "20.00", "dispute_reversal", "dp_tb_lost", lost)});
+    ASSERT_EQ(reversed.exitCode, 0) << qPrintable(reversed.err);
+    auto stale = checker.execute(early->id);
+    ASSERT_TRUE(stale.ok()) << qPrintable(stale.error().message);
+    EXPECT_EQ(stale->applied, 0);
+    ASSERT_EQ(stale->targets.size(), 1);
+    EXPECT_EQ(stale->targets.first().outcome, QStringLiteral("not_allowed"));
+    EXPECT_TRUE(stale->targets.first().message.contains(QLatin1String("is not known")))
+        << qPrintable(stale->targets.first().message);
+    EXPECT_EQ(balance(payable).toLongLong(), payableBefore);
+
+    // Stripe takes the money back again: the day runs, the dispute is lost,
+    // and the take-back moves the money once.
+    const ProcessResult again = importReport(
+        QStringLiteral("again.csv"),
+        {row("%2 19:00:00", "-20.00", "0.00", "-20.00", "dispute", "dp_tb_lost2", lost)});
+    ASSERT_EQ(again.exitCode, 0) << qPrintable(again.err);
+    run(QStringLiteral("stripe"));
+    const ReconBreakRow lostNow = listed().value(QString::fromUtf8(lost));
+    ASSERT_EQ(lostNow.breakClass, QStringLiteral("status_mismatch"));
     EXPECT_EQ(approveAndRun(
-                  BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Merchant))
+                  BreakResolutions::takeBack(lostNow, BreakResolutions::TakeBackBearer::Merchant))
                   .applied,
               1);
     EXPECT_EQ(balance(payable).toLongLong() - payableBefore, 2000);
-    auto refused = ActionDesk(as(QStringLiteral("keel_operator")))
-                       .propose(because(BreakResolutions::takeBack(
-                           orphanBreak, BreakResolutions::TakeBackBearer::Merchant)));
+    auto refused = maker.propose(because(
+        BreakResolutions::takeBack(orphanBreak, BreakResolutions::TakeBackBearer::Merchant)));
     ASSERT_FALSE(refused.ok());
-    EXPECT_TRUE(refused.error().message.contains(QLatin1String("not known yet")))
+    EXPECT_TRUE(refused.error().message.contains(QLatin1String("is not known")))
         << qPrintable(refused.error().message);
 
-    const QJsonObject again = run(QStringLiteral("stripe"));
-    EXPECT_EQ(breaks(again),
+    const QJsonObject last = run(QStringLiteral("stripe"));
+    EXPECT_EQ(breaks(last),
               QStringList{
                   QStringLiteral("amount_mismatch:%1:persisting").arg(QString::fromUtf8(orphan))});
     expectBooksAgree();
