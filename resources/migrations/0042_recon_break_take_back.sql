@@ -114,15 +114,20 @@ BEGIN
                       'workbench', subject.id, subject.reference, reports, reported,
                       takebacks, givebacks, holds, subject.channel_amount);
     END IF;
-    -- Lines a run finds for the charge under the channel's own id are not
-    -- reckoned above: such a charge is settled in the workbench.
-    IF paid.channel_reference IS NOT NULL AND EXISTS (
-           SELECT 1 FROM recon_lines l
-           WHERE l.channel = subject.channel AND l.kind = 'payment'
-             AND l.channel_reference = paid.channel_reference
-             AND l.reference <> subject.reference) THEN
-        RETURN format('the channel reported charge %s under its own id %s too: settle it in '
-                      'the workbench', paid.public_id, paid.channel_reference);
+    -- Lines filed for the charge under the channel's own ids (the id keel
+    -- kept, or the id of the report the lines above carry: a Stripe dispute
+    -- row without keel's metadata is filed under the charge's Stripe id) are
+    -- not reckoned above: such a charge is settled in the workbench.
+    IF EXISTS (SELECT 1 FROM recon_lines l
+               WHERE l.channel = subject.channel AND l.kind = 'payment'
+                 AND l.reference <> subject.reference
+                 AND (l.channel_reference = paid.channel_reference
+                      OR l.reference IN (SELECT r.channel_reference FROM recon_lines r
+                                         WHERE r.channel = subject.channel
+                                           AND r.kind = 'payment'
+                                           AND r.reference = subject.reference))) THEN
+        RETURN format('the channel reported charge %s under its own id too: settle it in the '
+                      'workbench', paid.public_id);
     END IF;
     IF payload ->> 'against' = 'merchant' AND NOT EXISTS (
            SELECT 1 FROM ledger_accounts
@@ -214,6 +219,16 @@ BEGIN
                                                     'message', problem));
     END IF;
     taken := subject.keel_amount - subject.channel_amount;
+    -- The decision first: the posting below is allowed only against it.
+    UPDATE recon_breaks
+    SET status = 'resolved', resolved_at = now(),
+        resolution = jsonb_build_object('kind', proposal.kind, 'action', proposal.id,
+                                        'proposed_by', proposal.proposed_by,
+                                        'reason', proposal.reason,
+                                        'payload', proposal.payload,
+                                        'channel_amount', subject.channel_amount,
+                                        'keel_amount', subject.keel_amount)
+    WHERE id = subject.id;
     SELECT id INTO STRICT bearer FROM ledger_accounts
     WHERE code = CASE proposal.payload ->> 'against'
                      WHEN 'merchant' THEN 'merchant_payable:' || paid.merchant_id || ':'
@@ -236,20 +251,35 @@ BEGIN
         PERFORM close_break_case(held, proposal); -- a case of 0: nothing is posted
     END IF;
     UPDATE recon_breaks
-    SET status = 'resolved', resolved_at = now(),
-        resolution = jsonb_build_object('kind', proposal.kind, 'action', proposal.id,
-                                        'proposed_by', proposal.proposed_by,
-                                        'reason', proposal.reason,
-                                        'payload', proposal.payload,
-                                        'ledger_transaction', posted,
-                                        'channel_amount', subject.channel_amount,
-                                        'keel_amount', subject.keel_amount)
+    SET resolution = resolution || jsonb_build_object('ledger_transaction', posted)
     WHERE id = subject.id;
     RETURN jsonb_build_array(jsonb_build_object('id', target ->> 'id', 'outcome', 'done',
                                                 'new_id', posted::text));
 END
 $$;
 REVOKE EXECUTE ON FUNCTION execute_take_back(operator_actions) FROM PUBLIC;
+
+-- A run counts a take-back as a person's decision, so only one may post it:
+-- the break it names must be resolved by an approved take-back (a column
+-- the service login cannot write, migration 0026) that has posted nothing
+-- yet. Whatever writes the ledger, no take-back bypasses the second person.
+CREATE FUNCTION ledger_takeback_decided() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM recon_breaks b
+                   WHERE b.id = NEW.recon_break_id AND b.status = 'resolved'
+                     AND b.resolution ->> 'kind' = 'recon_break.take_back'
+                     AND NOT b.resolution ? 'ledger_transaction') THEN
+        RAISE EXCEPTION 'a channel_takeback is posted only by an approved recon_break.take_back'
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN NEW;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION ledger_takeback_decided() FROM PUBLIC;
+CREATE TRIGGER ledger_transactions_takeback_decided BEFORE INSERT ON ledger_transactions
+    FOR EACH ROW WHEN (NEW.kind = 'channel_takeback')
+    EXECUTE FUNCTION ledger_takeback_decided();
 
 CREATE OR REPLACE FUNCTION run_database_action(proposal operator_actions) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$

@@ -326,7 +326,10 @@ TEST_F(BreakResolutionTest, TheServiceWritesNoBreakOrRunOutsideARun)
           "INSERT INTO keel.recon_runs (channel, business_date, matched, breaks, result_sha256, "
           "result) VALUES ('sim', current_date, 0, 0, sha256(''), '{}')",
           // Cases open only from a run whose day's lag has passed.
-          "SELECT keel.recon_open_cases('sim', current_date)"}) {
+          "SELECT keel.recon_open_cases('sim', current_date)",
+          // A run counts a take-back as a person's decision.
+          "INSERT INTO keel.ledger_transactions (kind, description) "
+          "VALUES ('channel_takeback', 'no second person')"}) {
         const Status refused = service->exec(outsideARun);
         ASSERT_FALSE(refused.ok()) << outsideARun;
         EXPECT_EQ(refused.error().code, QLatin1String("42501")) << outsideARun;
