@@ -257,6 +257,88 @@ void measureConsoleView(const ConnectionSettings &db, int openBreaks)
                 firstPage, walked, deepPage, deepPage / firstPage);
 }
 
+struct Timed {
+    double seconds = 0;
+    QString said; // what keel printed
+};
+
+Timed keelImport(const ConnectionSettings &db, const QString &path)
+{
+    Timed timed;
+    timed.seconds =
+        timedKeel({QStringLiteral("recon"), QStringLiteral("import"), QStringLiteral("--db"),
+                   db.conninfo(), QStringLiteral("--channel"), QStringLiteral("sim"),
+                   QStringLiteral("--format"), QStringLiteral("csv"), path},
+                  &timed.said);
+    return timed;
+}
+
+Timed keelRun(const ConnectionSettings &db, const QString &date)
+{
+    Timed timed;
+    timed.seconds = timedKeel({QStringLiteral("recon"), QStringLiteral("run"),
+                               QStringLiteral("--db"), db.conninfo(), QStringLiteral("--channel"),
+                               QStringLiteral("sim"), QStringLiteral("--date"), date},
+                              &timed.said);
+    return timed;
+}
+
+struct DayFigures {
+    std::pair<double, QString> reference; // seconds, the breaks it found
+    std::pair<double, QString> indexed;   // the same, storing the lines as keel must
+    Timed import;
+    Timed run;
+};
+
+// The two references and keel on the same statement, each timed part
+// starting with no dirty buffers, so that none pays for a checkpoint of what
+// an earlier one wrote (the seeding writes gigabytes).
+DayFigures measureDay(LibpqConnection &session, const ConnectionSettings &db, const QString &path,
+                      bool byChannelId)
+{
+    const auto settled = [&session] {
+        if (Status done = session.exec("CHECKPOINT"); !done)
+            die(done.error().message);
+    };
+    DayFigures figures;
+    settled();
+    figures.reference = reference(session, path, {"ref_lines", {}, {}}, byChannelId);
+    settled();
+    // A line reported twice is refused, and a reference and a day are found
+    // without a scan.
+    figures.indexed = reference(session, path,
+                                {"ref_stored_lines",
+                                 ", line_no serial PRIMARY KEY, UNIQUE (kind, channel_reference)",
+                                 {"(reference)", "(occurred_at)"}},
+                                byChannelId);
+    settled();
+    figures.import = keelImport(db, path);
+    settled();
+    figures.run = keelRun(db, QString::fromLatin1(Day));
+    return figures;
+}
+
+void printFigures(int lines, const DayFigures &figures)
+{
+    rusage usage{};
+    getrusage(RUSAGE_CHILDREN, &usage);
+    const double keelSeconds = figures.import.seconds + figures.run.seconds;
+    std::printf("recon bench: %d charges, %d statement lines (%d dropped, %d a cent off)\n", lines,
+                lines - Broken, Broken, Broken);
+    std::printf("  reference (COPY + one SQL join): %.1f s; %s\n", figures.reference.first,
+                qPrintable(figures.reference.second));
+    std::printf("  keel recon import: %.1f s (%s)\n", figures.import.seconds,
+                qPrintable(figures.import.said));
+    std::printf("  keel recon run:    %.1f s (%s)\n", figures.run.seconds,
+                qPrintable(figures.run.said));
+    std::printf("  reference storing the lines with keel's constraints and indexes: %.1f s; %s\n",
+                figures.indexed.first, qPrintable(figures.indexed.second));
+    std::printf("  keel total %.1f s, ratio reference/keel %.2f (with keel's indexes %.2f), peak "
+                "memory of a keel process %.0f MB\n",
+                keelSeconds, figures.reference.first / keelSeconds,
+                figures.indexed.first / keelSeconds, double(usage.ru_maxrss) / 1024.0);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -280,68 +362,13 @@ int main(int argc, char **argv)
     QTemporaryDir directory(QStringLiteral("/tmp/keel-recon-bench-XXXXXX"));
     seedBooks(*session, merchant.merchant.id, lines);
     const QString path = writeStatement(*session, directory.path(), byChannelId);
-
-    // Each timed part starts with no dirty buffers, so that none pays for a
-    // checkpoint of what an earlier one wrote (the seeding writes gigabytes).
-    const auto settled = [&session] {
-        if (Status done = session->exec("CHECKPOINT"); !done)
-            die(done.error().message);
-    };
-    settled();
-    const auto [referenceSeconds, referenceBreaks] =
-        reference(*session, path, {"ref_lines", {}, {}}, byChannelId);
-    settled();
-    // The same, storing the lines as keel must: a line reported twice is
-    // refused, and a reference and a day are found without a scan.
-    const auto [indexedSeconds, indexedBreaks] =
-        reference(*session, path,
-                  {"ref_stored_lines",
-                   ", line_no serial PRIMARY KEY, UNIQUE (kind, channel_reference)",
-                   {"(reference)", "(occurred_at)"}},
-                  byChannelId);
-    QString imported;
-    QString reconciled;
-    settled();
-    const double importSeconds =
-        timedKeel({QStringLiteral("recon"), QStringLiteral("import"), QStringLiteral("--db"),
-                   db.conninfo(), QStringLiteral("--channel"), QStringLiteral("sim"),
-                   QStringLiteral("--format"), QStringLiteral("csv"), path},
-                  &imported);
-    settled();
-    const double runSeconds =
-        timedKeel({QStringLiteral("recon"), QStringLiteral("run"), QStringLiteral("--db"),
-                   db.conninfo(), QStringLiteral("--channel"), QStringLiteral("sim"),
-                   QStringLiteral("--date"), QString::fromLatin1(Day)},
-                  &reconciled);
-    rusage usage{};
-    getrusage(RUSAGE_CHILDREN, &usage);
-    const double keelSeconds = importSeconds + runSeconds;
-    std::printf("recon bench: %d charges, %d statement lines (%d dropped, %d a cent off)\n", lines,
-                lines - Broken, Broken, Broken);
-    std::printf("  reference (COPY + one SQL join): %.1f s; %s\n", referenceSeconds,
-                qPrintable(referenceBreaks));
-    std::printf("  keel recon import: %.1f s (%s)\n", importSeconds, qPrintable(imported));
-    std::printf("  keel recon run:    %.1f s (%s)\n", runSeconds, qPrintable(reconciled));
-    std::printf("  reference storing the lines with keel's constraints and indexes: %.1f s; %s\n",
-                indexedSeconds, qPrintable(indexedBreaks));
-    std::printf("  keel total %.1f s, ratio reference/keel %.2f (with keel's indexes %.2f), peak "
-                "memory of a keel process %.0f MB\n",
-                keelSeconds, referenceSeconds / keelSeconds, indexedSeconds / keelSeconds,
-                double(usage.ru_maxrss) / 1024.0);
+    printFigures(lines, measureDay(*session, db, path, byChannelId));
     auditOrDie(db, "after reconciliation");
 
     // A further day of open breaks, for the console to page through.
     const int unknown = std::max(lines / 5, 2000);
-    QString ignored;
-    const QString unknownPath = writeUnknownPayments(directory.path(), unknown);
-    timedKeel({QStringLiteral("recon"), QStringLiteral("import"), QStringLiteral("--db"),
-               db.conninfo(), QStringLiteral("--channel"), QStringLiteral("sim"),
-               QStringLiteral("--format"), QStringLiteral("csv"), unknownPath},
-              &ignored);
-    timedKeel({QStringLiteral("recon"), QStringLiteral("run"), QStringLiteral("--db"),
-               db.conninfo(), QStringLiteral("--channel"), QStringLiteral("sim"),
-               QStringLiteral("--date"), QDate::currentDate().toString(Qt::ISODate)},
-              &ignored);
+    keelImport(db, writeUnknownPayments(directory.path(), unknown));
+    keelRun(db, QDate::currentDate().toString(Qt::ISODate));
     measureConsoleView(db, unknown);
     return 0;
 }

@@ -26,6 +26,51 @@ namespace {
 // and the database decides what each may do and moves the money.
 class BreakResolutionTest : public keel::test::ReconciliationTest {
 protected:
+    // keel captured 20.00, 30.00 and 15.00 USD; the channel reported the
+    // first taken back whole, the second taken back by 10.00, the third not
+    // at all, and 5.00 keel never booked. Past the lag, after the day's run:
+    // the open breaks by reference.
+    struct DisputedDay {
+        QByteArray lost;
+        QByteArray partly;
+        QByteArray unpaid;
+        QMap<QString, ReconBreakRow> open;
+    };
+    DisputedDay disputesLostWholeAndInPart()
+    {
+        DisputedDay day;
+        day.lost = charge("amount=2000&currency=usd", "recon-lost");
+        day.partly = charge("amount=3000&currency=usd", "recon-partly");
+        day.unpaid = charge("amount=1500&currency=usd", "recon-unpaid");
+        EXPECT_EQ(backdateBooks(), QStringLiteral("3"));
+        m_day = firstPostingDay();
+        EXPECT_EQ(import(statement(QStringLiteral("day.csv"),
+                                   {item(day.lost, ",S1,payment,20.00,USD,0,%1T12:00:00Z"),
+                                    item(day.lost, ",S1,reversal,20.00,USD,0,%1T13:00:00Z"),
+                                    item(day.partly, ",S2,payment,30.00,USD,0,%1T12:00:00Z"),
+                                    item(day.partly, ",S2,reversal,10.00,USD,0,%1T13:00:00Z"),
+                                    QStringLiteral("ch_channelsOwn0003,S9,payment,5.00,USD,0,"
+                                                   "%1T14:00:00Z")}))
+                      .exitCode,
+                  0);
+        EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 4);
+        EXPECT_EQ(suspense(), QStringLiteral("500")) << "only the payment keel never booked parks";
+        day.open = listed();
+        const ReconBreakRow lostBreak = day.open.value(QString::fromUtf8(day.lost));
+        const ReconBreakRow partlyBreak = day.open.value(QString::fromUtf8(day.partly));
+        const ReconBreakRow unpaidBreak = day.open.value(QString::fromUtf8(day.unpaid));
+        EXPECT_EQ(lostBreak.breakClass, QStringLiteral("status_mismatch"));
+        EXPECT_EQ(partlyBreak.breakClass, QStringLiteral("amount_mismatch"));
+        EXPECT_EQ(partlyBreak.channelAmount.amount, 2000);
+        EXPECT_EQ(unpaidBreak.breakClass, QStringLiteral("missing_at_channel"));
+        EXPECT_TRUE(BreakResolutions::canTakeBack(lostBreak));
+        EXPECT_TRUE(BreakResolutions::canTakeBack(partlyBreak));
+        EXPECT_FALSE(BreakResolutions::canTakeBack(unpaidBreak));
+        EXPECT_FALSE(
+            BreakResolutions::canTakeBack(day.open.value(QStringLiteral("ch_channelsOwn0003"))));
+        return day;
+    }
+
     void setSettlementLag(const QByteArray &lag)
     {
         scalar("UPDATE keel.recon_channels SET settlement_lag = '" + lag +
@@ -475,61 +520,24 @@ TEST_F(BreakResolutionTest, AFeeAdjustmentBooksTheExcessAsAClaimOnTheChannel)
 TEST_F(BreakResolutionTest, WhatTheChannelTookBackIsTakenFromTheMerchantOrAsALossOnce)
 {
     startGateway();
-    const QByteArray lost = charge("amount=2000&currency=usd", "recon-lost");
-    const QByteArray partly = charge("amount=3000&currency=usd", "recon-partly");
-    const QByteArray unpaid = charge("amount=1500&currency=usd", "recon-unpaid");
-    ASSERT_EQ(backdateBooks(), QStringLiteral("3"));
-    m_day = firstPostingDay();
-    ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
-                               {item(lost, ",S1,payment,20.00,USD,0,%1T12:00:00Z"),
-                                item(lost, ",S1,reversal,20.00,USD,0,%1T13:00:00Z"),
-                                item(partly, ",S2,payment,30.00,USD,0,%1T12:00:00Z"),
-                                item(partly, ",S2,reversal,10.00,USD,0,%1T13:00:00Z"),
-                                QStringLiteral("ch_channelsOwn0003,S9,payment,5.00,USD,0,"
-                                               "%1T14:00:00Z")}))
-                  .exitCode,
-              0);
-    EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 4);
-    EXPECT_EQ(suspense(), QStringLiteral("500")) << "only the payment keel never booked parks";
-    const QMap<QString, ReconBreakRow> open = listed();
-    const ReconBreakRow lostBreak = open.value(QString::fromUtf8(lost));
-    const ReconBreakRow partlyBreak = open.value(QString::fromUtf8(partly));
-    const ReconBreakRow unpaidBreak = open.value(QString::fromUtf8(unpaid));
-    const ReconBreakRow unknown = open.value(QStringLiteral("ch_channelsOwn0003"));
-    EXPECT_EQ(lostBreak.breakClass, QStringLiteral("status_mismatch"));
-    EXPECT_EQ(partlyBreak.breakClass, QStringLiteral("amount_mismatch"));
-    EXPECT_EQ(partlyBreak.channelAmount.amount, 2000);
-    EXPECT_EQ(unpaidBreak.breakClass, QStringLiteral("missing_at_channel"));
-    EXPECT_TRUE(BreakResolutions::canTakeBack(lostBreak));
-    EXPECT_TRUE(BreakResolutions::canTakeBack(partlyBreak));
-    EXPECT_FALSE(BreakResolutions::canTakeBack(unpaidBreak));
-    EXPECT_FALSE(BreakResolutions::canTakeBack(unknown));
-
-    const QByteArray payable =
-        "merchant_payable:" + scalar("SELECT min(merchant_id) FROM keel.charges").toUtf8() + ":USD";
+    const DisputedDay day = disputesLostWholeAndInPart();
+    const ReconBreakRow lostBreak = day.open.value(QString::fromUtf8(day.lost));
+    const ReconBreakRow partlyBreak = day.open.value(QString::fromUtf8(day.partly));
+    const QByteArray payable = merchantPayable();
     EXPECT_EQ(balance(payable), QStringLiteral("-6500"));
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("7000"));
 
     // Two proposals for the lost dispute, both approved: the first takes the
     // money back, the second finds the break changed.
-    ActionDesk maker(as(QStringLiteral("keel_operator")));
-    ActionDesk checker(as(QStringLiteral("keel_approver")));
-    auto fromMerchant = maker.propose(
-        because(BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Merchant)));
-    auto asLoss = maker.propose(
-        because(BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Loss)));
-    ASSERT_TRUE(fromMerchant.ok()) << qPrintable(fromMerchant.error().message);
-    ASSERT_TRUE(asLoss.ok()) << qPrintable(asLoss.error().message);
-    ASSERT_TRUE(checker.approve(fromMerchant->id, fromMerchant->contentHash).ok());
-    ASSERT_TRUE(checker.approve(asLoss->id, asLoss->contentHash).ok());
-    auto first = checker.execute(fromMerchant->id);
-    ASSERT_TRUE(first.ok()) << qPrintable(first.error().message);
-    EXPECT_EQ(first->applied, 1);
-    auto second = checker.execute(asLoss->id);
-    ASSERT_TRUE(second.ok()) << qPrintable(second.error().message);
-    EXPECT_EQ(second->applied, 0);
-    ASSERT_EQ(second->targets.size(), 1);
-    EXPECT_EQ(second->targets.first().outcome, QStringLiteral("changed"));
+    const qint64 fromMerchant = proposeAndApprove(
+        BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Merchant));
+    const qint64 asLoss = proposeAndApprove(
+        BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Loss));
+    ASSERT_TRUE(fromMerchant && asLoss);
+    EXPECT_EQ(runApproved(fromMerchant).applied, 1);
+    const ActionExecution second = runApproved(asLoss);
+    EXPECT_EQ(second.applied, 0);
+    EXPECT_EQ(onlyTarget(second).outcome, QStringLiteral("changed"));
 
     EXPECT_EQ(approveAndRun(
                   BreakResolutions::takeBack(partlyBreak, BreakResolutions::TakeBackBearer::Loss))
@@ -540,38 +548,32 @@ TEST_F(BreakResolutionTest, WhatTheChannelTookBackIsTakenFromTheMerchantOrAsALos
     EXPECT_EQ(balance(payable), QStringLiteral("-4500")) << "the merchant bears the lost one";
     EXPECT_EQ(balance("operational_loss:USD"), QStringLiteral("1000"));
     EXPECT_EQ(suspense(), QStringLiteral("500"));
-    EXPECT_EQ(statusOf(QString::fromUtf8(lost)), QStringLiteral("resolved"));
-    EXPECT_EQ(statusOf(QString::fromUtf8(partly)), QStringLiteral("resolved"));
+    EXPECT_EQ(statusOf(QString::fromUtf8(day.lost)), QStringLiteral("resolved"));
+    EXPECT_EQ(statusOf(QString::fromUtf8(day.partly)), QStringLiteral("resolved"));
     EXPECT_EQ(scalar("SELECT string_agg(k.status, ',' ORDER BY b.reference) FROM "
                      "keel.suspense_cases k JOIN keel.recon_breaks b ON b.id = k.recon_break_id "
                      "WHERE b.reference IN ('" +
-                     lost + "', '" + partly + "')"),
+                     day.lost + "', '" + day.partly + "')"),
               QStringLiteral("resolved,resolved"));
 
     // The day's next run finds keel holding what the channel holds.
     const QJsonObject again = run();
-    EXPECT_EQ(
-        breaks(again),
-        (QStringList{
-            QStringLiteral("missing_at_keel:ch_channelsOwn0003:persisting"),
-            QStringLiteral("missing_at_channel:%1:persisting").arg(QString::fromUtf8(unpaid))}));
+    EXPECT_EQ(breaks(again),
+              (QStringList{QStringLiteral("missing_at_keel:ch_channelsOwn0003:persisting"),
+                           QStringLiteral("missing_at_channel:%1:persisting")
+                               .arg(QString::fromUtf8(day.unpaid))}));
     EXPECT_EQ(again.value(QStringLiteral("matched")).toInt(), 2);
     expectBooksAgree();
 
     // Nothing is taken back twice, nor a payment the channel never reported.
-    auto resolved = maker.propose(
-        because(BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Merchant)));
-    ASSERT_FALSE(resolved.ok());
-    EXPECT_TRUE(resolved.error().message.contains(QLatin1String("resolved")))
-        << qPrintable(resolved.error().message);
-    auto notReported = maker.propose(because(BreakResolutions::takeBack(
-        listed().value(QString::fromUtf8(unpaid)), BreakResolutions::TakeBackBearer::Loss)));
-    ASSERT_FALSE(notReported.ok());
-    EXPECT_TRUE(notReported.error().message.contains(QLatin1String("missing_at_channel")))
-        << qPrintable(notReported.error().message);
-    EXPECT_EQ(
-        scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'channel_takeback'"),
-        QStringLiteral("2"));
+    const QString resolved = refusalOf(
+        BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Merchant));
+    EXPECT_TRUE(resolved.contains(QLatin1String("resolved"))) << qPrintable(resolved);
+    const QString notReported = refusalOf(BreakResolutions::takeBack(
+        listed().value(QString::fromUtf8(day.unpaid)), BreakResolutions::TakeBackBearer::Loss));
+    EXPECT_TRUE(notReported.contains(QLatin1String("missing_at_channel")))
+        << qPrintable(notReported);
+    EXPECT_EQ(takeBacksPosted(), QStringLiteral("2"));
 }
 
 // Money the channel paid beyond keel's capture was parked in suspense on the
@@ -598,15 +600,10 @@ TEST_F(BreakResolutionTest, NoTakeBackOfAChargeMoneyWasParkedOn)
     const ReconBreakRow disputed = listed().value(QString::fromUtf8(paid));
     ASSERT_EQ(disputed.breakClass, QStringLiteral("status_mismatch"));
     ASSERT_TRUE(BreakResolutions::canTakeBack(disputed)) << "the console cannot see the parking";
-    auto refused = ActionDesk(as(QStringLiteral("keel_operator")))
-                       .propose(because(BreakResolutions::takeBack(
-                           disputed, BreakResolutions::TakeBackBearer::Merchant)));
-    ASSERT_FALSE(refused.ok());
-    EXPECT_TRUE(refused.error().message.contains(QLatin1String("parked in suspense")))
-        << qPrintable(refused.error().message);
-    EXPECT_EQ(
-        scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'channel_takeback'"),
-        QStringLiteral("0"));
+    const QString refused =
+        refusalOf(BreakResolutions::takeBack(disputed, BreakResolutions::TakeBackBearer::Merchant));
+    EXPECT_TRUE(refused.contains(QLatin1String("parked in suspense"))) << qPrintable(refused);
+    EXPECT_EQ(takeBacksPosted(), QStringLiteral("0"));
 }
 
 } // namespace

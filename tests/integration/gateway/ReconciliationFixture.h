@@ -188,20 +188,61 @@ protected:
         return request;
     }
 
-    // Proposed by an operator, approved by an approver; the approver's
-    // execution's outcome.
-    ActionExecution approveAndRun(const ProposalRequest &request)
+    // Proposed by an operator and approved by an approver, not yet run: the
+    // proposal's number, 0 if either refused.
+    qint64 proposeAndApprove(const ProposalRequest &request)
     {
         auto proposal = ActionDesk(as(QStringLiteral("keel_operator"))).propose(because(request));
         EXPECT_TRUE(proposal.ok()) << qPrintable(proposal.error().message);
         if (!proposal.ok())
-            return {};
-        ActionDesk checker(as(QStringLiteral("keel_approver")));
-        const Status approved = checker.approve(proposal->id, proposal->contentHash);
+            return 0;
+        const Status approved = ActionDesk(as(QStringLiteral("keel_approver")))
+                                    .approve(proposal->id, proposal->contentHash);
         EXPECT_TRUE(approved.ok()) << qPrintable(approved.error().message);
-        auto executed = checker.execute(proposal->id);
+        return approved.ok() ? proposal->id : 0;
+    }
+
+    // An approved proposal run by an approver: its outcome.
+    ActionExecution runApproved(qint64 proposal)
+    {
+        auto executed = ActionDesk(as(QStringLiteral("keel_approver"))).execute(proposal);
         EXPECT_TRUE(executed.ok()) << qPrintable(executed.error().message);
         return executed.ok() ? *executed : ActionExecution{};
+    }
+
+    // Proposed by an operator, approved by an approver; the approver's
+    // execution's outcome.
+    ActionExecution approveAndRun(const ProposalRequest &request)
+    {
+        const qint64 proposal = proposeAndApprove(request);
+        return proposal ? runApproved(proposal) : ActionExecution{};
+    }
+
+    // Why an operator's proposal was refused, or "" if it was not.
+    QString refusalOf(const ProposalRequest &request)
+    {
+        auto proposal = ActionDesk(as(QStringLiteral("keel_operator"))).propose(because(request));
+        return proposal.ok() ? QString() : proposal.error().message;
+    }
+
+    // The one outcome of an execution that named one target.
+    static TargetOutcome onlyTarget(const ActionExecution &executed)
+    {
+        EXPECT_EQ(executed.targets.size(), 1);
+        return executed.targets.size() == 1 ? executed.targets.first() : TargetOutcome{};
+    }
+
+    // The USD payable account of the test's merchant.
+    QByteArray merchantPayable()
+    {
+        return "merchant_payable:" + scalar("SELECT min(merchant_id) FROM keel.charges").toUtf8() +
+               ":USD";
+    }
+
+    QString takeBacksPosted()
+    {
+        return scalar(
+            "SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'channel_takeback'");
     }
 
     QString m_service;

@@ -55,6 +55,26 @@ protected:
                       QStringLiteral("stripe"), path});
     }
 
+    // Three disputes in one report: `lost`'s charge taken back; `orphan`'s
+    // dispute and its reversal without the charge's row; `unnamed`'s charge
+    // taken back and given again in a row without keel's metadata, filed
+    // under the charge's Stripe id.
+    ProcessResult importDisputes(const QByteArray &lost, const QByteArray &orphan,
+                                 const QByteArray &unnamed)
+    {
+        return importReport(
+            QStringLiteral("report.csv"),
+            {row("%1 10:00:00", "20.00", "0.00", "20.00", "charge", "ch_tb_lost", lost),
+             row("%2 09:00:00", "-20.00", "15.00", "-35.00", "dispute", "dp_tb_lost", lost),
+             row("%2 09:30:00", "-30.00", "0.00", "-30.00", "dispute", "dp_tb_orphan", orphan),
+             row("%2 10:30:00", "30.00", "0.00", "30.00", "dispute_reversal", "dp_tb_orphan",
+                 orphan),
+             row("%1 10:20:00", "15.00", "0.00", "15.00", "charge", "ch_tb_unnamed", unnamed),
+             row("%2 09:40:00", "-15.00", "0.00", "-15.00", "dispute", "dp_tb_unnamed", unnamed),
+             QStringLiteral("po_1,%2 11:00:00,txn_tb_unnamed,%2 11:00:00,usd,15.00,0.00,15.00,"
+                            "dispute_reversal,dp_tb_unnamed,ch_tb_unnamed,,")});
+    }
+
     QString dayAfter(int days) const
     {
         return QDate::fromString(m_day, Qt::ISODate).addDays(days).toString(Qt::ISODate);
@@ -206,18 +226,7 @@ TEST_F(StripeReconciliationTest, ALostDisputeIsTakenBackButNotOneWhoseChargeRowN
     const QByteArray unnamed = charge("amount=1500&currency=usd", "stripe-tb-unnamed");
     ASSERT_EQ(backdateBooks(), QStringLiteral("3"));
     m_day = firstPostingDay();
-    const ProcessResult report = importReport(
-        QStringLiteral("report.csv"),
-        {row("%1 10:00:00", "20.00", "0.00", "20.00", "charge", "ch_tb_lost", lost),
-         row("%2 09:00:00", "-20.00", "15.00", "-35.00", "dispute", "dp_tb_lost", lost),
-         row("%2 09:30:00", "-30.00", "0.00", "-30.00", "dispute", "dp_tb_orphan", orphan),
-         row("%2 10:30:00", "30.00", "0.00", "30.00", "dispute_reversal", "dp_tb_orphan", orphan),
-         row("%1 10:20:00", "15.00", "0.00", "15.00", "charge", "ch_tb_unnamed", unnamed),
-         row("%2 09:40:00", "-15.00", "0.00", "-15.00", "dispute", "dp_tb_unnamed", unnamed),
-         // Given again in a row without keel's metadata: filed under the
-         // charge's Stripe id.
-         QStringLiteral("po_1,%2 11:00:00,txn_tb_unnamed,%2 11:00:00,usd,15.00,0.00,15.00,"
-                        "dispute_reversal,dp_tb_unnamed,ch_tb_unnamed,,")});
+    const ProcessResult report = importDisputes(lost, orphan, unnamed);
     ASSERT_EQ(report.exitCode, 0) << qPrintable(report.err);
     run(QStringLiteral("stripe"));
     const QMap<QString, ReconBreakRow> open = listed();
@@ -226,31 +235,24 @@ TEST_F(StripeReconciliationTest, ALostDisputeIsTakenBackButNotOneWhoseChargeRowN
     ASSERT_EQ(lostBreak.breakClass, QStringLiteral("status_mismatch"));
     ASSERT_EQ(orphanBreak.breakClass, QStringLiteral("amount_mismatch"));
     EXPECT_EQ(orphanBreak.channelAmount.amount, 0);
-
-    const QByteArray payable =
-        "merchant_payable:" + scalar("SELECT min(merchant_id) FROM keel.charges").toUtf8() + ":USD";
+    const QByteArray payable = merchantPayable();
     const qint64 payableBefore = balance(payable).toLongLong();
 
     // Proposed and approved while Stripe held nothing; its report of the
     // dispute reversed arrives before the day runs again: the lines no
     // longer say what the break did, and nothing is taken back.
-    ActionDesk maker(as(QStringLiteral("keel_operator")));
-    ActionDesk checker(as(QStringLiteral("keel_approver")));
-    auto early = maker.propose(
-        because(BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Merchant)));
-    ASSERT_TRUE(early.ok()) << qPrintable(early.error().message);
-    ASSERT_TRUE(checker.approve(early->id, early->contentHash).ok());
+    const qint64 early = proposeAndApprove(
+        BreakResolutions::takeBack(lostBreak, BreakResolutions::TakeBackBearer::Merchant));
+    ASSERT_NE(early, 0);
     const ProcessResult reversed = importReport(
         QStringLiteral("reversed.csv"),
         {row("%2 18:00:00", "20.00", "0.00", "20.00", "dispute_reversal", "dp_tb_lost", lost)});
     ASSERT_EQ(reversed.exitCode, 0) << qPrintable(reversed.err);
-    auto stale = checker.execute(early->id);
-    ASSERT_TRUE(stale.ok()) << qPrintable(stale.error().message);
-    EXPECT_EQ(stale->applied, 0);
-    ASSERT_EQ(stale->targets.size(), 1);
-    EXPECT_EQ(stale->targets.first().outcome, QStringLiteral("not_allowed"));
-    EXPECT_TRUE(stale->targets.first().message.contains(QLatin1String("is not known")))
-        << qPrintable(stale->targets.first().message);
+    const ActionExecution stale = runApproved(early);
+    EXPECT_EQ(stale.applied, 0);
+    EXPECT_EQ(onlyTarget(stale).outcome, QStringLiteral("not_allowed"));
+    EXPECT_TRUE(onlyTarget(stale).message.contains(QLatin1String("is not known")))
+        << qPrintable(onlyTarget(stale).message);
     EXPECT_EQ(balance(payable).toLongLong(), payableBefore);
 
     // Stripe takes the money back again: the day runs, the dispute is lost,
@@ -267,16 +269,13 @@ TEST_F(StripeReconciliationTest, ALostDisputeIsTakenBackButNotOneWhoseChargeRowN
                   .applied,
               1);
     EXPECT_EQ(balance(payable).toLongLong() - payableBefore, 2000);
-    auto refused = maker.propose(because(
-        BreakResolutions::takeBack(orphanBreak, BreakResolutions::TakeBackBearer::Merchant)));
-    ASSERT_FALSE(refused.ok());
-    EXPECT_TRUE(refused.error().message.contains(QLatin1String("is not known")))
-        << qPrintable(refused.error().message);
-    auto underStripesId = maker.propose(because(BreakResolutions::takeBack(
-        listed().value(QString::fromUtf8(unnamed)), BreakResolutions::TakeBackBearer::Merchant)));
-    ASSERT_FALSE(underStripesId.ok());
-    EXPECT_TRUE(underStripesId.error().message.contains(QLatin1String("under its own id")))
-        << qPrintable(underStripesId.error().message);
+    const QString notKnown = refusalOf(
+        BreakResolutions::takeBack(orphanBreak, BreakResolutions::TakeBackBearer::Merchant));
+    EXPECT_TRUE(notKnown.contains(QLatin1String("is not known"))) << qPrintable(notKnown);
+    const QString underStripesId = refusalOf(BreakResolutions::takeBack(
+        listed().value(QString::fromUtf8(unnamed)), BreakResolutions::TakeBackBearer::Merchant));
+    EXPECT_TRUE(underStripesId.contains(QLatin1String("under its own id")))
+        << qPrintable(underStripesId);
 
     const QStringList last = breaks(run(QStringLiteral("stripe")));
     EXPECT_TRUE(last.contains(
