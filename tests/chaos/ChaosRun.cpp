@@ -102,14 +102,19 @@ int ChaosRun::run()
             if (failover && m_clock.elapsed() - fault.atMs < 30000 && !formationSettled())
                 return false;
             // A broker fault waits up to 30 s for the node down before it to
-            // come back, and is dropped once the load has stopped.
+            // come back, and is dropped once the load has stopped. A cluster's
+            // first stop and first crash wait as long as the load runs: the
+            // run proves nothing without both.
             const bool broker =
                 fault.kind == Fault::Kind::RestartBroker || fault.kind == Fault::Kind::CrashBroker;
             if (broker && m_clock.elapsed() >= qint64(m_options.seconds) * 1000) {
                 ++m_faultCounts[QStringLiteral("rabbitmq fault skipped: the load had stopped")];
                 return true;
             }
-            if (broker && m_brokerDown && m_clock.elapsed() - fault.atMs < 30000)
+            const bool firstOfItsKind =
+                m_options.brokerCluster && m_faultCounts.value(fault.kindName()) == 0;
+            if (broker && m_brokerDown &&
+                (firstOfItsKind || m_clock.elapsed() - fault.atMs < 30000))
                 return false;
             inject(fault);
             return true;

@@ -34,10 +34,14 @@ struct Fault {
     QString kindName() const;
 };
 
+// A cluster's broker faults are at least this far apart (ms).
+inline constexpr qint64 brokerFaultsApart = 20000;
+
 // The faults of a run, all derived from its seed: the same seed and length
 // give the same plan, so a run can be replayed. With `failover` the database
 // faults are failovers of the primary, at least one. With `brokerNodes` > 1
-// each broker fault stops or kills one node of the cluster, at least one of each.
+// each broker fault stops or kills one node of the cluster, at least one of each,
+// the first two in time a stop and then a crash.
 // With `switchovers` half the clean shutdowns of a failover run are planned
 // switchovers instead, and a plan with none gets one added.
 QList<Fault> planFaults(quint64 seed, int seconds, const QStringList &processes, bool failover,
