@@ -81,6 +81,13 @@ ApiError refusal(const PaymentOutcome &outcome, outcomes::Refused refused)
                                       "settlement staff to resolve; it can be refunded once the "
                                       "case is closed")
                            .arg(charge->publicId, outcome.reference));
+    case Refused::ChargeTakenBack:
+        return invalid(QStringLiteral("charge_disputed"), QStringLiteral("charge"),
+                       QStringLiteral("charge %1 was charged back by its channel; %2 of it can "
+                                      "still be refunded, not %3")
+                           .arg(charge->publicId)
+                           .arg(outcome.refundable)
+                           .arg(outcome.amount));
     case Refused::RefundExceedsBalance:
         return invalid(QStringLiteral("amount_too_large"), QStringLiteral("amount"),
                        QStringLiteral("amount %1 exceeds the %2 still refundable on charge %3")

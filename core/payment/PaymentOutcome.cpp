@@ -86,6 +86,8 @@ outcomes::Family PaymentOutcome::family() const
         return Refused::ChargeNotRefundable;
     case Kind::ChargeHeldInSuspense:
         return Refused::ChargeHeldInSuspense;
+    case Kind::ChargeTakenBack:
+        return Refused::ChargeTakenBack;
     case Kind::RefundExceedsBalance:
         return Refused::RefundExceedsBalance;
     case Kind::OrderNumberTaken:

@@ -29,6 +29,7 @@ enum class Refused {
     ChargeNotCapturable,
     ChargeNotRefundable,
     ChargeHeldInSuspense,
+    ChargeTakenBack,
     RefundExceedsBalance,
     OrderNumberTaken,
     RefundNumberTaken,
@@ -65,6 +66,10 @@ struct PaymentOutcome {
         // `charge`'s money is held in the open suspense case `reference`: a
         // refund now would take from the merchant what suspense already holds.
         ChargeHeldInSuspense,
+        // `charge`'s channel took money back (a dispute lost, booked by an
+        // approved take-back): the customer has it, so a refund may ask for no
+        // more than `refundable`; `amount` is what was asked.
+        ChargeTakenBack,
         RefundInProgress, // `charge` has another refund running; try again later
         RefundExceedsBalance,
         OrderNumberTaken,   // `charge` owns `reference` (out_trade_no) with other terms
@@ -81,8 +86,8 @@ struct PaymentOutcome {
     Error error; // InvalidRequest, *NotFound (field); the cause of the transient kinds, for logs
     QString reference;
     QString declineCode;
-    qint64 amount = 0;     // RefundExceedsBalance: asked for
-    qint64 refundable = 0; // RefundExceedsBalance: what is left
+    qint64 amount = 0;     // RefundExceedsBalance, ChargeTakenBack: asked for
+    qint64 refundable = 0; // RefundExceedsBalance, ChargeTakenBack: what is left
     int retryAfterSeconds = 0;
 
     static PaymentOutcome of(Kind kind);

@@ -19,6 +19,15 @@ RefundRepository::findByRefundNumber(qint64 merchantId, qint64 chargeId, const Q
                      {QByteArray::number(chargeId), outRefundNo.toUtf8()});
 }
 
+Result<qint64> RefundRepository::takenBack(qint64 chargeId)
+{
+    Result<PgRows> rows =
+        m_connection.query("SELECT keel.charge_taken_back($1)", {QByteArray::number(chargeId)});
+    if (!rows)
+        return rows.error();
+    return rows->toInt64(0, 0);
+}
+
 Result<std::optional<RefundRecord>> RefundRepository::findWhere(qint64 merchantId,
                                                                 const QByteArray &condition,
                                                                 const QByteArrayList &params)

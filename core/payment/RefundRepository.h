@@ -23,6 +23,8 @@ public:
     // out_refund_no) exists already.
     Result<std::optional<RefundRecord>> insert(RefundRecord refund);
     Status setStatus(RefundRecord &refund, const QString &status);
+    // What approved take-backs booked out of the charge (migration 0043).
+    Result<qint64> takenBack(qint64 chargeId);
     // Keeps the channel's own id for the refund (see PaymentRepository).
     Status keepChannelReference(const RefundRecord &refund, const QString &channelReference);
 

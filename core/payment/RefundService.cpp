@@ -20,6 +20,8 @@
 #include "core/payment/RefundRequest.h"
 #include "core/payment/ReplyRenderer.h"
 
+#include <algorithm>
+
 namespace keel {
 namespace {
 
@@ -40,15 +42,17 @@ QByteArray refundEvent(const RefundRecord &refund)
     return json.take();
 }
 
-// The refund as asked for, before it is checked against the charge.
+// The refund as asked for, before it is checked against the charge: without
+// an amount, all that is left of it.
 Result<RefundRecord> refundFor(const RefundRequest &request, const ChargeRecord &charge,
-                               const Currency &currency, const QByteArray &keyHash)
+                               qint64 takenBack, const Currency &currency,
+                               const QByteArray &keyHash)
 {
     RefundRecord refund;
     refund.chargeId = charge.id;
     refund.chargePublicId = charge.publicId;
     refund.outRefundNo = request.outRefundNo.value_or(ChargeService::derivedOrderNumber(keyHash));
-    refund.amount = charge.amountCaptured - charge.amountRefunded;
+    refund.amount = std::max<qint64>(0, charge.amountCaptured - charge.amountRefunded - takenBack);
     if (request.amountText) {
         Result<qint64> parsed = parseMinorUnits(*request.amountText, currency, 0);
         if (!parsed)
@@ -83,8 +87,14 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
         return *answer;
     ChargeRecord charge = std::get<ChargeRecord>(found);
     const std::optional<Currency> currency = m_context.currencies.find(charge.currency);
+    // Read before the transaction, for the default amount; the database checks
+    // it again under the charge's lock (refunds_admit).
+    const Result<qint64> takenBack = RefundRepository(m_connection).takenBack(charge.id);
+    if (!takenBack)
+        return PaymentOutcome::failure(takenBack.error());
     IdempotentOperation operation(m_context, m_connection, m_replies, key.scopedHash(merchant.id));
-    Result<RefundRecord> asked = refundFor(request, charge, *currency, operation.keyHash());
+    Result<RefundRecord> asked =
+        refundFor(request, charge, *takenBack, *currency, operation.keyHash());
     if (!asked)
         return PaymentOutcome::invalid(asked.error());
     RefundRecord refund = *asked;
@@ -109,7 +119,7 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
     case IdempotentOperation::Admission::New:
         break;
     }
-    PaymentOutcome begun = begin(operation, tx, charge, refund);
+    PaymentOutcome begun = begin(operation, tx, charge, refund, *takenBack);
     // Only a refund begun just now (it has an id and is pending) goes to the channel.
     if (!begun.is(Kind::Refund) || refund.status != QLatin1String("pending") || refund.id == 0)
         return begun;
@@ -118,7 +128,7 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
 }
 
 PaymentOutcome RefundService::begin(IdempotentOperation &operation, PgTransaction &tx,
-                                    ChargeRecord &charge, RefundRecord &refund)
+                                    ChargeRecord &charge, RefundRecord &refund, qint64 takenBack)
 {
     RefundRepository refunds(m_connection);
     // Business uniqueness first: a known out_refund_no answers with its refund.
@@ -149,7 +159,13 @@ PaymentOutcome RefundService::begin(IdempotentOperation &operation, PgTransactio
         inSuspense.reference = held->text(0, 0);
         return operation.finish(tx, inSuspense);
     }
-    const qint64 refundable = charge.amountCaptured - charge.amountRefunded;
+    const qint64 refundable = charge.amountCaptured - charge.amountRefunded - takenBack;
+    if (takenBack > 0 && (refund.amount > refundable || refundable <= 0)) {
+        PaymentOutcome chargedBack = PaymentOutcome::ofCharge(Kind::ChargeTakenBack, charge);
+        chargedBack.amount = refund.amount;
+        chargedBack.refundable = std::max<qint64>(0, refundable);
+        return operation.finish(tx, chargedBack);
+    }
     if (refund.amount > refundable) {
         PaymentOutcome tooLarge = PaymentOutcome::ofCharge(Kind::RefundExceedsBalance, charge);
         tooLarge.amount = refund.amount;

@@ -37,9 +37,10 @@ public:
 
 private:
     // Inside the reserving transaction: the refund as asked, checked against
-    // the charge, inserted with the charge's move to Refunding.
+    // the charge (less what its channel took back), inserted with the
+    // charge's move to Refunding.
     PaymentOutcome begin(IdempotentOperation &operation, PgTransaction &tx, ChargeRecord &charge,
-                         RefundRecord &refund);
+                         RefundRecord &refund, qint64 takenBack);
     PaymentOutcome resume(IdempotentOperation &operation, const Merchant &merchant,
                           const QString &chargeId, const QString &outRefundNo);
     PaymentOutcome execute(IdempotentOperation &operation, RefundRecord &refund,

@@ -17,12 +17,16 @@ Result<SagaParking::Money> SagaParking::moneyInQuestion(const SagaRecord &saga, 
     for (const StepRecord &step : saga.steps)
         if (step.definition.kind == StepKind::Charge && step.status == StepStatus::Compensated)
             return money;
-    Result<PgRows> rows =
-        m_connection.query(lock ? "SELECT amount_captured - amount_refunded, currency, merchant_id "
-                                  "FROM keel.charges WHERE id = $1 FOR UPDATE"
-                                : "SELECT amount_captured - amount_refunded, currency, merchant_id "
-                                  "FROM keel.charges WHERE id = $1",
-                           {QByteArray::number(saga.chargeId)});
+    // What a take-back booked for a lost dispute has left clearing already:
+    // the customer has it from the chargeback, so no case holds it again
+    // (migration 0043).
+    Result<PgRows> rows = m_connection.query(
+        lock
+            ? "SELECT greatest(0, amount_captured - amount_refunded - keel.charge_taken_back(id)), "
+              "currency, merchant_id FROM keel.charges WHERE id = $1 FOR UPDATE"
+            : "SELECT greatest(0, amount_captured - amount_refunded - keel.charge_taken_back(id)), "
+              "currency, merchant_id FROM keel.charges WHERE id = $1",
+        {QByteArray::number(saga.chargeId)});
     if (!rows)
         return rows.error();
     if (rows->size() == 1) {

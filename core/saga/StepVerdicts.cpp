@@ -67,6 +67,14 @@ StepAnswer refusedRefundAnswer(const PaymentOutcome &outcome, const ChargeRecord
         return StepAnswer::of(Verdict::Retryable,
                               QStringLiteral("the charge %1's money is held in suspense case %2")
                                   .arg(charge.publicId, outcome.reference));
+    case Refused::ChargeTakenBack:
+        // The customer has that money from the chargeback: a person decides
+        // what the saga still owes once its retries park it.
+        return StepAnswer::of(Verdict::Retryable,
+                              QStringLiteral("the charge %1 was charged back by its channel; "
+                                             "%2 of it is still refundable")
+                                  .arg(charge.publicId)
+                                  .arg(outcome.refundable));
     case Refused::KeyReusedDifferently:
     case Refused::InvalidRequest:
     case Refused::ChargeNotFound:

@@ -576,6 +576,58 @@ TEST_F(BreakResolutionTest, WhatTheChannelTookBackIsTakenFromTheMerchantOrAsALos
     EXPECT_EQ(takeBacksPosted(), QStringLiteral("2"));
 }
 
+// A customer who won a dispute has the money from the chargeback: once it is
+// taken back, a refund may ask only for what the channel left of the charge.
+// The gateway answers charge_disputed, and the database refuses the service
+// login whatever it writes (migration 0043).
+TEST_F(BreakResolutionTest, ATakenBackChargeIsRefundedNoMoreThanTheChannelLeft)
+{
+    startGateway();
+    const DisputedDay day = disputesLostWholeAndInPart();
+    ASSERT_EQ(approveAndRun(BreakResolutions::takeBack(day.open.value(QString::fromUtf8(day.lost)),
+                                                       BreakResolutions::TakeBackBearer::Merchant))
+                  .applied,
+              1);
+    ASSERT_EQ(
+        approveAndRun(BreakResolutions::takeBack(day.open.value(QString::fromUtf8(day.partly)),
+                                                 BreakResolutions::TakeBackBearer::Loss))
+            .applied,
+        1);
+    const QString clearing = balance("channel_clearing:USD");
+
+    const HttpReply whole = post("/v1/refunds", "charge=" + day.lost, "refund-lost");
+    EXPECT_EQ(whole.status, 400) << whole.body.constData();
+    EXPECT_TRUE(whole.body.contains("charge_disputed")) << whole.body.constData();
+    const HttpReply tooMuch =
+        post("/v1/refunds", "charge=" + day.partly + "&amount=2001", "refund-partly-2001");
+    EXPECT_EQ(tooMuch.status, 400) << tooMuch.body.constData();
+    EXPECT_TRUE(tooMuch.body.contains("2000 of it can still be refunded"))
+        << tooMuch.body.constData();
+    EXPECT_EQ(balance("channel_clearing:USD"), clearing) << "nothing moved";
+
+    // Without an amount, what the channel left; then nothing more.
+    const HttpReply rest = post("/v1/refunds", "charge=" + day.partly, "refund-partly-rest");
+    ASSERT_EQ(rest.status, 200) << rest.body.constData();
+    EXPECT_EQ(QJsonDocument::fromJson(rest.body).object().value(QStringLiteral("amount")).toInt(),
+              2000);
+    EXPECT_EQ(balance("channel_clearing:USD"), QString::number(clearing.toLongLong() - 2000));
+    EXPECT_EQ(post("/v1/refunds", "charge=" + day.partly + "&amount=1", "refund-partly-1").status,
+              400);
+
+    // The rule is the database's: the service login cannot write around it.
+    auto service = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(service.ok());
+    const Status forged = service->exec(
+        "INSERT INTO keel.refunds (public_id, charge_id, out_refund_no, amount, currency, "
+        "channel, request_hash) SELECT 're_forged', id, 'forged', 1, currency, channel, "
+        "'\\x00' FROM keel.charges WHERE public_id = '" +
+        day.lost + "'");
+    ASSERT_FALSE(forged.ok());
+    EXPECT_EQ(forged.error().code, QLatin1String("KL426"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.refunds"), QStringLiteral("1"));
+    expectBooksAgree();
+}
+
 // Money the channel paid beyond keel's capture was parked in suspense on the
 // charge; then the channel took the payment back. The merchant was never
 // credited the parked money, and its case could still hand it out: the

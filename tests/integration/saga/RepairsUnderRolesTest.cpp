@@ -270,6 +270,42 @@ TEST_F(RepairsUnderRolesTest, AParkHoldsTheMoneyOfAChargeItsSagaDoesNotNameYet)
     EXPECT_EQ(payable(), QStringLiteral("0"));
 }
 
+// A lost dispute taken back (recon_break.take_back, BreakResolutionTest) has
+// given the customer that money from clearing: a park afterwards holds only
+// what clearing still holds for the charge, not the whole capture again.
+TEST_F(RepairsUnderRolesTest, AParkHoldsNoneOfWhatTheChannelTookBack)
+{
+    startWorker();
+    const QString id = startWithConfirmDown();
+    const QByteArray charge =
+        scalar("SELECT charge_id FROM keel.sagas WHERE public_id = '" + id.toUtf8() + "'").toUtf8();
+    ASSERT_FALSE(charge.isEmpty());
+    // The posting an approved take-back of 10.00 against the merchant makes;
+    // its trigger, which wants the break a second person resolved, is set
+    // aside to put the charge in that state without a statement and a run.
+    (void)scalar("DO $$ DECLARE t bigint; BEGIN SET LOCAL session_replication_role = replica; "
+                 "INSERT INTO keel.ledger_transactions (kind, charge_id, description) VALUES "
+                 "('channel_takeback', " +
+                 charge +
+                 ", 'a lost dispute') RETURNING id INTO t; "
+                 "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
+                 "SELECT t, a.id, a.currency, "
+                 "CASE WHEN a.code LIKE 'merchant_payable:%' THEN 1000 ELSE -1000 END "
+                 "FROM keel.ledger_accounts a WHERE a.code = 'channel_clearing:USD' OR a.code "
+                 "LIKE 'merchant_payable:%:USD'; END $$");
+    ASSERT_EQ(scalar("SELECT keel.charge_taken_back(" + charge + ")"), QStringLiteral("1000"));
+    ASSERT_EQ(payable(), QStringLiteral("1500"));
+
+    const SagaActionOutcome parked =
+        SagaOperations(*m_service)
+            .apply({SagaAction::Park, id, record(id).version, QStringLiteral("disputed"), {}});
+    EXPECT_EQ(parked.kind, Kind::Done) << qPrintable(parked.message);
+    EXPECT_EQ(scalar("SELECT amount FROM keel.suspense_cases"), QStringLiteral("1500"));
+    EXPECT_EQ(suspenseHeld(), QStringLiteral("1500"));
+    EXPECT_EQ(payable(), QStringLiteral("0")) << "the merchant gave up only what they still held";
+    expectLedgerBalances();
+}
+
 // Found while fixing defect 4: the other order. A refund asked for after the
 // park would take from the merchant what suspense already holds.
 TEST_F(RepairsUnderRolesTest, AChargeWhoseMoneyIsInSuspenseIsNotRefundedUntilItsCaseCloses)
@@ -362,10 +398,9 @@ TEST_F(RepairsUnderRolesTest, AnAdjustmentHandsOutOnlyWhatItsCaseHolds)
         return QJsonObject{{QStringLiteral("account"), account},
                            {QStringLiteral("amount"), amount}};
     };
-    const QJsonObject transfer{
-        {QStringLiteral("postings"),
-         QJsonArray{posting(QStringLiteral("channel_clearing:USD"), -102500),
-                    posting(merchantPayable, 100000)}}};
+    const QJsonObject transfer{{QStringLiteral("postings"),
+                                QJsonArray{posting(QStringLiteral("channel_clearing:USD"), -102500),
+                                           posting(merchantPayable, 100000)}}};
     const QString actionsBefore = scalar("SELECT count(*) FROM keel.operator_actions");
     auto refused = ActionDesk(maker()).propose({QStringLiteral("case.adjust"),
                                                 QStringLiteral("suspense_case"),
@@ -381,12 +416,12 @@ TEST_F(RepairsUnderRolesTest, AnAdjustmentHandsOutOnlyWhatItsCaseHolds)
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.operator_actions"), actionsBefore);
 
     // Split between the merchant and the channel, the case's own 25 go out.
-    const ActionRecord split = guarded(
-        QStringLiteral("case.adjust"), QStringLiteral("suspense_case"),
-        {caseId, caseVersion(caseId)},
-        {{QStringLiteral("postings"),
-          QJsonArray{posting(QStringLiteral("channel_clearing:USD"), -1500),
-                     posting(merchantPayable, -1000)}}});
+    const ActionRecord split =
+        guarded(QStringLiteral("case.adjust"), QStringLiteral("suspense_case"),
+                {caseId, caseVersion(caseId)},
+                {{QStringLiteral("postings"),
+                  QJsonArray{posting(QStringLiteral("channel_clearing:USD"), -1500),
+                             posting(merchantPayable, -1000)}}});
     EXPECT_EQ(outcomeOf(split), QStringLiteral("done")) << qPrintable(split.outcome);
     EXPECT_EQ(suspenseHeld(), QStringLiteral("0"));
     expectLedgerBalances();
