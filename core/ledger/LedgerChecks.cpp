@@ -119,6 +119,11 @@ constexpr LedgerCheck Checks[] = {
      "WHERE coalesce(l.fees, 0) <> coalesce(b.booked, 0) "
      "ORDER BY coalesce(l.statement_id, b.recon_statement_id) LIMIT 1",
      "statement %1 reports %2 in fees but %3 was booked to the channel's fee account"},
+    // Per take-back: the posting its break's approved take-back made, of
+    // what the break saw keel hold beyond the channel (migration 0043).
+    {"SELECT posting, break, moved FROM keel.takeback_unsanctioned()",
+     "take-back posting %1 is not what an approved take-back of its break posted (break %2, "
+     "%3 moved out of clearing)"},
     // Per open case: its own postings hold exactly its amount.
     {"SELECT k.id::text, k.amount::text, held.amount::text FROM keel.suspense_cases k "
      "CROSS JOIN LATERAL (SELECT coalesce(-sum(e.amount), 0) AS amount "

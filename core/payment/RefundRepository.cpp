@@ -19,10 +19,10 @@ RefundRepository::findByRefundNumber(qint64 merchantId, qint64 chargeId, const Q
                      {QByteArray::number(chargeId), outRefundNo.toUtf8()});
 }
 
-Result<qint64> RefundRepository::takenBack(qint64 chargeId)
+Result<qint64> RefundRepository::withheldByChannel(qint64 chargeId)
 {
     Result<PgRows> rows =
-        m_connection.query("SELECT keel.charge_taken_back($1)", {QByteArray::number(chargeId)});
+        m_connection.query("SELECT keel.charge_withheld($1)", {QByteArray::number(chargeId)});
     if (!rows)
         return rows.error();
     return rows->toInt64(0, 0);

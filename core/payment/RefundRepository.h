@@ -23,8 +23,9 @@ public:
     // out_refund_no) exists already.
     Result<std::optional<RefundRecord>> insert(RefundRecord refund);
     Status setStatus(RefundRecord &refund, const QString &status);
-    // What approved take-backs booked out of the charge (migration 0043).
-    Result<qint64> takenBack(qint64 chargeId);
+    // What the channel is known to have taken back of the charge: booked by
+    // approved take-backs, or seen by a run and not booked yet (migration 0043).
+    Result<qint64> withheldByChannel(qint64 chargeId);
     // Keeps the channel's own id for the refund (see PaymentRepository).
     Status keepChannelReference(const RefundRecord &refund, const QString &channelReference);
 

@@ -45,14 +45,13 @@ QByteArray refundEvent(const RefundRecord &refund)
 // The refund as asked for, before it is checked against the charge: without
 // an amount, all that is left of it.
 Result<RefundRecord> refundFor(const RefundRequest &request, const ChargeRecord &charge,
-                               qint64 takenBack, const Currency &currency,
-                               const QByteArray &keyHash)
+                               qint64 withheld, const Currency &currency, const QByteArray &keyHash)
 {
     RefundRecord refund;
     refund.chargeId = charge.id;
     refund.chargePublicId = charge.publicId;
     refund.outRefundNo = request.outRefundNo.value_or(ChargeService::derivedOrderNumber(keyHash));
-    refund.amount = std::max<qint64>(0, charge.amountCaptured - charge.amountRefunded - takenBack);
+    refund.amount = std::max<qint64>(0, charge.amountCaptured - charge.amountRefunded - withheld);
     if (request.amountText) {
         Result<qint64> parsed = parseMinorUnits(*request.amountText, currency, 0);
         if (!parsed)
@@ -89,12 +88,12 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
     const std::optional<Currency> currency = m_context.currencies.find(charge.currency);
     // Read before the transaction, for the default amount; the database checks
     // it again under the charge's lock (refunds_admit).
-    const Result<qint64> takenBack = RefundRepository(m_connection).takenBack(charge.id);
-    if (!takenBack)
-        return PaymentOutcome::failure(takenBack.error());
+    const Result<qint64> withheld = RefundRepository(m_connection).withheldByChannel(charge.id);
+    if (!withheld)
+        return PaymentOutcome::failure(withheld.error());
     IdempotentOperation operation(m_context, m_connection, m_replies, key.scopedHash(merchant.id));
     Result<RefundRecord> asked =
-        refundFor(request, charge, *takenBack, *currency, operation.keyHash());
+        refundFor(request, charge, *withheld, *currency, operation.keyHash());
     if (!asked)
         return PaymentOutcome::invalid(asked.error());
     RefundRecord refund = *asked;
@@ -119,7 +118,7 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
     case IdempotentOperation::Admission::New:
         break;
     }
-    PaymentOutcome begun = begin(operation, tx, charge, refund, *takenBack);
+    PaymentOutcome begun = begin(operation, tx, charge, refund, *withheld);
     // Only a refund begun just now (it has an id and is pending) goes to the channel.
     if (!begun.is(Kind::Refund) || refund.status != QLatin1String("pending") || refund.id == 0)
         return begun;
@@ -128,7 +127,7 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
 }
 
 PaymentOutcome RefundService::begin(IdempotentOperation &operation, PgTransaction &tx,
-                                    ChargeRecord &charge, RefundRecord &refund, qint64 takenBack)
+                                    ChargeRecord &charge, RefundRecord &refund, qint64 withheld)
 {
     RefundRepository refunds(m_connection);
     // Business uniqueness first: a known out_refund_no answers with its refund.
@@ -159,8 +158,8 @@ PaymentOutcome RefundService::begin(IdempotentOperation &operation, PgTransactio
         inSuspense.reference = held->text(0, 0);
         return operation.finish(tx, inSuspense);
     }
-    const qint64 refundable = charge.amountCaptured - charge.amountRefunded - takenBack;
-    if (takenBack > 0 && (refund.amount > refundable || refundable <= 0)) {
+    const qint64 refundable = charge.amountCaptured - charge.amountRefunded - withheld;
+    if (withheld > 0 && (refund.amount > refundable || refundable <= 0)) {
         PaymentOutcome chargedBack = PaymentOutcome::ofCharge(Kind::ChargeTakenBack, charge);
         chargedBack.amount = refund.amount;
         chargedBack.refundable = std::max<qint64>(0, refundable);

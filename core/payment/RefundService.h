@@ -40,7 +40,7 @@ private:
     // the charge (less what its channel took back), inserted with the
     // charge's move to Refunding.
     PaymentOutcome begin(IdempotentOperation &operation, PgTransaction &tx, ChargeRecord &charge,
-                         RefundRecord &refund, qint64 takenBack);
+                         RefundRecord &refund, qint64 withheld);
     PaymentOutcome resume(IdempotentOperation &operation, const Merchant &merchant,
                           const QString &chargeId, const QString &outRefundNo);
     PaymentOutcome execute(IdempotentOperation &operation, RefundRecord &refund,

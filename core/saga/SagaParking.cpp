@@ -17,15 +17,21 @@ Result<SagaParking::Money> SagaParking::moneyInQuestion(const SagaRecord &saga, 
     for (const StepRecord &step : saga.steps)
         if (step.definition.kind == StepKind::Charge && step.status == StepStatus::Compensated)
             return money;
+    // Locked first and read after: a read in the locking statement keeps the
+    // snapshot it took before waiting, and would miss a take-back that held
+    // the lock and committed meanwhile (it locks the charge without changing it).
+    if (lock)
+        if (Result<PgRows> locked =
+                m_connection.query("SELECT 1 FROM keel.charges WHERE id = $1 FOR UPDATE",
+                                   {QByteArray::number(saga.chargeId)});
+            !locked)
+            return locked.error();
     // What a take-back booked for a lost dispute has left clearing already:
     // the customer has it from the chargeback, so no case holds it again
     // (migration 0043).
     Result<PgRows> rows = m_connection.query(
-        lock
-            ? "SELECT greatest(0, amount_captured - amount_refunded - keel.charge_taken_back(id)), "
-              "currency, merchant_id FROM keel.charges WHERE id = $1 FOR UPDATE"
-            : "SELECT greatest(0, amount_captured - amount_refunded - keel.charge_taken_back(id)), "
-              "currency, merchant_id FROM keel.charges WHERE id = $1",
+        "SELECT greatest(0, amount_captured - amount_refunded - keel.charge_taken_back(id)), "
+        "currency, merchant_id FROM keel.charges WHERE id = $1",
         {QByteArray::number(saga.chargeId)});
     if (!rows)
         return rows.error();

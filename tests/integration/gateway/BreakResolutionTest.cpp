@@ -584,6 +584,10 @@ TEST_F(BreakResolutionTest, ATakenBackChargeIsRefundedNoMoreThanTheChannelLeft)
 {
     startGateway();
     const DisputedDay day = disputesLostWholeAndInPart();
+    // Seen by a run and not yet booked, the dispute holds the refund back too.
+    const HttpReply seen = post("/v1/refunds", "charge=" + day.lost, "refund-lost-seen");
+    EXPECT_EQ(seen.status, 400) << seen.body.constData();
+    EXPECT_TRUE(seen.body.contains("charge_disputed")) << seen.body.constData();
     ASSERT_EQ(approveAndRun(BreakResolutions::takeBack(day.open.value(QString::fromUtf8(day.lost)),
                                                        BreakResolutions::TakeBackBearer::Merchant))
                   .applied,
@@ -626,6 +630,60 @@ TEST_F(BreakResolutionTest, ATakenBackChargeIsRefundedNoMoreThanTheChannelLeft)
     EXPECT_EQ(forged.error().code, QLatin1String("KL426"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.refunds"), QStringLiteral("1"));
     expectBooksAgree();
+}
+
+// A refund the channel paid before its statement showed the dispute gave the
+// customer the money once already: the charge holds nothing more to take back.
+TEST_F(BreakResolutionTest, ARefundPaidBeforeTheDisputeShowedIsNotTakenBackAgain)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=2000&currency=usd", "recon-refunded");
+    const QByteArray refunded = refund("charge=" + paid, "recon-refunded-all");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("2"));
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
+                               {item(paid, ",S1,payment,20.00,USD,0,%1T12:00:00Z"),
+                                item(refunded, ",S2,refund,20.00,USD,0,%1T12:30:00Z"),
+                                item(paid, ",S1,reversal,20.00,USD,0,%1T13:00:00Z")}))
+                  .exitCode,
+              0);
+    run();
+    const ReconBreakRow disputed = listed().value(QString::fromUtf8(paid));
+    ASSERT_EQ(disputed.breakClass, QStringLiteral("status_mismatch"));
+    const QString clearing = balance("channel_clearing:USD");
+    const QString refused =
+        refusalOf(BreakResolutions::takeBack(disputed, BreakResolutions::TakeBackBearer::Merchant));
+    EXPECT_TRUE(refused.contains(QLatin1String("left after its refunds"))) << qPrintable(refused);
+    EXPECT_EQ(takeBacksPosted(), QStringLiteral("0"));
+    EXPECT_EQ(balance("channel_clearing:USD"), clearing);
+}
+
+// The trigger checks a take-back as it is written; the audit checks it after
+// the fact, so that a posting written around the trigger (by the owner, or
+// with triggers off in a restore) shows.
+TEST_F(BreakResolutionTest, TheAuditFindsATakeBackNoApprovedActionPosted)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1000&currency=usd", "recon-forged");
+    expectBooksAgree();
+    (void)scalar(
+        "DO $$ DECLARE t bigint; BEGIN SET LOCAL session_replication_role = replica; "
+        "INSERT INTO keel.ledger_transactions (kind, charge_id, description) SELECT "
+        "'channel_takeback', id, 'no second person' FROM keel.charges WHERE public_id = '" +
+        paid +
+        "' RETURNING id INTO t; "
+        "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
+        "SELECT t, a.id, a.currency, "
+        "CASE WHEN a.code LIKE 'merchant_payable:%' THEN 1000 ELSE -1000 END "
+        "FROM keel.ledger_accounts a WHERE a.code = 'channel_clearing:USD' OR a.code "
+        "LIKE 'merchant_payable:%:USD'; END $$");
+    ASSERT_EQ(takeBacksPosted(), QStringLiteral("1"));
+    const ProcessResult audit = runKeel(
+        {QStringLiteral("audit"), QStringLiteral("ledger"), QStringLiteral("--db"), m_service});
+    EXPECT_NE(audit.exitCode, 0);
+    EXPECT_TRUE(audit.out.contains(QLatin1String("is not what an approved take-back")) ||
+                audit.err.contains(QLatin1String("is not what an approved take-back")))
+        << qPrintable(audit.out) << qPrintable(audit.err);
 }
 
 // Money the channel paid beyond keel's capture was parked in suspense on the

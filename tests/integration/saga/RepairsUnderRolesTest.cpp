@@ -303,7 +303,11 @@ TEST_F(RepairsUnderRolesTest, AParkHoldsNoneOfWhatTheChannelTookBack)
     EXPECT_EQ(scalar("SELECT amount FROM keel.suspense_cases"), QStringLiteral("1500"));
     EXPECT_EQ(suspenseHeld(), QStringLiteral("1500"));
     EXPECT_EQ(payable(), QStringLiteral("0")) << "the merchant gave up only what they still held";
-    expectLedgerBalances();
+    // Not the whole audit: it rightly names the posting written around its
+    // trigger above (BreakResolutionTest.TheAuditFindsATakeBackNoApprovedActionPosted).
+    EXPECT_EQ(scalar("SELECT count(*) FROM (SELECT 1 FROM keel.ledger_entries GROUP BY "
+                     "transaction_id HAVING sum(amount) <> 0) unbalanced"),
+              QStringLiteral("0"));
 }
 
 // Found while fixing defect 4: the other order. A refund asked for after the
