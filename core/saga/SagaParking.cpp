@@ -26,11 +26,12 @@ Result<SagaParking::Money> SagaParking::moneyInQuestion(const SagaRecord &saga, 
                                    {QByteArray::number(saga.chargeId)});
             !locked)
             return locked.error();
-    // What a take-back booked for a lost dispute has left clearing already:
-    // the customer has it from the chargeback, so no case holds it again
-    // (migration 0043).
+    // What the channel took back for a dispute, booked or only seen by a run,
+    // has left clearing: the customer has it from the chargeback, so no case
+    // holds it again, and a later take-back finds no money parked on the
+    // charge (migration 0043).
     Result<PgRows> rows = m_connection.query(
-        "SELECT greatest(0, amount_captured - amount_refunded - keel.charge_taken_back(id)), "
+        "SELECT greatest(0, amount_captured - amount_refunded - keel.charge_withheld(id)), "
         "currency, merchant_id FROM keel.charges WHERE id = $1",
         {QByteArray::number(saga.chargeId)});
     if (!rows)

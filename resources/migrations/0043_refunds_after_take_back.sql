@@ -28,8 +28,9 @@ CREATE INDEX recon_breaks_open_reference ON recon_breaks (reference, channel)
     WHERE status <> 'resolved';
 
 -- What the channel is known to have taken back of the charge: what approved
--- take-backs booked, and, until one is, what an open break of the charge's
--- payment shows the channel holding short of keel (a dispute a run saw).
+-- take-backs booked, and, until one is, what an unresolved break of the
+-- charge's payment shows the channel holding short of keel (a dispute a run
+-- saw; an accepted one too, as a dispute the merchant contests is held).
 CREATE FUNCTION charge_withheld(charge bigint) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     SELECT charge_taken_back(c.id)
@@ -37,7 +38,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
                        WHERE b.channel = c.channel AND b.reference = c.public_id
                          AND b.kind = 'payment'
                          AND b.class IN ('status_mismatch', 'amount_mismatch')
-                         AND b.status IN ('new', 'persisting', 'pending')
+                         AND b.status IN ('new', 'persisting', 'pending', 'accepted')
                          AND b.channel_amount < b.keel_amount), 0)
     FROM charges c
     WHERE c.id = charge

@@ -632,6 +632,27 @@ TEST_F(BreakResolutionTest, ATakenBackChargeIsRefundedNoMoreThanTheChannelLeft)
     expectBooksAgree();
 }
 
+// A dispute the merchant contests is held as an accepted break, for weeks: the
+// channel holds the money meanwhile, and no refund gives it out again.
+TEST_F(BreakResolutionTest, AnAcceptedDisputeHoldsTheRefundBackToo)
+{
+    startGateway();
+    const DisputedDay day = disputesLostWholeAndInPart();
+    ASSERT_EQ(approveAndRun(BreakResolutions::accept(day.open.value(QString::fromUtf8(day.partly)),
+                                                     QDate::currentDate().addDays(30)))
+                  .applied,
+              1);
+    ASSERT_EQ(statusOf(QString::fromUtf8(day.partly)), QStringLiteral("accepted"));
+    const HttpReply contested =
+        post("/v1/refunds", "charge=" + day.partly + "&amount=2001", "refund-partly-contested");
+    EXPECT_EQ(contested.status, 400) << contested.body.constData();
+    EXPECT_TRUE(contested.body.contains("2000 of it can still be refunded"))
+        << contested.body.constData();
+    EXPECT_EQ(
+        post("/v1/refunds", "charge=" + day.partly + "&amount=2000", "refund-partly-left").status,
+        200);
+}
+
 // A refund the channel paid before its statement showed the dispute gave the
 // customer the money once already: the charge holds nothing more to take back.
 TEST_F(BreakResolutionTest, ARefundPaidBeforeTheDisputeShowedIsNotTakenBackAgain)
