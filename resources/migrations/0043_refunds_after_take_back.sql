@@ -46,21 +46,15 @@ $$;
 REVOKE EXECUTE ON FUNCTION charge_withheld(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION charge_withheld(bigint) TO keel_gateway;
 
-CREATE OR REPLACE FUNCTION refunds_admit() RETURNS trigger
+-- A second check beside migration 0021's refunds_admit (which refuses a
+-- charge held in suspense, KL423), firing after it by name.
+CREATE FUNCTION refunds_admit_withheld() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
-    holding  bigint;
     paid     charges;
     pending  bigint;
     withheld bigint;
 BEGIN
-    SELECT id INTO holding FROM suspense_cases
-    WHERE charge_id = NEW.charge_id AND status IN ('open', 'in_review') AND amount > 0 LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'charge % is held in suspense case %: no refund until it is resolved',
-            NEW.charge_id, holding
-            USING ERRCODE = 'KL423';
-    END IF;
     -- A key share of the charge, as its foreign key takes anyway: it waits
     -- for a take-back (which locks the charge for update) and then, each
     -- statement here reading anew, sees what it booked; it does not wait for
@@ -80,6 +74,9 @@ BEGIN
     RETURN NEW;
 END
 $$;
+REVOKE EXECUTE ON FUNCTION refunds_admit_withheld() FROM PUBLIC;
+CREATE TRIGGER refunds_admit_withheld BEFORE INSERT ON refunds
+    FOR EACH ROW EXECUTE FUNCTION refunds_admit_withheld();
 
 -- A take-back books no more than the charge still holds of the customer's
 -- money: a refund paid since the channel took the money (by a channel that
