@@ -66,9 +66,9 @@ struct PaymentOutcome {
         // `charge`'s money is held in the open suspense case `reference`: a
         // refund now would take from the merchant what suspense already holds.
         ChargeHeldInSuspense,
-        // `charge`'s channel took money back (a dispute lost, booked by an
-        // approved take-back): the customer has it, so a refund may ask for no
-        // more than `refundable`; `amount` is what was asked.
+        // `charge`'s channel took money back (a dispute a run saw, or one an
+        // approved take-back booked): the customer has it, so a refund may ask
+        // for no more than `refundable`; `amount` is what was asked.
         ChargeTakenBack,
         RefundInProgress, // `charge` has another refund running; try again later
         RefundExceedsBalance,

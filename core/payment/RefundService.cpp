@@ -87,7 +87,7 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
     ChargeRecord charge = std::get<ChargeRecord>(found);
     const std::optional<Currency> currency = m_context.currencies.find(charge.currency);
     // Read before the transaction, for the default amount; the database checks
-    // it again under the charge's lock (refunds_admit).
+    // it again under the charge's lock (refunds_admit_withheld).
     const Result<qint64> withheld = RefundRepository(m_connection).withheldByChannel(charge.id);
     if (!withheld)
         return PaymentOutcome::failure(withheld.error());
