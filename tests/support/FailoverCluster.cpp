@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <unistd.h>
 
 namespace keel::test {
 namespace {
@@ -96,7 +97,14 @@ std::unique_ptr<QProcess> FailoverCluster::autoctl(const QStringList &arguments,
     process->setStandardErrorFile(log, QIODevice::Append);
     if (Result<ServiceAccount> account = ServiceAccount::forServer(); account) {
         const ServiceAccount who = *account;
-        process->setChildProcessModifier([who] { who.enterInChild(SIGTERM); });
+        process->setChildProcessModifier([who] {
+            // A supervisor whose services outlive its grace signals its own
+            // process group, assuming it leads one. Sharing this process's
+            // group, one node's shutdown took the monitor, the other node
+            // and keel's services down with it (CI, seed 1796515621590).
+            ::setpgid(0, 0);
+            who.enterInChild(SIGTERM);
+        });
     }
     process->start(autoctlProgram(), arguments);
     return process;
