@@ -47,6 +47,9 @@ inline constexpr char RowsMoved[] = "KL409";
 // charge is in flight, so no case may open for it yet.
 inline constexpr char CaseClosed[] = "KL412";
 inline constexpr char ChannelInFlight[] = "KL425";
+// Raised by migration 0043's refunds_admit_withheld: the refund asks for more
+// than the charge has left once what its channel took back is withheld.
+inline constexpr char RefundBeyondWithheld[] = "KL426";
 // libpq reports no SQLSTATE when the connection itself is gone; keel uses the
 // class 08 code for it.
 inline constexpr char ConnectionLost[] = "08006";

@@ -79,6 +79,19 @@ RefundService::RefundService(const PaymentContext &context, LibpqConnection &con
 PaymentOutcome RefundService::create(const Merchant &merchant, const RefundRequest &request,
                                      const IdempotencyKey &key)
 {
+    PaymentOutcome first = createOnce(merchant, request, key);
+    // A take-back committed between the read of what the channel withheld and
+    // the refund's insert, and the database refused the refund. Nothing of
+    // the attempt was kept, its key's reservation neither: asked again, the
+    // charge answers with what the take-back left (charge_disputed).
+    if (first.error.is(ErrorCode::RefundBeyondWithheld))
+        return createOnce(merchant, request, key);
+    return first;
+}
+
+PaymentOutcome RefundService::createOnce(const Merchant &merchant, const RefundRequest &request,
+                                         const IdempotencyKey &key)
+{
     const auto found =
         foundOr(PaymentRepository(m_connection).findByPublicId(merchant.id, request.chargeId),
                 Kind::ChargeNotFound, request.chargeId, QStringLiteral("charge"));

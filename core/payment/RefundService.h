@@ -36,6 +36,9 @@ public:
     PaymentOutcome resolveInFlight(qint64 merchantId, const QString &refundId);
 
 private:
+    // One attempt: read what the channel withheld, reserve the key, begin.
+    PaymentOutcome createOnce(const Merchant &merchant, const RefundRequest &request,
+                              const IdempotencyKey &key);
     // Inside the reserving transaction: the refund as asked, checked against
     // the charge (less what its channel took back), inserted with the
     // charge's move to Refunding.

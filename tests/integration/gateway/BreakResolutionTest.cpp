@@ -12,6 +12,8 @@
 #include <QSqlError>
 #include <QSqlQuery>
 
+#include <thread>
+
 using namespace keel;
 using keel::test::item;
 using keel::test::keelBinary;
@@ -629,6 +631,64 @@ TEST_F(BreakResolutionTest, ATakenBackChargeIsRefundedNoMoreThanTheChannelLeft)
     ASSERT_FALSE(forged.ok());
     EXPECT_EQ(forged.error().code, QLatin1String("KL426"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.refunds"), QStringLiteral("1"));
+    expectBooksAgree();
+}
+
+// A dispute a run sees between the gateway's read of what the channel
+// withheld and the refund's insert: the database refuses the refund under the
+// charge's lock, and the gateway, asking again, answers charge_disputed
+// rather than a 503 the client would only retry.
+TEST_F(BreakResolutionTest, ADisputeSeenWhileARefundIsBeingWrittenAnswersChargeDisputed)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=2000&currency=usd", "recon-racing");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
+                               {item(paid, ",S1,payment,20.00,USD,0,%1T12:00:00Z"),
+                                item(paid, ",S1,reversal,20.00,USD,0,%1T13:00:00Z")}))
+                  .exitCode,
+              0);
+
+    // Holding the refunds table makes the refund wait at its insert, after
+    // the gateway read nothing withheld; the run does not need it.
+    auto holder = LibpqConnection::open(settings());
+    ASSERT_TRUE(holder.ok());
+    ASSERT_TRUE(holder->exec("BEGIN").ok());
+    ASSERT_TRUE(holder->exec("LOCK TABLE keel.refunds IN SHARE MODE").ok());
+    HttpReply refused;
+    std::thread refunding([&] {
+        refused =
+            post("/v1/refunds", "charge=" + paid, "refund-racing", {},
+                 clientFor(QStringLiteral("http://127.0.0.1:%1").arg(m_gateway->port())).get());
+    });
+    const bool waiting = waitUntil(
+        [&] {
+            return scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                          "AND query LIKE '%keel.refunds%'") == QLatin1String("1");
+        },
+        30000);
+    EXPECT_TRUE(waiting) << "the refund never waited for the charge";
+    const QJsonObject seen = run();
+    (void)holder->exec("COMMIT");
+    refunding.join();
+    ASSERT_TRUE(waiting);
+    const QStringList found = breaks(seen);
+    ASSERT_EQ(found.size(), 1);
+    EXPECT_TRUE(found[0].startsWith(QLatin1String("status_mismatch:" + paid)))
+        << qPrintable(found[0]);
+
+    EXPECT_EQ(refused.status, 400) << refused.body.constData();
+    EXPECT_TRUE(refused.body.contains("charge_disputed")) << refused.body.constData();
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.refunds"), QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT state FROM keel.payment_state p JOIN keel.charges c ON c.id = "
+                     "p.charge_id WHERE c.public_id = '" +
+                     paid + "'"),
+              QStringLiteral("Captured"));
+    // The key keeps that answer.
+    const HttpReply again = post("/v1/refunds", "charge=" + paid, "refund-racing");
+    EXPECT_EQ(again.status, 400);
+    EXPECT_EQ(again.body, refused.body);
     expectBooksAgree();
 }
 
