@@ -80,10 +80,11 @@ PaymentOutcome RefundService::create(const Merchant &merchant, const RefundReque
                                      const IdempotencyKey &key)
 {
     PaymentOutcome first = createOnce(merchant, request, key);
-    // A take-back committed between the read of what the channel withheld and
-    // the refund's insert, and the database refused the refund. Nothing of
-    // the attempt was kept, its key's reservation neither: asked again, the
-    // charge answers with what the take-back left (charge_disputed).
+    // A dispute or a take-back committed between the read of what the channel
+    // withheld and the refund's insert, and the database refused the refund.
+    // Nothing of the attempt was kept, its key's reservation neither: asked
+    // again, the charge answers as if the dispute had been known at once
+    // (charge_disputed; a refund without an amount, what the channel left).
     if (first.error.is(ErrorCode::RefundBeyondWithheld))
         return createOnce(merchant, request, key);
     return first;
