@@ -386,15 +386,29 @@ Status LibpqConnection::reset()
     return {};
 }
 
+// Written straight into the bytes sent: a day's run passes a million
+// references, and a quoted copy of each as a string besides doubled what it held.
 QByteArray LibpqConnection::arrayParam(const QStringList &items)
 {
-    QStringList quoted;
-    for (QString item : items) {
-        item.replace(u'\\', QStringLiteral("\\\\"));
-        item.replace(u'"', QStringLiteral("\\\""));
-        quoted << u'"' + item + u'"';
+    qsizetype size = 2;
+    for (const QString &item : items)
+        size += item.size() + 3;
+    QByteArray array;
+    array.reserve(size);
+    array += '{';
+    for (qsizetype i = 0; i < items.size(); ++i) {
+        if (i > 0)
+            array += ',';
+        array += '"';
+        for (const char byte : items.at(i).toUtf8()) {
+            if (byte == '\\' || byte == '"')
+                array += '\\';
+            array += byte;
+        }
+        array += '"';
     }
-    return QString(u'{' + quoted.join(u',') + u'}').toUtf8();
+    array += '}';
+    return array;
 }
 
 bool serverAccepting(const ConnectionSettings &settings)

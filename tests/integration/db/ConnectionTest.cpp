@@ -183,6 +183,31 @@ TEST_F(ConnectionTest, UnnamedStatementsWorkAloneAndPipelined)
         << "nothing was prepared by name";
 }
 
+// Every element reaches the server as written, whatever it holds: the
+// quoting is the array literal's, done on the bytes sent.
+TEST_F(ConnectionTest, ATextArrayParameterArrivesElementForElement)
+{
+    auto connection = LibpqConnection::open(settings());
+    ASSERT_TRUE(connection.ok());
+    const QStringList items{QStringLiteral("ch_1"),         QString(),
+                            QStringLiteral("a\\\"b"),       QStringLiteral("{x,y}"),
+                            QStringLiteral("NULL"),         QStringLiteral(" spaced "),
+                            QStringLiteral("支付宝交易号"), QStringLiteral("\\")};
+    auto rows = connection->query(
+        "SELECT n, e FROM unnest($1::text[]) WITH ORDINALITY AS u(e, n) ORDER BY n",
+        {LibpqConnection::arrayParam(items)});
+    ASSERT_TRUE(rows.ok()) << qPrintable(rows.error().message);
+    ASSERT_EQ(rows->size(), items.size());
+    for (int i = 0; i < rows->size(); ++i) {
+        EXPECT_FALSE(rows->isNull(i, 1)) << i;
+        EXPECT_EQ(rows->text(i, 1), items.at(i)) << i;
+    }
+    auto none =
+        connection->query("SELECT cardinality($1::text[])", {LibpqConnection::arrayParam({})});
+    ASSERT_TRUE(none.ok());
+    EXPECT_EQ(none->value(0, 0), "0");
+}
+
 // scalar() on a statement that returns no rows is the caller's mistake, and
 // says so; it used to report "connection lost" on a healthy connection.
 TEST_F(ConnectionTest, AScalarOfAStatementWithoutRowsIsAUsageErrorNotALostConnection)
