@@ -62,7 +62,7 @@ private:
     Status loadNamedRecords(LoadedDay &day);
     Status matchChannelReferences(LoadedDay &day);
     Status countSettledUnderChannelIds(LoadedDay &day);
-    Status appendLinesOf(const QStringList &references, QList<StatementLine> &lines);
+    Status appendLinesOf(LoadedDay &day, const QStringList &references);
     Status appendNamedRecords(const QStringList &charges, const QStringList &refunds,
                               QList<BookedRecord> &records);
     QByteArray millis(const QDateTime &at) const
@@ -75,6 +75,8 @@ private:
     // References of the loaded lines that no record of keel's has, by kind,
     // sorted.
     std::array<QStringList, 2> m_unnamed;
+    // The references whose lines of every day loadLinesUnseen read, sorted.
+    QStringList m_asked;
 };
 
 Result<LoadedDay> DayLoader::load(const QDate &date)
@@ -293,10 +295,11 @@ Status DayLoader::loadRecordsAndLines(LoadedDay &day)
 // lines carries that id.
 Status DayLoader::loadLinesUnseen(LoadedDay &day)
 {
-    const QStringList unseen = recordsWithLinesUnseen(day.input.dayRecords, day.input.lines);
-    if (unseen.isEmpty())
+    m_asked = recordsWithLinesUnseen(day.input.dayRecords, day.input.lines);
+    std::sort(m_asked.begin(), m_asked.end());
+    if (m_asked.isEmpty())
         return {};
-    return appendLinesOf(unseen, day.input.lines);
+    return appendLinesOf(day, m_asked);
 }
 
 bool inDay(const BusinessDay &day, const QDateTime &at)
@@ -312,15 +315,18 @@ bool sameLine(const StatementLine &a, const StatementLine &b)
            a.reverses == b.reverses;
 }
 
-// The records' lines of any day, each line once: a line may be found both
-// under keel's reference and under the channel's id, and a stored line is
-// unique in its kind, channel id and direction, so equal lines are one.
-Status DayLoader::appendLinesOf(const QStringList &references, QList<StatementLine> &lines)
+// The records' lines of any day that the day's read did not bring, each
+// line once: a line may be found both under keel's reference and under the
+// channel's id, and a stored line is unique in its kind, channel id and
+// direction, so equal lines are one.
+Status DayLoader::appendLinesOf(LoadedDay &day, const QStringList &references)
 {
-    Result<PgRows> rows =
-        m_session.query(LinesOfReferences, {m_channel, LibpqConnection::arrayParam(references)});
+    Result<PgRows> rows = m_session.query(LinesOfReferences,
+                                          {m_channel, LibpqConnection::arrayParam(references),
+                                           millis(day.input.day.start), millis(day.input.day.end)});
     if (!rows)
         return rows.error();
+    QList<StatementLine> &lines = day.input.lines;
     appendLines(*rows, lines);
     lines.erase(std::unique(lines.begin(), lines.end(), sameLine), lines.end());
     return {};
@@ -393,23 +399,31 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
     for (const StatementLine &line : std::as_const(lines))
         if (listed(m_unnamed[size_t(line.kind)], line.reference))
             idsOf[size_t(line.kind)] << line.channelReference;
-    Result<PgRows> rows = m_session.query(
-        RecordsOfChannelReferences,
-        {m_channel, LibpqConnection::arrayParam(idsOf[0]), LibpqConnection::arrayParam(idsOf[1])});
-    if (!rows)
-        return rows.error();
-    if (rows->size() == 0)
-        return {};
     QHash<QString, QString> keelReference[2]; // the channel's id -> keel's, by kind
     std::array<QStringList, 2> found;
-    for (int i = 0; i < rows->size(); ++i) {
-        const LineKind kind = kindNamed(rows->view(i, 0));
-        keelReference[int(kind)].insert(rows->text(i, 1), rows->text(i, 2));
-        found[size_t(kind)] << rows->text(i, 2);
+    {
+        // Let go of as the lines are read: a day named by the channel's ids
+        // finds a record for each of its lines.
+        Result<PgRows> rows = m_session.query(RecordsOfChannelReferences,
+                                              {m_channel, LibpqConnection::arrayParam(idsOf[0]),
+                                               LibpqConnection::arrayParam(idsOf[1])});
+        if (!rows)
+            return rows.error();
+        for (int i = 0; i < rows->size(); ++i) {
+            const LineKind kind = kindNamed(rows->view(i, 0));
+            found[size_t(kind)] << *keelReference[int(kind)].insert(rows->text(i, 1),
+                                                                    rows->text(i, 2));
+        }
     }
-    // The records' other lines; the ones found by id come again, as stored.
-    if (Status all = appendLinesOf(found[0] + found[1], lines); !all)
-        return all;
+    if (found[0].isEmpty() && found[1].isEmpty())
+        return {};
+    // The records' other lines, those the day's read did not bring, unless
+    // loadLinesUnseen asked for them already in this snapshot.
+    QStringList unasked = found[0] + found[1];
+    unasked.removeIf([this](const QString &reference) { return listed(m_asked, reference); });
+    if (!unasked.isEmpty())
+        if (Status all = appendLinesOf(day, unasked); !all)
+            return all;
     // A stored line is unique in its kind, channel id and direction: every
     // copy of a line found by id is that line, and is now judged as keel's
     // record's (a reversal with its order's payment).

@@ -34,22 +34,34 @@ inline constexpr char LinesOfDay[] =
     "  AND o.reference IN (SELECT reference FROM day)";
 
 // Every line of these records: under keel's reference, or under the
-// channel's own id for them where keel keeps it. A line both ways comes twice
-// and is loaded once (appendLinesOf).
+// channel's own id for them where keel keeps it, less the lines LinesOfDay
+// read already ($3 and $4 its window): those of the day, and those of other
+// days under a reference a line of the day has. Sending them again would
+// hold a day named by the channel's ids three times over in the client. A
+// line found both ways comes twice and is loaded once (appendLinesOf).
 inline constexpr char LinesOfReferences[] =
+    "WITH found AS ("
+    "  SELECT kind, reference, channel_reference, amount, currency, fee, occurred_at, reverses "
+    "  FROM keel.recon_lines WHERE channel = $1 AND kind <> 'fee' "
+    "    AND reference = ANY($2::text[]) "
+    "  UNION ALL "
+    "  SELECT l.kind, l.reference, l.channel_reference, l.amount, l.currency, l.fee, "
+    "         l.occurred_at, l.reverses "
+    "  FROM (SELECT 'payment' AS kind, public_id, channel_reference FROM keel.charges "
+    "        WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL "
+    "        UNION ALL "
+    "        SELECT 'refund', public_id, channel_reference FROM keel.refunds "
+    "        WHERE channel = $1 AND public_id = ANY($2::text[]) "
+    "          AND channel_reference IS NOT NULL) k "
+    "  JOIN keel.recon_lines l ON l.channel = $1 AND l.kind = k.kind "
+    "    AND l.channel_reference = k.channel_reference AND l.reference <> k.public_id) "
     "SELECT kind, reference, channel_reference, amount, currency, fee, "
-    "       floor(extract(epoch FROM occurred_at) * 1000)::bigint, reverses "
-    "FROM keel.recon_lines WHERE channel = $1 AND kind <> 'fee' AND reference = ANY($2::text[]) "
-    "UNION ALL "
-    "SELECT l.kind, l.reference, l.channel_reference, l.amount, l.currency, l.fee, "
-    "       floor(extract(epoch FROM l.occurred_at) * 1000)::bigint, l.reverses "
-    "FROM (SELECT 'payment' AS kind, public_id, channel_reference FROM keel.charges "
-    "      WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL "
-    "      UNION ALL "
-    "      SELECT 'refund', public_id, channel_reference FROM keel.refunds "
-    "      WHERE channel = $1 AND public_id = ANY($2::text[]) AND channel_reference IS NOT NULL) k "
-    "JOIN keel.recon_lines l ON l.channel = $1 AND l.kind = k.kind "
-    "  AND l.channel_reference = k.channel_reference AND l.reference <> k.public_id";
+    "       floor(extract(epoch FROM occurred_at) * 1000)::bigint, reverses FROM found f "
+    "WHERE (f.occurred_at < to_timestamp($3 / 1000.0) OR f.occurred_at >= to_timestamp($4 / "
+    "1000.0)) "
+    "  AND NOT EXISTS (SELECT 1 FROM keel.recon_lines d WHERE d.channel = $1 AND d.kind <> 'fee' "
+    "    AND d.reference = f.reference AND d.occurred_at >= to_timestamp($3 / 1000.0) "
+    "    AND d.occurred_at < to_timestamp($4 / 1000.0))";
 
 // keel's records the channel's own ids name, where exactly one record has
 // the id: $2 for charges, $3 for refunds.
