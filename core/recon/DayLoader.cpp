@@ -131,10 +131,14 @@ void appendLines(const PgRows &rows, QList<StatementLine> &lines)
     const qsizetype before = lines.size();
     lines.reserve(before + rows.size());
     RepeatedText currency;
-    for (int i = 0; i < rows.size(); ++i)
-        lines.append({kindNamed(rows.view(i, 0)), rows.text(i, 1), rows.text(i, 2),
+    for (int i = 0; i < rows.size(); ++i) {
+        QString reference = rows.text(i, 1);
+        // A line named by the channel's id alone carries it twice: one string.
+        QString channelReference = rows.view(i, 2) == rows.view(i, 1) ? reference : rows.text(i, 2);
+        lines.append({kindNamed(rows.view(i, 0)), std::move(reference), std::move(channelReference),
                       rows.toInt64(i, 3), currency(rows.view(i, 4)), rows.toInt64(i, 5),
                       utcMillis(rows.toInt64(i, 6)), rows.view(i, 7) == "t"});
+    }
     std::sort(lines.begin() + before, lines.end(), lineOrder);
     std::inplace_merge(lines.begin(), lines.begin() + before, lines.end(), lineOrder);
 }
@@ -386,54 +390,46 @@ Status DayLoader::appendNamedRecords(const QStringList &charges, const QStringLi
     return {};
 }
 
-// Second, the channel's own id: a line that names no record of keel's by the
-// reference keel sent is that record's line if the channel answered keel with
-// the line's id for it, and for no other record. The line is then judged
-// under keel's reference, with every other line of that record.
-Status DayLoader::matchChannelReferences(LoadedDay &day)
+// The copy of `text` a sorted list holds, or `text` where it holds none.
+QString sharedCopy(const QStringList &sorted, QString text)
 {
-    if (m_unnamed[0].isEmpty() && m_unnamed[1].isEmpty())
-        return {};
-    QList<StatementLine> &lines = day.input.lines;
-    std::array<QStringList, 2> idsOf; // the channel's ids of the lines no record names
-    for (const StatementLine &line : std::as_const(lines))
-        if (listed(m_unnamed[size_t(line.kind)], line.reference))
-            idsOf[size_t(line.kind)] << line.channelReference;
-    QHash<QString, QString> keelReference[2]; // the channel's id -> keel's, by kind
-    std::array<QStringList, 2> found;
-    {
-        // Let go of as the lines are read: a day named by the channel's ids
-        // finds a record for each of its lines.
-        Result<PgRows> rows = m_session.query(RecordsOfChannelReferences,
-                                              {m_channel, LibpqConnection::arrayParam(idsOf[0]),
-                                               LibpqConnection::arrayParam(idsOf[1])});
-        if (!rows)
-            return rows.error();
-        for (int i = 0; i < rows->size(); ++i) {
-            const LineKind kind = kindNamed(rows->view(i, 0));
-            found[size_t(kind)] << *keelReference[int(kind)].insert(rows->text(i, 1),
-                                                                    rows->text(i, 2));
-        }
+    const auto at = std::lower_bound(sorted.cbegin(), sorted.cend(), text);
+    return at != sorted.cend() && *at == text ? *at : text;
+}
+
+// Renames the lines whose channel id names a record of keel's to that
+// record's reference, and puts them back in lineOrder. Returns how many were
+// renamed. A few are taken out, sorted and merged in; when most are, as for a
+// statement that names payments by the channel's ids alone, the list is sorted
+// where it is, since a second list and the merge's buffer of a million lines
+// would take as much memory again.
+qsizetype renameToKeel(const QHash<QString, QString> (&keelReference)[2],
+                       QList<StatementLine> &lines, std::array<QStringList, 2> &renamedFrom)
+{
+    const auto keelName = [&](const StatementLine &line) -> const QString * {
+        const QHash<QString, QString> &toKeel = keelReference[int(line.kind)];
+        const auto to = toKeel.constFind(line.channelReference);
+        return to == toKeel.cend() ? nullptr : &*to;
+    };
+    const qsizetype count = std::count_if(lines.cbegin(), lines.cend(), keelName);
+    if (count == 0)
+        return 0;
+    if (count > lines.size() / 8) {
+        for (StatementLine &line : lines)
+            if (const QString *to = keelName(line)) {
+                renamedFrom[size_t(line.kind)] << line.reference;
+                line.reference = *to;
+            }
+        std::sort(lines.begin(), lines.end(), lineOrder);
+        return count;
     }
-    if (found[0].isEmpty() && found[1].isEmpty())
-        return {};
-    // The records' other lines, those the day's read did not bring, unless
-    // loadLinesUnseen asked for them already in this snapshot.
-    QStringList unasked = found[0] + found[1];
-    unasked.removeIf([this](const QString &reference) { return listed(m_asked, reference); });
-    if (!unasked.isEmpty())
-        if (Status all = appendLinesOf(day, unasked); !all)
-            return all;
-    // A stored line is unique in its kind, channel id and direction: every
-    // copy of a line found by id is that line, and is now judged as keel's
-    // record's (a reversal with its order's payment).
     // The others keep their order; the renamed are sorted and merged in.
     QList<StatementLine> renamed;
+    renamed.reserve(count);
     qsizetype kept = 0;
     for (qsizetype i = 0; i < lines.size(); ++i) {
-        const QHash<QString, QString> &toKeel = keelReference[int(lines[i].kind)];
-        if (const auto to = toKeel.constFind(lines[i].channelReference); to != toKeel.cend()) {
-            day.renamedFrom[size_t(lines[i].kind)] << lines[i].reference;
+        if (const QString *to = keelName(lines[i])) {
+            renamedFrom[size_t(lines[i].kind)] << lines[i].reference;
             renamed.append(std::move(lines[i]));
             renamed.last().reference = *to;
         } else {
@@ -447,8 +443,63 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
     for (StatementLine &line : renamed)
         lines.append(std::move(line));
     std::inplace_merge(lines.begin(), lines.begin() + kept, lines.end(), lineOrder);
-    lines.erase(std::unique(lines.begin(), lines.end(), sameLine), lines.end());
-    // The day's records are in recordOrder already.
+    return count;
+}
+
+// Second, the channel's own id: a line that names no record of keel's by the
+// reference keel sent is that record's line if the channel answered keel with
+// the line's id for it, and for no other record. The line is then judged
+// under keel's reference, with every other line of that record.
+Status DayLoader::matchChannelReferences(LoadedDay &day)
+{
+    if (m_unnamed[0].isEmpty() && m_unnamed[1].isEmpty())
+        return {};
+    QList<StatementLine> &lines = day.input.lines;
+    QHash<QString, QString> keelReference[2]; // the channel's id -> keel's, by kind
+    std::array<QStringList, 2> found;
+    // What is only needed on the way is let go of before the lines are
+    // renamed: a day named by the channel's ids has a million of each.
+    {
+        std::array<QStringList, 2> idsOf; // the channel's ids of the lines no record names
+        for (const StatementLine &line : std::as_const(lines))
+            if (listed(m_unnamed[size_t(line.kind)], line.reference))
+                idsOf[size_t(line.kind)] << line.channelReference;
+        m_unnamed = {};
+        Result<PgRows> rows = m_session.query(RecordsOfChannelReferences,
+                                              {m_channel, LibpqConnection::arrayParam(idsOf[0]),
+                                               LibpqConnection::arrayParam(idsOf[1])});
+        if (!rows)
+            return rows.error();
+        for (QStringList &ids : idsOf)
+            std::sort(ids.begin(), ids.end());
+        // The hash holds the strings the lines and the day's records hold.
+        BookedRecord key;
+        for (int i = 0; i < rows->size(); ++i) {
+            key.kind = kindNamed(rows->view(i, 0));
+            key.reference = rows->text(i, 2);
+            const auto record = std::lower_bound(day.input.dayRecords.cbegin(),
+                                                 day.input.dayRecords.cend(), key, recordOrder);
+            if (record != day.input.dayRecords.cend() && record->kind == key.kind &&
+                record->reference == key.reference)
+                key.reference = record->reference;
+            found[size_t(key.kind)] << *keelReference[int(key.kind)].insert(
+                sharedCopy(idsOf[size_t(key.kind)], rows->text(i, 1)), key.reference);
+        }
+    }
+    if (found[0].isEmpty() && found[1].isEmpty())
+        return {};
+    // The records' other lines, those the day's read did not bring, unless
+    // loadLinesUnseen asked for them already in this snapshot.
+    {
+        QStringList unasked = found[0] + found[1];
+        unasked.removeIf([this](const QString &reference) { return listed(m_asked, reference); });
+        m_asked = {};
+        if (!unasked.isEmpty())
+            if (Status all = appendLinesOf(day, unasked); !all)
+                return all;
+    }
+    // Of the records found, those not of the day are still to be read. The
+    // day's records are in recordOrder already.
     BookedRecord key;
     for (LineKind kind : {LineKind::Payment, LineKind::Refund}) {
         key.kind = kind;
@@ -457,7 +508,13 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
             return std::binary_search(day.input.dayRecords.cbegin(), day.input.dayRecords.cend(),
                                       key, recordOrder);
         });
+        found[size_t(kind)].squeeze();
     }
+    // A stored line is unique in its kind, channel id and direction: every
+    // copy of a line found by id is that line, and is now judged as keel's
+    // record's (a reversal with its order's payment).
+    renameToKeel(keelReference, lines, day.renamedFrom);
+    lines.erase(std::unique(lines.begin(), lines.end(), sameLine), lines.end());
     if (found[0].isEmpty() && found[1].isEmpty())
         return {};
     return appendNamedRecords(found[0], found[1], day.input.namedRecords);
