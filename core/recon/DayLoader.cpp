@@ -398,13 +398,12 @@ QString sharedCopy(const QStringList &sorted, QString text)
 }
 
 // Renames the lines whose channel id names a record of keel's to that
-// record's reference, and puts them back in lineOrder. Returns how many were
-// renamed. A few are taken out, sorted and merged in; when most are, as for a
-// statement that names payments by the channel's ids alone, the list is sorted
-// where it is, since a second list and the merge's buffer of a million lines
-// would take as much memory again.
-qsizetype renameToKeel(const QHash<QString, QString> (&keelReference)[2],
-                       QList<StatementLine> &lines, std::array<QStringList, 2> &renamedFrom)
+// record's reference, and puts them back in lineOrder. A few are taken out, sorted and merged in;
+// when most are, as for a statement that names payments by the channel's ids alone, the list is
+// sorted where it is, since a second list and the merge's buffer of a million lines would take as
+// much memory again.
+void renameToKeel(const QHash<QString, QString> (&keelReference)[2], QList<StatementLine> &lines,
+                  std::array<QStringList, 2> &renamedFrom)
 {
     const auto keelName = [&](const StatementLine &line) -> const QString * {
         const QHash<QString, QString> &toKeel = keelReference[int(line.kind)];
@@ -413,7 +412,7 @@ qsizetype renameToKeel(const QHash<QString, QString> (&keelReference)[2],
     };
     const qsizetype count = std::count_if(lines.cbegin(), lines.cend(), keelName);
     if (count == 0)
-        return 0;
+        return;
     if (count > lines.size() / 8) {
         for (StatementLine &line : lines)
             if (const QString *to = keelName(line)) {
@@ -421,7 +420,7 @@ qsizetype renameToKeel(const QHash<QString, QString> (&keelReference)[2],
                 line.reference = *to;
             }
         std::sort(lines.begin(), lines.end(), lineOrder);
-        return count;
+        return;
     }
     // The others keep their order; the renamed are sorted and merged in.
     QList<StatementLine> renamed;
@@ -443,7 +442,6 @@ qsizetype renameToKeel(const QHash<QString, QString> (&keelReference)[2],
     for (StatementLine &line : renamed)
         lines.append(std::move(line));
     std::inplace_merge(lines.begin(), lines.begin() + kept, lines.end(), lineOrder);
-    return count;
 }
 
 // Second, the channel's own id: a line that names no record of keel's by the

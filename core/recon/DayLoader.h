@@ -34,6 +34,8 @@ struct LoadedDay {
     qsizetype dayLineCount() const;
 };
 
+// `session` must be in a REPEATABLE READ transaction: the day is read in
+// several statements that leave out what an earlier one brought.
 Result<LoadedDay> loadReconDay(LibpqConnection &session, const QString &channel, const QDate &date);
 
 } // namespace keel

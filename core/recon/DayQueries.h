@@ -38,7 +38,10 @@ inline constexpr char LinesOfDay[] =
 // read already ($3 and $4 its window): those of the day, and those of other
 // days under a reference a line of the day has. Sending them again would
 // hold a day named by the channel's ids three times over in the client. A
-// line found both ways comes twice and is loaded once (appendLinesOf).
+// line found both ways comes twice and is loaded once (appendLinesOf). Left
+// out only because LinesOfDay read them in the same snapshot: outside one
+// REPEATABLE READ transaction, a line of the day committed in between would
+// take its reference's lines of other days with it.
 inline constexpr char LinesOfReferences[] =
     "WITH found AS ("
     "  SELECT kind, reference, channel_reference, amount, currency, fee, occurred_at, reverses "
