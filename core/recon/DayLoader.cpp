@@ -390,6 +390,20 @@ Status DayLoader::appendNamedRecords(const QStringList &charges, const QStringLi
     return {};
 }
 
+// The day's record of this kind and reference, or none. The day's records
+// are in recordOrder.
+const BookedRecord *dayRecord(const ReconInput &input, LineKind kind, const QString &reference)
+{
+    BookedRecord key;
+    key.kind = kind;
+    key.reference = reference;
+    const auto at =
+        std::lower_bound(input.dayRecords.cbegin(), input.dayRecords.cend(), key, recordOrder);
+    return at != input.dayRecords.cend() && at->kind == kind && at->reference == reference
+               ? &*at
+               : nullptr;
+}
+
 // The copy of `text` a sorted list holds, or `text` where it holds none.
 QString sharedCopy(const QStringList &sorted, QString text)
 {
@@ -398,10 +412,10 @@ QString sharedCopy(const QStringList &sorted, QString text)
 }
 
 // Renames the lines whose channel id names a record of keel's to that
-// record's reference, and puts them back in lineOrder. A few are taken out, sorted and merged in;
-// when most are, as for a statement that names payments by the channel's ids alone, the list is
-// sorted where it is, since a second list and the merge's buffer of a million lines would take as
-// much memory again.
+// record's reference, and puts them back in lineOrder. A few are taken out,
+// sorted and merged in; when most are, as for a statement that names
+// payments by the channel's ids alone, the list is sorted where it is, since
+// a second list and the merge's buffer would take as much memory again.
 void renameToKeel(const QHash<QString, QString> (&keelReference)[2], QList<StatementLine> &lines,
                   std::array<QStringList, 2> &renamedFrom)
 {
@@ -454,7 +468,8 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
         return {};
     QList<StatementLine> &lines = day.input.lines;
     QHash<QString, QString> keelReference[2]; // the channel's id -> keel's, by kind
-    std::array<QStringList, 2> found;
+    QStringList found;                        // the records the ids name
+    std::array<QStringList, 2> elsewhere;     // those of them not of the day, by kind
     // What is only needed on the way is let go of before the lines are
     // renamed: a day named by the channel's ids has a million of each.
     {
@@ -471,51 +486,35 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
         for (QStringList &ids : idsOf)
             std::sort(ids.begin(), ids.end());
         // The hash holds the strings the lines and the day's records hold.
-        BookedRecord key;
         for (int i = 0; i < rows->size(); ++i) {
-            key.kind = kindNamed(rows->view(i, 0));
-            key.reference = rows->text(i, 2);
-            const auto record = std::lower_bound(day.input.dayRecords.cbegin(),
-                                                 day.input.dayRecords.cend(), key, recordOrder);
-            if (record != day.input.dayRecords.cend() && record->kind == key.kind &&
-                record->reference == key.reference)
-                key.reference = record->reference;
-            found[size_t(key.kind)] << *keelReference[int(key.kind)].insert(
-                sharedCopy(idsOf[size_t(key.kind)], rows->text(i, 1)), key.reference);
+            const LineKind kind = kindNamed(rows->view(i, 0));
+            QString reference = rows->text(i, 2);
+            if (const BookedRecord *record = dayRecord(day.input, kind, reference))
+                reference = record->reference;
+            else
+                elsewhere[size_t(kind)] << reference;
+            found << *keelReference[int(kind)].insert(
+                sharedCopy(idsOf[size_t(kind)], rows->text(i, 1)), reference);
         }
     }
-    if (found[0].isEmpty() && found[1].isEmpty())
+    if (found.isEmpty())
         return {};
     // The records' other lines, those the day's read did not bring, unless
     // loadLinesUnseen asked for them already in this snapshot.
-    {
-        QStringList unasked = found[0] + found[1];
-        unasked.removeIf([this](const QString &reference) { return listed(m_asked, reference); });
-        m_asked = {};
-        if (!unasked.isEmpty())
-            if (Status all = appendLinesOf(day, unasked); !all)
-                return all;
-    }
-    // Of the records found, those not of the day are still to be read. The
-    // day's records are in recordOrder already.
-    BookedRecord key;
-    for (LineKind kind : {LineKind::Payment, LineKind::Refund}) {
-        key.kind = kind;
-        found[size_t(kind)].removeIf([&](const QString &reference) {
-            key.reference = reference;
-            return std::binary_search(day.input.dayRecords.cbegin(), day.input.dayRecords.cend(),
-                                      key, recordOrder);
-        });
-        found[size_t(kind)].squeeze();
-    }
+    found.removeIf([this](const QString &reference) { return listed(m_asked, reference); });
+    m_asked = {};
+    if (!found.isEmpty())
+        if (Status all = appendLinesOf(day, found); !all)
+            return all;
+    found = {};
     // A stored line is unique in its kind, channel id and direction: every
     // copy of a line found by id is that line, and is now judged as keel's
     // record's (a reversal with its order's payment).
     renameToKeel(keelReference, lines, day.renamedFrom);
     lines.erase(std::unique(lines.begin(), lines.end(), sameLine), lines.end());
-    if (found[0].isEmpty() && found[1].isEmpty())
+    if (elsewhere[0].isEmpty() && elsewhere[1].isEmpty())
         return {};
-    return appendNamedRecords(found[0], found[1], day.input.namedRecords);
+    return appendNamedRecords(elsewhere[0], elsewhere[1], day.input.namedRecords);
 }
 
 Status DayLoader::countSettledUnderChannelIds(LoadedDay &day)
