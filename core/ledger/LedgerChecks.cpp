@@ -124,6 +124,12 @@ constexpr LedgerCheck Checks[] = {
     {"SELECT posting, break, moved FROM keel.takeback_unsanctioned()",
      "take-back posting %1 is not what an approved take-back of its break posted (break %2, "
      "%3 moved out of clearing)"},
+    // Per give-back: the posting an approved give-back of its case made, and
+    // never more back to an account than take-backs of the charge charged it
+    // (migration 0044).
+    {"SELECT posting, charge, owed FROM keel.giveback_unsanctioned()",
+     "give-back posting %1 of charge %2 is not what an approved give-back posted, or gave back "
+     "more than was taken (%3 left taken)"},
     // Per open case: its own postings hold exactly its amount.
     {"SELECT k.id::text, k.amount::text, held.amount::text FROM keel.suspense_cases k "
      "CROSS JOIN LATERAL (SELECT coalesce(-sum(e.amount), 0) AS amount "

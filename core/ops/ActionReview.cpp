@@ -28,11 +28,21 @@ Result<QList<ActionTarget>> frozenTargets(QSqlDatabase db, qint64 actionId)
     return targets;
 }
 
-// The lines a case resolution posts, as keel.execute_case_resolution() makes
-// them: the suspense leg that takes out what the case holds, and the
-// proposal's counter-postings or the write-off account's.
+// The account a give-back credits, as keel.give_back_account() names it.
+QString giveBackAccount(const QJsonObject &payload, const QString &currency, qint64 merchantId)
+{
+    const QString to = payload.value(QStringLiteral("to")).toString();
+    if (to == QLatin1String("merchant"))
+        return QStringLiteral("merchant_payable:%1:%2").arg(merchantId).arg(currency);
+    return QStringLiteral("operational_loss:") + currency;
+}
+
+// The lines a case resolution posts, as keel.execute_case_resolution() and
+// keel.execute_give_back() make them: the suspense leg that takes out what
+// the case holds, and the proposal's counter-postings, the write-off
+// account's or the give-back's.
 QList<PostingPreview> resolutionLines(const QString &kind, const QString &payload,
-                                      const QString &currency, qint64 held)
+                                      const QString &currency, qint64 held, qint64 merchantId)
 {
     QList<PostingPreview> lines;
     if (held <= 0)
@@ -42,10 +52,12 @@ QList<PostingPreview> resolutionLines(const QString &kind, const QString &payloa
         lines << PostingPreview{QStringLiteral("suspense_write_off:") + currency, -held, 0, 0};
         return lines;
     }
-    const QJsonArray postings = QJsonDocument::fromJson(payload.toUtf8())
-                                    .object()
-                                    .value(QStringLiteral("postings"))
-                                    .toArray();
+    const QJsonObject fields = QJsonDocument::fromJson(payload.toUtf8()).object();
+    if (kind == QLatin1String("case.give_back")) {
+        lines << PostingPreview{giveBackAccount(fields, currency, merchantId), -held, 0, 0};
+        return lines;
+    }
+    const QJsonArray postings = fields.value(QStringLiteral("postings")).toArray();
     for (const QJsonValue &posting : postings)
         lines << PostingPreview{posting.toObject().value(QStringLiteral("account")).toString(),
                                 posting.toObject().value(QStringLiteral("amount")).toInteger(), 0,
@@ -89,7 +101,9 @@ Result<ActionReview> ActionReviews::load(QSqlDatabase db, qint64 actionId)
     QSqlQuery held(db);
     if (Status done = runBound(held,
                                QStringLiteral("SELECT coalesce(k.currency, ''), k.amount, "
-                                              "coalesce(c.exponent, 2) FROM keel.suspense_cases k "
+                                              "coalesce(c.exponent, 2), "
+                                              "coalesce(k.merchant_id, 0) "
+                                              "FROM keel.suspense_cases k "
                                               "LEFT JOIN keel.currencies c ON c.code = k.currency "
                                               "WHERE k.id = ?"),
                                {review.targets.first().id.toLongLong()});
@@ -100,7 +114,7 @@ Result<ActionReview> ActionReviews::load(QSqlDatabase db, qint64 actionId)
     review.currency = held.value(0).toString();
     review.exponent = held.value(2).toInt();
     review.postings = resolutionLines(review.record.kind, review.record.payload, review.currency,
-                                      held.value(1).toLongLong());
+                                      held.value(1).toLongLong(), held.value(3).toLongLong());
     if (Status balanced = addBalances(db, review.postings); !balanced)
         return balanced.error();
     return review;

@@ -1,7 +1,10 @@
 #include "ReconciliationFixture.h"
 
 #include "core/channel/SimulatedChannel.h"
+#include "core/db/LibpqConnection.h"
 #include "core/ops/BreakResolutions.h"
+#include "core/ops/CaseResolutions.h"
+#include "core/read/SuspenseQuery.h"
 
 #include <QDate>
 #include <QJsonArray>
@@ -10,6 +13,7 @@
 
 using namespace keel;
 using keel::test::ProcessResult;
+using keel::test::runKeel;
 
 namespace {
 
@@ -78,6 +82,18 @@ protected:
     QString dayAfter(int days) const
     {
         return QDate::fromString(m_day, Qt::ISODate).addDays(days).toString(Qt::ISODate);
+    }
+
+    // The open case on `paid`'s charge as the workbench lists it to an
+    // operator.
+    SuspenseCaseRow openCaseOf(const QByteArray &paid)
+    {
+        SuspenseCaseFilter filter;
+        filter.chargeId = QString::fromUtf8(paid);
+        const Result<QList<SuspenseCaseRow>> queue =
+            SuspenseQuery::queue(as(QStringLiteral("keel_operator")), filter);
+        EXPECT_TRUE(queue.ok()) << qPrintable(queue.ok() ? QString() : queue.error().message);
+        return queue.ok() && queue->size() == 1 ? queue->first() : SuspenseCaseRow{};
     }
 
     QString breakRows()
@@ -283,6 +299,161 @@ TEST_F(StripeReconciliationTest, ALostDisputeIsTakenBackButNotOneWhoseChargeRowN
         << qPrintable(last.join(u' '));
     EXPECT_FALSE(last.join(u' ').contains(QString::fromUtf8(lost))) << qPrintable(last.join(u' '));
     expectBooksAgree();
+}
+
+// The merchant won on appeal a dispute that was taken back from them, and
+// Stripe gave the money again: the run parks it on the charge, and a give-back
+// through two people returns it to the merchant, after which the charge may
+// be refunded again. It is given back to no one the take-back did not charge,
+// only once, and only by an approved give-back.
+TEST_F(StripeReconciliationTest, MoneyStripeGaveAgainGoesBackToTheMerchantAndRefundsResume)
+{
+    const QByteArray lost = charge("amount=2000&currency=usd", "stripe-gb-lost");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
+    m_day = firstPostingDay();
+    const ProcessResult report = importReport(
+        QStringLiteral("report.csv"),
+        {row("%1 10:00:00", "20.00", "0.00", "20.00", "charge", "ch_gb_lost", lost),
+         row("%2 09:00:00", "-20.00", "0.00", "-20.00", "dispute", "dp_gb_lost", lost)});
+    ASSERT_EQ(report.exitCode, 0) << qPrintable(report.err);
+    run(QStringLiteral("stripe"));
+    const QByteArray payable = merchantPayable();
+    const qint64 payableBefore = balance(payable).toLongLong();
+    ASSERT_EQ(approveAndRun(BreakResolutions::takeBack(listed().value(QString::fromUtf8(lost)),
+                                                       BreakResolutions::TakeBackBearer::Merchant))
+                  .applied,
+              1);
+    EXPECT_EQ(balance(payable).toLongLong() - payableBefore, 2000);
+    const HttpReply disputed = post("/v1/refunds", "charge=" + lost, "refund-gb-disputed");
+    EXPECT_EQ(disputed.status, 400) << disputed.body.constData();
+    EXPECT_TRUE(disputed.body.contains("charge_disputed")) << disputed.body.constData();
+
+    // Weeks later the dispute is reversed: its payment's day runs again and
+    // parks what Stripe gave again on the charge.
+    const QString later = dayAfter(20);
+    const ProcessResult won = importReport(
+        QStringLiteral("won.csv"),
+        {row("%2 09:00:00", "20.00", "0.00", "20.00", "dispute_reversal", "dp_gb_lost", lost)
+             .replace(QLatin1String("%2"), later)});
+    ASSERT_EQ(won.exitCode, 0) << qPrintable(won.err);
+    EXPECT_EQ(run(QStringLiteral("stripe"), later).value(QStringLiteral("reopened")).toString(),
+              m_day);
+    EXPECT_EQ(suspense(), QStringLiteral("2000"));
+    const SuspenseCaseRow parked = openCaseOf(lost);
+    ASSERT_EQ(parked.amount, 2000);
+    ASSERT_TRUE(CaseResolutions::canGiveBack(parked));
+
+    // Nothing was taken from the loss account.
+    const QString notTaken =
+        refusalOf(CaseResolutions::giveBack(parked, CaseResolutions::GiveBackTo::Loss));
+    EXPECT_TRUE(notTaken.contains(QLatin1String("that was not given back")))
+        << qPrintable(notTaken);
+
+    // The service login posts no give-back of its own: not against the open
+    // case, nor against a case it writes as resolved by a give-back.
+    auto service = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(service.ok());
+    const QByteArray charged = "(SELECT id FROM keel.charges WHERE public_id = '" + lost + "')";
+    const Status forged = service->exec(
+        "INSERT INTO keel.ledger_transactions (kind, charge_id, suspense_case_id, description) "
+        "VALUES ('channel_giveback', " +
+        charged + ", " + QByteArray::number(parked.id) + ", 'no second person')");
+    ASSERT_FALSE(forged.ok());
+    EXPECT_EQ(forged.error().code, QLatin1String("42501"));
+    const Status forgedCase = service->exec(
+        "WITH t AS (INSERT INTO keel.ledger_transactions (kind, charge_id, description) VALUES "
+        "('suspense_in', " +
+        charged +
+        ", 'forged') RETURNING id), "
+        "e AS (INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
+        "SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN -2000 ELSE 2000 END FROM t, "
+        "keel.ledger_accounts a WHERE a.currency = 'USD' AND (a.kind = 'suspense' OR a.code = "
+        "'channel_clearing:USD')), "
+        "k AS (INSERT INTO keel.suspense_cases (charge_id, currency, amount, reason, status, "
+        "resolved_at, resolution, ledger_transaction_id) SELECT " +
+        charged +
+        ", 'USD', 2000, 'forged', 'resolved', now(), '{\"kind\": \"case.give_back\", "
+        "\"action\": 1}', t.id FROM t RETURNING id) "
+        "INSERT INTO keel.ledger_transactions (kind, charge_id, suspense_case_id, description) "
+        "SELECT 'channel_giveback', " +
+        charged + ", k.id, 'no approved action' FROM k");
+    ASSERT_FALSE(forgedCase.ok());
+    EXPECT_EQ(forgedCase.error().code, QLatin1String("42501"))
+        << qPrintable(forgedCase.error().message);
+
+    // Stripe takes the money again before anyone gives it back (a second
+    // dispute): the lines no longer show it given, and nothing is; given
+    // again, it may be.
+    ASSERT_EQ(
+        importReport(QStringLiteral("again.csv"),
+                     {row("%2 09:00:00", "-20.00", "0.00", "-20.00", "dispute", "dp_gb_again", lost)
+                          .replace(QLatin1String("%2"), dayAfter(30))})
+            .exitCode,
+        0);
+    const QString takenAgain =
+        refusalOf(CaseResolutions::giveBack(parked, CaseResolutions::GiveBackTo::Merchant));
+    EXPECT_TRUE(takenAgain.contains(QLatin1String("do not show it giving again")))
+        << qPrintable(takenAgain);
+    ASSERT_EQ(importReport(QStringLiteral("won-again.csv"),
+                           {row("%2 09:00:00", "20.00", "0.00", "20.00", "dispute_reversal",
+                                "dp_gb_again", lost)
+                                .replace(QLatin1String("%2"), dayAfter(40))})
+                  .exitCode,
+              0);
+
+    // Two approved proposals of the same give-back: the first moves the
+    // money, the second finds the case changed.
+    const qint64 first =
+        proposeAndApprove(CaseResolutions::giveBack(parked, CaseResolutions::GiveBackTo::Merchant));
+    const qint64 second =
+        proposeAndApprove(CaseResolutions::giveBack(parked, CaseResolutions::GiveBackTo::Merchant));
+    ASSERT_TRUE(first && second);
+    EXPECT_EQ(runApproved(first).applied, 1);
+    const ActionExecution again = runApproved(second);
+    EXPECT_EQ(again.applied, 0);
+    EXPECT_EQ(onlyTarget(again).outcome, QStringLiteral("changed"));
+    EXPECT_EQ(balance(payable).toLongLong(), payableBefore) << "the merchant has it again";
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = "
+                     "'channel_giveback'"),
+              QStringLiteral("1"));
+    expectBooksAgree();
+
+    // The charge may be refunded in full again, once; and its day matches.
+    const HttpReply refunded = post("/v1/refunds", "charge=" + lost, "refund-gb-after");
+    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
+    EXPECT_EQ(
+        QJsonDocument::fromJson(refunded.body).object().value(QStringLiteral("amount")).toInt(),
+        2000);
+    EXPECT_EQ(post("/v1/refunds", "charge=" + lost + "&amount=1", "refund-gb-more").status, 400);
+    EXPECT_FALSE(
+        breaks(run(QStringLiteral("stripe"))).join(u' ').contains(QString::fromUtf8(lost)));
+    expectBooksAgree();
+}
+
+// The audit finds a give-back no approved action posted, written around the
+// trigger (by the owner, or with triggers off in a restore).
+TEST_F(StripeReconciliationTest, TheAuditFindsAGiveBackNoApprovedActionPosted)
+{
+    const QByteArray paid = charge("amount=1000&currency=usd", "stripe-gb-forged");
+    expectBooksAgree();
+    (void)scalar(
+        "DO $$ DECLARE t bigint; BEGIN SET LOCAL session_replication_role = replica; "
+        "INSERT INTO keel.ledger_transactions (kind, charge_id, description) SELECT "
+        "'channel_giveback', id, 'no second person' FROM keel.charges WHERE public_id = '" +
+        paid +
+        "' RETURNING id INTO t; "
+        "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
+        "SELECT t, a.id, a.currency, "
+        "CASE WHEN a.code LIKE 'merchant_payable:%' THEN -1000 ELSE 1000 END "
+        "FROM keel.ledger_accounts a WHERE a.code = 'channel_clearing:USD' OR a.code "
+        "LIKE 'merchant_payable:%:USD'; END $$");
+    const ProcessResult audit = runKeel(
+        {QStringLiteral("audit"), QStringLiteral("ledger"), QStringLiteral("--db"), m_service});
+    EXPECT_NE(audit.exitCode, 0);
+    EXPECT_TRUE(
+        QString(audit.out + audit.err).contains(QLatin1String("is not what an approved give-back")))
+        << qPrintable(audit.out) << qPrintable(audit.err);
 }
 
 } // namespace

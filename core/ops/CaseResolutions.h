@@ -1,0 +1,25 @@
+#pragma once
+
+#include "core/ops/ActionDesk.h"
+
+namespace keel {
+
+struct SuspenseCaseRow;
+
+// The guarded resolutions of a suspense case that the workbench builds in
+// core, as proposals for ActionDesk. The can… checks only say what the
+// console offers; the database decides when the proposal is made and again
+// when it runs.
+namespace CaseResolutions {
+
+// Money the channel gave again after a take-back (a dispute reversed, or the
+// statement that showed it withdrawn), which a run parked on the charge:
+// it goes back to whoever bore the take-back, and the charge may be refunded
+// again (migration 0044). The database checks that take-backs of the charge
+// charged that account at least what the case holds.
+enum class GiveBackTo { Merchant, Loss };
+bool canGiveBack(const SuspenseCaseRow &held);
+ProposalRequest giveBack(const SuspenseCaseRow &held, GiveBackTo to);
+
+} // namespace CaseResolutions
+} // namespace keel
