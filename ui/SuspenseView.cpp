@@ -2,6 +2,7 @@
 
 #include "core/ops/ActionDesk.h"
 #include "core/ops/CaseDesk.h"
+#include "core/ops/CaseResolutions.h"
 #include "ui/AdjustmentDialog.h"
 #include "ui/CaseSearchBar.h"
 #include "ui/PagedListPane.h"
@@ -20,6 +21,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
@@ -59,7 +61,8 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
       m_note(new QPushButton(tr("Add &note…"), this)),
       m_retry(new QPushButton(tr("Retry &compensation…"), this)),
       m_adjust(new QPushButton(tr("Ad&just ledger…"), this)),
-      m_writeOff(new QPushButton(tr("&Write off…"), this))
+      m_writeOff(new QPushButton(tr("&Write off…"), this)),
+      m_giveBack(new QPushButton(tr("&Give back…"), this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(filterBar());
@@ -96,6 +99,16 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
         if (ProposeDialog *dialog = proposeWriteOff())
             dialog->open();
     });
+    auto *receivers = new QMenu(m_giveBack);
+    connect(receivers->addAction(tr("To the &merchant…")), &QAction::triggered, this, [this] {
+        if (ProposeDialog *dialog = proposeGiveBack(CaseResolutions::GiveBackTo::Merchant))
+            dialog->open();
+    });
+    connect(receivers->addAction(tr("To operational &loss…")), &QAction::triggered, this, [this] {
+        if (ProposeDialog *dialog = proposeGiveBack(CaseResolutions::GiveBackTo::Loss))
+            dialog->open();
+    });
+    m_giveBack->setMenu(receivers);
     connect(m_adjust, &QPushButton::clicked, this, [this] {
         if (AdjustmentDialog *dialog = composeAdjustment()) {
             dialog->addLine();
@@ -159,6 +172,7 @@ QWidget *SuspenseView::detailPane()
     buttons->addWidget(m_retry);
     buttons->addWidget(m_adjust);
     buttons->addWidget(m_writeOff);
+    buttons->addWidget(m_giveBack);
     layout->addLayout(buttons);
     return pane;
 }
@@ -170,8 +184,13 @@ void SuspenseView::setAccess(bool canWork, bool canNote, const QStringList &trai
     m_sources = trailSources;
     const QString why = tr("Working cases needs keel_operator.");
     m_take->setToolTip(canWork ? QString() : why);
-    for (QPushButton *button : {m_retry, m_adjust, m_writeOff})
+    for (QPushButton *button : {m_retry, m_adjust, m_writeOff, m_giveBack})
         button->setToolTip(canWork ? QString() : why);
+    if (canWork)
+        m_giveBack->setToolTip(tr("The channel gave again money it had taken back (a dispute "
+                                  "reversed, or the statement that showed it withdrawn): what the "
+                                  "case holds returns to whoever bore the take-back, and the "
+                                  "charge may be refunded again."));
     m_note->setToolTip(canNote ? QString() : tr("Notes need keel_operator or keel_approver."));
     updateButtons();
 }
@@ -364,6 +383,7 @@ void SuspenseView::updateButtons()
     m_retry->setEnabled(m_canWork && open && !item->sagaId.isEmpty());
     m_adjust->setEnabled(m_canWork && open && item->amount > 0);
     m_writeOff->setEnabled(m_canWork && open);
+    m_giveBack->setEnabled(m_canWork && item && CaseResolutions::canGiveBack(*item));
 }
 
 void SuspenseView::takeSelected()
@@ -475,6 +495,29 @@ ProposeDialog *SuspenseView::proposeWriteOff()
            "on the record.")
             .arg(item->id)
             .arg(amount),
+        {QStringLiteral("case %1  %2  (%3)").arg(item->id).arg(amount, item->reason)}, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ProposeDialog::proposed, this, &SuspenseView::proposed);
+    return dialog;
+}
+
+ProposeDialog *SuspenseView::proposeGiveBack(CaseResolutions::GiveBackTo to)
+{
+    const SuspenseCaseRow *item = selected();
+    if (!item || !m_giveBack->isEnabled())
+        return nullptr;
+    const QString amount =
+        HistoryQuery::formatAmount(item->amount, item->exponent) + u' ' + item->currency;
+    const QString receiver =
+        to == CaseResolutions::GiveBackTo::Merchant
+            ? tr("merchant_payable:%1:%2").arg(item->merchantId).arg(item->currency)
+            : tr("operational_loss:%1").arg(item->currency);
+    auto *dialog = new ProposeDialog(
+        m_worker, CaseResolutions::giveBack(*item, to),
+        tr("Case %1 closes: the %2 the channel gave again for charge %3 leaves suspense for %4, "
+           "which bore the take-back, and the charge may be refunded that much again.")
+            .arg(item->id)
+            .arg(amount, item->chargeId, receiver),
         {QStringLiteral("case %1  %2  (%3)").arg(item->id).arg(amount, item->reason)}, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ProposeDialog::proposed, this, &SuspenseView::proposed);

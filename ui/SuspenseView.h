@@ -18,6 +18,9 @@ class CaseSearchBar;
 class ProposeDialog;
 class QueryWorker;
 struct ActionRecord;
+namespace CaseResolutions {
+enum class GiveBackTo;
+}
 
 // The settlement staff's suspense workbench: the queue of cases (age,
 // amount, owner, status, past-deadline marks), one case's whole money trail,
@@ -41,6 +44,7 @@ public:
     QPushButton *retryButton() const { return m_retry; }
     QPushButton *adjustButton() const { return m_adjust; }
     QPushButton *writeOffButton() const { return m_writeOff; }
+    QPushButton *giveBackButton() const { return m_giveBack; }
     QLabel *result() const { return m_result; }
     // What the login may do (the database decides anyway): take cases and
     // propose money-moving resolutions (keel_operator), add notes
@@ -53,6 +57,7 @@ public:
     void addNoteToSelected(const QString &note, const QString &reference);
     ProposeDialog *proposeRetryCompensation();
     ProposeDialog *proposeWriteOff();
+    ProposeDialog *proposeGiveBack(CaseResolutions::GiveBackTo to);
     // The adjustment composer, made but not shown; its proposal reports here.
     AdjustmentDialog *composeAdjustment();
     // The cases the current filter finds, to a CSV file with the filter at
@@ -100,6 +105,7 @@ private:
     QPushButton *m_retry;
     QPushButton *m_adjust;
     QPushButton *m_writeOff;
+    QPushButton *m_giveBack;
     QList<SuspenseCaseRow> m_rows;
     SuspenseCaseFilter m_filter;
     QStringList m_sources;

@@ -2910,6 +2910,31 @@ Comment (optional):</source>
         <translation>核销(&amp;W)…</translation>
     </message>
     <message>
+        <location filename="../../ui/SuspenseView.cpp" line="63"/>
+        <source>&amp;Give back…</source>
+        <translation>退回承担方(&amp;G)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="100"/>
+        <source>To the &amp;merchant…</source>
+        <translation>退回商户(&amp;M)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="104"/>
+        <source>To operational &amp;loss…</source>
+        <translation>冲回运营损失(&amp;L)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="185"/>
+        <source>The channel gave again money it had taken back (a dispute reversed, or the statement that showed it withdrawn): what the case holds returns to whoever bore the take-back, and the charge may be refunded again.</source>
+        <translation>渠道退回了此前扣回的资金（拒付被撤销，或显示拒付的对账单已撤回）：案件中的资金退回给承担扣回的一方，该笔支付可再次退款。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/SuspenseView.cpp" line="520"/>
+        <source>Case %1 closes: the %2 the channel gave again for charge %3 leaves suspense for %4, which bore the take-back, and the charge may be refunded that much again.</source>
+        <translation>案件 %1 关闭：渠道为支付 %3 退回的 %2 从挂账转入承担扣回的 %4，该笔支付可再次退还同等金额。</translation>
+    </message>
+    <message>
         <location filename="../../ui/SuspenseView.cpp" line="69"/>
         <location filename="../../ui/SuspenseView.cpp" line="146"/>
         <source>Case</source>

@@ -562,6 +562,8 @@ TEST_F(GuardedActionsViewTest, AnAdjustmentThatDoesNotBalanceCannotBeProposedAnd
     ASSERT_TRUE(listed.wait(10000));
     workbench.selectCase(0);
     ASSERT_TRUE(workbench.adjustButton()->isEnabled());
+    EXPECT_FALSE(workbench.giveBackButton()->isEnabled())
+        << "money parked on no charge is no take-back to give back";
     AdjustmentDialog *adjustment = workbench.composeAdjustment();
     ASSERT_NE(adjustment, nullptr);
     QSignalSpy ready(adjustment, &AdjustmentDialog::ready);
