@@ -5,7 +5,9 @@
 #include "core/db/QtSqlConnections.h"
 #include "core/ops/ActionDesk.h"
 #include "core/ops/BreakResolutions.h"
+#include "core/ops/CaseResolutions.h"
 #include "core/read/ReconQuery.h"
+#include "core/read/SuspenseQuery.h"
 
 #include <QJsonDocument>
 #include <QProcess>
@@ -795,6 +797,56 @@ TEST_F(BreakResolutionTest, NoTakeBackOfAChargeMoneyWasParkedOn)
         refusalOf(BreakResolutions::takeBack(disputed, BreakResolutions::TakeBackBearer::Merchant));
     EXPECT_TRUE(refused.contains(QLatin1String("parked in suspense"))) << qPrintable(refused);
     EXPECT_EQ(takeBacksPosted(), QStringLiteral("0"));
+}
+
+// The dispute was never the channel's: after its take-back, the statement
+// that showed it is withdrawn and the corrected one reports the payment
+// alone. The run parks what the channel holds beyond keel on the charge; a
+// give-back returns it to the merchant, and the charge refunds again.
+TEST_F(BreakResolutionTest, ATakeBackWhoseDisputeWasWithdrawnIsGivenBack)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=2000&currency=usd", "recon-gb-withdrawn");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
+                               {item(paid, ",S1,payment,20.00,USD,0,%1T12:00:00Z"),
+                                item(paid, ",S1,reversal,20.00,USD,0,%1T13:00:00Z")}))
+                  .exitCode,
+              0);
+    run();
+    const QByteArray payable = merchantPayable();
+    const qint64 before = balance(payable).toLongLong();
+    ASSERT_EQ(approveAndRun(BreakResolutions::takeBack(listed().value(QString::fromUtf8(paid)),
+                                                       BreakResolutions::TakeBackBearer::Merchant))
+                  .applied,
+              1);
+    EXPECT_EQ(balance(payable).toLongLong() - before, 2000);
+
+    auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
+    ASSERT_TRUE(statements.ok() && statements->size() == 1);
+    ASSERT_EQ(approveAndRun(BreakResolutions::withdrawal(statements->first())).applied, 1);
+    ASSERT_EQ(import(statement(QStringLiteral("corrected.csv"),
+                               {item(paid, ",S1,payment,20.00,USD,0,%1T12:00:00Z")}))
+                  .exitCode,
+              0);
+    run();
+    EXPECT_EQ(suspense(), QStringLiteral("2000"));
+    SuspenseCaseFilter filter;
+    filter.chargeId = QString::fromUtf8(paid);
+    const auto queue = SuspenseQuery::queue(as(QStringLiteral("keel_operator")), filter);
+    ASSERT_TRUE(queue.ok() && queue->size() == 1);
+    const SuspenseCaseRow parked = queue->first();
+    ASSERT_EQ(parked.amount, 2000);
+    EXPECT_EQ(
+        approveAndRun(CaseResolutions::giveBack(parked, CaseResolutions::GiveBackTo::Merchant))
+            .applied,
+        1);
+    EXPECT_EQ(balance(payable).toLongLong(), before);
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    const HttpReply refunded = post("/v1/refunds", "charge=" + paid, "refund-gb-withdrawn");
+    EXPECT_EQ(refunded.status, 200) << refunded.body.constData();
+    expectBooksAgree();
 }
 
 } // namespace
