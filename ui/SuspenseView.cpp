@@ -510,8 +510,8 @@ ProposeDialog *SuspenseView::proposeGiveBack(CaseResolutions::GiveBackTo to)
         HistoryQuery::formatAmount(item->amount, item->exponent) + u' ' + item->currency;
     const QString receiver =
         to == CaseResolutions::GiveBackTo::Merchant
-            ? tr("merchant_payable:%1:%2").arg(item->merchantId).arg(item->currency)
-            : tr("operational_loss:%1").arg(item->currency);
+            ? QStringLiteral("merchant_payable:%1:%2").arg(item->merchantId).arg(item->currency)
+            : QStringLiteral("operational_loss:%1").arg(item->currency);
     auto *dialog = new ProposeDialog(
         m_worker, CaseResolutions::giveBack(*item, to),
         tr("Case %1 closes: the %2 the channel gave again for charge %3 leaves suspense for %4, "

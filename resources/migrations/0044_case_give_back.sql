@@ -97,12 +97,29 @@ BEGIN
     IF payload ->> 'to' IS NULL OR payload ->> 'to' NOT IN ('merchant', 'loss') THEN
         RETURN 'payload.to must be "merchant" or "loss"';
     END IF;
+    SELECT * INTO paid FROM charges WHERE id = held.charge_id;
+    -- The money is in suspense as a run put it there: the case's opening
+    -- posting (no other case's: the column is unique) moved exactly its
+    -- amount from the charge's clearing money, and nothing of it has left
+    -- since. (The service login may insert cases.)
     IF held.recon_break_id IS NULL OR held.charge_id IS NULL OR held.saga_id IS NOT NULL
-       OR held.amount <= 0 THEN
+       OR held.amount <= 0
+       OR NOT EXISTS (
+           SELECT 1 FROM ledger_transactions t
+           WHERE t.id = held.ledger_transaction_id AND t.kind = 'suspense_in'
+             AND t.charge_id = paid.id
+             AND (SELECT count(*) = 2
+                         AND coalesce(sum(e.amount) FILTER (WHERE a.code = 'channel_clearing:'
+                                                                           || paid.currency), 0)
+                             = held.amount
+                         AND coalesce(sum(e.amount) FILTER (WHERE a.kind = 'suspense'), 0)
+                             = -held.amount
+                  FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+                  WHERE e.transaction_id = t.id))
+       OR EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.suspense_case_id = held.id) THEN
         RETURN format('case %s does not hold money a reconciliation run parked on a charge',
                       held.id);
     END IF;
-    SELECT * INTO paid FROM charges WHERE id = held.charge_id;
     IF paid.currency <> held.currency THEN
         RETURN format('case %s is in %s, its charge in %s', held.id, held.currency,
                       paid.currency);
@@ -124,7 +141,7 @@ BEGIN
       INTO reports, reported, reversed
       FROM recon_lines l
      WHERE l.channel = paid.channel AND l.kind = 'payment' AND l.reference = paid.public_id;
-    IF reports <> 1 OR reported <> paid.amount_captured
+    IF reports <> 1 OR reported <> paid.amount_captured OR reversed < 0
        OR charge_taken_back(paid.id) - held.amount < reversed
        OR charge_clearing_holding(paid.id) <> reported - reversed THEN
         RETURN format('the channel''s lines for %s do not show it giving again what case %s '
@@ -134,15 +151,18 @@ BEGIN
                       charge_taken_back(paid.id), paid.currency,
                       charge_clearing_holding(paid.id));
     END IF;
-    -- What the account bore for the charge, less what take-backs' give-backs
-    -- and earlier cases' adjustments of the charge already credited it.
+    -- What the account bore for the charge, less what give-backs and the
+    -- adjustments of other cases runs parked on the charge (money given
+    -- again, handed out before give-backs existed) already credited it. A
+    -- saga's case holds the merchant's own money, not the take-back's.
     taken := charge_taken_back_from(paid.id, bearer)
              + coalesce((SELECT sum(e.amount) FROM suspense_cases k
                          JOIN ledger_transactions t ON t.suspense_case_id = k.id
                              AND t.kind = 'adjustment'
                          JOIN ledger_entries e ON e.transaction_id = t.id
                          JOIN ledger_accounts a ON a.id = e.account_id AND a.code = bearer
-                         WHERE k.charge_id = paid.id), 0);
+                         WHERE k.charge_id = paid.id AND k.id <> held.id
+                           AND k.recon_break_id IS NOT NULL AND k.saga_id IS NULL), 0);
     IF taken < held.amount THEN
         RETURN format('case %s holds %s %s, but take-backs of charge %s charged %s %s to %s '
                       'that was not given back: settle the case by adjustment', held.id,

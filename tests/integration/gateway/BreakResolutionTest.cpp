@@ -845,7 +845,10 @@ TEST_F(BreakResolutionTest, ATakeBackWhoseDisputeWasWithdrawnIsGivenBack)
     EXPECT_EQ(balance(payable).toLongLong(), before);
     EXPECT_EQ(suspense(), QStringLiteral("0"));
     const HttpReply refunded = post("/v1/refunds", "charge=" + paid, "refund-gb-withdrawn");
-    EXPECT_EQ(refunded.status, 200) << refunded.body.constData();
+    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
+    EXPECT_EQ(
+        QJsonDocument::fromJson(refunded.body).object().value(QStringLiteral("amount")).toInt(),
+        2000);
     expectBooksAgree();
 }
 
