@@ -96,6 +96,86 @@ protected:
         return queue.ok() && queue->size() == 1 ? queue->first() : SuspenseCaseRow{};
     }
 
+    // `lost`'s capture of 20.00, its books moved to a past day, is taken back
+    // from its merchant after Stripe's dispute; 20 days later Stripe reverses
+    // the dispute, and the payment's day runs again and parks 20.00 on the
+    // charge. `payableBefore`: the merchant's payable before the take-back.
+    void takeBackThenGiveAgain(const QByteArray &lost, qint64 &payableBefore)
+    {
+        ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
+        m_day = firstPostingDay();
+        const ProcessResult report = importReport(
+            QStringLiteral("report.csv"),
+            {row("%1 10:00:00", "20.00", "0.00", "20.00", "charge", "ch_gb_lost", lost),
+             row("%2 09:00:00", "-20.00", "0.00", "-20.00", "dispute", "dp_gb_lost", lost)});
+        ASSERT_EQ(report.exitCode, 0) << qPrintable(report.err);
+        run(QStringLiteral("stripe"));
+        const QByteArray payable = merchantPayable();
+        payableBefore = balance(payable).toLongLong();
+        ASSERT_EQ(
+            approveAndRun(BreakResolutions::takeBack(listed().value(QString::fromUtf8(lost)),
+                                                     BreakResolutions::TakeBackBearer::Merchant))
+                .applied,
+            1);
+        EXPECT_EQ(balance(payable).toLongLong() - payableBefore, 2000);
+        const HttpReply disputed = post("/v1/refunds", "charge=" + lost, "refund-gb-disputed");
+        EXPECT_EQ(disputed.status, 400) << disputed.body.constData();
+        EXPECT_TRUE(disputed.body.contains("charge_disputed")) << disputed.body.constData();
+
+        // Weeks later the dispute is reversed: its payment's day runs again and
+        // parks what Stripe gave again on the charge.
+        const QString later = dayAfter(20);
+        const ProcessResult won = importReport(
+            QStringLiteral("won.csv"),
+            {row("%2 09:00:00", "20.00", "0.00", "20.00", "dispute_reversal", "dp_gb_lost", lost)
+                 .replace(QLatin1String("%2"), later)});
+        ASSERT_EQ(won.exitCode, 0) << qPrintable(won.err);
+        EXPECT_EQ(run(QStringLiteral("stripe"), later).value(QStringLiteral("reopened")).toString(),
+                  m_day);
+        EXPECT_EQ(suspense(), QStringLiteral("2000"));
+    }
+
+    // The service login posts no give-back of its own: not against the open
+    // case, nor against a case it writes as resolved by `approved`, an
+    // approved give-back of that case.
+    void expectNoGiveBackPostedByTheService(const QByteArray &lost, qint64 caseId, qint64 approved)
+    {
+        auto service = LibpqConnection::open(m_serviceLogin);
+        ASSERT_TRUE(service.ok());
+        const QByteArray charged = "(SELECT id FROM keel.charges WHERE public_id = '" + lost + "')";
+        const Status forged = service->exec(
+            "INSERT INTO keel.ledger_transactions (kind, charge_id, suspense_case_id, description) "
+            "VALUES ('channel_giveback', " +
+            charged + ", " + QByteArray::number(caseId) + ", 'no second person')");
+        ASSERT_FALSE(forged.ok());
+        EXPECT_EQ(forged.error().code, QLatin1String("42501"));
+        EXPECT_TRUE(forged.error().message.contains(QLatin1String("approved case.give_back")))
+            << qPrintable(forged.error().message);
+        const Status forgedCase = service->exec(
+            "WITH t AS (INSERT INTO keel.ledger_transactions (kind, charge_id, description) VALUES "
+            "('suspense_in', " +
+            charged +
+            ", 'forged') RETURNING id), "
+            "e AS (INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
+            "SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN -2000 ELSE 2000 END "
+            "FROM t, keel.ledger_accounts a WHERE a.currency = 'USD' AND (a.kind = 'suspense' OR "
+            "a.code = "
+            "'channel_clearing:USD')), "
+            "k AS (INSERT INTO keel.suspense_cases (charge_id, currency, amount, reason, status, "
+            "resolved_at, resolution, ledger_transaction_id) SELECT " +
+            charged + ", 'USD', 2000, 'forged', 'resolved', now(), jsonb_build_object('kind', " +
+            "'case.give_back', 'action', " + QByteArray::number(approved) +
+            "), t.id FROM t RETURNING id) "
+            "INSERT INTO keel.ledger_transactions (kind, charge_id, suspense_case_id, description) "
+            "SELECT 'channel_giveback', " +
+            charged + ", k.id, 'an approved action of another case' FROM k");
+        ASSERT_FALSE(forgedCase.ok());
+        EXPECT_EQ(forgedCase.error().code, QLatin1String("42501"))
+            << qPrintable(forgedCase.error().message);
+        EXPECT_TRUE(forgedCase.error().message.contains(QLatin1String("approved case.give_back")))
+            << qPrintable(forgedCase.error().message);
+    }
+
     QString breakRows()
     {
         return scalar(
@@ -309,36 +389,10 @@ TEST_F(StripeReconciliationTest, ALostDisputeIsTakenBackButNotOneWhoseChargeRowN
 TEST_F(StripeReconciliationTest, MoneyStripeGaveAgainGoesBackToTheMerchantAndRefundsResume)
 {
     const QByteArray lost = charge("amount=2000&currency=usd", "stripe-gb-lost");
-    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
-    m_day = firstPostingDay();
-    const ProcessResult report = importReport(
-        QStringLiteral("report.csv"),
-        {row("%1 10:00:00", "20.00", "0.00", "20.00", "charge", "ch_gb_lost", lost),
-         row("%2 09:00:00", "-20.00", "0.00", "-20.00", "dispute", "dp_gb_lost", lost)});
-    ASSERT_EQ(report.exitCode, 0) << qPrintable(report.err);
-    run(QStringLiteral("stripe"));
     const QByteArray payable = merchantPayable();
-    const qint64 payableBefore = balance(payable).toLongLong();
-    ASSERT_EQ(approveAndRun(BreakResolutions::takeBack(listed().value(QString::fromUtf8(lost)),
-                                                       BreakResolutions::TakeBackBearer::Merchant))
-                  .applied,
-              1);
-    EXPECT_EQ(balance(payable).toLongLong() - payableBefore, 2000);
-    const HttpReply disputed = post("/v1/refunds", "charge=" + lost, "refund-gb-disputed");
-    EXPECT_EQ(disputed.status, 400) << disputed.body.constData();
-    EXPECT_TRUE(disputed.body.contains("charge_disputed")) << disputed.body.constData();
-
-    // Weeks later the dispute is reversed: its payment's day runs again and
-    // parks what Stripe gave again on the charge.
-    const QString later = dayAfter(20);
-    const ProcessResult won = importReport(
-        QStringLiteral("won.csv"),
-        {row("%2 09:00:00", "20.00", "0.00", "20.00", "dispute_reversal", "dp_gb_lost", lost)
-             .replace(QLatin1String("%2"), later)});
-    ASSERT_EQ(won.exitCode, 0) << qPrintable(won.err);
-    EXPECT_EQ(run(QStringLiteral("stripe"), later).value(QStringLiteral("reopened")).toString(),
-              m_day);
-    EXPECT_EQ(suspense(), QStringLiteral("2000"));
+    qint64 payableBefore = 0;
+    takeBackThenGiveAgain(lost, payableBefore);
+    ASSERT_FALSE(HasFatalFailure());
     const SuspenseCaseRow parked = openCaseOf(lost);
     ASSERT_EQ(parked.amount, 2000);
     ASSERT_TRUE(CaseResolutions::canGiveBack(parked));
@@ -359,41 +413,8 @@ TEST_F(StripeReconciliationTest, MoneyStripeGaveAgainGoesBackToTheMerchantAndRef
         proposeAndApprove(CaseResolutions::giveBack(parked, CaseResolutions::GiveBackTo::Merchant));
     ASSERT_TRUE(first && stale && late);
 
-    // The service login posts no give-back of its own: not against the open
-    // case, nor against a case it writes as resolved by the approved one.
-    auto service = LibpqConnection::open(m_serviceLogin);
-    ASSERT_TRUE(service.ok());
-    const QByteArray charged = "(SELECT id FROM keel.charges WHERE public_id = '" + lost + "')";
-    const Status forged = service->exec(
-        "INSERT INTO keel.ledger_transactions (kind, charge_id, suspense_case_id, description) "
-        "VALUES ('channel_giveback', " +
-        charged + ", " + QByteArray::number(parked.id) + ", 'no second person')");
-    ASSERT_FALSE(forged.ok());
-    EXPECT_EQ(forged.error().code, QLatin1String("42501"));
-    EXPECT_TRUE(forged.error().message.contains(QLatin1String("approved case.give_back")))
-        << qPrintable(forged.error().message);
-    const Status forgedCase = service->exec(
-        "WITH t AS (INSERT INTO keel.ledger_transactions (kind, charge_id, description) VALUES "
-        "('suspense_in', " +
-        charged +
-        ", 'forged') RETURNING id), "
-        "e AS (INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount) "
-        "SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN -2000 ELSE 2000 END FROM t, "
-        "keel.ledger_accounts a WHERE a.currency = 'USD' AND (a.kind = 'suspense' OR a.code = "
-        "'channel_clearing:USD')), "
-        "k AS (INSERT INTO keel.suspense_cases (charge_id, currency, amount, reason, status, "
-        "resolved_at, resolution, ledger_transaction_id) SELECT " +
-        charged + ", 'USD', 2000, 'forged', 'resolved', now(), jsonb_build_object('kind', " +
-        "'case.give_back', 'action', " + QByteArray::number(first) +
-        "), t.id FROM t RETURNING id) "
-        "INSERT INTO keel.ledger_transactions (kind, charge_id, suspense_case_id, description) "
-        "SELECT 'channel_giveback', " +
-        charged + ", k.id, 'an approved action of another case' FROM k");
-    ASSERT_FALSE(forgedCase.ok());
-    EXPECT_EQ(forgedCase.error().code, QLatin1String("42501"))
-        << qPrintable(forgedCase.error().message);
-    EXPECT_TRUE(forgedCase.error().message.contains(QLatin1String("approved case.give_back")))
-        << qPrintable(forgedCase.error().message);
+    expectNoGiveBackPostedByTheService(lost, parked.id, first);
+    ASSERT_FALSE(HasFatalFailure());
 
     // Stripe takes the money again before it is given back (a second
     // dispute): the lines no longer show it given, and nothing is, whether
