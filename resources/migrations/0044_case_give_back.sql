@@ -83,6 +83,8 @@ DECLARE
     reports  bigint;
     reported bigint;
     reversed bigint;
+    counted  bigint;
+    holding  bigint;
 BEGIN
     IF jsonb_array_length(targets) <> 1 OR (targets -> 0 ->> 'id') !~ '^[1-9][0-9]{0,17}$' THEN
         RETURN 'a give-back resolves exactly one case, by its number';
@@ -141,15 +143,15 @@ BEGIN
       INTO reports, reported, reversed
       FROM recon_lines l
      WHERE l.channel = paid.channel AND l.kind = 'payment' AND l.reference = paid.public_id;
+    counted := charge_taken_back(paid.id);
+    holding := charge_clearing_holding(paid.id);
     IF reports <> 1 OR reported <> paid.amount_captured OR reversed < 0
-       OR charge_taken_back(paid.id) - held.amount < reversed
-       OR charge_clearing_holding(paid.id) <> reported - reversed THEN
+       OR counted - held.amount < reversed OR holding <> reported - reversed THEN
         RETURN format('the channel''s lines for %s do not show it giving again what case %s '
                       'holds (%s reports of %s, %s kept by reversals, %s %s counted taken '
                       'back, %s in clearing): run its day again, or settle the case by '
                       'adjustment', paid.public_id, held.id, reports, reported, reversed,
-                      charge_taken_back(paid.id), paid.currency,
-                      charge_clearing_holding(paid.id));
+                      counted, paid.currency, holding);
     END IF;
     -- What the account bore for the charge, less what give-backs and the
     -- adjustments of other cases runs parked on the charge (money given
