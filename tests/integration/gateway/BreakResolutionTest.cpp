@@ -75,6 +75,90 @@ protected:
         return day;
     }
 
+    // keel captured `paid` (20.00 USD); the channel reported it taken back,
+    // a person took it back from the merchant, and then the statement was
+    // withdrawn and a corrected one reports the payment alone. The run parks
+    // the 20.00 the channel holds beyond keel in a case on the charge: that
+    // case, as the workbench lists it.
+    SuspenseCaseRow parkedAfterAWithdrawnTakeBack(const QByteArray &paid)
+    {
+        EXPECT_EQ(backdateBooks(), QStringLiteral("1"));
+        m_day = firstPostingDay();
+        EXPECT_EQ(import(statement(QStringLiteral("day.csv"),
+                                   {item(paid, ",S1,payment,20.00,USD,0,%1T12:00:00Z"),
+                                    item(paid, ",S1,reversal,20.00,USD,0,%1T13:00:00Z")}))
+                      .exitCode,
+                  0);
+        run();
+        EXPECT_EQ(
+            approveAndRun(BreakResolutions::takeBack(listed().value(QString::fromUtf8(paid)),
+                                                     BreakResolutions::TakeBackBearer::Merchant))
+                .applied,
+            1);
+        auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
+        EXPECT_TRUE(statements.ok() && statements->size() == 1);
+        if (!statements.ok() || statements->isEmpty())
+            return {};
+        EXPECT_EQ(approveAndRun(BreakResolutions::withdrawal(statements->first())).applied, 1);
+        EXPECT_EQ(import(statement(QStringLiteral("corrected.csv"),
+                                   {item(paid, ",S1,payment,20.00,USD,0,%1T12:00:00Z")}))
+                      .exitCode,
+                  0);
+        run();
+        EXPECT_EQ(suspense(), QStringLiteral("2000"));
+        SuspenseCaseFilter filter;
+        filter.chargeId = QString::fromUtf8(paid);
+        const auto queue = SuspenseQuery::queue(as(QStringLiteral("keel_operator")), filter);
+        EXPECT_TRUE(queue.ok() && queue->size() == 1);
+        return queue.ok() && queue->size() == 1 ? queue->first() : SuspenseCaseRow{};
+    }
+
+    // What became of a resolution of `parked` run while another transaction
+    // held the case's break, as a take-back holds it.
+    struct RunWhileHeld {
+        bool waited = false; // it waited on a lock while the break was held
+        QString caseFree;    // "1" if the case could be taken meanwhile
+        int applied = 0;     // once the break was let go
+    };
+    RunWhileHeld runWhileTheBreakIsHeld(const SuspenseCaseRow &parked,
+                                        const ProposalRequest &request)
+    {
+        RunWhileHeld seen;
+        const QByteArray caseId = QByteArray::number(parked.id);
+        const QByteArray breakId =
+            scalar("SELECT recon_break_id FROM keel.suspense_cases WHERE id = " + caseId)
+                .toLatin1();
+        const qint64 proposal = proposeAndApprove(request);
+        auto holder = LibpqConnection::open(settings());
+        if (breakId.isEmpty() || proposal == 0 || !holder.ok() ||
+            !holder->exec("BEGIN; SELECT 1 FROM keel.recon_breaks WHERE id = " + breakId +
+                          " FOR UPDATE"))
+            return seen;
+        const ConnectionSettings approver = loginAs(QStringLiteral("keel_approver"));
+        std::thread running([&] {
+            {
+                auto db = QtSqlConnections::connect(approver, QStringLiteral("keel-test-held"));
+                if (auto done = db.ok() ? ActionDesk(*db).execute(proposal)
+                                        : Result<ActionExecution>(db.error());
+                    done.ok())
+                    seen.applied = done->applied;
+            }
+            QSqlDatabase::removeDatabase(QStringLiteral("keel-test-held"));
+        });
+        seen.waited = waitUntil([&] {
+            return scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                          "AND usename = '" +
+                          approver.value(QStringLiteral("user")).toUtf8() + "'") ==
+                   QLatin1String("1");
+        });
+        seen.caseFree = scalar("SELECT count(*) FROM (SELECT 1 FROM keel.suspense_cases "
+                               "WHERE id = " +
+                               caseId + " FOR UPDATE NOWAIT) free");
+        (void)holder->exec("COMMIT");
+        running.join();
+        return seen;
+    }
+
     void setSettlementLag(const QByteArray &lag)
     {
         scalar("UPDATE keel.recon_channels SET settlement_lag = '" + lag +
@@ -807,36 +891,9 @@ TEST_F(BreakResolutionTest, ATakeBackWhoseDisputeWasWithdrawnIsGivenBack)
 {
     startGateway();
     const QByteArray paid = charge("amount=2000&currency=usd", "recon-gb-withdrawn");
-    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
-    m_day = firstPostingDay();
-    ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
-                               {item(paid, ",S1,payment,20.00,USD,0,%1T12:00:00Z"),
-                                item(paid, ",S1,reversal,20.00,USD,0,%1T13:00:00Z")}))
-                  .exitCode,
-              0);
-    run();
     const QByteArray payable = merchantPayable();
     const qint64 before = balance(payable).toLongLong();
-    ASSERT_EQ(approveAndRun(BreakResolutions::takeBack(listed().value(QString::fromUtf8(paid)),
-                                                       BreakResolutions::TakeBackBearer::Merchant))
-                  .applied,
-              1);
-    EXPECT_EQ(balance(payable).toLongLong() - before, 2000);
-
-    auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
-    ASSERT_TRUE(statements.ok() && statements->size() == 1);
-    ASSERT_EQ(approveAndRun(BreakResolutions::withdrawal(statements->first())).applied, 1);
-    ASSERT_EQ(import(statement(QStringLiteral("corrected.csv"),
-                               {item(paid, ",S1,payment,20.00,USD,0,%1T12:00:00Z")}))
-                  .exitCode,
-              0);
-    run();
-    EXPECT_EQ(suspense(), QStringLiteral("2000"));
-    SuspenseCaseFilter filter;
-    filter.chargeId = QString::fromUtf8(paid);
-    const auto queue = SuspenseQuery::queue(as(QStringLiteral("keel_operator")), filter);
-    ASSERT_TRUE(queue.ok() && queue->size() == 1);
-    const SuspenseCaseRow parked = queue->first();
+    const SuspenseCaseRow parked = parkedAfterAWithdrawnTakeBack(paid);
     ASSERT_EQ(parked.amount, 2000);
     EXPECT_EQ(
         approveAndRun(CaseResolutions::giveBack(parked, CaseResolutions::GiveBackTo::Merchant))
@@ -849,6 +906,40 @@ TEST_F(BreakResolutionTest, ATakeBackWhoseDisputeWasWithdrawnIsGivenBack)
     EXPECT_EQ(
         QJsonDocument::fromJson(refunded.body).object().value(QStringLiteral("amount")).toInt(),
         2000);
+    expectBooksAgree();
+}
+
+// A take-back holds its break while it waits for the break's open case. A
+// resolution of that case that held the case while it waited for the break
+// (resolving the case resolves the break, and a give-back's posting names
+// it) would wait on the take-back in a circle until the database failed one
+// of them: a case's resolution takes the case's break first.
+TEST_F(BreakResolutionTest, AGiveBackTakesItsCasesBreakBeforeTheCase)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=2000&currency=usd", "recon-gb-order");
+    const SuspenseCaseRow parked = parkedAfterAWithdrawnTakeBack(paid);
+    ASSERT_EQ(parked.amount, 2000);
+    const RunWhileHeld order = runWhileTheBreakIsHeld(
+        parked, CaseResolutions::giveBack(parked, CaseResolutions::GiveBackTo::Merchant));
+    ASSERT_TRUE(order.waited) << "the give-back never waited for the break";
+    EXPECT_EQ(order.caseFree, QStringLiteral("1"));
+    EXPECT_EQ(order.applied, 1);
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    expectBooksAgree();
+}
+
+TEST_F(BreakResolutionTest, AWriteOffTakesItsCasesBreakBeforeTheCase)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=2000&currency=usd", "recon-wo-order");
+    const SuspenseCaseRow parked = parkedAfterAWithdrawnTakeBack(paid);
+    ASSERT_EQ(parked.amount, 2000);
+    const RunWhileHeld order = runWhileTheBreakIsHeld(parked, writeOffOfCaseOf(paid));
+    ASSERT_TRUE(order.waited) << "the write-off never waited for the break";
+    EXPECT_EQ(order.caseFree, QStringLiteral("1"));
+    EXPECT_EQ(order.applied, 1);
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
     expectBooksAgree();
 }
 
