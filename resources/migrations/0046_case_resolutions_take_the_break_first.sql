@@ -18,7 +18,8 @@ ALTER FUNCTION execute_case_resolution(operator_actions)
     RENAME TO case_resolution_with_break_held;
 
 -- The breaks of the cases a proposal names, locked as a break's resolution
--- locks its break. A target that names no case, or a case of no break, takes
+-- locks its break. Ids are read as the case resolutions read them (leading
+-- zeros and all). A target that names no case, or a case of no break, takes
 -- nothing here; the resolution itself reports it.
 CREATE FUNCTION lock_breaks_of_target_cases(proposal operator_actions) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
@@ -26,7 +27,7 @@ BEGIN
     PERFORM 1 FROM recon_breaks b
     WHERE b.id IN (SELECT k.recon_break_id FROM suspense_cases k
                    JOIN jsonb_array_elements(proposal.targets) t
-                     ON k.id = CASE WHEN t ->> 'id' ~ '^[1-9][0-9]{0,17}$'
+                     ON k.id = CASE WHEN t ->> 'id' ~ '^[0-9]{1,18}$'
                                     THEN (t ->> 'id')::bigint END)
     ORDER BY b.id
     FOR UPDATE OF b;
