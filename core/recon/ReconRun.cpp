@@ -20,7 +20,7 @@ constexpr char UnlockDay[] = "SELECT pg_advisory_unlock(hashtext('keel.recon:' |
 // the cases of a day whose lag has passed (migration 0031); the service reads
 // back what became of each break.
 constexpr char RecordRun[] =
-    "SELECT run_id, cases_opened FROM keel.recon_record_run($1, $2, $3, $4)";
+    "SELECT run_id, cases_opened FROM keel.recon_record_run_in_break_order($1, $2, $3, $4)";
 
 constexpr char BreaksOfRun[] = "SELECT id, class, kind, reference, status FROM keel.recon_breaks "
                                "WHERE channel = $1 AND business_date = $2 AND last_run_id = $3";

@@ -64,7 +64,8 @@ const QMap<QString, std::array<const char *, 5>> Expected{
     {QStringLiteral("sagas"), {"r---", "r---", "r---", "r---", "riu-"}},
     {QStringLiteral("schema_migrations"), {"r---", "r---", "r---", "r---", "r---"}},
     // The service writes neither runs nor breaks: keel.recon_record_run()
-    // writes both from a run's result (migration 0031, BreakResolutionTest).
+    // writes both from a run's result (migration 0031, BreakResolutionTest),
+    // called through recon_record_run_in_break_order() (migration 0047).
     {QStringLiteral("recon_breaks"), {"r---", "----", "r---", "r---", "r---"}},
     {QStringLiteral("recon_withdrawn_lines"), {"r---", "----", "r---", "r---", "r---"}},
     {QStringLiteral("recon_channels"), {"r---", "r---", "r---", "r---", "r---"}},

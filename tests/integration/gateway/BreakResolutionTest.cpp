@@ -322,16 +322,30 @@ TEST_F(BreakResolutionTest, AMatchByHandReturnsTheParkedMoneyOnceAndLaterRunsKee
 }
 
 // A match executed while a run of its day is under way: the run read the day
-// before the match committed and writes after it. Its write then conflicts
-// (SQLSTATE 40001), and it runs again from the books as they now stand: the
-// match stands, and the parked money went back to clearing once.
+// before the match committed and takes the day's breaks after it. Taking
+// them then conflicts (SQLSTATE 40001), and the run runs again from the
+// books as they now stand: the match stands, and the parked money went back
+// to clearing once. The run is stopped between its read and its write by a
+// third break of the day, whose id is the lowest, held by the test: a run
+// takes its day's breaks in id order (migration 0047).
 TEST_F(BreakResolutionTest, AMatchCommittedWhileARunIsUnderWayStandsAndMovesMoneyOnce)
 {
     startGateway();
-    const QByteArray paid =
-        oneMovementAsTwoBreaks("recon-race", QStringLiteral("ch_channelsOwn0009"));
-    ASSERT_FALSE(HasFailure());
+    const QByteArray paid = charge("amount=2000&currency=usd", "recon-race");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("1"));
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("day.csv"),
+                               {QStringLiteral("ch_aaHeldByTheTest1,S0,payment,1.00,USD,0,"
+                                               "%1T11:00:00Z"),
+                                QStringLiteral("ch_channelsOwn0009,S1,payment,20.00,USD,0,"
+                                               "%1T12:00:00Z")}))
+                  .exitCode,
+              0);
+    ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 3);
+    ASSERT_EQ(suspense(), QStringLiteral("2100"));
     const QMap<QString, ReconBreakRow> open = listed();
+    const qint64 lowest = open.value(QStringLiteral("ch_aaHeldByTheTest1")).id;
+    ASSERT_EQ(scalar("SELECT min(id) FROM keel.recon_breaks").toLongLong(), lowest);
     auto proposal =
         ActionDesk(as(QStringLiteral("keel_operator")))
             .propose(
@@ -341,11 +355,12 @@ TEST_F(BreakResolutionTest, AMatchCommittedWhileARunIsUnderWayStandsAndMovesMone
     ActionDesk checker(as(QStringLiteral("keel_approver")));
     ASSERT_TRUE(checker.approve(proposal->id, proposal->contentHash).ok());
 
-    // Holding recon_runs in SHARE mode stops the run at its first write and
-    // lets every read through.
     auto holder = LibpqConnection::open(settings());
     ASSERT_TRUE(holder.ok());
-    ASSERT_TRUE(holder->exec("BEGIN; LOCK TABLE keel.recon_runs IN SHARE MODE").ok());
+    ASSERT_TRUE(holder
+                    ->exec("BEGIN; SELECT 1 FROM keel.recon_breaks WHERE id = " +
+                           QByteArray::number(lowest) + " FOR UPDATE")
+                    .ok());
     QProcess running;
     running.start(keelBinary(),
                   {QStringLiteral("recon"), QStringLiteral("run"), QStringLiteral("--channel"),
@@ -353,8 +368,10 @@ TEST_F(BreakResolutionTest, AMatchCommittedWhileARunIsUnderWayStandsAndMovesMone
                    QStringLiteral("--db"), m_service});
     ASSERT_TRUE(waitUntil(
         [&] {
-            return scalar("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-                          "WHERE c.relname = 'recon_runs' AND NOT l.granted") == QLatin1String("1");
+            return scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                          "AND usename = '" +
+                          m_serviceLogin.value(QStringLiteral("user")).toUtf8() + "'") ==
+                   QLatin1String("1");
         },
         20000))
         << "the run never reached its write";
@@ -368,14 +385,15 @@ TEST_F(BreakResolutionTest, AMatchCommittedWhileARunIsUnderWayStandsAndMovesMone
     const QJsonObject result = QJsonDocument::fromJson(running.readAllStandardOutput()).object();
     EXPECT_EQ(breaks(result),
               (QStringList{
+                  QStringLiteral("missing_at_keel:ch_aaHeldByTheTest1:persisting"),
                   QStringLiteral("missing_at_keel:ch_channelsOwn0009:resolved"),
                   QStringLiteral("missing_at_channel:%1:resolved").arg(QString::fromUtf8(paid))}));
     EXPECT_EQ(result.value(QStringLiteral("cases_opened")).toInt(), 0);
     EXPECT_EQ(scalar("SELECT count(*) || ' ' || max(id) FROM keel.recon_runs"),
-              QStringLiteral("2 3"))
-        << "the attempt that conflicted took run 2 and left nothing; its retry is run 3";
-    EXPECT_EQ(suspense(), QStringLiteral("0"));
-    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"));
+              QStringLiteral("2 2"))
+        << "the attempt that conflicted wrote nothing; its retry is run 2";
+    EXPECT_EQ(suspense(), QStringLiteral("100"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2100"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'adjustment'"),
               QStringLiteral("1"));
     expectBooksAgree();
@@ -445,7 +463,8 @@ TEST_F(BreakResolutionTest, TheDatabaseRefusesWhatDoesNotFitAndWhatChangedSince)
 
 // The service writes what its runs find, never a person's decision, and
 // since migration 0031 no break or run outside keel.recon_record_run(), which
-// writes them from the run's result, hashed and on the audit chain.
+// writes them from the run's result, hashed and on the audit chain (called,
+// since migration 0047, only through recon_record_run_in_break_order()).
 TEST_F(BreakResolutionTest, TheServiceWritesNoBreakOrRunOutsideARun)
 {
     auto service = LibpqConnection::open(m_serviceLogin);
@@ -462,6 +481,8 @@ TEST_F(BreakResolutionTest, TheServiceWritesNoBreakOrRunOutsideARun)
           "result) VALUES ('sim', current_date, 0, 0, sha256(''), '{}')",
           // Cases open only from a run whose day's lag has passed.
           "SELECT keel.recon_open_cases('sim', current_date)",
+          // A run takes its day's breaks in id order before it writes.
+          "SELECT keel.recon_record_run('sim', current_date, '{}', 0)",
           // A run counts a take-back as a person's decision.
           "INSERT INTO keel.ledger_transactions (kind, description) "
           "VALUES ('channel_takeback', 'no second person')"}) {
@@ -469,9 +490,9 @@ TEST_F(BreakResolutionTest, TheServiceWritesNoBreakOrRunOutsideARun)
         ASSERT_FALSE(refused.ok()) << outsideARun;
         EXPECT_EQ(refused.error().code, QLatin1String("42501")) << outsideARun;
     }
-    const Status misnamed =
-        service->exec("SELECT keel.recon_record_run('sim', current_date, '{\"channel\": \"sim\", "
-                      "\"date\": \"1999-01-01\", \"matched\": 0, \"breaks\": []}', 0)");
+    const Status misnamed = service->exec(
+        "SELECT keel.recon_record_run_in_break_order('sim', current_date, '{\"channel\": \"sim\", "
+        "\"date\": \"1999-01-01\", \"matched\": 0, \"breaks\": []}', 0)");
     ASSERT_FALSE(misnamed.ok()) << "a result is recorded only for its own day";
     EXPECT_EQ(misnamed.error().code, QLatin1String("22023"));
 }
