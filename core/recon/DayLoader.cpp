@@ -109,6 +109,12 @@ Status DayLoader::loadDayRecords(LoadedDay &day)
     Result<QString> clearing = m_session.scalar(ClearingAccounts);
     if (!clearing)
         return clearing.error();
+    // The day is already read on two sessions at once. Split further, the
+    // aggregation sorted on disk in each worker and read the day's arrivals
+    // once per worker: at a million charges, 4.3-6.0 s against 3.4-3.6 s in
+    // one process, with nothing else running.
+    if (Status serial = m_session.exec("SET LOCAL max_parallel_workers_per_gather = 0"); !serial)
+        return serial;
     Result<PgRows> rows =
         m_session.query(DayRecords, {m_channel, millis(day.input.day.start),
                                      millis(day.input.day.end), clearing->toLatin1()});
@@ -347,6 +353,15 @@ std::array<QStringList, 2> referencesByKind(const QList<BookedRecord> &records)
     return references;
 }
 
+// Puts `list` in order where its first `inOrder` items already are.
+void mergeAppended(QStringList &list, qsizetype inOrder)
+{
+    if (!std::is_sorted(list.cbegin(), list.cbegin() + inOrder))
+        inOrder = 0;
+    std::sort(list.begin() + inOrder, list.end());
+    std::inplace_merge(list.begin(), list.begin() + inOrder, list.end());
+}
+
 bool listed(const QStringList &sorted, const QString &reference)
 {
     return std::binary_search(sorted.cbegin(), sorted.cend(), reference);
@@ -541,15 +556,21 @@ QList<QDate> LoadedDay::ownersElsewhere() const
     // Money keel moved is judged on the day it moved.
     QList<const BookedRecord *> elsewhere;
     std::array<QStringList, 2> booked;
-    for (const QList<BookedRecord> *records : {&input.dayRecords, &input.namedRecords})
+    std::array<qsizetype, 2> ofTheDay{};
+    for (const QList<BookedRecord> *records : {&input.dayRecords, &input.namedRecords}) {
         for (const BookedRecord &record : *records)
             if (record.booked) {
                 booked[size_t(record.kind)] << record.reference;
                 if (!inDay(input.day, record.at))
                     elsewhere.append(&record);
             }
-    for (QStringList &references : booked)
-        std::sort(references.begin(), references.end());
+        if (records == &input.dayRecords)
+            ofTheDay = {booked[0].size(), booked[1].size()};
+    }
+    // The day's records are in recordOrder already: only the few named ones
+    // are sorted and merged in.
+    for (size_t kind : {0, 1})
+        mergeAppended(booked[kind], ofTheDay[kind]);
     QStringList named[2];
     QList<QDate> days;
     // Where keel moved none, the day of the channel's first line for it owns
@@ -570,8 +591,10 @@ QList<QDate> LoadedDay::ownersElsewhere() const
         }
         first = end;
     }
+    // The lines are in lineOrder, so their references already are.
     for (QStringList &references : named)
-        std::sort(references.begin(), references.end());
+        if (!std::is_sorted(references.cbegin(), references.cend()))
+            std::sort(references.begin(), references.end());
     for (const BookedRecord *record : std::as_const(elsewhere)) {
         const QStringList &references = named[int(record->kind)];
         if (std::binary_search(references.cbegin(), references.cend(), record->reference))
