@@ -2,6 +2,7 @@
 
 #include "core/db/LibpqConnection.h"
 #include "core/recon/DayQueries.h"
+#include "core/recon/DaySearch.h"
 
 #include <QHash>
 
@@ -15,6 +16,7 @@ namespace keel {
 namespace {
 
 using namespace day_queries;
+using namespace day_search;
 
 QDateTime utcMillis(qint64 millis)
 {
@@ -314,11 +316,6 @@ Status DayLoader::loadLinesUnseen(LoadedDay &day)
     return appendLinesOf(day, m_asked);
 }
 
-bool inDay(const BusinessDay &day, const QDateTime &at)
-{
-    return at >= day.start && at < day.end;
-}
-
 bool sameLine(const StatementLine &a, const StatementLine &b)
 {
     return a.kind == b.kind && a.reference == b.reference &&
@@ -353,20 +350,6 @@ std::array<QStringList, 2> referencesByKind(const QList<BookedRecord> &records)
     for (QStringList &ofKind : references)
         std::sort(ofKind.begin(), ofKind.end());
     return references;
-}
-
-// Puts `list` in order where its first `inOrder` items already are.
-void mergeAppended(QStringList &list, qsizetype inOrder)
-{
-    if (!std::is_sorted(list.cbegin(), list.cbegin() + inOrder))
-        inOrder = 0;
-    std::sort(list.begin() + inOrder, list.end());
-    std::inplace_merge(list.begin(), list.begin() + inOrder, list.end());
-}
-
-bool listed(const QStringList &sorted, const QString &reference)
-{
-    return std::binary_search(sorted.cbegin(), sorted.cend(), reference);
 }
 
 Status DayLoader::loadNamedRecords(LoadedDay &day)
@@ -552,67 +535,6 @@ Status DayLoader::countSettledUnderChannelIds(LoadedDay &day)
 }
 
 } // namespace
-
-QList<QDate> LoadedDay::ownersElsewhere() const
-{
-    // Money keel moved is judged on the day it moved.
-    QList<const BookedRecord *> elsewhere;
-    std::array<QStringList, 2> booked;
-    std::array<qsizetype, 2> ofTheDay{};
-    for (const QList<BookedRecord> *records : {&input.dayRecords, &input.namedRecords}) {
-        for (const BookedRecord &record : *records)
-            if (record.booked) {
-                booked[size_t(record.kind)] << record.reference;
-                if (!inDay(input.day, record.at))
-                    elsewhere.append(&record);
-            }
-        if (records == &input.dayRecords)
-            ofTheDay = {booked[0].size(), booked[1].size()};
-    }
-    // The day's records are in recordOrder already: only the few named ones
-    // are sorted and merged in.
-    for (size_t kind : {0, 1})
-        mergeAppended(booked[kind], ofTheDay[kind]);
-    QStringList named[2];
-    QList<QDate> days;
-    // Where keel moved none, the day of the channel's first line for it owns
-    // it: a later line (a reversal, a second report) sends that day to run again.
-    for (qsizetype first = 0; first < input.lines.size();) {
-        const StatementLine &head = input.lines.at(first);
-        qsizetype end = first + 1;
-        bool lineOfDay = inDay(input.day, head.occurredAt);
-        for (; end < input.lines.size() && input.lines.at(end).kind == head.kind &&
-               input.lines.at(end).reference == head.reference;
-             ++end)
-            lineOfDay = lineOfDay || inDay(input.day, input.lines.at(end).occurredAt);
-        if (lineOfDay) {
-            named[int(head.kind)].append(head.reference);
-            if (!inDay(input.day, head.occurredAt) &&
-                !listed(booked[size_t(head.kind)], head.reference))
-                days.append(head.occurredAt.toTimeZone(zone).date());
-        }
-        first = end;
-    }
-    // The lines are in lineOrder, so their references already are.
-    for (QStringList &references : named)
-        if (!std::is_sorted(references.cbegin(), references.cend()))
-            std::sort(references.begin(), references.end());
-    for (const BookedRecord *record : std::as_const(elsewhere)) {
-        const QStringList &references = named[int(record->kind)];
-        if (std::binary_search(references.cbegin(), references.cend(), record->reference))
-            days.append(record->at.toTimeZone(zone).date());
-    }
-    std::sort(days.begin(), days.end());
-    days.erase(std::unique(days.begin(), days.end()), days.end());
-    return days;
-}
-
-qsizetype LoadedDay::dayLineCount() const
-{
-    return std::count_if(
-        input.lines.cbegin(), input.lines.cend(),
-        [this](const StatementLine &line) { return inDay(input.day, line.occurredAt); });
-}
 
 Result<LoadedDay> loadReconDay(LibpqConnection &session, const QString &channel, const QDate &date)
 {
