@@ -1,6 +1,7 @@
 #include "core/recon/DayLoader.h"
 
 #include "core/db/LibpqConnection.h"
+#include "core/db/PgCursor.h"
 #include "core/recon/DayQueries.h"
 #include "core/recon/DaySearch.h"
 
@@ -17,6 +18,10 @@ namespace {
 
 using namespace day_queries;
 using namespace day_search;
+
+// The day's two large reads come a batch at a time (readInBatches): a few
+// megabytes of libpq's result at once rather than two hundred.
+constexpr int BatchRows = 50000;
 
 QDateTime utcMillis(qint64 millis)
 {
@@ -119,28 +124,30 @@ Status DayLoader::loadDayRecords(LoadedDay &day)
     // one process.
     if (Status serial = m_session.exec("SET LOCAL max_parallel_workers_per_gather = 0"); !serial)
         return serial;
-    Result<PgRows> rows =
-        m_session.query(DayRecords, {m_channel, millis(day.input.day.start),
-                                     millis(day.input.day.end), clearing->toLatin1()});
-    if (!rows)
-        return rows.error();
     RepeatedText currency;
-    day.input.dayRecords.reserve(rows->size());
-    for (int i = 0; i < rows->size(); ++i)
-        day.input.dayRecords.append({kindNamed(rows->view(i, 0)), rows->text(i, 1),
-                                     currency(rows->view(i, 2)), rows->toInt64(i, 3), true,
-                                     utcMillis(rows->toInt64(i, 4)), rows->text(i, 5),
-                                     rows->view(i, 6) == "t"});
-    std::sort(day.input.dayRecords.begin(), day.input.dayRecords.end(), recordOrder);
+    QList<BookedRecord> &records = day.input.dayRecords;
+    Status read = readInBatches(
+        m_session, "day_records", DayRecords,
+        {m_channel, millis(day.input.day.start), millis(day.input.day.end), clearing->toLatin1()},
+        BatchRows, [&](const PgRows &rows) {
+            for (int i = 0; i < rows.size(); ++i)
+                records.append({kindNamed(rows.view(i, 0)), rows.text(i, 1),
+                                currency(rows.view(i, 2)), rows.toInt64(i, 3), true,
+                                utcMillis(rows.toInt64(i, 4)), rows.text(i, 5),
+                                rows.view(i, 6) == "t"});
+            return Status{};
+        });
+    if (!read)
+        return read;
+    std::sort(records.begin(), records.end(), recordOrder);
     return {};
 }
 
-// Appends the rows as lines and keeps all of them in matchDay's order.
-void appendLines(const PgRows &rows, QList<StatementLine> &lines)
+// Appends the rows as lines, in the order they came.
+// Batches grow the list as appends do: reserving each batch's rows exactly
+// would move the whole list every batch.
+void appendRows(const PgRows &rows, QList<StatementLine> &lines, RepeatedText &currency)
 {
-    const qsizetype before = lines.size();
-    lines.reserve(before + rows.size());
-    RepeatedText currency;
     for (int i = 0; i < rows.size(); ++i) {
         QString reference = rows.text(i, 1);
         // A line named by the channel's id alone carries it twice: one string.
@@ -149,8 +156,23 @@ void appendLines(const PgRows &rows, QList<StatementLine> &lines)
                       rows.toInt64(i, 3), currency(rows.view(i, 4)), rows.toInt64(i, 5),
                       utcMillis(rows.toInt64(i, 6)), rows.view(i, 7) == "t"});
     }
-    std::sort(lines.begin() + before, lines.end(), lineOrder);
-    std::inplace_merge(lines.begin(), lines.begin() + before, lines.end(), lineOrder);
+}
+
+// Puts the lines from `appended` on in matchDay's order among those before.
+void keepInOrder(QList<StatementLine> &lines, qsizetype appended)
+{
+    std::sort(lines.begin() + appended, lines.end(), lineOrder);
+    std::inplace_merge(lines.begin(), lines.begin() + appended, lines.end(), lineOrder);
+}
+
+// Appends the rows as lines and keeps all of them in matchDay's order.
+void appendLines(const PgRows &rows, QList<StatementLine> &lines)
+{
+    const qsizetype before = lines.size();
+    lines.reserve(before + rows.size());
+    RepeatedText currency;
+    appendRows(rows, lines, currency);
+    keepInOrder(lines, before);
 }
 
 bool referenceBefore(const StatementLine &line, const QString &reference)
@@ -234,11 +256,16 @@ std::array<QStringList, 2> linesWithoutRecords(const QList<StatementLine> &lines
 // their day.
 Result<QList<StatementLine>> readDayLines(LibpqConnection &session, const QByteArrayList &window)
 {
-    Result<PgRows> rows = session.query(LinesOfDay, window);
-    if (!rows)
-        return rows.error();
     QList<StatementLine> lines;
-    appendLines(*rows, lines);
+    RepeatedText currency;
+    Status read =
+        readInBatches(session, "day_lines", LinesOfDay, window, BatchRows, [&](const PgRows &rows) {
+            appendRows(rows, lines, currency);
+            return Status{};
+        });
+    if (!read)
+        return read.error();
+    keepInOrder(lines, 0);
     return lines;
 }
 

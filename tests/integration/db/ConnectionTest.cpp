@@ -2,6 +2,7 @@
 
 #include "core/db/ConnectionFailure.h"
 #include "core/db/LibpqConnection.h"
+#include "core/db/PgCursor.h"
 #include "core/db/QtSqlConnections.h"
 #include "core/net/LoopbackPort.h"
 
@@ -9,6 +10,8 @@
 #include <QSqlQuery>
 #include <QThread>
 #include <QVariant>
+
+#include <algorithm>
 
 using namespace keel;
 using keel::test::DatabaseTest;
@@ -219,4 +222,53 @@ TEST_F(ConnectionTest, AScalarOfAStatementWithoutRowsIsAUsageErrorNotALostConnec
     EXPECT_EQ(value.error().kind, ErrorKind::Usage) << qPrintable(value.error().message);
     EXPECT_FALSE(value.error().message.contains(QLatin1String("connection lost")));
     EXPECT_EQ(connection->scalar("SELECT 1").value(), QStringLiteral("1"));
+}
+
+// A large read comes through a cursor in batches: every row once, in order,
+// whether the last batch is full, part full or empty; the same unnamed, as
+// behind a transaction pooler. A batch the caller refuses ends the reading.
+TEST_F(ConnectionTest, ReadingInBatchesTakesEveryRowOnceInOrder)
+{
+    for (const bool pooled : {false, true}) {
+        ConnectionSettings chosen = settings();
+        chosen.setTransactionPooled(pooled);
+        auto connection = LibpqConnection::open(chosen);
+        ASSERT_TRUE(connection.ok());
+        for (const int count : {0, 3, 8, 10}) {
+            ASSERT_TRUE(connection->exec("BEGIN").ok());
+            QList<int> seen;
+            QList<int> batches;
+            const Status read =
+                readInBatches(*connection, "counted", "SELECT g FROM generate_series(1, $1::int) g",
+                              {QByteArray::number(count)}, 4, [&](const PgRows &rows) {
+                                  batches << rows.size();
+                                  for (int i = 0; i < rows.size(); ++i)
+                                      seen << int(rows.toInt64(i, 0));
+                                  return Status{};
+                              });
+            ASSERT_TRUE(read.ok()) << qPrintable(read.error().message);
+            QList<int> expected;
+            for (int n = 1; n <= count; ++n)
+                expected << n;
+            EXPECT_EQ(seen, expected) << count << " pooled " << pooled;
+            EXPECT_TRUE(
+                std::all_of(batches.cbegin(), batches.cend(), [](int size) { return size <= 4; }));
+            // The cursor is closed: the name is free for the next read.
+            ASSERT_TRUE(connection->exec("COMMIT").ok());
+        }
+    }
+    auto connection = LibpqConnection::open(settings());
+    ASSERT_TRUE(connection.ok());
+    ASSERT_TRUE(connection->exec("BEGIN").ok());
+    int taken = 0;
+    const Status refused = readInBatches(
+        *connection, "refused", "SELECT g FROM generate_series(1, 10) g", {}, 4,
+        [&](const PgRows &) {
+            ++taken;
+            return Status{makeError(ErrorKind::Failed, QStringLiteral("not this one"))};
+        });
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message, QStringLiteral("not this one"));
+    EXPECT_EQ(taken, 1);
+    (void)connection->exec("ROLLBACK");
 }
