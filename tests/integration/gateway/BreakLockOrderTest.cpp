@@ -125,6 +125,13 @@ TEST_F(BreakLockOrderTest, EndingAcceptancesTakesTheirBreaksInTheOrderOfTheirIds
                   1);
     // Their dates pass, the higher id's first.
     storeInOrder(higher, lower, "accepted_until = now() - interval '1 minute'");
+    // What makes this a test: a scan for the acceptances that ran out, with
+    // no order of its own, meets the higher id first. Where the server laid
+    // the rows out otherwise, an unordered writer would pass too.
+    ASSERT_EQ(scalar("SELECT id FROM keel.recon_breaks WHERE status = 'accepted' "
+                     "AND accepted_until <= now() LIMIT 1"),
+              QString::number(higher))
+        << "the table's scan meets the lower id first: the premise of this test does not hold";
     QString ended;
     const WhileHeld seen = whileHolding(higher, lower, service(), [&] {
         auto login = LibpqConnection::open(m_serviceLogin);
