@@ -19,6 +19,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTimeZone>
 
 #include <sys/resource.h>
@@ -339,6 +340,15 @@ void printFigures(int lines, const DayFigures &figures)
                 figures.indexed.first / keelSeconds, double(usage.ru_maxrss) / 1024.0);
 }
 
+// Keeps the server up for a person to rerun keel against the same day.
+void holdWhileExists(const QString &flag, const ConnectionSettings &db)
+{
+    std::printf("held: %s\n  remove %s to go on\n", qPrintable(db.conninfo()), qPrintable(flag));
+    std::fflush(stdout);
+    while (QFile::exists(flag))
+        QThread::sleep(1);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -348,6 +358,10 @@ int main(int argc, char **argv)
     parser.addHelpOption();
     parser.addOption({QStringLiteral("lines"), QStringLiteral("Charges and statement lines."),
                       QStringLiteral("N")});
+    parser.addOption({QStringLiteral("hold"),
+                      QStringLiteral("After the day's figures, print the server's connection and "
+                                     "keep it until FILE is gone (to profile a rerun)."),
+                      QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("by-channel-id"),
                       QStringLiteral("The statement names payments by the channel's ids alone.")});
     parser.process(app);
@@ -364,6 +378,8 @@ int main(int argc, char **argv)
     const QString path = writeStatement(*session, directory.path(), byChannelId);
     printFigures(lines, measureDay(*session, db, path, byChannelId));
     auditOrDie(db, "after reconciliation");
+    if (parser.isSet(QStringLiteral("hold")))
+        holdWhileExists(parser.value(QStringLiteral("hold")), db);
 
     // A further day of open breaks, for the console to page through.
     const int unknown = std::max(lines / 5, 2000);
