@@ -10,6 +10,8 @@ Status readInBatches(LibpqConnection &session, const QByteArray &cursor, const Q
                      const QByteArrayList &params, int batchRows,
                      const std::function<Status(const PgRows &)> &take)
 {
+    if (batchRows <= 0) // FETCH FORWARD 0 returns the current row again, for ever
+        return makeError(ErrorKind::Usage, QStringLiteral("a batch takes at least one row"));
     // A cursor's plan is otherwise chosen to return its first tenth soonest.
     if (Status whole = session.exec("SET LOCAL cursor_tuple_fraction = 1"); !whole)
         return whole;
@@ -35,8 +37,11 @@ Status readInBatches(LibpqConnection &session, const QByteArray &cursor, const Q
         const Status taken = take(current);
         if (!last)
             batch = next.get();
-        if (!taken)
+        if (!taken) {
+            // The transaction goes on: the name is free for another read.
+            (void)session.exec("CLOSE " + cursor);
             return taken;
+        }
         if (last)
             break;
     }

@@ -20,7 +20,10 @@ using namespace day_queries;
 using namespace day_search;
 
 // The day's two large reads come a batch at a time (readInBatches): a few
-// megabytes of libpq's result at once rather than two hundred.
+// megabytes of libpq's result at once rather than two hundred. A cursor is
+// never read by parallel workers; the day's records were kept to one server
+// process already (loadDayRecords), and the day's lines, read beside them on
+// the twin, take the other core of a small server.
 constexpr int BatchRows = 50000;
 
 QDateTime utcMillis(qint64 millis)

@@ -343,7 +343,15 @@ void printFigures(int lines, const DayFigures &figures)
 // Keeps the server up for a person to rerun keel against the same day.
 void holdWhileExists(const QString &flag, const ConnectionSettings &db)
 {
-    std::printf("held: %s\n  remove %s to go on\n", qPrintable(db.conninfo()), qPrintable(flag));
+    if (!QFile::exists(flag))
+        die(QStringLiteral("--hold %1: make the file first; the bench holds until it is gone")
+                .arg(flag));
+    // Where to connect, never a secret: the server trusts its own socket.
+    std::printf("held: host=%s port=%s user=%s dbname=%s\n  remove %s to go on\n",
+                qPrintable(db.value(QStringLiteral("host"))),
+                qPrintable(db.value(QStringLiteral("port"))),
+                qPrintable(db.value(QStringLiteral("user"))),
+                qPrintable(db.value(QStringLiteral("dbname"))), qPrintable(flag));
     std::fflush(stdout);
     while (QFile::exists(flag))
         QThread::sleep(1);
@@ -359,8 +367,9 @@ int main(int argc, char **argv)
     parser.addOption({QStringLiteral("lines"), QStringLiteral("Charges and statement lines."),
                       QStringLiteral("N")});
     parser.addOption({QStringLiteral("hold"),
-                      QStringLiteral("After the day's figures, print the server's connection and "
-                                     "keep it until FILE is gone (to profile a rerun)."),
+                      QStringLiteral("After the day's figures, print where the server is and "
+                                     "keep it until FILE, made before, is gone (to profile "
+                                     "reruns; the console's figures then see what they did)."),
                       QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("by-channel-id"),
                       QStringLiteral("The statement names payments by the channel's ids alone.")});

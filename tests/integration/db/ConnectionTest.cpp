@@ -225,8 +225,10 @@ TEST_F(ConnectionTest, AScalarOfAStatementWithoutRowsIsAUsageErrorNotALostConnec
 }
 
 // A large read comes through a cursor in batches: every row once, in order,
-// whether the last batch is full, part full or empty; the same unnamed, as
-// behind a transaction pooler. A batch the caller refuses ends the reading.
+// whether the last batch is full, part full or empty; the same with unnamed
+// statements, as keel sends them behind a transaction pooler. The cursor is
+// closed after, and also when the caller refuses a batch, which ends the
+// reading and leaves the transaction usable.
 TEST_F(ConnectionTest, ReadingInBatchesTakesEveryRowOnceInOrder)
 {
     for (const bool pooled : {false, true}) {
@@ -253,7 +255,9 @@ TEST_F(ConnectionTest, ReadingInBatchesTakesEveryRowOnceInOrder)
             EXPECT_EQ(seen, expected) << count << " pooled " << pooled;
             EXPECT_TRUE(
                 std::all_of(batches.cbegin(), batches.cend(), [](int size) { return size <= 4; }));
-            // The cursor is closed: the name is free for the next read.
+            EXPECT_EQ(batches.size(), count / 4 + 1) << count;
+            EXPECT_EQ(connection->scalar("SELECT count(*) FROM pg_cursors").value(),
+                      QStringLiteral("0"));
             ASSERT_TRUE(connection->exec("COMMIT").ok());
         }
     }
@@ -270,5 +274,12 @@ TEST_F(ConnectionTest, ReadingInBatchesTakesEveryRowOnceInOrder)
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().message, QStringLiteral("not this one"));
     EXPECT_EQ(taken, 1);
+    EXPECT_EQ(connection->scalar("SELECT count(*) FROM pg_cursors").value(), QStringLiteral("0"));
+    EXPECT_EQ(readInBatches(*connection, "counted", "SELECT 1", {}, 0,
+                            [](const PgRows &) { return Status{}; })
+                  .error()
+                  .kind,
+              ErrorKind::Usage)
+        << "a batch of no rows would fetch the same row for ever";
     (void)connection->exec("ROLLBACK");
 }

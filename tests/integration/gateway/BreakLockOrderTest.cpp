@@ -54,12 +54,19 @@ protected:
 
     // Stores the break `first`'s row before `second`'s, so that a scan of the
     // table in its physical order meets `first` first.
+    // What makes the tests that use it tests: where the server laid the rows
+    // out otherwise, a writer taking breaks in its scan's order would pass.
     void storeInOrder(qint64 first, qint64 second, const QByteArray &change)
     {
         for (qint64 id : {first, second})
             ASSERT_EQ(scalar("UPDATE keel.recon_breaks SET " + change +
                              " WHERE id = " + QByteArray::number(id) + " RETURNING 1"),
                       QStringLiteral("1"));
+        ASSERT_EQ(scalar("SELECT id FROM keel.recon_breaks WHERE id IN (" +
+                         QByteArray::number(first) + ", " + QByteArray::number(second) +
+                         ") ORDER BY ctid LIMIT 1"),
+                  QString::number(first))
+            << "the rows are not laid out in the order this test needs";
     }
 
     qint64 breakOf(const QByteArray &reference)
@@ -125,13 +132,6 @@ TEST_F(BreakLockOrderTest, EndingAcceptancesTakesTheirBreaksInTheOrderOfTheirIds
                   1);
     // Their dates pass, the higher id's first.
     storeInOrder(higher, lower, "accepted_until = now() - interval '1 minute'");
-    // What makes this a test: a scan for the acceptances that ran out, with
-    // no order of its own, meets the higher id first. Where the server laid
-    // the rows out otherwise, an unordered writer would pass too.
-    ASSERT_EQ(scalar("SELECT id FROM keel.recon_breaks WHERE status = 'accepted' "
-                     "AND accepted_until <= now() LIMIT 1"),
-              QString::number(higher))
-        << "the table's scan meets the lower id first: the premise of this test does not hold";
     QString ended;
     const WhileHeld seen = whileHolding(higher, lower, service(), [&] {
         auto login = LibpqConnection::open(m_serviceLogin);
