@@ -146,9 +146,8 @@ Status DayLoader::loadDayRecords(LoadedDay &day)
     return {};
 }
 
-// Appends the rows as lines, in the order they came.
-// Batches grow the list as appends do: reserving each batch's rows exactly
-// would move the whole list every batch.
+// Appends the rows as lines, in the order they came. No reserve here: batch
+// after batch, reserving each one's rows exactly would move the whole list.
 void appendRows(const PgRows &rows, QList<StatementLine> &lines, RepeatedText &currency)
 {
     for (int i = 0; i < rows.size(); ++i) {
@@ -268,7 +267,7 @@ Result<QList<StatementLine>> readDayLines(LibpqConnection &session, const QByteA
         });
     if (!read)
         return read.error();
-    keepInOrder(lines, 0);
+    std::sort(lines.begin(), lines.end(), lineOrder);
     return lines;
 }
 
