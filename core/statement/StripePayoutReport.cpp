@@ -55,14 +55,20 @@ struct Category {
 std::optional<Category> categoryNamed(const QString &name)
 {
     // A dispute takes the charge's money back and a dispute reversal gives
-    // it again; a refund failure gives back a refund Stripe had paid out.
+    // it again; a charge failure (a bank debit returned after it counted as
+    // paid) takes it back as a lost dispute does, under the charge's own id;
+    // a refund failure gives back a refund Stripe had paid out. Network costs
+    // (interchange and scheme fees on IC+ pricing) are what Stripe kept, as
+    // its own fees are.
     static const QHash<QString, Category> Categories{
         {QStringLiteral("charge"), {false, false, true, false, false, 1}},
         {QStringLiteral("refund"), {true, false, false, false, false, -1}},
         {QStringLiteral("dispute"), {false, true, false, true, false, -1}},
         {QStringLiteral("dispute_reversal"), {false, true, true, true, false, -1}},
+        {QStringLiteral("charge_failure"), {false, true, false, false, false, -1}},
         {QStringLiteral("refund_failure"), {true, true, true, false, false, 1}},
         {QStringLiteral("fee"), {false, false, false, false, true, 1}},
+        {QStringLiteral("network_cost"), {false, false, false, false, true, 1}},
     };
     const auto found = Categories.constFind(name);
     return found == Categories.cend() ? std::nullopt : std::optional(*found);
@@ -81,8 +87,9 @@ public:
         if (!read)
             return refusal(
                 StatementCheck::Unsupported,
-                QStringLiteral("%1: keel reads charges, refunds, disputes, dispute "
-                               "reversals and refund failures, not \"%2\"")
+                QStringLiteral("%1: keel reads charges, refunds, disputes and their "
+                               "reversals, failed charges and refunds, fees and network "
+                               "costs, not \"%2\"")
                     .arg(where(QStringLiteral("reporting_category")), category.left(40)));
         const Category &kind = *read;
         if (kind.channelFee)

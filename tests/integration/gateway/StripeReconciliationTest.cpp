@@ -248,6 +248,37 @@ TEST_F(StripeReconciliationTest, DisputesAndFailedRefundsDifferUntilTheMoneyCome
     expectBooksAgree();
 }
 
+// A bank debit that came back after Stripe counted it paid (charge_failure)
+// takes the charge's money back under the charge's own id, as a lost dispute
+// does: the payment differs, and a refund may no longer give that money
+// again. A network cost is Stripe's to keep, booked with its fees.
+TEST_F(StripeReconciliationTest, AFailedChargeIsTakenBackAndNetworkCostsAreFees)
+{
+    const QByteArray failed = charge("amount=3000&currency=usd", "stripe-failed");
+    m_day = firstPostingDay();
+    const ProcessResult paid = importReport(
+        QStringLiteral("paid.csv"),
+        {row("%1 10:00:00", "30.00", "0.00", "30.00", "charge", "ch_failed", failed),
+         row("%1 10:01:00", "-0.07", "0.00", "-0.07", "network_cost", "ch_failed", "")});
+    ASSERT_EQ(paid.exitCode, 0) << qPrintable(paid.err);
+    EXPECT_EQ(run(QStringLiteral("stripe")).value(QStringLiteral("matched")).toInt(), 1);
+    EXPECT_EQ(balance("channel_fees:stripe:USD"), QStringLiteral("7"));
+
+    const ProcessResult returned = importReport(
+        QStringLiteral("returned.csv"),
+        {row("%2 08:00:00", "-30.00", "0.00", "-30.00", "charge_failure", "ch_failed", failed)});
+    ASSERT_EQ(returned.exitCode, 0) << qPrintable(returned.err);
+    const QJsonObject second = run(QStringLiteral("stripe"), dayAfter(1));
+    EXPECT_EQ(second.value(QStringLiteral("reopened")).toString(), m_day);
+    EXPECT_EQ(
+        breakRows(),
+        QStringLiteral("status_mismatch payment %1 pending 0 3000").arg(QString::fromUtf8(failed)));
+    const HttpReply refunded = post("/v1/refunds", "charge=" + failed, "refund-failed-charge");
+    EXPECT_EQ(refunded.status, 400) << refunded.body.constData();
+    EXPECT_TRUE(refunded.body.contains("charge_disputed")) << refunded.body.constData();
+    expectBooksAgree();
+}
+
 // Past the settlement lag, each difference opens a case: a dispute is money
 // keel booked that the channel no longer holds, a case of 0 to chase; a
 // failed refund is money the channel holds that keel let go, parked in
