@@ -106,8 +106,12 @@ public:
                 StatementCheck::Field,
                 QStringLiteral("%1: no source_id").arg(where(QStringLiteral("source_id"))));
         line.reference = value(kind.refund ? RefundReference : PaymentReference).trimmed();
-        if (line.reference.isEmpty())
-            line.reference = kind.ofDispute ? value(ChargeId).trimmed() : line.channelReference;
+        // What takes a charge's money back names the charge in charge_id;
+        // Stripe's source of a failed charge may be another object.
+        if (line.reference.isEmpty() && kind.reverses && !kind.refund)
+            line.reference = value(ChargeId).trimmed();
+        if (line.reference.isEmpty() && !kind.ofDispute)
+            line.reference = line.channelReference;
         if (line.reference.isEmpty())
             return refusal(StatementCheck::Field,
                            QStringLiteral("%1: a %2 names its charge by charge_id or by keel's "

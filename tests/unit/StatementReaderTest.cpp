@@ -456,12 +456,14 @@ TEST(StripePayoutReportTest, DisputesTheirReversalsAndFailedRefundsAreLinesOfThe
         << "keel captures whole charges";
 }
 
-// A charge failure is the charge's money taken back under the charge's own
-// id; a network cost is a fee of Stripe's, as its Radar fee is.
+// A charge failure is the charge's money taken back, filed under Stripe's
+// object of the failure; without keel's reference it is the charge's by
+// charge_id, else by that object. A network cost is a fee of Stripe's, as
+// its Radar fee is.
 TEST(StripePayoutReportTest, AFailedChargeIsAReversalOfItAndANetworkCostAFee)
 {
     QByteArray bytes = sample("stripe-payout-disputes.csv");
-    bytes.replace(",dispute,dp_1KeelSample0011,", ",charge_failure,ch_3KeelSample0004,");
+    bytes.replace(",dispute,dp_1KeelSample0011,", ",charge_failure,py_1KeelSample0011,");
     bytes.replace(",fee,,Radar", ",network_cost,,Network costs");
     Result<QList<StatementLine>> lines = read(StatementFormat::Stripe, bytes);
     ASSERT_TRUE(lines) << qPrintable(lines.error().message);
@@ -470,7 +472,7 @@ TEST(StripePayoutReportTest, AFailedChargeIsAReversalOfItAndANetworkCostAFee)
     EXPECT_EQ(failed.kind, LineKind::Payment);
     EXPECT_TRUE(failed.reverses);
     EXPECT_EQ(failed.reference, QStringLiteral("ch_keelStripe00003"));
-    EXPECT_EQ(failed.channelReference, QStringLiteral("ch_3KeelSample0004"));
+    EXPECT_EQ(failed.channelReference, QStringLiteral("py_1KeelSample0011"));
     EXPECT_EQ(failed.amount, 4000) << "what the returned debit took back";
     EXPECT_EQ(lines->at(3).kind, LineKind::ChannelFee);
     EXPECT_EQ(lines->at(3).fee, 235);
@@ -481,11 +483,17 @@ TEST(StripePayoutReportTest, AFailedChargeIsAReversalOfItAndANetworkCostAFee)
     EXPECT_EQ(refusedFor(StatementFormat::Stripe, inward), QLatin1String("statement_field"))
         << "a failed charge takes money, never brings it";
     QByteArray unnamed = bytes;
-    unnamed.replace(",ch_3KeelSample0004,ch_keelStripe00003,", ",ch_3KeelSample0004,,");
+    unnamed.replace("-40.00,usd,ch_3KeelSample0004,ch_keelStripe00003,",
+                    "-40.00,usd,ch_3KeelSample0004,,");
     Result<QList<StatementLine>> bare = read(StatementFormat::Stripe, unnamed);
     ASSERT_TRUE(bare) << qPrintable(bare.error().message);
     EXPECT_EQ(bare->at(0).reference, QStringLiteral("ch_3KeelSample0004"))
-        << "without keel's reference, under the charge's Stripe id as its charge row is";
+        << "without keel's reference, the charge's by charge_id";
+    unnamed.replace("-40.00,usd,ch_3KeelSample0004,,", "-40.00,usd,,,");
+    bare = read(StatementFormat::Stripe, unnamed);
+    ASSERT_TRUE(bare) << qPrintable(bare.error().message);
+    EXPECT_EQ(bare->at(0).reference, QStringLiteral("py_1KeelSample0011"))
+        << "naming no charge, under Stripe's object of the failure";
 }
 
 TEST(AlipayBillTest, ReadsTradesAndRefundsFromItsZipOfGbkFiles)

@@ -169,10 +169,11 @@ protected:
             "INSERT INTO keel.ledger_transactions (kind, charge_id, suspense_case_id, description) "
             "SELECT 'channel_giveback', " +
             charged + ", k.id, 'an approved action of another case' FROM k");
+        // A closed case is keel's own functions' to write (migration 0048).
         ASSERT_FALSE(forgedCase.ok());
         EXPECT_EQ(forgedCase.error().code, QLatin1String("42501"))
             << qPrintable(forgedCase.error().message);
-        EXPECT_TRUE(forgedCase.error().message.contains(QLatin1String("approved case.give_back")))
+        EXPECT_TRUE(forgedCase.error().message.contains(QLatin1String("suspense_cases")))
             << qPrintable(forgedCase.error().message);
     }
 
