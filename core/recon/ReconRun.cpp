@@ -8,6 +8,7 @@
 #include <QHash>
 
 #include <algorithm>
+#include <utility>
 
 namespace keel {
 namespace {
@@ -15,6 +16,15 @@ namespace {
 // One run of a channel's day at a time, and all of it read from one snapshot.
 constexpr char LockDay[] = "SELECT pg_advisory_lock(hashtext('keel.recon:' || $1), $2::int)";
 constexpr char UnlockDay[] = "SELECT pg_advisory_unlock(hashtext('keel.recon:' || $1), $2::int)";
+
+// A run reads lines of other days than its own (a reference's other
+// reports), whose breaks a withdrawal cannot know to wait for: the runs of a
+// channel share this lock, and a statement's withdrawal takes it alone
+// (migration 0048), so that no run reads lines a withdrawal is taking away.
+constexpr char ShareChannel[] =
+    "SELECT pg_advisory_lock_shared(hashtext('keel.recon.runs:' || $1), 0)";
+constexpr char UnshareChannel[] =
+    "SELECT pg_advisory_unlock_shared(hashtext('keel.recon.runs:' || $1), 0)";
 
 // The database writes the run and its breaks from the run's result, and opens
 // the cases of a day whose lag has passed (migration 0031); the service reads
@@ -84,26 +94,27 @@ Result<QList<QDate>> daysToReopen(LibpqConnection &session, const ReconReport &r
     return days;
 }
 
-// Holds the day's advisory lock for as long as it lives.
-class DayLock final {
+// Holds a session's advisory lock for as long as it lives.
+class SessionLock final {
 public:
-    DayLock(LibpqConnection &session, const QString &channel, const QDate &date)
-        : m_session(session), m_params{channel.toUtf8(),
-                                       QByteArray::number(QDate(2000, 1, 1).daysTo(date))}
+    SessionLock(LibpqConnection &session, const char *lock, const char *unlock,
+                QByteArrayList params)
+        : m_session(session), m_unlock(unlock), m_params(std::move(params))
     {
-        Result<PgRows> locked = m_session.query(LockDay, m_params);
+        Result<PgRows> locked = m_session.query(lock, m_params);
         m_status = locked ? Status{} : Status{locked.error()};
     }
-    ~DayLock()
+    ~SessionLock()
     {
         if (m_status)
-            (void)m_session.query(UnlockDay, m_params);
+            (void)m_session.query(m_unlock, m_params);
     }
-    Q_DISABLE_COPY_MOVE(DayLock)
+    Q_DISABLE_COPY_MOVE(SessionLock)
     const Status &status() const { return m_status; }
 
 private:
     LibpqConnection &m_session;
+    const char *m_unlock;
     QByteArrayList m_params;
     Status m_status;
 };
@@ -153,8 +164,12 @@ Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &c
     // A guarded resolution or a case closed in the workbench may commit on
     // one of the day's breaks while the run reads its snapshot: the run then
     // fails to serialize, and is run again on what is true now.
+    SessionLock runs(session, ShareChannel, UnshareChannel, {channel.toUtf8()});
+    if (!runs.status())
+        return runs.status().error();
     const auto reconcile = [&](const QDate &day) -> Result<ReconReport> {
-        DayLock lock(session, channel, day);
+        SessionLock lock(session, LockDay, UnlockDay,
+                         {channel.toUtf8(), QByteArray::number(QDate(2000, 1, 1).daysTo(day))});
         if (!lock.status())
             return lock.status().error();
         Result<ReconReport> report = reconcileLocked(session, channel, day);

@@ -21,7 +21,9 @@
 -- 3. The withdrawal listed its breaks before it waited for its days' runs
 --    and for the breaks: breaks a run wrote meanwhile, and the counterpart
 --    of a match that committed meanwhile, were left as they were. The list
---    is made again once each is held.
+--    is made again once each is held; and since a run of another day reads
+--    the lines of a reference on any day, a withdrawal now waits for every
+--    run of its channel to end (the runs share a lock it takes alone).
 -- 4. The service login could insert a statement already marked withdrawn,
 --    whose lines no person could then withdraw; the insert now clears that.
 -- 5. The service login could insert a case of any status, break and amount:
@@ -166,6 +168,9 @@ BEGIN
     IF version <> target ->> 'version' OR stored.withdrawn_at IS NOT NULL THEN
         RETURN jsonb_build_array(jsonb_build_object('id', target ->> 'id', 'outcome', 'changed'));
     END IF;
+    -- No run of the channel is under way: a run reads lines of other days
+    -- than its own, whose breaks this could not know to wait for.
+    PERFORM pg_advisory_xact_lock(hashtext('keel.recon.runs:' || stored.channel), 0);
     SELECT h.touched, h.days INTO touched, days FROM hold_what_a_withdrawal_touches(stored) h;
     INSERT INTO recon_withdrawn_lines SELECT * FROM recon_lines WHERE statement_id = stored.id;
     DELETE FROM recon_lines WHERE statement_id = stored.id;

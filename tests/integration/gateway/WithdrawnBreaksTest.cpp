@@ -6,9 +6,12 @@
 #include "core/ops/BreakResolutions.h"
 #include "core/read/ReconQuery.h"
 
+#include <QProcess>
+
 #include <thread>
 
 using namespace keel;
+using keel::test::keelBinary;
 using keel::test::waitUntil;
 
 namespace {
@@ -189,6 +192,64 @@ TEST_F(WithdrawnBreaksTest, AMatchCommittedWhileTheWithdrawalWaitsIsUndoneWithIt
     EXPECT_EQ(awaiting(QString::fromUtf8(paid)),
               QStringLiteral("missing_at_channel persisting true"))
         << "the counterpart the match named, opened again";
+}
+
+// A run reads the lines of a reference on any day, so a withdrawal cannot
+// know every break a run under way may write from its lines: the runs of a
+// channel share a lock that a withdrawal takes alone. A run waits for a
+// withdrawal, and a withdrawal for the runs, each here held by the test.
+TEST_F(WithdrawnBreaksTest, RunsAndAWithdrawalOfTheirChannelWaitForEachOther)
+{
+    startGateway();
+    oneMovementAsTwoBreaks("recon-run-lock", QStringLiteral("ch_channelsOwn0001"));
+    ASSERT_FALSE(HasFailure());
+    const QByteArray key = "hashtext('keel.recon.runs:sim'), 0";
+    const auto waitingAs = [&](const ConnectionSettings &login) {
+        return waitUntil([&] {
+            return scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'advisory' "
+                          "AND usename = '" +
+                          login.value(QStringLiteral("user")).toUtf8() + "'") == QLatin1String("1");
+        });
+    };
+    auto holder = LibpqConnection::open(settings());
+    ASSERT_TRUE(holder.ok());
+
+    ASSERT_TRUE(holder->exec("SELECT pg_advisory_lock(" + key + ")").ok());
+    QProcess running;
+    running.start(keelBinary(),
+                  {QStringLiteral("recon"), QStringLiteral("run"), QStringLiteral("--channel"),
+                   QStringLiteral("sim"), QStringLiteral("--date"), m_day, QStringLiteral("--db"),
+                   m_service});
+    EXPECT_TRUE(waitingAs(m_serviceLogin)) << "the run did not wait for the withdrawal";
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_runs"), QStringLiteral("1"));
+    ASSERT_TRUE(holder->exec("SELECT pg_advisory_unlock(" + key + ")").ok());
+    ASSERT_TRUE(running.waitForFinished(60000));
+    EXPECT_EQ(running.exitCode(), 0) << running.readAllStandardError().constData();
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_runs"), QStringLiteral("2"));
+
+    const qint64 proposal = proposeAndApprove(withdrawal());
+    ASSERT_NE(proposal, 0);
+    ASSERT_TRUE(holder->exec("SELECT pg_advisory_lock_shared(" + key + ")").ok());
+    const ConnectionSettings approver = loginAs(QStringLiteral("keel_approver"));
+    int applied = 0;
+    std::thread withdrawing([&] {
+        {
+            auto db = QtSqlConnections::connect(approver, QStringLiteral("keel-test-withdraw"));
+            if (auto done = db.ok() ? ActionDesk(*db).execute(proposal)
+                                    : Result<ActionExecution>(db.error());
+                done.ok())
+                applied = done->applied;
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("keel-test-withdraw"));
+    });
+    const bool waited = waitingAs(approver);
+    const QString withdrawnMeanwhile =
+        scalar("SELECT count(*) FROM keel.recon_statements WHERE withdrawn_at IS NOT NULL");
+    (void)holder->exec("SELECT pg_advisory_unlock_shared(" + key + ")");
+    withdrawing.join();
+    EXPECT_TRUE(waited) << "the withdrawal did not wait for the run";
+    EXPECT_EQ(withdrawnMeanwhile, QStringLiteral("0"));
+    EXPECT_EQ(applied, 1);
 }
 
 // The service login opens a saga's case and nothing else, and the case
