@@ -358,43 +358,35 @@ REVOKE EXECUTE ON FUNCTION operator_actions_check_case_awaits_no_run() FROM PUBL
 CREATE TRIGGER operator_actions_check_case_awaits_no_run BEFORE INSERT ON operator_actions
     FOR EACH ROW EXECUTE FUNCTION operator_actions_check_case_awaits_no_run();
 
--- Each target refused with the same reason.
-CREATE FUNCTION every_target_not_allowed(targets jsonb, problem text) RETURNS jsonb
-LANGUAGE sql IMMUTABLE SET search_path = keel, pg_temp AS $$
-    SELECT jsonb_agg(jsonb_build_object('id', t ->> 'id', 'outcome', 'not_allowed',
-                                        'message', problem))
-    FROM jsonb_array_elements(targets) t
-$$;
-REVOKE EXECUTE ON FUNCTION every_target_not_allowed(jsonb, text) FROM PUBLIC;
-
--- As migration 0046 wrote them, and checked again once the breaks are held:
--- a proposal approved before the withdrawal names cases it did not change.
-CREATE OR REPLACE FUNCTION execute_give_back(proposal operator_actions) RETURNS jsonb
+-- The breaks of the cases a proposal names, locked as migration 0046 locks
+-- them; then each target refused if one of those breaks waits for a run, or
+-- NULL to go on. Checked again here because a proposal approved before the
+-- withdrawal names cases the withdrawal did not change.
+CREATE FUNCTION hold_breaks_of_cases_judged(proposal operator_actions) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
     problem text;
 BEGIN
     PERFORM lock_breaks_of_target_cases(proposal);
     problem := cases_awaiting_run(proposal.targets);
-    IF problem IS NOT NULL THEN
-        RETURN every_target_not_allowed(proposal.targets, problem);
-    END IF;
-    RETURN give_back_with_break_held(proposal);
+    RETURN CASE WHEN problem IS NOT NULL THEN
+        (SELECT jsonb_agg(jsonb_build_object('id', t ->> 'id', 'outcome', 'not_allowed',
+                                             'message', problem))
+         FROM jsonb_array_elements(proposal.targets) t) END;
 END
+$$;
+REVOKE EXECUTE ON FUNCTION hold_breaks_of_cases_judged(operator_actions) FROM PUBLIC;
+
+-- As migration 0046 wrote them, with that check.
+CREATE OR REPLACE FUNCTION execute_give_back(proposal operator_actions) RETURNS jsonb
+LANGUAGE sql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+    SELECT coalesce(hold_breaks_of_cases_judged(proposal), give_back_with_break_held(proposal));
 $$;
 
 CREATE OR REPLACE FUNCTION execute_case_resolution(proposal operator_actions) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
-DECLARE
-    problem text;
-BEGIN
-    PERFORM lock_breaks_of_target_cases(proposal);
-    problem := cases_awaiting_run(proposal.targets);
-    IF problem IS NOT NULL THEN
-        RETURN every_target_not_allowed(proposal.targets, problem);
-    END IF;
-    RETURN case_resolution_with_break_held(proposal);
-END
+LANGUAGE sql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+    SELECT coalesce(hold_breaks_of_cases_judged(proposal),
+                    case_resolution_with_break_held(proposal));
 $$;
 
 -- Breaks a withdrawal opened again before this migration, whose day has not

@@ -167,16 +167,8 @@ TEST_F(BreakLockOrderTest, AWithdrawalTakesItsBreaksInTheOrderOfTheirIds)
     ASSERT_GT(proposal, 0);
     const ConnectionSettings approver = loginAs(QStringLiteral("keel_approver"));
     int applied = 0;
-    const WhileHeld seen = whileHolding(higher, lower, approver.value(QStringLiteral("user")), [&] {
-        {
-            auto db = QtSqlConnections::connect(approver, QStringLiteral("keel-test-withdraw"));
-            if (auto done = db.ok() ? ActionDesk(*db).execute(proposal)
-                                    : Result<ActionExecution>(db.error());
-                done.ok())
-                applied = done->applied;
-        }
-        QSqlDatabase::removeDatabase(QStringLiteral("keel-test-withdraw"));
-    });
+    const WhileHeld seen = whileHolding(higher, lower, approver.value(QStringLiteral("user")),
+                                        [&] { applied = executeAsApprover(approver, proposal); });
     ASSERT_TRUE(seen.waited) << "the withdrawal never waited for the break held";
     EXPECT_TRUE(seen.lowerTaken) << "the higher id was taken before the lower";
     EXPECT_EQ(applied, 1);

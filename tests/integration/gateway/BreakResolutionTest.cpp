@@ -137,16 +137,7 @@ protected:
                           " FOR UPDATE"))
             return seen;
         const ConnectionSettings approver = loginAs(QStringLiteral("keel_approver"));
-        std::thread running([&] {
-            {
-                auto db = QtSqlConnections::connect(approver, QStringLiteral("keel-test-held"));
-                if (auto done = db.ok() ? ActionDesk(*db).execute(proposal)
-                                        : Result<ActionExecution>(db.error());
-                    done.ok())
-                    seen.applied = done->applied;
-            }
-            QSqlDatabase::removeDatabase(QStringLiteral("keel-test-held"));
-        });
+        std::thread running([&] { seen.applied = executeAsApprover(approver, proposal); });
         seen.waited = waitUntil([&] {
             return scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
                           "AND usename = '" +

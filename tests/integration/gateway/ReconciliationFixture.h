@@ -247,6 +247,23 @@ protected:
             "SELECT count(*) FROM keel.ledger_transactions WHERE kind = 'channel_takeback'");
     }
 
+    // The approved `proposal` run through an approver's login of its own,
+    // on the calling thread: how many targets it applied, 0 if it could not
+    // run. For a test that holds, on another thread, what the run waits for.
+    static int executeAsApprover(const ConnectionSettings &approver, qint64 proposal)
+    {
+        int applied = 0;
+        {
+            auto db = QtSqlConnections::connect(approver, QStringLiteral("keel-test-aside"));
+            if (auto done = db.ok() ? ActionDesk(*db).execute(proposal)
+                                    : Result<ActionExecution>(db.error());
+                done.ok())
+                applied = done->applied;
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("keel-test-aside"));
+        return applied;
+    }
+
     // keel's capture of 20.00 USD, which the channel reported under
     // `channelsOwn`, a reference keel never sent: past the lag, the run finds
     // a missing_at_keel (its money parked) and a missing_at_channel, one

@@ -166,16 +166,7 @@ TEST_F(WithdrawnBreaksTest, AMatchCommittedWhileTheWithdrawalWaitsIsUndoneWithIt
     ASSERT_TRUE(matcher->exec(matched(atKeel, atChannel)).ok());
     const ConnectionSettings approver = loginAs(QStringLiteral("keel_approver"));
     int applied = 0;
-    std::thread withdrawing([&] {
-        {
-            auto db = QtSqlConnections::connect(approver, QStringLiteral("keel-test-withdraw"));
-            if (auto done = db.ok() ? ActionDesk(*db).execute(proposal)
-                                    : Result<ActionExecution>(db.error());
-                done.ok())
-                applied = done->applied;
-        }
-        QSqlDatabase::removeDatabase(QStringLiteral("keel-test-withdraw"));
-    });
+    std::thread withdrawing([&] { applied = executeAsApprover(approver, proposal); });
     const bool waited = waitUntil([&] {
         return scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
                       "AND usename = '" +
@@ -232,16 +223,7 @@ TEST_F(WithdrawnBreaksTest, RunsAndAWithdrawalOfTheirChannelWaitForEachOther)
     ASSERT_TRUE(holder->exec("SELECT pg_advisory_lock_shared(" + key + ")").ok());
     const ConnectionSettings approver = loginAs(QStringLiteral("keel_approver"));
     int applied = 0;
-    std::thread withdrawing([&] {
-        {
-            auto db = QtSqlConnections::connect(approver, QStringLiteral("keel-test-withdraw"));
-            if (auto done = db.ok() ? ActionDesk(*db).execute(proposal)
-                                    : Result<ActionExecution>(db.error());
-                done.ok())
-                applied = done->applied;
-        }
-        QSqlDatabase::removeDatabase(QStringLiteral("keel-test-withdraw"));
-    });
+    std::thread withdrawing([&] { applied = executeAsApprover(approver, proposal); });
     const bool waited = waitingAs(approver);
     const QString withdrawnMeanwhile =
         scalar("SELECT count(*) FROM keel.recon_statements WHERE withdrawn_at IS NOT NULL");
