@@ -465,6 +465,13 @@ void ReconView::showBreaks(const QList<ReconBreakRow> &breaks, bool append)
     const int first = append ? int(m_shown.size()) : 0;
     m_shown = append ? m_shown + breaks : breaks;
     m_moreBreaks->setEnabled(breaks.size() == BreakPage);
+    const auto statusText = [this](const ReconBreakRow &found) {
+        if (found.awaitingRun)
+            return tr("%1, awaiting a run").arg(found.status);
+        return found.acceptedUntil.isValid()
+                   ? tr("accepted until %1").arg(localTimeText(found.acceptedUntil))
+                   : found.status;
+    };
     QSignalBlocker quiet(m_breaks);
     m_breaks->setRowCount(int(m_shown.size()));
     for (int row = first; row < m_shown.size(); ++row) {
@@ -474,10 +481,7 @@ void ReconView::showBreaks(const QList<ReconBreakRow> &breaks, bool append)
             {found.date.toString(Qt::ISODate), found.channel, found.breakClass, found.kind,
              found.reference, money(found.channelAmount),
              money(found.keelAmount, found.channelAmount.currency, found.channelAmount.exponent),
-             found.acceptedUntil.isValid()
-                 ? tr("accepted until %1").arg(localTimeText(found.acceptedUntil))
-                 : found.status,
-             tr("%n day(s)", nullptr, found.ageDays),
+             statusText(found), tr("%n day(s)", nullptr, found.ageDays),
              found.caseId == 0 ? QString() : tr("#%1 %2").arg(found.caseId).arg(found.caseStatus)});
     }
     m_breaks->resizeColumnsToContents();
@@ -549,7 +553,12 @@ void ReconView::showDetail(const ReconBreakRow &found, const ReconBreakDetail &d
                 found.breakClass, found.status, keel,
                 found.caseId == 0
                     ? tr("No case yet: one opens once the settlement lag has passed.")
-                    : tr("Suspense case #%1 (%2).").arg(found.caseId).arg(found.caseStatus)));
+                    : tr("Suspense case #%1 (%2).").arg(found.caseId).arg(found.caseStatus)) +
+        (found.awaitingRun
+             ? tr("<br><b>A statement line it bore on was withdrawn.</b> Run %1's %2 again: "
+                  "until a run has judged it, neither it nor its case can be resolved.")
+                   .arg(found.channel.toHtmlEscaped(), found.date.toString(Qt::ISODate))
+             : QString()));
     Q_EMIT breakShown();
 }
 

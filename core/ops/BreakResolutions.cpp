@@ -7,7 +7,13 @@ namespace {
 
 bool open(const ReconBreakRow &found)
 {
-    return found.status == QLatin1String("new") || found.status == QLatin1String("persisting");
+    return !found.awaitingRun &&
+           (found.status == QLatin1String("new") || found.status == QLatin1String("persisting"));
+}
+
+bool acceptedOrOpen(const ReconBreakRow &found)
+{
+    return open(found) || (!found.awaitingRun && found.status == QLatin1String("accepted"));
 }
 
 ProposalRequest about(const char *kind, const QList<const ReconBreakRow *> &breaks)
@@ -35,9 +41,8 @@ bool canMatch(const ReconBreakRow &first, const ReconBreakRow &second)
            atChannel.breakClass == QLatin1String("missing_at_channel") &&
            atKeel.channel == atChannel.channel && atKeel.kind == atChannel.kind &&
            atKeel.channelAmount.currency == atChannel.channelAmount.currency &&
-           atKeel.channelAmount.amount == atChannel.keelAmount &&
-           (open(atKeel) || atKeel.status == QLatin1String("accepted")) &&
-           (open(atChannel) || atChannel.status == QLatin1String("accepted"));
+           atKeel.channelAmount.amount == atChannel.keelAmount && acceptedOrOpen(atKeel) &&
+           acceptedOrOpen(atChannel);
 }
 
 ProposalRequest match(const ReconBreakRow &first, const ReconBreakRow &second)

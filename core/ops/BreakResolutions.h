@@ -14,6 +14,7 @@ struct ReconStatementRow;
 // proposals for ActionDesk: a person proposes, a second approves, and the
 // database checks again when it runs that each break is still as they saw it.
 // The can… checks only say what the console offers; the database decides.
+// None offers a break that awaits a run after a withdrawal (migration 0048).
 namespace BreakResolutions {
 
 // Two breaks that are one movement the channel reported under its own

@@ -32,7 +32,8 @@ constexpr char OpenBreaks[] =
     "SELECT b.id, b.channel, b.business_date, b.class, b.kind, b.reference, b.currency, "
     "       c.exponent, b.channel_amount, b.keel_amount, b.status, "
     "       (now() AT TIME ZONE z.time_zone)::date - b.business_date, coalesce(k.id, 0), "
-    "       coalesce(k.status, ''), b.xmin::text, b.accepted_until "
+    "       coalesce(k.status, ''), b.xmin::text, b.accepted_until, "
+    "       b.awaiting_run "
     "FROM keel.recon_breaks b JOIN keel.currencies c ON c.code = b.currency "
     "JOIN keel.recon_channels z ON z.channel = b.channel "
     "LEFT JOIN LATERAL (SELECT id, status FROM keel.suspense_cases "
@@ -162,7 +163,8 @@ Result<QList<ReconBreakRow>> ReconQuery::openBreaks(QSqlDatabase db, int limit,
              query.value(12).toLongLong(),
              query.value(13).toString(),
              query.value(14).toString(),
-             query.value(15).toDateTime()});
+             query.value(15).toDateTime(),
+             query.value(16).toBool()});
     return rows;
 }
 

@@ -47,6 +47,9 @@ struct ReconBreakRow {
     QString caseStatus;
     QString version;         // the row version a resolution proposes against
     QDateTime acceptedUntil; // while accepted
+    // Its statement's line was withdrawn (migration 0048): nothing may be
+    // decided on it until a run of its day has judged it again.
+    bool awaitingRun = false;
 };
 
 // Open breaks of one class by age: 0-1, 2-7, 8-30 and more than 30 days.

@@ -269,4 +269,16 @@ TEST_F(ReconViewTest, AStatementIsWithdrawnThroughAProposal)
     EXPECT_FALSE(cell(view.statements(), 0, 7).isEmpty()) << "withdrawn, and when";
     view.statements()->selectRow(0);
     EXPECT_FALSE(view.withdrawButton()->isEnabled());
+
+    // The break its line bore on waits for its day to run again: shown so,
+    // and nothing is offered on it until then.
+    ASSERT_EQ(view.breaks()->rowCount(), 1);
+    EXPECT_TRUE(cell(view.breaks(), 0, 7).contains(QLatin1String("awaiting a run")))
+        << qPrintable(cell(view.breaks(), 0, 7));
+    QSignalSpy shown(&view, &ReconView::breakShown);
+    view.selectBreak(0);
+    ASSERT_TRUE(shown.wait(10000));
+    EXPECT_FALSE(view.acceptButton()->isEnabled());
+    EXPECT_TRUE(view.keelSide()->text().contains(QLatin1String("Run sim's 2026-11-20 again")))
+        << qPrintable(view.keelSide()->text());
 }
