@@ -44,7 +44,8 @@ public:
     {
         return QStringLiteral(
             "Reconcile a channel's statements with keel's books (对账): \"keel recon import "
-            "--channel NAME --format csv|wechatpay|alipay FILE [--sha1 HEX]\" stores a statement "
+            "--channel NAME --format csv|wechatpay|alipay|stripe FILE [--sha1 HEX]\" stores a "
+            "statement "
             "whole "
             "or refuses it (exit 2 names the check); \"keel recon run --channel NAME --date "
             "YYYY-MM-DD [--json]\" matches one business day and keeps its breaks; \"keel recon "
@@ -65,7 +66,7 @@ public:
     void addOptions(QCommandLineParser &parser) const override
     {
         parser.addPositionalArgument(QStringLiteral("action"),
-                                     QStringLiteral("import, run, or verify."));
+                                     QStringLiteral("import, run, verify or fee-rate."));
         parser.addPositionalArgument(QStringLiteral("file"),
                                      QStringLiteral("import: the statement file."), {});
         addDatabaseOption(parser);
@@ -76,7 +77,8 @@ public:
         parser.addOption(
             {QStringLiteral("format"),
              QStringLiteral("import: csv (keel's normalised form), wechatpay (the v3 "
-                            "trade bill, plain or gzip) or alipay (the trade bill's ZIP)."),
+                            "trade bill, plain or gzip), alipay (the trade bill's ZIP) or "
+                            "stripe (the itemized payout reconciliation report's CSV)."),
              QStringLiteral("FORMAT")});
         parser.addOption({QStringLiteral("sha1"),
                           QStringLiteral("import: the SHA1 the channel's download API returned; "
