@@ -343,7 +343,11 @@ void SuspenseView::selectCase(int row)
                                          : HistoryQuery::formatAmount(item.amount, item.exponent),
                  item.currency, statusWord(item.status),
                  item.owner.isEmpty() ? QString() : tr(", taken by %1").arg(item.owner),
-                 item.reason.toHtmlEscaped()));
+                 item.reason.toHtmlEscaped()) +
+        (item.awaitingRun
+             ? tr("<br>A statement line its break bore on was withdrawn: it can be settled once "
+                  "its day has run again (Reconciliation).")
+             : QString()));
     updateButtons();
     const QStringList sources = m_sources;
     m_worker->submit<QList<TimelineEntry>>(
@@ -381,8 +385,10 @@ void SuspenseView::updateButtons()
     m_take->setEnabled(m_canWork && open);
     m_note->setEnabled(m_canNote && item);
     m_retry->setEnabled(m_canWork && open && !item->sagaId.isEmpty());
-    m_adjust->setEnabled(m_canWork && open && item->amount > 0);
-    m_writeOff->setEnabled(m_canWork && open);
+    // The database refuses to settle a case whose day must run again first.
+    const bool settleable = open && !item->awaitingRun;
+    m_adjust->setEnabled(m_canWork && settleable && item->amount > 0);
+    m_writeOff->setEnabled(m_canWork && settleable);
     m_giveBack->setEnabled(m_canWork && item && CaseResolutions::canGiveBack(*item));
 }
 

@@ -9,7 +9,7 @@ bool canGiveBack(const SuspenseCaseRow &held)
     // A saga's case or a channel notice's is never a run's parking.
     return (held.status == QLatin1String("open") || held.status == QLatin1String("in_review")) &&
            !held.chargeId.isEmpty() && held.sagaId.isEmpty() && held.notice.isEmpty() &&
-           held.amount > 0;
+           held.amount > 0 && !held.awaitingRun;
 }
 
 ProposalRequest giveBack(const SuspenseCaseRow &held, GiveBackTo to)

@@ -24,7 +24,9 @@ const char QueueSql[] =
     "  coalesce(n.channel || ' ' || n.notice_id || ': ' || n.outcome || "
     "    coalesce(' ' || n.amount || ' ' || n.currency, '') || ' (' || n.verdict || ')', "
     "    ''), "
-    "  coalesce((SELECT state FROM keel.payment_state ps WHERE ps.charge_id = c.id), '') "
+    "  coalesce((SELECT state FROM keel.payment_state ps WHERE ps.charge_id = c.id), ''), "
+    "  EXISTS (SELECT 1 FROM keel.recon_breaks b WHERE b.id = k.recon_break_id "
+    "          AND b.awaiting_run) "
     "FROM keel.suspense_cases k CROSS JOIN keel.ops_policy p "
     "LEFT JOIN keel.sagas s ON s.id = k.saga_id "
     "LEFT JOIN keel.charges c ON c.id = k.charge_id "
@@ -103,6 +105,7 @@ SuspenseCaseRow caseAt(const QSqlQuery &query)
     row.outTradeNo = query.value(16).toString();
     row.notice = query.value(17).toString();
     row.chargeState = query.value(18).toString();
+    row.awaitingRun = query.value(19).toBool();
     return row;
 }
 

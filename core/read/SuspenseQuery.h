@@ -60,6 +60,9 @@ struct SuspenseCaseRow {
     // said, beside what keel has (`chargeId`, `chargeState`).
     QString notice;
     QString chargeState;
+    // Its break bears on lines of a statement withdrawn since its day last
+    // ran (migration 0048): not settled until a run has judged it again.
+    bool awaitingRun = false;
     qint64 openedAtMicros = 0;
     SuspenseCaseFilter::Cursor cursor() const { return {openedAtMicros, id}; }
 };

@@ -5,6 +5,7 @@
 #include "core/db/QtSqlConnections.h"
 #include "core/ops/BreakResolutions.h"
 #include "core/read/ReconQuery.h"
+#include "core/read/SuspenseQuery.h"
 
 #include <QProcess>
 
@@ -38,6 +39,25 @@ protected:
         return scalar("SELECT string_agg(class || ' ' || status || ' ' || awaiting_run, ',') "
                       "FROM keel.recon_breaks WHERE reference = '" +
                       reference.toUtf8() + "'");
+    }
+
+    // Whether the workbench's queue, read as `role`, shows the case of
+    // `reference`'s break waiting for a run; "absent" if it lists no such case.
+    QString caseAwaitsRun(const char *role, const char *reference)
+    {
+        SuspenseCaseFilter everyCase;
+        everyCase.status = SuspenseCaseFilter::Status::All;
+        auto cases = SuspenseQuery::queue(as(QString::fromLatin1(role)), everyCase);
+        if (!cases.ok())
+            return cases.error().message;
+        const QString caseId =
+            scalar("SELECT max(k.id) FROM keel.suspense_cases k JOIN keel.recon_breaks b "
+                   "ON b.id = k.recon_break_id WHERE b.reference = '" +
+                   QByteArray(reference) + "'");
+        for (const SuspenseCaseRow &held : std::as_const(*cases))
+            if (QString::number(held.id) == caseId)
+                return held.awaitingRun ? QStringLiteral("true") : QStringLiteral("false");
+        return QStringLiteral("absent");
     }
 
     // Runs `sql` as the service login in a transaction it rolls back: the
@@ -85,6 +105,8 @@ TEST_F(WithdrawnBreaksTest, NoOneDecidesOnAWithdrawnLinesBreakBeforeItsDayRunsAg
     EXPECT_FALSE(BreakResolutions::canMatch(atKeel, atChannel)) << "the console offers nothing";
     EXPECT_FALSE(BreakResolutions::canAccept(atKeel));
     EXPECT_TRUE(BreakResolutions::canAccept(atChannel));
+    EXPECT_EQ(caseAwaitsRun("keel_operator", "ch_channelsOwn0001"), QStringLiteral("true"));
+    EXPECT_EQ(caseAwaitsRun("keel_auditor", "ch_channelsOwn0001"), QStringLiteral("true"));
     // Asked anyway, as an older console would, the database refuses.
     const QString refused = refusalOf(BreakResolutions::match(atKeel, atChannel));
     EXPECT_TRUE(refused.contains(QLatin1String("run the day again"))) << qPrintable(refused);
@@ -105,6 +127,7 @@ TEST_F(WithdrawnBreaksTest, NoOneDecidesOnAWithdrawnLinesBreakBeforeItsDayRunsAg
     run();
     EXPECT_EQ(awaiting(QStringLiteral("ch_channelsOwn0001")),
               QStringLiteral("missing_at_keel resolved false"));
+    EXPECT_EQ(caseAwaitsRun("keel_operator", "ch_channelsOwn0001"), QStringLiteral("false"));
     EXPECT_EQ(statusOf(QString::fromUtf8(paid)), QStringLiteral("persisting"))
         << "the channel never reported keel's capture: still a break, its case open";
     EXPECT_EQ(suspense(), QStringLiteral("0")) << "the withdrawn line's money back in clearing";
