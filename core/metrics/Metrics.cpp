@@ -401,6 +401,13 @@ QByteArray Metrics::reconText() const
     out += opening("keel_recon_merchant_difference", "gauge",
                    "The same per merchant, for breaks keel can attribute to one.");
     out += family("keel_recon_merchant_difference", m_recon.differenceByMerchant);
+    out += opening("keel_recon_gross_difference", "gauge",
+                   "What open reconciliation breaks leave unexplained, each break's difference "
+                   "counted whatever its sign, in the currency's minor units.");
+    out += family("keel_recon_gross_difference", m_recon.grossByChannel);
+    out += opening("keel_recon_merchant_gross_difference", "gauge",
+                   "The same per merchant, for breaks keel can attribute to one.");
+    out += family("keel_recon_merchant_gross_difference", m_recon.grossByMerchant);
     out += opening("keel_recon_breaks", "gauge", "Open reconciliation breaks, by class.");
     out += family("keel_recon_breaks", m_recon.openBreaks);
     return out;

@@ -77,12 +77,16 @@ public:
 
     // Reconciliation now, as the worker last read it: what open breaks leave
     // unexplained per channel and currency, and per merchant and currency
-    // (minor units), and open breaks per channel and class. Each call
-    // replaces the whole picture; keys are rendered label sets.
+    // (minor units), net and gross, and open breaks per channel and class.
+    // Each call replaces the whole picture; keys are rendered label sets.
     struct ReconState {
         QMap<QByteArray, qint64> differenceByChannel;  // channel="..",currency=".."
         QMap<QByteArray, qint64> differenceByMerchant; // merchant="..",currency=".."
         QMap<QByteArray, qint64> openBreaks;           // channel="..",class=".."
+        // Each break's difference counted whatever its sign: a break the
+        // channel is short on never hides one where it holds more.
+        QMap<QByteArray, qint64> grossByChannel;
+        QMap<QByteArray, qint64> grossByMerchant;
     };
     void setReconState(ReconState state);
 

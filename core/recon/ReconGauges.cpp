@@ -7,7 +7,8 @@ namespace keel {
 namespace {
 
 constexpr char ByChannel[] =
-    "SELECT channel, currency, sum(channel_amount - keel_amount) FROM keel.recon_breaks "
+    "SELECT channel, currency, sum(channel_amount - keel_amount), "
+    "       sum(abs(channel_amount - keel_amount)) FROM keel.recon_breaks "
     "WHERE status IN ('pending', 'new', 'persisting') AND class NOT IN ('fee_variance', "
     "'currency_mismatch') "
     "GROUP BY 1, 2";
@@ -15,7 +16,7 @@ constexpr char ByChannel[] =
 // A break names a charge or a refund; either tells the merchant.
 constexpr char ByMerchant[] =
     "SELECT coalesce(c.merchant_id, rc.merchant_id)::text, b.currency, "
-    "       sum(b.channel_amount - b.keel_amount) "
+    "       sum(b.channel_amount - b.keel_amount), sum(abs(b.channel_amount - b.keel_amount)) "
     "FROM keel.recon_breaks b "
     "LEFT JOIN keel.charges c ON b.kind = 'payment' AND c.public_id = b.reference "
     "LEFT JOIN keel.refunds r ON b.kind = 'refund' AND r.public_id = b.reference "
@@ -28,17 +29,23 @@ constexpr char ByMerchant[] =
 constexpr char OpenByClass[] = "SELECT channel, class, count(*) FROM keel.recon_breaks "
                                "WHERE status IN ('pending', 'new', 'persisting') GROUP BY 1, 2";
 
-Result<QMap<QByteArray, qint64>> labelled(LibpqConnection &session, const char *sql,
-                                          const char *first, const char *second)
+using Labelled = QMap<QByteArray, qint64>;
+
+// The rows of `sql` as label sets `first` and `second` (its first two
+// columns), one map per further column.
+Result<QList<Labelled>> labelled(LibpqConnection &session, const char *sql, const char *first,
+                                 const char *second)
 {
     Result<PgRows> rows = session.query(sql);
     if (!rows)
         return rows.error();
-    QMap<QByteArray, qint64> values;
-    for (int i = 0; i < rows->size(); ++i)
-        values.insert(QByteArray(first) + "=\"" + rows->value(i, 0) + "\"," + second + "=\"" +
-                          rows->value(i, 1) + '"',
-                      rows->toInt64(i, 2));
+    QList<Labelled> values(qMax(rows->columns() - 2, 0));
+    for (int i = 0; i < rows->size(); ++i) {
+        const QByteArray labels = QByteArray(first) + "=\"" + rows->value(i, 0) + "\"," + second +
+                                  "=\"" + rows->value(i, 1) + '"';
+        for (int column = 2; column < rows->columns(); ++column)
+            values[column - 2].insert(labels, rows->toInt64(i, column));
+    }
     return values;
 }
 
@@ -50,14 +57,14 @@ Status refreshReconGauges(LibpqConnection &session)
     // day is run again.
     if (Result<PgRows> ended = session.query("SELECT keel.recon_expire_acceptances()"); !ended)
         return ended.error();
-    Result<QMap<QByteArray, qint64>> channels = labelled(session, ByChannel, "channel", "currency");
-    Result<QMap<QByteArray, qint64>> merchants =
-        labelled(session, ByMerchant, "merchant", "currency");
-    Result<QMap<QByteArray, qint64>> breaks = labelled(session, OpenByClass, "channel", "class");
+    Result<QList<Labelled>> channels = labelled(session, ByChannel, "channel", "currency");
+    Result<QList<Labelled>> merchants = labelled(session, ByMerchant, "merchant", "currency");
+    Result<QList<Labelled>> breaks = labelled(session, OpenByClass, "channel", "class");
     for (const auto *read : {&channels, &merchants, &breaks})
         if (!*read)
             return read->error();
-    Metrics::instance().setReconState({*channels, *merchants, *breaks});
+    Metrics::instance().setReconState({channels->value(0), merchants->value(0), breaks->value(0),
+                                       channels->value(1), merchants->value(1)});
     return {};
 }
 

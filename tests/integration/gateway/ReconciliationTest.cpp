@@ -83,6 +83,14 @@ TEST_F(EveryDifferenceTest, EachIsABreakOfItsClassAndMetricsSayWhatIsUnexplained
                                     QByteArray::number(m_merchant.merchant.id) +
                                     QByteArray("\",currency=\"USD\"} 4700\n");
     EXPECT_TRUE(metrics.contains(merchantLine)) << metrics.right(800).constData();
+    // Gross, no break offsets another: the alerts page on these.
+    EXPECT_TRUE(
+        metrics.contains("keel_recon_gross_difference{channel=\"sim\",currency=\"USD\"} 6699\n"))
+        << "999 + 500 + 500 + 700 + 4000";
+    const QByteArray merchantGross = "keel_recon_merchant_gross_difference{merchant=\"" +
+                                     QByteArray::number(m_merchant.merchant.id) +
+                                     QByteArray("\",currency=\"USD\"} 5700\n");
+    EXPECT_TRUE(metrics.contains(merchantGross)) << metrics.right(1200).constData();
     EXPECT_TRUE(metrics.contains("keel_recon_breaks{channel=\"sim\",class=\"duplicate\"} 1\n"));
 }
 
