@@ -66,7 +66,8 @@ ReconView::ReconView(QueryWorker *worker, QWidget *parent)
                          tr("Channel says"), tr("keel has"), tr("Status"), tr("Age"), tr("Case")},
                         tr("Open breaks"), this, QAbstractItemView::ExtendedSelection)),
       m_moreBreaks(new QPushButton(tr("Load &more"), this)), m_channelSide(new QLabel(this)),
-      m_keelSide(new QLabel(this)), m_match(new QPushButton(tr("&Match by hand…"), this)),
+      m_keelSide(new QLabel(this)), m_timeline(new QLabel(this)),
+      m_match(new QPushButton(tr("&Match by hand…"), this)),
       m_accept(new QPushButton(tr("&Accept until…"), this)), m_acceptUntil(new QDateEdit(this)),
       m_adjustFee(new QPushButton(tr("Book &fee adjustment…"), this)),
       m_takeBack(new QPushButton(tr("&Take back…"), this))
@@ -336,7 +337,7 @@ QWidget *ReconView::detailPane()
     auto *pane = new QWidget(this);
     auto *layout = new QHBoxLayout(pane);
     layout->setContentsMargins(0, 0, 0, 0);
-    for (QLabel *side : {m_channelSide, m_keelSide}) {
+    for (QLabel *side : {m_channelSide, m_keelSide, m_timeline}) {
         side->setWordWrap(true);
         side->setAlignment(Qt::AlignTop | Qt::AlignLeft);
         side->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -346,6 +347,7 @@ QWidget *ReconView::detailPane()
     }
     m_channelSide->setAccessibleName(tr("The channel's lines"));
     m_keelSide->setAccessibleName(tr("keel's record"));
+    m_timeline->setAccessibleName(tr("The break's timeline"));
     m_channelSide->setText(tr("Select a break to see the channel's lines beside keel's record."));
     return pane;
 }
@@ -559,6 +561,12 @@ void ReconView::showDetail(const ReconBreakRow &found, const ReconBreakDetail &d
                   "until a run has judged it, neither it nor its case can be resolved.")
                    .arg(found.channel.toHtmlEscaped(), found.date.toString(Qt::ISODate))
              : QString()));
+    QStringList moments;
+    for (const ReconBreakEvent &event : detail.timeline)
+        moments << tr("%1 · %2 · %3")
+                       .arg(localTimeText(event.at), event.source, event.summary)
+                       .toHtmlEscaped();
+    m_timeline->setText(tr("<b>Timeline</b><br>%1").arg(moments.join(QStringLiteral("<br>"))));
     Q_EMIT breakShown();
 }
 

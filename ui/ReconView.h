@@ -44,6 +44,7 @@ public:
     QLabel *summary() const { return m_summary; }
     QLabel *channelSide() const { return m_channelSide; }
     QLabel *keelSide() const { return m_keelSide; }
+    QLabel *timeline() const { return m_timeline; }
     QPushButton *matchButton() const { return m_match; }
     QPushButton *acceptButton() const { return m_accept; }
     QPushButton *feeButton() const { return m_adjustFee; }
@@ -102,6 +103,7 @@ private:
     QPushButton *m_moreBreaks;
     QLabel *m_channelSide;
     QLabel *m_keelSide;
+    QLabel *m_timeline;
     QPushButton *m_match;
     QPushButton *m_accept;
     QDateEdit *m_acceptUntil;

@@ -79,8 +79,17 @@ struct ReconStatementRow {
     QString version;       // the row version a withdrawal proposes against
 };
 
+// One moment in a break's life: the runs that raised and judged it, what
+// people proposed, decided and ran on it, its cases, its resolution.
+struct ReconBreakEvent {
+    QDateTime at;
+    QString source; // run, action, case, resolved
+    QString summary;
+};
+
 // A break's two sides: what the channel reported and what keel holds.
 struct ReconBreakDetail {
+    QList<ReconBreakEvent> timeline; // oldest first
     QList<ReconLineRow> lines;
     bool keelKnows = false;
     QString keelState; // a charge's state or a refund's status

@@ -106,6 +106,8 @@ TEST_F(ReconViewTest, TheDayItsBreakAndBothSidesOfItAreShown)
         << qPrintable(view.channelSide()->text());
     EXPECT_TRUE(view.keelSide()->text().contains(QLatin1String("keel has no payment")))
         << qPrintable(view.keelSide()->text());
+    EXPECT_TRUE(view.timeline()->text().contains(QLatin1String("raised by run")))
+        << qPrintable(view.timeline()->text());
 }
 
 // Open breaks come a page at a time, by keyset: the next page starts after
@@ -169,6 +171,15 @@ TEST_F(ReconViewTest, TwoBreaksOfOneMovementAreMatchedThroughASecondPerson)
     const ActionRecord record = proposed.first().first().value<ActionRecord>();
     EXPECT_EQ(record.kind, QStringLiteral("recon_break.match"));
     EXPECT_EQ(record.targets, 2);
+    // The proposal is on each break's timeline, after the run that raised it.
+    QSignalSpy shown(&view, &ReconView::breakShown);
+    view.selectBreak(1);
+    ASSERT_TRUE(shown.wait(10000));
+    const QString timeline = view.timeline()->text();
+    EXPECT_GT(timeline.indexOf(QLatin1String("recon_break.match proposed by")),
+              timeline.indexOf(QLatin1String("raised by run")))
+        << qPrintable(timeline);
+    EXPECT_GE(timeline.indexOf(QLatin1String("raised by run")), 0) << qPrintable(timeline);
 
     auto approver = QtSqlConnections::connect(loginAs(QStringLiteral("keel_approver")),
                                               QStringLiteral("recon-view-approver"));
