@@ -201,13 +201,18 @@ private:
             return fail(name(), check.error());
         const QString recorded = QString::fromLatin1(check->recorded.toHex());
         const QString recomputed = QString::fromLatin1(check->recomputed.toHex());
+        const QString inputs = check->asOfRun ? QStringLiteral("the lines and postings it read")
+                                              : QStringLiteral("today's lines and postings (a "
+                                                               "run before schema v49)");
         if (!check->holds())
             return fail(name(), makeError(ErrorKind::Failed,
-                                          QStringLiteral("run %1 recorded result %2, the same "
-                                                         "inputs now give %3")
+                                          QStringLiteral("run %1 recorded result %2, %3 now "
+                                                         "give %4")
                                               .arg(runId)
-                                              .arg(recorded, recomputed)));
-        printLine(QStringLiteral("run %1 verified: result_sha256=%2").arg(runId).arg(recomputed));
+                                              .arg(recorded, inputs, recomputed)));
+        printLine(QStringLiteral("run %1 verified on %2: result_sha256=%3")
+                      .arg(runId)
+                      .arg(inputs, recomputed));
         return ExitOk;
     }
 

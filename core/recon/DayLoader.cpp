@@ -4,6 +4,7 @@
 #include "core/db/PgCursor.h"
 #include "core/recon/DayQueries.h"
 #include "core/recon/DaySearch.h"
+#include "core/recon/ReadAsOf.h"
 
 #include <QHash>
 
@@ -58,8 +59,8 @@ private:
 
 class DayLoader final {
 public:
-    DayLoader(LibpqConnection &session, const QString &channel)
-        : m_session(session), m_channel(channel.toUtf8())
+    DayLoader(LibpqConnection &session, const QString &channel, const QByteArray &asOf)
+        : m_session(session), m_channel(channel.toUtf8()), m_asOf(asOf)
     {}
 
     Result<LoadedDay> load(const QDate &date);
@@ -75,6 +76,11 @@ private:
     Status appendLinesOf(LoadedDay &day, const QStringList &references);
     Status appendNamedRecords(const QStringList &charges, const QStringList &refunds,
                               QList<BookedRecord> &records);
+    // A day query as this load reads it: now, or as a run's snapshot saw.
+    QByteArray sql(const char *query) const
+    {
+        return m_asOf.isEmpty() ? QByteArray(query) : readAsOf(query, m_asOf);
+    }
     QByteArray millis(const QDateTime &at) const
     {
         return QByteArray::number(at.toMSecsSinceEpoch());
@@ -82,6 +88,7 @@ private:
 
     LibpqConnection &m_session;
     QByteArray m_channel;
+    QByteArray m_asOf; // a run's snapshot, or empty
     // References of the loaded lines that no record of keel's has, by kind,
     // sorted.
     std::array<QStringList, 2> m_unnamed;
@@ -130,7 +137,7 @@ Status DayLoader::loadDayRecords(LoadedDay &day)
     RepeatedText currency;
     QList<BookedRecord> &records = day.input.dayRecords;
     Status read = readInBatches(
-        m_session, "day_records", DayRecords,
+        m_session, "day_records", sql(DayRecords),
         {m_channel, millis(day.input.day.start), millis(day.input.day.end), clearing->toLatin1()},
         BatchRows, [&](const PgRows &rows) {
             for (int i = 0; i < rows.size(); ++i)
@@ -256,12 +263,13 @@ std::array<QStringList, 2> linesWithoutRecords(const QList<StatementLine> &lines
 // The day's lines, and the channel's lines of other days for the references
 // they name, so that a reference is judged on all of its lines whatever
 // their day.
-Result<QList<StatementLine>> readDayLines(LibpqConnection &session, const QByteArrayList &window)
+Result<QList<StatementLine>> readDayLines(LibpqConnection &session, const QByteArray &query,
+                                          const QByteArrayList &window)
 {
     QList<StatementLine> lines;
     RepeatedText currency;
     Status read =
-        readInBatches(session, "day_lines", LinesOfDay, window, BatchRows, [&](const PgRows &rows) {
+        readInBatches(session, "day_lines", query, window, BatchRows, [&](const PgRows &rows) {
             appendRows(rows, lines, currency);
             return Status{};
         });
@@ -316,14 +324,14 @@ Status DayLoader::loadRecordsAndLines(LoadedDay &day)
         LibpqConnection &reader = **twin;
         // Joined as this block ends, whatever loadDayRecords does.
         const std::jthread linesReader([&] {
-            lines = readDayLines(reader, window);
+            lines = readDayLines(reader, sql(LinesOfDay), window);
             (void)reader.exec("COMMIT");
         });
         records = loadDayRecords(day);
     } else {
         records = loadDayRecords(day);
         if (records)
-            lines = readDayLines(m_session, window);
+            lines = readDayLines(m_session, sql(LinesOfDay), window);
     }
     if (!records)
         return records;
@@ -359,7 +367,7 @@ bool sameLine(const StatementLine &a, const StatementLine &b)
 // direction, so equal lines are one.
 Status DayLoader::appendLinesOf(LoadedDay &day, const QStringList &references)
 {
-    Result<PgRows> rows = m_session.query(LinesOfReferences,
+    Result<PgRows> rows = m_session.query(sql(LinesOfReferences),
                                           {m_channel, LibpqConnection::arrayParam(references),
                                            millis(day.input.day.start), millis(day.input.day.end)});
     if (!rows)
@@ -403,8 +411,8 @@ Status DayLoader::appendNamedRecords(const QStringList &charges, const QStringLi
                                      QList<BookedRecord> &records)
 {
     Result<PgRows> rows =
-        m_session.query(NamedRecords, {m_channel, LibpqConnection::arrayParam(charges),
-                                       LibpqConnection::arrayParam(refunds)});
+        m_session.query(sql(NamedRecords), {m_channel, LibpqConnection::arrayParam(charges),
+                                            LibpqConnection::arrayParam(refunds)});
     if (!rows)
         return rows.error();
     for (int i = 0; i < rows->size(); ++i)
@@ -548,7 +556,7 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
 
 Status DayLoader::countSettledUnderChannelIds(LoadedDay &day)
 {
-    Result<PgRows> rows = m_session.query(SettledUnderChannelIds, {m_channel});
+    Result<PgRows> rows = m_session.query(sql(SettledUnderChannelIds), {m_channel});
     if (!rows)
         return rows.error();
     QHash<QString, qint64> settled;
@@ -565,9 +573,10 @@ Status DayLoader::countSettledUnderChannelIds(LoadedDay &day)
 
 } // namespace
 
-Result<LoadedDay> loadReconDay(LibpqConnection &session, const QString &channel, const QDate &date)
+Result<LoadedDay> loadReconDay(LibpqConnection &session, const QString &channel, const QDate &date,
+                               const QByteArray &asOf)
 {
-    return DayLoader(session, channel).load(date);
+    return DayLoader(session, channel, asOf).load(date);
 }
 
 } // namespace keel

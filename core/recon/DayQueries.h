@@ -1,7 +1,9 @@
 #pragma once
 
 // The statements a reconciliation run reads its day with (DayLoader), kept
-// apart from how their rows are put together into the day.
+// apart from how their rows are put together into the day. Every
+// `keel.recon_lines` and `keel.ledger_transactions` here is followed by an
+// alias: a verification reads each as a subquery (readAsOfRun).
 namespace keel::day_queries {
 
 // Times travel as milliseconds since the epoch, floored, so that no text
@@ -21,7 +23,7 @@ inline constexpr char DayOfChannel[] =
 // they name (a duplicate, a late report), in one statement. A channel fee
 // line is no record's: it is booked with its statement and not matched.
 inline constexpr char LinesOfDay[] =
-    "WITH day AS (SELECT * FROM keel.recon_lines WHERE channel = $1 AND kind <> 'fee' "
+    "WITH day AS (SELECT * FROM keel.recon_lines dl WHERE channel = $1 AND kind <> 'fee' "
     "  AND occurred_at >= to_timestamp($2 / 1000.0) AND occurred_at < to_timestamp($3 / 1000.0)) "
     "SELECT kind, reference, channel_reference, amount, currency, fee, "
     "       floor(extract(epoch FROM occurred_at) * 1000)::bigint, reverses FROM day "
@@ -45,7 +47,7 @@ inline constexpr char LinesOfDay[] =
 inline constexpr char LinesOfReferences[] =
     "WITH found AS ("
     "  SELECT kind, reference, channel_reference, amount, currency, fee, occurred_at, reverses "
-    "  FROM keel.recon_lines WHERE channel = $1 AND kind <> 'fee' "
+    "  FROM keel.recon_lines rl WHERE channel = $1 AND kind <> 'fee' "
     "    AND reference = ANY($2::text[]) "
     "  UNION ALL "
     "  SELECT l.kind, l.reference, l.channel_reference, l.amount, l.currency, l.fee, "

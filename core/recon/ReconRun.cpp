@@ -48,8 +48,8 @@ constexpr char SerializationFailure[] = "40001";
 constexpr char DeadlockDetected[] = "40P01";
 
 constexpr char StoredRun[] =
-    "SELECT channel, to_char(business_date, 'YYYY-MM-DD'), result_sha256 FROM keel.recon_runs "
-    "WHERE id = $1";
+    "SELECT channel, to_char(business_date, 'YYYY-MM-DD'), result_sha256, snapshot::text "
+    "FROM keel.recon_runs WHERE id = $1";
 
 Status readBreaks(LibpqConnection &session, ReconReport &report, const ReconOutcome &outcome)
 {
@@ -210,13 +210,17 @@ Result<RunCheck> recomputeRun(LibpqConnection &session, qint64 runId)
             session.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
         !isolated)
         return isolated.error();
-    Result<LoadedDay> day = loadReconDay(session, channel, date);
+    // A run recorded before migration 0049 kept no snapshot: it is judged on
+    // the day's data as it is now.
+    const QByteArray asOf = run->isNull(0, 3) ? QByteArray() : run->value(0, 3);
+    Result<LoadedDay> day = loadReconDay(session, channel, date, asOf);
     if (!day)
         return day.error();
     return RunCheck{run->bytea(0, 2),
                     QCryptographicHash::hash(
                         canonicalResult(channel, date.toString(Qt::ISODate), matchDay(day->input)),
-                        QCryptographicHash::Sha256)};
+                        QCryptographicHash::Sha256),
+                    !asOf.isEmpty()};
 }
 
 } // namespace keel

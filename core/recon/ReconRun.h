@@ -41,11 +41,14 @@ Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &c
 
 struct RunCheck {
     QByteArray recorded;   // the run's result SHA-256
-    QByteArray recomputed; // what the same day's data gives now
+    QByteArray recomputed; // what the day's data the run read gives now
+    bool asOfRun = false;  // false: a run before schema v49, recomputed on today's data
     bool holds() const { return recorded == recomputed; }
 };
 
-// Recomputes a stored run from today's data without writing anything.
+// Recomputes a stored run without writing anything, from the statement lines
+// and postings its snapshot saw (migration 0049): what it parked, and what
+// was imported or booked after it, do not change it.
 Result<RunCheck> recomputeRun(LibpqConnection &session, qint64 runId);
 
 } // namespace keel

@@ -146,7 +146,10 @@ TEST_F(EveryDifferenceTest, ABreakKeepsItsIdUntilLaterDataResolvesIt)
               QStringLiteral("2 5 true"));
 }
 
-TEST_F(ReconciliationTest, ARunVerifiesUntilItsInputsChange)
+// A run is verified on the lines and postings its snapshot saw (migration
+// 0049): a later file reporting a line of its day does not change it, a
+// forged result does.
+TEST_F(ReconciliationTest, ARunVerifiesOnWhatItReadAndAForgedResultDoesNot)
 {
     startGateway();
     const QByteArray paid = charge("amount=1000&currency=usd", "recon-verify");
@@ -178,10 +181,22 @@ TEST_F(ReconciliationTest, ARunVerifiesUntilItsInputsChange)
                                                "%1T13:00:00Z")}))
                   .exitCode,
               0);
-    const ProcessResult changed = recon({QStringLiteral("verify"), QStringLiteral("--run"), runId});
-    EXPECT_EQ(changed.exitCode, 1);
-    EXPECT_TRUE(changed.err.contains(QLatin1String("the same inputs now give")))
-        << qPrintable(changed.err);
+    EXPECT_EQ(run().value(QStringLiteral("breaks")).toArray().size(), 1)
+        << "run again, the day has the later line";
+    const ProcessResult later = recon({QStringLiteral("verify"), QStringLiteral("--run"), runId});
+    EXPECT_EQ(later.exitCode, 0) << qPrintable(later.err);
+    EXPECT_TRUE(later.out.contains(QLatin1String("on the lines and postings it read")))
+        << qPrintable(later.out);
+
+    ASSERT_TRUE(QSqlQuery(db()).exec(
+        QStringLiteral("SET session_replication_role = replica; "
+                       "UPDATE keel.recon_runs SET result_sha256 = sha256('forged'::bytea) "
+                       "WHERE id = %1; RESET session_replication_role")
+            .arg(runId)));
+    const ProcessResult forged = recon({QStringLiteral("verify"), QStringLiteral("--run"), runId});
+    EXPECT_EQ(forged.exitCode, 1);
+    EXPECT_TRUE(forged.err.contains(QLatin1String("the lines and postings it read now give")))
+        << qPrintable(forged.err);
 }
 
 TEST_F(ReconciliationTest, ABrokenStatementIsRefusedWholeAndTheSameFileIsStoredOnce)
@@ -297,6 +312,11 @@ TEST_F(ReconciliationTest, ABreakPastTheLagOpensOneCaseParkingWhatTheChannelHold
     const ProcessResult audit = runKeel({QStringLiteral("audit"), QStringLiteral("ledger"),
                                          QStringLiteral("--db"), settings().conninfo()});
     EXPECT_EQ(audit.exitCode, 0) << qPrintable(audit.err);
+    // The run that parked is verified on what it read, before its parking.
+    const ProcessResult verified =
+        recon({QStringLiteral("verify"), QStringLiteral("--run"),
+               QString::number(first.value(QStringLiteral("run")).toInteger())});
+    EXPECT_EQ(verified.exitCode, 0) << qPrintable(verified.err);
 
     // Parked, the charge the channel took more for reconciles; the others
     // persist, the authorized charge only chased (a capture could still book

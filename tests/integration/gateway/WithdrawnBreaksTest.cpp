@@ -91,7 +91,12 @@ TEST_F(WithdrawnBreaksTest, NoOneDecidesOnAWithdrawnLinesBreakBeforeItsDayRunsAg
     ASSERT_FALSE(HasFailure());
     const qint64 approvedBefore = proposeAndApprove(writeOffOfCaseOf("ch_channelsOwn0001"));
     ASSERT_NE(approvedBefore, 0);
+    const QString lastRun = scalar("SELECT max(id) FROM keel.recon_runs");
     withdrawTheStatement();
+    // The run before it is still verified on the lines it read.
+    const keel::test::ProcessResult verified =
+        recon({QStringLiteral("verify"), QStringLiteral("--run"), lastRun});
+    EXPECT_EQ(verified.exitCode, 0) << qPrintable(verified.err);
     EXPECT_EQ(awaiting(QStringLiteral("ch_channelsOwn0001")),
               QStringLiteral("missing_at_keel new true"));
     EXPECT_EQ(awaiting(QString::fromUtf8(paid)), QStringLiteral("missing_at_channel new false"))
