@@ -3,6 +3,7 @@
 #include "core/channel/SimulatedChannel.h"
 #include "core/db/LibpqConnection.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -197,6 +198,53 @@ TEST_F(ReconciliationTest, ARunVerifiesOnWhatItReadAndAForgedResultDoesNot)
     EXPECT_EQ(forged.exitCode, 1);
     EXPECT_TRUE(forged.err.contains(QLatin1String("the lines and postings it read now give")))
         << qPrintable(forged.err);
+}
+
+// The channels' own layouts refused through the command a script runs: exit
+// 2, one line that starts with the check that failed, nothing stored.
+TEST_F(ReconciliationTest, EachLayoutsBrokenFileIsRefusedWholeByTheCommand)
+{
+    startGateway();
+    const auto sample = [](const char *name) {
+        QFile file(QStringLiteral(KEEL_SOURCE_DIR "/tests/data/recon/") + QLatin1String(name));
+        EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << name;
+        return file.readAll();
+    };
+    const QByteArray alipay = sample("alipay-tradebill.zip");
+    QByteArray wechatpay = sample("wechatpay-tradebill-all.csv");
+    wechatpay.replace("`4,`134.38", "`5,`134.38"); // the summary counts a line too many
+    QByteArray stripe = sample("stripe-payout-reconciliation.csv");
+    stripe.replace("1.03,23.97", "1.03,24.00"); // net is not gross less fee
+    const struct {
+        const char *format;
+        QByteArray bytes;
+        const char *check;
+    } broken[] = {
+        {"alipay", sample("alipay-tradebill-totals-off.zip"), "statement_totals"},
+        {"alipay", sample("alipay-tradebill-bad-gbk.zip"), "statement_encoding"},
+        {"alipay", alipay.left(alipay.size() - 30), "statement_encoding"},
+        {"wechatpay", wechatpay, "statement_totals"},
+        {"stripe", stripe, "statement_totals"},
+    };
+    for (const auto &file : broken) {
+        const QString path = m_files.filePath(QStringLiteral("broken-%1-%2")
+                                                  .arg(QLatin1String(file.format))
+                                                  .arg(QLatin1String(file.check)));
+        QFile out(path);
+        ASSERT_TRUE(out.open(QIODevice::WriteOnly));
+        out.write(file.bytes);
+        out.close();
+        const ProcessResult refused =
+            recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
+                   QStringLiteral("--format"), QLatin1String(file.format), path});
+        EXPECT_EQ(refused.exitCode, 2) << file.format << ' ' << file.check;
+        EXPECT_TRUE(refused.err.startsWith(QLatin1String("keel recon: ") +
+                                           QLatin1String(file.check) + QLatin1String(": ")))
+            << qPrintable(refused.err);
+        EXPECT_EQ(refused.err.count(u'\n'), 1) << qPrintable(refused.err);
+    }
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_statements"), QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("0"));
 }
 
 TEST_F(ReconciliationTest, ABrokenStatementIsRefusedWholeAndTheSameFileIsStoredOnce)
