@@ -3,6 +3,7 @@
 #include "ShutdownSignals.h"
 
 #include "core/db/ConnectionSettings.h"
+#include "core/db/LibpqConnection.h"
 #include "core/signing/ChannelKeys.h"
 #include "devkit/sim/ChannelSimulator.h"
 #include "devkit/sim/SimStatement.h"
@@ -33,6 +34,20 @@ Result<RsaKey> signingKey(const QCommandLineParser &parser, const QString &optio
     return key;
 }
 
+// Where keel cuts `channel`'s business day (recon_channels).
+Result<QString> channelZone(LibpqConnection &session, const QString &channel)
+{
+    Result<PgRows> zone = session.query(
+        "SELECT time_zone FROM keel.recon_channels WHERE channel = $1", {channel.toUtf8()});
+    if (!zone)
+        return zone.error();
+    if (zone->size() == 0)
+        return makeError(
+            ErrorKind::Usage,
+            QStringLiteral("keel knows no channel \"%1\" (recon_channels)").arg(channel.left(40)));
+    return zone->text(0, 0);
+}
+
 Status requireAll(const QCommandLineParser &parser, const QString &protocol,
                   std::initializer_list<const char *> options)
 {
@@ -52,7 +67,9 @@ public:
         return QStringLiteral(
             "Run the simulated acquirer as its own HTTP server for `keel gateway --channel`; "
             "prints KEEL_CHANNEL=<url> when ready. \"keel channel-sim statement --date "
-            "YYYY-MM-DD [--format csv|wechatpay|alipay|stripe] [--out FILE]\" writes its statement "
+            "YYYY-MM-DD [--channel NAME] [--format csv|wechatpay|alipay|stripe] [--out FILE]\" "
+            "writes "
+            "its statement "
             "of a "
             "day, in keel's CSV form or a channel's, with "
             "breaks when told (--drop, --change-amount, --duplicate, --invent, --change-fee N).");
@@ -124,8 +141,14 @@ public:
         addSimulatorOptions(parser);
         parser.addPositionalArgument(QStringLiteral("action"),
                                      QStringLiteral("statement, or nothing to serve."), {});
-        parser.addOption({QStringLiteral("date"), QStringLiteral("statement: the UTC day."),
+        parser.addOption({QStringLiteral("date"),
+                          QStringLiteral("statement: the day, UTC's or --channel's."),
                           QStringLiteral("YYYY-MM-DD")});
+        parser.addOption({QStringLiteral("channel"),
+                          QStringLiteral("statement: cut the day in the time zone keel "
+                                         "reconciles this channel in (Asia/Shanghai for "
+                                         "alipay and wechatpay)."),
+                          QStringLiteral("NAME")});
         parser.addOption({QStringLiteral("out"),
                           QStringLiteral("statement: the file to write (default: stdout)."),
                           QStringLiteral("FILE")});
@@ -226,6 +249,12 @@ private:
         Result<LibpqConnection> session = openDatabase(parser);
         if (!session)
             return fail(name(), session.error());
+        if (parser.isSet(QStringLiteral("channel"))) {
+            Result<QString> zone = channelZone(*session, parser.value(QStringLiteral("channel")));
+            if (!zone)
+                return fail(name(), zone.error());
+            layout.dayZone = *zone;
+        }
         Result<QByteArray> statement = simulatorStatement(*session, day, *fee, faults, layout);
         if (!statement)
             return fail(name(), statement.error());

@@ -247,6 +247,41 @@ TEST_F(ReconciliationTest, EachLayoutsBrokenFileIsRefusedWholeByTheCommand)
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("0"));
 }
 
+// The simulator's statement of a channel's day is cut where keel cuts that
+// channel's days: 20:00 UTC on the 30th is the 1st in Beijing.
+TEST_F(ReconciliationTest, TheSimulatorsStatementOfAChannelsDayIsCutInItsZone)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1000&currency=usd", "recon-zone");
+    ASSERT_TRUE(QSqlQuery(db()).exec(
+        QStringLiteral("UPDATE keel.sim_channel_operations SET created_at = '2026-11-30 20:00Z' "
+                       "WHERE reference = '%1'")
+            .arg(QString::fromUtf8(paid))));
+    const auto statementOf = [&](const QStringList &day) {
+        const ProcessResult written =
+            runKeel(QStringList{QStringLiteral("channel-sim"), QStringLiteral("statement"),
+                                QStringLiteral("--db"), m_service} +
+                    day);
+        EXPECT_EQ(written.exitCode, 0) << qPrintable(written.err);
+        return written.out.contains(QString::fromUtf8(paid)) ? QStringLiteral("has it")
+                                                             : QStringLiteral("not");
+    };
+    const QString first = QStringLiteral("2026-12-01");
+    EXPECT_EQ(statementOf({QStringLiteral("--date"), first}), QStringLiteral("not"));
+    EXPECT_EQ(statementOf({QStringLiteral("--date"), QStringLiteral("2026-11-30")}),
+              QStringLiteral("has it"));
+    EXPECT_EQ(statementOf({QStringLiteral("--date"), first, QStringLiteral("--channel"),
+                           QStringLiteral("wechatpay")}),
+              QStringLiteral("has it"));
+    const ProcessResult unknown =
+        runKeel({QStringLiteral("channel-sim"), QStringLiteral("statement"), QStringLiteral("--db"),
+                 m_service, QStringLiteral("--date"), first, QStringLiteral("--channel"),
+                 QStringLiteral("paypal")});
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_TRUE(unknown.err.contains(QLatin1String("no channel \"paypal\"")))
+        << qPrintable(unknown.err);
+}
+
 TEST_F(ReconciliationTest, ABrokenStatementIsRefusedWholeAndTheSameFileIsStoredOnce)
 {
     startGateway();
