@@ -1,0 +1,228 @@
+#include "ReconciliationFixture.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QSqlQuery>
+
+using namespace keel;
+using keel::test::ProcessResult;
+using keel::test::runKeel;
+
+namespace {
+
+using keel::test::item;
+using keel::test::ReconciliationTest;
+
+// keel recon import, verify and channel-sim statement as a script runs them:
+// exit codes, the one line a refusal prints, what is stored.
+
+// A run is verified on the lines and postings its snapshot saw (migration
+// 0049): a later file reporting a line of its day does not change it, a
+// forged result does.
+TEST_F(ReconciliationTest, ARunVerifiesOnWhatItReadAndAForgedResultDoesNot)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1000&currency=usd", "recon-verify");
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("a.csv"),
+                               {item(paid, ",S1,payment,10.00,USD,0.30,%1T12:00:00Z")}))
+                  .exitCode,
+              0);
+    const QJsonObject result = run();
+    EXPECT_EQ(result.value(QStringLiteral("matched")).toInt(), 1);
+    EXPECT_TRUE(result.value(QStringLiteral("breaks")).toArray().isEmpty());
+    const QString runId = QString::number(result.value(QStringLiteral("run")).toInteger());
+    const ProcessResult verified =
+        recon({QStringLiteral("verify"), QStringLiteral("--run"), runId});
+    EXPECT_EQ(verified.exitCode, 0) << qPrintable(verified.err);
+    EXPECT_TRUE(verified.out.contains(result.value(QStringLiteral("result_sha256")).toString()));
+    // A run reads the day's lines on a second session; a login that may open
+    // only one reads them on that one, to the same result.
+    const ConnectionSettings solo = loginAs(QStringLiteral("keel_gateway"));
+    ASSERT_TRUE(QSqlQuery(db()).exec(QStringLiteral("ALTER ROLE %1 CONNECTION LIMIT 1")
+                                         .arg(solo.value(QStringLiteral("user")))));
+    const ProcessResult alone =
+        recon({QStringLiteral("verify"), QStringLiteral("--run"), runId}, solo.conninfo());
+    EXPECT_EQ(alone.exitCode, 0) << qPrintable(alone.err);
+    EXPECT_TRUE(alone.out.contains(result.value(QStringLiteral("result_sha256")).toString()));
+
+    ASSERT_EQ(import(statement(QStringLiteral("b.csv"),
+                               {QStringLiteral("ch_extraLine000001,S2,payment,1.00,USD,0,"
+                                               "%1T13:00:00Z")}))
+                  .exitCode,
+              0);
+    EXPECT_EQ(run().value(QStringLiteral("breaks")).toArray().size(), 1)
+        << "run again, the day has the later line";
+    const ProcessResult later = recon({QStringLiteral("verify"), QStringLiteral("--run"), runId});
+    EXPECT_EQ(later.exitCode, 0) << qPrintable(later.err);
+    EXPECT_TRUE(later.out.contains(QLatin1String("on the lines and postings it read")))
+        << qPrintable(later.out);
+
+    ASSERT_TRUE(QSqlQuery(db()).exec(
+        QStringLiteral("SET session_replication_role = replica; "
+                       "UPDATE keel.recon_runs SET result_sha256 = sha256('forged'::bytea) "
+                       "WHERE id = %1; RESET session_replication_role")
+            .arg(runId)));
+    const ProcessResult forged = recon({QStringLiteral("verify"), QStringLiteral("--run"), runId});
+    EXPECT_EQ(forged.exitCode, 1);
+    EXPECT_TRUE(forged.err.contains(QLatin1String("the lines and postings it read now give")))
+        << qPrintable(forged.err);
+}
+
+// The channels' own layouts refused through the command a script runs: exit
+// 2, one line that starts with the check that failed, nothing stored.
+TEST_F(ReconciliationTest, EachLayoutsBrokenFileIsRefusedWholeByTheCommand)
+{
+    startGateway();
+    const auto sample = [](const char *name) {
+        QFile file(QStringLiteral(KEEL_SOURCE_DIR "/tests/data/recon/") + QLatin1String(name));
+        EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << name;
+        return file.readAll();
+    };
+    const QByteArray alipay = sample("alipay-tradebill.zip");
+    QByteArray wechatpay = sample("wechatpay-tradebill-all.csv");
+    wechatpay.replace("`4,`134.38", "`5,`134.38"); // the summary counts a line too many
+    QByteArray stripe = sample("stripe-payout-reconciliation.csv");
+    stripe.replace("1.03,23.97", "1.03,24.00"); // net is not gross less fee
+    const struct {
+        const char *format;
+        QByteArray bytes;
+        const char *check;
+    } broken[] = {
+        {"alipay", sample("alipay-tradebill-totals-off.zip"), "statement_totals"},
+        {"alipay", sample("alipay-tradebill-bad-gbk.zip"), "statement_encoding"},
+        {"alipay", alipay.left(alipay.size() - 30), "statement_encoding"},
+        {"wechatpay", wechatpay, "statement_totals"},
+        {"stripe", stripe, "statement_totals"},
+    };
+    for (const auto &file : broken) {
+        const QString path = m_files.filePath(QStringLiteral("broken-%1-%2")
+                                                  .arg(QLatin1String(file.format))
+                                                  .arg(QLatin1String(file.check)));
+        QFile out(path);
+        ASSERT_TRUE(out.open(QIODevice::WriteOnly));
+        out.write(file.bytes);
+        out.close();
+        const ProcessResult refused =
+            recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
+                   QStringLiteral("--format"), QLatin1String(file.format), path});
+        EXPECT_EQ(refused.exitCode, 2) << file.format << ' ' << file.check;
+        EXPECT_TRUE(refused.err.startsWith(QLatin1String("keel recon: ") +
+                                           QLatin1String(file.check) + QLatin1String(": ")))
+            << qPrintable(refused.err);
+        EXPECT_EQ(refused.err.count(u'\n'), 1) << qPrintable(refused.err);
+    }
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_statements"), QStringLiteral("0"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("0"));
+}
+
+// The simulator's statement of a channel's day is cut where keel cuts that
+// channel's days: 20:00 UTC on the 30th is the 1st in Beijing.
+TEST_F(ReconciliationTest, TheSimulatorsStatementOfAChannelsDayIsCutInItsZone)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1000&currency=usd", "recon-zone");
+    ASSERT_TRUE(QSqlQuery(db()).exec(
+        QStringLiteral("UPDATE keel.sim_channel_operations SET created_at = '2026-11-30 20:00Z' "
+                       "WHERE reference = '%1'")
+            .arg(QString::fromUtf8(paid))));
+    const auto statementOf = [&](const QStringList &day) {
+        const ProcessResult written =
+            runKeel(QStringList{QStringLiteral("channel-sim"), QStringLiteral("statement"),
+                                QStringLiteral("--db"), m_service} +
+                    day);
+        EXPECT_EQ(written.exitCode, 0) << qPrintable(written.err);
+        return written.out.contains(QString::fromUtf8(paid)) ? QStringLiteral("has it")
+                                                             : QStringLiteral("not");
+    };
+    const QString first = QStringLiteral("2026-12-01");
+    EXPECT_EQ(statementOf({QStringLiteral("--date"), first}), QStringLiteral("not"));
+    EXPECT_EQ(statementOf({QStringLiteral("--date"), QStringLiteral("2026-11-30")}),
+              QStringLiteral("has it"));
+    EXPECT_EQ(statementOf({QStringLiteral("--date"), first, QStringLiteral("--channel"),
+                           QStringLiteral("wechatpay")}),
+              QStringLiteral("has it"));
+    const ProcessResult unknown =
+        runKeel({QStringLiteral("channel-sim"), QStringLiteral("statement"), QStringLiteral("--db"),
+                 m_service, QStringLiteral("--date"), first, QStringLiteral("--channel"),
+                 QStringLiteral("paypal")});
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_TRUE(unknown.err.contains(QLatin1String("no channel \"paypal\"")))
+        << qPrintable(unknown.err);
+}
+
+TEST_F(ReconciliationTest, ABrokenStatementIsRefusedWholeAndTheSameFileIsStoredOnce)
+{
+    startGateway();
+    m_day = QStringLiteral("2026-12-01");
+    const QString broken =
+        statement(QStringLiteral("broken.csv"),
+                  {QStringLiteral("ch_goodLine00000001,S1,payment,1.00,USD,0,%1T12:00:00Z"),
+                   QStringLiteral("ch_badAmount000001,S2,payment,1.005,USD,0,%1T12:00:00Z")});
+    const ProcessResult refused = import(broken);
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_TRUE(refused.err.contains(QLatin1String("line 3 amount"))) << qPrintable(refused.err);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("0"));
+
+    const QString good = statement(QStringLiteral("good.csv"),
+                                   {QStringLiteral("ch_goodLine00000001,S1,payment,1.00,USD,0,"
+                                                   "%1T12:00:00Z")});
+    const ProcessResult first = import(good);
+    const ProcessResult second = import(good);
+    ASSERT_EQ(first.exitCode, 0) << qPrintable(first.err);
+    EXPECT_EQ(second.exitCode, 0);
+    EXPECT_EQ(first.out, second.out) << "the same statement id and line count";
+    EXPECT_TRUE(second.err.contains(QLatin1String("imported before")));
+    // Recognised, yet still checked as asked: a SHA1 that does not match,
+    // or another format, is refused, not reported as imported.
+    const ProcessResult wrongDigest =
+        recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
+               QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("--sha1"),
+               QString(40, u'0'), good});
+    EXPECT_EQ(wrongDigest.exitCode, 2);
+    EXPECT_TRUE(wrongDigest.err.contains(QLatin1String("SHA1"))) << qPrintable(wrongDigest.err);
+    const ProcessResult otherFormat =
+        recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
+               QStringLiteral("--format"), QStringLiteral("wechatpay"), good});
+    EXPECT_EQ(otherFormat.exitCode, 2);
+    EXPECT_TRUE(otherFormat.err.contains(QLatin1String("imported as csv")))
+        << qPrintable(otherFormat.err);
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("1"));
+    // The service login has the planner count the lines it stored (never
+    // counted before: -1), so that the day's run is planned knowing them.
+    EXPECT_EQ(scalar("SELECT reltuples FROM pg_class WHERE oid = 'keel.recon_lines'::regclass"),
+              QStringLiteral("1"));
+
+    const ProcessResult unknown =
+        recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("paypal"),
+               QStringLiteral("--format"), QStringLiteral("csv"), good});
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_TRUE(unknown.err.contains(QLatin1String("no channel \"paypal\"")));
+
+    // The same lines in other bytes (another download, CRLF, gzip) are the
+    // same lines: refused, not stored twice.
+    QString again = statement(QStringLiteral("again.csv"),
+                              {QStringLiteral("ch_goodLine00000001,S1,payment,1.00,USD,0,"
+                                              "%1T12:00:00Z"),
+                               QStringLiteral("ch_otherLine0000001,S9,payment,2.00,USD,0,"
+                                              "%1T12:00:00Z")});
+    const ProcessResult overlap = import(again);
+    EXPECT_EQ(overlap.exitCode, 2);
+    EXPECT_TRUE(overlap.err.contains(QLatin1String("already imported"))) << qPrintable(overlap.err);
+
+    // People read reconciliation and write none of it.
+    const QString other = statement(QStringLiteral("other.csv"),
+                                    {QStringLiteral("ch_otherLine0000001,S2,payment,2.00,USD,0,"
+                                                    "%1T12:00:00Z")});
+    for (const char *role : {"keel_operator", "keel_approver", "keel_auditor"}) {
+        const ProcessResult denied = import(other, loginAs(QString::fromLatin1(role)).conninfo());
+        EXPECT_EQ(denied.exitCode, 1) << role << ": " << qPrintable(denied.err);
+        EXPECT_TRUE(denied.err.contains(QLatin1String("permission denied")))
+            << qPrintable(denied.err);
+    }
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_statements"), QStringLiteral("1"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("1"));
+}
+
+} // namespace
