@@ -201,9 +201,13 @@ private:
             return fail(name(), check.error());
         const QString recorded = QString::fromLatin1(check->recorded.toHex());
         const QString recomputed = QString::fromLatin1(check->recomputed.toHex());
-        const QString inputs = check->asOfRun ? QStringLiteral("the lines and postings it read")
-                                              : QStringLiteral("today's lines and postings (a "
-                                                               "run before schema v49)");
+        const QString inputs =
+            check->basis == RunCheck::Basis::AsRead
+                ? QStringLiteral("the lines and postings it read")
+            : check->basis == RunCheck::Basis::TodayBeforeV49
+                ? QStringLiteral("today's lines and postings (a run before schema v49)")
+                : QStringLiteral("today's lines and postings (the database was restored from a "
+                                 "dump since the run)");
         if (!check->holds())
             return fail(name(), makeError(ErrorKind::Failed,
                                           QStringLiteral("run %1 recorded result %2, %3 now "

@@ -98,36 +98,37 @@ constexpr char ChargeOfBreak[] =
     "FROM keel.charges ch JOIN keel.payment_state p ON p.charge_id = ch.id "
     "JOIN keel.currencies c ON c.code = ch.currency WHERE ch.public_id = ?";
 
-// A break's life, oldest first; every ? is the break's id. The actions are
-// those whose targets name it, as ActionDesk writes targets.
+// A break's life, oldest first, and what happened at one moment in the
+// order it happens; every ? is the break's id. The actions are those whose
+// targets name it, as ActionDesk writes targets.
 constexpr char TimelineOfBreak[] =
     "WITH b AS (SELECT * FROM keel.recon_breaks WHERE id = ?::bigint), "
     "mine AS (SELECT jsonb_build_array(jsonb_build_object('id', ?::text)) AS targets) "
-    "SELECT r.run_at, 'run', format('raised by run %s as %s', r.id, b.class) "
+    "SELECT r.run_at, 'run', format('raised by run %s as %s', r.id, b.class), 0 "
     "  FROM b JOIN keel.recon_runs r ON r.id = b.first_run_id "
-    "UNION ALL SELECT r.run_at, 'run', format('last judged by run %s: %s', r.id, b.status) "
-    "  FROM b JOIN keel.recon_runs r ON r.id = b.last_run_id WHERE b.last_run_id <> "
-    "b.first_run_id "
-    "UNION ALL SELECT b.raised_at, 'run', 'opened again, a decision on it undone' "
-    "  FROM b WHERE b.raised_at IS NOT NULL "
+    "UNION ALL SELECT r.run_at, 'run', format('last found by run %s', r.id), 1 "
+    "  FROM b JOIN keel.recon_runs r ON r.id = b.last_run_id "
+    "  WHERE b.last_run_id <> b.first_run_id "
+    "UNION ALL SELECT b.raised_at, 'run', 'opened again', 1 FROM b WHERE b.raised_at IS NOT NULL "
+    "UNION ALL SELECT k.opened_at, 'case', format('suspense case %s opened; now %s', k.id, "
+    "  k.status), 2 FROM keel.suspense_cases k JOIN b ON k.recon_break_id = b.id "
     "UNION ALL SELECT a.proposed_at, 'action', format('#%s %s proposed by %s: %s', a.id, "
-    "  a.kind, a.proposed_by, a.reason) FROM keel.operator_actions a, mine "
+    "  a.kind, a.proposed_by, a.reason), 3 FROM keel.operator_actions a, mine "
     "  WHERE a.target_type = 'recon_break' AND a.targets @> mine.targets "
     "UNION ALL SELECT d.decided_at, 'action', format('#%s %sd by %s', a.id, d.decision, "
-    "  d.decided_by) FROM keel.approvals d JOIN keel.operator_actions a ON a.id = d.action_id, "
-    "  mine WHERE a.target_type = 'recon_break' AND a.targets @> mine.targets "
+    "  d.decided_by), 4 FROM keel.approvals d JOIN keel.operator_actions a "
+    "  ON a.id = d.action_id, mine "
+    "  WHERE a.target_type = 'recon_break' AND a.targets @> mine.targets "
     "UNION ALL SELECT a.executed_at, 'action', format('#%s %s run by %s: %s', a.id, a.kind, "
-    "  coalesce(a.executed_by, '?'), a.status) FROM keel.operator_actions a, mine "
+    "  coalesce(a.executed_by, '?'), a.status), 5 FROM keel.operator_actions a, mine "
     "  WHERE a.target_type = 'recon_break' AND a.targets @> mine.targets "
     "    AND a.executed_at IS NOT NULL "
-    "UNION ALL SELECT k.opened_at, 'case', format('suspense case %s opened; now %s', k.id, "
-    "  k.status) FROM keel.suspense_cases k JOIN b ON k.recon_break_id = b.id "
     "UNION ALL SELECT b.resolved_at, 'resolved', "
     "  CASE WHEN coalesce(b.resolution ->> 'kind', 'recon_run') = 'recon_run' "
     "       THEN 'resolved: a later run no longer finds it' "
-    "       ELSE 'resolved by ' || (b.resolution ->> 'kind') END "
+    "       ELSE 'resolved by ' || (b.resolution ->> 'kind') END, 6 "
     "  FROM b WHERE b.resolved_at IS NOT NULL "
-    "ORDER BY 1, 2";
+    "ORDER BY 1, 4";
 
 constexpr char RefundOfBreak[] =
     "SELECT r.status, r.currency, c.exponent, r.amount, 0, 0, r.created_at "

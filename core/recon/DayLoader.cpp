@@ -59,8 +59,8 @@ private:
 
 class DayLoader final {
 public:
-    DayLoader(LibpqConnection &session, const QString &channel, const QByteArray &asOf)
-        : m_session(session), m_channel(channel.toUtf8()), m_asOf(asOf)
+    DayLoader(LibpqConnection &session, const QString &channel, qint64 asOfRun)
+        : m_session(session), m_channel(channel.toUtf8()), m_asOfRun(asOfRun)
     {}
 
     Result<LoadedDay> load(const QDate &date);
@@ -76,10 +76,10 @@ private:
     Status appendLinesOf(LoadedDay &day, const QStringList &references);
     Status appendNamedRecords(const QStringList &charges, const QStringList &refunds,
                               QList<BookedRecord> &records);
-    // A day query as this load reads it: now, or as a run's snapshot saw.
+    // A day query as this load reads it: now, or as a run read it.
     QByteArray sql(const char *query) const
     {
-        return m_asOf.isEmpty() ? QByteArray(query) : readAsOf(query, m_asOf);
+        return m_asOfRun == 0 ? QByteArray(query) : readAsOf(query, m_asOfRun);
     }
     QByteArray millis(const QDateTime &at) const
     {
@@ -88,7 +88,7 @@ private:
 
     LibpqConnection &m_session;
     QByteArray m_channel;
-    QByteArray m_asOf; // a run's snapshot, or empty
+    qint64 m_asOfRun; // a run whose reads to repeat, or 0
     // References of the loaded lines that no record of keel's has, by kind,
     // sorted.
     std::array<QStringList, 2> m_unnamed;
@@ -99,7 +99,7 @@ private:
 Result<LoadedDay> DayLoader::load(const QDate &date)
 {
     Result<PgRows> day =
-        m_session.query(DayOfChannel, {m_channel, date.toString(Qt::ISODate).toLatin1()});
+        m_session.query(sql(DayOfChannel), {m_channel, date.toString(Qt::ISODate).toLatin1()});
     if (!day)
         return day.error();
     if (day->size() == 0)
@@ -574,9 +574,9 @@ Status DayLoader::countSettledUnderChannelIds(LoadedDay &day)
 } // namespace
 
 Result<LoadedDay> loadReconDay(LibpqConnection &session, const QString &channel, const QDate &date,
-                               const QByteArray &asOf)
+                               qint64 asOfRun)
 {
-    return DayLoader(session, channel, asOf).load(date);
+    return DayLoader(session, channel, asOfRun).load(date);
 }
 
 } // namespace keel

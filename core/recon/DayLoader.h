@@ -36,9 +36,9 @@ struct LoadedDay {
 
 // `session` must be in a REPEATABLE READ transaction: the day is read in
 // several statements that leave out what an earlier one brought. With
-// `asOf`, a run's snapshot (recon_runs.snapshot), the lines and postings are
-// those that snapshot saw (readAsOf).
+// `asOfRun`, the lines, postings and channel rules are those that run read
+// (readAsOf).
 Result<LoadedDay> loadReconDay(LibpqConnection &session, const QString &channel, const QDate &date,
-                               const QByteArray &asOf = {});
+                               qint64 asOfRun = 0);
 
 } // namespace keel

@@ -3,7 +3,8 @@
 // The statements a reconciliation run reads its day with (DayLoader), kept
 // apart from how their rows are put together into the day. Every
 // `keel.recon_lines` and `keel.ledger_transactions` here is followed by an
-// alias: a verification reads each as a subquery (readAsOfRun).
+// alias: a verification reads each as a subquery (readAsOf), as it does
+// recon_channels in DayOfChannel.
 namespace keel::day_queries {
 
 // Times travel as milliseconds since the epoch, floored, so that no text

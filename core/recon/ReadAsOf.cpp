@@ -1,6 +1,6 @@
 #include "core/recon/ReadAsOf.h"
 
-#include <QRegularExpression>
+#include <QStringBuilder>
 
 namespace keel {
 namespace {
@@ -10,39 +10,45 @@ constexpr char LineColumns[] = "l.statement_id, l.channel, l.line_no, l.kind, l.
                                "l.channel_reference, l.amount, l.currency, l.fee, l.occurred_at, "
                                "l.reverses";
 
-QByteArray seen(const QByteArray &xact, const QByteArray &snapshot)
-{
-    return "pg_visible_in_snapshot(" + xact + ", '" + snapshot + "'::pg_snapshot)";
-}
+// Each table is named in a day query followed by a space and its alias (the
+// channels' table by its one filter); inside a rewrite it is followed by a
+// line break, so that no replacement finds its own.
+constexpr const char *Rewritten[] = {"keel.recon_lines", "keel.ledger_transactions",
+                                     "keel.recon_channels"};
 
 } // namespace
 
-QByteArray readAsOf(const char *sql, const QByteArray &snapshot)
+QByteArray readAsOf(const char *sql, qint64 runId)
 {
-    // Inlined rather than bound, so that the queries keep their parameters;
-    // only digits, colons and commas pass.
-    static const QRegularExpression snapshotText(
-        QStringLiteral("^[0-9]{1,20}:[0-9]{1,20}:[0-9,]*$"));
-    if (!snapshotText.match(QString::fromLatin1(snapshot)).hasMatch())
-        return {};
+    const QByteArray run =
+        "(SELECT snapshot FROM keel.recon_runs\nWHERE id = " + QByteArray::number(runId) + ')';
+    const auto seen = [&run](const char *xact) -> QByteArray {
+        return "pg_visible_in_snapshot(" + QByteArray(xact) + ", " + run + ')';
+    };
     const QByteArray columns(LineColumns);
-    const QByteArray lines =
-        "(SELECT " + columns +
-        " FROM keel.recon_lines\nl JOIN keel.recon_statements s ON s.id = "
-        "l.statement_id WHERE " +
-        seen("s.created_xact", snapshot) + " UNION ALL SELECT " + columns +
-        " FROM keel.recon_withdrawn_lines l JOIN keel.recon_statements s ON s.id = "
-        "l.statement_id WHERE " +
-        seen("s.created_xact", snapshot) + " AND s.withdrawn_xact IS NOT NULL AND NOT " +
-        seen("s.withdrawn_xact", snapshot) + ") ";
-    const QByteArray postings = "(SELECT * FROM keel.ledger_transactions\nWHERE written_in IS NULL "
-                                "OR " +
-                                seen("written_in", snapshot) + ") ";
-    // The tables inside the subqueries are followed by a line break, so
-    // that neither replacement finds its own.
+    const QByteArray lines = "(SELECT " + columns +
+                             " FROM keel.recon_lines\nl JOIN keel.recon_statements s ON s.id = "
+                             "l.statement_id WHERE " +
+                             seen("s.created_xact") + " UNION ALL SELECT " + columns +
+                             " FROM keel.recon_withdrawn_lines l JOIN keel.recon_statements s "
+                             "ON s.id = l.statement_id WHERE " +
+                             seen("s.created_xact") + " AND s.withdrawn_xact IS NOT NULL AND NOT " +
+                             seen("s.withdrawn_xact") + ") ";
+    const QByteArray postings = "(SELECT * FROM keel.ledger_transactions\nWHERE written_in IS "
+                                "NULL OR " +
+                                seen("written_in") + ") ";
+    const QByteArray channel = "(SELECT channel, time_zone, settlement_lag, fee_rate_ppm FROM "
+                               "keel.recon_runs\nWHERE id = " +
+                               QByteArray::number(runId) + ") rc WHERE channel = $1";
     QByteArray rewritten(sql);
     rewritten.replace("keel.recon_lines ", lines);
     rewritten.replace("keel.ledger_transactions ", postings);
+    rewritten.replace("keel.recon_channels WHERE channel = $1", channel);
+    for (const char *table : Rewritten)
+        for (qsizetype at = rewritten.indexOf(table); at >= 0;
+             at = rewritten.indexOf(table, at + 1))
+            if (rewritten.mid(at + qsizetype(qstrlen(table)), 1) != "\n")
+                return {};
     return rewritten;
 }
 

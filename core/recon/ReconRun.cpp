@@ -48,7 +48,10 @@ constexpr char SerializationFailure[] = "40001";
 constexpr char DeadlockDetected[] = "40P01";
 
 constexpr char StoredRun[] =
-    "SELECT channel, to_char(business_date, 'YYYY-MM-DD'), result_sha256, snapshot::text "
+    "SELECT channel, to_char(business_date, 'YYYY-MM-DD'), result_sha256, "
+    "       CASE WHEN snapshot IS NULL THEN 'before_v49' "
+    "            WHEN pg_snapshot_xmax(snapshot) > pg_snapshot_xmax(pg_current_snapshot()) "
+    "            THEN 'restored' ELSE 'as_read' END "
     "FROM keel.recon_runs WHERE id = $1";
 
 Status readBreaks(LibpqConnection &session, ReconReport &report, const ReconOutcome &outcome)
@@ -210,17 +213,23 @@ Result<RunCheck> recomputeRun(LibpqConnection &session, qint64 runId)
             session.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
         !isolated)
         return isolated.error();
-    // A run recorded before migration 0049 kept no snapshot: it is judged on
-    // the day's data as it is now.
-    const QByteArray asOf = run->isNull(0, 3) ? QByteArray() : run->value(0, 3);
-    Result<LoadedDay> day = loadReconDay(session, channel, date, asOf);
+    // A run recorded before migration 0049 kept no snapshot, and one whose
+    // snapshot is ahead of this cluster's transaction counter was recorded
+    // before a restore from a dump, which counts ids again: either is judged
+    // on the day's data as it is now.
+    const QByteArray basis = run->value(0, 3);
+    const RunCheck::Basis judgedOn = basis == "as_read"    ? RunCheck::Basis::AsRead
+                                     : basis == "restored" ? RunCheck::Basis::TodayAfterRestore
+                                                           : RunCheck::Basis::TodayBeforeV49;
+    Result<LoadedDay> day =
+        loadReconDay(session, channel, date, judgedOn == RunCheck::Basis::AsRead ? runId : 0);
     if (!day)
         return day.error();
     return RunCheck{run->bytea(0, 2),
                     QCryptographicHash::hash(
                         canonicalResult(channel, date.toString(Qt::ISODate), matchDay(day->input)),
                         QCryptographicHash::Sha256),
-                    !asOf.isEmpty()};
+                    judgedOn};
 }
 
 } // namespace keel

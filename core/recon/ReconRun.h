@@ -42,7 +42,10 @@ Result<ReconReport> runReconciliation(LibpqConnection &session, const QString &c
 struct RunCheck {
     QByteArray recorded;   // the run's result SHA-256
     QByteArray recomputed; // what the day's data the run read gives now
-    bool asOfRun = false;  // false: a run before schema v49, recomputed on today's data
+    // What it was recomputed on: what the run read, or today's data (a run
+    // recorded before schema v49, or before a restore from a dump).
+    enum class Basis { AsRead, TodayBeforeV49, TodayAfterRestore };
+    Basis basis = Basis::AsRead;
     bool holds() const { return recorded == recomputed; }
 };
 

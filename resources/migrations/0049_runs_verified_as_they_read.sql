@@ -10,16 +10,37 @@
 -- and verification reads the postings and statement lines that snapshot saw:
 -- postings by the transaction that wrote them (written_in, migration 0045),
 -- lines by their statement's import and, for a statement withdrawn since,
--- its withdrawal's transaction, recorded here.
+-- its withdrawal's transaction, recorded here; the channel's time zone,
+-- settlement lag and fee rate as the run read them.
+--
+-- Transaction ids start again in a cluster restored from a logical dump
+-- while the stamps keep their values: a run recorded before such a restore
+-- cannot be told apart from what came after by ids, and keel recon verify
+-- then recomputes it on today's data and says so.
 
-ALTER TABLE recon_runs ADD COLUMN snapshot pg_snapshot;
+-- What the run read besides lines and postings: its channel's rules then.
+ALTER TABLE recon_runs ADD COLUMN snapshot pg_snapshot,
+                       ADD COLUMN time_zone text,
+                       ADD COLUMN settlement_lag interval,
+                       ADD COLUMN fee_rate_ppm integer;
 
--- The service inserts runs; what it read is the database's to record. In the
--- run's REPEATABLE READ transaction this is the snapshot its reads used.
+-- The service inserts runs; what it read is the database's to record. A run
+-- reads its day in one REPEATABLE READ transaction, whose snapshot is the one
+-- every statement of it, this one included, sees; in READ COMMITTED this
+-- statement's snapshot would be a later one than the reads', so a run is
+-- refused there (but for a superuser's session, which writes what it likes).
 CREATE FUNCTION recon_runs_keep_their_snapshot() RETURNS trigger
 LANGUAGE plpgsql SET search_path = keel, pg_temp AS $$
 BEGIN
+    IF current_setting('transaction_isolation') NOT IN ('repeatable read', 'serializable')
+       AND current_setting('is_superuser') = 'off' THEN
+        RAISE EXCEPTION 'a reconciliation run is recorded from a REPEATABLE READ transaction'
+            USING ERRCODE = 'KL422';
+    END IF;
     NEW.snapshot := pg_current_snapshot();
+    SELECT c.time_zone, c.settlement_lag, c.fee_rate_ppm
+      INTO NEW.time_zone, NEW.settlement_lag, NEW.fee_rate_ppm
+      FROM recon_channels c WHERE c.channel = NEW.channel;
     RETURN NEW;
 END
 $$;
@@ -44,3 +65,19 @@ $$;
 REVOKE EXECUTE ON FUNCTION recon_statements_withdrawal_stamped() FROM PUBLIC;
 CREATE TRIGGER recon_statements_withdrawal_stamped BEFORE INSERT OR UPDATE ON recon_statements
     FOR EACH ROW EXECUTE FUNCTION recon_statements_withdrawal_stamped();
+
+-- The snapshot and the channel's rules are on the audit chain with the result.
+CREATE OR REPLACE FUNCTION recon_runs_audit() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+BEGIN
+    PERFORM audit('recon_run', 'recon_run', NEW.id::text,
+                  jsonb_build_object('channel', NEW.channel, 'date', NEW.business_date,
+                                     'matched', NEW.matched, 'breaks', NEW.breaks,
+                                     'sha256', encode(NEW.result_sha256, 'hex'),
+                                     'snapshot', NEW.snapshot::text,
+                                     'time_zone', NEW.time_zone,
+                                     'settlement_lag', NEW.settlement_lag::text,
+                                     'fee_rate_ppm', NEW.fee_rate_ppm));
+    RETURN NULL;
+END
+$$;

@@ -335,3 +335,22 @@ TEST_F(WithdrawnBreaksTest, AStatementIsNeverInsertedWithdrawn)
 }
 
 } // namespace
+
+namespace {
+
+// A run keeps the snapshot it read in (migration 0049), so it records itself
+// from the REPEATABLE READ transaction that read its day: recorded from a
+// READ COMMITTED one, the snapshot kept would be later than its reads.
+TEST_F(WithdrawnBreaksTest, ARunIsRecordedOnlyFromTheSnapshotItReadIn)
+{
+    const QByteArray record =
+        "SELECT * FROM keel.recon_record_run_in_break_order('sim', '2026-12-01', "
+        "'{\"breaks\":[],\"channel\":\"sim\",\"date\":\"2026-12-01\",\"matched\":0}', 0)";
+    const QString committed = asTheService({record});
+    EXPECT_TRUE(committed.startsWith(QLatin1String("KL422"))) << qPrintable(committed);
+    EXPECT_TRUE(committed.contains(QLatin1String("REPEATABLE READ"))) << qPrintable(committed);
+    EXPECT_EQ(asTheService({"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", record}),
+              QStringLiteral("ok"));
+}
+
+} // namespace
