@@ -4,6 +4,7 @@
 
 #include "core/db/ConnectionSettings.h"
 #include "core/db/LibpqConnection.h"
+#include "core/recon/ChannelContract.h"
 #include "core/signing/ChannelKeys.h"
 #include "devkit/sim/ChannelSimulator.h"
 #include "devkit/sim/SimStatement.h"
@@ -32,20 +33,6 @@ Result<RsaKey> signingKey(const QCommandLineParser &parser, const QString &optio
         return fieldError(option, QStringLiteral("key_invalid"),
                           QStringLiteral("--%1 %2 holds no private key").arg(option, path));
     return key;
-}
-
-// Where keel cuts `channel`'s business day (recon_channels).
-Result<QString> channelZone(LibpqConnection &session, const QString &channel)
-{
-    Result<PgRows> zone = session.query(
-        "SELECT time_zone FROM keel.recon_channels WHERE channel = $1", {channel.toUtf8()});
-    if (!zone)
-        return zone.error();
-    if (zone->size() == 0)
-        return makeError(
-            ErrorKind::Usage,
-            QStringLiteral("keel knows no channel \"%1\" (recon_channels)").arg(channel.left(40)));
-    return zone->text(0, 0);
 }
 
 Status requireAll(const QCommandLineParser &parser, const QString &protocol,
@@ -250,7 +237,8 @@ private:
         if (!session)
             return fail(name(), session.error());
         if (parser.isSet(QStringLiteral("channel"))) {
-            Result<QString> zone = channelZone(*session, parser.value(QStringLiteral("channel")));
+            Result<QString> zone =
+                channelTimeZone(*session, parser.value(QStringLiteral("channel")));
             if (!zone)
                 return fail(name(), zone.error());
             layout.dayZone = *zone;

@@ -394,22 +394,29 @@ QByteArray Metrics::reconText() const
             out += QByteArray(name) + '{' + it.key() + "} " + QByteArray::number(it.value()) + '\n';
         return out;
     };
-    QByteArray out = opening("keel_recon_difference", "gauge",
-                             "What open reconciliation breaks leave unexplained, in the currency's "
-                             "minor units: the channel's amount less keel's.");
-    out += family("keel_recon_difference", m_recon.differenceByChannel);
-    out += opening("keel_recon_merchant_difference", "gauge",
-                   "The same per merchant, for breaks keel can attribute to one.");
-    out += family("keel_recon_merchant_difference", m_recon.differenceByMerchant);
-    out += opening("keel_recon_gross_difference", "gauge",
-                   "What open reconciliation breaks leave unexplained, each break's difference "
-                   "counted whatever its sign, in the currency's minor units.");
-    out += family("keel_recon_gross_difference", m_recon.grossByChannel);
-    out += opening("keel_recon_merchant_gross_difference", "gauge",
-                   "The same per merchant, for breaks keel can attribute to one.");
-    out += family("keel_recon_merchant_gross_difference", m_recon.grossByMerchant);
-    out += opening("keel_recon_breaks", "gauge", "Open reconciliation breaks, by class.");
-    out += family("keel_recon_breaks", m_recon.openBreaks);
+    const struct {
+        const char *name;
+        const char *help;
+        const QMap<QByteArray, qint64> &values;
+    } gauges[] = {
+        {"keel_recon_difference",
+         "What open reconciliation breaks leave unexplained, in the currency's minor units: the "
+         "channel's amount less keel's.",
+         m_recon.differenceByChannel},
+        {"keel_recon_merchant_difference",
+         "The same per merchant, for breaks keel can attribute to one.",
+         m_recon.differenceByMerchant},
+        {"keel_recon_gross_difference",
+         "What open reconciliation breaks leave unexplained, each break's difference counted "
+         "whatever its sign, in the currency's minor units.",
+         m_recon.grossByChannel},
+        {"keel_recon_merchant_gross_difference",
+         "The same per merchant, for breaks keel can attribute to one.", m_recon.grossByMerchant},
+        {"keel_recon_breaks", "Open reconciliation breaks, by class.", m_recon.openBreaks},
+    };
+    QByteArray out;
+    for (const auto &gauge : gauges)
+        out += opening(gauge.name, "gauge", gauge.help) + family(gauge.name, gauge.values);
     return out;
 }
 

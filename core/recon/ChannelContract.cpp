@@ -3,6 +3,16 @@
 #include "core/db/LibpqConnection.h"
 
 namespace keel {
+namespace {
+
+Error unknownChannel(const QString &channel)
+{
+    return fieldError(
+        QStringLiteral("channel"), QStringLiteral("unknown_channel"),
+        QStringLiteral("keel knows no channel \"%1\" (recon_channels)").arg(channel.left(40)));
+}
+
+} // namespace
 
 Status setContractedFeeRate(LibpqConnection &session, const QString &channel, qint64 ppm)
 {
@@ -15,10 +25,19 @@ Status setContractedFeeRate(LibpqConnection &session, const QString &channel, qi
     if (!updated)
         return updated.error();
     if (updated->size() == 0)
-        return fieldError(
-            QStringLiteral("channel"), QStringLiteral("unknown_channel"),
-            QStringLiteral("keel knows no channel \"%1\" (recon_channels)").arg(channel.left(40)));
+        return unknownChannel(channel);
     return {};
+}
+
+Result<QString> channelTimeZone(LibpqConnection &session, const QString &channel)
+{
+    Result<PgRows> zone = session.query(
+        "SELECT time_zone FROM keel.recon_channels WHERE channel = $1", {channel.toUtf8()});
+    if (!zone)
+        return zone.error();
+    if (zone->size() == 0)
+        return unknownChannel(channel);
+    return zone->text(0, 0);
 }
 
 } // namespace keel

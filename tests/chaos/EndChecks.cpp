@@ -147,11 +147,9 @@ void checkReconciliation(LibpqConnection &checked, Verdict &verdict, const QStri
         return verdict.violation(QStringLiteral("reconciliation: cannot record the fee rate: ") +
                                  contracted.error().message);
     Result<CurrencyTable> currencies = loadCurrencies(checked);
-    Result<PgRows> zones = checked.query(
-        "SELECT time_zone FROM keel.recon_channels WHERE channel = $1", {channel.toUtf8()});
-    if (!zones || zones->size() != 1)
-        return verdict.violation(QStringLiteral("reconciliation: no channel %1").arg(channel));
-    const std::optional<QString> zone = zones->text(0, 0);
+    Result<QString> zone = channelTimeZone(checked, channel);
+    if (!zone)
+        return verdict.violation(QStringLiteral("reconciliation: ") + zone.error().message);
     Result<PgRows> days =
         checked.query("SELECT DISTINCT (created_at AT TIME ZONE $1)::date::text FROM "
                       "keel.sim_channel_operations "
