@@ -13,7 +13,6 @@
 #include "TestParticipant.h"
 
 #include "core/db/LibpqConnection.h"
-#include "devkit/servers/EmbeddedBroker.h"
 #include "devkit/servers/EmbeddedCluster.h"
 
 #include <QDir>
@@ -107,12 +106,13 @@ int ChaosRun::run()
             // run proves nothing without both.
             const bool broker =
                 fault.kind == Fault::Kind::RestartBroker || fault.kind == Fault::Kind::CrashBroker;
-            if (broker && m_clock.elapsed() >= qint64(m_options.seconds) * 1000) {
+            const bool firstOfItsKind =
+                m_options.brokerCluster && m_faultCounts.value(fault.kindName()) == 0;
+            if (broker && !firstOfItsKind &&
+                m_clock.elapsed() >= qint64(m_options.seconds) * 1000) {
                 ++m_faultCounts[QStringLiteral("rabbitmq fault skipped: the load had stopped")];
                 return true;
             }
-            const bool firstOfItsKind =
-                m_options.brokerCluster && m_faultCounts.value(fault.kindName()) == 0;
             if (broker && m_brokerDown &&
                 (firstOfItsKind || m_clock.elapsed() - fault.atMs < 30000))
                 return false;
@@ -122,6 +122,8 @@ int ChaosRun::run()
     runUntil(qint64(m_options.seconds) * 1000);
     if (m_world->failover())
         ensureOneFailover();
+    if (m_options.brokerCluster)
+        ensureNodeStoppedAndKilled();
     client.stop();
     if (m_desk)
         m_desk->stop();
@@ -249,9 +251,7 @@ int ChaosRun::judge(int openRequests)
     if (m_world->failover() && m_promotionsUnderLoad == 0)
         verdict.violation(QStringLiteral("a --failover run in which no failover happened under "
                                          "load proves nothing about failover"));
-    if (m_options.brokerCluster &&
-        (m_faultCounts.value(QStringLiteral("rabbitmq node killed")) == 0 ||
-         m_faultCounts.value(QStringLiteral("rabbitmq node stopped")) == 0))
+    if (m_options.brokerCluster && !nodeStoppedAndKilled())
         verdict.violation(QStringLiteral("a --broker-cluster run that did not both stop and kill "
                                          "a node proves nothing about the cluster"));
     if (m_simulateCrashed)
@@ -511,40 +511,6 @@ void ChaosRun::failPrimary(const Fault &fault, qint64 back)
                            << " restarted; primary now on port " << primary << Qt::endl;
                  return restarted.ok();
              });
-}
-
-// A RabbitMQ node stopped or killed, started again from `back` on.
-void ChaosRun::takeBrokerNodeDown(const Fault &fault, qint64 back)
-{
-    // One node down at a time: a cluster of three keeps its majority.
-    if (m_brokerDown) {
-        ++m_faultCounts[QStringLiteral("rabbitmq fault skipped: still down from the last")];
-        return;
-    }
-    ++m_faultCounts[fault.kindName()];
-    EmbeddedBroker &node =
-        m_world->brokerNode(fault.target.isEmpty() ? 0 : fault.target.section(u'-', 1).toInt() - 1);
-    // In steps that never wait: an Erlang node's stop and boot can take
-    // most of a minute on a starved machine, and held every fault behind them.
-    if (fault.kind == Fault::Kind::CrashBroker)
-        node.kill();
-    else
-        node.beginStop();
-    m_brokerDown = true;
-    schedule(back, QStringLiteral("start rabbitmq"), [this, &node, started = false]() mutable {
-        if (!started) {
-            const Result<bool> begun = node.beginStart();
-            started = begun && *begun;
-            return false;
-        }
-        const Result<bool> up = node.ready();
-        if (!up)
-            started = false; // it exited: start it again
-        if (!up || !*up)
-            return false;
-        m_brokerDown = false;
-        return true;
-    });
 }
 
 // An operator's planned switchover under load, only once the formation has

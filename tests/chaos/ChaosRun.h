@@ -65,6 +65,8 @@ private:
     void inject(const Fault &fault);
     void switchOver(const Fault &fault);
     void takeBrokerNodeDown(const Fault &fault, qint64 back);
+    bool nodeStoppedAndKilled() const;
+    void ensureNodeStoppedAndKilled();
     void failPrimary(const Fault &fault, qint64 back);
     void ensureOneFailover();
     bool formationSettled() const;
