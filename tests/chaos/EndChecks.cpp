@@ -15,6 +15,7 @@
 #include "core/statement/StatementReader.h"
 #include "devkit/sim/SimStatement.h"
 
+#include <QCryptographicHash>
 #include <QDirIterator>
 #include <QFile>
 
@@ -112,16 +113,36 @@ namespace {
 // The simulated channel's contract in the chaos runs: 0.6 % a payment.
 constexpr qint64 ContractedFeePpm = 6000;
 
+StatementFormat channelLayout(const QString &channel)
+{
+    if (channel == QLatin1String("alipay"))
+        return StatementFormat::Alipay;
+    if (channel == QLatin1String("wechatpay"))
+        return StatementFormat::WechatPay;
+    return StatementFormat::Csv;
+}
+
 Status reconcileDay(LibpqConnection &checked, const QString &channel, const QString &zone,
                     const QDate &day, const CurrencyTable &currencies, Verdict &verdict)
 {
+    // Each channel's day in the layout the channel itself writes: the Alipay
+    // and WeChat Pay runs read their bills as a merchant downloads them.
     StatementLayout layout;
     layout.dayZone = zone;
+    layout.format = channelLayout(channel);
     Result<QByteArray> statement = simulatorStatement(checked, day, ContractedFeePpm, {}, layout);
     if (!statement)
         return statement.error();
+    // WeChat Pay's download API answers the bill's SHA1 beside it.
+    const QString sha1 =
+        layout.format == StatementFormat::WechatPay
+            ? QString::fromLatin1(
+                  QCryptographicHash::hash(*statement, QCryptographicHash::Sha1).toHex())
+            : QString();
+    ++verdict.counts[QStringLiteral("reconciled: statements read as ") +
+                     statementFormatName(layout.format)];
     Result<ImportedStatement> stored =
-        importStatement(checked, channel, {StatementFormat::Csv, *statement, {}}, currencies);
+        importStatement(checked, channel, {layout.format, *statement, sha1}, currencies);
     if (!stored)
         return stored.error();
     Result<ReconReport> report = runReconciliation(checked, channel, day);
@@ -137,6 +158,30 @@ Status reconcileDay(LibpqConnection &checked, const QString &channel, const QStr
                               .arg(found.found.keelAmount),
                           found.found.reference.toUtf8());
     return {};
+}
+
+// Every run of the channel, the days reopened by later ones among them, is
+// recomputed from what it read, as `keel recon verify` does: a run the
+// faults made read one thing and record another would not hold.
+void verifyRuns(LibpqConnection &checked, const QString &channel, Verdict &verdict)
+{
+    Result<PgRows> runs = checked.query(
+        "SELECT id, business_date::text FROM keel.recon_runs WHERE channel = $1 ORDER BY id",
+        {channel.toUtf8()});
+    if (!runs)
+        return verdict.violation(QStringLiteral("reconciliation runs unreadable: ") +
+                                 runs.error().message);
+    for (int i = 0; i < runs->size(); ++i) {
+        Result<RunCheck> check = recomputeRun(checked, runs->toInt64(i, 0));
+        if (!check)
+            verdict.violation(QStringLiteral("run %1 could not be verified: %2")
+                                  .arg(runs->text(i, 0), check.error().message));
+        else if (!check->holds() || check->basis != RunCheck::Basis::AsRead)
+            verdict.violation(QStringLiteral("run %1 of %2 does not verify on what it read")
+                                  .arg(runs->text(i, 0), runs->text(i, 1)));
+        else
+            ++verdict.counts[QStringLiteral("reconciled: runs verified")];
+    }
 }
 
 } // namespace
@@ -166,6 +211,7 @@ void checkReconciliation(LibpqConnection &checked, Verdict &verdict, const QStri
             !done)
             verdict.violation(QStringLiteral("reconciliation of %1 failed: %2")
                                   .arg(days->text(i, 0), done.error().message));
+    verifyRuns(checked, channel, verdict);
 }
 
 void scanForSecrets(const QString &directory, ChaosWorld &world, Verdict &verdict)
