@@ -539,3 +539,38 @@ TEST(AlipayBillTest, TotalsThatDoNotTieABrokenArchiveAndBadGbkAreRefusedWhole)
     EXPECT_EQ(refusedFor(StatementFormat::Alipay, archive, QString(40, QLatin1Char('0'))),
               QLatin1String("statement_digest"));
 }
+
+// Every broken file kept beside the samples (make-alipay-samples.py,
+// make-broken-samples.py) is refused naming its check, and its good sample read.
+TEST(KeptStatementSamplesTest, EachBrokenFileIsRefusedNamingItsCheck)
+{
+    const struct {
+        StatementFormat format;
+        const char *file;
+        const char *check;
+    } kept[] = {
+        {StatementFormat::Alipay, "alipay-tradebill.zip", "accepted"},
+        {StatementFormat::Alipay, "alipay-tradebill-totals-off.zip", "statement_totals"},
+        {StatementFormat::Alipay, "alipay-tradebill-bad-gbk.zip", "statement_encoding"},
+        {StatementFormat::WechatPay, "wechatpay-tradebill-all.csv", "accepted"},
+        {StatementFormat::WechatPay, "wechatpay-tradebill-totals-off.csv", "statement_totals"},
+        {StatementFormat::WechatPay, "wechatpay-tradebill-bad-utf8.csv", "statement_encoding"},
+        {StatementFormat::WechatPay, "wechatpay-tradebill-truncated.csv.gz", "statement_encoding"},
+        {StatementFormat::Stripe, "stripe-payout-reconciliation.csv", "accepted"},
+        {StatementFormat::Stripe, "stripe-payout-totals-off.csv", "statement_totals"},
+        {StatementFormat::Stripe, "stripe-payout-bad-utf8.csv", "statement_encoding"},
+        {StatementFormat::Stripe, "stripe-payout-adjustment.csv", "statement_unsupported"},
+    };
+    for (const auto &sampleFile : kept)
+        EXPECT_EQ(refusedFor(sampleFile.format, sample(sampleFile.file)),
+                  QLatin1String(sampleFile.check))
+            << sampleFile.file;
+
+    const QByteArray bill = sample("wechatpay-tradebill-all.csv");
+    const QString sha1 = QString::fromLatin1(sample("wechatpay-tradebill-all.sha1").trimmed());
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, bill, sha1), QLatin1String("accepted"));
+    QString wrong = sha1;
+    wrong[0] = wrong[0] == u'0' ? u'1' : u'0';
+    EXPECT_EQ(refusedFor(StatementFormat::WechatPay, bill, wrong),
+              QLatin1String("statement_digest"));
+}

@@ -75,44 +75,55 @@ TEST_F(ReconciliationTest, ARunVerifiesOnWhatItReadAndAForgedResultDoesNot)
 TEST_F(ReconciliationTest, EachLayoutsBrokenFileIsRefusedWholeByTheCommand)
 {
     startGateway();
-    const auto sample = [](const char *name) {
-        QFile file(QStringLiteral(KEEL_SOURCE_DIR "/tests/data/recon/") + QLatin1String(name));
-        EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << name;
-        return file.readAll();
+    const auto kept = [](const char *name) -> QString {
+        return QStringLiteral(KEEL_SOURCE_DIR "/tests/data/recon/") + QLatin1String(name);
     };
-    const QByteArray alipay = sample("alipay-tradebill.zip");
-    QByteArray wechatpay = sample("wechatpay-tradebill-all.csv");
-    wechatpay.replace("`4,`134.38", "`5,`134.38"); // the summary counts a line too many
-    QByteArray stripe = sample("stripe-payout-reconciliation.csv");
-    stripe.replace("1.03,23.97", "1.03,24.00"); // net is not gross less fee
+    QFile sha1File(kept("wechatpay-tradebill-all.sha1"));
+    ASSERT_TRUE(sha1File.open(QIODevice::ReadOnly));
+    QString wrongSha1 = QString::fromLatin1(sha1File.readAll().trimmed());
+    wrongSha1[0] = wrongSha1[0] == u'0' ? u'1' : u'0';
     const struct {
         const char *format;
-        QByteArray bytes;
+        const char *file;
         const char *check;
+        bool wrongSha1;
     } broken[] = {
-        {"alipay", sample("alipay-tradebill-totals-off.zip"), "statement_totals"},
-        {"alipay", sample("alipay-tradebill-bad-gbk.zip"), "statement_encoding"},
-        {"alipay", alipay.left(alipay.size() - 30), "statement_encoding"},
-        {"wechatpay", wechatpay, "statement_totals"},
-        {"stripe", stripe, "statement_totals"},
+        {"alipay", "alipay-tradebill-totals-off.zip", "statement_totals", false},
+        {"alipay", "alipay-tradebill-bad-gbk.zip", "statement_encoding", false},
+        {"wechatpay", "wechatpay-tradebill-totals-off.csv", "statement_totals", false},
+        {"wechatpay", "wechatpay-tradebill-bad-utf8.csv", "statement_encoding", false},
+        {"wechatpay", "wechatpay-tradebill-truncated.csv.gz", "statement_encoding", false},
+        {"wechatpay", "wechatpay-tradebill-all.csv", "statement_digest", true},
+        {"stripe", "stripe-payout-totals-off.csv", "statement_totals", false},
+        {"stripe", "stripe-payout-bad-utf8.csv", "statement_encoding", false},
     };
     for (const auto &file : broken) {
-        const QString path = m_files.filePath(QStringLiteral("broken-%1-%2")
-                                                  .arg(QLatin1String(file.format))
-                                                  .arg(QLatin1String(file.check)));
-        QFile out(path);
-        ASSERT_TRUE(out.open(QIODevice::WriteOnly));
-        out.write(file.bytes);
-        out.close();
-        const ProcessResult refused =
-            recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
-                   QStringLiteral("--format"), QLatin1String(file.format), path});
-        EXPECT_EQ(refused.exitCode, 2) << file.format << ' ' << file.check;
+        QStringList arguments{QStringLiteral("import"), QStringLiteral("--channel"),
+                              QStringLiteral("sim"), QStringLiteral("--format"),
+                              QLatin1String(file.format)};
+        if (file.wrongSha1)
+            arguments << QStringLiteral("--sha1") << wrongSha1;
+        const ProcessResult refused = recon(arguments << kept(file.file));
+        EXPECT_EQ(refused.exitCode, 2) << file.file;
         EXPECT_TRUE(refused.err.startsWith(QLatin1String("keel recon: ") +
                                            QLatin1String(file.check) + QLatin1String(": ")))
-            << qPrintable(refused.err);
+            << file.file << ": " << qPrintable(refused.err);
         EXPECT_EQ(refused.err.count(u'\n'), 1) << qPrintable(refused.err);
     }
+    // A ZIP cut short on the way: its central directory is gone.
+    QFile zip(kept("alipay-tradebill.zip"));
+    ASSERT_TRUE(zip.open(QIODevice::ReadOnly));
+    const QString cut = m_files.filePath(QStringLiteral("alipay-cut-short.zip"));
+    QFile out(cut);
+    ASSERT_TRUE(out.open(QIODevice::WriteOnly));
+    out.write(zip.readAll().chopped(30));
+    out.close();
+    const ProcessResult truncated =
+        recon({QStringLiteral("import"), QStringLiteral("--channel"), QStringLiteral("sim"),
+               QStringLiteral("--format"), QStringLiteral("alipay"), cut});
+    EXPECT_EQ(truncated.exitCode, 2);
+    EXPECT_TRUE(truncated.err.startsWith(QLatin1String("keel recon: statement_encoding: ")))
+        << qPrintable(truncated.err);
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_statements"), QStringLiteral("0"));
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.recon_lines"), QStringLiteral("0"));
 }
