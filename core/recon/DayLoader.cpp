@@ -123,7 +123,7 @@ Result<LoadedDay> DayLoader::load(const QDate &date)
 
 Status DayLoader::loadDayRecords(LoadedDay &day)
 {
-    Result<QString> clearing = m_session.scalar(ClearingAccounts);
+    Result<QString> clearing = m_session.scalar(sql(ClearingAccounts));
     if (!clearing)
         return clearing.error();
     // Split by the planner, the aggregation sorted on disk in each worker and
@@ -515,7 +515,7 @@ Status DayLoader::matchChannelReferences(LoadedDay &day)
             if (listed(m_unnamed[size_t(line.kind)], line.reference))
                 idsOf[size_t(line.kind)] << line.channelReference;
         m_unnamed = {};
-        Result<PgRows> rows = m_session.query(RecordsOfChannelReferences,
+        Result<PgRows> rows = m_session.query(sql(RecordsOfChannelReferences),
                                               {m_channel, LibpqConnection::arrayParam(idsOf[0]),
                                                LibpqConnection::arrayParam(idsOf[1])});
         if (!rows)

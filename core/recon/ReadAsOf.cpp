@@ -14,7 +14,7 @@ constexpr char LineColumns[] = "l.statement_id, l.channel, l.line_no, l.kind, l.
 // channels' table by its one filter); inside a rewrite it is followed by a
 // line break, so that no replacement finds its own.
 constexpr const char *Rewritten[] = {"keel.recon_lines", "keel.ledger_transactions",
-                                     "keel.recon_channels"};
+                                     "keel.recon_channels", "keel.charges", "keel.refunds"};
 
 } // namespace
 
@@ -40,7 +40,18 @@ QByteArray readAsOf(const char *sql, qint64 runId)
     const QByteArray channel = "(SELECT channel, time_zone, settlement_lag, fee_rate_ppm FROM "
                                "keel.recon_runs\nWHERE id = " +
                                QByteArray::number(runId) + ") rc WHERE channel = $1";
+    // A record with the channel's id the run saw it carry (migration 0049):
+    // the columns a day query reads of it, and no other.
+    const auto records = [&seen](const char *table, const char *kind) -> QByteArray {
+        return "(SELECT x.id, x.public_id, x.channel, x.currency, x.created_at, (SELECT "
+               "h.channel_reference FROM keel.record_channel_references h WHERE h.kind = '" +
+               QByteArray(kind) + "' AND h.record_id = x.id AND (h.set_in IS NULL OR " +
+               seen("h.set_in") + ") ORDER BY h.id DESC LIMIT 1) AS channel_reference FROM " +
+               QByteArray(table) + "\nx) ";
+    };
     QByteArray rewritten(sql);
+    rewritten.replace("keel.charges ", records("keel.charges", "payment"));
+    rewritten.replace("keel.refunds ", records("keel.refunds", "refund"));
     rewritten.replace("keel.recon_lines ", lines);
     rewritten.replace("keel.ledger_transactions ", postings);
     rewritten.replace("keel.recon_channels WHERE channel = $1", channel);

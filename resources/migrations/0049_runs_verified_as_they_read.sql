@@ -37,6 +37,14 @@ BEGIN
         RAISE EXCEPTION 'a reconciliation run is recorded from a REPEATABLE READ transaction'
             USING ERRCODE = 'KL422';
     END IF;
+    -- A transaction that wrote (or locked) before its first read has an id
+    -- its own snapshot counts as seen, and verification would then count the
+    -- run's own postings: such a run reads its day first.
+    IF pg_visible_in_snapshot(pg_current_xact_id(), pg_current_snapshot())
+       AND current_setting('is_superuser') = 'off' THEN
+        RAISE EXCEPTION 'a reconciliation run reads its day before it writes anything'
+            USING ERRCODE = 'KL422';
+    END IF;
     NEW.snapshot := pg_current_snapshot();
     SELECT c.time_zone, c.settlement_lag, c.fee_rate_ppm
       INTO NEW.time_zone, NEW.settlement_lag, NEW.fee_rate_ppm
@@ -81,3 +89,70 @@ BEGIN
     RETURN NULL;
 END
 $$;
+
+-- Which of keel's records a channel's id names is part of what a run reads
+-- (a line under the channel's id is its record's). The service sets a
+-- record's channel id when the channel answers, and may set it again; each
+-- value is kept here with the transaction that set it, so that verification
+-- reads the ids a run's snapshot saw, not ones set since (which could make a
+-- run verify that did not read them). Ids set before v49 carry no
+-- transaction and count as seen by every run. Only the triggers write here.
+CREATE TABLE record_channel_references (
+    id bigserial PRIMARY KEY,
+    kind text NOT NULL CHECK (kind IN ('payment', 'refund')),
+    record_id bigint NOT NULL,
+    channel_reference text,
+    set_in xid8 DEFAULT pg_current_xact_id()
+);
+CREATE INDEX record_channel_references_of_record
+    ON record_channel_references (kind, record_id, id);
+INSERT INTO record_channel_references (kind, record_id, channel_reference, set_in)
+    SELECT 'payment', id, channel_reference, NULL::xid8 FROM charges
+    WHERE channel_reference IS NOT NULL
+    UNION ALL
+    SELECT 'refund', id, channel_reference, NULL::xid8 FROM refunds
+    WHERE channel_reference IS NOT NULL
+    ORDER BY 1, 2;
+GRANT SELECT ON record_channel_references
+    TO keel_gateway, keel_operator, keel_approver, keel_auditor;
+
+CREATE FUNCTION record_channel_reference_kept() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+BEGIN
+    INSERT INTO record_channel_references (kind, record_id, channel_reference)
+        VALUES (TG_ARGV[0], NEW.id, NEW.channel_reference);
+    RETURN NULL;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION record_channel_reference_kept() FROM PUBLIC;
+CREATE TRIGGER charges_channel_reference_kept AFTER INSERT ON charges
+    FOR EACH ROW WHEN (NEW.channel_reference IS NOT NULL)
+    EXECUTE FUNCTION record_channel_reference_kept('payment');
+CREATE TRIGGER charges_channel_reference_changed AFTER UPDATE OF channel_reference ON charges
+    FOR EACH ROW WHEN (NEW.channel_reference IS DISTINCT FROM OLD.channel_reference)
+    EXECUTE FUNCTION record_channel_reference_kept('payment');
+CREATE TRIGGER refunds_channel_reference_kept AFTER INSERT ON refunds
+    FOR EACH ROW WHEN (NEW.channel_reference IS NOT NULL)
+    EXECUTE FUNCTION record_channel_reference_kept('refund');
+CREATE TRIGGER refunds_channel_reference_changed AFTER UPDATE OF channel_reference ON refunds
+    FOR EACH ROW WHEN (NEW.channel_reference IS DISTINCT FROM OLD.channel_reference)
+    EXECUTE FUNCTION record_channel_reference_kept('refund');
+
+-- A record's identity is what runs and their verification match by: keel's
+-- id, its channel and its currency never change once written.
+CREATE FUNCTION record_identity_kept() RETURNS trigger
+LANGUAGE plpgsql SET search_path = keel, pg_temp AS $$
+BEGIN
+    IF NEW.public_id IS DISTINCT FROM OLD.public_id OR NEW.channel IS DISTINCT FROM OLD.channel
+       OR NEW.currency IS DISTINCT FROM OLD.currency THEN
+        RAISE EXCEPTION '% %: its id, channel and currency do not change', TG_TABLE_NAME,
+            OLD.public_id USING ERRCODE = 'KL422';
+    END IF;
+    RETURN NEW;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION record_identity_kept() FROM PUBLIC;
+CREATE TRIGGER charges_identity_kept BEFORE UPDATE OF public_id, channel, currency ON charges
+    FOR EACH ROW EXECUTE FUNCTION record_identity_kept();
+CREATE TRIGGER refunds_identity_kept BEFORE UPDATE OF public_id, channel, currency ON refunds
+    FOR EACH ROW EXECUTE FUNCTION record_identity_kept();

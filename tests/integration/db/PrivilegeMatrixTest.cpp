@@ -66,6 +66,7 @@ const QMap<QString, std::array<const char *, 5>> Expected{
     // The service writes neither runs nor breaks: keel.recon_record_run()
     // writes both from a run's result (migration 0031, BreakResolutionTest),
     // called through recon_record_run_in_break_order() (migration 0047).
+    {QStringLiteral("record_channel_references"), {"r---", "----", "r---", "r---", "r---"}},
     {QStringLiteral("recon_breaks"), {"r---", "----", "r---", "r---", "r---"}},
     {QStringLiteral("recon_withdrawn_lines"), {"r---", "----", "r---", "r---", "r---"}},
     {QStringLiteral("recon_channels"), {"r---", "r---", "r---", "r---", "r---"}},

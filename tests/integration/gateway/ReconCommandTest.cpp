@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QSqlError>
 #include <QSqlQuery>
 
 using namespace keel;
@@ -70,6 +71,58 @@ TEST_F(ReconciliationTest, ARunVerifiesOnWhatItReadAndAForgedResultDoesNot)
         << qPrintable(forged.err);
 }
 
+// Which record a channel's id names is read as the run saw it too (migration
+// 0049): an id the service gives a record after the run leaves the run's
+// verification as it was, though the day run again now matches by it. Were
+// it read as it is now, the service could make a run it forged verify. A
+// record's own id, channel and currency are not the service's to change.
+TEST_F(ReconciliationTest, AChannelIdGivenAfterARunLeavesItsVerificationAsItWas)
+{
+    startGateway();
+    const QString paid = QString::fromUtf8(charge("amount=1000&currency=usd", "recon-verify-id"));
+    m_day = firstPostingDay();
+    ASSERT_TRUE(QSqlQuery(db()).exec(
+        QStringLiteral("UPDATE keel.charges SET channel_reference = NULL WHERE public_id = '%1'")
+            .arg(paid)));
+    ASSERT_EQ(import(statement(QStringLiteral("a.csv"),
+                               {QStringLiteral("ord-unknown-0001,pi_later0001,payment,10.00,USD,0,"
+                                               "%1T12:00:00Z")}))
+                  .exitCode,
+              0);
+    const QJsonObject result = run();
+    EXPECT_FALSE(result.value(QStringLiteral("breaks")).toArray().isEmpty());
+    const QString runId = QString::number(result.value(QStringLiteral("run")).toInteger());
+
+    QSqlQuery service(as(QStringLiteral("keel_gateway")));
+    ASSERT_TRUE(service.exec(
+        QStringLiteral(
+            "UPDATE keel.charges SET channel_reference = 'pi_later0001' WHERE public_id = '%1'")
+            .arg(paid)))
+        << qPrintable(service.lastError().text());
+    const QJsonObject again = run();
+    EXPECT_TRUE(again.value(QStringLiteral("breaks")).toArray().isEmpty())
+        << "run again, the day matches the line by the channel's id";
+    const ProcessResult verified =
+        recon({QStringLiteral("verify"), QStringLiteral("--run"), runId});
+    EXPECT_EQ(verified.exitCode, 0) << qPrintable(verified.err);
+    EXPECT_TRUE(verified.out.contains(QLatin1String("on the lines and postings it read")))
+        << qPrintable(verified.out);
+    // An auditor checks the service's runs with a login of their own.
+    const ProcessResult audited = recon({QStringLiteral("verify"), QStringLiteral("--run"), runId},
+                                        loginAs(QStringLiteral("keel_auditor")).conninfo());
+    EXPECT_EQ(audited.exitCode, 0) << qPrintable(audited.err);
+
+    EXPECT_FALSE(service.exec(
+        QStringLiteral("UPDATE keel.charges SET currency = 'EUR' WHERE public_id = '%1'")
+            .arg(paid)));
+    EXPECT_EQ(service.lastError().nativeErrorCode(), QLatin1String("KL422"));
+    EXPECT_FALSE(service.exec(
+        QStringLiteral("UPDATE keel.charges SET public_id = 'ch_renamed000001' WHERE public_id = "
+                       "'%1'")
+            .arg(paid)));
+    EXPECT_EQ(service.lastError().nativeErrorCode(), QLatin1String("KL422"));
+}
+
 // The channels' own layouts refused through the command a script runs: exit
 // 2, one line that starts with the check that failed, nothing stored.
 TEST_F(ReconciliationTest, EachLayoutsBrokenFileIsRefusedWholeByTheCommand)
@@ -96,6 +149,7 @@ TEST_F(ReconciliationTest, EachLayoutsBrokenFileIsRefusedWholeByTheCommand)
         {"wechatpay", "wechatpay-tradebill-all.csv", "statement_digest", true},
         {"stripe", "stripe-payout-totals-off.csv", "statement_totals", false},
         {"stripe", "stripe-payout-bad-utf8.csv", "statement_encoding", false},
+        {"stripe", "stripe-payout-adjustment.csv", "statement_unsupported", false},
     };
     for (const auto &file : broken) {
         QStringList arguments{QStringLiteral("import"), QStringLiteral("--channel"),

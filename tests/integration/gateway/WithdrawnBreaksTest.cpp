@@ -8,6 +8,7 @@
 #include "core/read/SuspenseQuery.h"
 
 #include <QProcess>
+#include <QSqlQuery>
 
 #include <thread>
 
@@ -351,6 +352,20 @@ TEST_F(WithdrawnBreaksTest, ARunIsRecordedOnlyFromTheSnapshotItReadIn)
     EXPECT_TRUE(committed.contains(QLatin1String("REPEATABLE READ"))) << qPrintable(committed);
     EXPECT_EQ(asTheService({"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", record}),
               QStringLiteral("ok"));
+    // A transaction that took an id before it read anything (a lock that
+    // needs one), and saw another commit after it, counts itself as seen by
+    // its own snapshot: verification would count the run's own postings as
+    // read.
+    auto service = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(service.ok()) << qPrintable(service.error().message);
+    ASSERT_TRUE(service->exec("BEGIN ISOLATION LEVEL REPEATABLE READ"));
+    ASSERT_TRUE(service->exec("LOCK TABLE keel.charges IN ACCESS EXCLUSIVE MODE"));
+    ASSERT_TRUE(QSqlQuery(db()).exec(QStringLiteral("SELECT pg_current_xact_id()")));
+    const Status writtenFirst = service->exec(record);
+    ASSERT_FALSE(writtenFirst);
+    EXPECT_EQ(writtenFirst.error().code, QLatin1String("KL422"));
+    EXPECT_TRUE(writtenFirst.error().message.contains(QLatin1String("before it writes")))
+        << qPrintable(writtenFirst.error().message);
 }
 
 } // namespace
