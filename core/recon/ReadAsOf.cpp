@@ -41,12 +41,18 @@ QByteArray readAsOf(const char *sql, qint64 runId)
                                "keel.recon_runs\nWHERE id = " +
                                QByteArray::number(runId) + ") rc WHERE channel = $1";
     // A record with the channel's id the run saw it carry (migration 0049):
-    // the columns a day query reads of it, and no other.
+    // the columns a day query reads of it, and no other. A record whose id
+    // never changed through the triggers (written with them switched off, as
+    // a superuser's bulk load does) has the id it has.
     const auto records = [&seen](const char *table, const char *kind) -> QByteArray {
-        return "(SELECT x.id, x.public_id, x.channel, x.currency, x.created_at, (SELECT "
-               "h.channel_reference FROM keel.record_channel_references h WHERE h.kind = '" +
-               QByteArray(kind) + "' AND h.record_id = x.id AND (h.set_in IS NULL OR " +
-               seen("h.set_in") + ") ORDER BY h.id DESC LIMIT 1) AS channel_reference FROM " +
+        const QByteArray ofRecord = "FROM keel.record_channel_references h WHERE h.kind = '" +
+                                    QByteArray(kind) + "' AND h.record_id = x.id";
+        return "(SELECT x.id, x.public_id, x.channel, x.currency, x.created_at, CASE WHEN EXISTS "
+               "(SELECT 1 " +
+               ofRecord + ") THEN (SELECT h.channel_reference " + ofRecord +
+               " AND (h.set_in IS NULL OR " + seen("h.set_in") +
+               ") ORDER BY h.id DESC LIMIT 1) ELSE x.channel_reference END AS channel_reference "
+               "FROM " +
                QByteArray(table) + "\nx) ";
     };
     QByteArray rewritten(sql);

@@ -123,6 +123,35 @@ TEST_F(ReconciliationTest, AChannelIdGivenAfterARunLeavesItsVerificationAsItWas)
     EXPECT_EQ(service.lastError().nativeErrorCode(), QLatin1String("KL422"));
 }
 
+// Records a superuser loaded in bulk with the triggers off have no history
+// of their channel ids: a run and its verification both read the id they carry.
+TEST_F(ReconciliationTest, ARecordLoadedWithoutItsIdHistoryIsVerifiedOnTheIdItCarries)
+{
+    startGateway();
+    const QString paid = QString::fromUtf8(charge("amount=1000&currency=usd", "recon-bulk-id"));
+    m_day = firstPostingDay();
+    ASSERT_TRUE(QSqlQuery(db()).exec(
+        QStringLiteral("SET session_replication_role = replica; "
+                       "UPDATE keel.charges SET channel_reference = 'pi_bulk0001' "
+                       "WHERE public_id = '%1'; "
+                       "DELETE FROM keel.record_channel_references h USING keel.charges c "
+                       "WHERE h.kind = 'payment' AND h.record_id = c.id AND c.public_id = '%1'; "
+                       "RESET session_replication_role")
+            .arg(paid)));
+    ASSERT_EQ(import(statement(QStringLiteral("a.csv"),
+                               {QStringLiteral("ord-bulk-0001,pi_bulk0001,payment,10.00,USD,0,"
+                                               "%1T12:00:00Z")}))
+                  .exitCode,
+              0);
+    const QJsonObject result = run();
+    EXPECT_EQ(result.value(QStringLiteral("matched")).toInt(), 1);
+    EXPECT_TRUE(result.value(QStringLiteral("breaks")).toArray().isEmpty());
+    const ProcessResult verified =
+        recon({QStringLiteral("verify"), QStringLiteral("--run"),
+               QString::number(result.value(QStringLiteral("run")).toInteger())});
+    EXPECT_EQ(verified.exitCode, 0) << qPrintable(verified.err);
+}
+
 // The channels' own layouts refused through the command a script runs: exit
 // 2, one line that starts with the check that failed, nothing stored.
 TEST_F(ReconciliationTest, EachLayoutsBrokenFileIsRefusedWholeByTheCommand)
