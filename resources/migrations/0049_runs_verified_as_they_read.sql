@@ -119,6 +119,15 @@ GRANT SELECT ON record_channel_references
 CREATE FUNCTION record_channel_reference_kept() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 BEGIN
+    -- A record loaded with the triggers off has no history: the id it had
+    -- is kept first, as the back-fill keeps those from before v49, so that
+    -- a run that read it still reads it.
+    IF TG_OP = 'UPDATE' AND OLD.channel_reference IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM record_channel_references h
+                       WHERE h.kind = TG_ARGV[0] AND h.record_id = OLD.id) THEN
+        INSERT INTO record_channel_references (kind, record_id, channel_reference, set_in)
+            VALUES (TG_ARGV[0], OLD.id, OLD.channel_reference, NULL);
+    END IF;
     INSERT INTO record_channel_references (kind, record_id, channel_reference)
         VALUES (TG_ARGV[0], NEW.id, NEW.channel_reference);
     RETURN NULL;
@@ -138,21 +147,27 @@ CREATE TRIGGER refunds_channel_reference_changed AFTER UPDATE OF channel_referen
     FOR EACH ROW WHEN (NEW.channel_reference IS DISTINCT FROM OLD.channel_reference)
     EXECUTE FUNCTION record_channel_reference_kept('refund');
 
--- A record's identity is what runs and their verification match by: keel's
--- id, its channel and its currency never change once written.
+-- A record's identity is what runs and their verification match by: its
+-- row id (which its id history names), keel's id, its channel, its currency
+-- and when it was made never change once written, but by a superuser (who
+-- could switch the triggers off anyway).
 CREATE FUNCTION record_identity_kept() RETURNS trigger
 LANGUAGE plpgsql SET search_path = keel, pg_temp AS $$
 BEGIN
-    IF NEW.public_id IS DISTINCT FROM OLD.public_id OR NEW.channel IS DISTINCT FROM OLD.channel
-       OR NEW.currency IS DISTINCT FROM OLD.currency THEN
-        RAISE EXCEPTION '% %: its id, channel and currency do not change', TG_TABLE_NAME,
-            OLD.public_id USING ERRCODE = 'KL422';
+    IF (NEW.id IS DISTINCT FROM OLD.id OR NEW.public_id IS DISTINCT FROM OLD.public_id
+        OR NEW.channel IS DISTINCT FROM OLD.channel OR NEW.currency IS DISTINCT FROM OLD.currency
+        OR NEW.created_at IS DISTINCT FROM OLD.created_at)
+       AND current_setting('is_superuser') = 'off' THEN
+        RAISE EXCEPTION '% %: its ids, channel, currency and creation do not change',
+            TG_TABLE_NAME, OLD.public_id USING ERRCODE = 'KL422';
     END IF;
     RETURN NEW;
 END
 $$;
 REVOKE EXECUTE ON FUNCTION record_identity_kept() FROM PUBLIC;
-CREATE TRIGGER charges_identity_kept BEFORE UPDATE OF public_id, channel, currency ON charges
+CREATE TRIGGER charges_identity_kept
+    BEFORE UPDATE OF id, public_id, channel, currency, created_at ON charges
     FOR EACH ROW EXECUTE FUNCTION record_identity_kept();
-CREATE TRIGGER refunds_identity_kept BEFORE UPDATE OF public_id, channel, currency ON refunds
+CREATE TRIGGER refunds_identity_kept
+    BEFORE UPDATE OF id, public_id, channel, currency, created_at ON refunds
     FOR EACH ROW EXECUTE FUNCTION record_identity_kept();
