@@ -71,6 +71,46 @@ TEST_F(ReconciliationTest, ARunVerifiesOnWhatItReadAndAForgedResultDoesNot)
         << qPrintable(forged.err);
 }
 
+// A run with no snapshot (recorded before v49) or one ahead of the cluster's
+// transaction counter (a restore from a dump since) is recomputed on today's
+// data, and the command says which; a later line of its day then shows.
+TEST_F(ReconciliationTest, ARunWithoutAUsableSnapshotIsJudgedOnTodaysDataAndSaysSo)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1000&currency=usd", "recon-verify-basis");
+    m_day = firstPostingDay();
+    ASSERT_EQ(import(statement(QStringLiteral("a.csv"),
+                               {item(paid, ",S1,payment,10.00,USD,0.30,%1T12:00:00Z")}))
+                  .exitCode,
+              0);
+    const QString runId = QString::number(run().value(QStringLiteral("run")).toInteger());
+    const auto withSnapshot = [&](const QString &snapshot) {
+        EXPECT_TRUE(QSqlQuery(db()).exec(
+            QStringLiteral("SET session_replication_role = replica; "
+                           "UPDATE keel.recon_runs SET snapshot = %1 WHERE id = %2; "
+                           "RESET session_replication_role")
+                .arg(snapshot, runId)));
+        return recon({QStringLiteral("verify"), QStringLiteral("--run"), runId});
+    };
+    const ProcessResult before = withSnapshot(QStringLiteral("NULL"));
+    EXPECT_EQ(before.exitCode, 0) << qPrintable(before.err);
+    EXPECT_TRUE(before.out.contains(QLatin1String("(a run before schema v49)")))
+        << qPrintable(before.out);
+    const ProcessResult restored = withSnapshot(QStringLiteral("'4000000000:4000000000:'"));
+    EXPECT_EQ(restored.exitCode, 0) << qPrintable(restored.err);
+    EXPECT_TRUE(restored.out.contains(QLatin1String("restored from a dump")))
+        << qPrintable(restored.out);
+
+    ASSERT_EQ(import(statement(QStringLiteral("b.csv"),
+                               {QStringLiteral("ch_extraLine000002,S2,payment,1.00,USD,0,"
+                                               "%1T13:00:00Z")}))
+                  .exitCode,
+              0);
+    const ProcessResult today = recon({QStringLiteral("verify"), QStringLiteral("--run"), runId});
+    EXPECT_EQ(today.exitCode, 1) << "today's data has the later line";
+    EXPECT_TRUE(today.err.contains(QLatin1String("restored from a dump"))) << qPrintable(today.err);
+}
+
 // Which record a channel's id names is read as the run saw it too (migration
 // 0049): an id the service gives a record after the run leaves the run's
 // verification as it was, though the day run again now matches by it. Were
