@@ -194,7 +194,7 @@ TEST_F(ChannelSimTest, WithoutANotificationTheReconcilerAsksTheChannelOverHttp)
 TEST_F(ChannelSimTest, AKilledChannelChargesNothingAndItsRestartServesAgain)
 {
     startSim();
-    ASSERT_EQ(charge("sim-5").status, 200);
+    ASSERT_EQ(chargeAsAClientWould("sim-5").status, 200);
     m_sim->kill(); // SIGKILL
     ASSERT_TRUE(m_sim->waitForFinished(10000));
 
