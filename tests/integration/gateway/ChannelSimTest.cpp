@@ -92,9 +92,12 @@ protected:
     // gateway then says 409 "retry shortly", and a client retries its key.
     HttpReply chargeAsAClientWould(const QByteArray &key)
     {
+        // A request whose answer could not be written leaves its key to be
+        // taken over once its holder is presumed dead (the store's lock
+        // timeout, 30 s): a client honouring Retry-After waits that long.
         HttpReply reply = charge(key);
-        for (int retry = 0; retry < 20 && reply.status == 409; ++retry) {
-            QThread::msleep(100);
+        for (int retry = 0; retry < 80 && reply.status == 409; ++retry) {
+            QThread::msleep(retry < 20 ? 100 : 500);
             reply = charge(key);
         }
         return reply;
