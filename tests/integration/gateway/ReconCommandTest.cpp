@@ -24,12 +24,7 @@ using keel::test::ReconciliationTest;
 TEST_F(ReconciliationTest, ARunVerifiesOnWhatItReadAndAForgedResultDoesNot)
 {
     startGateway();
-    const QByteArray paid = charge("amount=1000&currency=usd", "recon-verify");
-    m_day = firstPostingDay();
-    ASSERT_EQ(import(statement(QStringLiteral("a.csv"),
-                               {item(paid, ",S1,payment,10.00,USD,0.30,%1T12:00:00Z")}))
-                  .exitCode,
-              0);
+    ASSERT_NO_FATAL_FAILURE(reportOnePayment("recon-verify"));
     const QJsonObject result = run();
     EXPECT_EQ(result.value(QStringLiteral("matched")).toInt(), 1);
     EXPECT_TRUE(result.value(QStringLiteral("breaks")).toArray().isEmpty());
@@ -77,12 +72,7 @@ TEST_F(ReconciliationTest, ARunVerifiesOnWhatItReadAndAForgedResultDoesNot)
 TEST_F(ReconciliationTest, ARunWithoutAUsableSnapshotIsJudgedOnTodaysDataAndSaysSo)
 {
     startGateway();
-    const QByteArray paid = charge("amount=1000&currency=usd", "recon-verify-basis");
-    m_day = firstPostingDay();
-    ASSERT_EQ(import(statement(QStringLiteral("a.csv"),
-                               {item(paid, ",S1,payment,10.00,USD,0.30,%1T12:00:00Z")}))
-                  .exitCode,
-              0);
+    ASSERT_NO_FATAL_FAILURE(reportOnePayment("recon-verify-basis"));
     const QString runId = QString::number(run().value(QStringLiteral("run")).toInteger());
     const auto withSnapshot = [&](const QString &snapshot) {
         EXPECT_TRUE(QSqlQuery(db()).exec(

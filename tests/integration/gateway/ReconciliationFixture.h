@@ -81,6 +81,18 @@ protected:
     }
 
     // A statement in keel's CSV form.
+    // One $10 payment, its day, and the channel's statement reporting it, imported.
+    void reportOnePayment(const QByteArray &key)
+    {
+        const QByteArray paid = charge("amount=1000&currency=usd", key);
+        m_day = firstPostingDay();
+        ASSERT_EQ(import(statement(QStringLiteral("a.csv"),
+                                   {QString::fromUtf8(paid) +
+                                    QStringLiteral(",S1,payment,10.00,USD,0.30,%1T12:00:00Z")}))
+                      .exitCode,
+                  0);
+    }
+
     QString statement(const QString &name, const QStringList &lines)
     {
         return file(name, "reference,channel_reference,type,amount,currency,fee,occurred_at\n",
