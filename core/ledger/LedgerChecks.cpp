@@ -30,22 +30,24 @@ constexpr LedgerCheck Checks[] = {
      "  WHERE t.kind = 'refund' AND e.amount > 0 GROUP BY t.charge_id) p ON p.charge_id = c.id "
      "WHERE c.amount_refunded <> coalesce(p.posted, 0) ORDER BY c.id LIMIT 1",
      "charge %1 records %2 refunded but the ledger has %3 posted for it"},
-    {"SELECT t.id::text, coalesce(c.amount, 0)::text, "
+    // A run's parking: a surplus credits suspense (suspense_in), a
+    // shortfall debits it (suspense_owed); its case says which (in_suspense).
+    {"SELECT t.id::text, coalesce(c.in_suspense, 0)::text, "
      "       (-sum(e.amount) FILTER (WHERE a.kind = 'suspense'))::text "
      "FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
      "JOIN keel.ledger_accounts a ON a.id = e.account_id "
      "LEFT JOIN keel.suspense_cases c ON c.ledger_transaction_id = t.id "
-     "WHERE t.kind = 'suspense_in' GROUP BY t.id, c.amount "
-     "HAVING c.amount IS DISTINCT FROM -sum(e.amount) FILTER (WHERE a.kind = 'suspense') "
+     "WHERE t.kind IN ('suspense_in', 'suspense_owed') GROUP BY t.id, c.in_suspense "
+     "HAVING c.in_suspense IS DISTINCT FROM -sum(e.amount) FILTER (WHERE a.kind = 'suspense') "
      "ORDER BY t.id LIMIT 1",
      "suspense posting %1 belongs to no case or to one of another amount: the case records "
      "%2, the posting moves %3"},
     {"SELECT a.currency, coalesce(-sum(e.amount), 0)::text, "
-     "       coalesce((SELECT sum(c.amount) FROM keel.suspense_cases c "
+     "       coalesce((SELECT sum(c.in_suspense) FROM keel.suspense_cases c "
      "         WHERE c.currency = a.currency AND c.status IN ('open', 'in_review')), 0)::text "
      "FROM keel.ledger_accounts a LEFT JOIN keel.ledger_entries e ON e.account_id = a.id "
      "WHERE a.kind = 'suspense' GROUP BY a.currency "
-     "HAVING coalesce(-sum(e.amount), 0) <> coalesce((SELECT sum(c.amount) FROM "
+     "HAVING coalesce(-sum(e.amount), 0) <> coalesce((SELECT sum(c.in_suspense) FROM "
      "  keel.suspense_cases c WHERE c.currency = a.currency "
      "  AND c.status IN ('open', 'in_review')), 0) "
      "ORDER BY a.currency LIMIT 1",
@@ -93,13 +95,13 @@ constexpr LedgerCheck Checks[] = {
     // cases hold. Money moved into suspense twice, or handed back from a
     // case already closed, shows here against the one charge.
     {"SELECT c.public_id, (-sum(e.amount))::text, "
-     "       coalesce((SELECT sum(k.amount) FROM keel.suspense_cases k WHERE k.charge_id = "
+     "       coalesce((SELECT sum(k.in_suspense) FROM keel.suspense_cases k WHERE k.charge_id = "
      "         c.id AND k.status IN ('open', 'in_review')), 0)::text "
      "FROM keel.charges c JOIN keel.ledger_transactions t ON t.charge_id = c.id "
      "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
      "JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.kind = 'suspense' "
      "GROUP BY c.id, c.public_id "
-     "HAVING -sum(e.amount) <> coalesce((SELECT sum(k.amount) FROM keel.suspense_cases k "
+     "HAVING -sum(e.amount) <> coalesce((SELECT sum(k.in_suspense) FROM keel.suspense_cases k "
      "  WHERE k.charge_id = c.id AND k.status IN ('open', 'in_review')), 0) "
      "ORDER BY c.id LIMIT 1",
      "charge %1 has %2 in suspense but its open cases hold %3"},
@@ -131,12 +133,12 @@ constexpr LedgerCheck Checks[] = {
      "give-back posting %1 of charge %2 is not what an approved give-back posted, or gave back "
      "more than was taken (%3 left taken)"},
     // Per open case: its own postings hold exactly its amount.
-    {"SELECT k.id::text, k.amount::text, held.amount::text FROM keel.suspense_cases k "
+    {"SELECT k.id::text, k.in_suspense::text, held.amount::text FROM keel.suspense_cases k "
      "CROSS JOIN LATERAL (SELECT coalesce(-sum(e.amount), 0) AS amount "
      "  FROM keel.ledger_transactions t JOIN keel.ledger_entries e ON e.transaction_id = t.id "
      "  JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.kind = 'suspense' "
      "  WHERE t.id = k.ledger_transaction_id OR t.suspense_case_id = k.id) held "
-     "WHERE k.status IN ('open', 'in_review') AND held.amount <> k.amount "
+     "WHERE k.status IN ('open', 'in_review') AND held.amount <> k.in_suspense "
      "ORDER BY k.id LIMIT 1",
      "suspense case %1 is open for %2 but its postings hold %3 in suspense"},
 };

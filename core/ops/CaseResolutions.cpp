@@ -2,26 +2,63 @@
 
 #include "core/read/SuspenseQuery.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
+
 namespace keel::CaseResolutions {
+
+namespace {
+
+bool stillOpen(const SuspenseCaseRow &row)
+{
+    return row.status == QLatin1String("open") || row.status == QLatin1String("in_review");
+}
+
+ProposalRequest onCase(const QString &kind, const SuspenseCaseRow &row)
+{
+    ProposalRequest request;
+    request.kind = kind;
+    request.targetType = QStringLiteral("suspense_case");
+    request.summary = QString::number(row.id);
+    request.targets << ActionTarget{QString::number(row.id), row.version};
+    return request;
+}
+
+} // namespace
 
 bool canGiveBack(const SuspenseCaseRow &held)
 {
     // A saga's case or a channel notice's is never a run's parking.
-    return (held.status == QLatin1String("open") || held.status == QLatin1String("in_review")) &&
-           !held.chargeId.isEmpty() && held.sagaId.isEmpty() && held.notice.isEmpty() &&
-           held.amount > 0 && !held.awaitingRun;
+    return stillOpen(held) && !held.chargeId.isEmpty() && held.sagaId.isEmpty() &&
+           held.notice.isEmpty() && held.amount > 0 && !held.awaitingRun && !held.owed;
 }
 
 ProposalRequest giveBack(const SuspenseCaseRow &held, GiveBackTo to)
 {
-    ProposalRequest request;
-    request.kind = QStringLiteral("case.give_back");
-    request.targetType = QStringLiteral("suspense_case");
-    request.summary = QString::number(held.id);
-    request.targets << ActionTarget{QString::number(held.id), held.version};
+    ProposalRequest request = onCase(QStringLiteral("case.give_back"), held);
     request.payload.insert(QStringLiteral("to"), to == GiveBackTo::Merchant
                                                      ? QStringLiteral("merchant")
                                                      : QStringLiteral("loss"));
+    return request;
+}
+
+bool canChargeOwed(const SuspenseCaseRow &owed)
+{
+    // Without a merchant only the loss account can bear it; the database
+    // refuses a merchant it cannot name.
+    return stillOpen(owed) && owed.owed && owed.amount > 0 && !owed.awaitingRun;
+}
+
+ProposalRequest chargeOwed(const SuspenseCaseRow &owed, OwedBy by)
+{
+    ProposalRequest request = onCase(QStringLiteral("case.adjust"), owed);
+    const QString account =
+        by == OwedBy::Merchant
+            ? QStringLiteral("merchant_payable:%1:%2").arg(owed.merchantId).arg(owed.currency)
+            : QStringLiteral("operational_loss:") + owed.currency;
+    request.payload.insert(QStringLiteral("postings"),
+                           QJsonArray{QJsonObject{{QStringLiteral("account"), account},
+                                                  {QStringLiteral("amount"), owed.amount}}});
     return request;
 }
 

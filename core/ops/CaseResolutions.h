@@ -21,5 +21,12 @@ enum class GiveBackTo { Merchant, Loss };
 bool canGiveBack(const SuspenseCaseRow &held);
 ProposalRequest giveBack(const SuspenseCaseRow &held, GiveBackTo to);
 
+// Money a run parked as owed by the channel that it will not pay (a dispute
+// lost, a payment it never made): charged to the merchant or borne as a
+// loss, by an adjustment that takes it off suspense (migration 0050).
+enum class OwedBy { Merchant, Loss };
+bool canChargeOwed(const SuspenseCaseRow &owed);
+ProposalRequest chargeOwed(const SuspenseCaseRow &owed, OwedBy by);
+
 } // namespace CaseResolutions
 } // namespace keel

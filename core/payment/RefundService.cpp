@@ -163,7 +163,8 @@ PaymentOutcome RefundService::begin(IdempotentOperation &operation, PgTransactio
         return operation.finish(tx, PaymentOutcome::ofCharge(Kind::ChargeNotRefundable, charge));
     Result<PgRows> held =
         m_connection.query("SELECT id FROM keel.suspense_cases WHERE charge_id = $1 "
-                           "AND status IN ('open', 'in_review') AND amount > 0 LIMIT 1",
+                           "AND status IN ('open', 'in_review') AND amount > 0 "
+                           "AND direction = 'held' LIMIT 1",
                            {QByteArray::number(charge.id)});
     if (!held)
         return PaymentOutcome::failure(held.error());

@@ -26,7 +26,8 @@ const char QueueSql[] =
     "    ''), "
     "  coalesce((SELECT state FROM keel.payment_state ps WHERE ps.charge_id = c.id), ''), "
     "  EXISTS (SELECT 1 FROM keel.recon_breaks b WHERE b.id = k.recon_break_id "
-    "          AND b.awaiting_run) "
+    "          AND b.awaiting_run), "
+    "  k.direction = 'owed' "
     "FROM keel.suspense_cases k CROSS JOIN keel.ops_policy p "
     "LEFT JOIN keel.sagas s ON s.id = k.saga_id "
     "LEFT JOIN keel.charges c ON c.id = k.charge_id "
@@ -106,6 +107,7 @@ SuspenseCaseRow caseAt(const QSqlQuery &query)
     row.notice = query.value(17).toString();
     row.chargeState = query.value(18).toString();
     row.awaitingRun = query.value(19).toBool();
+    row.owed = query.value(20).toBool();
     return row;
 }
 

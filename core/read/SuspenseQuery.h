@@ -63,6 +63,9 @@ struct SuspenseCaseRow {
     // Its break bears on lines of a statement withdrawn since its day last
     // ran (migration 0048): not settled until a run has judged it again.
     bool awaitingRun = false;
+    // The channel owes `amount` (migration 0050): a run parked money keel
+    // booked that the channel does not show, debiting suspense.
+    bool owed = false;
     qint64 openedAtMicros = 0;
     SuspenseCaseFilter::Cursor cursor() const { return {openedAtMicros, id}; }
 };

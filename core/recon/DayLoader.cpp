@@ -144,7 +144,7 @@ Status DayLoader::loadDayRecords(LoadedDay &day)
                 records.append({kindNamed(rows.view(i, 0)), rows.text(i, 1),
                                 currency(rows.view(i, 2)), rows.toInt64(i, 3), true,
                                 utcMillis(rows.toInt64(i, 4)), rows.text(i, 5),
-                                rows.view(i, 6) == "t"});
+                                rows.view(i, 6) == "t", rows.view(i, 7) == "t"});
             return Status{};
         });
     if (!read)
@@ -423,7 +423,8 @@ Status DayLoader::appendNamedRecords(const QStringList &charges, const QStringLi
                         rows->value(i, 4) == "t",
                         utcMillis(rows->toInt64(i, 5)),
                         {},
-                        rows->view(i, 6) == "t"});
+                        rows->view(i, 6) == "t",
+                        rows->view(i, 7) == "t"});
     return {};
 }
 

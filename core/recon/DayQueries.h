@@ -93,6 +93,9 @@ inline constexpr char ClearingAccounts[] =
 // charge (captures, money parked from a channel's notice) and what left it
 // for a refund, less what a person took back from a charge because the
 // channel did (migration 0042: a take-back never makes a day the payment's).
+// Money a run parked on the charge counts with its sign: a surplus
+// (suspense_in), a shortfall (suspense_owed, migration 0050) and either
+// returned by a later run (suspense_return).
 // A payment belongs to the day its money first arrived. An
 // entry's currency is its account's (the entries' foreign key), so an entry
 // on a clearing account of the record's currency is an entry on the record's
@@ -104,11 +107,12 @@ inline constexpr char DayRecords[] =
     "1000.0)) "
     "SELECT 'payment', c.public_id, c.currency, sum(e.amount), "
     "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint, c.channel_reference, "
-    "       bool_or(t.kind = 'channel_takeback') "
+    "       bool_or(t.kind = 'channel_takeback'), bool_or(t.kind = 'suspense_owed') "
     "FROM keel.ledger_transactions t "
     "JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.account_id = ANY($4::bigint[]) "
     "JOIN keel.charges c ON c.id = t.charge_id AND c.channel = $1 AND c.currency = e.currency "
-    "WHERE t.kind IN ('capture', 'suspense_in', 'channel_takeback') "
+    "WHERE t.kind IN ('capture', 'suspense_in', 'suspense_owed', 'suspense_return', "
+    "  'channel_takeback') "
     "  AND t.charge_id IN (SELECT charge_id FROM arrived) "
     "GROUP BY c.id, c.public_id, c.currency, c.channel_reference "
     "HAVING min(t.created_at) >= to_timestamp($2 / 1000.0) "
@@ -116,7 +120,7 @@ inline constexpr char DayRecords[] =
     "UNION ALL "
     "SELECT 'refund', r.public_id, r.currency, -sum(e.amount), "
     "       floor(extract(epoch FROM min(t.created_at)) * 1000)::bigint, r.channel_reference, "
-    "       false "
+    "       false, false "
     "FROM keel.ledger_transactions t JOIN keel.refunds r ON r.id = t.refund_id AND r.channel = $1 "
     "JOIN keel.ledger_entries e ON e.transaction_id = t.id AND e.account_id = ANY($4::bigint[]) "
     "  AND e.currency = r.currency "
@@ -129,18 +133,21 @@ inline constexpr char DayRecords[] =
 inline constexpr char NamedRecords[] =
     "SELECT 'payment', c.public_id, c.currency, coalesce(m.amount, 0), m.first_at IS NOT NULL, "
     "       floor(extract(epoch FROM coalesce(m.first_at, c.created_at)) * 1000)::bigint, "
-    "       coalesce(m.taken_back, false) "
+    "       coalesce(m.taken_back, false), coalesce(m.owed, false) "
     "FROM keel.charges c CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
-    "  min(t.created_at) AS first_at, bool_or(t.kind = 'channel_takeback') AS taken_back "
+    "  min(t.created_at) AS first_at, bool_or(t.kind = 'channel_takeback') AS taken_back, "
+    "  bool_or(t.kind = 'suspense_owed') AS owed "
     "  FROM keel.ledger_transactions t "
     "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "
     "  JOIN keel.ledger_accounts a ON a.id = e.account_id "
     "    AND a.code = 'channel_clearing:' || c.currency "
-    "  WHERE t.charge_id = c.id AND t.kind IN ('capture', 'suspense_in', 'channel_takeback')) m "
+    "  WHERE t.charge_id = c.id AND t.kind IN ('capture', 'suspense_in', 'suspense_owed', "
+    "    'suspense_return', 'channel_takeback')) m "
     "WHERE c.public_id = ANY($2::text[]) AND c.channel = $1 "
     "UNION ALL "
     "SELECT 'refund', r.public_id, r.currency, coalesce(-m.amount, 0), m.first_at IS NOT NULL, "
-    "       floor(extract(epoch FROM coalesce(m.first_at, r.created_at)) * 1000)::bigint, false "
+    "       floor(extract(epoch FROM coalesce(m.first_at, r.created_at)) * 1000)::bigint, false, "
+    "       false "
     "FROM keel.refunds r CROSS JOIN LATERAL (SELECT sum(e.amount) AS amount, "
     "  min(t.created_at) AS first_at FROM keel.ledger_transactions t "
     "  JOIN keel.ledger_entries e ON e.transaction_id = t.id "

@@ -165,8 +165,14 @@ private:
     void judge(LineGroup group, const BookedRecord *record)
     {
         if (group.empty()) {
-            m_outcome.breaks.append({BreakClass::MissingAtChannel, record->kind, record->reference,
-                                     record->currency, 0, record->amount});
+            // Nothing reported and nothing held: a run parked what keel had
+            // booked as owed by the channel (migration 0050). Money a person
+            // took back because of lines since gone is still asked after.
+            if (record->amount == 0 && !record->takenBack)
+                ++m_outcome.matched;
+            else
+                m_outcome.breaks.append({BreakClass::MissingAtChannel, record->kind,
+                                         record->reference, record->currency, 0, record->amount});
             return;
         }
         const qint64 keelAmount = record ? record->amount : 0;
@@ -266,8 +272,9 @@ private:
                        ? std::nullopt
                        : std::optional(breakOf(BreakClass::StatusMismatch, line, net, keelAmount));
         // Unless a person already took back what the channel took (a dispute
-        // partly lost): keel then holds what the channel does by decision.
-        if (record->takenBack && net == keelAmount)
+        // partly lost), or a run parked it as owed: keel then holds what the
+        // channel does by decision.
+        if ((record->takenBack || record->shortfallParked) && net == keelAmount)
             return std::nullopt;
         return breakOf(BreakClass::AmountMismatch, line, net, keelAmount);
     }

@@ -42,6 +42,9 @@ struct BookedRecord {
     // A person took back part of a charge's money because the channel did
     // (recon_break.take_back): what keel holds then answers a reversal.
     bool takenBack = false;
+    // A run parked keel's shortfall on the charge as owed by the channel
+    // (migration 0050): what keel holds then answers a reversal too.
+    bool shortfallParked = false;
 };
 
 struct ReconBreak {

@@ -396,3 +396,23 @@ TEST(ReconMatchingTest, WhatAPersonTookBackAsTheChannelDidMatches)
     EXPECT_EQ(outcome.breaks.at(3).channelAmount, 500);
     EXPECT_EQ(outcome.breaks.at(3).keelAmount, 400);
 }
+
+// A run past the lag parked keel's shortfall as owed (migration 0050): keel
+// then holds what the channel shows. A charge the channel never reported
+// holds nothing and matches; one whose dispute the channel partly won holds
+// what the dispute left and matches; one parked to another amount does not.
+TEST(ReconMatchingTest, WhatARunParkedAsOwedMatches)
+{
+    const auto parked = [](const char *reference, qint64 amount) {
+        BookedRecord record = booked(reference, amount, 1);
+        record.shortfallParked = true;
+        return record;
+    };
+    const ReconOutcome outcome =
+        matchDay(dayOf({payment("ch_partly", 800, 1), reversalOf("ch_partly", 300, 2),
+                        payment("ch_other", 800, 1), reversalOf("ch_other", 300, 2)},
+                       {parked("ch_unpaid", 0), parked("ch_partly", 500), parked("ch_other", 600),
+                        booked("ch_zero", 0, 1)}));
+    EXPECT_EQ(outcome.matched, 3) << "ch_unpaid, ch_partly and ch_zero";
+    EXPECT_EQ(classes(outcome), names({"amount_mismatch:ch_other"}));
+}

@@ -104,10 +104,12 @@ TEST_F(ReconciliationTest, APaymentReportedAgainUnderTheChannelsIdAloneIsADuplic
 
 // A line under the channel's id came on a day when keel did not know the id
 // yet (the payment's answer carried none): that day found a payment keel
-// never made and, past the lag, parked its money. Once keel keeps the id,
-// the payment's day matches the line and reopens the line's day, whose
-// break resolves and whose case gives the money back to clearing: it was
-// booked once, by the capture.
+// never made and, past the lag, parked its money, while the payment's day
+// parked the capture as owed (migration 0050). Once keel keeps the id, the
+// payment's day finds the line and the charge holding nothing: that run
+// settles the owed case and reopens the line's day, whose break resolves and
+// whose case gives the money back to clearing. The payment's day then
+// matches: the money was booked once, by the capture.
 TEST_F(ReconciliationTest, ALineJudgedBeforeKeelKnewTheIdGivesItsParkedMoneyBack)
 {
     startGateway();
@@ -130,25 +132,36 @@ TEST_F(ReconciliationTest, ALineJudgedBeforeKeelKnewTheIdGivesItsParkedMoneyBack
         QStringList{QStringLiteral("missing_at_channel:%1:new").arg(QString::fromUtf8(paid))});
     EXPECT_EQ(breaks(run(QStringLiteral("sim"), next)),
               QStringList{QStringLiteral("missing_at_keel:%1:new").arg(paidId)});
-    ASSERT_EQ(suspense(), QStringLiteral("1500"));
+    ASSERT_EQ(scalar("SELECT string_agg(k.direction || ':' || k.amount, ' ' ORDER BY k.id) "
+                     "FROM keel.suspense_cases k"),
+              QStringLiteral("owed:1500 held:1500"));
+    ASSERT_EQ(suspense(), QStringLiteral("0")) << "one movement, owed and held";
 
     ASSERT_EQ(scalar("WITH u AS (UPDATE keel.charges SET channel_reference = '" + paidId.toUtf8() +
                      "' RETURNING 1) SELECT count(*) FROM u"),
               QStringLiteral("1"));
     const QJsonObject day = run();
-    EXPECT_TRUE(day.value(QStringLiteral("breaks")).toArray().isEmpty())
-        << QJsonDocument(day).toJson().constData();
+    EXPECT_EQ(breaks(day),
+              QStringList{QStringLiteral("amount_mismatch:%1:new").arg(QString::fromUtf8(paid))})
+        << "the charge held nothing when the line was found";
+    EXPECT_EQ(day.value(QStringLiteral("cases_opened")).toInt(), 0) << "the owed case covered it";
     EXPECT_EQ(day.value(QStringLiteral("reopened")).toString(), next);
+    EXPECT_TRUE(breaks(run(QStringLiteral("sim"), next)).isEmpty());
+    EXPECT_TRUE(breaks(run()).isEmpty());
     EXPECT_EQ(scalar("SELECT string_agg(class || ':' || status, ' ' ORDER BY id) "
                      "FROM keel.recon_breaks"),
-              QStringLiteral("missing_at_channel:resolved missing_at_keel:resolved"));
-    EXPECT_EQ(scalar("SELECT string_agg(k.amount || ':' || k.status || ':' || "
-                     "(k.resolution ->> 'kind'), ' ' ORDER BY k.id) FROM keel.suspense_cases k"),
-              QStringLiteral("0:resolved:recon_run 1500:resolved:recon_run"))
-        << "the charge's case of 0 chased a shortfall the line now covers";
+              QStringLiteral("missing_at_channel:resolved missing_at_keel:resolved "
+                             "amount_mismatch:resolved"));
+    EXPECT_EQ(scalar("SELECT string_agg(k.direction || ':' || k.amount || ':' || k.status || "
+                     "':' || (k.resolution ->> 'kind'), ' ' ORDER BY k.id) "
+                     "FROM keel.suspense_cases k"),
+              QStringLiteral("owed:1500:resolved:recon_run held:1500:resolved:recon_run"));
     EXPECT_EQ(suspense(), QStringLiteral("0"));
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"))
         << "what the channel moved, once";
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions "
+                     "WHERE kind = 'suspense_return'"),
+              QStringLiteral("1"));
     EXPECT_EQ(scalar("SELECT resolution IS NULL FROM keel.recon_breaks "
                      "WHERE class = 'missing_at_keel'"),
               QStringLiteral("t"))

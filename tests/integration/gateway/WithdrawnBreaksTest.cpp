@@ -134,10 +134,15 @@ TEST_F(WithdrawnBreaksTest, NoOneDecidesOnAWithdrawnLinesBreakBeforeItsDayRunsAg
     EXPECT_EQ(awaiting(QStringLiteral("ch_channelsOwn0001")),
               QStringLiteral("missing_at_keel resolved false"));
     EXPECT_EQ(caseAwaitsRun("keel_operator", "ch_channelsOwn0001"), QStringLiteral("false"));
-    EXPECT_EQ(statusOf(QString::fromUtf8(paid)), QStringLiteral("persisting"))
-        << "the channel never reported keel's capture: still a break, its case open";
-    EXPECT_EQ(suspense(), QStringLiteral("0")) << "the withdrawn line's money back in clearing";
-    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"));
+    EXPECT_EQ(statusOf(QString::fromUtf8(paid)), QStringLiteral("resolved"))
+        << "the channel never reported keel's capture: parked as owed, the charge reconciles";
+    EXPECT_EQ(scalar("SELECT string_agg(k.direction || ' ' || k.status, ',') "
+                     "FROM keel.suspense_cases k JOIN keel.charges c ON c.id = k.charge_id"),
+              QStringLiteral("owed open"))
+        << "its case stays with a person";
+    EXPECT_EQ(suspense(), QStringLiteral("-2000"))
+        << "the withdrawn line's money back in clearing, the capture owed";
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("0"));
     expectBooksAgree();
 }
 

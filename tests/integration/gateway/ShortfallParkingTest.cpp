@@ -1,0 +1,293 @@
+#include "ReconciliationFixture.h"
+
+#include "core/db/LibpqConnection.h"
+#include "core/ops/CaseResolutions.h"
+#include "core/read/SuspenseQuery.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using namespace keel;
+using keel::test::ProcessResult;
+
+namespace {
+
+using keel::test::item;
+
+// Money keel booked that the channel does not show, past the settlement lag
+// (migration 0050): the run parks it as owed, debiting suspense, and the
+// charge then reconciles. The service login imports and runs, people act
+// through their own logins, and keel audit ledger runs as the service.
+class ShortfallParkingTest : public keel::test::ReconciliationTest {
+protected:
+    // Each case of a break: "reference:amount:direction:status", in case order.
+    QString cases()
+    {
+        return scalar("SELECT string_agg(coalesce(c.public_id, b.reference) || ':' || k.amount || "
+                      "':' || k.direction || ':' || k.status, ' ' ORDER BY k.id) "
+                      "FROM keel.suspense_cases k JOIN keel.recon_breaks b "
+                      "ON b.id = k.recon_break_id LEFT JOIN keel.charges c ON c.id = k.charge_id");
+    }
+
+    QString postingsOf(const char *kind)
+    {
+        return scalar("SELECT count(*) FROM keel.ledger_transactions WHERE kind = '" +
+                      QByteArray(kind) + "'");
+    }
+
+    // `keel recon verify` of the run `result` recorded, as the service login.
+    void expectVerified(const QJsonObject &result)
+    {
+        const ProcessResult verified =
+            recon({QStringLiteral("verify"), QStringLiteral("--run"),
+                   QString::number(result.value(QStringLiteral("run")).toInteger())});
+        EXPECT_EQ(verified.exitCode, 0) << qPrintable(verified.err) << qPrintable(verified.out);
+    }
+
+    // Past the lag, a statement of the day reporting `lines` (%1 the day).
+    void pastTheLagReporting(const QString &postings, const QStringList &lines)
+    {
+        ASSERT_EQ(backdateBooks(), postings);
+        m_day = firstPostingDay();
+        ASSERT_EQ(import(statement(QStringLiteral("day.csv"), lines)).exitCode, 0);
+    }
+
+    HttpReply refundOf(const QByteArray &paid, const QByteArray &amount, const QByteArray &key)
+    {
+        return post("/v1/refunds", "charge=" + paid + "&amount=" + amount, key);
+    }
+};
+
+// A payment the channel never reported and one it reported for less: past
+// the lag each parks its shortfall as owed, once, on its charge, and both
+// charges reconcile from the next run on. Both runs verify on what they read.
+TEST_F(ShortfallParkingTest, AShortfallIsParkedOnceAndItsChargeThenReconciles)
+{
+    startGateway();
+    const QByteArray unpaid = charge("amount=1500&currency=usd", "short-unpaid");
+    const QByteArray shortPaid = charge("amount=3000&currency=usd", "short-less");
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("2"), {item(shortPaid, ",S1,payment,20.00,USD,0,%1T12:00:00Z")}));
+
+    const QJsonObject first = run();
+    EXPECT_EQ(first.value(QStringLiteral("cases_opened")).toInt(), 2);
+    EXPECT_EQ(cases(), QStringLiteral("%1:1500:owed:open %2:1000:owed:open")
+                           .arg(QString::fromUtf8(unpaid), QString::fromUtf8(shortPaid)));
+    EXPECT_EQ(suspense(), QStringLiteral("-2500")) << "owed to keel: a debit of suspense";
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"))
+        << "what the channel says it moved";
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions t "
+                     "JOIN keel.suspense_cases k ON k.ledger_transaction_id = t.id "
+                     "WHERE t.kind = 'suspense_owed' AND t.charge_id = k.charge_id"),
+              QStringLiteral("2"));
+    expectBooksAgree();
+    expectVerified(first);
+
+    const QJsonObject second = run();
+    EXPECT_TRUE(breaks(second).isEmpty()) << QJsonDocument(second).toJson().constData();
+    EXPECT_EQ(second.value(QStringLiteral("matched")).toInt(), 2);
+    EXPECT_EQ(second.value(QStringLiteral("cases_opened")).toInt(), 0);
+    EXPECT_EQ(postingsOf("suspense_owed"), QStringLiteral("2")) << "nothing parked twice";
+    EXPECT_EQ(suspense(), QStringLiteral("-2500"));
+    EXPECT_EQ(cases(), QStringLiteral("%1:1500:owed:open %2:1000:owed:open")
+                           .arg(QString::fromUtf8(unpaid), QString::fromUtf8(shortPaid)))
+        << "the cases stay with a person";
+    expectBooksAgree();
+    expectVerified(second);
+}
+
+// The channel reports the payment after all, in a later file: the payment's
+// day, run again, finds the channel holding what keel parked as owed, returns
+// it to clearing and closes the case as the run's; the run after matches. The
+// charge may then be refunded whole.
+TEST_F(ShortfallParkingTest, TheChannelPayingLaterReturnsWhatWasOwedOnce)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1000&currency=usd", "short-later-paid");
+    const QByteArray late = charge("amount=1500&currency=usd", "short-later-late");
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("2"), {item(paid, ",S1,payment,10.00,USD,0,%1T12:00:00Z")}));
+    ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 1);
+    ASSERT_EQ(suspense(), QStringLiteral("-1500"));
+
+    ASSERT_EQ(import(statement(QStringLiteral("late.csv"),
+                               {item(late, ",S2,payment,15.00,USD,0,%2T01:00:00Z")}))
+                  .exitCode,
+              0);
+    const QJsonObject found = run();
+    EXPECT_EQ(breaks(found),
+              QStringList{QStringLiteral("amount_mismatch:%1:new").arg(QString::fromUtf8(late))})
+        << "the charge held nothing when the line came";
+    EXPECT_EQ(found.value(QStringLiteral("cases_opened")).toInt(), 0) << "the owed case covers it";
+    EXPECT_EQ(cases(), QStringLiteral("%1:1500:owed:resolved").arg(QString::fromUtf8(late)));
+    EXPECT_EQ(scalar("SELECT resolution ->> 'kind' FROM keel.suspense_cases"),
+              QStringLiteral("recon_run"));
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2500"));
+    EXPECT_EQ(scalar("SELECT detail ->> 'returned' FROM keel.audit_log "
+                     "WHERE action = 'case.close_by_run'"),
+              QStringLiteral("-1500"));
+    expectBooksAgree();
+    expectVerified(found);
+
+    const QJsonObject after = run();
+    EXPECT_TRUE(breaks(after).isEmpty()) << QJsonDocument(after).toJson().constData();
+    EXPECT_EQ(postingsOf("suspense_return"), QStringLiteral("1")) << "returned once";
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.suspense_cases"), QStringLiteral("1"));
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+
+    const HttpReply whole = refundOf(late, "1500", "short-later-refund");
+    EXPECT_EQ(whole.status, 200) << whole.body.constData();
+    expectBooksAgree();
+}
+
+// While an owed case holds a charge's shortfall, a refund asks no more than
+// what the channel paid: the gateway answers charge_disputed, and the
+// database refuses the service login whatever it writes.
+TEST_F(ShortfallParkingTest, AnOwedChargeIsRefundedNoFurtherThanTheChannelPaid)
+{
+    startGateway();
+    const QByteArray shortPaid = charge("amount=3000&currency=usd", "short-refund");
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("1"), {item(shortPaid, ",S1,payment,20.00,USD,0,%1T12:00:00Z")}));
+    ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 1);
+    EXPECT_TRUE(breaks(run()).isEmpty()) << "the charge reconciles";
+
+    const HttpReply tooMuch = refundOf(shortPaid, "2001", "short-refund-2001");
+    EXPECT_EQ(tooMuch.status, 400) << tooMuch.body.constData();
+    EXPECT_TRUE(tooMuch.body.contains("charge_disputed")) << tooMuch.body.constData();
+    EXPECT_TRUE(tooMuch.body.contains("2000 of it can still be refunded"))
+        << tooMuch.body.constData();
+    const HttpReply paidPart = refundOf(shortPaid, "2000", "short-refund-2000");
+    EXPECT_EQ(paidPart.status, 200) << paidPart.body.constData();
+    EXPECT_EQ(refundOf(shortPaid, "1", "short-refund-1").status, 400);
+
+    auto service = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(service.ok());
+    const Status forged = service->exec(
+        "INSERT INTO keel.refunds (public_id, charge_id, out_refund_no, amount, currency, "
+        "channel, request_hash) SELECT 're_forged', id, 'forged', 1, currency, channel, "
+        "'\\x00' FROM keel.charges");
+    ASSERT_FALSE(forged.ok());
+    EXPECT_EQ(forged.error().code, QLatin1String("KL426"));
+    expectBooksAgree();
+}
+
+// A person decides who bears what the channel will not pay: charged to the
+// merchant, or written off as a loss, each once, through two people. An owed
+// case hands nothing out and puts nothing back on clearing; only a run does.
+TEST_F(ShortfallParkingTest, AnOwedCaseIsChargedToTheMerchantOrWrittenOffOnce)
+{
+    startGateway();
+    const QByteArray charged = charge("amount=1500&currency=usd", "short-charged");
+    const QByteArray lost = charge("amount=500&currency=usd", "short-lost");
+    const QByteArray paid = charge("amount=100&currency=usd", "short-paid");
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("3"), {item(paid, ",S1,payment,1.00,USD,0,%1T12:00:00Z")}));
+    ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 2);
+    ASSERT_EQ(suspense(), QStringLiteral("-2000"));
+    const QByteArray payable = merchantPayable();
+    const qint64 payableBefore = balance(payable).toLongLong();
+
+    const SuspenseCaseRow owed = openCaseOf(charged);
+    ASSERT_TRUE(owed.owed);
+    EXPECT_FALSE(CaseResolutions::canGiveBack(owed));
+    const QString givenBack =
+        refusalOf(CaseResolutions::giveBack(owed, CaseResolutions::GiveBackTo::Merchant));
+    EXPECT_TRUE(givenBack.contains(QLatin1String("does not hold money"))) << qPrintable(givenBack);
+    ProposalRequest handedOut = CaseResolutions::chargeOwed(owed, CaseResolutions::OwedBy::Loss);
+    handedOut.payload[QStringLiteral("postings")] =
+        QJsonArray{QJsonObject{{QStringLiteral("account"), QString::fromUtf8(payable)},
+                               {QStringLiteral("amount"), -1500}}};
+    const QString handOut = refusalOf(handedOut);
+    EXPECT_TRUE(handOut.contains(QLatin1String("owed by its channel"))) << qPrintable(handOut);
+    ProposalRequest toClearing = handedOut;
+    toClearing.payload[QStringLiteral("postings")] =
+        QJsonArray{QJsonObject{{QStringLiteral("account"), QStringLiteral("channel_clearing:USD")},
+                               {QStringLiteral("amount"), 1500}}};
+    const QString cleared = refusalOf(toClearing);
+    EXPECT_TRUE(cleared.contains(QLatin1String("outside case"))) << qPrintable(cleared);
+
+    const qint64 toMerchant =
+        proposeAndApprove(CaseResolutions::chargeOwed(owed, CaseResolutions::OwedBy::Merchant));
+    const qint64 asLoss =
+        proposeAndApprove(CaseResolutions::chargeOwed(owed, CaseResolutions::OwedBy::Loss));
+    ASSERT_TRUE(toMerchant && asLoss);
+    EXPECT_EQ(runApproved(toMerchant).applied, 1);
+    EXPECT_EQ(onlyTarget(runApproved(asLoss)).outcome, QStringLiteral("changed"));
+    EXPECT_EQ(balance(payable).toLongLong() - payableBefore, 1500) << "the merchant bears it";
+    EXPECT_EQ(balance("operational_loss:USD"), QStringLiteral("0"));
+
+    const ProposalRequest writeOff = writeOffOfCaseOf(lost);
+    const qint64 first = proposeAndApprove(writeOff);
+    const qint64 second = proposeAndApprove(writeOff);
+    EXPECT_EQ(runApproved(first).applied, 1);
+    EXPECT_EQ(runApproved(second).applied, 0);
+    EXPECT_EQ(balance("suspense_write_off:USD"), QStringLiteral("500")) << "a loss, once";
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("100"));
+
+    // Neither is refunded past what the channel paid, which was nothing.
+    const HttpReply refused = refundOf(charged, "1", "short-charged-refund");
+    EXPECT_EQ(refused.status, 400) << refused.body.constData();
+    EXPECT_TRUE(refused.body.contains("charge_disputed")) << refused.body.constData();
+    EXPECT_TRUE(breaks(run()).isEmpty());
+    EXPECT_EQ(postingsOf("suspense_owed"), QStringLiteral("2"));
+    expectBooksAgree();
+}
+
+// A refund the channel paid out for more than keel let go is owed on no
+// charge. Written off, it is not parked again when the break is found again.
+TEST_F(ShortfallParkingTest, ARefundTheChannelPaidBeyondKeelIsOwedOnNoCharge)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=3000&currency=usd", "short-refund-beyond");
+    const HttpReply refunded = refundOf(paid, "1000", "short-refund-beyond-r");
+    ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
+    const QString refundId = scalar("SELECT public_id FROM keel.refunds");
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("2"), {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
+                              refundId + QStringLiteral(",R1,refund,15.00,USD,0,%1T13:00:00Z")}));
+    const QJsonObject first = run();
+    EXPECT_EQ(breaks(first), QStringList{QStringLiteral("amount_mismatch:%1:new").arg(refundId)});
+    EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:open").arg(refundId));
+    EXPECT_EQ(scalar("SELECT charge_id IS NULL FROM keel.suspense_cases"), QStringLiteral("t"));
+    EXPECT_EQ(suspense(), QStringLiteral("-500"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"))
+        << "what the channel says it holds: 30.00 less 15.00";
+    expectBooksAgree();
+    expectVerified(first);
+
+    EXPECT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(balance("suspense_write_off:USD"), QStringLiteral("500"));
+    run();
+    run();
+    EXPECT_EQ(postingsOf("suspense_owed"), QStringLiteral("1")) << "parked once";
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
+    expectBooksAgree();
+}
+
+// Only a run parks or returns money between clearing and suspense: the
+// service login writes neither posting, nor an owed case, by hand.
+TEST_F(ShortfallParkingTest, TheServiceLoginParksNothingOutsideARun)
+{
+    auto service = LibpqConnection::open(m_serviceLogin);
+    ASSERT_TRUE(service.ok());
+    for (const char *byHand :
+         {"INSERT INTO keel.ledger_transactions (kind, description) "
+          "VALUES ('suspense_owed', 'by hand')",
+          "INSERT INTO keel.ledger_transactions (kind, description) "
+          "VALUES ('suspense_return', 'by hand')",
+          "INSERT INTO keel.suspense_cases (currency, amount, reason, direction) "
+          "VALUES ('USD', 0, 'by hand', 'owed')"}) {
+        const Status refused = service->exec(byHand);
+        ASSERT_FALSE(refused.ok()) << byHand;
+        EXPECT_EQ(refused.error().code, QLatin1String("42501")) << byHand;
+    }
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions"), QStringLiteral("0"));
+}
+
+} // namespace
