@@ -31,6 +31,13 @@ Currency currencyOf(const SuspenseCaseRow &row)
     return {row.currency, row.exponent, 0};
 }
 
+// What the case leaves in suspense, in its credit terms: money the channel
+// owes is a debit (migration 0050).
+qint64 inSuspense(const SuspenseCaseRow &row)
+{
+    return row.owed ? -row.amount : row.amount;
+}
+
 } // namespace
 
 AdjustmentDialog::AdjustmentDialog(QueryWorker *worker, SuspenseCaseRow suspenseCase,
@@ -41,10 +48,16 @@ AdjustmentDialog::AdjustmentDialog(QueryWorker *worker, SuspenseCaseRow suspense
 {
     setWindowTitle(tr("Ledger adjustment for case %1").arg(m_case.id));
     auto *layout = new QVBoxLayout(this);
+    const QString amount = formatMajorUnits(m_case.amount, currencyOf(m_case));
     auto *intro = new QLabel(
-        tr("keel takes %1 %2 out of suspense (the first line). Enter the postings that receive "
-           "it, in %2: credits are negative. They must bring the sum to zero.")
-            .arg(formatMajorUnits(m_case.amount, currencyOf(m_case)), m_case.currency),
+        m_case.owed ? tr("The channel owes %1 %2, which keel clears from suspense (the first "
+                         "line). Enter the postings that bear it, in %2: each is charged a "
+                         "positive amount. They must bring the sum to zero.")
+                          .arg(amount, m_case.currency)
+                    : tr("keel takes %1 %2 out of suspense (the first line). Enter the postings "
+                         "that receive it, in %2: credits are negative. They must bring the sum "
+                         "to zero.")
+                          .arg(amount, m_case.currency),
         this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
@@ -56,8 +69,7 @@ AdjustmentDialog::AdjustmentDialog(QueryWorker *worker, SuspenseCaseRow suspense
     auto *suspenseLeg = new QTableWidgetItem(QStringLiteral("suspense:%1").arg(m_case.currency));
     suspenseLeg->setFlags(Qt::ItemIsEnabled);
     m_postings->setItem(0, 0, suspenseLeg);
-    auto *suspenseAmount =
-        new QTableWidgetItem(formatMajorUnits(m_case.amount, currencyOf(m_case)));
+    auto *suspenseAmount = new QTableWidgetItem(m_case.owed ? QString(u'-' + amount) : amount);
     suspenseAmount->setFlags(Qt::ItemIsEnabled);
     m_postings->setItem(0, 1, suspenseAmount);
     layout->addWidget(m_postings, 1);
@@ -121,8 +133,8 @@ void AdjustmentDialog::addLine(const QString &account, const QString &amount)
     box->setAccessibleName(tr("Account of line %1").arg(line));
     auto *edit = new QLineEdit(amount, m_postings);
     edit->setAccessibleName(tr("Amount of line %1").arg(line));
-    edit->setPlaceholderText(
-        QStringLiteral("-%1").arg(formatMajorUnits(m_case.amount, currencyOf(m_case))));
+    const QString whole = formatMajorUnits(m_case.amount, currencyOf(m_case));
+    edit->setPlaceholderText(m_case.owed ? whole : QString(u'-' + whole));
     m_postings->setCellWidget(line, 0, box);
     m_postings->setCellWidget(line, 1, edit);
     connect(box, &QComboBox::currentTextChanged, this, &AdjustmentDialog::recompute);
@@ -159,7 +171,7 @@ Result<QList<std::pair<QString, qint64>>> AdjustmentDialog::counterPostings() co
 void AdjustmentDialog::recompute()
 {
     const Result<QList<std::pair<QString, qint64>>> postings = counterPostings();
-    qint64 sum = m_case.amount;
+    qint64 sum = inSuspense(m_case);
     if (postings)
         for (const auto &[account, amount] : *postings)
             sum += amount;
@@ -169,16 +181,21 @@ void AdjustmentDialog::recompute()
                          : formatMajorUnits(minor, currency);
     };
     // The database refuses a posting that is charged instead of paid from
-    // the case (migration 0029); say so before a reason is written.
-    const bool charged =
-        postings && std::any_of(postings->cbegin(), postings->cend(),
-                                [](const auto &posting) { return posting.second > 0; });
-    const bool balanced = postings && !postings->isEmpty() && sum == 0 && !charged;
+    // a case that holds money (migration 0029), and one paid from a case the
+    // channel owes (0050); say so before a reason is written.
+    const bool owed = m_case.owed;
+    const bool wrongWay =
+        postings && std::any_of(postings->cbegin(), postings->cend(), [owed](const auto &posting) {
+            return owed ? posting.second < 0 : posting.second > 0;
+        });
+    const bool balanced = postings && !postings->isEmpty() && sum == 0 && !wrongWay;
     if (!postings)
         m_sum->setText(postings.error().message);
-    else if (charged)
-        m_sum->setText(tr("Each posting receives part of what the case holds: enter it as a "
-                          "negative amount."));
+    else if (wrongWay)
+        m_sum->setText(owed ? tr("Each posting bears part of what the channel owes: enter it as "
+                                 "a positive amount.")
+                            : tr("Each posting receives part of what the case holds: enter it "
+                                 "as a negative amount."));
     else
         m_sum->setText(balanced
                            ? tr("Sum: %1 %2 — balanced").arg(major(sum), m_case.currency)
@@ -186,7 +203,7 @@ void AdjustmentDialog::recompute()
     m_sum->setStyleSheet(balanced ? QString()
                                   : QStringLiteral("color: #c62828; font-weight: bold"));
     m_after->setText(tr("Suspense %1 after: %2 (now %3)")
-                         .arg(m_case.currency, major(m_suspenseBalance - m_case.amount),
+                         .arg(m_case.currency, major(m_suspenseBalance - inSuspense(m_case)),
                               major(m_suspenseBalance)));
     m_propose->setEnabled(balanced);
 }
@@ -198,8 +215,9 @@ ProposeDialog *AdjustmentDialog::continueToProposal()
         return nullptr;
     const Currency currency = currencyOf(m_case);
     QJsonArray list;
-    QStringList preview{QStringLiteral("suspense:%1  %2")
-                            .arg(m_case.currency, formatMajorUnits(m_case.amount, currency))};
+    QStringList preview{QStringLiteral("suspense:%1  %2%3")
+                            .arg(m_case.currency, m_case.owed ? QStringLiteral("-") : QString(),
+                                 formatMajorUnits(m_case.amount, currency))};
     for (const auto &[account, amount] : *postings) {
         list.append(
             QJsonObject{{QStringLiteral("account"), account}, {QStringLiteral("amount"), amount}});
@@ -209,8 +227,10 @@ ProposeDialog *AdjustmentDialog::continueToProposal()
     }
     preview << tr("sum 0 %1 · suspense %1 after: %2")
                    .arg(m_case.currency,
-                        formatMajorUnits(std::max<qint64>(0, m_suspenseBalance - m_case.amount),
-                                         currency));
+                        (m_suspenseBalance - inSuspense(m_case) < 0 ? QStringLiteral("-")
+                                                                    : QString()) +
+                            formatMajorUnits(qAbs(m_suspenseBalance - inSuspense(m_case)),
+                                             currency));
     ProposalRequest request;
     request.kind = QStringLiteral("case.adjust");
     request.targetType = QStringLiteral("suspense_case");

@@ -47,6 +47,13 @@ QString age(const QDateTime &since)
                       : SuspenseView::tr("%1 d").arg(hours / 24);
 }
 
+// Money the channel owes (migration 0050) reads as owed, not as held.
+QString caseAmount(const SuspenseCaseRow &item)
+{
+    const QString amount = HistoryQuery::formatAmount(item.amount, item.exponent);
+    return item.owed ? SuspenseView::tr("owed %1").arg(amount) : amount;
+}
+
 } // namespace
 
 SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
@@ -62,7 +69,8 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
       m_retry(new QPushButton(tr("Retry &compensation…"), this)),
       m_adjust(new QPushButton(tr("Ad&just ledger…"), this)),
       m_writeOff(new QPushButton(tr("&Write off…"), this)),
-      m_giveBack(new QPushButton(tr("&Give back…"), this))
+      m_giveBack(new QPushButton(tr("&Give back…"), this)),
+      m_chargeOwed(new QPushButton(tr("C&harge owed…"), this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(filterBar());
@@ -109,6 +117,16 @@ SuspenseView::SuspenseView(QueryWorker *worker, QWidget *parent)
             dialog->open();
     });
     m_giveBack->setMenu(receivers);
+    auto *bearers = new QMenu(m_chargeOwed);
+    connect(bearers->addAction(tr("To the &merchant…")), &QAction::triggered, this, [this] {
+        if (ProposeDialog *dialog = proposeChargeOwed(CaseResolutions::OwedBy::Merchant))
+            dialog->open();
+    });
+    connect(bearers->addAction(tr("As operational &loss…")), &QAction::triggered, this, [this] {
+        if (ProposeDialog *dialog = proposeChargeOwed(CaseResolutions::OwedBy::Loss))
+            dialog->open();
+    });
+    m_chargeOwed->setMenu(bearers);
     connect(m_adjust, &QPushButton::clicked, this, [this] {
         if (AdjustmentDialog *dialog = composeAdjustment()) {
             dialog->addLine();
@@ -173,6 +191,7 @@ QWidget *SuspenseView::detailPane()
     buttons->addWidget(m_adjust);
     buttons->addWidget(m_writeOff);
     buttons->addWidget(m_giveBack);
+    buttons->addWidget(m_chargeOwed);
     layout->addLayout(buttons);
     return pane;
 }
@@ -184,8 +203,12 @@ void SuspenseView::setAccess(bool canWork, bool canNote, const QStringList &trai
     m_sources = trailSources;
     const QString why = tr("Working cases needs keel_operator.");
     m_take->setToolTip(canWork ? QString() : why);
-    for (QPushButton *button : {m_retry, m_adjust, m_writeOff, m_giveBack})
+    for (QPushButton *button : {m_retry, m_adjust, m_writeOff, m_giveBack, m_chargeOwed})
         button->setToolTip(canWork ? QString() : why);
+    if (canWork)
+        m_chargeOwed->setToolTip(tr("A run parked money keel booked that the channel does not "
+                                    "show (a dispute lost, a payment never made): whoever bears "
+                                    "it is charged, and suspense is cleared."));
     if (canWork)
         m_giveBack->setToolTip(tr("The channel gave again money it had taken back (a dispute "
                                   "reversed, or the statement that showed it withdrawn): what the "
@@ -283,21 +306,20 @@ void SuspenseView::showQueue(const QList<SuspenseCaseRow> &rows, bool append)
     int keep = -1;
     for (int row = first; row < m_rows.size(); ++row) {
         const SuspenseCaseRow &item = m_rows[row];
-        const QStringList cells{
-            QString::number(item.id),
-            when(item.openedAt),
-            age(item.openedAt),
-            item.currency.isEmpty() ? QString()
-                                    : HistoryQuery::formatAmount(item.amount, item.exponent),
-            item.currency,
-            item.owner,
-            statusWord(item.status),
-            item.overdue ? tr("overdue since %1").arg(when(item.deadline)) : when(item.deadline),
-            item.sagaId,
-            item.chargeId,
-            statusWord(item.chargeState),
-            item.notice,
-            item.reason};
+        const QStringList cells{QString::number(item.id),
+                                when(item.openedAt),
+                                age(item.openedAt),
+                                item.currency.isEmpty() ? QString() : caseAmount(item),
+                                item.currency,
+                                item.owner,
+                                statusWord(item.status),
+                                item.overdue ? tr("overdue since %1").arg(when(item.deadline))
+                                             : when(item.deadline),
+                                item.sagaId,
+                                item.chargeId,
+                                statusWord(item.chargeState),
+                                item.notice,
+                                item.reason};
         for (int column = 0; column < cells.size(); ++column) {
             auto *cell = new QTableWidgetItem(cells[column]);
             if (item.overdue && column == 7)
@@ -339,9 +361,8 @@ void SuspenseView::selectCase(int row)
     m_header->setText(
         tr("<b>Case %1</b> · %2 %3 · %4%5 · %6")
             .arg(item.id)
-            .arg(item.currency.isEmpty() ? tr("no money held")
-                                         : HistoryQuery::formatAmount(item.amount, item.exponent),
-                 item.currency, statusWord(item.status),
+            .arg(item.currency.isEmpty() ? tr("no money held") : caseAmount(item), item.currency,
+                 statusWord(item.status),
                  item.owner.isEmpty() ? QString() : tr(", taken by %1").arg(item.owner),
                  item.reason.toHtmlEscaped()) +
         (item.awaitingRun
@@ -390,6 +411,7 @@ void SuspenseView::updateButtons()
     m_adjust->setEnabled(m_canWork && settleable && item->amount > 0);
     m_writeOff->setEnabled(m_canWork && settleable);
     m_giveBack->setEnabled(m_canWork && item && CaseResolutions::canGiveBack(*item));
+    m_chargeOwed->setEnabled(m_canWork && item && CaseResolutions::canChargeOwed(*item));
 }
 
 void SuspenseView::takeSelected()
@@ -525,6 +547,28 @@ ProposeDialog *SuspenseView::proposeGiveBack(CaseResolutions::GiveBackTo to)
             .arg(item->id)
             .arg(amount, item->chargeId, receiver),
         {QStringLiteral("case %1  %2  (%3)").arg(item->id).arg(amount, item->reason)}, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ProposeDialog::proposed, this, &SuspenseView::proposed);
+    return dialog;
+}
+
+ProposeDialog *SuspenseView::proposeChargeOwed(CaseResolutions::OwedBy by)
+{
+    const SuspenseCaseRow *item = selected();
+    if (!item || !m_chargeOwed->isEnabled())
+        return nullptr;
+    const ProposalRequest request = CaseResolutions::chargeOwed(*item, by);
+    const QString amount =
+        HistoryQuery::formatAmount(item->amount, item->exponent) + u' ' + item->currency;
+    auto *dialog = new ProposeDialog(
+        m_worker, request,
+        tr("Case %1 closes: the %2 the channel owes for charge %3 is charged to %4 and cleared "
+           "from suspense. The charge stays refundable only up to what the channel paid.")
+            .arg(item->id)
+            .arg(amount, item->chargeId,
+                 request.payload.value(QStringLiteral("postings"))[0][QStringLiteral("account")]
+                     .toString()),
+        {QStringLiteral("case %1  owed %2  (%3)").arg(item->id).arg(amount, item->reason)}, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ProposeDialog::proposed, this, &SuspenseView::proposed);
     return dialog;

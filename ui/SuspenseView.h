@@ -20,7 +20,8 @@ class QueryWorker;
 struct ActionRecord;
 namespace CaseResolutions {
 enum class GiveBackTo;
-}
+enum class OwedBy;
+} // namespace CaseResolutions
 
 // The settlement staff's suspense workbench: the queue of cases (age,
 // amount, owner, status, past-deadline marks), one case's whole money trail,
@@ -45,6 +46,7 @@ public:
     QPushButton *adjustButton() const { return m_adjust; }
     QPushButton *writeOffButton() const { return m_writeOff; }
     QPushButton *giveBackButton() const { return m_giveBack; }
+    QPushButton *chargeOwedButton() const { return m_chargeOwed; }
     QLabel *result() const { return m_result; }
     // What the login may do (the database decides anyway): take cases and
     // propose money-moving resolutions (keel_operator), add notes
@@ -58,6 +60,7 @@ public:
     ProposeDialog *proposeRetryCompensation();
     ProposeDialog *proposeWriteOff();
     ProposeDialog *proposeGiveBack(CaseResolutions::GiveBackTo to);
+    ProposeDialog *proposeChargeOwed(CaseResolutions::OwedBy by);
     // The adjustment composer, made but not shown; its proposal reports here.
     AdjustmentDialog *composeAdjustment();
     // The cases the current filter finds, to a CSV file with the filter at
@@ -106,6 +109,7 @@ private:
     QPushButton *m_adjust;
     QPushButton *m_writeOff;
     QPushButton *m_giveBack;
+    QPushButton *m_chargeOwed;
     QList<SuspenseCaseRow> m_rows;
     SuspenseCaseFilter m_filter;
     QStringList m_sources;

@@ -44,8 +44,11 @@ QString giveBackAccount(const QJsonObject &payload, const QString &currency, qin
 QList<PostingPreview> resolutionLines(const QString &kind, const QString &payload,
                                       const QString &currency, qint64 held, qint64 merchantId)
 {
+    // `held` is what the case leaves in suspense in its credit terms: below
+    // 0 for money the channel owes (migration 0050), which its resolution
+    // credits back to suspense.
     QList<PostingPreview> lines;
-    if (held <= 0)
+    if (held == 0)
         return lines;
     lines << PostingPreview{QStringLiteral("suspense:") + currency, held, 0, 0};
     if (kind == QLatin1String("case.write_off")) {
@@ -100,7 +103,7 @@ Result<ActionReview> ActionReviews::load(QSqlDatabase db, qint64 actionId)
         return review;
     QSqlQuery held(db);
     if (Status done = runBound(held,
-                               QStringLiteral("SELECT coalesce(k.currency, ''), k.amount, "
+                               QStringLiteral("SELECT coalesce(k.currency, ''), k.in_suspense, "
                                               "coalesce(c.exponent, 2), "
                                               "coalesce(k.merchant_id, 0) "
                                               "FROM keel.suspense_cases k "
