@@ -134,20 +134,41 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     WHERE c.id = charge
 $$;
 
--- What runs found the channel never paid of the charge: its owed cases,
--- open or settled by a person, less those a later run closed because the
--- money came after all.
+-- What runs found the channel never paid of the charge, and no one has
+-- shown paid since: its owed cases and those of its refunds (a refund the
+-- channel paid out beyond keel), open or charged and written off by a
+-- person, less the surpluses runs parked on the charge after the first of
+-- them (money the channel paid after all, which a person settled). A case
+-- a run returned, a match returned, or a take-back took back (which
+-- charge_taken_back counts instead) is no longer owed.
 CREATE FUNCTION charge_owed(charge bigint) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
-    SELECT coalesce(sum(k.amount), 0)::bigint FROM suspense_cases k
-    WHERE k.charge_id = charge AND k.direction = 'owed'
-      AND (k.status IN ('open', 'in_review')
-           OR k.resolution ->> 'kind' IS DISTINCT FROM 'recon_run')
+    WITH owed AS (
+        SELECT k.amount, k.opened_at FROM suspense_cases k
+        WHERE k.direction = 'owed'
+          AND (k.status IN ('open', 'in_review')
+               OR k.resolution ->> 'kind' IN ('case.adjust', 'case.write_off'))
+          AND (k.charge_id = charge
+               OR (k.charge_id IS NULL AND k.recon_break_id IN (
+                       SELECT b.id FROM recon_breaks b
+                       JOIN refunds r ON r.public_id = b.reference AND r.channel = b.channel
+                       WHERE b.kind = 'refund' AND r.charge_id = charge))))
+    SELECT greatest(0, coalesce((SELECT sum(amount) FROM owed), 0)
+                       - coalesce((SELECT sum(k.amount) FROM suspense_cases k
+                                   WHERE k.charge_id = charge AND k.direction = 'held'
+                                     AND k.recon_break_id IS NOT NULL AND k.saga_id IS NULL
+                                     AND k.resolution ->> 'kind' IS DISTINCT FROM 'recon_run'
+                                     AND k.opened_at > (SELECT min(opened_at) FROM owed)), 0))
+        ::bigint
 $$;
 REVOKE EXECUTE ON FUNCTION charge_owed(bigint) FROM PUBLIC;
 
 -- Migration 0043's rule with owed money in it. An open break's shortfall
--- counts until a case of it parks the money; from then on the case does.
+-- counts unless an open owed case of it parked that very shortfall: one
+-- opened by the run that last found the break (a run records itself and
+-- opens its cases in one transaction, so both carry its now()). A break a
+-- later run found again (the channel took more since) counts in full: its
+-- keel side is net of the parking already.
 CREATE OR REPLACE FUNCTION charge_withheld(charge bigint) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     SELECT charge_taken_back(c.id) + charge_owed(c.id)
@@ -157,9 +178,12 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
                          AND b.class IN ('status_mismatch', 'amount_mismatch')
                          AND b.status IN ('new', 'persisting', 'pending', 'accepted')
                          AND b.channel_amount < b.keel_amount
-                         AND NOT EXISTS (SELECT 1 FROM suspense_cases k
-                                         WHERE k.recon_break_id = b.id
-                                           AND k.direction = 'owed')), 0)
+                         AND NOT EXISTS (
+                             SELECT 1 FROM suspense_cases k
+                             JOIN recon_runs r ON r.id = b.last_run_id
+                             WHERE k.recon_break_id = b.id AND k.direction = 'owed'
+                               AND k.status IN ('open', 'in_review')
+                               AND k.opened_at >= r.run_at)), 0)
     FROM charges c
     WHERE c.id = charge
 $$;
@@ -266,13 +290,16 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 $$;
 REVOKE EXECUTE ON FUNCTION break_difference_to_park(recon_breaks, bigint) FROM PUBLIC;
 
--- The run's own open cases of a charge that hold the other way from
--- `difference`, returned to clearing and closed as the run's, so that what
--- is parked on the charge is what the data shows now. A case a person is
--- acting on (its row locked) is left, and the rest parked beside it. The
--- return to `difference`: what is left to park.
+-- Cases a run parked on a charge, returned to clearing and closed as the
+-- run's, so that what is parked on the charge is what the data shows now:
+-- with `of_break` NULL, the charge's open cases that hold the other way
+-- from `difference`; else that break's own open cases that hold the same
+-- way, parked by an earlier run (the break was found again, the channel
+-- differing further since). A case a person is acting on (its row locked)
+-- is left, and the rest parked beside it. `still`: the difference left to
+-- park once they are back in clearing.
 CREATE FUNCTION settle_charge_cases(charge bigint, difference bigint, run bigint,
-                                    OUT still bigint, OUT closed jsonb)
+                                    of_break bigint, OUT still bigint, OUT closed jsonb)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
     other    suspense_cases;
@@ -283,7 +310,11 @@ BEGIN
     FOR other IN SELECT k.* FROM suspense_cases k
                  WHERE k.charge_id = charge AND k.recon_break_id IS NOT NULL
                    AND k.saga_id IS NULL AND k.status IN ('open', 'in_review')
-                   AND k.amount > 0 AND sign(k.in_suspense) = -sign(difference)
+                   AND k.amount > 0
+                   AND CASE WHEN of_break IS NULL THEN sign(k.in_suspense) = -sign(difference)
+                            ELSE k.recon_break_id = of_break
+                                 AND sign(k.in_suspense) = sign(difference)
+                                 AND k.opened_at < now() END
                  ORDER BY k.id FOR UPDATE SKIP LOCKED LOOP
         returned := post_between_clearing_and_suspense(
             'suspense_return', charge, other.id, other.currency, -other.in_suspense,
@@ -302,11 +333,14 @@ BEGIN
     END LOOP;
 END
 $$;
-REVOKE EXECUTE ON FUNCTION settle_charge_cases(bigint, bigint, bigint) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION settle_charge_cases(bigint, bigint, bigint, bigint)
+    FROM PUBLIC;
 
 -- A break opens a case when it has none open and none closed since it was
 -- last raised (migration 0026), or when its only open case is one a run
--- parked on its charge the other way: that is settled first.
+-- parked on its charge the other way, or one an earlier run parked on its
+-- charge before a later run found the break again (each settled first), or
+-- a case of 0 where there is now money to park (closed first).
 CREATE OR REPLACE FUNCTION recon_open_cases(day_channel text, day date) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
@@ -317,6 +351,8 @@ DECLARE
     posting  bigint;
     what     text;
     settled  record;
+    chased   suspense_cases;
+    covered  boolean;
     closings jsonb := '[]';
     closing  jsonb;
     opened   integer := 0;
@@ -331,6 +367,11 @@ BEGIN
                        WHERE c.recon_break_id = b.id
                          AND (c.status IN ('open', 'in_review')
                               OR c.resolved_at >= coalesce(b.raised_at, '-infinity'))
+                         AND NOT (c.status IN ('open', 'in_review') AND c.amount = 0)
+                         AND NOT (b.kind = 'payment' AND c.charge_id IS NOT NULL
+                                  AND c.status IN ('open', 'in_review') AND c.amount > 0
+                                  AND c.opened_at < (SELECT r.run_at FROM recon_runs r
+                                                     WHERE r.id = b.last_run_id))
                          AND NOT (b.kind = 'payment' AND c.charge_id IS NOT NULL
                                   AND c.status IN ('open', 'in_review') AND c.amount > 0
                                   AND c.direction <> CASE WHEN b.channel_amount > b.keel_amount
@@ -345,13 +386,43 @@ BEGIN
         CONTINUE WHEN charge IS NOT NULL AND channel_operation_in_flight(charge);
         park := break_difference_to_park(broken, charge);
         IF charge IS NOT NULL AND park <> 0 THEN
-            settled := settle_charge_cases(charge, park, run);
+            settled := settle_charge_cases(charge, park, run, NULL);
             park := settled.still;
             closings := closings || settled.closed;
+            covered := jsonb_array_length(settled.closed) > 0;
+            IF park <> 0 THEN
+                settled := settle_charge_cases(charge, park, run, broken.id);
+                park := settled.still;
+                closings := closings || settled.closed;
+            END IF;
             -- What the run had parked the other way covers the difference:
             -- the next run finds the charge reconciled, and there is nothing
             -- left to chase.
-            CONTINUE WHEN park = 0 AND jsonb_array_length(settled.closed) > 0;
+            CONTINUE WHEN park = 0 AND covered;
+            -- No more is owed on a charge than its clearing money: a result
+            -- claiming more is not the books'.
+            IF park < 0 THEN
+                park := greatest(park, -greatest(charge_clearing_holding(charge), 0));
+            END IF;
+        END IF;
+        -- A case of 0 that only chased the difference gives way to one that
+        -- parks it: a shortfall's case opened before this migration, or a
+        -- surplus on a charge that was still open and has failed since.
+        IF park <> 0 THEN
+            FOR chased IN SELECT k.* FROM suspense_cases k
+                          WHERE k.recon_break_id = broken.id AND k.amount = 0
+                            AND k.status IN ('open', 'in_review')
+                          ORDER BY k.id FOR UPDATE SKIP LOCKED LOOP
+                UPDATE suspense_cases
+                SET status = 'resolved', resolved_at = now(),
+                    resolution = jsonb_build_object('kind', 'recon_run', 'run', run,
+                                                    'ledger_transaction', NULL)
+                WHERE id = chased.id;
+                closings := closings || jsonb_build_object('case', chased.id,
+                                                           'break', broken.id, 'returned', 0,
+                                                           'currency', chased.currency,
+                                                           'ledger_transaction', NULL);
+            END LOOP;
         END IF;
         -- A case of the break's own still open (a person is acting on it,
         -- or it holds the way the break does) is left for the next run.
@@ -674,15 +745,6 @@ $$;
 -- reads take-backs off clearing holds as it did. After the next run the
 -- charge reconciles, the break is resolved, and the case is settled in the
 -- workbench (case.adjust, case.write_off).
-
--- A take-back's closing of an owed case is counted by charge_taken_back.
-CREATE OR REPLACE FUNCTION charge_owed(charge bigint) RETURNS bigint
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
-    SELECT coalesce(sum(k.amount), 0)::bigint FROM suspense_cases k
-    WHERE k.charge_id = charge AND k.direction = 'owed'
-      AND (k.status IN ('open', 'in_review')
-           OR k.resolution ->> 'kind' NOT IN ('recon_run', 'recon_break.take_back'))
-$$;
 
 -- What the break's open case parked as owed, or 0.
 CREATE FUNCTION break_owed_case_amount(subject bigint) RETURNS bigint

@@ -1,7 +1,9 @@
 #include "ReconciliationFixture.h"
 
 #include "core/db/LibpqConnection.h"
+#include "core/ops/BreakResolutions.h"
 #include "core/ops/CaseResolutions.h"
+#include "core/read/ReconQuery.h"
 #include "core/read/SuspenseQuery.h"
 
 #include <QJsonArray>
@@ -174,6 +176,79 @@ TEST_F(ShortfallParkingTest, AnOwedChargeIsRefundedNoFurtherThanTheChannelPaid)
     expectBooksAgree();
 }
 
+// The channel's corrected statement shows it paid even less: the day's run
+// finds the break again, returns what an earlier run parked as owed and
+// parks the whole shortfall, so a refund stays within what the channel paid.
+TEST_F(ShortfallParkingTest, AShortfallFoundAgainLargerIsParkedWhole)
+{
+    startGateway();
+    const QByteArray shortPaid = charge("amount=10000&currency=usd", "short-larger");
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("1"), {item(shortPaid, ",S1,payment,60.00,USD,0,%1T12:00:00Z")}));
+    ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 1);
+    ASSERT_EQ(suspense(), QStringLiteral("-4000"));
+
+    auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
+    ASSERT_TRUE(statements.ok() && statements->size() == 1);
+    ASSERT_EQ(approveAndRun(BreakResolutions::withdrawal(statements->first())).applied, 1);
+    ASSERT_EQ(import(statement(QStringLiteral("corrected.csv"),
+                               {item(shortPaid, ",S1,payment,30.00,USD,0,%1T12:00:00Z")}))
+                  .exitCode,
+              0);
+    const QJsonObject again = run();
+    EXPECT_EQ(
+        breaks(again),
+        QStringList{
+            QStringLiteral("amount_mismatch:%1:persisting").arg(QString::fromUtf8(shortPaid))});
+    EXPECT_EQ(cases(), QStringLiteral("%1:4000:owed:resolved %1:7000:owed:open")
+                           .arg(QString::fromUtf8(shortPaid)));
+    EXPECT_EQ(suspense(), QStringLiteral("-7000"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("3000"));
+    expectBooksAgree();
+    expectVerified(again);
+    EXPECT_TRUE(breaks(run()).isEmpty());
+    EXPECT_EQ(refundOf(shortPaid, "3001", "short-larger-3001").status, 400);
+    EXPECT_EQ(refundOf(shortPaid, "3000", "short-larger-3000").status, 200);
+    expectBooksAgree();
+}
+
+// The merchant was charged what the channel did not pay; the channel then
+// pays after all. The run parks the money it now holds on the charge, and
+// once a person hands that to the merchant, the charge may be refunded in
+// full again: what was owed is paid.
+TEST_F(ShortfallParkingTest, MoneyPaidAfterTheMerchantWasChargedFreesTheRefundOnceSettled)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=100&currency=usd", "short-after-paid");
+    const QByteArray late = charge("amount=1500&currency=usd", "short-after-late");
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("2"), {item(paid, ",S1,payment,1.00,USD,0,%1T12:00:00Z")}));
+    ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 1);
+    ASSERT_EQ(approveAndRun(
+                  CaseResolutions::chargeOwed(openCaseOf(late), CaseResolutions::OwedBy::Merchant))
+                  .applied,
+              1);
+    EXPECT_EQ(refundOf(late, "1", "short-after-none").status, 400);
+
+    ASSERT_EQ(import(statement(QStringLiteral("late.csv"),
+                               {item(late, ",S2,payment,15.00,USD,0,%2T01:00:00Z")}))
+                  .exitCode,
+              0);
+    ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 1);
+    const SuspenseCaseRow held = openCaseOf(late);
+    EXPECT_FALSE(held.owed);
+    EXPECT_EQ(held.amount, 1500);
+    ProposalRequest toMerchant =
+        CaseResolutions::chargeOwed(held, CaseResolutions::OwedBy::Merchant);
+    toMerchant.payload[QStringLiteral("postings")] =
+        QJsonArray{QJsonObject{{QStringLiteral("account"), QString::fromUtf8(merchantPayable())},
+                               {QStringLiteral("amount"), -1500}}};
+    ASSERT_EQ(approveAndRun(toMerchant).applied, 1);
+    const HttpReply whole = refundOf(late, "1500", "short-after-whole");
+    EXPECT_EQ(whole.status, 200) << whole.body.constData();
+    expectBooksAgree();
+}
+
 // A person decides who bears what the channel will not pay: charged to the
 // merchant, or written off as a loss, each once, through two people. An owed
 // case hands nothing out and puts nothing back on clearing; only a run does.
@@ -267,6 +342,41 @@ TEST_F(ShortfallParkingTest, ARefundTheChannelPaidBeyondKeelIsOwedOnNoCharge)
     EXPECT_EQ(postingsOf("suspense_owed"), QStringLiteral("1")) << "parked once";
     EXPECT_EQ(suspense(), QStringLiteral("0"));
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
+    expectBooksAgree();
+}
+
+// A shortfall found before migration 0050 had its case of 0 opened already;
+// the day's next run closes that case and opens one that parks the money, so
+// an upgrade leaves no shortfall chased without it.
+TEST_F(ShortfallParkingTest, ACaseOfZeroOpenedBeforeShortfallsWereParkedGivesWay)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1000&currency=usd", "short-upgrade-paid");
+    const QByteArray unpaid = charge("amount=1500&currency=usd", "short-upgrade-unpaid");
+    scalar("UPDATE keel.recon_channels SET settlement_lag = '7 days' WHERE channel = 'sim' "
+           "RETURNING 1");
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("2"), {item(paid, ",S1,payment,10.00,USD,0,%1T12:00:00Z")}));
+    ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 0) << "within the lag";
+    // What migration 0040's recon_open_cases opened for it.
+    ASSERT_EQ(scalar("WITH k AS (INSERT INTO keel.suspense_cases (charge_id, currency, amount, "
+                     "reason, recon_break_id) SELECT c.id, 'USD', 0, 'chased before v50', b.id "
+                     "FROM keel.recon_breaks b JOIN keel.charges c ON c.public_id = b.reference "
+                     "RETURNING 1) SELECT count(*) FROM k"),
+              QStringLiteral("1"));
+    scalar("UPDATE keel.recon_channels SET settlement_lag = '1 day' WHERE channel = 'sim' "
+           "RETURNING 1");
+
+    const QJsonObject lagOver = run();
+    EXPECT_EQ(lagOver.value(QStringLiteral("cases_opened")).toInt(), 1);
+    EXPECT_EQ(
+        cases(),
+        QStringLiteral("%1:0:held:resolved %1:1500:owed:open").arg(QString::fromUtf8(unpaid)));
+    EXPECT_EQ(scalar("SELECT resolution ->> 'kind' FROM keel.suspense_cases WHERE amount = 0"),
+              QStringLiteral("recon_run"));
+    EXPECT_EQ(suspense(), QStringLiteral("-1500"));
+    EXPECT_TRUE(breaks(run()).isEmpty()) << "the charge reconciles";
+    EXPECT_EQ(postingsOf("suspense_owed"), QStringLiteral("1"));
     expectBooksAgree();
 }
 
