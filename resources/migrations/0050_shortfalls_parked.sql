@@ -134,31 +134,51 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     WHERE c.id = charge
 $$;
 
+-- Whether an open owed case of the break parked its difference as the
+-- break now shows it: opened by the run that last found the break.
+CREATE FUNCTION recon_break_parked_as_owed(b recon_breaks) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+    SELECT EXISTS (SELECT 1 FROM suspense_cases k
+                   JOIN recon_runs r ON r.id = b.last_run_id
+                   WHERE k.recon_break_id = b.id AND k.direction = 'owed'
+                     AND k.status IN ('open', 'in_review') AND k.opened_at >= r.run_at)
+$$;
+REVOKE EXECUTE ON FUNCTION recon_break_parked_as_owed(recon_breaks) FROM PUBLIC;
+
 -- What runs found the channel never paid of the charge, and no one has
--- shown paid since: its owed cases and those of its refunds (a refund the
--- channel paid out beyond keel), open or charged and written off by a
--- person, less the surpluses runs parked on the charge after the first of
--- them (money the channel paid after all, which a person settled). A case
--- a run returned, a match returned, or a take-back took back (which
--- charge_taken_back counts instead) is no longer owed.
+-- shown paid since:
+--  - its own owed cases, open or charged and written off by a person, less
+--    the surpluses runs parked on the charge after the first of them that a
+--    person then settled the same way (the channel paid after all): a
+--    surplus given back (migration 0044) nets a take-back instead, through
+--    charge_taken_back, and one still open holds the charge from refunds;
+--  - the owed cases of its refunds (the channel paid a refund out beyond
+--    keel), while their break is unresolved: once the channel's data shows
+--    the refund as keel made it, it is not owed.
+-- A case a run or a match returned, or a take-back took back (which
+-- charge_taken_back counts), is not owed.
 CREATE FUNCTION charge_owed(charge bigint) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
-    WITH owed AS (
+    WITH settled(kind) AS (VALUES ('case.adjust'), ('case.write_off')),
+    owed AS (
         SELECT k.amount, k.opened_at FROM suspense_cases k
-        WHERE k.direction = 'owed'
+        WHERE k.charge_id = charge AND k.direction = 'owed'
           AND (k.status IN ('open', 'in_review')
-               OR k.resolution ->> 'kind' IN ('case.adjust', 'case.write_off'))
-          AND (k.charge_id = charge
-               OR (k.charge_id IS NULL AND k.recon_break_id IN (
-                       SELECT b.id FROM recon_breaks b
-                       JOIN refunds r ON r.public_id = b.reference AND r.channel = b.channel
-                       WHERE b.kind = 'refund' AND r.charge_id = charge))))
-    SELECT greatest(0, coalesce((SELECT sum(amount) FROM owed), 0)
-                       - coalesce((SELECT sum(k.amount) FROM suspense_cases k
-                                   WHERE k.charge_id = charge AND k.direction = 'held'
-                                     AND k.recon_break_id IS NOT NULL AND k.saga_id IS NULL
-                                     AND k.resolution ->> 'kind' IS DISTINCT FROM 'recon_run'
-                                     AND k.opened_at > (SELECT min(opened_at) FROM owed)), 0))
+               OR k.resolution ->> 'kind' IN (SELECT kind FROM settled)))
+    SELECT (greatest(0, coalesce((SELECT sum(amount) FROM owed), 0)
+                        - coalesce((SELECT sum(k.amount) FROM suspense_cases k
+                                    WHERE k.charge_id = charge AND k.direction = 'held'
+                                      AND k.recon_break_id IS NOT NULL AND k.saga_id IS NULL
+                                      AND k.resolution ->> 'kind' IN (SELECT kind FROM settled)
+                                      AND k.opened_at > (SELECT min(opened_at) FROM owed)), 0))
+            + coalesce((SELECT sum(k.amount) FROM suspense_cases k
+                        JOIN recon_breaks b ON b.id = k.recon_break_id AND b.kind = 'refund'
+                            AND b.status <> 'resolved'
+                        JOIN refunds r ON r.public_id = b.reference AND r.channel = b.channel
+                        WHERE r.charge_id = charge AND k.charge_id IS NULL
+                          AND k.direction = 'owed'
+                          AND (k.status IN ('open', 'in_review')
+                               OR k.resolution ->> 'kind' IN (SELECT kind FROM settled))), 0))
         ::bigint
 $$;
 REVOKE EXECUTE ON FUNCTION charge_owed(bigint) FROM PUBLIC;
@@ -168,22 +188,34 @@ REVOKE EXECUTE ON FUNCTION charge_owed(bigint) FROM PUBLIC;
 -- opened by the run that last found the break (a run records itself and
 -- opens its cases in one transaction, so both carry its now()). A break a
 -- later run found again (the channel took more since) counts in full: its
--- keel side is net of the parking already.
+-- keel side is net of the parking already. So does, before the lag, a
+-- refund of the charge the channel paid out beyond keel. A channel's side
+-- below 0 counts as 0, as a run parks it.
 CREATE OR REPLACE FUNCTION charge_withheld(charge bigint) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     SELECT charge_taken_back(c.id) + charge_owed(c.id)
-           + coalesce((SELECT sum(b.keel_amount - b.channel_amount) FROM recon_breaks b
+           + coalesce((SELECT sum(b.keel_amount - greatest(b.channel_amount, 0))
+                       FROM recon_breaks b
                        WHERE b.channel = c.channel AND b.reference = c.public_id
                          AND b.kind = 'payment'
                          AND b.class IN ('status_mismatch', 'amount_mismatch')
                          AND b.status IN ('new', 'persisting', 'pending', 'accepted')
-                         AND b.channel_amount < b.keel_amount
+                         AND greatest(b.channel_amount, 0) < b.keel_amount
+                         AND NOT recon_break_parked_as_owed(b)), 0)
+           + coalesce((SELECT sum(b.channel_amount - greatest(b.keel_amount, 0))
+                       FROM recon_breaks b
+                       JOIN refunds r ON r.public_id = b.reference AND r.channel = b.channel
+                       WHERE r.charge_id = c.id AND b.kind = 'refund'
+                         AND b.status IN ('new', 'persisting', 'pending', 'accepted')
+                         AND b.channel_amount > greatest(b.keel_amount, 0)
+                         -- A refund's side never counts its case's parking:
+                         -- while charge_owed counts the case, the break is it.
                          AND NOT EXISTS (
                              SELECT 1 FROM suspense_cases k
-                             JOIN recon_runs r ON r.id = b.last_run_id
                              WHERE k.recon_break_id = b.id AND k.direction = 'owed'
-                               AND k.status IN ('open', 'in_review')
-                               AND k.opened_at >= r.run_at)), 0)
+                               AND (k.status IN ('open', 'in_review')
+                                    OR k.resolution ->> 'kind' IN ('case.adjust',
+                                                                   'case.write_off')))), 0)
     FROM charges c
     WHERE c.id = charge
 $$;
@@ -366,7 +398,8 @@ BEGIN
                        SELECT 1 FROM suspense_cases c
                        WHERE c.recon_break_id = b.id
                          AND (c.status IN ('open', 'in_review')
-                              OR c.resolved_at >= coalesce(b.raised_at, '-infinity'))
+                              OR (c.resolved_at >= coalesce(b.raised_at, '-infinity')
+                                  AND c.resolution ->> 'kind' IS DISTINCT FROM 'recon_run'))
                          AND NOT (c.status IN ('open', 'in_review') AND c.amount = 0)
                          AND NOT (b.kind = 'payment' AND c.charge_id IS NOT NULL
                                   AND c.status IN ('open', 'in_review') AND c.amount > 0
@@ -397,12 +430,20 @@ BEGIN
             END IF;
             -- What the run had parked the other way covers the difference:
             -- the next run finds the charge reconciled, and there is nothing
-            -- left to chase.
-            CONTINUE WHEN park = 0 AND covered;
-            -- No more is owed on a charge than its clearing money: a result
-            -- claiming more is not the books'.
+            -- left to chase. The break is resolved now, as that run would,
+            -- so that no refund limit reads its stale difference meanwhile.
+            IF park = 0 AND covered THEN
+                UPDATE recon_breaks SET status = 'resolved', resolved_at = now()
+                WHERE id = broken.id;
+                CONTINUE;
+            END IF;
+            -- No more is owed on a charge than its own clearing money beyond
+            -- what the channel shows: a result claiming more is not the
+            -- books', and money a person settled for a line later found to be
+            -- the charge's (SettledUnderChannelIds) is not the channel's debt.
             IF park < 0 THEN
-                park := greatest(park, -greatest(charge_clearing_holding(charge), 0));
+                park := greatest(park, -greatest(charge_clearing_holding(charge)
+                                                 - greatest(broken.channel_amount, 0), 0));
             END IF;
         END IF;
         -- A case of 0 that only chased the difference gives way to one that
