@@ -153,8 +153,9 @@ REVOKE EXECUTE ON FUNCTION recon_break_parked_as_owed(recon_breaks) FROM PUBLIC;
 --    surplus given back (migration 0044) nets a take-back instead, through
 --    charge_taken_back, and one still open holds the charge from refunds;
 --  - the owed cases of its refunds (the channel paid a refund out beyond
---    keel), while their break is unresolved: once the channel's data shows
---    the refund as keel made it, it is not owed.
+--    keel), open or settled the same way: settling one resolves its break,
+--    which says nothing of what the channel holds. (A run returns an open
+--    one whose break the data resolved.)
 -- A case a run or a match returned, or a take-back took back (which
 -- charge_taken_back counts), is not owed.
 CREATE FUNCTION charge_owed(charge bigint) RETURNS bigint
@@ -173,7 +174,6 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
                                       AND k.opened_at > (SELECT min(opened_at) FROM owed)), 0))
             + coalesce((SELECT sum(k.amount) FROM suspense_cases k
                         JOIN recon_breaks b ON b.id = k.recon_break_id AND b.kind = 'refund'
-                            AND b.status <> 'resolved'
                         JOIN refunds r ON r.public_id = b.reference AND r.channel = b.channel
                         WHERE r.charge_id = charge AND k.charge_id IS NULL
                           AND k.direction = 'owed'
@@ -190,11 +190,14 @@ REVOKE EXECUTE ON FUNCTION charge_owed(bigint) FROM PUBLIC;
 -- later run found again (the channel took more since) counts in full: its
 -- keel side is net of the parking already. So does, before the lag, a
 -- refund of the charge the channel paid out beyond keel. A channel's side
--- below 0 counts as 0, as a run parks it.
+-- below 0 counts as 0, and keel's side no more than the charge's clearing
+-- money, as a run parks it (money a person settled for a line later found
+-- to be the charge's is counted on keel's side, and is not the channel's).
 CREATE OR REPLACE FUNCTION charge_withheld(charge bigint) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     SELECT charge_taken_back(c.id) + charge_owed(c.id)
-           + coalesce((SELECT sum(b.keel_amount - greatest(b.channel_amount, 0))
+           + coalesce((SELECT sum(greatest(least(b.keel_amount, charge_clearing_holding(c.id))
+                                           - greatest(b.channel_amount, 0), 0))
                        FROM recon_breaks b
                        WHERE b.channel = c.channel AND b.reference = c.public_id
                          AND b.kind = 'payment'
@@ -368,6 +371,16 @@ $$;
 REVOKE EXECUTE ON FUNCTION settle_charge_cases(bigint, bigint, bigint, bigint)
     FROM PUBLIC;
 
+-- A difference to park, an owed one no more than the charge's clearing
+-- money `holding` beyond what the channel shows.
+CREATE FUNCTION capped_owed(park bigint, holding bigint, channel_amount bigint) RETURNS bigint
+LANGUAGE sql IMMUTABLE SET search_path = keel, pg_temp AS $$
+    SELECT CASE WHEN park < 0 THEN greatest(park, -greatest(holding - greatest(channel_amount, 0),
+                                                            0))
+                ELSE park END
+$$;
+REVOKE EXECUTE ON FUNCTION capped_owed(bigint, bigint, bigint) FROM PUBLIC;
+
 -- A break opens a case when it has none open and none closed since it was
 -- last raised (migration 0026), or when its only open case is one a run
 -- parked on its charge the other way, or one an earlier run parked on its
@@ -385,6 +398,7 @@ DECLARE
     settled  record;
     chased   suspense_cases;
     covered  boolean;
+    own      bigint;
     closings jsonb := '[]';
     closing  jsonb;
     opened   integer := 0;
@@ -423,7 +437,17 @@ BEGIN
             park := settled.still;
             closings := closings || settled.closed;
             covered := jsonb_array_length(settled.closed) > 0;
-            IF park <> 0 THEN
+            -- The break's own case from an earlier run is returned only to
+            -- park a different amount: a difference the cap below keeps at
+            -- what is parked already would return and park it on every run.
+            own := coalesce((SELECT sum(k.in_suspense) FROM suspense_cases k
+                             WHERE k.recon_break_id = broken.id AND k.charge_id = charge
+                               AND k.status IN ('open', 'in_review') AND k.amount > 0
+                               AND sign(k.in_suspense) = sign(park) AND k.opened_at < now()),
+                            0);
+            IF park <> 0 AND own <> 0
+               AND capped_owed(park + own, charge_clearing_holding(charge) - own,
+                               broken.channel_amount) <> own THEN
                 settled := settle_charge_cases(charge, park, run, broken.id);
                 park := settled.still;
                 closings := closings || settled.closed;
@@ -441,10 +465,7 @@ BEGIN
             -- what the channel shows: a result claiming more is not the
             -- books', and money a person settled for a line later found to be
             -- the charge's (SettledUnderChannelIds) is not the channel's debt.
-            IF park < 0 THEN
-                park := greatest(park, -greatest(charge_clearing_holding(charge)
-                                                 - greatest(broken.channel_amount, 0), 0));
-            END IF;
+            park := capped_owed(park, charge_clearing_holding(charge), broken.channel_amount);
         END IF;
         -- A case of 0 that only chased the difference gives way to one that
         -- parks it: a shortfall's case opened before this migration, or a

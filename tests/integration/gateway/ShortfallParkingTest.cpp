@@ -344,6 +344,57 @@ TEST_F(ShortfallParkingTest, ARefundTheChannelPaidBeyondKeelIsOwedOnNoCharge)
     EXPECT_EQ(suspense(), QStringLiteral("0"));
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
     expectBooksAgree();
+
+    // Written off, the money is still not the channel's to pay out again:
+    // the charge is refunded no further than the 15.00 it holds.
+    EXPECT_EQ(refundOf(paid, "1501", "short-refund-beyond-more").status, 400);
+    const HttpReply rest = refundOf(paid, "1500", "short-refund-beyond-rest");
+    EXPECT_EQ(rest.status, 200) << rest.body.constData();
+}
+
+// A line under the channel's id, parked and written off before keel knew the
+// id, is counted on the charge's side once the id is known (see
+// BreakResolutionTest's MoneyAPersonSettledForALine…): no more than the
+// charge's own clearing money beyond what the channel shows is owed, and a
+// run that finds the same capped difference again moves nothing.
+TEST_F(ShortfallParkingTest, ACappedShortfallIsParkedOnceNotOnEveryRun)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=1000&currency=usd", "short-capped");
+    const QString paidId = scalar("SELECT channel_reference FROM keel.charges");
+    ASSERT_FALSE(paidId.isEmpty());
+    ASSERT_EQ(scalar("WITH u AS (UPDATE keel.charges SET channel_reference = NULL RETURNING 1) "
+                     "SELECT count(*) FROM u"),
+              QStringLiteral("1"));
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("1"),
+        {paidId + u',' + paidId + QStringLiteral(",payment,10.00,USD,0,%1T12:00:00Z"),
+         item(paid, ",S9,reversal,4.00,USD,0,%1T13:00:00Z")}));
+    ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 2);
+    EXPECT_EQ(approveAndRun(writeOffOfCaseOf(paidId.toUtf8())).applied, 1);
+    ASSERT_EQ(scalar("WITH u AS (UPDATE keel.charges SET channel_reference = '" + paidId.toUtf8() +
+                     "' RETURNING 1) SELECT count(*) FROM u"),
+              QStringLiteral("1"));
+
+    const QJsonObject found = run();
+    EXPECT_EQ(cases(), QStringLiteral("%1:1000:held:written_off %2:1000:owed:resolved "
+                                      "%2:400:owed:open")
+                           .arg(paidId, QString::fromUtf8(paid)))
+        << "the capture's case returned, the dispute's 4.00 parked";
+    const auto moves = [this] {
+        return QString(postingsOf("suspense_owed") + u' ' + postingsOf("suspense_return"));
+    };
+    const QString before = moves();
+    for (int again = 0; again < 2; ++again)
+        EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 0);
+    EXPECT_EQ(moves(), before) << "nothing moves on each run";
+    EXPECT_EQ(cases(), QStringLiteral("%1:1000:held:written_off %2:1000:owed:resolved "
+                                      "%2:400:owed:open")
+                           .arg(paidId, QString::fromUtf8(paid)));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1600"))
+        << "6.00 of the charge and the 10.00 settled for its line";
+    expectBooksAgree();
+    expectVerified(found);
 }
 
 // A shortfall found before migration 0050 had its case of 0 opened already;
