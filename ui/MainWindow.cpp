@@ -281,7 +281,8 @@ void MainWindow::applyAccess()
     }
     m_overview->setScope({m_session.canSeeSuspense(), m_session.canSeeInFlight(),
                           m_session.canRead(QStringLiteral("payment_state_minute")),
-                          m_session.canRead(QStringLiteral("recon_breaks"))});
+                          m_session.canRead(QStringLiteral("recon_breaks")),
+                          m_session.canRead(QStringLiteral("suspense_cases"))});
     m_history->setTimelineSources(HistoryQuery::timelineSourcesFor(m_session));
     m_attention->setScope(AttentionScope::of(m_session));
     m_operations->setScope(AttentionScope::of(m_session));

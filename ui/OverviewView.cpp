@@ -318,6 +318,10 @@ QString summaryText(const OverviewData &data)
     for (const auto &[currency, balance] : data.suspenseBalances)
         summary << OverviewView::tr("suspense %1")
                        .arg(keel::money(balance, data.exponents.value(currency, 2), currency));
+    // The balance nets money held against money owed: say the owed apart.
+    for (const auto &[currency, owed] : data.suspenseOwed)
+        summary << OverviewView::tr("owed by channels %1")
+                       .arg(keel::money(owed, data.exponents.value(currency, 2), currency));
     if (!data.suspenseShown)
         summary << OverviewView::tr("suspense balances need ledger access");
     return summary.isEmpty()

@@ -145,6 +145,14 @@ const char *OverviewQuery::suspenseSql()
            "WHERE a.kind = 'suspense' AND s.balance <> 0 ORDER BY a.currency";
 }
 
+const char *OverviewQuery::suspenseOwedSql()
+{
+    // Through suspense_cases_open: the open cases are few.
+    return "SELECT currency, sum(amount)::bigint FROM keel.suspense_cases "
+           "WHERE status IN ('open', 'in_review') AND direction = 'owed' "
+           "GROUP BY currency ORDER BY currency";
+}
+
 const char *OverviewQuery::stateLevelsSql()
 {
     // The totals as they stood at the last minute of each bucket, and the
@@ -410,6 +418,13 @@ Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, q
     if (scope.suspense)
         if (Status status = loadSuspense(query, data); !status)
             return status.error();
+    if (scope.suspense && scope.owedCases) {
+        if (Status status = QtSqlConnections::exec(query, QString::fromLatin1(suspenseOwedSql()));
+            !status)
+            return status.error();
+        while (query.next())
+            data.suspenseOwed.append({query.value(0).toString(), query.value(1).toLongLong()});
+    }
     if (scope.stateLevels)
         if (Status status = loadStateLevels(query, data); !status)
             return status.error();

@@ -45,6 +45,9 @@ struct OverviewData {
     bool suspenseShown = false; // false when the session may not read the ledger
     bool inFlightShown = false;
     QList<std::pair<QString, qint64>> suspenseBalances; // currency -> minor units, non-zero now
+    // currency -> what open cases say the channels owe (migration 0050),
+    // netted in the balance above; non-zero only
+    QList<std::pair<QString, qint64>> suspenseOwed;
     // currency -> suspense balance at the end of each bucket (minor units), for
     // currencies with a balance now or suspense postings in the range
     QHash<QString, QList<qint64>> suspenseLevels;
@@ -74,6 +77,7 @@ struct OverviewScope {
     bool inFlight = true;
     bool stateLevels = true;
     bool reconciliation = true;
+    bool owedCases = true; // suspense_cases: what the channels owe, apart
 };
 
 class OverviewQuery final {
@@ -89,6 +93,7 @@ public:
     // For buckets of whole slots. Binds: step, step, from epoch, from epoch, to epoch.
     static const char *slotRangeSql();
     static const char *suspenseSql();
+    static const char *suspenseOwedSql();
     static const char *suspenseMovesSql(); // binds: step, step, from epoch
     static const char *inFlightSql();
     static const char *unreconciledSql(); // binds: to epoch, from epoch

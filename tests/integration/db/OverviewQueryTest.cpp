@@ -1,4 +1,5 @@
 #include "MigratedDatabaseTest.h"
+#include "MoneyCase.h"
 
 #include "core/db/LibpqConnection.h"
 #include "core/db/MigrationSource.h"
@@ -168,6 +169,24 @@ TEST_F(OverviewQueryTest, SuspenseBalanceAndPaymentsInFlightAreReported)
     EXPECT_EQ(data->suspenseBalances.at(0).second, 700);
     ASSERT_EQ(data->inFlight.size(), 1);
     EXPECT_EQ(data->inFlight.at(0), std::make_pair(QStringLiteral("Authorizing"), qint64(1)));
+}
+
+// The suspense balance nets money held against money the channels owe
+// (migration 0050); the owed is read apart from the open cases.
+TEST_F(OverviewQueryTest, WhatTheChannelsOweIsShownApartFromTheBalance)
+{
+    exec(QByteArray(keel::test::MoneyCaseSql) + keel::test::OwedCaseSql);
+    auto data = OverviewQuery::load(db(), 3600, QDateTime::currentSecsSinceEpoch());
+    ASSERT_TRUE(data.ok()) << qPrintable(data.error().message);
+    ASSERT_EQ(data->suspenseBalances.size(), 1);
+    EXPECT_EQ(data->suspenseBalances.at(0).second, 16132) << "176.32 held less 15.00 owed";
+    ASSERT_EQ(data->suspenseOwed.size(), 1);
+    EXPECT_EQ(data->suspenseOwed.at(0), std::make_pair(QStringLiteral("USD"), qint64(1500)));
+    OverviewScope noCases;
+    noCases.owedCases = false;
+    auto without = OverviewQuery::load(db(), 3600, QDateTime::currentSecsSinceEpoch(), noCases);
+    ASSERT_TRUE(without.ok());
+    EXPECT_TRUE(without->suspenseOwed.isEmpty());
 }
 
 TEST_F(OverviewQueryTest, SuspenseBalanceOverTimeIsTodaysLessWhatCameLater)
