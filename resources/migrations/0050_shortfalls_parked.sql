@@ -12,13 +12,16 @@
 -- account credited, suspense debited, on the charge where there is one. Its
 -- case is `owed`. The day queries count it on keel's side of the charge, as
 -- they count a parked surplus, so the charge reconciles from the next run on
--- and the case stays with a person. An owed case ends one of three ways:
+-- and the case stays with a person. An owed case ends one of these ways:
 --  - a later run finds the channel holding the money after all: the run
 --    settles the charge's own cases to what the data shows, returning the
 --    owed money to clearing (suspense_return) and parking only what is left;
+--  - a take-back of its open break returns it to clearing and takes it back
+--    from there, as migration 0042 does;
 --  - a person charges it to the merchant or to a loss (case.adjust, each
---    posting charged, none on clearing) or writes it off (case.write_off);
---  - a refund of the charge meanwhile goes no further than the channel left.
+--    posting charged, none on clearing) or writes it off (case.write_off).
+-- Meanwhile, and after a person settled it, a refund of the charge goes no
+-- further than the channel paid (charge_withheld).
 
 ALTER TABLE suspense_cases
     ADD COLUMN direction text NOT NULL DEFAULT 'held' CHECK (direction IN ('held', 'owed')),
