@@ -537,9 +537,7 @@ ProposeDialog *SuspenseView::proposeGiveBack(CaseResolutions::GiveBackTo to)
     const QString amount =
         HistoryQuery::formatAmount(item->amount, item->exponent) + u' ' + item->currency;
     const QString receiver =
-        to == CaseResolutions::GiveBackTo::Merchant
-            ? QStringLiteral("merchant_payable:%1:%2").arg(item->merchantId).arg(item->currency)
-            : QStringLiteral("operational_loss:%1").arg(item->currency);
+        CaseResolutions::bearerAccount(*item, to == CaseResolutions::GiveBackTo::Merchant);
     auto *dialog = new ProposeDialog(
         m_worker, CaseResolutions::giveBack(*item, to),
         tr("Case %1 closes: the %2 the channel gave again for charge %3 leaves suspense for %4, "
@@ -566,8 +564,7 @@ ProposeDialog *SuspenseView::proposeChargeOwed(CaseResolutions::OwedBy by)
            "from suspense. The charge stays refundable only up to what the channel paid.")
             .arg(item->id)
             .arg(amount, item->chargeId,
-                 request.payload.value(QStringLiteral("postings"))[0][QStringLiteral("account")]
-                     .toString()),
+                 CaseResolutions::bearerAccount(*item, by == CaseResolutions::OwedBy::Merchant)),
         {QStringLiteral("case %1  owed %2  (%3)").arg(item->id).arg(amount, item->reason)}, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ProposeDialog::proposed, this, &SuspenseView::proposed);

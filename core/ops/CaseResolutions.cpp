@@ -26,6 +26,12 @@ ProposalRequest onCase(const QString &kind, const SuspenseCaseRow &row)
 
 } // namespace
 
+QString bearerAccount(const SuspenseCaseRow &row, bool merchant)
+{
+    return merchant ? QStringLiteral("merchant_payable:%1:%2").arg(row.merchantId).arg(row.currency)
+                    : QStringLiteral("operational_loss:") + row.currency;
+}
+
 bool canGiveBack(const SuspenseCaseRow &held)
 {
     // A saga's case or a channel notice's is never a run's parking.
@@ -52,10 +58,7 @@ bool canChargeOwed(const SuspenseCaseRow &owed)
 ProposalRequest chargeOwed(const SuspenseCaseRow &owed, OwedBy by)
 {
     ProposalRequest request = onCase(QStringLiteral("case.adjust"), owed);
-    const QString account =
-        by == OwedBy::Merchant
-            ? QStringLiteral("merchant_payable:%1:%2").arg(owed.merchantId).arg(owed.currency)
-            : QStringLiteral("operational_loss:") + owed.currency;
+    const QString account = bearerAccount(owed, by == OwedBy::Merchant);
     request.payload.insert(QStringLiteral("postings"),
                            QJsonArray{QJsonObject{{QStringLiteral("account"), account},
                                                   {QStringLiteral("amount"), owed.amount}}});

@@ -21,6 +21,10 @@ enum class GiveBackTo { Merchant, Loss };
 bool canGiveBack(const SuspenseCaseRow &held);
 ProposalRequest giveBack(const SuspenseCaseRow &held, GiveBackTo to);
 
+// The account that bears a case's money, the merchant's or the loss
+// account, as keel.give_back_account() names it.
+QString bearerAccount(const SuspenseCaseRow &row, bool merchant);
+
 // Money a run parked as owed by the channel that it will not pay (a dispute
 // lost, a payment it never made): charged to the merchant or borne as a
 // loss, by an adjustment that takes it off suspense (migration 0050).
