@@ -352,6 +352,45 @@ TEST_F(ShortfallParkingTest, ARefundTheChannelPaidBeyondKeelIsOwedOnNoCharge)
     EXPECT_EQ(rest.status, 200) << rest.body.constData();
 }
 
+// A corrected statement shows the channel paid a refund out further while
+// the owed case of its first difference is open. The run parks the rest
+// only once a person settles that case, and meanwhile the charge is
+// refunded no further than the channel still holds (migration 0051).
+TEST_F(ShortfallParkingTest, ARefundPaidOutFurtherLimitsRefundsByAllOfIt)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=3000&currency=usd", "short-refund-further");
+    ASSERT_EQ(refundOf(paid, "1000", "short-refund-further-r").status, 200);
+    const QString refundId = scalar("SELECT public_id FROM keel.refunds");
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("2"), {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
+                              refundId + QStringLiteral(",R1,refund,15.00,USD,0,%1T13:00:00Z")}));
+    run();
+    ASSERT_EQ(cases(), QStringLiteral("%1:500:owed:open").arg(refundId));
+
+    auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
+    ASSERT_TRUE(statements.ok() && statements->size() == 1);
+    ASSERT_EQ(approveAndRun(BreakResolutions::withdrawal(statements->first())).applied, 1);
+    ASSERT_EQ(import(statement(QStringLiteral("corrected.csv"),
+                               {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
+                                refundId + QStringLiteral(",R1,refund,20.00,USD,0,%1T13:00:00Z")}))
+                  .exitCode,
+              0);
+    run();
+    EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:open").arg(refundId));
+    // The channel holds 30.00 less 20.00.
+    EXPECT_EQ(refundOf(paid, "1001", "short-refund-further-over").status, 400);
+
+    EXPECT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    run();
+    EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:written_off %1:500:owed:open").arg(refundId));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1000"));
+    EXPECT_EQ(refundOf(paid, "1001", "short-refund-further-still-over").status, 400);
+    const HttpReply rest = refundOf(paid, "1000", "short-refund-further-rest");
+    EXPECT_EQ(rest.status, 200) << rest.body.constData();
+    expectBooksAgree();
+}
+
 // A line under the channel's id, parked and written off before keel knew the
 // id, is counted on the charge's side once the id is known (see
 // BreakResolutionTest's MoneyAPersonSettledForALine…): no more than the

@@ -1,0 +1,102 @@
+-- A refund the channel paid out beyond keel, found larger again while the
+-- owed case of its first difference is still open (a corrected statement):
+-- the run leaves the rest unparked until a person settles that case
+-- (migration 0050 parks only what the break's closed cases left unparked).
+-- Until now charge_withheld skipped such a break whole, so the charge's
+-- refunds were limited by the case alone and could pass what the channel
+-- holds by the rest. The break now counts for what its difference exceeds
+-- the owed cases charge_owed counts for it: together they come to the
+-- channel's difference, whether the case is open, settled, or beside a new
+-- one parking the rest.
+
+-- What charge_owed counts of a refund break's owed cases: those open, and
+-- those a person charged or wrote off.
+CREATE FUNCTION refund_break_owed(of_break bigint) RETURNS bigint
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+    SELECT coalesce(sum(k.amount), 0)::bigint
+    FROM suspense_cases k
+    WHERE k.recon_break_id = of_break AND k.charge_id IS NULL AND k.direction = 'owed'
+      AND (k.status IN ('open', 'in_review')
+           OR k.resolution ->> 'kind' IN ('case.adjust', 'case.write_off'))
+$$;
+REVOKE EXECUTE ON FUNCTION refund_break_owed(bigint) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION charge_withheld(charge bigint) RETURNS bigint
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+    SELECT charge_taken_back(c.id) + charge_owed(c.id)
+           + coalesce((SELECT sum(greatest(least(b.keel_amount, charge_clearing_holding(c.id))
+                                           - greatest(b.channel_amount, 0), 0))
+                       FROM recon_breaks b
+                       WHERE b.channel = c.channel AND b.reference = c.public_id
+                         AND b.kind = 'payment'
+                         AND b.class IN ('status_mismatch', 'amount_mismatch')
+                         AND b.status IN ('new', 'persisting', 'pending', 'accepted')
+                         AND greatest(b.channel_amount, 0) < b.keel_amount
+                         AND NOT recon_break_parked_as_owed(b)), 0)
+           + coalesce((SELECT sum(greatest(b.channel_amount - greatest(b.keel_amount, 0)
+                                           - refund_break_owed(b.id), 0))
+                       FROM recon_breaks b
+                       JOIN refunds r ON r.public_id = b.reference AND r.channel = b.channel
+                       WHERE r.charge_id = c.id AND b.kind = 'refund'
+                         AND b.status IN ('new', 'persisting', 'pending', 'accepted')
+                         AND b.channel_amount > greatest(b.keel_amount, 0)), 0)
+    FROM charges c
+    WHERE c.id = charge
+$$;
+
+-- What the cases of a refund break have left parked in clearing, with the
+-- sign break_difference_to_park gives it: their openings, less what runs
+-- and people returned.
+CREATE FUNCTION refund_break_parked(broken recon_breaks) RETURNS bigint
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+    SELECT coalesce(sum(e.amount), 0)::bigint
+    FROM suspense_cases k
+    JOIN ledger_transactions t ON t.id = k.ledger_transaction_id OR t.suspense_case_id = k.id
+    JOIN ledger_entries e ON e.transaction_id = t.id
+    JOIN ledger_accounts a ON a.id = e.account_id
+        AND a.code = 'channel_clearing:' || broken.currency
+    WHERE k.recon_break_id = broken.id
+$$;
+REVOKE EXECUTE ON FUNCTION refund_break_parked(recon_breaks) FROM PUBLIC;
+
+-- A person's decision on a refund break's case settles the break only when
+-- the break's cases have parked its whole difference. The same break then
+-- found larger (the channel paid out further while the case was open) is
+-- left open and raised instead, so that its next run parks the rest beside
+-- the closed case, as it does for a break found larger after the case
+-- closed, and charge_withheld counts the rest meanwhile. Before, the break
+-- was resolved on amounts the case did not cover, and what the case did not
+-- hold stopped limiting the charge's refunds. (A payment's parking is on its
+-- charge, which its run reads on keel's side: a further difference there is
+-- a new difference.)
+CREATE OR REPLACE FUNCTION suspense_case_resolves_break() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    broken recon_breaks;
+    rest   bigint;
+BEGIN
+    IF NEW.resolution ->> 'kind' = 'recon_run' THEN
+        RETURN NULL;
+    END IF;
+    SELECT * INTO broken FROM recon_breaks WHERE id = NEW.recon_break_id;
+    IF broken.kind = 'refund' AND NEW.charge_id IS NULL AND broken.status <> 'resolved' THEN
+        rest := break_difference_to_park(broken, NULL) - refund_break_parked(broken);
+        IF sign(rest) = sign(break_difference_to_park(broken, NULL)) AND rest <> 0 THEN
+            -- Raised after the case closed (resolved_at is the
+            -- transaction's start), so the closed case does not stop the
+            -- next one (migration 0026).
+            UPDATE recon_breaks SET raised_at = clock_timestamp() WHERE id = broken.id;
+            RETURN NULL;
+        END IF;
+    END IF;
+    UPDATE recon_breaks b
+    SET status = 'resolved', resolved_at = now(),
+        resolution = jsonb_build_object('kind', 'case', 'case', NEW.id,
+                                        'case_status', NEW.status,
+                                        'action', NEW.resolution -> 'action',
+                                        'channel_amount', b.channel_amount,
+                                        'keel_amount', b.keel_amount)
+    WHERE b.id = NEW.recon_break_id AND b.status <> 'resolved';
+    RETURN NULL;
+END
+$$;
