@@ -413,6 +413,11 @@ QByteArray Metrics::reconText() const
         {"keel_recon_merchant_gross_difference",
          "The same per merchant, for breaks keel can attribute to one.", m_recon.grossByMerchant},
         {"keel_recon_breaks", "Open reconciliation breaks, by class.", m_recon.openBreaks},
+        {"keel_suspense_open_amount",
+         "What open suspense cases hold, in the currency's minor units, by direction: held "
+         "(money keel holds beyond its books) and owed (money keel booked that the channel "
+         "does not show). The suspense account's balance nets one against the other.",
+         m_recon.suspenseByDirection},
     };
     QByteArray out;
     for (const auto &gauge : gauges)

@@ -87,6 +87,10 @@ public:
         // channel is short on never hides one where it holds more.
         QMap<QByteArray, qint64> grossByChannel;
         QMap<QByteArray, qint64> grossByMerchant;
+        // What open suspense cases hold apart by direction, held or owed,
+        // which the suspense account's balance nets:
+        // currency="..",direction="held|owed".
+        QMap<QByteArray, qint64> suspenseByDirection;
     };
     void setReconState(ReconState state);
 

@@ -29,6 +29,10 @@ constexpr char ByMerchant[] =
 constexpr char OpenByClass[] = "SELECT channel, class, count(*) FROM keel.recon_breaks "
                                "WHERE status IN ('pending', 'new', 'persisting') GROUP BY 1, 2";
 
+constexpr char SuspenseByDirection[] =
+    "SELECT currency, direction, sum(amount) FROM keel.suspense_cases "
+    "WHERE status IN ('open', 'in_review') GROUP BY 1, 2";
+
 using Labelled = QMap<QByteArray, qint64>;
 
 // The rows of `sql` as label sets `first` and `second` (its first two
@@ -60,11 +64,14 @@ Status refreshReconGauges(LibpqConnection &session)
     Result<QList<Labelled>> channels = labelled(session, ByChannel, "channel", "currency");
     Result<QList<Labelled>> merchants = labelled(session, ByMerchant, "merchant", "currency");
     Result<QList<Labelled>> breaks = labelled(session, OpenByClass, "channel", "class");
-    for (const auto *read : {&channels, &merchants, &breaks})
+    Result<QList<Labelled>> suspense =
+        labelled(session, SuspenseByDirection, "currency", "direction");
+    for (const auto *read : {&channels, &merchants, &breaks, &suspense})
         if (!*read)
             return read->error();
     Metrics::instance().setReconState({channels->value(0), merchants->value(0), breaks->value(0),
-                                       channels->value(1), merchants->value(1)});
+                                       channels->value(1), merchants->value(1),
+                                       suspense->value(0)});
     return {};
 }
 

@@ -77,6 +77,11 @@ TEST_F(ShortfallParkingTest, AShortfallIsParkedOnceAndItsChargeThenReconciles)
     EXPECT_EQ(cases(), QStringLiteral("%1:1500:owed:open %2:1000:owed:open")
                            .arg(QString::fromUtf8(unpaid), QString::fromUtf8(shortPaid)));
     EXPECT_EQ(suspense(), QStringLiteral("-2500")) << "owed to keel: a debit of suspense";
+    m_gateway->maintain();
+    const QByteArray metrics = m_client->request("GET", "/metrics").body;
+    EXPECT_TRUE(
+        metrics.contains("keel_suspense_open_amount{currency=\"USD\",direction=\"owed\"} 2500\n"))
+        << "what the net balance would hide";
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"))
         << "what the channel says it moved";
     EXPECT_EQ(scalar("SELECT count(*) FROM keel.ledger_transactions t "
