@@ -59,8 +59,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 $$;
 REVOKE EXECUTE ON FUNCTION refund_break_parked(recon_breaks) FROM PUBLIC;
 
--- A person's decision on a refund break's case settles the break only when
--- the break's cases have parked its whole difference. The same break then
+-- A person's decision on a refund break's owed case settles the break only
+-- when the break's cases have parked its whole shortfall. The same break then
 -- found larger (the channel paid out further while the case was open) is
 -- left open and raised instead, so that its next run parks the rest beside
 -- the closed case, as it does for a break found larger after the case
@@ -79,9 +79,10 @@ BEGIN
         RETURN NULL;
     END IF;
     SELECT * INTO broken FROM recon_breaks WHERE id = NEW.recon_break_id;
-    IF broken.kind = 'refund' AND NEW.charge_id IS NULL AND broken.status <> 'resolved' THEN
+    IF broken.kind = 'refund' AND NEW.charge_id IS NULL AND NEW.direction = 'owed'
+       AND broken.status <> 'resolved' THEN
         rest := break_difference_to_park(broken, NULL) - refund_break_parked(broken);
-        IF sign(rest) = sign(break_difference_to_park(broken, NULL)) AND rest <> 0 THEN
+        IF rest < 0 THEN
             -- Raised after the case closed (resolved_at is the
             -- transaction's start), so the closed case does not stop the
             -- next one (migration 0026).
@@ -100,3 +101,47 @@ BEGIN
     RETURN NULL;
 END
 $$;
+
+-- A match returns what the two breaks' open cases hold to clearing. A case
+-- of either that a person already settled (written off, charged, adjusted)
+-- took its money out of suspense for good, and a match would move the same
+-- money a second time: migration 0026 refused that only for cases closed
+-- since the break was last raised, and a break is raised after such a case
+-- (above, by a further difference, or by a withdrawal). What a closed case
+-- left parked in clearing is what tells, whenever it closed: a run's or a
+-- match's return leaves nothing.
+ALTER FUNCTION break_resolution_problem(text, jsonb, jsonb)
+    RENAME TO break_resolution_problem_of_0048;
+REVOKE EXECUTE ON FUNCTION break_resolution_problem_of_0048(text, jsonb, jsonb)
+    FROM keel_operator, keel_approver;
+
+CREATE FUNCTION break_resolution_problem(kind text, targets jsonb, payload jsonb) RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    problem text;
+    settled record;
+BEGIN
+    problem := break_resolution_problem_of_0048(kind, targets, payload);
+    IF problem IS NOT NULL OR kind <> 'recon_break.match' THEN
+        RETURN problem;
+    END IF;
+    FOR settled IN SELECT k.id, k.recon_break_id, k.status FROM suspense_cases k
+                   WHERE k.recon_break_id IN (SELECT (t ->> 'id')::bigint
+                                              FROM jsonb_array_elements(targets) t)
+                     AND k.amount > 0 AND k.status NOT IN ('open', 'in_review')
+                     AND (SELECT coalesce(sum(e.amount), 0)
+                          FROM ledger_transactions x
+                          JOIN ledger_entries e ON e.transaction_id = x.id
+                          JOIN ledger_accounts a ON a.id = e.account_id
+                              AND a.code = 'channel_clearing:' || k.currency
+                          WHERE x.id = k.ledger_transaction_id OR x.suspense_case_id = k.id) <> 0
+                   ORDER BY k.id LOOP
+        RETURN format('case %s of break %s already moved its money (%s): resolve the rest '
+                      'in the workbench', settled.id, settled.recon_break_id, settled.status);
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION break_resolution_problem(text, jsonb, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION break_resolution_problem(text, jsonb, jsonb)
+    TO keel_operator, keel_approver;

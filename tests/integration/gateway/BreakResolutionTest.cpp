@@ -271,6 +271,33 @@ TEST_F(BreakResolutionTest, AMatchByHandReturnsTheParkedMoneyOnceAndLaterRunsKee
     expectBooksAgree();
 }
 
+// A case a person settled took its money out of suspense for good; a match
+// of its break, raised again since (by a withdrawal, a further difference, a
+// change of amounts), would return that money to clearing a second time. The
+// database refuses it however long ago the case closed (migration 0051).
+TEST_F(BreakResolutionTest, AMatchNeverMovesMoneyACaseAlreadySettled)
+{
+    startGateway();
+    const QByteArray paid =
+        oneMovementAsTwoBreaks("recon-settled-match", QStringLiteral("ch_channelsOwn0003"));
+    ASSERT_FALSE(HasFailure());
+    ASSERT_EQ(approveAndRun(writeOffOfCaseOf("ch_channelsOwn0003")).applied, 1);
+    ASSERT_EQ(statusOf(QStringLiteral("ch_channelsOwn0003")), QStringLiteral("resolved"));
+    // Raised after the write-off, as a later run raises it.
+    ASSERT_EQ(scalar("UPDATE keel.recon_breaks b SET status = 'persisting', resolution = NULL, "
+                     "resolved_at = NULL WHERE reference = 'ch_channelsOwn0003' RETURNING "
+                     "b.raised_at > (SELECT max(resolved_at) FROM keel.suspense_cases k "
+                     "WHERE k.recon_break_id = b.id)"),
+              QStringLiteral("t"));
+
+    const QMap<QString, ReconBreakRow> open = listed();
+    const QString refused = refusalOf(BreakResolutions::match(
+        open.value(QStringLiteral("ch_channelsOwn0003")), open.value(QString::fromUtf8(paid))));
+    EXPECT_TRUE(refused.contains(QLatin1String("already moved its money"))) << qPrintable(refused);
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"));
+    expectBooksAgree();
+}
+
 // A match executed while a run of its day is under way: the run read the day
 // before the match committed and takes the day's breaks after it. Taking
 // them then conflicts (SQLSTATE 40001), and the run runs again from the
