@@ -10,6 +10,7 @@
 #include <QScrollArea>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -251,6 +252,37 @@ QList<ChartPanel::Line> currencyLines(const OverviewData &data,
     return lines;
 }
 
+// The suspense balance per currency; where owed cases moved money in the
+// range, what is held and what is owed apart instead, as the balance nets
+// one against the other and would read 0 with both sides full.
+QList<ChartPanel::Line> suspenseLines(const OverviewData &data)
+{
+    QList<ChartPanel::Line> lines;
+    QStringList currencies = data.suspenseLevels.keys() + data.suspenseOwedLevels.keys();
+    currencies.removeDuplicates();
+    currencies.sort();
+    int hue = 0;
+    for (const QString &currency : std::as_const(currencies)) {
+        const double unit = 1.0 / std::pow(10, data.exponents.value(currency, 2));
+        const QList<qint64> net =
+            data.suspenseLevels.value(currency, QList<qint64>(data.times.size(), 0));
+        const QList<qint64> owed = data.suspenseOwedLevels.value(currency);
+        if (std::all_of(owed.cbegin(), owed.cend(), [](qint64 level) { return level == 0; })) {
+            if (data.suspenseLevels.contains(currency))
+                lines.append({currency, Palette[hue++ % 6], asDoubles(net, unit)});
+            continue;
+        }
+        QList<qint64> held(net.size(), 0);
+        for (qsizetype i = 0; i < held.size() && i < owed.size(); ++i)
+            held[i] = net.at(i) + owed.at(i);
+        lines.append(
+            {OverviewView::tr("%1 held").arg(currency), Palette[hue++ % 6], asDoubles(held, unit)});
+        lines.append(
+            {OverviewView::tr("%1 owed").arg(currency), Palette[hue++ % 6], asDoubles(owed, unit)});
+    }
+    return lines;
+}
+
 // The relay's reports: lag in seconds; messages published, refused and
 // parked per bucket, and the backlog it saw.
 QList<ChartPanel::Line> outboxLagLines(const OverviewData &data)
@@ -377,7 +409,7 @@ void OverviewView::display(const OverviewData &data)
 
     m_charts[5]->setLines(data.times, stateLines(data), range);
 
-    m_charts[6]->setLines(data.times, currencyLines(data, data.suspenseLevels), range);
+    m_charts[6]->setLines(data.times, suspenseLines(data), range);
     m_charts[7]->setLines(data.times, outboxLagLines(data), range);
     m_charts[8]->setLines(data.times, outboxMessageLines(data), range);
     m_charts[9]->setLines(data.times, sagaLines(data), range);

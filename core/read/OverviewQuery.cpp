@@ -177,6 +177,23 @@ const char *OverviewQuery::suspenseMovesSql()
            "WHERE a.kind = 'suspense'";
 }
 
+const char *OverviewQuery::suspenseOwedMovesSql()
+{
+    // The suspense entries of owed cases' postings, found from the cases (few)
+    // through the transactions' indexes: each case's opening, and what later
+    // named it (a return, a write-off, a charge to the merchant). Owed money
+    // is a debit of suspense, so the entries sum to what is owed.
+    return "SELECT k.currency, CASE WHEN e.created_at >= to_timestamp(?) "
+           "  THEN (extract(epoch FROM e.created_at)::bigint / ?) * ? ELSE 0 END AS b, "
+           "  sum(e.amount)::bigint "
+           "FROM keel.suspense_cases k CROSS JOIN LATERAL ("
+           "  SELECT x.id FROM keel.ledger_transactions x WHERE x.id = k.ledger_transaction_id "
+           "  UNION SELECT x.id FROM keel.ledger_transactions x WHERE x.suspense_case_id = k.id) t "
+           "JOIN keel.ledger_entries e ON e.transaction_id = t.id "
+           "JOIN keel.ledger_accounts a ON a.id = e.account_id AND a.kind = 'suspense' "
+           "WHERE k.direction = 'owed' GROUP BY 1, 2";
+}
+
 const char *OverviewQuery::unreconciledSql()
 {
     // The breaks unexplained at some time in the range: open ones through
@@ -350,6 +367,39 @@ Status loadSuspense(QSqlQuery &query, OverviewData &data)
     return {};
 }
 
+// What owed cases left in suspense at each bucket's end: what came before the
+// range, then each bucket's moves in turn.
+Status loadOwedLevels(QSqlQuery &query, OverviewData &data)
+{
+    query.prepare(QString::fromLatin1(OverviewQuery::suspenseOwedMovesSql()));
+    for (const qint64 bind : {data.fromEpoch, data.stepSeconds, data.stepSeconds})
+        query.addBindValue(bind);
+    if (Status status = QtSqlConnections::exec(query); !status)
+        return status;
+    QHash<QString, qint64> before;
+    QHash<QString, QList<qint64>> moves;
+    while (query.next()) {
+        const QString currency = query.value(0).toString();
+        QList<qint64> &perBucket = moves[currency];
+        perBucket.resize(data.times.size(), 0);
+        const qint64 bucket = query.value(1).toLongLong();
+        if (bucket == 0) {
+            before[currency] += query.value(2).toLongLong();
+            continue;
+        }
+        if (const qsizetype i = slotOf(data, bucket); i >= 0)
+            perBucket[i] += query.value(2).toLongLong();
+    }
+    for (auto it = moves.cbegin(); it != moves.cend(); ++it) {
+        QList<qint64> levels(data.times.size(), 0);
+        qint64 level = before.value(it.key(), 0);
+        for (qsizetype i = 0; i < levels.size(); ++i)
+            levels[i] = level += it.value().at(i);
+        data.suspenseOwedLevels.insert(it.key(), levels);
+    }
+    return {};
+}
+
 // Each break counts from its first run until its resolution, at every bucket
 // end in between.
 Status loadUnreconciled(QSqlQuery &query, OverviewData &data)
@@ -424,6 +474,8 @@ Result<OverviewData> OverviewQuery::load(QSqlDatabase db, qint64 rangeSeconds, q
             return status.error();
         while (query.next())
             data.suspenseOwed.append({query.value(0).toString(), query.value(1).toLongLong()});
+        if (Status status = loadOwedLevels(query, data); !status)
+            return status.error();
     }
     if (scope.stateLevels)
         if (Status status = loadStateLevels(query, data); !status)

@@ -51,6 +51,10 @@ struct OverviewData {
     // currency -> suspense balance at the end of each bucket (minor units), for
     // currencies with a balance now or suspense postings in the range
     QHash<QString, QList<qint64>> suspenseLevels;
+    // currency -> what owed cases left in suspense at the end of each bucket
+    // (minor units, positive), netted in suspenseLevels, for currencies whose
+    // owed cases moved money at any time
+    QHash<QString, QList<qint64>> suspenseOwedLevels;
     // currency -> what reconciliation breaks left unexplained at the end of
     // each bucket (the channel's side less keel's, minor units): each break
     // from the run that first found it until it was resolved. Breaks a person
@@ -95,6 +99,8 @@ public:
     static const char *suspenseSql();
     static const char *suspenseOwedSql();
     static const char *suspenseMovesSql(); // binds: step, step, from epoch
+    // Bucket 0 gathers what came before the range. Binds: from epoch, step, step.
+    static const char *suspenseOwedMovesSql();
     static const char *inFlightSql();
     static const char *unreconciledSql(); // binds: to epoch, from epoch
     static const char *stateLevelsSql();  // binds: first bucket end, last bucket end, step, from

@@ -1,4 +1,5 @@
 #include "MigratedDatabaseTest.h"
+#include "MoneyCase.h"
 
 #include "core/db/LibpqConnection.h"
 #include "ui/ChartPanel.h"
@@ -124,6 +125,27 @@ TEST_F(OverviewViewTest, ShowsTheNumbersTheRollupsHold)
     ASSERT_EQ(charts[11]->plot()->graphCount(), 1);
     EXPECT_EQ(charts[11]->plot()->graph(0)->name(),
               QStringLiteral("refund (p50 3.75 · p95 4.88 · p99 4.97 ms)"));
+}
+
+// The suspense balance nets money held against money owed: with an owed
+// case open, the chart draws each side apart, not the net.
+TEST_F(OverviewViewTest, TheSuspenseChartDrawsHeldAndOwedApart)
+{
+    exec(QByteArray(keel::test::MoneyCaseSql) + keel::test::OwedCaseSql);
+    OpenOverview open(settings());
+    OverviewView &view = open.view;
+    QSignalSpy refreshed(&view, &OverviewView::refreshed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(15000));
+
+    QCustomPlot *suspense = view.charts().at(6)->plot();
+    ASSERT_EQ(suspense->graphCount(), 2);
+    EXPECT_EQ(suspense->graph(0)->name(), QStringLiteral("USD held"));
+    EXPECT_EQ(suspense->graph(1)->name(), QStringLiteral("USD owed"));
+    const int last = suspense->graph(0)->dataCount() - 1;
+    ASSERT_GE(last, 0);
+    EXPECT_DOUBLE_EQ(suspense->graph(0)->data()->at(last)->value, 176.32);
+    EXPECT_DOUBLE_EQ(suspense->graph(1)->data()->at(last)->value, 15.0);
 }
 
 TEST_F(OverviewViewTest, ALongerRangePickedWithMouseAndKeyboardStillCountsTheMinute)

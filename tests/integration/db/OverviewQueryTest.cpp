@@ -189,6 +189,68 @@ TEST_F(OverviewQueryTest, WhatTheChannelsOweIsShownApartFromTheBalance)
     EXPECT_TRUE(without->suspenseOwed.isEmpty());
 }
 
+// What owed cases left in suspense, over time: 15.00 parked as owed 30
+// minutes ago, returned to clearing 10 minutes ago (the channel paid after
+// all). The balance nets it; the owed level shows it.
+TEST_F(OverviewQueryTest, OwedMoneyOverTimeIsReadFromItsCasesPostings)
+{
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    const auto at = [&](qint64 ago) -> QByteArray {
+        return "to_timestamp(" + QByteArray::number(now - ago) + ")";
+    };
+    // One posting of `kind` `ago` seconds back: `toSuspense` debited to
+    // suspense, the opposite to clearing.
+    const auto post = [&](const char *kind, qint64 ago, qint64 toSuspense,
+                          const QByteArray &ofCase) -> QByteArray {
+        return "WITH t AS (INSERT INTO keel.ledger_transactions (kind, created_at, "
+               "suspense_case_id) VALUES ('" +
+               QByteArray(kind) + "', " + at(ago) + ", " + ofCase +
+               ") RETURNING id) "
+               "INSERT INTO keel.ledger_entries (transaction_id, account_id, currency, amount, "
+               "created_at) SELECT t.id, a.id, 'USD', CASE a.kind WHEN 'suspense' THEN " +
+               QByteArray::number(toSuspense) + " ELSE " + QByteArray::number(-toSuspense) +
+               " END, " + at(ago) +
+               " FROM t, keel.ledger_accounts a WHERE a.currency = 'USD' "
+               "AND (a.kind = 'suspense' OR a.code = 'channel_clearing:USD');";
+    };
+    exec("INSERT INTO keel.recon_runs (channel, business_date, matched, breaks, result_sha256, "
+         "result, day_lines) VALUES ('sim', '2026-11-20', 0, 1, sha256('run'::bytea), '{}', 0);"
+         "INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, "
+         "currency, channel_amount, keel_amount, status, first_run_id, last_run_id) "
+         "SELECT 'sim', '2026-11-20', 'missing_at_channel', 'payment', 'ch_unpaid000000001', "
+         "'USD', 0, 1500, 'new', id, id FROM keel.recon_runs;");
+    exec("BEGIN;" + post("suspense_owed", 1800, 1500, "NULL") +
+         "INSERT INTO keel.suspense_cases (amount, currency, reason, ledger_transaction_id, "
+         "recon_break_id, direction) SELECT 1500, 'USD', 'never reported', max(t.id), "
+         "max(b.id), 'owed' FROM keel.ledger_transactions t, keel.recon_breaks b;"
+         "COMMIT;");
+    exec("BEGIN;" +
+         post("suspense_return", 600, -1500, "(SELECT max(id) FROM keel.suspense_cases)") +
+         "UPDATE keel.suspense_cases SET status = 'resolved', resolved_at = now(), "
+         "resolution = '{\"kind\": \"recon_run\"}';"
+         "COMMIT;");
+
+    auto data = OverviewQuery::load(db(), 3600, now);
+    ASSERT_TRUE(data.ok()) << qPrintable(data.error().message);
+    const QList<qint64> owed = data->suspenseOwedLevels.value(QStringLiteral("USD"));
+    ASSERT_EQ(owed.size(), data->times.size());
+    const auto bucketOf = [&](qint64 ago) {
+        return (now - ago - data->fromEpoch) / data->stepSeconds;
+    };
+    EXPECT_EQ(owed.at(bucketOf(2400)), 0);
+    EXPECT_EQ(owed.at(bucketOf(1200)), 1500);
+    EXPECT_EQ(owed.last(), 0);
+    const QList<qint64> net = data->suspenseLevels.value(QStringLiteral("USD"));
+    ASSERT_EQ(net.size(), data->times.size());
+    EXPECT_EQ(net.at(bucketOf(1200)), -1500) << "the balance: a debit of suspense";
+
+    OverviewScope noCases;
+    noCases.owedCases = false;
+    auto without = OverviewQuery::load(db(), 3600, now, noCases);
+    ASSERT_TRUE(without.ok());
+    EXPECT_TRUE(without->suspenseOwedLevels.isEmpty());
+}
+
 TEST_F(OverviewQueryTest, SuspenseBalanceOverTimeIsTodaysLessWhatCameLater)
 {
     const qint64 now = QDateTime::currentSecsSinceEpoch();

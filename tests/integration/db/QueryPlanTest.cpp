@@ -190,6 +190,10 @@ TEST_F(QueryPlanTest, EveryOverviewRangeReadsThroughIndexes)
             what + QStringLiteral("suspense over time"),
             plan(QString::fromLatin1(OverviewQuery::suspenseMovesSql()), {step, step, from}),
             "ledger_entries");
+        expectIndexed(
+            what + QStringLiteral("owed over time"),
+            plan(QString::fromLatin1(OverviewQuery::suspenseOwedMovesSql()), {from, step, step}),
+            "ledger_entries");
     }
     expectIndexed(QStringLiteral("suspense now"),
                   plan(QString::fromLatin1(OverviewQuery::suspenseSql()), {}), "ledger_entries");
