@@ -44,10 +44,10 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     WHERE c.id = charge
 $$;
 
--- What the cases of a refund break have left parked in clearing, with the
--- sign break_difference_to_park gives it: their openings, less what runs
--- and people returned.
-CREATE FUNCTION refund_break_parked(broken recon_breaks) RETURNS bigint
+-- What the cases of a break have left parked in clearing, with the sign
+-- break_difference_to_park gives it: their openings, less what runs and
+-- people returned.
+CREATE FUNCTION break_cases_parked(broken recon_breaks) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     SELECT coalesce(sum(e.amount), 0)::bigint
     FROM suspense_cases k
@@ -57,7 +57,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
         AND a.code = 'channel_clearing:' || broken.currency
     WHERE k.recon_break_id = broken.id
 $$;
-REVOKE EXECUTE ON FUNCTION refund_break_parked(recon_breaks) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION break_cases_parked(recon_breaks) FROM PUBLIC;
 
 -- A person's decision on a refund break's owed case settles the break only
 -- when the break's cases have parked its whole shortfall. The same break then
@@ -81,7 +81,7 @@ BEGIN
     SELECT * INTO broken FROM recon_breaks WHERE id = NEW.recon_break_id;
     IF broken.kind = 'refund' AND NEW.charge_id IS NULL AND NEW.direction = 'owed'
        AND broken.status <> 'resolved' THEN
-        rest := break_difference_to_park(broken, NULL) - refund_break_parked(broken);
+        rest := break_difference_to_park(broken, NULL) - break_cases_parked(broken);
         IF rest < 0 THEN
             -- Raised after the case closed (resolved_at is the
             -- transaction's start), so the closed case does not stop the
@@ -145,3 +145,70 @@ $$;
 REVOKE EXECUTE ON FUNCTION break_resolution_problem(text, jsonb, jsonb) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION break_resolution_problem(text, jsonb, jsonb)
     TO keel_operator, keel_approver;
+
+-- Money a person settled for a refund's break stays parked in clearing
+-- after the case closes: a write-off or a charge moves it out of suspense,
+-- not back to clearing. When the channel's data then stops showing the
+-- difference (it took back the refund it overpaid, paid the rest, withdrew
+-- the line), clearing is off from the channel by what is still parked, and
+-- until now nothing said so. A run past the lag that no longer finds such a
+-- break parks the opposite, once per resolution of the break, in a case of
+-- its own for a person to settle: clearing is then back at what the channel
+-- shows. (A charge's parked money is on its charge, whose run sees it on
+-- keel's side; a payment line under an id keel did not know is counted on
+-- its charge once the id is known, SettledUnderChannelIds.)
+CREATE FUNCTION recon_open_cases_for_settled_parking(day_channel text, day date, run bigint)
+    RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    broken  recon_breaks;
+    parked  bigint;
+    posting bigint;
+    opened  integer := 0;
+BEGIN
+    FOR broken IN SELECT b.* FROM recon_breaks b
+                 WHERE b.channel = day_channel AND b.business_date = day
+                   AND b.kind = 'refund' AND b.status = 'resolved' AND b.last_run_id <> run
+                   AND EXISTS (SELECT 1 FROM suspense_cases k WHERE k.recon_break_id = b.id)
+                   AND NOT EXISTS (
+                       SELECT 1 FROM suspense_cases k
+                       WHERE k.recon_break_id = b.id
+                         AND (k.charge_id IS NOT NULL OR k.status IN ('open', 'in_review')
+                              OR k.opened_at >= b.resolved_at))
+                 ORDER BY b.id FOR UPDATE LOOP
+        parked := break_cases_parked(broken);
+        CONTINUE WHEN parked = 0;
+        posting := post_between_clearing_and_suspense(
+            CASE WHEN parked < 0 THEN 'suspense_in' ELSE 'suspense_owed' END, NULL, NULL,
+            broken.currency, -parked,
+            format('reconciliation of %s %s: %s %s %s no longer shows the %s %s its settled '
+                   'cases left parked in clearing', day_channel, day, broken.class, broken.kind,
+                   broken.reference, abs(parked), broken.currency));
+        INSERT INTO suspense_cases (currency, amount, reason, ledger_transaction_id,
+                                    recon_break_id, direction)
+        SELECT broken.currency, abs(parked), t.description, posting, broken.id,
+               CASE WHEN parked < 0 THEN 'held' ELSE 'owed' END
+        FROM ledger_transactions t WHERE t.id = posting;
+        opened := opened + 1;
+    END LOOP;
+    RETURN opened;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION recon_open_cases_for_settled_parking(text, date, bigint) FROM PUBLIC;
+
+-- Migration 0050's opening of a run's cases, after the above (recon_record_run
+-- calls it by name, once the day's lag has passed).
+ALTER FUNCTION recon_open_cases(text, date) RENAME TO recon_open_cases_of_0050;
+
+CREATE FUNCTION recon_open_cases(day_channel text, day date) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    opened integer;
+BEGIN
+    opened := recon_open_cases_for_settled_parking(
+        day_channel, day, (SELECT max(id) FROM recon_runs
+                           WHERE channel = day_channel AND business_date = day));
+    RETURN opened + recon_open_cases_of_0050(day_channel, day);
+END
+$$;
+REVOKE EXECUTE ON FUNCTION recon_open_cases(text, date) FROM PUBLIC;

@@ -396,6 +396,49 @@ TEST_F(ShortfallParkingTest, ARefundPaidOutFurtherLimitsRefundsByAllOfIt)
     expectBooksAgree();
 }
 
+// The channel takes back a refund it overpaid after a person wrote off its
+// owed case: the refund then matches, and clearing would stay short of the
+// channel by what the write-off left parked. The run that no longer finds
+// the break parks the opposite once, in a held case for a person to settle
+// (migration 0051).
+TEST_F(ShortfallParkingTest, MoneyTheChannelTakesBackAfterAWriteOffIsParkedAgainOnce)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=3000&currency=usd", "short-refund-taken-back");
+    ASSERT_EQ(refundOf(paid, "1000", "short-refund-taken-back-r").status, 200);
+    const QString refundId = scalar("SELECT public_id FROM keel.refunds");
+    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
+        QStringLiteral("2"), {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
+                              refundId + QStringLiteral(",R1,refund,15.00,USD,0,%1T13:00:00Z")}));
+    run();
+    ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    ASSERT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
+
+    auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
+    ASSERT_TRUE(statements.ok() && statements->size() == 1);
+    ASSERT_EQ(approveAndRun(BreakResolutions::withdrawal(statements->first())).applied, 1);
+    ASSERT_EQ(import(statement(QStringLiteral("corrected.csv"),
+                               {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
+                                refundId + QStringLiteral(",R1,refund,10.00,USD,0,%1T13:00:00Z")}))
+                  .exitCode,
+              0);
+    const QJsonObject corrected = run();
+    EXPECT_TRUE(breaks(corrected).isEmpty() ||
+                breaks(corrected) ==
+                    QStringList{QStringLiteral("amount_mismatch:%1:resolved").arg(refundId)})
+        << QJsonDocument(corrected).toJson().constData();
+    EXPECT_EQ(corrected.value(QStringLiteral("cases_opened")).toInt(), 1);
+    EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:written_off %1:500:held:open").arg(refundId));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"))
+        << "what the channel holds: 30.00 less 10.00";
+    expectBooksAgree();
+    expectVerified(corrected);
+
+    EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 0) << "parked once";
+    EXPECT_EQ(postingsOf("suspense_in"), QStringLiteral("1"));
+    expectBooksAgree();
+}
+
 // A line under the channel's id, parked and written off before keel knew the
 // id, is counted on the charge's side once the id is known (see
 // BreakResolutionTest's MoneyAPersonSettledForALine…): no more than the
