@@ -55,6 +55,16 @@ protected:
         ASSERT_EQ(import(statement(QStringLiteral("day.csv"), lines)).exitCode, 0);
     }
 
+    // The day's only statement withdrawn by two people, and `lines` imported
+    // in its place (a corrected statement).
+    void correctTheStatement(const QStringList &lines)
+    {
+        auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
+        ASSERT_TRUE(statements.ok() && statements->size() == 1);
+        ASSERT_EQ(approveAndRun(BreakResolutions::withdrawal(statements->first())).applied, 1);
+        ASSERT_EQ(import(statement(QStringLiteral("corrected.csv"), lines)).exitCode, 0);
+    }
+
     HttpReply refundOf(const QByteArray &paid, const QByteArray &amount, const QByteArray &key)
     {
         return post("/v1/refunds", "charge=" + paid + "&amount=" + amount, key);
@@ -194,13 +204,8 @@ TEST_F(ShortfallParkingTest, AShortfallFoundAgainLargerIsParkedWhole)
     ASSERT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 1);
     ASSERT_EQ(suspense(), QStringLiteral("-4000"));
 
-    auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
-    ASSERT_TRUE(statements.ok() && statements->size() == 1);
-    ASSERT_EQ(approveAndRun(BreakResolutions::withdrawal(statements->first())).applied, 1);
-    ASSERT_EQ(import(statement(QStringLiteral("corrected.csv"),
-                               {item(shortPaid, ",S1,payment,30.00,USD,0,%1T12:00:00Z")}))
-                  .exitCode,
-              0);
+    ASSERT_NO_FATAL_FAILURE(
+        correctTheStatement({item(shortPaid, ",S1,payment,30.00,USD,0,%1T12:00:00Z")}));
     const QJsonObject again = run();
     EXPECT_EQ(
         breaks(again),
@@ -373,14 +378,9 @@ TEST_F(ShortfallParkingTest, ARefundPaidOutFurtherLimitsRefundsByAllOfIt)
     run();
     ASSERT_EQ(cases(), QStringLiteral("%1:500:owed:open").arg(refundId));
 
-    auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
-    ASSERT_TRUE(statements.ok() && statements->size() == 1);
-    ASSERT_EQ(approveAndRun(BreakResolutions::withdrawal(statements->first())).applied, 1);
-    ASSERT_EQ(import(statement(QStringLiteral("corrected.csv"),
-                               {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
-                                refundId + QStringLiteral(",R1,refund,20.00,USD,0,%1T13:00:00Z")}))
-                  .exitCode,
-              0);
+    ASSERT_NO_FATAL_FAILURE(
+        correctTheStatement({item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
+                             refundId + QStringLiteral(",R1,refund,20.00,USD,0,%1T13:00:00Z")}));
     run();
     EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:open").arg(refundId));
     // The channel holds 30.00 less 20.00.
@@ -414,14 +414,9 @@ TEST_F(ShortfallParkingTest, MoneyTheChannelTakesBackAfterAWriteOffIsParkedAgain
     ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
     ASSERT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
 
-    auto statements = ReconQuery::statements(as(QStringLiteral("keel_operator")), 10);
-    ASSERT_TRUE(statements.ok() && statements->size() == 1);
-    ASSERT_EQ(approveAndRun(BreakResolutions::withdrawal(statements->first())).applied, 1);
-    ASSERT_EQ(import(statement(QStringLiteral("corrected.csv"),
-                               {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
-                                refundId + QStringLiteral(",R1,refund,10.00,USD,0,%1T13:00:00Z")}))
-                  .exitCode,
-              0);
+    ASSERT_NO_FATAL_FAILURE(
+        correctTheStatement({item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
+                             refundId + QStringLiteral(",R1,refund,10.00,USD,0,%1T13:00:00Z")}));
     const QJsonObject corrected = run();
     EXPECT_TRUE(breaks(corrected).isEmpty() ||
                 breaks(corrected) ==
