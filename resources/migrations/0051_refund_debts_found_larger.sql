@@ -59,30 +59,36 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 $$;
 REVOKE EXECUTE ON FUNCTION break_cases_parked(recon_breaks) FROM PUBLIC;
 
--- A person's decision on a refund break's owed case settles the break only
--- when the break's cases have parked its whole shortfall. The same break then
--- found larger (the channel paid out further while the case was open) is
--- left open and raised instead, so that its next run parks the rest beside
--- the closed case, as it does for a break found larger after the case
--- closed, and charge_withheld counts the rest meanwhile. Before, the break
--- was resolved on amounts the case did not cover, and what the case did not
--- hold stopped limiting the charge's refunds. (A payment's parking is on its
--- charge, which its run reads on keel's side: a further difference there is
--- a new difference.)
+-- A person's decision on a refund break's case settles the break only when
+-- the break's cases have parked its difference as it now stands. One found
+-- larger while the case was open (the channel paid out further), or the
+-- other way round (a held case's refund the channel has since paid out
+-- beyond keel), is left open and raised instead, so that its next run parks
+-- what is missing beside the closed case, as it does for a break found
+-- larger after the case closed, and charge_withheld counts the break
+-- meanwhile. Before, the break was resolved on amounts the case did not
+-- cover; what it did not hold stopped limiting the charge's refunds, and a
+-- held case settled after its refund turned owed let the charge be refunded
+-- past what the channel holds. Money a person put back on clearing (nothing
+-- parked) is their decision and settles the break. (A payment's parking is
+-- on its charge, which its run reads on keel's side: a further difference
+-- there is a new difference.)
 CREATE OR REPLACE FUNCTION suspense_case_resolves_break() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
     broken recon_breaks;
-    rest   bigint;
+    wanted bigint;
+    parked bigint;
 BEGIN
     IF NEW.resolution ->> 'kind' = 'recon_run' THEN
         RETURN NULL;
     END IF;
     SELECT * INTO broken FROM recon_breaks WHERE id = NEW.recon_break_id;
-    IF broken.kind = 'refund' AND NEW.charge_id IS NULL AND NEW.direction = 'owed'
-       AND broken.status <> 'resolved' THEN
-        rest := break_difference_to_park(broken, NULL) - break_cases_parked(broken);
-        IF rest < 0 THEN
+    IF broken.kind = 'refund' AND NEW.charge_id IS NULL AND broken.status <> 'resolved' THEN
+        wanted := break_difference_to_park(broken, NULL);
+        parked := break_cases_parked(broken);
+        IF (wanted <> 0 AND sign(parked) = -sign(wanted))
+           OR (sign(parked) = sign(wanted) AND abs(wanted) > abs(parked)) THEN
             -- Raised after the case closed (resolved_at is the
             -- transaction's start), so the closed case does not stop the
             -- next one (migration 0026).
@@ -145,70 +151,3 @@ $$;
 REVOKE EXECUTE ON FUNCTION break_resolution_problem(text, jsonb, jsonb) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION break_resolution_problem(text, jsonb, jsonb)
     TO keel_operator, keel_approver;
-
--- Money a person settled for a refund's break stays parked in clearing
--- after the case closes: a write-off or a charge moves it out of suspense,
--- not back to clearing. When the channel's data then stops showing the
--- difference (it took back the refund it overpaid, paid the rest, withdrew
--- the line), clearing is off from the channel by what is still parked, and
--- until now nothing said so. A run past the lag that no longer finds such a
--- break parks the opposite, once per resolution of the break, in a case of
--- its own for a person to settle: clearing is then back at what the channel
--- shows. (A charge's parked money is on its charge, whose run sees it on
--- keel's side; a payment line under an id keel did not know is counted on
--- its charge once the id is known, SettledUnderChannelIds.)
-CREATE FUNCTION recon_open_cases_for_settled_parking(day_channel text, day date, run bigint)
-    RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
-DECLARE
-    broken  recon_breaks;
-    parked  bigint;
-    posting bigint;
-    opened  integer := 0;
-BEGIN
-    FOR broken IN SELECT b.* FROM recon_breaks b
-                 WHERE b.channel = day_channel AND b.business_date = day
-                   AND b.kind = 'refund' AND b.status = 'resolved' AND b.last_run_id <> run
-                   AND EXISTS (SELECT 1 FROM suspense_cases k WHERE k.recon_break_id = b.id)
-                   AND NOT EXISTS (
-                       SELECT 1 FROM suspense_cases k
-                       WHERE k.recon_break_id = b.id
-                         AND (k.charge_id IS NOT NULL OR k.status IN ('open', 'in_review')
-                              OR k.opened_at >= b.resolved_at))
-                 ORDER BY b.id FOR UPDATE LOOP
-        parked := break_cases_parked(broken);
-        CONTINUE WHEN parked = 0;
-        posting := post_between_clearing_and_suspense(
-            CASE WHEN parked < 0 THEN 'suspense_in' ELSE 'suspense_owed' END, NULL, NULL,
-            broken.currency, -parked,
-            format('reconciliation of %s %s: %s %s %s no longer shows the %s %s its settled '
-                   'cases left parked in clearing', day_channel, day, broken.class, broken.kind,
-                   broken.reference, abs(parked), broken.currency));
-        INSERT INTO suspense_cases (currency, amount, reason, ledger_transaction_id,
-                                    recon_break_id, direction)
-        SELECT broken.currency, abs(parked), t.description, posting, broken.id,
-               CASE WHEN parked < 0 THEN 'held' ELSE 'owed' END
-        FROM ledger_transactions t WHERE t.id = posting;
-        opened := opened + 1;
-    END LOOP;
-    RETURN opened;
-END
-$$;
-REVOKE EXECUTE ON FUNCTION recon_open_cases_for_settled_parking(text, date, bigint) FROM PUBLIC;
-
--- Migration 0050's opening of a run's cases, after the above (recon_record_run
--- calls it by name, once the day's lag has passed).
-ALTER FUNCTION recon_open_cases(text, date) RENAME TO recon_open_cases_of_0050;
-
-CREATE FUNCTION recon_open_cases(day_channel text, day date) RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
-DECLARE
-    opened integer;
-BEGIN
-    opened := recon_open_cases_for_settled_parking(
-        day_channel, day, (SELECT max(id) FROM recon_runs
-                           WHERE channel = day_channel AND business_date = day));
-    RETURN opened + recon_open_cases_of_0050(day_channel, day);
-END
-$$;
-REVOKE EXECUTE ON FUNCTION recon_open_cases(text, date) FROM PUBLIC;

@@ -396,41 +396,41 @@ TEST_F(ShortfallParkingTest, ARefundPaidOutFurtherLimitsRefundsByAllOfIt)
     expectBooksAgree();
 }
 
-// The channel takes back a refund it overpaid after a person wrote off its
-// owed case: the refund then matches, and clearing would stay short of the
-// channel by what the write-off left parked. The run that no longer finds
-// the break parks the opposite once, in a held case for a person to settle
-// (migration 0051).
-TEST_F(ShortfallParkingTest, MoneyTheChannelTakesBackAfterAWriteOffIsParkedAgainOnce)
+// The channel refunded less than keel let go, so a run parked the rest as
+// held; a corrected statement then shows it paid out more than keel. A person
+// writing the held case off while it is open does not settle the break: it
+// is raised, the charge is refunded no further than the channel holds
+// meanwhile, and the next run parks what the channel is owed (migration
+// 0051). Before, the write-off resolved the break and nothing limited the
+// charge's refunds.
+TEST_F(ShortfallParkingTest, AHeldRefundCaseSettledAfterItsRefundTurnedOwedLimitsRefunds)
 {
     startGateway();
-    const QByteArray paid = charge("amount=3000&currency=usd", "short-refund-taken-back");
-    ASSERT_EQ(refundOf(paid, "1000", "short-refund-taken-back-r").status, 200);
+    const QByteArray paid = charge("amount=3000&currency=usd", "short-refund-turned");
+    ASSERT_EQ(refundOf(paid, "1000", "short-refund-turned-r").status, 200);
     const QString refundId = scalar("SELECT public_id FROM keel.refunds");
     ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
         QStringLiteral("2"), {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
-                              refundId + QStringLiteral(",R1,refund,15.00,USD,0,%1T13:00:00Z")}));
+                              refundId + QStringLiteral(",R1,refund,8.00,USD,0,%1T13:00:00Z")}));
     run();
-    ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
-    ASSERT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
-
+    ASSERT_EQ(cases(), QStringLiteral("%1:200:held:open").arg(refundId));
     ASSERT_NO_FATAL_FAILURE(
         correctTheStatement({item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
-                             refundId + QStringLiteral(",R1,refund,10.00,USD,0,%1T13:00:00Z")}));
-    const QJsonObject corrected = run();
-    EXPECT_TRUE(breaks(corrected).isEmpty() ||
-                breaks(corrected) ==
-                    QStringList{QStringLiteral("amount_mismatch:%1:resolved").arg(refundId)})
-        << QJsonDocument(corrected).toJson().constData();
-    EXPECT_EQ(corrected.value(QStringLiteral("cases_opened")).toInt(), 1);
-    EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:written_off %1:500:held:open").arg(refundId));
-    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"))
-        << "what the channel holds: 30.00 less 10.00";
-    expectBooksAgree();
-    expectVerified(corrected);
+                             refundId + QStringLiteral(",R1,refund,20.00,USD,0,%1T13:00:00Z")}));
+    run();
+    ASSERT_EQ(cases(), QStringLiteral("%1:200:held:open").arg(refundId));
 
-    EXPECT_EQ(run().value(QStringLiteral("cases_opened")).toInt(), 0) << "parked once";
-    EXPECT_EQ(postingsOf("suspense_in"), QStringLiteral("1"));
+    EXPECT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    EXPECT_NE(scalar("SELECT status FROM keel.recon_breaks WHERE kind = 'refund'"),
+              QStringLiteral("resolved"));
+    // The channel holds 30.00 less 20.00.
+    EXPECT_EQ(refundOf(paid, "1001", "short-refund-turned-over").status, 400);
+
+    run();
+    EXPECT_EQ(cases(), QStringLiteral("%1:200:held:written_off %1:1200:owed:open").arg(refundId));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1000"))
+        << "what the channel holds, the written-off 2.00 included";
+    EXPECT_EQ(refundOf(paid, "1001", "short-refund-turned-still-over").status, 400);
     expectBooksAgree();
 }
 
