@@ -11,6 +11,10 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <sys/resource.h>
+
+#include <QDir>
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -50,9 +54,15 @@ class Connection : public std::enable_shared_from_this<Connection<Stream>> {
 
 public:
     template <class... StreamArguments>
-    Connection(const HttpServerOptions &options, HttpHandler &handler, StreamArguments &&...stream)
-        : m_stream(std::forward<StreamArguments>(stream)...), m_options(options), m_handler(handler)
-    {}
+    Connection(const HttpServerOptions &options, HttpHandler &handler,
+               std::shared_ptr<std::atomic<int>> open, StreamArguments &&...stream)
+        : m_stream(std::forward<StreamArguments>(stream)...), m_options(options),
+          m_handler(handler), m_open(std::move(open))
+    {
+        ++*m_open;
+    }
+    ~Connection() { --*m_open; }
+    Q_DISABLE_COPY_MOVE(Connection)
 
     void start()
     {
@@ -222,7 +232,15 @@ private:
     std::optional<http::request_parser<http::string_body>> m_parser;
     const HttpServerOptions &m_options;
     HttpHandler &m_handler;
+    // Shared with the server, as a connection may be torn down after it.
+    std::shared_ptr<std::atomic<int>> m_open;
 };
+
+// Descriptors this process has open now (Linux).
+int openDescriptors()
+{
+    return int(QDir(QStringLiteral("/proc/self/fd")).entryList(QDir::NoDotAndDotDot).size());
+}
 
 } // namespace
 
@@ -247,34 +265,48 @@ struct HttpServer::Impl {
     size_t next = 0;
     int port = 0;
     std::atomic<int> accepted{0};
+    std::shared_ptr<std::atomic<int>> open = std::make_shared<std::atomic<int>>(0);
+    int limit = 1;
 
     Status useTls();
 
+    // Accepting again once a descriptor may be free: at once would only
+    // spin until one is.
+    void acceptLater()
+    {
+        pause.expires_after(std::chrono::milliseconds(100));
+        pause.async_wait([this](beast::error_code waited) {
+            if (!waited)
+                accept();
+        });
+    }
+
     void accept()
     {
+        if (open->load() >= limit) {
+            acceptLater();
+            return;
+        }
         asio::io_context &worker = *workers[next++ % workers.size()];
         acceptor->async_accept(worker, [this](beast::error_code ec, tcp::socket socket) {
             if (ec == asio::error::operation_aborted)
                 return;
             if (ec) {
-                // Out of file descriptors, typically: the connection waits in
-                // the backlog, and accepting again at once would only spin
-                // until a descriptor is freed.
-                pause.expires_after(std::chrono::milliseconds(100));
-                pause.async_wait([this](beast::error_code waited) {
-                    if (!waited)
-                        accept();
-                });
+                // Out of file descriptors all the same (something else took
+                // the spare ones): the connection waits in the backlog.
+                acceptLater();
                 return;
             }
             beast::error_code ignored; // a peer that already left is dealt with by the read
             socket.set_option(tcp::no_delay(true), ignored);
             ++accepted;
             if (tls)
-                std::make_shared<Connection<TlsStream>>(options, handler, std::move(socket), *tls)
+                std::make_shared<Connection<TlsStream>>(options, handler, open, std::move(socket),
+                                                        *tls)
                     ->start();
             else
-                std::make_shared<Connection<beast::tcp_stream>>(options, handler, std::move(socket))
+                std::make_shared<Connection<beast::tcp_stream>>(options, handler, open,
+                                                                std::move(socket))
                     ->start();
             accept();
         });
@@ -343,6 +375,10 @@ Status HttpServer::start()
                              .arg(m_impl->options.port)
                              .arg(QString::fromStdString(ec.message())));
     m_impl->port = m_impl->acceptor->local_endpoint().port();
+    rlimit descriptors{};
+    ::getrlimit(RLIMIT_NOFILE, &descriptors);
+    const rlim_t most = std::min<rlim_t>(descriptors.rlim_cur, 1 << 20);
+    m_impl->limit = std::max(1, int(most) - openDescriptors() - m_impl->options.spareDescriptors);
     for (int i = 0; i < std::max(1, m_impl->options.threads); ++i) {
         m_impl->workers.push_back(std::make_unique<asio::io_context>(1));
         m_impl->keepRunning.push_back(asio::make_work_guard(*m_impl->workers.back()));
@@ -380,6 +416,11 @@ int HttpServer::port() const
 int HttpServer::connectionsAccepted() const
 {
     return m_impl->accepted.load();
+}
+
+int HttpServer::connectionLimit() const
+{
+    return m_impl->limit;
 }
 
 } // namespace keel

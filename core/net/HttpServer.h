@@ -31,6 +31,10 @@ struct HttpServerOptions {
     int maxHeaderBytes = 16 * 1024;
     int readTimeoutSeconds = 10; // a request must arrive whole within this
     int idleTimeoutSeconds = 60; // a keep-alive connection may sit idle this long
+    // Descriptors never given to clients: a flood that took the last one
+    // would leave the process unable to reach its database, write a file or
+    // open a pipe. Clients beyond the rest wait in the listen backlog.
+    int spareDescriptors = 64;
     // PEM files: serve HTTPS (TLS 1.2 or later) with this chain and key.
     // Both empty: plain HTTP.
     QString tlsCertificateFile;
@@ -56,6 +60,9 @@ public:
     int port() const;
     // Connections taken since start (keep-alive reuse shows as few).
     int connectionsAccepted() const;
+    // How many clients may be connected at once: the descriptors the process
+    // may open, less those open at start and the spare ones.
+    int connectionLimit() const;
 
 private:
     struct Impl;
