@@ -65,6 +65,16 @@ protected:
         ASSERT_EQ(import(statement(QStringLiteral("corrected.csv"), lines)).exitCode, 0);
     }
 
+    // A day's statement lines: `paid` captured for 30.00, and its refund
+    // `refundId` paid out for `channelRefund` (%1 the day).
+    static QStringList capturedAndRefunded(const QByteArray &paid, const QString &refundId,
+                                           const char *channelRefund)
+    {
+        return {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
+                QString(refundId + QStringLiteral(",R1,refund,") + QLatin1String(channelRefund) +
+                        QStringLiteral(",USD,0,%1T13:00:00Z"))};
+    }
+
     HttpReply refundOf(const QByteArray &paid, const QByteArray &amount, const QByteArray &key)
     {
         return post("/v1/refunds", "charge=" + paid + "&amount=" + amount, key);
@@ -332,9 +342,8 @@ TEST_F(ShortfallParkingTest, ARefundTheChannelPaidBeyondKeelIsOwedOnNoCharge)
     const HttpReply refunded = refundOf(paid, "1000", "short-refund-beyond-r");
     ASSERT_EQ(refunded.status, 200) << refunded.body.constData();
     const QString refundId = scalar("SELECT public_id FROM keel.refunds");
-    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
-        QStringLiteral("2"), {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
-                              refundId + QStringLiteral(",R1,refund,15.00,USD,0,%1T13:00:00Z")}));
+    ASSERT_NO_FATAL_FAILURE(
+        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(paid, refundId, "15.00")));
     const QJsonObject first = run();
     EXPECT_EQ(breaks(first), QStringList{QStringLiteral("amount_mismatch:%1:new").arg(refundId)});
     EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:open").arg(refundId));
@@ -372,15 +381,12 @@ TEST_F(ShortfallParkingTest, ARefundPaidOutFurtherLimitsRefundsByAllOfIt)
     const QByteArray paid = charge("amount=3000&currency=usd", "short-refund-further");
     ASSERT_EQ(refundOf(paid, "1000", "short-refund-further-r").status, 200);
     const QString refundId = scalar("SELECT public_id FROM keel.refunds");
-    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
-        QStringLiteral("2"), {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
-                              refundId + QStringLiteral(",R1,refund,15.00,USD,0,%1T13:00:00Z")}));
+    ASSERT_NO_FATAL_FAILURE(
+        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(paid, refundId, "15.00")));
     run();
     ASSERT_EQ(cases(), QStringLiteral("%1:500:owed:open").arg(refundId));
 
-    ASSERT_NO_FATAL_FAILURE(
-        correctTheStatement({item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
-                             refundId + QStringLiteral(",R1,refund,20.00,USD,0,%1T13:00:00Z")}));
+    ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "20.00")));
     run();
     EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:open").arg(refundId));
     // The channel holds 30.00 less 20.00.
@@ -409,14 +415,11 @@ TEST_F(ShortfallParkingTest, AHeldRefundCaseSettledAfterItsRefundTurnedOwedLimit
     const QByteArray paid = charge("amount=3000&currency=usd", "short-refund-turned");
     ASSERT_EQ(refundOf(paid, "1000", "short-refund-turned-r").status, 200);
     const QString refundId = scalar("SELECT public_id FROM keel.refunds");
-    ASSERT_NO_FATAL_FAILURE(pastTheLagReporting(
-        QStringLiteral("2"), {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
-                              refundId + QStringLiteral(",R1,refund,8.00,USD,0,%1T13:00:00Z")}));
+    ASSERT_NO_FATAL_FAILURE(
+        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(paid, refundId, "8.00")));
     run();
     ASSERT_EQ(cases(), QStringLiteral("%1:200:held:open").arg(refundId));
-    ASSERT_NO_FATAL_FAILURE(
-        correctTheStatement({item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z"),
-                             refundId + QStringLiteral(",R1,refund,20.00,USD,0,%1T13:00:00Z")}));
+    ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "20.00")));
     run();
     ASSERT_EQ(cases(), QStringLiteral("%1:200:held:open").arg(refundId));
 
