@@ -59,20 +59,21 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 $$;
 REVOKE EXECUTE ON FUNCTION break_cases_parked(recon_breaks) FROM PUBLIC;
 
--- A person's decision on a refund break's case settles the break only when
--- the break's cases have parked its difference as it now stands. One found
--- larger while the case was open (the channel paid out further), or the
--- other way round (a held case's refund the channel has since paid out
--- beyond keel), is left open and raised instead, so that its next run parks
--- what is missing beside the closed case, as it does for a break found
--- larger after the case closed, and charge_withheld counts the break
--- meanwhile. Before, the break was resolved on amounts the case did not
--- cover; what it did not hold stopped limiting the charge's refunds, and a
--- held case settled after its refund turned owed let the charge be refunded
--- past what the channel holds. Money a person put back on clearing (nothing
--- parked) is their decision and settles the break. (A payment's parking is
--- on its charge, which its run reads on keel's side: a further difference
--- there is a new difference.)
+-- A person's decision on a refund break's case settles the break unless the
+-- break now shows the channel owed more than its cases parked as owed: found
+-- larger while the case was open (the channel paid out further), or turned
+-- from held to owed (a held case's refund the channel has since paid out
+-- beyond keel, whether the person wrote the held money off or put it back on
+-- clearing), or held the other way round. Such a break is left open and
+-- raised instead, so that its next run parks what is missing beside the
+-- closed case, as it does for a break found larger after the case closed,
+-- and charge_withheld counts the break meanwhile. Before, the break was
+-- resolved on amounts the case did not cover, and what it did not hold
+-- stopped limiting the charge's refunds: the charge could be refunded past
+-- what the channel holds. A held difference a person put back on clearing,
+-- wholly or in part, stays their decision. (A payment's parking is on its
+-- charge, which its run reads on keel's side: a further difference there is
+-- a new difference.)
 CREATE OR REPLACE FUNCTION suspense_case_resolves_break() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
 DECLARE
@@ -87,8 +88,7 @@ BEGIN
     IF broken.kind = 'refund' AND NEW.charge_id IS NULL AND broken.status <> 'resolved' THEN
         wanted := break_difference_to_park(broken, NULL);
         parked := break_cases_parked(broken);
-        IF (wanted <> 0 AND sign(parked) = -sign(wanted))
-           OR (sign(parked) = sign(wanted) AND abs(wanted) > abs(parked)) THEN
+        IF (wanted < 0 AND parked > wanted) OR (wanted > 0 AND parked < 0) THEN
             -- Raised after the case closed (resolved_at is the
             -- transaction's start), so the closed case does not stop the
             -- next one (migration 0026).

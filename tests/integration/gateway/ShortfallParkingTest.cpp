@@ -404,13 +404,17 @@ TEST_F(ShortfallParkingTest, ARefundPaidOutFurtherLimitsRefundsByAllOfIt)
 
 // The channel refunded less than keel let go, so a run parked the rest as
 // held; a corrected statement then shows it paid out more than keel. A person
-// writing the held case off while it is open does not settle the break: it
-// is raised, the charge is refunded no further than the channel holds
-// meanwhile, and the next run parks what the channel is owed (migration
-// 0051). Before, the write-off resolved the break and nothing limited the
-// charge's refunds.
-TEST_F(ShortfallParkingTest, AHeldRefundCaseSettledAfterItsRefundTurnedOwedLimitsRefunds)
+// settling the held case while it is open, by writing it off or by putting it
+// back on clearing, does not settle the break: it is raised, the charge is
+// refunded no further than the channel holds meanwhile, and the next run
+// parks what the channel is owed (migration 0051). Before, the settlement
+// resolved the break and nothing limited the charge's refunds.
+class HeldRefundTurnedOwedTest : public ShortfallParkingTest,
+                                 public testing::WithParamInterface<bool> {};
+
+TEST_P(HeldRefundTurnedOwedTest, SettlingItsHeldCaseLimitsRefundsToWhatTheChannelHolds)
 {
+    const bool putBack = GetParam();
     startGateway();
     const QByteArray paid = charge("amount=3000&currency=usd", "short-refund-turned");
     ASSERT_EQ(refundOf(paid, "1000", "short-refund-turned-r").status, 200);
@@ -421,21 +425,35 @@ TEST_F(ShortfallParkingTest, AHeldRefundCaseSettledAfterItsRefundTurnedOwedLimit
     ASSERT_EQ(cases(), QStringLiteral("%1:200:held:open").arg(refundId));
     ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "20.00")));
     run();
-    ASSERT_EQ(cases(), QStringLiteral("%1:200:held:open").arg(refundId));
+    SuspenseCaseFilter ofTwo;
+    ofTwo.amountMin = ofTwo.amountMax = 200;
+    auto listed = SuspenseQuery::queue(as(QStringLiteral("keel_operator")), ofTwo);
+    ASSERT_TRUE(listed.ok() && listed->size() == 1);
+    const SuspenseCaseRow held = listed->first();
 
-    EXPECT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    ProposalRequest settle = writeOffOfCaseOf(refundId.toUtf8());
+    if (putBack) {
+        settle = CaseResolutions::chargeOwed(held, CaseResolutions::OwedBy::Loss);
+        settle.payload[QStringLiteral("postings")] = QJsonArray{
+            QJsonObject{{QStringLiteral("account"), QStringLiteral("channel_clearing:USD")},
+                        {QStringLiteral("amount"), -200}}};
+    }
+    EXPECT_EQ(approveAndRun(settle).applied, 1);
     EXPECT_NE(scalar("SELECT status FROM keel.recon_breaks WHERE kind = 'refund'"),
               QStringLiteral("resolved"));
     // The channel holds 30.00 less 20.00.
     EXPECT_EQ(refundOf(paid, "1001", "short-refund-turned-over").status, 400);
 
     run();
-    EXPECT_EQ(cases(), QStringLiteral("%1:200:held:written_off %1:1200:owed:open").arg(refundId));
-    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1000"))
-        << "what the channel holds, the written-off 2.00 included";
+    EXPECT_EQ(cases(),
+              putBack ? QStringLiteral("%1:200:held:resolved %1:1000:owed:open").arg(refundId)
+                      : QStringLiteral("%1:200:held:written_off %1:1200:owed:open").arg(refundId));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1000")) << "what the channel holds";
     EXPECT_EQ(refundOf(paid, "1001", "short-refund-turned-still-over").status, 400);
     expectBooksAgree();
 }
+
+INSTANTIATE_TEST_SUITE_P(WrittenOffOrPutBack, HeldRefundTurnedOwedTest, testing::Bool());
 
 // A line under the channel's id, parked and written off before keel knew the
 // id, is counted on the charge's side once the id is known (see
