@@ -151,3 +151,38 @@ $$;
 REVOKE EXECUTE ON FUNCTION break_resolution_problem(text, jsonb, jsonb) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION break_resolution_problem(text, jsonb, jsonb)
     TO keel_operator, keel_approver;
+
+-- An amount in minor units as its currency writes it: 4250 USD is 42.50,
+-- 4250 JPY is 4250.
+CREATE FUNCTION money_text(amount bigint, cur char(3)) RETURNS text
+LANGUAGE sql STABLE SET search_path = keel, pg_temp AS $$
+    SELECT round(amount::numeric / (10::numeric ^ c.exponent), c.exponent)::text || ' ' || cur
+    FROM currencies c WHERE c.code = cur
+$$;
+REVOKE EXECUTE ON FUNCTION money_text(bigint, char) FROM PUBLIC;
+
+-- The reason a run gives the case it opens named the break's amounts in
+-- minor units beside the currency's code ("keel 4250 USD" for 42.50), which
+-- the workbench shows a person as it is. A run's reason is rewritten in the
+-- currency's major units as the case is opened; any other reason is kept.
+CREATE FUNCTION suspense_cases_reason_in_major_units() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    broken recon_breaks;
+BEGIN
+    SELECT * INTO broken FROM recon_breaks WHERE id = NEW.recon_break_id;
+    IF FOUND AND NEW.reason = format('reconciliation of %s %s: %s %s %s (the channel %s, keel %s %s)',
+                                     broken.channel, broken.business_date, broken.class,
+                                     broken.kind, broken.reference, broken.channel_amount,
+                                     broken.keel_amount, broken.currency) THEN
+        NEW.reason := format('reconciliation of %s %s: %s %s %s (the channel %s, keel %s)',
+                             broken.channel, broken.business_date, broken.class, broken.kind,
+                             broken.reference, money_text(broken.channel_amount, broken.currency),
+                             money_text(broken.keel_amount, broken.currency));
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER suspense_cases_reason_in_major_units BEFORE INSERT ON suspense_cases
+    FOR EACH ROW WHEN (NEW.recon_break_id IS NOT NULL)
+    EXECUTE FUNCTION suspense_cases_reason_in_major_units();

@@ -97,6 +97,9 @@ TEST_F(ShortfallParkingTest, AShortfallIsParkedOnceAndItsChargeThenReconciles)
     EXPECT_EQ(cases(), QStringLiteral("%1:1500:owed:open %2:1000:owed:open")
                            .arg(QString::fromUtf8(unpaid), QString::fromUtf8(shortPaid)));
     EXPECT_EQ(suspense(), QStringLiteral("-2500")) << "owed to keel: a debit of suspense";
+    EXPECT_TRUE(scalar("SELECT reason FROM keel.suspense_cases WHERE amount = 1000")
+                    .endsWith(QLatin1String("(the channel 20.00 USD, keel 30.00 USD)")))
+        << "in the currency's major units, as the workbench shows it";
     m_gateway->maintain();
     const QByteArray metrics = m_client->request("GET", "/metrics").body;
     EXPECT_TRUE(
