@@ -44,17 +44,26 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     WHERE c.id = charge
 $$;
 
--- What the cases of a break have left parked in clearing, with the sign
--- break_difference_to_park gives it: their openings, less what runs and
--- people returned.
-CREATE FUNCTION break_cases_parked(broken recon_breaks) RETURNS bigint
+-- What a case has left parked in clearing: its opening, less what runs and
+-- people put back (a write-off or a charge moves money out of suspense, not
+-- back to clearing).
+CREATE FUNCTION case_left_in_clearing(parked suspense_cases) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     SELECT coalesce(sum(e.amount), 0)::bigint
-    FROM suspense_cases k
-    JOIN ledger_transactions t ON t.id = k.ledger_transaction_id OR t.suspense_case_id = k.id
+    FROM ledger_transactions t
     JOIN ledger_entries e ON e.transaction_id = t.id
     JOIN ledger_accounts a ON a.id = e.account_id
-        AND a.code = 'channel_clearing:' || broken.currency
+        AND a.code = 'channel_clearing:' || parked.currency
+    WHERE t.id = parked.ledger_transaction_id OR t.suspense_case_id = parked.id
+$$;
+REVOKE EXECUTE ON FUNCTION case_left_in_clearing(suspense_cases) FROM PUBLIC;
+
+-- What the cases of a break have left parked in clearing, with the sign
+-- break_difference_to_park gives it.
+CREATE FUNCTION break_cases_parked(broken recon_breaks) RETURNS bigint
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+    SELECT coalesce(sum(case_left_in_clearing(k)), 0)::bigint
+    FROM suspense_cases k
     WHERE k.recon_break_id = broken.id
 $$;
 REVOKE EXECUTE ON FUNCTION break_cases_parked(recon_breaks) FROM PUBLIC;
@@ -135,12 +144,7 @@ BEGIN
                    WHERE k.recon_break_id IN (SELECT (t ->> 'id')::bigint
                                               FROM jsonb_array_elements(targets) t)
                      AND k.amount > 0 AND k.status NOT IN ('open', 'in_review')
-                     AND (SELECT coalesce(sum(e.amount), 0)
-                          FROM ledger_transactions x
-                          JOIN ledger_entries e ON e.transaction_id = x.id
-                          JOIN ledger_accounts a ON a.id = e.account_id
-                              AND a.code = 'channel_clearing:' || k.currency
-                          WHERE x.id = k.ledger_transaction_id OR x.suspense_case_id = k.id) <> 0
+                     AND case_left_in_clearing(k) <> 0
                    ORDER BY k.id LOOP
         RETURN format('case %s of break %s already moved its money (%s): resolve the rest '
                       'in the workbench', settled.id, settled.recon_break_id, settled.status);
