@@ -30,7 +30,7 @@ constexpr char DaysOfQuarterHours[] =
 constexpr char KnownChannel[] = "SELECT 1 FROM keel.recon_channels WHERE channel = $1";
 constexpr char CopyLines[] =
     "COPY keel.recon_lines (statement_id, channel, line_no, kind, reference, channel_reference, "
-    "amount, currency, fee, occurred_at, reverses) FROM STDIN";
+    "amount, currency, fee, occurred_at, reverses, payment_reference) FROM STDIN";
 
 // COPY's text format: a backslash, tab or line break in a value is escaped.
 void appendCopyField(QByteArray &out, const QString &value)
@@ -116,7 +116,12 @@ public:
         m_rows += QByteArray::number(line.fee);
         m_rows += '\t';
         appendUtcTime(m_rows, line.occurredAt);
-        m_rows += line.reverses ? "\tt\n" : "\tf\n";
+        m_rows += line.reverses ? "\tt\t" : "\tf\t";
+        if (line.paymentReference.isEmpty())
+            m_rows += "\\N";
+        else
+            appendCopyField(m_rows, line.paymentReference);
+        m_rows += '\n';
         return m_rows.size() >= FlushAt ? flush() : Status{};
     }
 

@@ -203,6 +203,13 @@ Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const QStr
     // Alipay names it by the trade and that number together.
     line.reference = trade ? value("商户订单号") : value("退款批次号/请求号");
     line.channelReference = trade ? tradeNo : tradeNo + u'/' + value("退款批次号/请求号");
+    // A refund's line names the trade it gave money back from by the trade's
+    // own numbers: keel's order number, else Alipay's.
+    if (!trade) {
+        line.paymentReference = value("商户订单号");
+        if (line.paymentReference.isEmpty())
+            line.paymentReference = tradeNo;
+    }
     line.amount = qAbs(*ordered);
     line.currency = m_cny.code;
     // What Alipay kept on a trade and gave back on a refund, whatever sign

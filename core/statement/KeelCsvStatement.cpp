@@ -14,6 +14,7 @@ const QStringList CsvColumns{QStringLiteral("reference"),  QStringLiteral("chann
                              QStringLiteral("type"),       QStringLiteral("amount"),
                              QStringLiteral("currency"),   QStringLiteral("fee"),
                              QStringLiteral("occurred_at")};
+const QString PaymentReferenceColumn = QStringLiteral("payment_reference");
 
 Result<QDateTime> isoTime(const QString &text, const statementFields::Place &where)
 {
@@ -58,6 +59,14 @@ Result<StatementLine> csvLine(const CsvRecord &record, const Columns &columns,
         return refusal(StatementCheck::Field,
                        QStringLiteral("line %1: reference and channel_reference are both required")
                            .arg(record.line));
+    // An optional column: the charge a refund gave money back from, by keel's
+    // id or the channel's.
+    line.paymentReference = value(PaymentReferenceColumn).trimmed();
+    if (!line.paymentReference.isEmpty() && line.kind != LineKind::Refund)
+        return refusal(
+            StatementCheck::Field,
+            QStringLiteral("%1: only a refund names the payment it gives money back from")
+                .arg(where(PaymentReferenceColumn)));
     const std::optional<Currency> currency = currencies.find(value(QStringLiteral("currency")));
     if (!currency)
         return refusal(StatementCheck::Field, QStringLiteral("%1: \"%2\" is not a known currency")

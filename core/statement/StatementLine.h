@@ -42,6 +42,11 @@ struct StatementLine {
     // carries the order's references and its amount, and nets against the
     // order's payment line.
     bool reverses = false;
+    // A refund's payment as the channel names it: keel's charge id where the
+    // file has it, else the channel's id of the charge; empty for payments
+    // and where the file does not say. Stored with the line, not matched:
+    // it tells which charge a refund keel has no record of came from.
+    QString paymentReference = {};
 };
 
 // Takes a statement's lines as they are read, in the file's order. A line

@@ -112,6 +112,13 @@ public:
             line.reference = value(ChargeId).trimmed();
         if (line.reference.isEmpty() && !kind.ofDispute)
             line.reference = line.channelReference;
+        // A refund's payment_metadata is its charge's, and charge_id the
+        // charge it refunds.
+        if (kind.refund) {
+            line.paymentReference = value(PaymentReference).trimmed();
+            if (line.paymentReference.isEmpty())
+                line.paymentReference = value(ChargeId).trimmed();
+        }
         if (line.reference.isEmpty())
             return refusal(StatementCheck::Field,
                            QStringLiteral("%1: a %2 names its charge by charge_id or by keel's "

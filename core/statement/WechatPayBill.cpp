@@ -183,6 +183,12 @@ Result<StatementLine> BillReader::lineFrom(const QStringList &fields, const Colu
     line.reverses = revoked;
     line.reference = value(line.kind == LineKind::Payment ? "商户订单号" : "商户退款单号");
     line.channelReference = value(line.kind == LineKind::Payment ? "微信订单号" : "微信退款单号");
+    // A refund's row carries its order's numbers too.
+    if (line.kind == LineKind::Refund) {
+        line.paymentReference = value("商户订单号");
+        if (line.paymentReference.isEmpty())
+            line.paymentReference = value("微信订单号");
+    }
     line.amount = *ordered;
     if (!payment) {
         // Given back as keel asked: the refund's or the reversed order's

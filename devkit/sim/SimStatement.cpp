@@ -20,7 +20,8 @@ namespace {
 // always gives the same statement and keel knows the id. Its fee is its own sum in
 // numeric, rounded half up: not keel's arithmetic, which fee_variance checks.
 // A reverse gives a paid order back under the order's own id, and its fee
-// with it.
+// with it. A refund names the charge it gave money back from, as a channel
+// knows the payment it refunds (the simulator keeps only the refund's id).
 constexpr char ApprovedOfDay[] =
     "SELECT CASE operation WHEN 'refund' THEN 'refund' WHEN 'reverse' THEN 'reversal' "
     "         ELSE 'payment' END, reference, "
@@ -28,8 +29,11 @@ constexpr char ApprovedOfDay[] =
     "       to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
     "       CASE operation WHEN 'refund' THEN 0 "
     "            WHEN 'reverse' THEN -round(amount * $2::numeric / 1000000)::bigint "
-    "            ELSE round(amount * $2::numeric / 1000000)::bigint END "
-    "FROM keel.sim_channel_operations "
+    "            ELSE round(amount * $2::numeric / 1000000)::bigint END, "
+    "       coalesce((SELECT c.public_id FROM keel.refunds r "
+    "                 JOIN keel.charges c ON c.id = r.charge_id "
+    "                 WHERE o.operation = 'refund' AND r.public_id = o.reference), '') "
+    "FROM keel.sim_channel_operations o "
     "WHERE outcome = 'approved' AND currency IS NOT NULL "
     "  AND (operation IN ('capture', 'refund', 'reverse') OR (operation = 'authorize' AND sale)) "
     "  AND created_at >= ($1::date)::timestamp AT TIME ZONE $3 "
@@ -44,6 +48,7 @@ struct Line {
     QString currency;
     qint64 fee = 0;
     QString at;
+    QString paymentReference = {}; // a refund's charge
 };
 
 QString signedUnits(qint64 amount, const Currency &currency)
@@ -66,7 +71,8 @@ public:
                 rows.toInt64(i, 3),
                 rows.text(i, 4),
                 rows.toInt64(i, 6),
-                rows.text(i, 5)};
+                rows.text(i, 5),
+                rows.text(i, 7)};
     }
 
     virtual void write(const Line &line) = 0;
@@ -95,7 +101,7 @@ public:
         m_out += QStringList{line.reference, line.channelReference,
                              line.type,      formatMajorUnits(line.amount, currency),
                              line.currency,  signedUnits(line.fee, currency),
-                             line.at}
+                             line.at,        line.paymentReference}
                      .join(u',')
                      .toUtf8() +
                  '\n';
@@ -104,7 +110,8 @@ public:
     bool writesReversals() const override { return true; }
 
 private:
-    QByteArray m_out = "reference,channel_reference,type,amount,currency,fee,occurred_at\n";
+    QByteArray m_out =
+        "reference,channel_reference,type,amount,currency,fee,occurred_at,payment_reference\n";
 };
 
 // WeChat Pay's trade bill: every field after a backtick, times in Beijing,
@@ -139,7 +146,7 @@ public:
                                  {},
                                  {},
                                  order ? line.channelReference : QString(),
-                                 order ? line.reference : QString(),
+                                 order ? line.reference : line.paymentReference,
                                  QStringLiteral("oSimulatedPayer"),
                                  QStringLiteral("JSAPI"),
                                  payment   ? QStringLiteral("SUCCESS")
@@ -230,7 +237,7 @@ public:
                              signedUnits(gross - line.fee, currency),
                              payment ? QStringLiteral("charge") : QStringLiteral("refund"),
                              line.channelReference,
-                             payment ? line.reference : QString(),
+                             payment ? line.reference : line.paymentReference,
                              payment ? QString() : line.reference}
                      .join(u',')
                      .toUtf8() +
@@ -353,7 +360,7 @@ public:
         const QString fee = signedUnits(-line.fee, cny);
         m_rows << QStringList{
             line.channelReference + u'\t',
-            trade ? line.reference + u'\t' : QString(),
+            (trade ? line.reference : line.paymentReference) + u'\t',
             trade ? QStringLiteral("交易") : QStringLiteral("退款"),
             QStringLiteral("keel 模拟"),
             at,

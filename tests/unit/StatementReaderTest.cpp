@@ -77,6 +77,9 @@ TEST(KeelCsvStatementTest, ReadsEveryColumnInItsCurrencyAndZone)
     EXPECT_EQ(lines->at(1).occurredAt, utc("2026-12-01T00:30:00Z")) << "the offset is applied";
     EXPECT_EQ(lines->at(2).kind, LineKind::Refund);
     EXPECT_EQ(lines->at(2).fee, -15) << "a refund gives its fee back";
+    EXPECT_EQ(lines->at(2).paymentReference, QStringLiteral("ch_csvA0000001"))
+        << "the optional payment_reference names the charge it refunds";
+    EXPECT_TRUE(lines->at(0).paymentReference.isEmpty());
     EXPECT_EQ(lines->at(3).channelReference, QStringLiteral("SIM-0003, with a comma"));
 }
 
@@ -123,6 +126,9 @@ TEST(KeelCsvStatementTest, EachBrokenFieldRefusesTheWholeFileNamingTheCheck)
         {"reference,type,amount\nch_a1234567,payment,1.00\n", "statement_layout"},
         {withLine("ch_a1234567,X,payment,1.00,USD,0,2026-12-01T00:00:00Z\xff\xfe"),
          "statement_encoding"},
+        {"reference,channel_reference,type,amount,currency,fee,occurred_at,payment_reference\n"
+         "ch_a1234567,X,payment,1.00,USD,0,2026-12-01T00:00:00Z,ch_b1234567\n",
+         "statement_field"},
     };
     for (const auto &[bytes, check] : cases)
         EXPECT_EQ(refusedFor(StatementFormat::Csv, bytes), QLatin1String(check))
@@ -147,8 +153,10 @@ TEST(WechatPayBillTest, ReadsPaymentsAndRefundsByHeaderNameInBeijingTime)
     EXPECT_EQ(refund.kind, LineKind::Refund);
     EXPECT_EQ(refund.reference, QStringLiteral("re_wxA0000001"));
     EXPECT_EQ(refund.channelReference, QStringLiteral("50300001234202612010000000001"));
+    EXPECT_EQ(refund.paymentReference, QStringLiteral("ch_wxA0000001")) << "its order's 商户订单号";
     EXPECT_EQ(refund.amount, 3000);
     EXPECT_EQ(refund.fee, -18);
+    EXPECT_TRUE(lines->at(0).paymentReference.isEmpty());
 }
 
 // A refund partly paid by a coupon WeChat Pay funded: 退款金额 is what went
@@ -338,6 +346,22 @@ TEST(StripePayoutReportTest, ReadsChargesAndRefundsByCategoryWithKeelsReferenceF
     EXPECT_EQ(refund.channelReference, QStringLiteral("re_3KeelSample0003"));
     EXPECT_EQ(refund.amount, 1000) << "the report writes a refund's gross negative";
     EXPECT_EQ(refund.fee, 0);
+    EXPECT_EQ(refund.paymentReference, QStringLiteral("ch_keelStripe00001"))
+        << "a refund's payment_metadata is its charge's";
+}
+
+// A refund row without the charge's metadata names it by Stripe's charge_id.
+TEST(StripePayoutReportTest, ARefundNamesItsChargeByStripesIdWithoutKeelsMetadata)
+{
+    QByteArray bytes;
+    for (const QByteArray &row : sample("stripe-payout-reconciliation.csv").split('\n'))
+        if (!row.isEmpty())
+            bytes += row + (bytes.isEmpty() ? ",charge_id\n" : ",\n");
+    bytes.replace(",ch_keelStripe00001,re_keelStripe00001,", ",,re_keelStripe00001,ch_3X");
+    Result<QList<StatementLine>> lines = read(StatementFormat::Stripe, bytes);
+    ASSERT_TRUE(lines) << qPrintable(lines.error().message);
+    ASSERT_EQ(lines->size(), 3);
+    EXPECT_EQ(lines->at(2).paymentReference, QStringLiteral("ch_3X"));
 }
 
 TEST(StripePayoutReportTest, AChargeNotMadeThroughKeelIsReadUnderStripesId)
@@ -518,6 +542,9 @@ TEST(AlipayBillTest, ReadsTradesAndRefundsFromItsZipOfGbkFiles)
               QStringLiteral("2026120122001400001000000001/re_alA0000001"));
     EXPECT_EQ(refund.amount, 3000);
     EXPECT_EQ(refund.fee, -18) << "what Alipay gave back";
+    EXPECT_EQ(refund.paymentReference, QStringLiteral("ch_alA0000001"))
+        << "the trade's 商户订单号, on its refund's line";
+    EXPECT_TRUE(sale.paymentReference.isEmpty());
 }
 
 TEST(AlipayBillTest, TotalsThatDoNotTieABrokenArchiveAndBadGbkAreRefusedWhole)

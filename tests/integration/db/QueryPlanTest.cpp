@@ -241,3 +241,51 @@ TEST_F(QueryPlanTest, HistoryPagesAndFiltersReadThroughIndexes)
     filter.merchantId = sample.merchantId;
     check(QStringLiteral("merchant, state, currency and time together"), filter, first->next);
 }
+
+// Every refund's insert reads charge_withheld, which finds the refund breaks
+// of the charge among the statement lines naming it (migration 0052): through
+// the index on payment_reference, never a statement's lines end to end.
+TEST_F(QueryPlanTest, ARefundsLimitReadsOnlyTheLinesNamingItsCharge)
+{
+    auto session = LibpqConnection::open(settings());
+    ASSERT_TRUE(session.ok());
+    const Status lines = session->exec(
+        "INSERT INTO keel.recon_statements (channel, format, file_sha256, line_count) "
+        "VALUES ('sim', 'csv', sha256('plan'), 0); "
+        "INSERT INTO keel.recon_lines (statement_id, channel, line_no, kind, reference, "
+        "channel_reference, amount, currency, fee, occurred_at, payment_reference) "
+        "SELECT s.id, c.channel, row_number() OVER (), 'refund', 're_plan' || c.id, 'R' || c.id, "
+        "1, c.currency, 0, now(), c.public_id "
+        "FROM keel.charges c, keel.recon_statements s; "
+        "INSERT INTO keel.recon_runs (channel, business_date, matched, breaks, result_sha256, "
+        "result) VALUES ('sim', current_date, 0, 0, sha256(''), '{}'); "
+        "INSERT INTO keel.recon_breaks (channel, business_date, class, kind, reference, currency, "
+        "channel_amount, keel_amount, first_run_id, last_run_id) "
+        "SELECT l.channel, current_date, 'missing_at_keel', 'refund', l.reference, l.currency, 1, "
+        "0, r.id, r.id FROM keel.recon_lines l, keel.recon_runs r; ANALYZE");
+    ASSERT_TRUE(lines.ok()) << qPrintable(lines.error().message);
+    ASSERT_GE(tableRows("recon_lines"), 20000);
+    // A session of its own: a backend's counts of earlier transactions wait
+    // to be flushed, and would show in this one's.
+    auto probe = LibpqConnection::open(settings());
+    ASSERT_TRUE(probe.ok());
+    ASSERT_TRUE(probe->exec("BEGIN").ok());
+    const Result<QString> withheld =
+        probe->scalar("SELECT keel.charge_withheld(id) FROM keel.charges ORDER BY id DESC LIMIT 1");
+    ASSERT_TRUE(withheld.ok()) << qPrintable(withheld.error().message);
+    const Result<QString> reads =
+        probe->scalar("SELECT string_agg(relname || ':' || seq_tup_read + "
+                      "coalesce(idx_tup_fetch, 0), ' ' ORDER BY relname) "
+                      "FROM pg_stat_xact_user_tables "
+                      "WHERE relname IN ('recon_lines', 'recon_breaks', 'charges', 'refunds')");
+    ASSERT_TRUE(reads.ok());
+    EXPECT_EQ(*withheld, QStringLiteral("1")) << "its line's break counts";
+    // The charge by its key, its one line by the new index, its break by
+    // the line's reference.
+    for (const QString &table : reads->split(u' ')) {
+        const QStringList counts = table.split(u':');
+        ASSERT_EQ(counts.size(), 2) << qPrintable(*reads);
+        EXPECT_LE(counts[1].toLongLong(), 20) << qPrintable(*reads);
+    }
+    EXPECT_TRUE(reads->contains(QLatin1String("recon_lines:"))) << qPrintable(*reads);
+}

@@ -405,6 +405,51 @@ TEST_F(ShortfallParkingTest, ARefundPaidOutFurtherLimitsRefundsByAllOfIt)
     expectBooksAgree();
 }
 
+// A refund the channel paid out that keel has no record of (the merchant
+// refunded in the channel's portal) is owed on no charge, but its line names
+// the charge it came from: that charge is refunded no further than the
+// channel still holds, while the case is open and after a person wrote it
+// off (migration 0052). Before, the refund limited nothing, and keel could
+// have sent the same customer their money a second time.
+TEST_F(ShortfallParkingTest, ARefundKeelNeverMadeLimitsTheChargeItsLineNames)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=3000&currency=usd", "portal-refunded");
+    const QByteArray other = charge("amount=3000&currency=usd", "portal-other");
+    ASSERT_EQ(backdateBooks(), QStringLiteral("2"));
+    m_day = firstPostingDay();
+    const QString withPayments = QStringLiteral(
+        "reference,channel_reference,type,amount,currency,fee,occurred_at,payment_reference\n");
+    ASSERT_EQ(import(file(QStringLiteral("portal.csv"), withPayments.toUtf8(),
+                          {item(paid, ",S1,payment,30.00,USD,0,%1T12:00:00Z,"),
+                           item(other, ",S2,payment,30.00,USD,0,%1T12:00:00Z,"),
+                           item("re_portal", ",R9,refund,10.00,USD,0,%1T13:00:00Z,") +
+                               QString::fromUtf8(paid)}))
+                  .exitCode,
+              0);
+    EXPECT_EQ(scalar("SELECT payment_reference FROM keel.recon_lines WHERE kind = 'refund'"),
+              QString::fromUtf8(paid));
+    const QJsonObject first = run();
+    EXPECT_EQ(breaks(first), QStringList{QStringLiteral("missing_at_keel:re_portal:new")});
+    EXPECT_EQ(cases(), QStringLiteral("re_portal:1000:owed:open"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("5000"));
+    expectVerified(first);
+
+    const HttpReply twice = refundOf(paid, "2001", "portal-refunded-twice");
+    EXPECT_EQ(twice.status, 400) << twice.body.constData();
+    EXPECT_TRUE(twice.body.contains("2000 of it can still be refunded")) << twice.body.constData();
+    EXPECT_EQ(refundOf(other, "3000", "portal-other-whole").status, 200)
+        << "a charge the line does not name is not limited";
+
+    EXPECT_EQ(approveAndRun(writeOffOfCaseOf("re_portal")).applied, 1);
+    run();
+    EXPECT_EQ(cases(), QStringLiteral("re_portal:1000:owed:written_off"));
+    EXPECT_EQ(refundOf(paid, "2001", "portal-refunded-written-off").status, 400);
+    const HttpReply rest = refundOf(paid, "2000", "portal-refunded-rest");
+    EXPECT_EQ(rest.status, 200) << rest.body.constData();
+    expectBooksAgree();
+}
+
 // The channel refunded less than keel let go, so a run parked the rest as
 // held; a corrected statement then shows it paid out more than keel. A person
 // settling the held case while it is open, by writing it off or by putting it
