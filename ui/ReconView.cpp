@@ -537,8 +537,16 @@ void ReconView::showDetail(const ReconBreakRow &found, const ReconBreakDetail &d
             .arg(found.channel.toHtmlEscaped(), found.kind, found.reference.toHtmlEscaped(),
                  lines.isEmpty() ? tr("no line")
                                  : lines.join(QStringLiteral("<br>")).toHtmlEscaped()));
+    QString refunded; // the charge a refund keel has no record of came from
+    for (const ReconLineRow &line : detail.lines)
+        if (refunded.isEmpty())
+            refunded = line.paymentReference;
     const QString keel =
-        !detail.keelKnows
+        !detail.keelKnows && !refunded.isEmpty()
+            ? tr("keel has no %1 %2; the channel's line names charge %3 as the payment it "
+                 "gave money back from.")
+                  .arg(found.kind, found.reference.toHtmlEscaped(), refunded.toHtmlEscaped())
+        : !detail.keelKnows
             ? tr("keel has no %1 %2.").arg(found.kind, found.reference.toHtmlEscaped())
             : tr("%1 %2 is %3, for %4; captured %5, refunded %6; created %7.")
                   .arg(found.kind, found.reference.toHtmlEscaped(), detail.keelState,

@@ -89,7 +89,7 @@ constexpr char LinesOfBreak[] =
     // A reversal shows as the money it gave back.
     "SELECT f.statement_id, f.channel_reference, f.currency, c.exponent, "
     "       CASE WHEN f.reverses THEN -f.amount ELSE f.amount END, f.fee, "
-    "       f.occurred_at "
+    "       f.occurred_at, coalesce(f.payment_reference, '') "
     "FROM found f JOIN keel.currencies c ON c.code = f.currency ORDER BY f.occurred_at, f.line_no";
 
 constexpr char ChargeOfBreak[] =
@@ -241,7 +241,8 @@ Result<ReconBreakDetail> ReconQuery::detail(QSqlDatabase db, const ReconBreakRow
              lines.value(1).toString(),
              {lines.value(2).toString(), lines.value(3).toInt(), lines.value(4).toLongLong()},
              lines.value(5).toLongLong(),
-             lines.value(6).toDateTime()});
+             lines.value(6).toDateTime(),
+             lines.value(7).toString()});
     QSqlQuery keel(db);
     const bool payment = found.kind == QLatin1String("payment");
     if (Status done = runBound(keel, QLatin1String(payment ? ChargeOfBreak : RefundOfBreak),

@@ -64,6 +64,7 @@ struct ReconLineRow {
     ReconMoney amount;
     qint64 fee = 0;
     QDateTime occurredAt;
+    QString paymentReference; // a refund line's charge, as the channel names it
 };
 
 // A statement as it was imported, and whether it was withdrawn.

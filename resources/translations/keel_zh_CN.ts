@@ -1651,6 +1651,10 @@ Comment (optional):</source>
         <translation>无明细</translation>
     </message>
     <message>
+        <source>keel has no %1 %2; the channel&apos;s line names charge %3 as the payment it gave money back from.</source>
+        <translation>keel 没有 %1 %2；渠道的明细注明它退的是支付 %3。</translation>
+    </message>
+    <message>
         <source>keel has no %1 %2.</source>
         <translation>keel 没有 %1 %2。</translation>
     </message>

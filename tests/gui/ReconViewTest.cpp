@@ -110,6 +110,35 @@ TEST_F(ReconViewTest, TheDayItsBreakAndBothSidesOfItAreShown)
         << qPrintable(view.timeline()->text());
 }
 
+// A refund the channel paid out that keel has no record of: its line names
+// the charge it came from, and the detail says which (migration 0052).
+TEST_F(ReconViewTest, ARefundKeelHasNoRecordOfShowsTheChargeItsLineNames)
+{
+    exec("INSERT INTO keel.recon_statements (channel, format, file_sha256, line_count) "
+         "VALUES ('sim', 'csv', sha256('refunds'::bytea), 1); "
+         "INSERT INTO keel.recon_lines (statement_id, channel, line_no, kind, reference, "
+         "channel_reference, amount, currency, fee, occurred_at, payment_reference) VALUES "
+         "(currval('keel.recon_statements_id_seq'), 'sim', 1, 'refund', 're_portal00000001', "
+         "'R1', 700, 'USD', 0, '2026-11-20 14:00Z', 'ch_matched00000001'); "
+         "UPDATE keel.recon_breaks SET kind = 'refund', reference = 're_portal00000001', "
+         "channel_amount = 700");
+    ReconView view(m_worker.get());
+    view.show();
+    QSignalSpy refreshed(&view, &ReconView::refreshed);
+    view.refresh();
+    ASSERT_TRUE(refreshed.wait(10000));
+    ASSERT_EQ(view.breaks()->rowCount(), 1);
+    QSignalSpy shown(&view, &ReconView::breakShown);
+    view.selectBreak(0);
+    ASSERT_TRUE(shown.wait(10000));
+    EXPECT_TRUE(view.channelSide()->text().contains(QStringLiteral("R1 · 7.00 USD")))
+        << qPrintable(view.channelSide()->text());
+    EXPECT_TRUE(view.keelSide()->text().contains(
+        QLatin1String("keel has no refund re_portal00000001; the channel's line names charge "
+                      "ch_matched00000001")))
+        << qPrintable(view.keelSide()->text());
+}
+
 // Open breaks come a page at a time, by keyset: the next page starts after
 // the last row shown, in the same order, whatever was resolved meanwhile.
 TEST_F(ReconViewTest, OpenBreaksPageOnFromTheLastOneShown)
