@@ -13,17 +13,24 @@ constexpr char ByChannel[] =
     "'currency_mismatch') "
     "GROUP BY 1, 2";
 
-// A break names a charge or a refund; either tells the merchant.
+// A break names a charge or a refund; either tells the merchant. A refund
+// keel has no record of tells it by the charge its line names (migration
+// 0052): the merchant who refunded in the channel's portal.
 constexpr char ByMerchant[] =
-    "SELECT coalesce(c.merchant_id, rc.merchant_id)::text, b.currency, "
+    "SELECT coalesce(c.merchant_id, rc.merchant_id, lc.merchant_id)::text, b.currency, "
     "       sum(b.channel_amount - b.keel_amount), sum(abs(b.channel_amount - b.keel_amount)) "
     "FROM keel.recon_breaks b "
     "LEFT JOIN keel.charges c ON b.kind = 'payment' AND c.public_id = b.reference "
     "LEFT JOIN keel.refunds r ON b.kind = 'refund' AND r.public_id = b.reference "
     "LEFT JOIN keel.charges rc ON rc.id = r.charge_id "
+    "LEFT JOIN LATERAL (SELECT min(n.merchant_id) AS merchant_id FROM keel.recon_lines l "
+    "                   JOIN keel.charges n ON n.public_id = l.payment_reference "
+    "                    AND n.channel = l.channel "
+    "                   WHERE b.kind = 'refund' AND r.id IS NULL AND l.kind = 'refund' "
+    "                     AND l.reference = b.reference AND l.channel = b.channel) lc ON true "
     "WHERE b.status IN ('pending', 'new', 'persisting') AND b.class NOT IN ('fee_variance', "
     "'currency_mismatch') "
-    "  AND coalesce(c.merchant_id, rc.merchant_id) IS NOT NULL "
+    "  AND coalesce(c.merchant_id, rc.merchant_id, lc.merchant_id) IS NOT NULL "
     "GROUP BY 1, 2";
 
 constexpr char OpenByClass[] = "SELECT channel, class, count(*) FROM keel.recon_breaks "

@@ -434,6 +434,12 @@ TEST_F(ShortfallParkingTest, ARefundKeelNeverMadeLimitsTheChargeItsLineNames)
     EXPECT_EQ(cases(), QStringLiteral("re_portal:1000:owed:open"));
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("5000"));
     expectVerified(first);
+    m_gateway->maintain();
+    const QByteArray merchant = scalar("SELECT merchant_id FROM keel.charges LIMIT 1").toUtf8();
+    const QByteArray metrics = m_client->request("GET", "/metrics").body;
+    const QByteArray merchantLine = "keel_recon_merchant_difference{merchant=\"" + merchant +
+                                    QByteArray("\",currency=\"USD\"} 1000\n");
+    EXPECT_TRUE(metrics.contains(merchantLine)) << "the merchant who refunded in the portal";
 
     const HttpReply twice = refundOf(paid, "2001", "portal-refunded-twice");
     EXPECT_EQ(twice.status, 400) << twice.body.constData();
