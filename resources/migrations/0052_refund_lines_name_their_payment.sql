@@ -33,8 +33,9 @@ DROP INDEX recon_breaks_open_reference;
 
 -- The refund breaks of a charge: those of its refunds, and those under no
 -- refund of keel's whose lines name the charge as their payment. A line of a
--- withdrawn statement still names it until the break's next run, which
--- resolves or changes the break on what is left.
+-- withdrawn statement names it only while the break waits for its day's next
+-- run, which judges it on the lines left. A break whose lines name different
+-- payments names none, as an id naming two records names neither for a run.
 CREATE FUNCTION charge_refund_breaks(charge bigint) RETURNS SETOF bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp ROWS 2 AS $$
     SELECT b.id
@@ -45,9 +46,9 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp ROWS 2 AS $
     UNION
     SELECT b.id
     FROM charges c
-    JOIN (SELECT channel, kind, reference, payment_reference FROM recon_lines
+    JOIN (SELECT channel, kind, reference, payment_reference, true AS live FROM recon_lines
           UNION ALL
-          SELECT channel, kind, reference, payment_reference FROM recon_withdrawn_lines) l
+          SELECT channel, kind, reference, payment_reference, false FROM recon_withdrawn_lines) l
         ON l.channel = c.channel AND l.kind = 'refund'
         AND (l.payment_reference = c.public_id
              OR (l.payment_reference = c.channel_reference
@@ -57,8 +58,13 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp ROWS 2 AS $
     JOIN recon_breaks b ON b.reference = l.reference AND b.channel = l.channel
         AND b.kind = 'refund'
     WHERE c.id = charge
+      AND (l.live OR b.awaiting_run)
       AND NOT EXISTS (SELECT 1 FROM refunds o
                       WHERE o.public_id = b.reference AND o.channel = b.channel)
+      AND NOT EXISTS (SELECT 1 FROM recon_lines o
+                      WHERE o.reference = b.reference AND o.channel = b.channel
+                        AND o.kind = 'refund'
+                        AND o.payment_reference IS DISTINCT FROM l.payment_reference)
 $$;
 REVOKE EXECUTE ON FUNCTION charge_refund_breaks(bigint) FROM PUBLIC;
 
@@ -104,3 +110,50 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     FROM charges c
     WHERE c.id = charge
 $$;
+
+-- A match of a refund keel has no record of with keel's refund the channel
+-- did not report says they are one movement: the line's refund is keel's.
+-- Where the line names another charge than that refund's, they are not, and
+-- the match would free the charge the line names to be refunded again.
+ALTER FUNCTION break_resolution_problem(text, jsonb, jsonb)
+    RENAME TO break_resolution_problem_of_0051;
+REVOKE EXECUTE ON FUNCTION break_resolution_problem_of_0051(text, jsonb, jsonb)
+    FROM keel_operator, keel_approver;
+
+CREATE FUNCTION break_resolution_problem(kind text, targets jsonb, payload jsonb) RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    problem text;
+    named   record;
+BEGIN
+    problem := break_resolution_problem_of_0051(kind, targets, payload);
+    IF problem IS NOT NULL OR kind <> 'recon_break.match' THEN
+        RETURN problem;
+    END IF;
+    SELECT line_break.id AS line_break, l.payment_reference, r.public_id AS refund,
+           c.public_id AS charge
+        INTO named
+    FROM recon_breaks line_break
+    JOIN recon_lines l ON l.reference = line_break.reference
+        AND l.channel = line_break.channel AND l.kind = 'refund'
+    JOIN recon_breaks keel_break ON keel_break.class = 'missing_at_channel'
+        AND keel_break.id IN ((targets -> 0 ->> 'id')::bigint, (targets -> 1 ->> 'id')::bigint)
+    JOIN refunds r ON r.public_id = keel_break.reference AND r.channel = keel_break.channel
+    JOIN charges c ON c.id = r.charge_id
+    WHERE line_break.id IN ((targets -> 0 ->> 'id')::bigint, (targets -> 1 ->> 'id')::bigint)
+      AND line_break.class = 'missing_at_keel' AND line_break.kind = 'refund'
+      AND l.payment_reference IS NOT NULL
+      AND l.payment_reference IS DISTINCT FROM c.public_id
+      AND l.payment_reference IS DISTINCT FROM c.channel_reference
+    ORDER BY l.line_no LIMIT 1;
+    IF FOUND THEN
+        RETURN format('break %s is a refund of %s by the channel''s line, and refund %s is of '
+                      'charge %s: they are not one movement', named.line_break,
+                      named.payment_reference, named.refund, named.charge);
+    END IF;
+    RETURN NULL;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION break_resolution_problem(text, jsonb, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION break_resolution_problem(text, jsonb, jsonb)
+    TO keel_operator, keel_approver;
