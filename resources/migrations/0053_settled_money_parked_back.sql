@@ -37,11 +37,35 @@ $$;
 REVOKE EXECUTE ON FUNCTION break_no_charge_parked(recon_breaks) FROM PUBLIC;
 
 -- What charge_owed counts of a refund break: the money its cases keep out of
--- clearing as owed, net of what they hold.
+-- clearing as owed, net of what they hold. A case parking money back counts
+-- once a person settled it, not before: a run's result that leaves a break
+-- out (the service login writes it) frees no refund by itself.
 CREATE OR REPLACE FUNCTION refund_break_owed(of_break bigint) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
-    SELECT greatest(0, -break_no_charge_parked(b)) FROM recon_breaks b WHERE b.id = of_break
+    SELECT greatest(0, -coalesce(sum(case_left_in_clearing(k)), 0))::bigint
+    FROM suspense_cases k
+    WHERE k.recon_break_id = of_break AND k.charge_id IS NULL
+      AND NOT (k.parks_back AND k.status IN ('open', 'in_review'))
 $$;
+
+-- A payment line judged as a charge's by the channel's id: its reference
+-- names no charge of keel's, its channel id exactly one, in the break's
+-- currency (as SettledUnderChannelIds finds them). Money a person settled
+-- for such a line is counted on the charge's side by its run.
+CREATE FUNCTION break_line_is_a_charges(broken recon_breaks) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+    SELECT broken.kind = 'payment' AND broken.class = 'missing_at_keel'
+       AND EXISTS (SELECT 1 FROM recon_lines l
+                   JOIN charges c ON c.channel = l.channel
+                       AND c.channel_reference = l.channel_reference
+                       AND c.currency = broken.currency
+                   WHERE l.reference = broken.reference AND l.channel = broken.channel
+                     AND l.kind = 'payment'
+                     AND (SELECT count(*) FROM charges o
+                          WHERE o.channel = l.channel
+                            AND o.channel_reference = l.channel_reference) = 1)
+$$;
+REVOKE EXECUTE ON FUNCTION break_line_is_a_charges(recon_breaks) FROM PUBLIC;
 
 -- A break of no charge found again smaller, its open case parking more the
 -- same way than the break now shows (a corrected statement: the channel paid
@@ -63,10 +87,9 @@ REVOKE EXECUTE ON FUNCTION parks_more_than_found(recon_breaks, suspense_cases) F
 
 -- The step itself. A break the run did not find (resolved, last found by an
 -- earlier run), with no open case: what its settled cases of no charge left
--- in clearing is parked the other way. A payment line still in the
--- statements, which a run judges as a charge's by the channel's id, is left
--- to that charge's run, which counts the money on keel's side
--- (SettledUnderChannelIds). A break a person is acting on (locked) waits for
+-- in clearing is parked the other way. A payment line the run judges as a
+-- charge's by the channel's id is left to that charge's run, which counts
+-- the money on keel's side. A break a person is acting on (locked) waits for
 -- the day's next run.
 CREATE FUNCTION recon_park_back_settled(day_channel text, day date, run bigint) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
@@ -85,10 +108,7 @@ BEGIN
                     AND NOT EXISTS (SELECT 1 FROM suspense_cases k
                                     WHERE k.recon_break_id = b.id
                                       AND k.status IN ('open', 'in_review'))
-                    AND (b.kind = 'refund'
-                         OR NOT EXISTS (SELECT 1 FROM recon_lines l
-                                        WHERE l.reference = b.reference
-                                          AND l.channel = b.channel AND l.kind = b.kind))
+                    AND NOT break_line_is_a_charges(b)
                   ORDER BY b.id FOR UPDATE SKIP LOCKED LOOP
         park := -break_no_charge_parked(broken);
         CONTINUE WHEN park = 0;
@@ -109,6 +129,156 @@ BEGIN
 END
 $$;
 REVOKE EXECUTE ON FUNCTION recon_park_back_settled(text, date, bigint) FROM PUBLIC;
+
+-- Migration 0050's opening of a day's cases, with two changes. For a break of
+-- no charge, what its closed cases left in clearing is subtracted before
+-- anything else, and the rest is parked whichever way it points: a break
+-- found again smaller than a settled case parked (a written-off debt the
+-- channel partly repaid) left the excess in clearing behind a case of 0. And
+-- a case of 0 is closed only where there is money to park now: closed and
+-- opened again by every run, it churned.
+CREATE OR REPLACE FUNCTION recon_open_cases(day_channel text, day date) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    broken   recon_breaks;
+    run      bigint;
+    charge   bigint;
+    park     bigint;
+    posting  bigint;
+    what     text;
+    settled  record;
+    chased   suspense_cases;
+    covered  boolean;
+    own      bigint;
+    closings jsonb := '[]';
+    closing  jsonb;
+    opened   integer := 0;
+BEGIN
+    SELECT max(id) INTO run FROM recon_runs
+    WHERE channel = day_channel AND business_date = day;
+    FOR broken IN SELECT b.* FROM recon_breaks b
+                 WHERE b.channel = day_channel AND b.business_date = day
+                   AND b.status IN ('new', 'persisting')
+                   AND NOT EXISTS (
+                       SELECT 1 FROM suspense_cases c
+                       WHERE c.recon_break_id = b.id
+                         AND (c.status IN ('open', 'in_review')
+                              OR (c.resolved_at >= coalesce(b.raised_at, '-infinity')
+                                  AND c.resolution ->> 'kind' IS DISTINCT FROM 'recon_run'))
+                         AND NOT (c.status IN ('open', 'in_review') AND c.amount = 0)
+                         AND NOT (b.kind = 'payment' AND c.charge_id IS NOT NULL
+                                  AND c.status IN ('open', 'in_review') AND c.amount > 0
+                                  AND c.opened_at < (SELECT r.run_at FROM recon_runs r
+                                                     WHERE r.id = b.last_run_id))
+                         AND NOT (b.kind = 'payment' AND c.charge_id IS NOT NULL
+                                  AND c.status IN ('open', 'in_review') AND c.amount > 0
+                                  AND c.direction <> CASE WHEN b.channel_amount > b.keel_amount
+                                                          THEN 'held' ELSE 'owed' END))
+                 ORDER BY b.id FOR UPDATE LOOP
+        -- A payment's parked money is its charge's, so that its next run sees
+        -- it booked; a refund's is the case's alone.
+        charge := CASE WHEN broken.kind = 'payment' THEN
+                      (SELECT id FROM charges WHERE public_id = broken.reference
+                       AND channel = day_channel) END;
+        -- A charge the channel is still answering for waits for the next run.
+        CONTINUE WHEN charge IS NOT NULL AND channel_operation_in_flight(charge);
+        park := break_difference_to_park(broken, charge);
+        IF charge IS NOT NULL AND park <> 0 THEN
+            settled := settle_charge_cases(charge, park, run, NULL);
+            park := settled.still;
+            closings := closings || settled.closed;
+            covered := jsonb_array_length(settled.closed) > 0;
+            -- The break's own case from an earlier run is returned only to
+            -- park a different amount: a difference the cap below keeps at
+            -- what is parked already would return and park it on every run.
+            own := coalesce((SELECT sum(k.in_suspense) FROM suspense_cases k
+                             WHERE k.recon_break_id = broken.id AND k.charge_id = charge
+                               AND k.status IN ('open', 'in_review') AND k.amount > 0
+                               AND sign(k.in_suspense) = sign(park) AND k.opened_at < now()),
+                            0);
+            IF park <> 0 AND own <> 0
+               AND capped_owed(park + own, charge_clearing_holding(charge) - own,
+                               broken.channel_amount) <> own THEN
+                settled := settle_charge_cases(charge, park, run, broken.id);
+                park := settled.still;
+                closings := closings || settled.closed;
+            END IF;
+            -- What the run had parked the other way covers the difference:
+            -- the next run finds the charge reconciled, and there is nothing
+            -- left to chase. The break is resolved now, as that run would,
+            -- so that no refund limit reads its stale difference meanwhile.
+            IF park = 0 AND covered THEN
+                UPDATE recon_breaks SET status = 'resolved', resolved_at = now()
+                WHERE id = broken.id;
+                CONTINUE;
+            END IF;
+            -- No more is owed on a charge than its own clearing money beyond
+            -- what the channel shows: a result claiming more is not the
+            -- books', and money a person settled for a line later found to be
+            -- the charge's (SettledUnderChannelIds) is not the channel's debt.
+            park := capped_owed(park, charge_clearing_holding(charge), broken.channel_amount);
+        END IF;
+        -- Money parked for this break before, by a case since closed, that
+        -- is still in clearing (written off, say, not returned) is parked
+        -- already: only the rest is. Where those cases parked more than the
+        -- break now shows, the rest is parked the other way: held to the
+        -- break's direction, it stayed in clearing. A charge's parked money
+        -- is on the charge, which its run counts on keel's side instead.
+        IF charge IS NULL AND park <> 0 THEN
+            park := park - coalesce((SELECT sum(case_left_in_clearing(k))
+                                     FROM suspense_cases k
+                                     WHERE k.recon_break_id = broken.id
+                                       AND k.status NOT IN ('open', 'in_review')), 0);
+        END IF;
+        -- A case of 0 that only chased the difference gives way to one that
+        -- parks it: a shortfall's case opened before migration 0050, or a
+        -- surplus on a charge that was still open and has failed since. Only
+        -- where there is money to park: one closed and opened again by every
+        -- run churned.
+        IF park <> 0 THEN
+            FOR chased IN SELECT k.* FROM suspense_cases k
+                          WHERE k.recon_break_id = broken.id AND k.amount = 0
+                            AND k.status IN ('open', 'in_review')
+                          ORDER BY k.id FOR UPDATE SKIP LOCKED LOOP
+                UPDATE suspense_cases
+                SET status = 'resolved', resolved_at = now(),
+                    resolution = jsonb_build_object('kind', 'recon_run', 'run', run,
+                                                    'ledger_transaction', NULL)
+                WHERE id = chased.id;
+                closings := closings || jsonb_build_object('case', chased.id,
+                                                           'break', broken.id, 'returned', 0,
+                                                           'currency', chased.currency,
+                                                           'ledger_transaction', NULL);
+            END LOOP;
+        END IF;
+        -- A case of the break's own still open (a person is acting on it,
+        -- or it holds the way the break does) is left for the next run.
+        CONTINUE WHEN EXISTS (SELECT 1 FROM suspense_cases
+                              WHERE recon_break_id = broken.id
+                                AND status IN ('open', 'in_review'));
+        what := format('reconciliation of %s %s: %s %s %s (the channel %s, keel %s %s)',
+                       day_channel, day, broken.class, broken.kind, broken.reference,
+                       broken.channel_amount, broken.keel_amount, broken.currency);
+        posting := CASE WHEN park <> 0 THEN
+            post_between_clearing_and_suspense(
+                CASE WHEN park > 0 THEN 'suspense_in' ELSE 'suspense_owed' END, charge, NULL,
+                broken.currency, park, what) END;
+        INSERT INTO suspense_cases (charge_id, currency, amount, reason, ledger_transaction_id,
+                                    recon_break_id, direction)
+            VALUES (charge, broken.currency, abs(park), what, posting, broken.id,
+                    CASE WHEN park < 0 THEN 'owed' ELSE 'held' END);
+        opened := opened + 1;
+    END LOOP;
+    -- Audited after every other write, as every writer takes the audit
+    -- chain's head last.
+    FOR closing IN SELECT value FROM jsonb_array_elements(closings) LOOP
+        PERFORM audit('case.close_by_run', 'suspense_case', closing ->> 'case',
+                      jsonb_build_object('run', run) || (closing - 'case'));
+    END LOOP;
+    RETURN opened;
+END
+$$;
+
 
 -- Migration 0050's recording of a run, with two changes: a case that parks
 -- back what settled cases left (above) is returned by the run that finds its
@@ -180,7 +350,8 @@ BEGIN
                   AND k.status IN ('open', 'in_review')
                   AND ((b.status = 'resolved' AND (k.charge_id IS NULL OR k.amount = 0)
                         AND NOT k.parks_back)
-                       OR (k.parks_back AND b.last_run_id = run_id)
+                       OR (k.parks_back AND (b.last_run_id = run_id
+                                             OR break_line_is_a_charges(b)))
                        OR (lag_over AND parks_more_than_found(b, k)))
                 ORDER BY k.id FOR UPDATE OF k SKIP LOCKED LOOP
         posted := NULL;
@@ -221,3 +392,27 @@ BEGIN
 END
 $$;
 
+-- A person's settling of a case that parked money back supersedes the
+-- decision its break was resolved by: a run that finds the break again, with
+-- the amounts of that decision, would otherwise keep it resolved and park
+-- nothing, though the money the decision took out is back in clearing. The
+-- break's decision is cleared and the break raised (after the case closed,
+-- so that the case does not stop the next one, migration 0026).
+CREATE FUNCTION suspense_cases_parked_back_settled() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+BEGIN
+    IF NEW.resolution ->> 'kind' IS DISTINCT FROM 'recon_run' THEN
+        UPDATE recon_breaks
+        SET resolution = NULL, raised_at = clock_timestamp()
+        WHERE id = NEW.recon_break_id AND status = 'resolved'
+          AND (resolution ->> 'case') IS DISTINCT FROM NEW.id::text;
+    END IF;
+    RETURN NULL;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION suspense_cases_parked_back_settled() FROM PUBLIC;
+CREATE TRIGGER suspense_cases_parked_back_settled AFTER UPDATE OF status ON suspense_cases
+    FOR EACH ROW
+    WHEN (NEW.parks_back AND OLD.status IN ('open', 'in_review')
+          AND NEW.status NOT IN ('open', 'in_review'))
+    EXECUTE FUNCTION suspense_cases_parked_back_settled();

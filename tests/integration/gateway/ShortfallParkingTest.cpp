@@ -95,6 +95,30 @@ protected:
                         QStringLiteral(",USD,0,%1T13:00:00Z"))};
     }
 
+    static constexpr char Withheld[] = "SELECT keel.charge_withheld(id) FROM keel.charges";
+
+    // A charge of 30.00 refunded 10.00, which the channel paid out as 15.00:
+    // owed 5.00, written off by two people; then a corrected statement shows
+    // it paid out 10.00 after all, and the day runs. The refund's id.
+    QString writtenOffThenGivenBack()
+    {
+        m_paid = charge("amount=3000&currency=usd", "given-back");
+        EXPECT_EQ(refundOf(m_paid, "1000", "given-back-r").status, 200);
+        const QString refundId = scalar("SELECT public_id FROM keel.refunds");
+        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(m_paid, refundId, "15.00"));
+        run();
+        EXPECT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+        run();
+        EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
+        EXPECT_EQ(scalar(Withheld), QStringLiteral("500"));
+        correctTheStatement(capturedAndRefunded(m_paid, refundId, "10.00"));
+        const QJsonObject corrected = run();
+        EXPECT_EQ(corrected.value(QStringLiteral("cases_opened")).toInt(), 1);
+        expectVerified(corrected);
+        return refundId;
+    }
+    QByteArray m_paid;
+
     HttpReply refundOf(const QByteArray &paid, const QByteArray &amount, const QByteArray &key)
     {
         return post("/v1/refunds", "charge=" + paid + "&amount=" + amount, key);
@@ -477,53 +501,86 @@ TEST_F(ShortfallParkingTest, ARefundKeelNeverMadeLimitsTheChargeItsLineNames)
 // The channel gives a refund's money back after a person wrote its owed
 // case off (a corrected statement shows the refund paid out as keel let it
 // go): the run parks back what the write-off left in clearing, once, in a
-// held case for a person, and the charge's refunds are no longer limited by
-// it. A statement showing the difference again returns that case (migration
-// 0053). Before, clearing stayed short of the channel and nothing said so.
+// held case for a person (migration 0053). The charge's refunds stay limited
+// until the person writes the loss back. Before, clearing stayed short of the
+// channel and nothing said so.
 TEST_F(ShortfallParkingTest, MoneyTheChannelGaveBackAfterAWriteOffIsParkedBack)
 {
     startGateway();
-    const QByteArray paid = charge("amount=3000&currency=usd", "given-back");
-    ASSERT_EQ(refundOf(paid, "1000", "given-back-r").status, 200);
-    const QString refundId = scalar("SELECT public_id FROM keel.refunds");
-    ASSERT_NO_FATAL_FAILURE(
-        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(paid, refundId, "15.00")));
-    run();
-    ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
-    run();
-    ASSERT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
-    const QByteArray withheld = "SELECT keel.charge_withheld(id) FROM keel.charges";
-    ASSERT_EQ(scalar(withheld), QStringLiteral("500"));
-
-    ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "10.00")));
-    const QJsonObject corrected = run();
-    EXPECT_EQ(corrected.value(QStringLiteral("cases_opened")).toInt(), 1);
+    const QString refundId = writtenOffThenGivenBack();
+    ASSERT_FALSE(HasFatalFailure());
     EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:written_off %1:500:held:open").arg(refundId));
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"))
         << "what the channel holds: 30.00 less the 10.00 it refunded";
     EXPECT_EQ(suspense(), QStringLiteral("500"));
-    EXPECT_EQ(scalar(withheld), QStringLiteral("0")) << "the channel holds all keel did not refund";
-    expectVerified(corrected);
+    EXPECT_EQ(scalar(Withheld), QStringLiteral("500"))
+        << "a run's result alone frees no refund: a person decides";
     run();
     run();
     EXPECT_EQ(postingsOf("suspense_in"), QStringLiteral("1")) << "parked back once";
     EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:written_off %1:500:held:open").arg(refundId));
-    expectBooksAgree();
 
-    // The first statement again, a second later: a new file.
-    QStringList again = capturedAndRefunded(paid, refundId, "15.00");
-    again[1].replace(QLatin1String("T13:00:00Z"), QLatin1String("T13:00:01Z"));
+    EXPECT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    EXPECT_EQ(balance("suspense_write_off:USD"), QStringLiteral("0")) << "the loss written back";
+    EXPECT_EQ(suspense(), QStringLiteral("0"));
+    EXPECT_EQ(scalar(Withheld), QStringLiteral("0")) << "the channel holds all keel did not refund";
+    EXPECT_EQ(scalar("SELECT resolution IS NULL FROM keel.recon_breaks"), QStringLiteral("t"))
+        << "the write-off's decision no longer stands for the break";
+    run();
+    EXPECT_EQ(postingsOf("suspense_in"), QStringLiteral("1"));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"));
+    expectBooksAgree();
+}
+
+// A statement showing the difference again (corrected back) returns the case
+// that parked the money back: the write-off stands. The withdrawal before it
+// opened the break again, so the run opens a case of 0 beside the written-off
+// one for a person to close, once, as without the parking back.
+TEST_F(ShortfallParkingTest, AParkedBackCaseIsReturnedWhenTheDifferenceIsShownAgain)
+{
+    startGateway();
+    const QString refundId = writtenOffThenGivenBack();
+    ASSERT_FALSE(HasFatalFailure());
+    QStringList again = capturedAndRefunded(m_paid, refundId, "15.00");
+    again[1].replace(QLatin1String("T13:00:00Z"), QLatin1String("T13:00:01Z")); // a new file
     ASSERT_NO_FATAL_FAILURE(correctTheStatement(again));
     run();
-    // The channel paid it out after all: the write-off stands. The
-    // withdrawal opened the break again, so the run opens a case of 0 beside
-    // the written-off one for a person to close, as without the parking back.
-    EXPECT_EQ(cases(), QStringLiteral("%1:500:owed:written_off %1:500:held:resolved %1:0:held:open")
-                           .arg(refundId));
+    const QString expected =
+        QStringLiteral("%1:500:owed:written_off %1:500:held:resolved %1:0:held:open").arg(refundId);
+    EXPECT_EQ(cases(), expected);
+    run();
+    EXPECT_EQ(cases(), expected) << "the case of 0 is not closed and opened again";
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
     EXPECT_EQ(suspense(), QStringLiteral("0"));
-    EXPECT_EQ(scalar(withheld), QStringLiteral("500"));
-    EXPECT_EQ(refundOf(paid, "1501", "given-back-over").status, 400);
+    EXPECT_EQ(scalar(Withheld), QStringLiteral("500"));
+    EXPECT_EQ(refundOf(m_paid, "1501", "given-back-over").status, 400);
+    expectBooksAgree();
+}
+
+// An owed refund written off, then found again smaller by a corrected
+// statement (the channel repaid part of it): what the write-off took beyond
+// the difference now shown is parked back, held, beside it (migration 0053).
+// Before, the excess stayed in clearing behind a case of 0.
+TEST_F(ShortfallParkingTest, AWrittenOffDebtFoundSmallerParksTheExcessBack)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=3000&currency=usd", "owed-shrunk");
+    ASSERT_EQ(refundOf(paid, "1000", "owed-shrunk-r").status, 200);
+    const QString refundId = scalar("SELECT public_id FROM keel.refunds");
+    ASSERT_NO_FATAL_FAILURE(
+        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(paid, refundId, "30.00")));
+    run();
+    ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "15.00")));
+    run();
+    const QString expected =
+        QStringLiteral("%1:2000:owed:written_off %1:1500:held:open").arg(refundId);
+    EXPECT_EQ(cases(), expected);
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"))
+        << "what the channel holds: 30.00 less 15.00";
+    EXPECT_EQ(scalar(Withheld), QStringLiteral("500"));
+    run();
+    EXPECT_EQ(cases(), expected) << "once";
     expectBooksAgree();
 }
 
