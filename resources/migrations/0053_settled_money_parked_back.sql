@@ -27,25 +27,31 @@
 ALTER TABLE suspense_cases ADD COLUMN parks_back boolean NOT NULL DEFAULT false;
 
 -- What the cases of no charge of a break have left in clearing, with the
--- sign break_difference_to_park gives it (held above 0, owed below).
+-- sign break_difference_to_park gives it (held above 0, owed below), in the
+-- break's currency: a break the channel's statement moved to another
+-- currency is judged in that one (as migration 0050's parking reads it).
 CREATE FUNCTION break_no_charge_parked(broken recon_breaks) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     SELECT coalesce(sum(case_left_in_clearing(k)), 0)::bigint
     FROM suspense_cases k
     WHERE k.recon_break_id = broken.id AND k.charge_id IS NULL
+      AND k.currency = broken.currency
 $$;
 REVOKE EXECUTE ON FUNCTION break_no_charge_parked(recon_breaks) FROM PUBLIC;
 
 -- What charge_owed counts of a refund break: the money its cases keep out of
--- clearing as owed, net of what they hold. A case parking money back counts
--- once a person settled it, not before: a run's result that leaves a break
--- out (the service login writes it) frees no refund by itself.
+-- clearing as owed, net of what they hold. Money a case holds counts once a
+-- person settled the case, not while it is open: a run's result (the service
+-- login writes it) that leaves a break out or shows it smaller frees no
+-- refund by itself. An open owed case counts at once.
 CREATE OR REPLACE FUNCTION refund_break_owed(of_break bigint) RETURNS bigint
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
     SELECT greatest(0, -coalesce(sum(case_left_in_clearing(k)), 0))::bigint
-    FROM suspense_cases k
-    WHERE k.recon_break_id = of_break AND k.charge_id IS NULL
-      AND NOT (k.parks_back AND k.status IN ('open', 'in_review'))
+    FROM recon_breaks b
+    JOIN suspense_cases k ON k.recon_break_id = b.id AND k.charge_id IS NULL
+        AND k.currency = b.currency
+    WHERE b.id = of_break
+      AND NOT (k.status IN ('open', 'in_review') AND case_left_in_clearing(k) > 0)
 $$;
 
 -- A payment line judged as a charge's by the channel's id: its reference
@@ -66,6 +72,34 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
                             AND o.channel_reference = l.channel_reference) = 1)
 $$;
 REVOKE EXECUTE ON FUNCTION break_line_is_a_charges(recon_breaks) FROM PUBLIC;
+
+-- What a case parking money back should park now, with its sign: for a
+-- break the run did not find, what its closed cases left in clearing, the
+-- other way; for one it found open, the excess of its closed cases over what
+-- it shows, where that points the other way; nothing for one it found and
+-- kept resolved by a person's decision. NULL where a run leaves it be (a
+-- pending or accepted break).
+CREATE FUNCTION parks_back_wanted(broken recon_breaks, run_found_it boolean) RETURNS bigint
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = keel, pg_temp AS $$
+DECLARE
+    closed bigint;
+    wanted bigint;
+BEGIN
+    SELECT coalesce(sum(case_left_in_clearing(k)), 0) INTO closed
+    FROM suspense_cases k
+    WHERE k.recon_break_id = broken.id AND k.charge_id IS NULL
+      AND k.currency = broken.currency AND k.status NOT IN ('open', 'in_review');
+    IF broken.status = 'resolved' THEN
+        RETURN CASE WHEN run_found_it THEN 0 ELSE -closed END;
+    ELSIF broken.status IN ('new', 'persisting') THEN
+        wanted := break_difference_to_park(broken, NULL);
+        RETURN CASE WHEN wanted <> 0 AND sign(wanted - closed) = -sign(wanted)
+                    THEN wanted - closed ELSE 0 END;
+    END IF;
+    RETURN NULL;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION parks_back_wanted(recon_breaks, boolean) FROM PUBLIC;
 
 -- A break of no charge found again smaller, its open case parking more the
 -- same way than the break now shows (a corrected statement: the channel paid
@@ -109,6 +143,14 @@ BEGIN
                                     WHERE k.recon_break_id = b.id
                                       AND k.status IN ('open', 'in_review'))
                     AND NOT break_line_is_a_charges(b)
+                    -- A person who settled a case parking money back, since
+                    -- the break was last found, decided: a put-back stays.
+                    AND NOT EXISTS (SELECT 1 FROM suspense_cases k
+                                    JOIN recon_runs r ON r.id = b.last_run_id
+                                    WHERE k.recon_break_id = b.id AND k.parks_back
+                                      AND k.status NOT IN ('open', 'in_review')
+                                      AND k.resolution ->> 'kind' <> 'recon_run'
+                                      AND k.resolved_at > r.run_at)
                   ORDER BY b.id FOR UPDATE SKIP LOCKED LOOP
         park := -break_no_charge_parked(broken);
         CONTINUE WHEN park = 0;
@@ -228,6 +270,7 @@ BEGIN
             park := park - coalesce((SELECT sum(case_left_in_clearing(k))
                                      FROM suspense_cases k
                                      WHERE k.recon_break_id = broken.id
+                                       AND k.currency = broken.currency
                                        AND k.status NOT IN ('open', 'in_review')), 0);
         END IF;
         -- A case of 0 that only chased the difference gives way to one that
@@ -263,10 +306,14 @@ BEGIN
             post_between_clearing_and_suspense(
                 CASE WHEN park > 0 THEN 'suspense_in' ELSE 'suspense_owed' END, charge, NULL,
                 broken.currency, park, what) END;
+        -- Money of no charge parked against the break's own direction is
+        -- what settled cases took beyond what the break now shows: it parks
+        -- money back, and is returned once it no longer does.
         INSERT INTO suspense_cases (charge_id, currency, amount, reason, ledger_transaction_id,
-                                    recon_break_id, direction)
+                                    recon_break_id, direction, parks_back)
             VALUES (charge, broken.currency, abs(park), what, posting, broken.id,
-                    CASE WHEN park < 0 THEN 'owed' ELSE 'held' END);
+                    CASE WHEN park < 0 THEN 'owed' ELSE 'held' END,
+                    charge IS NULL AND sign(park) = -sign(break_difference_to_park(broken, NULL)));
         opened := opened + 1;
     END LOOP;
     -- Audited after every other write, as every writer takes the audit
@@ -350,8 +397,10 @@ BEGIN
                   AND k.status IN ('open', 'in_review')
                   AND ((b.status = 'resolved' AND (k.charge_id IS NULL OR k.amount = 0)
                         AND NOT k.parks_back)
-                       OR (k.parks_back AND (b.last_run_id = run_id
-                                             OR break_line_is_a_charges(b)))
+                       OR (k.parks_back
+                           AND (coalesce(parks_back_wanted(b, b.last_run_id = run_id)
+                                         <> case_left_in_clearing(k), false)
+                                OR break_line_is_a_charges(b)))
                        OR (lag_over AND parks_more_than_found(b, k)))
                 ORDER BY k.id FOR UPDATE OF k SKIP LOCKED LOOP
         posted := NULL;

@@ -532,6 +532,34 @@ TEST_F(ShortfallParkingTest, MoneyTheChannelGaveBackAfterAWriteOffIsParkedBack)
     expectBooksAgree();
 }
 
+// A person who puts the parked-back money back on clearing decides: the
+// day's later runs do not park it back again (migration 0053, as a held
+// difference put back stays the person's decision since migration 0051).
+TEST_F(ShortfallParkingTest, AParkedBackCasePutBackOnClearingStaysPutBack)
+{
+    startGateway();
+    const QString refundId = writtenOffThenGivenBack();
+    ASSERT_FALSE(HasFatalFailure());
+    SuspenseCaseFilter parkedBack;
+    parkedBack.amountMin = parkedBack.amountMax = 500;
+    auto listed = SuspenseQuery::queue(as(QStringLiteral("keel_operator")), parkedBack);
+    ASSERT_TRUE(listed.ok() && listed->size() == 1);
+    ProposalRequest putBack =
+        CaseResolutions::chargeOwed(listed->first(), CaseResolutions::OwedBy::Loss);
+    putBack.payload[QStringLiteral("postings")] =
+        QJsonArray{QJsonObject{{QStringLiteral("account"), QStringLiteral("channel_clearing:USD")},
+                               {QStringLiteral("amount"), -500}}};
+    ASSERT_EQ(approveAndRun(putBack).applied, 1);
+    ASSERT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
+    run();
+    run();
+    EXPECT_EQ(postingsOf("suspense_in"), QStringLiteral("1")) << "not parked back again";
+    EXPECT_EQ(cases(),
+              QStringLiteral("%1:500:owed:written_off %1:500:held:resolved").arg(refundId));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
+    expectBooksAgree();
+}
+
 // A statement showing the difference again (corrected back) returns the case
 // that parked the money back: the write-off stands. The withdrawal before it
 // opened the break again, so the run opens a case of 0 beside the written-off
@@ -560,7 +588,9 @@ TEST_F(ShortfallParkingTest, AParkedBackCaseIsReturnedWhenTheDifferenceIsShownAg
 // An owed refund written off, then found again smaller by a corrected
 // statement (the channel repaid part of it): what the write-off took beyond
 // the difference now shown is parked back, held, beside it (migration 0053).
-// Before, the excess stayed in clearing behind a case of 0.
+// Before, the excess stayed in clearing behind a case of 0. The charge's
+// refunds stay limited by the whole write-off until a person settles the
+// case; a statement corrected back returns it.
 TEST_F(ShortfallParkingTest, AWrittenOffDebtFoundSmallerParksTheExcessBack)
 {
     startGateway();
@@ -573,14 +603,26 @@ TEST_F(ShortfallParkingTest, AWrittenOffDebtFoundSmallerParksTheExcessBack)
     ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
     ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "15.00")));
     run();
-    const QString expected =
+    const QString excess =
         QStringLiteral("%1:2000:owed:written_off %1:1500:held:open").arg(refundId);
-    EXPECT_EQ(cases(), expected);
+    EXPECT_EQ(cases(), excess);
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"))
         << "what the channel holds: 30.00 less 15.00";
-    EXPECT_EQ(scalar(Withheld), QStringLiteral("500"));
+    EXPECT_EQ(scalar(Withheld), QStringLiteral("2000")) << "until a person settles the case";
     run();
-    EXPECT_EQ(cases(), expected) << "once";
+    EXPECT_EQ(cases(), excess) << "once";
+    expectBooksAgree();
+
+    QStringList back = capturedAndRefunded(paid, refundId, "30.00");
+    back[1].replace(QLatin1String("T13:00:00Z"), QLatin1String("T13:00:01Z")); // a new file
+    ASSERT_NO_FATAL_FAILURE(correctTheStatement(back));
+    run();
+    EXPECT_EQ(cases(),
+              QStringLiteral("%1:2000:owed:written_off %1:1500:held:resolved %1:0:held:open")
+                  .arg(refundId))
+        << "the excess case returned: the write-off covers the difference again";
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("0"));
+    EXPECT_EQ(scalar(Withheld), QStringLiteral("2000"));
     expectBooksAgree();
 }
 
