@@ -93,7 +93,7 @@ BEGIN
         RETURN CASE WHEN run_found_it THEN 0 ELSE -closed END;
     ELSIF broken.status IN ('new', 'persisting') THEN
         wanted := break_difference_to_park(broken, NULL);
-        RETURN CASE WHEN wanted <> 0 AND sign(wanted - closed) = -sign(wanted)
+        RETURN CASE WHEN sign(wanted - closed) NOT IN (0, sign(wanted))
                     THEN wanted - closed ELSE 0 END;
     END IF;
     RETURN NULL;
@@ -143,14 +143,16 @@ BEGIN
                                     WHERE k.recon_break_id = b.id
                                       AND k.status IN ('open', 'in_review'))
                     AND NOT break_line_is_a_charges(b)
-                    -- A person who settled a case parking money back, since
+                    -- A person who settled a case this step parked back, since
                     -- the break was last found, decided: a put-back stays.
+                    -- (An excess a run parked back while it found the break
+                    -- was opened by that run, not after it.)
                     AND NOT EXISTS (SELECT 1 FROM suspense_cases k
                                     JOIN recon_runs r ON r.id = b.last_run_id
                                     WHERE k.recon_break_id = b.id AND k.parks_back
                                       AND k.status NOT IN ('open', 'in_review')
                                       AND k.resolution ->> 'kind' <> 'recon_run'
-                                      AND k.resolved_at > r.run_at)
+                                      AND k.opened_at > r.run_at)
                   ORDER BY b.id FOR UPDATE SKIP LOCKED LOOP
         park := -break_no_charge_parked(broken);
         CONTINUE WHEN park = 0;
@@ -264,9 +266,10 @@ BEGIN
         -- is still in clearing (written off, say, not returned) is parked
         -- already: only the rest is. Where those cases parked more than the
         -- break now shows, the rest is parked the other way: held to the
-        -- break's direction, it stayed in clearing. A charge's parked money
-        -- is on the charge, which its run counts on keel's side instead.
-        IF charge IS NULL AND park <> 0 THEN
+        -- break's direction, it stayed in clearing; where the break shows
+        -- none, all of it is. A charge's parked money is on the charge, which
+        -- its run counts on keel's side instead.
+        IF charge IS NULL THEN
             park := park - coalesce((SELECT sum(case_left_in_clearing(k))
                                      FROM suspense_cases k
                                      WHERE k.recon_break_id = broken.id
@@ -313,7 +316,8 @@ BEGIN
                                     recon_break_id, direction, parks_back)
             VALUES (charge, broken.currency, abs(park), what, posting, broken.id,
                     CASE WHEN park < 0 THEN 'owed' ELSE 'held' END,
-                    charge IS NULL AND sign(park) = -sign(break_difference_to_park(broken, NULL)));
+                    charge IS NULL
+                    AND sign(park) NOT IN (0, sign(break_difference_to_park(broken, NULL))));
         opened := opened + 1;
     END LOOP;
     -- Audited after every other write, as every writer takes the audit
@@ -400,7 +404,7 @@ BEGIN
                        OR (k.parks_back
                            AND (coalesce(parks_back_wanted(b, b.last_run_id = run_id)
                                          <> case_left_in_clearing(k), false)
-                                OR break_line_is_a_charges(b)))
+                                OR (b.status = 'resolved' AND break_line_is_a_charges(b))))
                        OR (lag_over AND parks_more_than_found(b, k)))
                 ORDER BY k.id FOR UPDATE OF k SKIP LOCKED LOOP
         posted := NULL;

@@ -578,6 +578,9 @@ TEST_F(ShortfallParkingTest, AParkedBackCaseIsReturnedWhenTheDifferenceIsShownAg
     EXPECT_EQ(cases(), expected);
     run();
     EXPECT_EQ(cases(), expected) << "the case of 0 is not closed and opened again";
+    EXPECT_EQ(scalar("SELECT parks_back FROM keel.suspense_cases WHERE amount = 0"),
+              QStringLiteral("f"))
+        << "a case of 0 parks nothing back: the run closes it once the data resolves its break";
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
     EXPECT_EQ(suspense(), QStringLiteral("0"));
     EXPECT_EQ(scalar(Withheld), QStringLiteral("500"));
@@ -623,6 +626,36 @@ TEST_F(ShortfallParkingTest, AWrittenOffDebtFoundSmallerParksTheExcessBack)
         << "the excess case returned: the write-off covers the difference again";
     EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("0"));
     EXPECT_EQ(scalar(Withheld), QStringLiteral("2000"));
+    expectBooksAgree();
+}
+
+// The excess of a written-off debt parked back and settled by a person does
+// not stop the rest being parked back once the channel shows no difference
+// at all: clearing ends where the statements are.
+TEST_F(ShortfallParkingTest, ASettledExcessDoesNotStopTheRestBeingParkedBack)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=3000&currency=usd", "owed-gone");
+    ASSERT_EQ(refundOf(paid, "1000", "owed-gone-r").status, 200);
+    const QString refundId = scalar("SELECT public_id FROM keel.refunds");
+    ASSERT_NO_FATAL_FAILURE(
+        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(paid, refundId, "30.00")));
+    run();
+    ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "25.00")));
+    run();
+    ASSERT_EQ(cases(), QStringLiteral("%1:2000:owed:written_off %1:500:held:open").arg(refundId));
+    ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+
+    ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "10.00")));
+    run();
+    EXPECT_EQ(cases(), QStringLiteral("%1:2000:owed:written_off %1:500:held:written_off "
+                                      "%1:1500:held:open")
+                           .arg(refundId));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2000"))
+        << "what the channel holds: 30.00 less the 10.00 it refunded";
+    EXPECT_EQ(scalar("SELECT count(*) FROM keel.suspense_cases WHERE amount = 0"),
+              QStringLiteral("0"));
     expectBooksAgree();
 }
 
