@@ -75,8 +75,9 @@ REVOKE EXECUTE ON FUNCTION break_line_is_a_charges(recon_breaks) FROM PUBLIC;
 
 -- What a case parking money back should park now, with its sign: for a
 -- break the run did not find, what its closed cases left in clearing, the
--- other way; for one it found open, the excess of its closed cases over what
--- it shows, where that points the other way; nothing for one it found and
+-- other way; for one it found open, what it shows less what its closed cases
+-- left, where that points the other way or those cases took money against
+-- the break (the case then holds the difference with it); nothing for one it found and
 -- kept resolved by a person's decision. NULL where a run leaves it be (a
 -- pending or accepted break).
 CREATE FUNCTION parks_back_wanted(broken recon_breaks, run_found_it boolean) RETURNS bigint
@@ -93,7 +94,9 @@ BEGIN
         RETURN CASE WHEN run_found_it THEN 0 ELSE -closed END;
     ELSIF broken.status IN ('new', 'persisting') THEN
         wanted := break_difference_to_park(broken, NULL);
-        RETURN CASE WHEN sign(wanted - closed) NOT IN (0, sign(wanted))
+        RETURN CASE WHEN wanted - closed <> 0
+                         AND (sign(wanted - closed) <> sign(wanted)
+                              OR sign(closed) = -sign(wanted))
                     THEN wanted - closed ELSE 0 END;
     END IF;
     RETURN NULL;
@@ -197,6 +200,7 @@ DECLARE
     closings jsonb := '[]';
     closing  jsonb;
     opened   integer := 0;
+    closed   bigint;
 BEGIN
     SELECT max(id) INTO run FROM recon_runs
     WHERE channel = day_channel AND business_date = day;
@@ -269,12 +273,14 @@ BEGIN
         -- break's direction, it stayed in clearing; where the break shows
         -- none, all of it is. A charge's parked money is on the charge, which
         -- its run counts on keel's side instead.
+        closed := 0;
         IF charge IS NULL THEN
-            park := park - coalesce((SELECT sum(case_left_in_clearing(k))
-                                     FROM suspense_cases k
-                                     WHERE k.recon_break_id = broken.id
-                                       AND k.currency = broken.currency
-                                       AND k.status NOT IN ('open', 'in_review')), 0);
+            closed := coalesce((SELECT sum(case_left_in_clearing(k))
+                                FROM suspense_cases k
+                                WHERE k.recon_break_id = broken.id
+                                  AND k.currency = broken.currency
+                                  AND k.status NOT IN ('open', 'in_review')), 0);
+            park := park - closed;
         END IF;
         -- A case of 0 that only chased the difference gives way to one that
         -- parks it: a shortfall's case opened before migration 0050, or a
@@ -309,15 +315,17 @@ BEGIN
             post_between_clearing_and_suspense(
                 CASE WHEN park > 0 THEN 'suspense_in' ELSE 'suspense_owed' END, charge, NULL,
                 broken.currency, park, what) END;
-        -- Money of no charge parked against the break's own direction is
-        -- what settled cases took beyond what the break now shows: it parks
-        -- money back, and is returned once it no longer does.
+        -- Money of no charge parked against the break's own direction, or
+        -- beside closed cases that took money against it, holds what settled
+        -- cases took beyond what the break now shows: it parks money back,
+        -- and is returned once the break no longer calls for it.
         INSERT INTO suspense_cases (charge_id, currency, amount, reason, ledger_transaction_id,
                                     recon_break_id, direction, parks_back)
             VALUES (charge, broken.currency, abs(park), what, posting, broken.id,
                     CASE WHEN park < 0 THEN 'owed' ELSE 'held' END,
-                    charge IS NULL
-                    AND sign(park) NOT IN (0, sign(break_difference_to_park(broken, NULL))));
+                    charge IS NULL AND park <> 0
+                    AND (sign(park) <> sign(break_difference_to_park(broken, NULL))
+                         OR sign(closed) = -sign(break_difference_to_park(broken, NULL))));
         opened := opened + 1;
     END LOOP;
     -- Audited after every other write, as every writer takes the audit
@@ -385,6 +393,13 @@ BEGIN
         currency = EXCLUDED.currency, channel_amount = EXCLUDED.channel_amount,
         keel_amount = EXCLUDED.keel_amount, last_run_id = EXCLUDED.last_run_id,
         resolved_at = NULL,
+        -- Found with other amounts, it is a new difference: a case closed
+        -- before (a case of 0 a person closed, say) no longer stops the one
+        -- that parks it (migration 0026's rule reads this).
+        raised_at = CASE WHEN (b.currency, b.channel_amount, b.keel_amount)
+                              IS DISTINCT FROM (EXCLUDED.currency, EXCLUDED.channel_amount,
+                                                EXCLUDED.keel_amount)
+                         THEN now() ELSE b.raised_at END,
         status = CASE WHEN EXCLUDED.status = 'pending' THEN 'pending'
                       WHEN b.status IN ('new', 'persisting', 'accepted') THEN 'persisting'
                       ELSE 'new' END;

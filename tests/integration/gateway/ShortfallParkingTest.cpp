@@ -659,6 +659,37 @@ TEST_F(ShortfallParkingTest, ASettledExcessDoesNotStopTheRestBeingParkedBack)
     expectBooksAgree();
 }
 
+// A written-off debt whose refund a corrected statement then shows paid out
+// for less than keel let go: the run parks the write-off and the new held
+// difference together, as money parked back, and a statement corrected back
+// to the debt returns that case whole (migration 0053).
+TEST_F(ShortfallParkingTest, AHeldCaseBesideAWrittenOffDebtIsReturnedWhenTheDebtIsShownAgain)
+{
+    startGateway();
+    const QByteArray paid = charge("amount=3000&currency=usd", "owed-turned");
+    ASSERT_EQ(refundOf(paid, "1000", "owed-turned-r").status, 200);
+    const QString refundId = scalar("SELECT public_id FROM keel.refunds");
+    ASSERT_NO_FATAL_FAILURE(
+        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(paid, refundId, "30.00")));
+    run();
+    ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "8.00")));
+    run();
+    ASSERT_EQ(cases(), QStringLiteral("%1:2000:owed:written_off %1:2200:held:open").arg(refundId));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("2200"))
+        << "what the channel holds: 30.00 less 8.00";
+
+    QStringList back = capturedAndRefunded(paid, refundId, "30.00");
+    back[1].replace(QLatin1String("T13:00:00Z"), QLatin1String("T13:00:01Z")); // a new file
+    ASSERT_NO_FATAL_FAILURE(correctTheStatement(back));
+    run();
+    EXPECT_EQ(cases(),
+              QStringLiteral("%1:2000:owed:written_off %1:2200:held:resolved %1:0:held:open")
+                  .arg(refundId));
+    EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("0"));
+    expectBooksAgree();
+}
+
 // A corrected statement shows a refund paid out beyond keel by less than the
 // owed case first parked: the run returns that case and parks what the break
 // now shows (migration 0053). Before, the case stayed whole, and a person
