@@ -102,12 +102,7 @@ protected:
     // it paid out 10.00 after all, and the day runs. The refund's id.
     QString writtenOffThenGivenBack()
     {
-        m_paid = charge("amount=3000&currency=usd", "given-back");
-        EXPECT_EQ(refundOf(m_paid, "1000", "given-back-r").status, 200);
-        const QString refundId = scalar("SELECT public_id FROM keel.refunds");
-        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(m_paid, refundId, "15.00"));
-        run();
-        EXPECT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+        const QString refundId = writtenOffDebt("given-back", "15.00");
         run();
         EXPECT_EQ(balance("channel_clearing:USD"), QStringLiteral("1500"));
         EXPECT_EQ(scalar(Withheld), QStringLiteral("500"));
@@ -118,6 +113,21 @@ protected:
         return refundId;
     }
     QByteArray m_paid;
+
+    // A charge of 30.00 (m_paid, under `key`) refunded 10.00, which the
+    // channel paid out as `channelRefund`: past the lag, run, and its owed
+    // case written off by two people. The refund's id.
+    QString writtenOffDebt(const QByteArray &key, const char *channelRefund)
+    {
+        m_paid = charge("amount=3000&currency=usd", key);
+        EXPECT_EQ(refundOf(m_paid, "1000", key + "-r").status, 200);
+        const QString refundId = scalar("SELECT public_id FROM keel.refunds");
+        pastTheLagReporting(QStringLiteral("2"),
+                            capturedAndRefunded(m_paid, refundId, channelRefund));
+        run();
+        EXPECT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+        return refundId;
+    }
 
     HttpReply refundOf(const QByteArray &paid, const QByteArray &amount, const QByteArray &key)
     {
@@ -597,13 +607,9 @@ TEST_F(ShortfallParkingTest, AParkedBackCaseIsReturnedWhenTheDifferenceIsShownAg
 TEST_F(ShortfallParkingTest, AWrittenOffDebtFoundSmallerParksTheExcessBack)
 {
     startGateway();
-    const QByteArray paid = charge("amount=3000&currency=usd", "owed-shrunk");
-    ASSERT_EQ(refundOf(paid, "1000", "owed-shrunk-r").status, 200);
-    const QString refundId = scalar("SELECT public_id FROM keel.refunds");
-    ASSERT_NO_FATAL_FAILURE(
-        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(paid, refundId, "30.00")));
-    run();
-    ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    const QString refundId = writtenOffDebt("owed-shrunk", "30.00");
+    ASSERT_FALSE(HasFailure());
+    const QByteArray paid = m_paid;
     ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "15.00")));
     run();
     const QString excess =
@@ -635,13 +641,9 @@ TEST_F(ShortfallParkingTest, AWrittenOffDebtFoundSmallerParksTheExcessBack)
 TEST_F(ShortfallParkingTest, ASettledExcessDoesNotStopTheRestBeingParkedBack)
 {
     startGateway();
-    const QByteArray paid = charge("amount=3000&currency=usd", "owed-gone");
-    ASSERT_EQ(refundOf(paid, "1000", "owed-gone-r").status, 200);
-    const QString refundId = scalar("SELECT public_id FROM keel.refunds");
-    ASSERT_NO_FATAL_FAILURE(
-        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(paid, refundId, "30.00")));
-    run();
-    ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    const QString refundId = writtenOffDebt("owed-gone", "30.00");
+    ASSERT_FALSE(HasFailure());
+    const QByteArray paid = m_paid;
     ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "25.00")));
     run();
     ASSERT_EQ(cases(), QStringLiteral("%1:2000:owed:written_off %1:500:held:open").arg(refundId));
@@ -666,13 +668,9 @@ TEST_F(ShortfallParkingTest, ASettledExcessDoesNotStopTheRestBeingParkedBack)
 TEST_F(ShortfallParkingTest, AHeldCaseBesideAWrittenOffDebtIsReturnedWhenTheDebtIsShownAgain)
 {
     startGateway();
-    const QByteArray paid = charge("amount=3000&currency=usd", "owed-turned");
-    ASSERT_EQ(refundOf(paid, "1000", "owed-turned-r").status, 200);
-    const QString refundId = scalar("SELECT public_id FROM keel.refunds");
-    ASSERT_NO_FATAL_FAILURE(
-        pastTheLagReporting(QStringLiteral("2"), capturedAndRefunded(paid, refundId, "30.00")));
-    run();
-    ASSERT_EQ(approveAndRun(writeOffOfCaseOf(refundId.toUtf8())).applied, 1);
+    const QString refundId = writtenOffDebt("owed-turned", "30.00");
+    ASSERT_FALSE(HasFailure());
+    const QByteArray paid = m_paid;
     ASSERT_NO_FATAL_FAILURE(correctTheStatement(capturedAndRefunded(paid, refundId, "8.00")));
     run();
     ASSERT_EQ(cases(), QStringLiteral("%1:2000:owed:written_off %1:2200:held:open").arg(refundId));
